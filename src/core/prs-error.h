@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-error.h: the project's error domain and codes. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define PRS_ERROR (prs_error_quark ())
+
+typedef enum
+{
+  PRS_ERROR_FAILED,
+  PRS_ERROR_INVALID_INPUT,     /* bad JSON, wrong types, not a workflow */
+  PRS_ERROR_NOT_FOUND,
+  PRS_ERROR_STORE,             /* SQLite failure */
+  PRS_ERROR_SECRETS,           /* neither the keyring nor the fallback file worked */
+  PRS_ERROR_N8N_UNREACHABLE,   /* connection refused, DNS, TLS */
+  PRS_ERROR_N8N_UNAUTHORIZED,  /* 401/403: the API key */
+  PRS_ERROR_N8N_NOT_FOUND,     /* 404 */
+  PRS_ERROR_N8N_BAD_RESPONSE,  /* not JSON, or not the expected shape */
+  PRS_ERROR_N8N_HTTP,          /* any other status */
+  PRS_ERROR_TIMEOUT,
+  PRS_ERROR_NOT_CONFIGURED,
+} PrsError;
+
+GQuark prs_error_quark (void);
+
+G_END_DECLS

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-js-scan.h: the Code-node parameter scanner (SPEC §2 "Parameters").
+ *
+ * A small JavaScript tokenizer (not regular expressions over raw text):
+ * comments, string literals, template literals and regular-expression
+ * literals are skipped as whole tokens, so nothing inside them ever matches.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PRS_PARAM_STRING,
+  PRS_PARAM_NUMBER,
+  PRS_PARAM_BOOLEAN,
+  PRS_PARAM_ARRAY,
+  PRS_PARAM_OBJECT,
+} PrsParamType;
+
+typedef struct
+{
+  char         *name;           /* the KEY, a JavaScript identifier */
+  PrsParamType  type;
+  gboolean      required;
+  JsonNode     *default_value;  /* NULL when the parameter has no default */
+  char         *description;    /* "The max results" */
+} PrsParam;
+
+PrsParam    *prs_param_new             (const char   *name,
+                                        PrsParamType  type,
+                                        gboolean      required,
+                                        JsonNode     *default_value);
+PrsParam    *prs_param_copy            (const PrsParam *param);
+void         prs_param_free            (PrsParam     *param);
+const char  *prs_param_type_to_string  (PrsParamType  type);
+gboolean     prs_param_type_from_string (const char  *str,
+                                        PrsParamType *out_type);
+char        *prs_param_describe        (const char   *key);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsParam, prs_param_free)
+
+/* Accumulates parameters over several Code nodes, applying the merge rules:
+ * the first occurrence (node order, then text order) gives type and default;
+ * a parameter is required only if no occurrence is an optional form; the
+ * order is the order of first occurrence. */
+typedef struct _PrsParamSet PrsParamSet;
+
+PrsParamSet *prs_param_set_new         (void);
+void         prs_param_set_free        (PrsParamSet  *self);
+/* Scans one Code node's JavaScript. @len may be -1 for NUL-terminated text.
+ * Returns the number of recognised forms in this text (0 when none). */
+guint        prs_param_set_scan        (PrsParamSet  *self,
+                                        const char   *code,
+                                        gssize        len);
+/* The parameters so far, in order. Elements are PrsParam*, owned by the set. */
+GPtrArray   *prs_param_set_get_params  (PrsParamSet  *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsParamSet, prs_param_set_free)
+
+G_END_DECLS

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-n8n-client.h: the n8n public REST API (X-N8N-API-KEY), asynchronous,
+ * over libsoup. Errors are PRS_ERROR codes with sentences a person
+ * understands. */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PRS_TYPE_N8N_CLIENT (prs_n8n_client_get_type ())
+G_DECLARE_FINAL_TYPE (PrsN8nClient, prs_n8n_client, PRS, N8N_CLIENT, GObject)
+
+/* @base_url is the instance's root, e.g. "http://127.0.0.1:5678" (a trailing
+ * slash is tolerated). Requests time out after 10 s. */
+PrsN8nClient *prs_n8n_client_new                   (const char          *base_url,
+                                                    const char          *api_key);
+const char   *prs_n8n_client_get_base_url          (PrsN8nClient        *self);
+void          prs_n8n_client_set_timeout           (PrsN8nClient        *self,
+                                                    guint                seconds);
+
+/* GET /api/v1/workflows?active=true&limit=250, following nextCursor.
+ * Finishes with every list item of every page (JsonObject* elements). */
+void          prs_n8n_client_list_workflows_async  (PrsN8nClient        *self,
+                                                    gboolean             active_only,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+GPtrArray    *prs_n8n_client_list_workflows_finish (PrsN8nClient        *self,
+                                                    GAsyncResult        *result,
+                                                    GError             **error);
+
+/* GET /api/v1/workflows/{id}: the full workflow, with its description. */
+void          prs_n8n_client_get_workflow_async    (PrsN8nClient        *self,
+                                                    const char          *id,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+JsonObject   *prs_n8n_client_get_workflow_finish   (PrsN8nClient        *self,
+                                                    GAsyncResult        *result,
+                                                    GError             **error);
+
+G_END_DECLS

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-tool.c: a discovered tool, its JSON Schema and its public JSON form. */
+#include "config.h"
+
+#include <string.h>
+#include <libsoup/soup.h>
+
+#include "prs-error.h"
+#include "prs-tool.h"
+
+PrsTool *
+prs_tool_new (void)
+{
+  PrsTool *tool = g_new0 (PrsTool, 1);
+
+  tool->params = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_param_free);
+  tool->webhook_method = g_strdup ("POST");
+
+  return tool;
+}
+
+PrsTool *
+prs_tool_copy (const PrsTool *tool)
+{
+  PrsTool *copy;
+
+  g_return_val_if_fail (tool != NULL, NULL);
+
+  copy = prs_tool_new ();
+  g_free (copy->webhook_method);
+
+  copy->name = g_strdup (tool->name);
+  copy->description = g_strdup (tool->description);
+  copy->description_source = tool->description_source;
+  copy->workflow_id = g_strdup (tool->workflow_id);
+  copy->workflow_name = g_strdup (tool->workflow_name);
+  copy->created_at = g_strdup (tool->created_at);
+  copy->webhook_path = g_strdup (tool->webhook_path);
+  copy->webhook_method = g_strdup (tool->webhook_method);
+  copy->response_mode = g_strdup (tool->response_mode);
+  copy->webhook_id = g_strdup (tool->webhook_id);
+  copy->webhook_node_name = g_strdup (tool->webhook_node_name);
+  copy->discovered_at = tool->discovered_at;
+
+  for (guint i = 0; i < tool->params->len; i++)
+    g_ptr_array_add (copy->params, prs_param_copy (g_ptr_array_index (tool->params, i)));
+
+  return copy;
+}
+
+void
+prs_tool_free (PrsTool *tool)
+{
+  if (tool == NULL)
+    return;
+
+  g_free (tool->name);
+  g_free (tool->description);
+  g_free (tool->workflow_id);
+  g_free (tool->workflow_name);
+  g_free (tool->created_at);
+  g_free (tool->webhook_path);
+  g_free (tool->webhook_method);
+  g_free (tool->response_mode);
+  g_free (tool->webhook_id);
+  g_free (tool->webhook_node_name);
+  g_clear_pointer (&tool->params, g_ptr_array_unref);
+  g_free (tool);
+}
+
+static const char * const source_names[] = {
+  [PRS_DESCRIPTION_WORKFLOW] = "workflow",
+  [PRS_DESCRIPTION_STICKY_NOTE] = "sticky-note",
+  [PRS_DESCRIPTION_GENERATED] = "generated",
+};
+
+const char *
+prs_description_source_to_string (PrsDescriptionSource source)
+{
+  g_return_val_if_fail (source <= PRS_DESCRIPTION_GENERATED, "generated");
+
+  return source_names[source];
+}
+
+gboolean
+prs_description_source_from_string (const char           *str,
+                                    PrsDescriptionSource *out_source)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (source_names); i++)
+    {
+      if (g_strcmp0 (str, source_names[i]) == 0)
+        {
+          *out_source = (PrsDescriptionSource) i;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+JsonNode *
+prs_tool_build_input_schema (const PrsTool *tool)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (tool != NULL, NULL);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "object");
+
+  json_builder_set_member_name (builder, "properties");
+  json_builder_begin_object (builder);
+  for (guint i = 0; i < tool->params->len; i++)
+    {
+      const PrsParam *param = g_ptr_array_index (tool->params, i);
+
+      json_builder_set_member_name (builder, param->name);
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "type");
+      json_builder_add_string_value (builder, prs_param_type_to_string (param->type));
+      json_builder_set_member_name (builder, "description");
+      json_builder_add_string_value (builder, param->description);
+      if (param->default_value != NULL)
+        {
+          json_builder_set_member_name (builder, "default");
+          json_builder_add_value (builder, json_node_copy (param->default_value));
+        }
+      if (param->type == PRS_PARAM_ARRAY)
+        {
+          json_builder_set_member_name (builder, "items");
+          json_builder_begin_object (builder);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "required");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < tool->params->len; i++)
+    {
+      const PrsParam *param = g_ptr_array_index (tool->params, i);
+
+      if (param->required)
+        json_builder_add_string_value (builder, param->name);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+static void
+add_string_or_null (JsonBuilder *builder,
+                    const char  *member,
+                    const char  *value)
+{
+  json_builder_set_member_name (builder, member);
+  if (value != NULL)
+    json_builder_add_string_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
+}
+
+JsonNode *
+prs_tool_to_json (const PrsTool *tool)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (tool != NULL, NULL);
+
+  json_builder_begin_object (builder);
+  add_string_or_null (builder, "name", tool->name);
+  add_string_or_null (builder, "description", tool->description);
+  add_string_or_null (builder, "descriptionSource",
+                      prs_description_source_to_string (tool->description_source));
+  add_string_or_null (builder, "workflowId", tool->workflow_id);
+  add_string_or_null (builder, "workflowName", tool->workflow_name);
+
+  json_builder_set_member_name (builder, "webhook");
+  json_builder_begin_object (builder);
+  add_string_or_null (builder, "path", tool->webhook_path);
+  add_string_or_null (builder, "method", tool->webhook_method);
+  add_string_or_null (builder, "responseMode", tool->response_mode);
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "parameters");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < tool->params->len; i++)
+    {
+      const PrsParam *param = g_ptr_array_index (tool->params, i);
+
+      json_builder_begin_object (builder);
+      add_string_or_null (builder, "name", param->name);
+      add_string_or_null (builder, "type", prs_param_type_to_string (param->type));
+      json_builder_set_member_name (builder, "required");
+      json_builder_add_boolean_value (builder, param->required);
+      add_string_or_null (builder, "description", param->description);
+      if (param->default_value != NULL)
+        {
+          json_builder_set_member_name (builder, "default");
+          json_builder_add_value (builder, json_node_copy (param->default_value));
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "inputSchema");
+  json_builder_add_value (builder, prs_tool_build_input_schema (tool));
+
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+static char *
+dup_member_string (JsonObject *object,
+                   const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return g_strdup (json_node_get_string (node));
+}
+
+PrsTool *
+prs_tool_new_from_json (JsonNode  *node,
+                        GError   **error)
+{
+  g_autoptr(PrsTool) tool = NULL;
+  g_autofree char *source = NULL;
+  JsonObject *object;
+  JsonObject *webhook;
+  JsonArray *params;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    goto invalid;
+
+  object = json_node_get_object (node);
+  tool = prs_tool_new ();
+  g_clear_pointer (&tool->webhook_method, g_free);
+
+  tool->name = dup_member_string (object, "name");
+  tool->description = dup_member_string (object, "description");
+  tool->workflow_id = dup_member_string (object, "workflowId");
+  tool->workflow_name = dup_member_string (object, "workflowName");
+  source = dup_member_string (object, "descriptionSource");
+  if (tool->name == NULL || tool->workflow_id == NULL ||
+      !prs_description_source_from_string (source, &tool->description_source))
+    goto invalid;
+
+  if (!json_object_has_member (object, "webhook") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, "webhook")))
+    goto invalid;
+  webhook = json_object_get_object_member (object, "webhook");
+  tool->webhook_path = dup_member_string (webhook, "path");
+  tool->webhook_method = dup_member_string (webhook, "method");
+  tool->response_mode = dup_member_string (webhook, "responseMode");
+  if (tool->webhook_path == NULL)
+    goto invalid;
+
+  if (!json_object_has_member (object, "parameters") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (object, "parameters")))
+    goto invalid;
+  params = json_object_get_array_member (object, "parameters");
+  for (guint i = 0; i < json_array_get_length (params); i++)
+    {
+      JsonNode *element = json_array_get_element (params, i);
+      JsonObject *p;
+      g_autofree char *name = NULL;
+      g_autofree char *type_name = NULL;
+      PrsParamType type;
+      PrsParam *param;
+
+      if (!JSON_NODE_HOLDS_OBJECT (element))
+        goto invalid;
+      p = json_node_get_object (element);
+      name = dup_member_string (p, "name");
+      type_name = dup_member_string (p, "type");
+      if (name == NULL || !prs_param_type_from_string (type_name, &type))
+        goto invalid;
+
+      param = prs_param_new (name, type,
+                             json_object_get_boolean_member_with_default (p, "required", FALSE),
+                             json_object_get_member (p, "default"));
+      if (json_object_has_member (p, "description"))
+        {
+          g_autofree char *description = dup_member_string (p, "description");
+
+          if (description != NULL)
+            {
+              g_free (param->description);
+              param->description = g_steal_pointer (&description);
+            }
+        }
+      g_ptr_array_add (tool->params, param);
+    }
+
+  return g_steal_pointer (&tool);
+
+invalid:
+  g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       "The stored tool is not in the expected form");
+  return NULL;
+}
+
+char *
+prs_tool_dup_webhook_url (const PrsTool *tool,
+                          const char    *n8n_base_url)
+{
+  g_autofree char *base = NULL;
+  gsize len;
+
+  g_return_val_if_fail (tool != NULL, NULL);
+  g_return_val_if_fail (n8n_base_url != NULL, NULL);
+
+  base = g_strdup (n8n_base_url);
+  len = strlen (base);
+  while (len > 0 && base[len - 1] == '/')
+    base[--len] = '\0';
+
+  if (tool->webhook_id != NULL && tool->webhook_id[0] != '\0')
+    return g_strdup_printf ("%s/webhook/%s", base, tool->webhook_path);
+  else
+    {
+      /* n8n's own form for nodes without a webhookId: the lower-cased node
+       * name, URL-encoded (n8n stores it encoded, so it is matched as such). */
+      g_autofree char *lower = g_utf8_strdown (tool->webhook_node_name ? tool->webhook_node_name : "", -1);
+      g_autofree char *encoded = g_uri_escape_string (lower, NULL, FALSE);
+      g_autofree char *encoded_twice = g_uri_escape_string (encoded, NULL, FALSE);
+
+      return g_strdup_printf ("%s/webhook/%s/%s/%s", base, tool->workflow_id,
+                              encoded_twice, tool->webhook_path);
+    }
+}
