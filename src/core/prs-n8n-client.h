@@ -12,11 +12,20 @@ G_BEGIN_DECLS
 #define PRS_TYPE_N8N_CLIENT (prs_n8n_client_get_type ())
 G_DECLARE_FINAL_TYPE (PrsN8nClient, prs_n8n_client, PRS, N8N_CLIENT, GObject)
 
+/* Checks a user-entered n8n URL and returns its canonical form: http or
+ * https only, a host, no user name or password, no query or fragment;
+ * surrounding spaces, trailing slashes and a pasted "/api/v1" suffix are
+ * removed. Fails with PRS_ERROR_INVALID_INPUT. */
+char         *prs_n8n_client_normalize_base_url    (const char          *base_url,
+                                                    GError             **error);
+
 /* @base_url is the instance's root, e.g. "http://127.0.0.1:5678" (a trailing
- * slash is tolerated). Requests time out after 10 s. */
+ * slash is tolerated). Requests time out after 10 s. An unusable URL or API
+ * key is reported by each request as PRS_ERROR_INVALID_INPUT. */
 PrsN8nClient *prs_n8n_client_new                   (const char          *base_url,
                                                     const char          *api_key);
 const char   *prs_n8n_client_get_base_url          (PrsN8nClient        *self);
+guint         prs_n8n_client_get_timeout           (PrsN8nClient        *self);
 void          prs_n8n_client_set_timeout           (PrsN8nClient        *self,
                                                     guint                seconds);
 

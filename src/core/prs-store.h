@@ -68,4 +68,80 @@ void        prs_store_get_discovery_status    (PrsStore    *self,
                                                gint64      *last_success,
                                                char       **last_error);
 
+/* ---- Conversations and messages (SPEC §4, §9; issue 3) ---- */
+
+/* Finds the conversation whose slug equals @slug exactly, or creates it (title
+ * = slug, a new UUID id) in one BEGIN IMMEDIATE transaction: idempotent, also
+ * when several threads or processes call it at once. */
+gboolean    prs_store_resolve_conversation    (PrsStore    *self,
+                                               const char  *slug,
+                                               char       **out_id,
+                                               gboolean    *out_created,
+                                               GError     **error);
+/* NULL-safe lookups; FALSE / NULL when there is no such conversation. */
+gboolean    prs_store_has_conversation        (PrsStore    *self,
+                                               const char  *conversation_id);
+/* [{id, slug, title, messageCount, unreadCount, defaultAgent, createdAt,
+ *   updatedAt}] ordered by updatedAt, newest first. Times are ISO 8601 UTC. */
+JsonArray  *prs_store_list_conversations      (PrsStore    *self,
+                                               GError     **error);
+gboolean    prs_store_rename_conversation     (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               const char  *title,
+                                               GError     **error);
+/* NULL clears it. */
+gboolean    prs_store_set_conversation_default_agent (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               const char  *agent_id,
+                                               GError     **error);
+/* Sets the unread count back to 0 (the conversation was shown). */
+gboolean    prs_store_mark_conversation_read  (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               GError     **error);
+
+typedef struct
+{
+  const char *conversation_id;
+  const char *kind;            /* "user", "assistant", "inbound", "tool-call", "tool-result", "notice" */
+  const char *content;         /* the text; may be NULL */
+  const char *status;          /* e.g. "pending", "completed", "failed"; may be NULL */
+  const char *agent_id;        /* may be NULL */
+  const char *context_json;    /* the Request Context, serialized; may be NULL */
+  const char *execution_json;  /* {workflowId, executionId}, serialized; may be NULL */
+  const char *dedup_key;       /* duplicate detection key (SPEC §9); may be NULL, unique when set */
+  const char *extra_json;      /* kind-specific data (provider, model, usage, tool call); may be NULL */
+} PrsMessageInsert;
+
+/* Inserts one message (a new UUID id, the next sequence number of its
+ * conversation) and bumps the conversation's updatedAt, unread count and
+ * message count, in one BEGIN IMMEDIATE transaction that is committed (with
+ * synchronous=FULL) before it returns. A dedup_key that already exists fails
+ * with PRS_ERROR_INVALID_INPUT and changes nothing. */
+gboolean    prs_store_insert_message          (PrsStore              *self,
+                                               const PrsMessageInsert *message,
+                                               char                 **out_message_id,
+                                               gint64                *out_seq,
+                                               GError               **error);
+/* The message id that carries @dedup_key, or NULL. */
+char       *prs_store_find_message_by_dedup_key (PrsStore  *self,
+                                               const char  *dedup_key);
+gboolean    prs_store_update_message          (PrsStore    *self,
+                                               const char  *message_id,
+                                               const char  *status,      /* NULL keeps it */
+                                               const char  *content,     /* NULL keeps it */
+                                               const char  *extra_json,  /* NULL keeps it */
+                                               GError     **error);
+/* One message as {id, conversationId, seq, kind, content, status, agentId,
+ * context, execution, extra, createdAt} (context, execution and extra as
+ * JSON values, null when absent), or NULL. */
+JsonNode   *prs_store_get_message             (PrsStore    *self,
+                                               const char  *message_id,
+                                               GError     **error);
+/* Messages of a conversation in order, with seq > @after_seq, at most @limit. */
+JsonArray  *prs_store_list_messages           (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               gint64       after_seq,
+                                               guint        limit,
+                                               GError     **error);
+
 G_END_DECLS

@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-ctl.c: prosponsive-ctl, the core's functions for workflow authors and
+ * scripts (SPEC §12). Exit codes: 0 success, 1 a negative answer or a
+ * failed operation, 2 bad usage or unreadable input. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <glib/gi18n.h>
+#include <gio/gunixinputstream.h>
+
+#include "prs-api-token.h"
+#include "prs-discovery.h"
+#include "prs-error.h"
+#include "prs-json.h"
+#include "prs-paths.h"
+#include "prs-secrets.h"
+#include "prs-store.h"
+#include "prs-workflow.h"
+
+#define EXIT_NEGATIVE 1
+#define EXIT_USAGE    2
+
+#define MAX_WORKFLOW_FILE (64 * 1024 * 1024)
+
+typedef struct
+{
+  char *data_dir;
+} Ctl;
+
+static void
+print_json (JsonNode *node)
+{
+  g_autofree char *text = prs_json_to_string (node, TRUE);
+
+  g_print ("%s\n", text);
+}
+
+static int
+usage_error (GOptionContext *context,
+             const char     *message)
+{
+  g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+
+  g_printerr ("%s\n\n%s", message, help);
+  return EXIT_USAGE;
+}
+
+static PrsStore *
+open_store (Ctl     *ctl,
+            GError **error)
+{
+  return prs_store_new (ctl->data_dir, error);
+}
+
+/* ---------------------------------------------------------------- check-workflow */
+
+static void
+print_tool_text (const PrsTool *tool)
+{
+  g_print (_("Tool: %s\n"), tool->name);
+  g_print (_("Description (%s): %s\n"),
+           prs_description_source_to_string (tool->description_source), tool->description);
+  if (tool->webhook_path != NULL)
+    g_print (_("Webhook: %s /%s (response mode %s)\n"),
+             tool->webhook_method, tool->webhook_path, tool->response_mode);
+
+  if (tool->params->len == 0)
+    g_print (_("Parameters: none\n"));
+  else
+    g_print (_("Parameters:\n"));
+
+  for (guint i = 0; i < tool->params->len; i++)
+    {
+      const PrsParam *param = g_ptr_array_index (tool->params, i);
+      g_autofree char *def = NULL;
+
+      if (param->default_value != NULL)
+        def = prs_json_to_string (param->default_value, FALSE);
+
+      g_print ("  %s (%s%s%s%s) — %s\n", param->name,
+               prs_param_type_to_string (param->type),
+               param->required ? _(", required") : "",
+               def != NULL ? _(", default ") : "",
+               def != NULL ? def : "",
+               param->description);
+    }
+}
+
+static int
+cmd_check_workflow (Ctl   *ctl,
+                    int    argc,
+                    char **argv)
+{
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the result as JSON"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE.json — check an exported workflow, offline"));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PrsWorkflow) workflow = NULL;
+  g_autoptr(PrsAnalysis) analysis = NULL;
+  g_autoptr(JsonNode) checks = NULL;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 2)
+    return usage_error (context, _("check-workflow takes exactly one file."));
+
+  if (!g_file_get_contents (argv[1], &contents, &length, &error))
+    {
+      g_printerr (_("Could not read “%s”: %s\n"), argv[1], error->message);
+      return EXIT_USAGE;
+    }
+  if (length > MAX_WORKFLOW_FILE)
+    {
+      g_printerr (_("“%s” is larger than 64 MiB; that is not an n8n workflow.\n"), argv[1]);
+      return EXIT_USAGE;
+    }
+
+  root = prs_json_parse_bounded (contents, length, PRS_JSON_DEFAULT_MAX_DEPTH, &error);
+  if (root != NULL)
+    workflow = prs_workflow_new_from_json (root, &error);
+  if (workflow == NULL)
+    {
+      g_printerr (_("“%s” is not an n8n workflow: %s\n"), argv[1], error->message);
+      return EXIT_USAGE;
+    }
+
+  analysis = prs_analysis_new (g_steal_pointer (&workflow));
+  checks = prs_analysis_build_checks (analysis);
+
+  if (json)
+    {
+      g_autoptr(JsonObject) object = json_object_new ();
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+      json_object_set_boolean_member (object, "discoverable", analysis->discoverable);
+      json_object_set_member (object, "tool", prs_tool_to_json (analysis->tool));
+      json_object_set_member (object, "checks", json_node_ref (checks));
+      json_node_set_object (node, object);
+      print_json (node);
+    }
+  else
+    {
+      JsonArray *array = json_node_get_array (checks);
+
+      g_print (_("Workflow “%s”\n"), analysis->workflow->name);
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonObject *check = json_array_get_object_element (array, i);
+          const char *status = json_object_get_string_member (check, "status");
+          const char *mark = g_str_equal (status, "pass") ? "✔" : g_str_equal (status, "warn") ? "⚠" : "✘";
+
+          g_print ("  %s %-13s %s\n", mark, json_object_get_string_member (check, "id"),
+                   json_object_get_string_member (check, "message"));
+        }
+      g_print ("\n");
+      print_tool_text (analysis->tool);
+      g_print ("\n%s\n", analysis->discoverable ? _("Prosponsive discovers this workflow as a tool.")
+                                                : _("Prosponsive does not discover this workflow as a tool."));
+    }
+
+  return analysis->discoverable ? EXIT_SUCCESS : EXIT_NEGATIVE;
+}
+
+/* ---------------------------------------------------------------- n8n set */
+
+static char *
+read_stdin_secret (GError **error)
+{
+  g_autoptr(GInputStream) in = g_unix_input_stream_new (0, FALSE);
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  guint8 chunk[4096];
+  gssize n;
+  char *secret;
+
+  while ((n = g_input_stream_read (in, chunk, sizeof chunk, NULL, error)) > 0)
+    {
+      g_byte_array_append (buffer, chunk, n);
+      if (buffer->len > 64 * 1024)
+        {
+          g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                               _("The key on standard input is longer than 64 KiB."));
+          return NULL;
+        }
+    }
+  if (n < 0)
+    return NULL;
+
+  g_byte_array_append (buffer, (const guint8 *) "", 1);
+  secret = g_strstrip ((char *) g_byte_array_free (g_steal_pointer (&buffer), FALSE));
+  if (secret[0] == '\0' || !g_utf8_validate (secret, -1, NULL))
+    {
+      g_free (secret);
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("No API key arrived on standard input."));
+      return NULL;
+    }
+
+  return secret;
+}
+
+static gboolean
+validate_n8n_url (const char  *url,
+                  GError     **error)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  const char *scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;
+
+  if (uri == NULL || (g_strcmp0 (scheme, "http") != 0 && g_strcmp0 (scheme, "https") != 0) ||
+      g_uri_get_host (uri) == NULL || g_uri_get_host (uri)[0] == '\0')
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("“%s” is not an http:// or https:// address of an n8n instance."), url);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static int
+cmd_n8n (Ctl   *ctl,
+         int    argc,
+         char **argv)
+{
+  g_autofree char *url = NULL;
+  gboolean key_stdin = FALSE;
+  GOptionEntry entries[] = {
+    { "url", 0, 0, G_OPTION_ARG_STRING, &url, N_("The n8n instance's address, e.g. http://127.0.0.1:5678"), N_("URL") },
+    { "api-key-stdin", 0, 0, G_OPTION_ARG_NONE, &key_stdin, N_("Read the n8n API key from standard input"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("set — connect to an n8n instance"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(PrsSecrets) secrets = NULL;
+  g_autofree char *key = NULL;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 2 || g_strcmp0 (argv[1], "set") != 0)
+    return usage_error (context, _("Use “n8n set --url URL --api-key-stdin”."));
+  if (url == NULL && !key_stdin)
+    return usage_error (context, _("Give --url, --api-key-stdin, or both."));
+
+  if (url != NULL && !validate_n8n_url (url, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_USAGE;
+    }
+
+  if (key_stdin && (key = read_stdin_secret (&error)) == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_USAGE;
+    }
+
+  if ((store = open_store (ctl, &error)) == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  if (url != NULL && !prs_store_set_setting (store, PRS_SETTING_N8N_URL, url, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  if (key != NULL)
+    {
+      secrets = prs_secrets_new (ctl->data_dir);
+      if (!prs_secrets_store_sync (secrets, PRS_SECRET_N8N_API_KEY, _("Prosponsive: n8n API key"),
+                                   key, NULL, &error))
+        {
+          memset (key, 0, strlen (key));
+          g_printerr (_("Could not store the API key: %s\n"), error->message);
+          return EXIT_NEGATIVE;
+        }
+      memset (key, 0, strlen (key));
+    }
+
+  if (url != NULL)
+    g_print (_("n8n: %s\n"), url);
+  if (key != NULL)
+    g_print ("%s\n", prs_secrets_is_using_fallback (secrets)
+                     ? _("The API key is stored in a file readable only by you (no keyring answered).")
+                     : _("The API key is stored in the keyring."));
+
+  return EXIT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- discover, tools */
+
+static void
+print_tools (GPtrArray *tools,
+             gboolean   json)
+{
+  if (json)
+    {
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+
+      for (guint i = 0; i < tools->len; i++)
+        json_array_add_element (array, prs_tool_to_json (g_ptr_array_index (tools, i)));
+      json_node_set_array (node, array);
+      print_json (node);
+      return;
+    }
+
+  if (tools->len == 0)
+    g_print (_("No tools.\n"));
+
+  for (guint i = 0; i < tools->len; i++)
+    {
+      const PrsTool *tool = g_ptr_array_index (tools, i);
+
+      g_print ("%s — %s\n", tool->name, tool->description);
+    }
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  GPtrArray *tools;
+  GError    *error;
+} DiscoverWait;
+
+static void
+discover_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  DiscoverWait *wait = user_data;
+
+  wait->tools = prs_discovery_run_finish (PRS_DISCOVERY (source), result, &wait->error);
+  g_main_loop_quit (wait->loop);
+}
+
+static int
+cmd_discover (Ctl   *ctl,
+              int    argc,
+              char **argv)
+{
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the tools as JSON"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— discover tools on the configured n8n now"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(PrsSecrets) secrets = NULL;
+  g_autoptr(PrsDiscovery) discovery = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  DiscoverWait wait = { 0 };
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 1)
+    return usage_error (context, _("discover takes no arguments."));
+
+  if ((store = open_store (ctl, &error)) == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  secrets = prs_secrets_new (ctl->data_dir);
+  discovery = prs_discovery_new (store, secrets);
+  loop = g_main_loop_new (NULL, FALSE);
+  wait.loop = loop;
+  prs_discovery_run_async (discovery, NULL, discover_cb, &wait);
+  g_main_loop_run (loop);
+
+  if (wait.tools == NULL)
+    {
+      g_printerr (_("Discovery failed: %s\n"), wait.error->message);
+      g_printerr (_("The tools found before are kept.\n"));
+      g_clear_error (&wait.error);
+      return EXIT_NEGATIVE;
+    }
+
+  print_tools (wait.tools, json);
+  g_ptr_array_unref (wait.tools);
+
+  return EXIT_SUCCESS;
+}
+
+static int
+cmd_tools (Ctl   *ctl,
+           int    argc,
+           char **argv)
+{
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the tools as JSON"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— the stored tools"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 1)
+    return usage_error (context, _("tools takes no arguments."));
+
+  if ((store = open_store (ctl, &error)) == NULL ||
+      (tools = prs_store_list_tools (store, &error)) == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  print_tools (tools, json);
+
+  if (!json)
+    {
+      gint64 last_attempt = 0, last_success = 0;
+      g_autofree char *last_error = NULL;
+
+      prs_store_get_discovery_status (store, &last_attempt, &last_success, &last_error);
+      if (last_attempt == 0)
+        g_print (_("\nDiscovery has not run yet.\n"));
+      else if (last_error != NULL && last_attempt > last_success)
+        g_print (_("\nThe last discovery failed: %s\n"), last_error);
+    }
+
+  return EXIT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- token */
+
+static int
+cmd_token (Ctl   *ctl,
+           int    argc,
+           char **argv)
+{
+  gboolean rotate = FALSE;
+  GOptionEntry entries[] = {
+    { "rotate", 0, 0, G_OPTION_ARG_NONE, &rotate, N_("Replace the token; the old one stops working at once"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— print the local API's token"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsSecrets) secrets = NULL;
+  g_autofree char *token = NULL;
+  gboolean ok;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc != 1)
+    return usage_error (context, _("token takes no arguments."));
+
+  if (!prs_paths_ensure_data_dir (ctl->data_dir, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  secrets = prs_secrets_new (ctl->data_dir);
+  if (rotate)
+    ok = prs_api_token_rotate (secrets, ctl->data_dir, &token, &error);
+  else
+    ok = prs_api_token_ensure (secrets, ctl->data_dir, &token, &error);
+
+  if (!ok)
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  g_print ("%s\n", token);
+  memset (token, 0, strlen (token));
+
+  return EXIT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- main */
+
+typedef struct
+{
+  const char *name;
+  int (*run) (Ctl *ctl, int argc, char **argv);
+  const char *summary;
+} Command;
+
+static const Command commands[] = {
+  { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
+  { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
+  { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin)") },
+  { "token", cmd_token, N_("Print (or --rotate) the local API's token") },
+  { "tools", cmd_tools, N_("List the stored tools") },
+};
+
+static char *
+commands_summary (void)
+{
+  GString *out = g_string_new (_("Commands:"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    g_string_append_printf (out, "\n  %-16s %s", commands[i].name, _(commands[i].summary));
+
+  return g_string_free (out, FALSE);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *data_dir = NULL;
+  GOptionEntry entries[] = {
+    { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &data_dir, N_("Use DIR as the data folder"), N_("DIR") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *summary = NULL;
+  Ctl ctl = { 0 };
+  int status;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  context = g_option_context_new (_("COMMAND [OPTION…] — Prosponsive from the command line"));
+  summary = commands_summary ();
+  g_option_context_set_description (context, summary);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  /* Options after the command belong to the command. */
+  g_option_context_set_strict_posix (context, TRUE);
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (context, error->message);
+  if (argc < 2)
+    return usage_error (context, _("Name a command."));
+
+  ctl.data_dir = prs_paths_resolve_data_dir (data_dir);
+
+  status = -1;
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      if (g_strcmp0 (argv[1], commands[i].name) == 0)
+        {
+          status = commands[i].run (&ctl, argc - 1, argv + 1);
+          break;
+        }
+    }
+
+  if (status == -1)
+    {
+      g_autofree char *message = g_strdup_printf (_("Unknown command “%s”."), argv[1]);
+
+      status = usage_error (context, message);
+    }
+
+  g_free (ctl.data_dir);
+
+  return status;
+}

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-checklist.c: the Workflow Checklist (SPEC §2): for every workflow
+ * seen, what holds and what to change, so an author sees why a workflow is
+ * or is not a tool. */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "prs-discovery.h"
+
+typedef enum
+{
+  CHECK_PASS,
+  CHECK_WARN,
+  CHECK_FAIL,
+} CheckStatus;
+
+static void
+add_check (JsonBuilder *builder,
+           const char  *id,
+           CheckStatus  status,
+           const char  *message)
+{
+  static const char * const names[] = { "pass", "warn", "fail" };
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_string_value (builder, id);
+  json_builder_set_member_name (builder, "status");
+  json_builder_add_string_value (builder, names[status]);
+  json_builder_set_member_name (builder, "message");
+  json_builder_add_string_value (builder, message);
+  json_builder_end_object (builder);
+}
+
+static void
+check_published (JsonBuilder       *builder,
+                 const PrsAnalysis *analysis)
+{
+  const PrsWorkflow *workflow = analysis->workflow;
+
+  if (workflow->archived)
+    add_check (builder, "published", CHECK_FAIL,
+               _("The workflow is archived. Restore and publish it in n8n."));
+  else if (workflow->active == PRS_ACTIVE_YES)
+    add_check (builder, "published", CHECK_PASS, _("The workflow is published (active)."));
+  else if (workflow->active == PRS_ACTIVE_NO)
+    add_check (builder, "published", CHECK_FAIL,
+               _("The workflow is not published. Publish (activate) it in n8n."));
+  else
+    add_check (builder, "published", CHECK_WARN,
+               _("The file does not say whether the workflow is published. It must be published (active) in n8n to be discovered."));
+}
+
+/* Says why no webhook qualifies, from the first Webhook node there is. */
+static char *
+explain_missing_webhook (const PrsWorkflow *workflow)
+{
+  for (guint i = 0; i < workflow->nodes->len; i++)
+    {
+      const PrsWorkflowNode *node = g_ptr_array_index (workflow->nodes, i);
+      const char *path;
+
+      if (g_strcmp0 (node->type, PRS_NODE_WEBHOOK) != 0)
+        continue;
+
+      if (node->disabled)
+        return g_strdup_printf (_("The Webhook node “%s” is disabled. Enable it."), node->name);
+
+      path = prs_json_object_get_string (node->parameters, "path");
+      if (path == NULL || path[strspn (path, " \t\r\n")] == '\0')
+        return g_strdup_printf (_("The Webhook node “%s” has no path. Give it one."), node->name);
+
+      return g_strdup_printf (_("The Webhook node “%s” does not accept POST. Set its HTTP method to POST."),
+                              node->name);
+    }
+
+  return g_strdup (_("There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."));
+}
+
+static void
+check_webhook (JsonBuilder       *builder,
+               const PrsAnalysis *analysis)
+{
+  if (analysis->has_webhook)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("The Webhook node “%s” accepts POST on the path “%s”."),
+                         analysis->tool->webhook_node_name, analysis->tool->webhook_path);
+
+      add_check (builder, "webhook", CHECK_PASS, message);
+    }
+  else
+    {
+      g_autofree char *message = explain_missing_webhook (analysis->workflow);
+
+      add_check (builder, "webhook", CHECK_FAIL, message);
+    }
+}
+
+static void
+check_tool_name (JsonBuilder       *builder,
+                 const PrsAnalysis *analysis)
+{
+  g_autofree char *message = NULL;
+
+  if (analysis->name_suffixed)
+    {
+      message = g_strdup_printf (_("The tool is named “%s”: an older workflow already gives the name “%s”. Rename one of them."),
+                                 analysis->tool->name, analysis->base_name);
+      add_check (builder, "tool-name", CHECK_WARN, message);
+    }
+  else if (analysis->name_stripped)
+    {
+      message = g_strdup_printf (_("The tool is named “%s”: characters other than letters a–z, digits and spaces were removed."),
+                                 analysis->tool->name);
+      add_check (builder, "tool-name", CHECK_WARN, message);
+    }
+  else
+    {
+      message = g_strdup_printf (_("The tool is named “%s”."), analysis->tool->name);
+      add_check (builder, "tool-name", CHECK_PASS, message);
+    }
+}
+
+static void
+check_description (JsonBuilder       *builder,
+                   const PrsAnalysis *analysis)
+{
+  switch (analysis->tool->description_source)
+    {
+    case PRS_DESCRIPTION_WORKFLOW:
+      add_check (builder, "description", CHECK_PASS,
+                 _("The description comes from the workflow’s description."));
+      break;
+    case PRS_DESCRIPTION_STICKY_NOTE:
+      add_check (builder, "description", CHECK_PASS,
+                 _("The description comes from the first paragraph of a Sticky Note."));
+      break;
+    case PRS_DESCRIPTION_GENERATED:
+    default:
+      add_check (builder, "description", CHECK_WARN,
+                 _("There is no description, so a generic one was generated. Describe when to use the tool in the workflow’s description or in a Sticky Note."));
+      break;
+    }
+}
+
+static void
+check_parameters (JsonBuilder       *builder,
+                  const PrsAnalysis *analysis)
+{
+  GPtrArray *params = analysis->tool->params;
+
+  if (params->len > 0)
+    {
+      g_autoptr(GString) names = g_string_new (NULL);
+      g_autofree char *message = NULL;
+
+      for (guint i = 0; i < params->len; i++)
+        {
+          const PrsParam *param = g_ptr_array_index (params, i);
+
+          if (i > 0)
+            g_string_append (names, ", ");
+          g_string_append (names, param->name);
+        }
+
+      message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u parameter found: %s.",
+                                              "%u parameters found: %s.", params->len),
+                                 params->len, names->str);
+      add_check (builder, "parameters", CHECK_PASS, message);
+    }
+  else if (analysis->n_code_nodes > 0)
+    add_check (builder, "parameters", CHECK_WARN,
+               _("Code nodes exist, but no parameter was found in them. Read inputs as “parameters.name ?? default”, “body.name ?? default” or “const name = body.name;”."));
+  else
+    add_check (builder, "parameters", CHECK_PASS,
+               _("There are no Code nodes, so the tool takes no parameters."));
+}
+
+static void
+check_response_mode (JsonBuilder       *builder,
+                     const PrsAnalysis *analysis)
+{
+  const char *mode = analysis->tool->response_mode;
+
+  if (!analysis->has_webhook)
+    add_check (builder, "response-mode", CHECK_WARN,
+               _("There is no webhook entry point to answer from."));
+  else if (g_strcmp0 (mode, "onReceived") == 0)
+    add_check (builder, "response-mode", CHECK_WARN,
+               _("The webhook responds immediately, so results only arrive when the workflow posts them to /api/ai/agentic-loop-result. Choose “When Last Node Finishes” or “Using ‘Respond to Webhook’ Node” to answer directly."));
+  else if (g_strcmp0 (mode, "responseNode") == 0)
+    add_check (builder, "response-mode", CHECK_PASS,
+               _("The result is what the Respond to Webhook node sends."));
+  else if (g_strcmp0 (mode, "lastNode") == 0)
+    add_check (builder, "response-mode", CHECK_PASS,
+               _("The result is the output of the last node."));
+  else
+    {
+      g_autofree char *message = g_strdup_printf (_("The webhook responds in the mode “%s”."), mode);
+
+      add_check (builder, "response-mode", CHECK_PASS, message);
+    }
+}
+
+static void
+check_webhook_url (JsonBuilder       *builder,
+                   const PrsAnalysis *analysis)
+{
+  if (!analysis->has_webhook)
+    add_check (builder, "webhook-url", CHECK_WARN,
+               _("There is no webhook entry point to call."));
+  else if (analysis->tool->webhook_id != NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("The tool is called at /webhook/%s."),
+                                                  analysis->tool->webhook_path);
+
+      add_check (builder, "webhook-url", CHECK_PASS, message);
+    }
+  else
+    add_check (builder, "webhook-url", CHECK_WARN,
+               _("The Webhook node has no webhookId, so n8n serves it under the workflow id and the node’s name, which change when either does. Add the Webhook node in the n8n editor to get a stable URL."));
+}
+
+JsonNode *
+prs_analysis_build_checks (const PrsAnalysis *analysis)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (analysis != NULL, NULL);
+
+  json_builder_begin_array (builder);
+  check_published (builder, analysis);
+  check_webhook (builder, analysis);
+  if (analysis->is_adapter)
+    add_check (builder, "not-adapter", CHECK_FAIL,
+               _("This is the Prosponsive adapter workflow, which is never offered as a tool."));
+  else
+    add_check (builder, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
+  check_tool_name (builder, analysis);
+  check_description (builder, analysis);
+  check_parameters (builder, analysis);
+  check_response_mode (builder, analysis);
+  check_webhook_url (builder, analysis);
+  json_builder_end_array (builder);
+
+  return json_builder_get_root (builder);
+}
+
+JsonNode *
+prs_analysis_to_checklist (const PrsAnalysis *analysis)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (analysis != NULL, NULL);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "workflowId");
+  if (analysis->workflow->id != NULL)
+    json_builder_add_string_value (builder, analysis->workflow->id);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "workflowName");
+  json_builder_add_string_value (builder, analysis->workflow->name);
+  json_builder_set_member_name (builder, "discoverable");
+  json_builder_add_boolean_value (builder, analysis->discoverable);
+  json_builder_set_member_name (builder, "toolName");
+  if (analysis->discoverable)
+    json_builder_add_string_value (builder, analysis->tool->name);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "checks");
+  json_builder_add_value (builder, prs_analysis_build_checks (analysis));
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}

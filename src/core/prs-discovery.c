@@ -1,0 +1,842 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-discovery.c: the rules of SPEC §2 (requirements, names, descriptions,
+ * parameters), the run against n8n, and its schedule. */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "prs-discovery.h"
+#include "prs-error.h"
+#include "prs-js-scan.h"
+#include "prs-markdown-text.h"
+#include "prs-n8n-client.h"
+
+/* ---------------------------------------------------------------- names */
+
+static char *
+alnum_lower (const char *str)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = str != NULL ? str : ""; *p != '\0'; p++)
+    {
+      char c = g_ascii_tolower (*p);
+
+      if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+        g_string_append_c (out, c);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/* Cuts @str (ASCII) to @max bytes. */
+static void
+cut_ascii (GString *str,
+           gsize    max)
+{
+  if (str->len > max)
+    g_string_truncate (str, max);
+}
+
+char *
+prs_discovery_tool_name (const char *workflow_name,
+                         const char *workflow_id,
+                         gboolean   *out_stripped)
+{
+  g_autofree char *valid = NULL;
+  g_autofree char *lower = NULL;
+  g_autoptr(GString) kept = g_string_new (NULL);
+  g_autoptr(GString) name = g_string_new (NULL);
+  gboolean stripped = FALSE;
+  gboolean pending_space = FALSE;
+
+  valid = g_utf8_make_valid (workflow_name != NULL ? workflow_name : "", -1);
+  lower = g_utf8_strdown (valid, -1);
+
+  /* Keep a-z, 0-9 and white space; everything else is removed. */
+  for (const char *p = lower; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+        g_string_append_c (kept, (char) c);
+      else if (g_unichar_isspace (c))
+        g_string_append_c (kept, ' ');
+      else
+        stripped = TRUE;
+    }
+
+  /* Trim, then each run of white space becomes one "_". */
+  for (gsize i = 0; i < kept->len; i++)
+    {
+      if (kept->str[i] == ' ')
+        {
+          pending_space = name->len > 0;
+          continue;
+        }
+      if (pending_space)
+        g_string_append_c (name, '_');
+      pending_space = FALSE;
+      g_string_append_c (name, kept->str[i]);
+    }
+
+  if (name->len > PRS_TOOL_NAME_MAX)
+    {
+      stripped = TRUE;
+      cut_ascii (name, PRS_TOOL_NAME_MAX);
+    }
+
+  if (name->len == 0)
+    {
+      g_autofree char *id = alnum_lower (workflow_id);
+
+      g_string_append (name, "workflow_");
+      g_string_append (name, id);
+      cut_ascii (name, PRS_TOOL_NAME_MAX);
+    }
+
+  if (out_stripped != NULL)
+    *out_stripped = stripped;
+
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+char *
+prs_discovery_collision_name (const char *base_name,
+                              const char *workflow_id)
+{
+  g_autofree char *id = alnum_lower (workflow_id);
+  g_autoptr(GString) name = g_string_new (base_name);
+  g_autofree char *suffix = NULL;
+
+  if (strlen (id) > 6)
+    id[6] = '\0';
+  suffix = g_strconcat ("_", id, NULL);
+
+  cut_ascii (name, PRS_TOOL_NAME_MAX - strlen (suffix));
+  g_string_append (name, suffix);
+
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+/* ---------------------------------------------------------------- analysis */
+
+static char *
+cut_utf8 (const char *str,
+          glong       max_chars)
+{
+  if (g_utf8_strlen (str, -1) <= max_chars)
+    return g_strdup (str);
+
+  return g_utf8_substring (str, 0, max_chars);
+}
+
+static const char *
+code_of_node (const PrsWorkflowNode *node)
+{
+  if (node->disabled)
+    return NULL;
+
+  if (g_strcmp0 (node->type, PRS_NODE_CODE) == 0)
+    {
+      const char *language = prs_json_object_get_string (node->parameters, "language");
+
+      /* Python Code nodes have no JavaScript to scan. */
+      if (language != NULL && g_strcmp0 (language, "javaScript") != 0)
+        return NULL;
+
+      return prs_json_object_get_string (node->parameters, "jsCode");
+    }
+
+  if (g_strcmp0 (node->type, PRS_NODE_FUNCTION) == 0)
+    return prs_json_object_get_string (node->parameters, "functionCode");
+
+  return NULL;
+}
+
+static void
+analyse_description (PrsAnalysis *self)
+{
+  PrsWorkflow *workflow = self->workflow;
+  PrsTool *tool = self->tool;
+
+  if (workflow->description != NULL)
+    {
+      tool->description = cut_utf8 (workflow->description, PRS_TOOL_DESCRIPTION_MAX);
+      tool->description_source = PRS_DESCRIPTION_WORKFLOW;
+      return;
+    }
+
+  for (guint i = 0; i < workflow->nodes->len; i++)
+    {
+      const PrsWorkflowNode *node = g_ptr_array_index (workflow->nodes, i);
+      g_autofree char *paragraph = NULL;
+
+      if (g_strcmp0 (node->type, PRS_NODE_STICKY_NOTE) != 0)
+        continue;
+
+      paragraph = prs_markdown_first_paragraph (
+        prs_json_object_get_string (node->parameters, "content"));
+      if (paragraph != NULL)
+        {
+          tool->description = cut_utf8 (paragraph, PRS_TOOL_DESCRIPTION_MAX);
+          tool->description_source = PRS_DESCRIPTION_STICKY_NOTE;
+          return;
+        }
+    }
+
+  {
+    g_autofree char *generated = g_strdup_printf ("Runs the n8n workflow \"%s\".", workflow->name);
+
+    tool->description = cut_utf8 (generated, PRS_TOOL_DESCRIPTION_MAX);
+    tool->description_source = PRS_DESCRIPTION_GENERATED;
+  }
+}
+
+static void
+analyse_parameters (PrsAnalysis *self)
+{
+  g_autoptr(PrsParamSet) set = prs_param_set_new ();
+  GPtrArray *params;
+
+  for (guint i = 0; i < self->workflow->nodes->len; i++)
+    {
+      const PrsWorkflowNode *node = g_ptr_array_index (self->workflow->nodes, i);
+      const char *code = code_of_node (node);
+
+      if (code == NULL)
+        continue;
+
+      self->n_code_nodes++;
+      self->n_code_matches += prs_param_set_scan (set, code, -1);
+    }
+
+  params = prs_param_set_get_params (set);
+  for (guint i = 0; i < params->len; i++)
+    g_ptr_array_add (self->tool->params, prs_param_copy (g_ptr_array_index (params, i)));
+}
+
+PrsAnalysis *
+prs_analysis_new (PrsWorkflow *workflow)
+{
+  PrsAnalysis *self;
+  const PrsWorkflowNode *webhook;
+  g_autofree char *trimmed_name = NULL;
+
+  g_return_val_if_fail (workflow != NULL, NULL);
+
+  self = g_new0 (PrsAnalysis, 1);
+  self->workflow = workflow;
+  self->tool = prs_tool_new ();
+
+  /* An exported file that does not record "active" is taken as published:
+   * the checklist warns that it must be, and the live list only ever holds
+   * active workflows. */
+  self->published = workflow->active != PRS_ACTIVE_NO && !workflow->archived;
+
+  webhook = prs_workflow_find_entry_webhook (workflow);
+  self->has_webhook = webhook != NULL;
+
+  trimmed_name = g_strstrip (g_strdup (workflow->name));
+  self->is_adapter = g_strcmp0 (trimmed_name, PRS_ADAPTER_WORKFLOW_NAME) == 0;
+
+  self->discoverable = self->published && self->has_webhook && !self->is_adapter;
+
+  self->base_name = prs_discovery_tool_name (workflow->name, workflow->id, &self->name_stripped);
+  self->tool->name = g_strdup (self->base_name);
+  self->tool->workflow_id = g_strdup (workflow->id);
+  self->tool->workflow_name = g_strdup (workflow->name);
+  self->tool->created_at = g_strdup (workflow->created_at);
+
+  g_clear_pointer (&self->tool->webhook_method, g_free);
+  if (webhook != NULL)
+    {
+      const char *mode = prs_json_object_get_string (webhook->parameters, "responseMode");
+
+      self->tool->webhook_path = g_strdup (prs_json_object_get_string (webhook->parameters, "path"));
+      self->tool->webhook_method = g_strdup ("POST");
+      self->tool->response_mode = g_strdup (mode != NULL ? mode : "onReceived");
+      self->tool->webhook_id = g_strdup (webhook->webhook_id);
+      self->tool->webhook_node_name = g_strdup (webhook->name);
+    }
+
+  analyse_description (self);
+  analyse_parameters (self);
+
+  return self;
+}
+
+void
+prs_analysis_free (PrsAnalysis *analysis)
+{
+  if (analysis == NULL)
+    return;
+
+  g_clear_pointer (&analysis->workflow, prs_workflow_free);
+  g_clear_pointer (&analysis->tool, prs_tool_free);
+  g_free (analysis->base_name);
+  g_free (analysis);
+}
+
+/* ---------------------------------------------------------------- collisions */
+
+static gint64
+created_at_usec (const char *created_at)
+{
+  g_autoptr(GDateTime) dt = NULL;
+
+  if (created_at != NULL)
+    {
+      g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
+
+      dt = g_date_time_new_from_iso8601 (created_at, utc);
+    }
+
+  /* Unknown creation times sort after every known one. */
+  return dt != NULL ? g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt)
+                    : G_MAXINT64;
+}
+
+static int
+compare_by_creation (gconstpointer a,
+                     gconstpointer b)
+{
+  const PrsAnalysis *x = *(const PrsAnalysis * const *) a;
+  const PrsAnalysis *y = *(const PrsAnalysis * const *) b;
+  gint64 tx = created_at_usec (x->workflow->created_at);
+  gint64 ty = created_at_usec (y->workflow->created_at);
+
+  if (tx != ty)
+    return tx < ty ? -1 : 1;
+
+  return g_strcmp0 (x->workflow->id, y->workflow->id);
+}
+
+static void
+resolve_collisions (GPtrArray *analyses)
+{
+  g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                        (GDestroyNotify) g_ptr_array_unref);
+  GHashTableIter iter;
+  GPtrArray *group;
+
+  for (guint i = 0; i < analyses->len; i++)
+    {
+      PrsAnalysis *analysis = g_ptr_array_index (analyses, i);
+
+      if (!analysis->discoverable)
+        continue;
+
+      group = g_hash_table_lookup (groups, analysis->base_name);
+      if (group == NULL)
+        {
+          group = g_ptr_array_new ();
+          g_hash_table_insert (groups, analysis->base_name, group);
+        }
+      g_ptr_array_add (group, analysis);
+    }
+
+  g_hash_table_iter_init (&iter, groups);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &group))
+    {
+      if (group->len < 2)
+        continue;
+
+      g_ptr_array_sort (group, compare_by_creation);
+      for (guint i = 1; i < group->len; i++)
+        {
+          PrsAnalysis *analysis = g_ptr_array_index (group, i);
+
+          g_free (analysis->tool->name);
+          analysis->tool->name = prs_discovery_collision_name (analysis->base_name,
+                                                               analysis->workflow->id);
+          analysis->name_suffixed = TRUE;
+        }
+    }
+}
+
+GPtrArray *
+prs_discovery_analyse_all (GPtrArray  *workflows,
+                           GPtrArray **out_tools)
+{
+  g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
+
+  g_return_val_if_fail (workflows != NULL, NULL);
+
+  for (guint i = 0; i < workflows->len; i++)
+    {
+      JsonObject *object = g_ptr_array_index (workflows, i);
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
+      PrsWorkflow *workflow = prs_workflow_new_from_json (node, NULL);
+
+      if (workflow == NULL)
+        continue;
+
+      /* SPEC §2: skip archived workflows. The list was asked for active
+       * ones, so an answer that does not say is taken as active. */
+      if (workflow->archived || workflow->active == PRS_ACTIVE_NO)
+        {
+          prs_workflow_free (workflow);
+          continue;
+        }
+      if (workflow->active == PRS_ACTIVE_UNKNOWN)
+        workflow->active = PRS_ACTIVE_YES;
+
+      g_ptr_array_add (analyses, prs_analysis_new (workflow));
+    }
+
+  resolve_collisions (analyses);
+
+  if (out_tools != NULL)
+    {
+      *out_tools = g_ptr_array_new ();
+      for (guint i = 0; i < analyses->len; i++)
+        {
+          PrsAnalysis *analysis = g_ptr_array_index (analyses, i);
+
+          if (analysis->discoverable)
+            g_ptr_array_add (*out_tools, analysis->tool);
+        }
+    }
+
+  return g_steal_pointer (&analyses);
+}
+
+/* ---------------------------------------------------------------- the run */
+
+#define MAX_GETS_IN_FLIGHT 4
+
+struct _PrsDiscovery
+{
+  GObject       parent_instance;
+
+  PrsStore     *store;
+  PrsSecrets   *secrets;
+
+  guint         schedule_id;
+  guint         interval;
+  guint         n_runs;
+  gboolean      running;
+};
+
+G_DEFINE_FINAL_TYPE (PrsDiscovery, prs_discovery, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_RUNNING,
+  N_PROPS
+};
+
+enum {
+  FINISHED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+typedef struct
+{
+  char         *url;
+  char         *api_key;
+  PrsN8nClient *client;
+  GPtrArray    *listed;      /* JsonObject* from the list */
+  GPtrArray    *full;        /* JsonObject* from GET, NULL where skipped */
+  guint         next;
+  guint         in_flight;
+  GError       *error;       /* the first failure */
+} RunData;
+
+static void
+run_data_free (RunData *data)
+{
+  g_free (data->url);
+  if (data->api_key != NULL)
+    memset (data->api_key, 0, strlen (data->api_key));
+  g_free (data->api_key);
+  g_clear_object (&data->client);
+  g_clear_pointer (&data->listed, g_ptr_array_unref);
+  g_clear_pointer (&data->full, g_ptr_array_unref);
+  g_clear_error (&data->error);
+  g_free (data);
+}
+
+static void
+set_running (PrsDiscovery *self,
+             gboolean      running)
+{
+  if (self->running == running)
+    return;
+
+  self->running = running;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+}
+
+static void
+run_fail (GTask  *task,
+          GError *error)
+{
+  PrsDiscovery *self = g_task_get_source_object (task);
+  g_autoptr(GError) store_error = NULL;
+
+  if (!prs_store_record_discovery_failure (self->store, error->message,
+                                           g_get_real_time () / G_USEC_PER_SEC, &store_error))
+    g_message ("Could not record the failed discovery: %s", store_error->message);
+
+  set_running (self, FALSE);
+  g_signal_emit (self, signals[FINISHED], 0, error);
+  g_task_return_error (task, error);
+}
+
+static void
+run_complete (GTask *task)
+{
+  PrsDiscovery *self = g_task_get_source_object (task);
+  RunData *data = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) workflows = g_ptr_array_new ();
+  g_autoptr(GPtrArray) analyses = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+  g_autoptr(JsonArray) checklists = json_array_new ();
+  GError *error = NULL;
+
+  for (guint i = 0; i < data->full->len; i++)
+    {
+      JsonObject *object = g_ptr_array_index (data->full, i);
+
+      if (object != NULL)
+        g_ptr_array_add (workflows, object);
+    }
+
+  analyses = prs_discovery_analyse_all (workflows, &tools);
+  for (guint i = 0; i < analyses->len; i++)
+    json_array_add_element (checklists,
+                            prs_analysis_to_checklist (g_ptr_array_index (analyses, i)));
+
+  if (!prs_store_save_discovery (self->store, tools, checklists,
+                                 g_get_real_time () / G_USEC_PER_SEC, &error))
+    {
+      run_fail (task, error);
+      return;
+    }
+
+  for (guint i = 0; i < tools->len; i++)
+    g_ptr_array_add (result, prs_tool_copy (g_ptr_array_index (tools, i)));
+
+  set_running (self, FALSE);
+  g_signal_emit (self, signals[FINISHED], 0, NULL);
+  g_task_return_pointer (task, g_steal_pointer (&result), (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void get_next (GTask *task);
+
+typedef struct
+{
+  GTask *task;
+  guint  index;
+} GetClosure;
+
+static void
+get_workflow_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GetClosure *closure = user_data;
+  g_autoptr(GTask) task = closure->task;
+  RunData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+
+  object = prs_n8n_client_get_workflow_finish (PRS_N8N_CLIENT (source), result, &error);
+  data->in_flight--;
+
+  if (object != NULL)
+    g_ptr_array_index (data->full, closure->index) = object;
+  else if (g_error_matches (error, PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND))
+    ; /* deleted since it was listed: not a failure */
+  else if (data->error == NULL)
+    data->error = g_steal_pointer (&error);
+
+  g_free (closure);
+  get_next (task);
+}
+
+static void
+get_next (GTask *task)
+{
+  RunData *data = g_task_get_task_data (task);
+
+  if (data->error != NULL)
+    {
+      if (data->in_flight == 0)
+        run_fail (task, g_steal_pointer (&data->error));
+      return;
+    }
+
+  while (data->in_flight < MAX_GETS_IN_FLIGHT && data->next < data->listed->len)
+    {
+      JsonObject *listed = g_ptr_array_index (data->listed, data->next);
+      const char *id = prs_json_object_get_string (listed, "id");
+      GetClosure *closure;
+
+      if (id == NULL || prs_json_object_get_bool (listed, "isArchived", FALSE))
+        {
+          data->next++;
+          continue;
+        }
+
+      closure = g_new0 (GetClosure, 1);
+      closure->task = g_object_ref (task);
+      closure->index = data->next++;
+      data->in_flight++;
+      prs_n8n_client_get_workflow_async (data->client, id, g_task_get_cancellable (task),
+                                         get_workflow_cb, closure);
+    }
+
+  if (data->in_flight == 0 && data->next >= data->listed->len)
+    run_complete (task);
+}
+
+static void
+list_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  RunData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  data->listed = prs_n8n_client_list_workflows_finish (PRS_N8N_CLIENT (source), result, &error);
+  if (data->listed == NULL)
+    {
+      run_fail (task, error);
+      return;
+    }
+
+  data->full = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_ptr_array_set_size (data->full, data->listed->len);
+
+  get_next (task);
+}
+
+static void
+lookup_key_thread (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  PrsDiscovery *self = source_object;
+  GError *error = NULL;
+  char *key = prs_secrets_lookup_sync (self->secrets, PRS_SECRET_N8N_API_KEY, cancellable, &error);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, key, g_free);
+}
+
+static void
+key_cb (GObject      *source,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  RunData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  data->api_key = g_task_propagate_pointer (G_TASK (result), &error);
+  if (error != NULL)
+    {
+      run_fail (task, error);
+      return;
+    }
+  if (data->api_key == NULL || data->api_key[0] == '\0')
+    {
+      run_fail (task, g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
+                                           _("No n8n API key is stored. Add the key in Preferences or with “prosponsive-ctl n8n set”.")));
+      return;
+    }
+
+  data->client = prs_n8n_client_new (data->url, data->api_key);
+  prs_n8n_client_list_workflows_async (data->client, TRUE, g_task_get_cancellable (task),
+                                       list_cb, g_object_ref (task));
+}
+
+void
+prs_discovery_run_async (PrsDiscovery        *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) key_task = NULL;
+  RunData *data;
+
+  g_return_if_fail (PRS_IS_DISCOVERY (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_discovery_run_async);
+  data = g_new0 (RunData, 1);
+  g_task_set_task_data (task, data, (GDestroyNotify) run_data_free);
+
+  self->n_runs++;
+  set_running (self, TRUE);
+
+  data->url = prs_store_dup_setting (self->store, PRS_SETTING_N8N_URL);
+  if (data->url == NULL || data->url[0] == '\0')
+    {
+      run_fail (task, g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
+                                           _("n8n is not set up yet. Enter its URL and an API key in Preferences or with “prosponsive-ctl n8n set”.")));
+      return;
+    }
+
+  /* libsecret's synchronous calls block on D-Bus: keep them off this loop. */
+  key_task = g_task_new (self, cancellable, key_cb, g_object_ref (task));
+  g_task_run_in_thread (key_task, lookup_key_thread);
+}
+
+GPtrArray *
+prs_discovery_run_finish (PrsDiscovery  *self,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_DISCOVERY (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---------------------------------------------------------------- schedule */
+
+static void
+scheduled_run_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  PrsDiscovery *self = PRS_DISCOVERY (source);
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GError) error = NULL;
+
+  tools = prs_discovery_run_finish (self, result, &error);
+  if (tools == NULL)
+    g_message ("Tool discovery failed: %s", error->message);
+  else
+    g_debug ("Tool discovery found %u tools", tools->len);
+}
+
+static gboolean
+schedule_tick (gpointer user_data)
+{
+  PrsDiscovery *self = user_data;
+
+  if (!self->running)
+    prs_discovery_run_async (self, NULL, scheduled_run_cb, NULL);
+
+  return G_SOURCE_CONTINUE;
+}
+
+void
+prs_discovery_set_schedule (PrsDiscovery *self,
+                            guint         interval_seconds)
+{
+  g_return_if_fail (PRS_IS_DISCOVERY (self));
+
+  g_clear_handle_id (&self->schedule_id, g_source_remove);
+  self->interval = interval_seconds;
+
+  if (interval_seconds == 0)
+    return;
+
+  schedule_tick (self);
+  self->schedule_id = g_timeout_add_seconds (interval_seconds, schedule_tick, self);
+}
+
+gboolean
+prs_discovery_get_running (PrsDiscovery *self)
+{
+  g_return_val_if_fail (PRS_IS_DISCOVERY (self), FALSE);
+
+  return self->running;
+}
+
+guint
+prs_discovery_get_n_runs (PrsDiscovery *self)
+{
+  g_return_val_if_fail (PRS_IS_DISCOVERY (self), 0);
+
+  return self->n_runs;
+}
+
+/* ---------------------------------------------------------------- object */
+
+PrsDiscovery *
+prs_discovery_new (PrsStore   *store,
+                   PrsSecrets *secrets)
+{
+  PrsDiscovery *self;
+
+  g_return_val_if_fail (PRS_IS_STORE (store), NULL);
+  g_return_val_if_fail (PRS_IS_SECRETS (secrets), NULL);
+
+  self = g_object_new (PRS_TYPE_DISCOVERY, NULL);
+  self->store = g_object_ref (store);
+  self->secrets = g_object_ref (secrets);
+
+  return self;
+}
+
+static void
+prs_discovery_dispose (GObject *object)
+{
+  PrsDiscovery *self = PRS_DISCOVERY (object);
+
+  g_clear_handle_id (&self->schedule_id, g_source_remove);
+  g_clear_object (&self->store);
+  g_clear_object (&self->secrets);
+
+  G_OBJECT_CLASS (prs_discovery_parent_class)->dispose (object);
+}
+
+static void
+prs_discovery_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  PrsDiscovery *self = PRS_DISCOVERY (object);
+
+  switch (prop_id)
+    {
+    case PROP_RUNNING:
+      g_value_set_boolean (value, self->running);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prs_discovery_class_init (PrsDiscoveryClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = prs_discovery_dispose;
+  object_class->get_property = prs_discovery_get_property;
+
+  properties[PROP_RUNNING] =
+    g_param_spec_boolean ("running", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* Emitted after every run, with the error (NULL on success). */
+  signals[FINISHED] =
+    g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+}
+
+static void
+prs_discovery_init (PrsDiscovery *self)
+{
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-discovery.h: n8n workflows becoming tools (SPEC §2): the rules, the
+ * run against an n8n instance, and its schedule. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "prs-secrets.h"
+#include "prs-store.h"
+#include "prs-tool.h"
+#include "prs-workflow.h"
+
+G_BEGIN_DECLS
+
+#define PRS_ADAPTER_WORKFLOW_NAME "Prosponsive: n8n Workflow Adapter"
+#define PRS_TOOL_NAME_MAX 64
+#define PRS_TOOL_DESCRIPTION_MAX 1024
+
+/* Settings keys in the store */
+#define PRS_SETTING_N8N_URL "n8n-url"
+
+/* What the rules found out about one workflow; the checklist is made from
+ * it. */
+typedef struct
+{
+  PrsWorkflow *workflow;
+  gboolean     published;
+  gboolean     has_webhook;
+  gboolean     is_adapter;
+  gboolean     discoverable;
+  gboolean     name_stripped;       /* characters were removed or cut from the name */
+  gboolean     name_suffixed;       /* a collision suffix was added */
+  char        *base_name;           /* the tool name before any collision suffix */
+  guint        n_code_nodes;        /* enabled Code and Function nodes */
+  guint        n_code_matches;
+  PrsTool     *tool;                /* always set; webhook fields NULL without a webhook */
+} PrsAnalysis;
+
+char        *prs_discovery_tool_name        (const char         *workflow_name,
+                                             const char         *workflow_id,
+                                             gboolean           *out_stripped);
+char        *prs_discovery_collision_name   (const char         *base_name,
+                                             const char         *workflow_id);
+
+/* Analyses one workflow (takes ownership of @workflow). */
+PrsAnalysis *prs_analysis_new               (PrsWorkflow        *workflow);
+void         prs_analysis_free              (PrsAnalysis        *analysis);
+/* The Workflow Checklist object: {workflowId, workflowName, discoverable,
+ * toolName, checks:[{id, status, message}]}. */
+JsonNode    *prs_analysis_to_checklist      (const PrsAnalysis  *analysis);
+/* Just the checks array. */
+JsonNode    *prs_analysis_build_checks      (const PrsAnalysis  *analysis);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsAnalysis, prs_analysis_free)
+
+/* Analyses a whole set of workflows (JsonObject*, as n8n returns them) and
+ * resolves name collisions. Archived and inactive workflows are skipped.
+ * Returns PrsAnalysis* in input order; @out_tools gets the discoverable
+ * tools (PrsTool*, owned by the analyses). */
+GPtrArray   *prs_discovery_analyse_all      (GPtrArray          *workflows,
+                                             GPtrArray         **out_tools);
+
+#define PRS_TYPE_DISCOVERY (prs_discovery_get_type ())
+G_DECLARE_FINAL_TYPE (PrsDiscovery, prs_discovery, PRS, DISCOVERY, GObject)
+
+PrsDiscovery *prs_discovery_new              (PrsStore           *store,
+                                              PrsSecrets         *secrets);
+
+/* One discovery against the n8n configured in the store: list, get each,
+ * analyse, store. A failure records why and keeps the previous tools.
+ * Finishes with the discovered tools (PrsTool*). */
+void          prs_discovery_run_async        (PrsDiscovery       *self,
+                                              GCancellable       *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer            user_data);
+GPtrArray    *prs_discovery_run_finish       (PrsDiscovery       *self,
+                                              GAsyncResult       *result,
+                                              GError            **error);
+
+/* Runs discovery now and then every @interval_seconds (0 stops the
+ * schedule). A run still in progress is never started twice. */
+void          prs_discovery_set_schedule     (PrsDiscovery       *self,
+                                              guint               interval_seconds);
+gboolean      prs_discovery_get_running      (PrsDiscovery       *self);
+guint         prs_discovery_get_n_runs       (PrsDiscovery       *self);
+
+G_END_DECLS

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-markdown-text.c: plain text out of Markdown, through md4c's parser
+ * (never hand-written patterns): the text callbacks give exactly the text a
+ * reader sees, without markers. */
+#include "config.h"
+
+#include <string.h>
+#include <md4c.h>
+
+#include "prs-markdown-text.h"
+
+typedef struct
+{
+  GString *out;
+  guint    image_depth;
+} PlainText;
+
+static void
+append_folded (GString    *out,
+               const char *text,
+               gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+        {
+          if (out->len > 0 && out->str[out->len - 1] != ' ')
+            g_string_append_c (out, ' ');
+        }
+      else
+        g_string_append_c (out, c);
+    }
+}
+
+static int
+on_enter_block (MD_BLOCKTYPE  type,
+                void         *detail,
+                void         *user_data)
+{
+  PlainText *pt = user_data;
+
+  /* Blocks are separated by a space when their text is joined. */
+  if (type != MD_BLOCK_DOC)
+    append_folded (pt->out, " ", 1);
+
+  return 0;
+}
+
+static int
+on_leave_block (MD_BLOCKTYPE  type,
+                void         *detail,
+                void         *user_data)
+{
+  return 0;
+}
+
+static int
+on_enter_span (MD_SPANTYPE  type,
+               void        *detail,
+               void        *user_data)
+{
+  PlainText *pt = user_data;
+
+  if (type == MD_SPAN_IMG)
+    pt->image_depth++;
+
+  return 0;
+}
+
+static int
+on_leave_span (MD_SPANTYPE  type,
+               void        *detail,
+               void        *user_data)
+{
+  PlainText *pt = user_data;
+
+  if (type == MD_SPAN_IMG && pt->image_depth > 0)
+    pt->image_depth--;
+
+  return 0;
+}
+
+static void
+append_entity (GString    *out,
+               const char *text,
+               gsize       len)
+{
+  static const struct { const char *name; const char *text; } named[] = {
+    { "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" },
+    { "&apos;", "'" }, { "&nbsp;", " " },
+  };
+  g_autofree char *entity = g_strndup (text, len);
+
+  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
+    {
+      if (strcmp (entity, named[i].name) == 0)
+        {
+          append_folded (out, named[i].text, strlen (named[i].text));
+          return;
+        }
+    }
+
+  if (len > 3 && entity[1] == '#')
+    {
+      gboolean hex = entity[2] == 'x' || entity[2] == 'X';
+      guint64 cp = g_ascii_strtoull (entity + (hex ? 3 : 2), NULL, hex ? 16 : 10);
+
+      if (cp > 0 && cp <= 0x10FFFF && g_unichar_validate ((gunichar) cp))
+        {
+          char buf[8];
+          int n = g_unichar_to_utf8 ((gunichar) cp, buf);
+
+          append_folded (out, buf, n);
+          return;
+        }
+    }
+
+  append_folded (out, text, len);
+}
+
+static int
+on_text (MD_TEXTTYPE    type,
+         const MD_CHAR *text,
+         MD_SIZE        size,
+         void          *user_data)
+{
+  PlainText *pt = user_data;
+
+  if (pt->image_depth > 0)
+    return 0;
+
+  switch (type)
+    {
+    case MD_TEXT_HTML:
+      break;
+    case MD_TEXT_BR:
+    case MD_TEXT_SOFTBR:
+      append_folded (pt->out, " ", 1);
+      break;
+    case MD_TEXT_NULLCHAR:
+      break;
+    case MD_TEXT_ENTITY:
+      append_entity (pt->out, text, size);
+      break;
+    case MD_TEXT_NORMAL:
+    case MD_TEXT_CODE:
+    case MD_TEXT_LATEXMATH:
+    default:
+      append_folded (pt->out, text, size);
+      break;
+    }
+
+  return 0;
+}
+
+char *
+prs_markdown_to_plain_text (const char *markdown,
+                            gssize      len)
+{
+  PlainText pt = { 0 };
+  MD_PARSER parser = {
+    .abi_version = 0,
+    .flags = MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTMLBLOCKS,
+    .enter_block = on_enter_block,
+    .leave_block = on_leave_block,
+    .enter_span = on_enter_span,
+    .leave_span = on_leave_span,
+    .text = on_text,
+  };
+
+  g_return_val_if_fail (markdown != NULL, NULL);
+
+  if (len < 0)
+    len = strlen (markdown);
+
+  pt.out = g_string_sized_new (len);
+  if (md_parse (markdown, (MD_SIZE) len, &parser, &pt) != 0)
+    g_string_truncate (pt.out, 0);
+
+  /* Folding left at most one space at either edge. */
+  if (pt.out->len > 0 && pt.out->str[pt.out->len - 1] == ' ')
+    g_string_truncate (pt.out, pt.out->len - 1);
+  if (pt.out->len > 0 && pt.out->str[0] == ' ')
+    g_string_erase (pt.out, 0, 1);
+
+  return g_string_free (pt.out, FALSE);
+}
+
+static gboolean
+line_is_blank (const char *line)
+{
+  return line[strspn (line, " \t\r\f\v")] == '\0';
+}
+
+static gboolean
+line_is_heading (const char *line)
+{
+  return line[strspn (line, " \t")] == '#';
+}
+
+char *
+prs_markdown_first_paragraph (const char *markdown)
+{
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) paragraph = NULL;
+  g_autofree char *text = NULL;
+  guint i = 0;
+
+  if (markdown == NULL)
+    return NULL;
+
+  lines = g_strsplit (markdown, "\n", -1);
+  while (lines[i] != NULL && (line_is_blank (lines[i]) || line_is_heading (lines[i])))
+    i++;
+
+  paragraph = g_string_new (NULL);
+  for (; lines[i] != NULL && !line_is_blank (lines[i]); i++)
+    {
+      /* Leading indentation would turn the line into a code block. */
+      const char *line = lines[i] + strspn (lines[i], " \t");
+      gsize len = strlen (line);
+
+      if (len > 0 && line[len - 1] == '\r')
+        len--;
+      g_string_append_len (paragraph, line, len);
+      g_string_append_c (paragraph, '\n');
+    }
+
+  text = prs_markdown_to_plain_text (paragraph->str, paragraph->len);
+  if (text[0] == '\0')
+    return NULL;
+
+  return g_steal_pointer (&text);
+}

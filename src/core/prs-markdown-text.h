@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-markdown-text.h: plain text out of Markdown, through md4c. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The plain text of @markdown: emphasis markers, code ticks and link
+ * syntax removed (a link keeps its text), images and raw HTML dropped, line
+ * breaks and runs of white space folded into single spaces, trimmed. */
+char *prs_markdown_to_plain_text      (const char *markdown,
+                                       gssize      len);
+
+/* A Sticky Note's first paragraph (SPEC §2): skip leading blank lines and
+ * heading lines, take the lines up to the next blank line, strip Markdown,
+ * join with single spaces. NULL when that leaves nothing. */
+char *prs_markdown_first_paragraph    (const char *markdown);
+
+G_END_DECLS

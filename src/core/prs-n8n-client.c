@@ -1,0 +1,933 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-n8n-client.c: the n8n public REST API over libsoup 3.
+ *
+ * Every request is a GET with the X-N8N-API-KEY header. The answer body is
+ * read in chunks up to a size cap (a misconfigured URL can point at anything,
+ * including an endless stream), then parsed with json-glib. Failures become
+ * PRS_ERROR codes whose messages name the n8n URL and say what to do; the API
+ * key itself never appears in a message or a log line. */
+#include "config.h"
+
+#include <string.h>
+
+#include <libsoup/soup.h>
+
+#include "prs-error.h"
+#include "prs-n8n-client.h"
+#include "prs-n8n-client-private.h"
+
+#define DEFAULT_TIMEOUT_SECONDS   10
+#define DEFAULT_MAX_RESPONSE_SIZE ((gsize) 64 * 1024 * 1024)
+#define READ_CHUNK_SIZE           ((gsize) 64 * 1024)
+#define PAGE_LIMIT                250
+#define MAX_PAGES                 10000
+#define MAX_QUOTED_MESSAGE        300  /* characters of n8n's own message kept */
+#define WORKFLOWS_PATH            "/api/v1/workflows"
+
+struct _PrsN8nClient
+{
+  GObject      parent_instance;
+
+  char        *base_url;        /* canonical, or the raw input when invalid */
+  char        *api_key;
+  GError      *config_error;    /* why requests cannot be made, or NULL */
+
+  SoupSession *session;
+  guint        timeout;
+  gsize        max_response_size;
+};
+
+G_DEFINE_FINAL_TYPE (PrsN8nClient, prs_n8n_client, G_TYPE_OBJECT)
+
+/* What a request is for; it chooses the hint of a 404. */
+typedef enum
+{
+  REQUEST_LIST,
+  REQUEST_WORKFLOW,
+} RequestKind;
+
+typedef struct
+{
+  RequestKind   kind;
+  char         *path;           /* without the query, for messages */
+  SoupMessage  *msg;
+  GInputStream *stream;
+  GByteArray   *body;
+
+  /* Soup gets its own cancellable so that an oversized body can be dropped
+   * without cancelling the caller's; the caller's is forwarded to it. */
+  GCancellable *internal;
+  GCancellable *outer;
+  gulong        outer_handler;
+} Request;
+
+static void
+request_free (gpointer data)
+{
+  Request *req = data;
+
+  if (req->outer != NULL && req->outer_handler != 0)
+    g_cancellable_disconnect (req->outer, req->outer_handler);
+  g_clear_object (&req->outer);
+  g_clear_object (&req->internal);
+  g_clear_object (&req->stream);
+  g_clear_object (&req->msg);
+  g_clear_pointer (&req->body, g_byte_array_unref);
+  g_free (req->path);
+  g_free (req);
+}
+
+static void
+prs_n8n_client_finalize (GObject *object)
+{
+  PrsN8nClient *self = PRS_N8N_CLIENT (object);
+
+  g_clear_object (&self->session);
+  if (self->api_key != NULL)
+    memset (self->api_key, 0, strlen (self->api_key));
+  g_clear_pointer (&self->api_key, g_free);
+  g_clear_pointer (&self->base_url, g_free);
+  g_clear_error (&self->config_error);
+
+  G_OBJECT_CLASS (prs_n8n_client_parent_class)->finalize (object);
+}
+
+static void
+prs_n8n_client_class_init (PrsN8nClientClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = prs_n8n_client_finalize;
+}
+
+static void
+prs_n8n_client_init (PrsN8nClient *self)
+{
+  self->timeout = DEFAULT_TIMEOUT_SECONDS;
+  self->max_response_size = DEFAULT_MAX_RESPONSE_SIZE;
+  self->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
+                                                 "timeout", self->timeout,
+                                                 NULL);
+}
+
+static gboolean
+has_control_chars (const char *str)
+{
+  for (const char *p = str; *p != '\0'; p++)
+    {
+      if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+str_has_suffix_ascii_nocase (const char *str,
+                             const char *suffix)
+{
+  gsize len = strlen (str);
+  gsize suffix_len = strlen (suffix);
+
+  return len >= suffix_len && g_ascii_strcasecmp (str + len - suffix_len, suffix) == 0;
+}
+
+static void
+strip_trailing_slashes (char *path)
+{
+  gsize len = strlen (path);
+
+  while (len > 0 && path[len - 1] == '/')
+    path[--len] = '\0';
+}
+
+char *
+prs_n8n_client_normalize_base_url (const char  *base_url,
+                                   GError     **error)
+{
+  static const char example[] = "for example http://127.0.0.1:5678";
+  g_autofree char *trimmed = NULL;
+  g_autofree char *scheme = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GUri) uri = NULL;
+  const char *host;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  trimmed = g_strstrip (g_strdup (base_url != NULL ? base_url : ""));
+  if (*trimmed == '\0')
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   "The n8n URL is empty. Enter the address of your n8n instance, %s.", example);
+      return NULL;
+    }
+
+  uri = g_uri_parse (trimmed, G_URI_FLAGS_ENCODED, NULL);
+  if (uri == NULL || has_control_chars (trimmed))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   "“%s” is not a valid URL. Enter the address of your n8n instance, %s.",
+                   trimmed, example);
+      return NULL;
+    }
+
+  scheme = g_ascii_strdown (g_uri_get_scheme (uri), -1);
+  if (g_strcmp0 (scheme, "http") != 0 && g_strcmp0 (scheme, "https") != 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   "The n8n URL must start with http:// or https://, not %s:. "
+                   "Enter the address of your n8n instance, %s.", scheme, example);
+      return NULL;
+    }
+
+  /* Not echoed: it would print the password. */
+  if (g_uri_get_userinfo (uri) != NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   "The n8n URL must not contain a user name or password; "
+                   "n8n’s API is authorised with an API key instead.");
+      return NULL;
+    }
+
+  host = g_uri_get_host (uri);
+  if (host == NULL || *host == '\0')
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   "The n8n URL “%s” has no host name. Enter the address of your n8n instance, %s.",
+                   trimmed, example);
+      return NULL;
+    }
+
+  if (g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   "The n8n URL “%s” must not contain a query (?…) or a fragment (#…). "
+                   "Enter the address of your n8n instance, %s.", trimmed, example);
+      return NULL;
+    }
+
+  /* People paste the API root they saw in the n8n docs; the client adds it. */
+  path = g_strdup (g_uri_get_path (uri));
+  strip_trailing_slashes (path);
+  if (str_has_suffix_ascii_nocase (path, "/api/v1"))
+    {
+      path[strlen (path) - strlen ("/api/v1")] = '\0';
+      strip_trailing_slashes (path);
+    }
+
+  return g_uri_join (G_URI_FLAGS_ENCODED, scheme, NULL, host, g_uri_get_port (uri),
+                     path, NULL, NULL);
+}
+
+PrsN8nClient *
+prs_n8n_client_new (const char *base_url,
+                    const char *api_key)
+{
+  PrsN8nClient *self = g_object_new (PRS_TYPE_N8N_CLIENT, NULL);
+  g_autoptr(GError) error = NULL;
+
+  self->base_url = prs_n8n_client_normalize_base_url (base_url, &error);
+  if (self->base_url == NULL)
+    {
+      self->base_url = g_strdup (base_url != NULL ? base_url : "");
+      self->config_error = g_steal_pointer (&error);
+    }
+
+  self->api_key = g_strstrip (g_strdup (api_key != NULL ? api_key : ""));
+  /* libsoup warns about (and prints) header values with line breaks; the key
+   * must never reach a log, so refuse it here. */
+  if (self->config_error == NULL && has_control_chars (self->api_key))
+    self->config_error = g_error_new (PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                                      "The n8n API key contains line breaks or control "
+                                      "characters. Paste the key again as a single line.");
+
+  return self;
+}
+
+const char *
+prs_n8n_client_get_base_url (PrsN8nClient *self)
+{
+  g_return_val_if_fail (PRS_IS_N8N_CLIENT (self), NULL);
+
+  return self->base_url;
+}
+
+guint
+prs_n8n_client_get_timeout (PrsN8nClient *self)
+{
+  g_return_val_if_fail (PRS_IS_N8N_CLIENT (self), 0);
+
+  return self->timeout;
+}
+
+void
+prs_n8n_client_set_timeout (PrsN8nClient *self,
+                            guint         seconds)
+{
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (seconds > 0);
+
+  self->timeout = seconds;
+  soup_session_set_timeout (self->session, seconds);
+}
+
+void
+prs_n8n_client_set_max_response_size (PrsN8nClient *self,
+                                      gsize         max_size)
+{
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (max_size > 0);
+
+  self->max_response_size = max_size;
+}
+
+/* Errors ---------------------------------------------------------------- */
+
+static GError *
+transport_error (PrsN8nClient *self,
+                 const GError *error)
+{
+  const char *base = self->base_url;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return g_error_copy (error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    return g_error_new (PRS_ERROR, PRS_ERROR_TIMEOUT,
+                        "n8n at %s did not answer within %u seconds. "
+                        "Is n8n running, and is it not overloaded?", base, self->timeout);
+
+  if (error->domain == SOUP_SESSION_ERROR)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                        "n8n at %s sent an answer that is not valid HTTP (%s). "
+                        "Check that the URL points to n8n.", base, error->message);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                        "Could not connect to n8n at %s: connection refused. Is n8n running?",
+                        base);
+
+  if (error->domain == G_RESOLVER_ERROR)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                        "Could not connect to n8n at %s: the host name could not be "
+                        "resolved (%s). Check the URL.", base, error->message);
+
+  if (error->domain == G_TLS_ERROR)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                        "Could not connect to n8n at %s: the secure (TLS) connection failed "
+                        "(%s). Check that the URL starts with http:// or https:// as n8n "
+                        "expects, and that its certificate is trusted.", base, error->message);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE))
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                        "Could not connect to n8n at %s: the host is unreachable (%s). "
+                        "Check the URL and the network.", base, error->message);
+
+  return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                      "Could not connect to n8n at %s: %s. Is n8n running?",
+                      base, error->message);
+}
+
+/* n8n's errors are {"message": "…"}; anything else yields NULL. The text is
+ * cut and stripped of control characters before it is shown to a person. */
+static char *
+dup_n8n_message (GBytes *body)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  const char *data;
+  gsize len;
+  JsonNode *root;
+  JsonObject *object;
+  JsonNode *member;
+  GString *out;
+  const char *p;
+  guint chars = 0;
+
+  data = g_bytes_get_data (body, &len);
+  if (len == 0 || !json_parser_load_from_data (parser, data, len, NULL))
+    return NULL;
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return NULL;
+  object = json_node_get_object (root);
+  member = json_object_get_member (object, "message");
+  if (member == NULL || json_node_get_value_type (member) != G_TYPE_STRING)
+    return NULL;
+
+  out = g_string_new (NULL);
+  for (p = json_node_get_string (member); *p != '\0' && chars < MAX_QUOTED_MESSAGE;
+       p = g_utf8_next_char (p), chars++)
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      g_string_append_unichar (out, g_unichar_iscntrl (c) ? ' ' : c);
+    }
+  if (*p != '\0')
+    g_string_append (out, "…");
+  g_strstrip (out->str);
+  if (out->str[0] == '\0')
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static GError *
+status_error (PrsN8nClient *self,
+              Request      *req,
+              GBytes       *body)
+{
+  guint status = soup_message_get_status (req->msg);
+  const char *reason = soup_message_get_reason_phrase (req->msg);
+  const char *base = self->base_url;
+  g_autofree char *message = dup_n8n_message (body);
+  g_autofree char *said = NULL;
+
+  if (reason == NULL || *reason == '\0')
+    reason = soup_status_get_phrase (status);
+  said = message != NULL ? g_strdup_printf (": “%s”", message) : g_strdup ("");
+
+  if (status == SOUP_STATUS_UNAUTHORIZED)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
+                        "n8n at %s rejected the API key (%u %s%s). "
+                        "Create a new key in n8n under Settings → n8n API.",
+                        base, status, reason, said);
+
+  if (status == SOUP_STATUS_FORBIDDEN)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
+                        "n8n at %s rejected the API key (%u %s%s). The key may lack the "
+                        "workflow:list and workflow:read scopes. Create a new key in n8n "
+                        "under Settings → n8n API.",
+                        base, status, reason, said);
+
+  if (status == SOUP_STATUS_NOT_FOUND && req->kind == REQUEST_WORKFLOW && message != NULL)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND,
+                        "n8n at %s has no workflow at %s (%u %s%s). It may have been deleted.",
+                        base, req->path, status, reason, said);
+
+  if (status == SOUP_STATUS_NOT_FOUND)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND,
+                        "n8n at %s answered %u %s for %s. The URL may not be an n8n instance, "
+                        "or its public API is disabled (N8N_PUBLIC_API_DISABLED).",
+                        base, status, reason, req->path);
+
+  if (SOUP_STATUS_IS_REDIRECTION (status))
+    {
+      const char *location = soup_message_headers_get_one (soup_message_get_response_headers (req->msg),
+                                                           "Location");
+
+      /* Redirects are not followed: the API key would go along to wherever
+       * they point. */
+      if (location != NULL && !has_control_chars (location))
+        return g_error_new (PRS_ERROR, PRS_ERROR_N8N_HTTP,
+                            "n8n at %s redirected the request (%u %s) to %s. "
+                            "Use the address n8n redirects to as the n8n URL.",
+                            base, status, reason, location);
+      return g_error_new (PRS_ERROR, PRS_ERROR_N8N_HTTP,
+                          "n8n at %s answered with a redirect (%u %s). "
+                          "Use the address n8n redirects to as the n8n URL.",
+                          base, status, reason);
+    }
+
+  return g_error_new (PRS_ERROR, PRS_ERROR_N8N_HTTP,
+                      "n8n at %s answered %u %s for %s%s.",
+                      base, status, reason, req->path, said);
+}
+
+static GError *
+not_json_error (PrsN8nClient *self,
+                Request      *req,
+                gsize         len)
+{
+  const char *content_type;
+
+  if (len == 0)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                        "n8n at %s answered with an empty body for %s. "
+                        "Check that the URL points to n8n.", self->base_url, req->path);
+
+  content_type = soup_message_headers_get_content_type (soup_message_get_response_headers (req->msg),
+                                                        NULL);
+  if (content_type != NULL && has_control_chars (content_type))
+    content_type = NULL;
+  return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                      "n8n at %s answered with something that is not JSON (%s) for %s. "
+                      "Check that the URL points to n8n and not to another web page.",
+                      self->base_url, content_type != NULL ? content_type : "no content type",
+                      req->path);
+}
+
+static GError *
+too_large_error (PrsN8nClient *self,
+                 Request      *req)
+{
+  g_autofree char *limit = g_format_size (self->max_response_size);
+
+  return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                      "n8n at %s sent an answer larger than %s for %s; Prosponsive does not "
+                      "read answers that large. Check that the URL points to n8n.",
+                      self->base_url, limit, req->path);
+}
+
+static GError *
+shape_error (PrsN8nClient *self,
+             const char   *path,
+             const char   *what)
+{
+  return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                      "n8n at %s answered %s with JSON of an unexpected shape: %s. "
+                      "Check that the URL points to n8n 1.x.", self->base_url, path, what);
+}
+
+/* One GET returning JSON -------------------------------------------------- */
+
+static void read_next_chunk (GTask *task);
+
+static void
+on_outer_cancelled (GCancellable *outer,
+                    gpointer      user_data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (user_data));
+}
+
+static void
+finish_request (GTask *task)
+{
+  PrsN8nClient *self = g_task_get_source_object (task);
+  Request *req = g_task_get_task_data (task);
+  g_autoptr(GBytes) body = g_byte_array_free_to_bytes (g_steal_pointer (&req->body));
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) error = NULL;
+  guint status = soup_message_get_status (req->msg);
+  const char *data;
+  gsize len;
+
+  g_clear_object (&req->stream);
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
+    {
+      g_task_return_error (task, status_error (self, req, body));
+      return;
+    }
+
+  data = g_bytes_get_data (body, &len);
+  parser = json_parser_new ();
+  if (len == 0 || !json_parser_load_from_data (parser, data, len, &error) ||
+      json_parser_get_root (parser) == NULL)
+    {
+      g_task_return_error (task, not_json_error (self, req, len));
+      return;
+    }
+
+  g_task_return_pointer (task, json_node_ref (json_parser_get_root (parser)),
+                         (GDestroyNotify) json_node_unref);
+}
+
+static void
+on_chunk_read (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsN8nClient *self = g_task_get_source_object (task);
+  Request *req = g_task_get_task_data (task);
+  g_autoptr(GBytes) chunk = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+
+  chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+  if (chunk == NULL)
+    {
+      g_task_return_error (task, transport_error (self, error));
+      return;
+    }
+
+  len = g_bytes_get_size (chunk);
+  if (len == 0)
+    {
+      finish_request (task);
+      return;
+    }
+
+  if (len > self->max_response_size - req->body->len)
+    {
+      /* Cancelling makes libsoup drop the connection instead of draining
+       * the rest of the body. */
+      g_cancellable_cancel (req->internal);
+      g_task_return_error (task, too_large_error (self, req));
+      return;
+    }
+
+  g_byte_array_append (req->body, g_bytes_get_data (chunk, NULL), len);
+  read_next_chunk (g_steal_pointer (&task));
+}
+
+static void
+read_next_chunk (GTask *task)
+{
+  Request *req = g_task_get_task_data (task);
+
+  g_input_stream_read_bytes_async (req->stream, READ_CHUNK_SIZE, G_PRIORITY_DEFAULT,
+                                   req->internal, on_chunk_read, task);
+}
+
+static void
+on_sent (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsN8nClient *self = g_task_get_source_object (task);
+  Request *req = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  SoupMessageHeaders *headers;
+
+  req->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
+  if (req->stream == NULL)
+    {
+      g_task_return_error (task, transport_error (self, error));
+      return;
+    }
+
+  g_debug ("n8n: GET %s%s → %u", self->base_url, req->path, soup_message_get_status (req->msg));
+
+  headers = soup_message_get_response_headers (req->msg);
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
+      soup_message_headers_get_content_length (headers) > (goffset) self->max_response_size)
+    {
+      g_cancellable_cancel (req->internal);
+      g_task_return_error (task, too_large_error (self, req));
+      return;
+    }
+
+  read_next_chunk (g_steal_pointer (&task));
+}
+
+/* @path_and_query is appended to the base URL; @path (no query) is what error
+ * messages show. Finishes with the parsed JSON root (a JsonNode). */
+static void
+get_json_async (PrsN8nClient        *self,
+                RequestKind          kind,
+                const char          *path,
+                const char          *path_and_query,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *url = NULL;
+  SoupMessageHeaders *headers;
+  Request *req;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, get_json_async);
+
+  if (self->config_error != NULL)
+    {
+      g_task_return_error (task, g_error_copy (self->config_error));
+      return;
+    }
+
+  req = g_new0 (Request, 1);
+  req->kind = kind;
+  req->path = g_strdup (path);
+  req->body = g_byte_array_new ();
+  req->internal = g_cancellable_new ();
+  g_task_set_task_data (task, req, request_free);
+
+  url = g_strconcat (self->base_url, path_and_query, NULL);
+  req->msg = soup_message_new (SOUP_METHOD_GET, url);
+  if (req->msg == NULL)
+    {
+      g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                               "Could not build a request URL from the n8n URL %s.",
+                               self->base_url);
+      return;
+    }
+  soup_message_add_flags (req->msg, SOUP_MESSAGE_NO_REDIRECT);
+
+  headers = soup_message_get_request_headers (req->msg);
+  soup_message_headers_replace (headers, "Accept", "application/json");
+  if (self->api_key[0] != '\0')
+    soup_message_headers_replace (headers, "X-N8N-API-KEY", self->api_key);
+
+  if (cancellable != NULL)
+    {
+      req->outer = g_object_ref (cancellable);
+      req->outer_handler = g_cancellable_connect (cancellable, G_CALLBACK (on_outer_cancelled),
+                                                  g_object_ref (req->internal), g_object_unref);
+    }
+
+  soup_session_send_async (self->session, req->msg, G_PRIORITY_DEFAULT, req->internal,
+                           on_sent, g_steal_pointer (&task));
+}
+
+static JsonNode *
+get_json_finish (PrsN8nClient  *self,
+                 GAsyncResult  *result,
+                 GError       **error)
+{
+  g_assert (g_task_is_valid (result, self));
+  g_assert (g_task_get_source_tag (G_TASK (result)) == get_json_async);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* List ------------------------------------------------------------------ */
+
+typedef struct
+{
+  gboolean    active_only;
+  GPtrArray  *items;         /* JsonObject* */
+  GHashTable *seen_cursors;
+  guint       pages;
+} ListData;
+
+static void
+list_data_free (gpointer data)
+{
+  ListData *list = data;
+
+  g_clear_pointer (&list->items, g_ptr_array_unref);
+  g_clear_pointer (&list->seen_cursors, g_hash_table_unref);
+  g_free (list);
+}
+
+static void on_page (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data);
+
+static void
+fetch_page (GTask      *task,
+            const char *cursor)
+{
+  PrsN8nClient *self = g_task_get_source_object (task);
+  ListData *list = g_task_get_task_data (task);
+  GString *path_and_query = g_string_new (WORKFLOWS_PATH "?");
+
+  if (list->active_only)
+    g_string_append (path_and_query, "active=true&");
+  g_string_append_printf (path_and_query, "limit=%d", PAGE_LIMIT);
+  if (cursor != NULL)
+    {
+      g_string_append (path_and_query, "&cursor=");
+      g_string_append_uri_escaped (path_and_query, cursor, NULL, FALSE);
+    }
+
+  list->pages++;
+  get_json_async (self, REQUEST_LIST, WORKFLOWS_PATH, path_and_query->str,
+                  g_task_get_cancellable (task), on_page, task);
+  g_string_free (path_and_query, TRUE);
+}
+
+static void
+on_page (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsN8nClient *self = PRS_N8N_CLIENT (source);
+  ListData *list = g_task_get_task_data (task);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *page;
+  JsonNode *data;
+  JsonNode *next;
+  JsonArray *items;
+  const char *cursor = NULL;
+
+  root = get_json_finish (self, result, &error);
+  if (root == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_task_return_error (task, shape_error (self, WORKFLOWS_PATH, "the answer is not an object"));
+      return;
+    }
+  page = json_node_get_object (root);
+
+  data = json_object_get_member (page, "data");
+  if (data == NULL || !JSON_NODE_HOLDS_ARRAY (data))
+    {
+      g_task_return_error (task, shape_error (self, WORKFLOWS_PATH,
+                                              data == NULL ? "“data” is missing"
+                                                           : "“data” is not an array"));
+      return;
+    }
+
+  items = json_node_get_array (data);
+  for (guint i = 0; i < json_array_get_length (items); i++)
+    {
+      JsonNode *item = json_array_get_element (items, i);
+
+      if (!JSON_NODE_HOLDS_OBJECT (item))
+        {
+          g_task_return_error (task, shape_error (self, WORKFLOWS_PATH,
+                                                  "an element of “data” is not an object"));
+          return;
+        }
+      g_ptr_array_add (list->items, json_object_ref (json_node_get_object (item)));
+    }
+
+  next = json_object_get_member (page, "nextCursor");
+  if (next != NULL && !JSON_NODE_HOLDS_NULL (next))
+    {
+      if (json_node_get_value_type (next) != G_TYPE_STRING)
+        {
+          g_task_return_error (task, shape_error (self, WORKFLOWS_PATH,
+                                                  "“nextCursor” is not a string"));
+          return;
+        }
+      cursor = json_node_get_string (next);
+      if (*cursor == '\0')
+        cursor = NULL;
+    }
+
+  if (cursor == NULL)
+    {
+      g_task_return_pointer (task, g_steal_pointer (&list->items),
+                             (GDestroyNotify) g_ptr_array_unref);
+      return;
+    }
+
+  /* n8n's cursor is an offset, so it never repeats; a server that repeats
+   * one (or never stops) would otherwise be paged forever. */
+  if (g_hash_table_contains (list->seen_cursors, cursor))
+    {
+      g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                               "n8n at %s returned the same page cursor twice while listing "
+                               "workflows (after %u pages); stopped to avoid an endless loop.",
+                               self->base_url, list->pages);
+      return;
+    }
+  if (list->pages >= MAX_PAGES)
+    {
+      g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                               "n8n at %s still had more workflows after %u pages; stopped to "
+                               "avoid an endless loop.", self->base_url, list->pages);
+      return;
+    }
+  g_hash_table_add (list->seen_cursors, g_strdup (cursor));
+
+  fetch_page (g_steal_pointer (&task), cursor);
+}
+
+void
+prs_n8n_client_list_workflows_async (PrsN8nClient        *self,
+                                     gboolean             active_only,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ListData *list;
+
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_n8n_client_list_workflows_async);
+
+  list = g_new0 (ListData, 1);
+  list->active_only = !!active_only;
+  list->items = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  list->seen_cursors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_task_set_task_data (task, list, list_data_free);
+
+  fetch_page (g_steal_pointer (&task), NULL);
+}
+
+GPtrArray *
+prs_n8n_client_list_workflows_finish (PrsN8nClient  *self,
+                                      GAsyncResult  *result,
+                                      GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_N8N_CLIENT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        prs_n8n_client_list_workflows_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* One workflow ------------------------------------------------------------ */
+
+static void
+on_workflow (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsN8nClient *self = PRS_N8N_CLIENT (source);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *path = g_task_get_task_data (task);
+
+  root = get_json_finish (self, result, &error);
+  if (root == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_task_return_error (task, shape_error (self, path, "the answer is not an object"));
+      return;
+    }
+
+  g_task_return_pointer (task, json_object_ref (json_node_get_object (root)),
+                         (GDestroyNotify) json_object_unref);
+}
+
+void
+prs_n8n_client_get_workflow_async (PrsN8nClient        *self,
+                                   const char          *id,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *escaped = NULL;
+  char *path;
+
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (id != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_n8n_client_get_workflow_async);
+
+  if (*id == '\0')
+    {
+      g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                               "A workflow id is needed to read a workflow from n8n.");
+      return;
+    }
+
+  escaped = g_uri_escape_string (id, NULL, FALSE);
+  path = g_strconcat (WORKFLOWS_PATH "/", escaped, NULL);
+  g_task_set_task_data (task, path, g_free);
+
+  get_json_async (self, REQUEST_WORKFLOW, path, path, cancellable, on_workflow,
+                  g_steal_pointer (&task));
+}
+
+JsonObject *
+prs_n8n_client_get_workflow_finish (PrsN8nClient  *self,
+                                    GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_N8N_CLIENT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        prs_n8n_client_get_workflow_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-service.c: creates and holds every core service; the window and the
+ * headless mode start the same one. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <glib/gi18n-lib.h>
+
+#include "prs-api-server.h"
+#include "prs-discovery.h"
+#include "prs-error.h"
+#include "prs-paths.h"
+#include "prs-service.h"
+
+struct _PrsService
+{
+  GObject        parent_instance;
+
+  char          *data_dir;
+  guint          port;
+  int            lock_fd;
+
+  PrsStore      *store;
+  PrsSecrets    *secrets;
+  PrsDiscovery  *discovery;
+  PrsApiServer  *api_server;
+  GSettings     *settings;
+};
+
+G_DEFINE_FINAL_TYPE (PrsService, prs_service, G_TYPE_OBJECT)
+
+PrsService *
+prs_service_new (const char *data_dir,
+                 guint       port)
+{
+  PrsService *self = g_object_new (PRS_TYPE_SERVICE, NULL);
+
+  self->data_dir = prs_paths_resolve_data_dir (data_dir);
+  self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
+
+  return self;
+}
+
+/* One instance per data folder: an advisory lock held for the process's
+ * life (released by the kernel even after SIGKILL). */
+static gboolean
+lock_data_dir (PrsService  *self,
+               GError     **error)
+{
+  g_autofree char *path = g_build_filename (self->data_dir, "instance.lock", NULL);
+
+  self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (self->lock_fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not open “%s”: %s"),
+                   path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (flock (self->lock_fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
+                   _("Prosponsive is already running with the data folder “%s”."), self->data_dir);
+      close (self->lock_fd);
+      self->lock_fd = -1;
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+update_schedule (PrsService *self)
+{
+  guint minutes = g_settings_get_uint (self->settings, "discovery-interval");
+
+  prs_discovery_set_schedule (self->discovery, MAX (minutes, 1) * 60);
+}
+
+static void
+on_interval_changed (GSettings  *settings,
+                     const char *key,
+                     PrsService *self)
+{
+  update_schedule (self);
+}
+
+gboolean
+prs_service_start (PrsService  *self,
+                   GError     **error)
+{
+  GSettingsSchemaSource *source;
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+
+  if (!prs_paths_ensure_data_dir (self->data_dir, error) ||
+      !lock_data_dir (self, error))
+    return FALSE;
+
+  self->store = prs_store_new (self->data_dir, error);
+  if (self->store == NULL)
+    return FALSE;
+
+  self->secrets = prs_secrets_new (self->data_dir);
+  self->discovery = prs_discovery_new (self->store, self->secrets);
+
+  self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
+  if (!prs_api_server_start (self->api_server, error))
+    return FALSE;
+
+  /* Discovery runs at startup and then every discovery-interval minutes. */
+  source = g_settings_schema_source_get_default ();
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema != NULL)
+    {
+      self->settings = g_settings_new (APP_ID);
+      g_signal_connect_object (self->settings, "changed::discovery-interval",
+                               G_CALLBACK (on_interval_changed), self, 0);
+      update_schedule (self);
+    }
+  else
+    {
+      g_message ("The GSettings schema %s is not installed; discovery runs every 15 minutes", APP_ID);
+      prs_discovery_set_schedule (self->discovery, 15 * 60);
+    }
+
+  return TRUE;
+}
+
+void
+prs_service_stop (PrsService *self)
+{
+  g_return_if_fail (PRS_IS_SERVICE (self));
+
+  if (self->discovery != NULL)
+    prs_discovery_set_schedule (self->discovery, 0);
+  if (self->api_server != NULL)
+    prs_api_server_stop (self->api_server);
+}
+
+const char *
+prs_service_get_data_dir (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->data_dir;
+}
+
+guint
+prs_service_get_port (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), 0);
+
+  return self->port;
+}
+
+PrsStore *
+prs_service_get_store (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->store;
+}
+
+PrsSecrets *
+prs_service_get_secrets (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->secrets;
+}
+
+PrsDiscovery *
+prs_service_get_discovery (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->discovery;
+}
+
+static void
+prs_service_dispose (GObject *object)
+{
+  PrsService *self = PRS_SERVICE (object);
+
+  prs_service_stop (self);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->api_server);
+  g_clear_object (&self->discovery);
+  g_clear_object (&self->secrets);
+  g_clear_object (&self->store);
+
+  G_OBJECT_CLASS (prs_service_parent_class)->dispose (object);
+}
+
+static void
+prs_service_finalize (GObject *object)
+{
+  PrsService *self = PRS_SERVICE (object);
+
+  if (self->lock_fd >= 0)
+    close (self->lock_fd);
+  g_free (self->data_dir);
+
+  G_OBJECT_CLASS (prs_service_parent_class)->finalize (object);
+}
+
+static void
+prs_service_class_init (PrsServiceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = prs_service_dispose;
+  object_class->finalize = prs_service_finalize;
+}
+
+static void
+prs_service_init (PrsService *self)
+{
+  self->lock_fd = -1;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-service.h: the context object. It creates and holds every core
+ * service (store, secrets, discovery, API server); the window and the
+ * headless mode start the same one. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "prs-discovery.h"
+#include "prs-secrets.h"
+#include "prs-store.h"
+
+G_BEGIN_DECLS
+
+#define PRS_TYPE_SERVICE (prs_service_get_type ())
+G_DECLARE_FINAL_TYPE (PrsService, prs_service, PRS, SERVICE, GObject)
+
+/* @port 0 means the default (3100). */
+PrsService *prs_service_new          (const char  *data_dir,
+                                      guint        port);
+/* Opens the store, then starts discovery's schedule and the API server. */
+gboolean    prs_service_start        (PrsService  *self,
+                                      GError     **error);
+void        prs_service_stop         (PrsService  *self);
+
+const char *prs_service_get_data_dir (PrsService  *self);
+guint       prs_service_get_port     (PrsService  *self);
+PrsStore   *prs_service_get_store    (PrsService  *self);
+PrsSecrets *prs_service_get_secrets  (PrsService  *self);
+PrsDiscovery *prs_service_get_discovery (PrsService *self);
+
+G_END_DECLS

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-workflow.h: an n8n workflow as Prosponsive reads it: identity, state,
+ * and the nodes discovery looks at. Built from untrusted JSON: every field
+ * is type-checked, anything unexpected is ignored or reported. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PRS_NODE_WEBHOOK     "n8n-nodes-base.webhook"
+#define PRS_NODE_CODE        "n8n-nodes-base.code"
+#define PRS_NODE_FUNCTION    "n8n-nodes-base.function"
+#define PRS_NODE_STICKY_NOTE "n8n-nodes-base.stickyNote"
+
+typedef struct
+{
+  char       *name;
+  char       *type;
+  gboolean    disabled;
+  char       *webhook_id;   /* NULL when absent or empty */
+  JsonObject *parameters;   /* never NULL (empty when absent or not an object) */
+} PrsWorkflowNode;
+
+typedef enum
+{
+  PRS_ACTIVE_UNKNOWN,       /* the JSON does not say (an export without "active") */
+  PRS_ACTIVE_NO,
+  PRS_ACTIVE_YES,
+} PrsActiveState;
+
+typedef struct
+{
+  char           *id;           /* NULL when absent */
+  char           *name;         /* "" when absent */
+  char           *description;  /* description, settings.description or meta.description: the first non-empty after trimming, trimmed; NULL when none */
+  char           *created_at;   /* NULL when absent */
+  PrsActiveState  active;
+  gboolean        archived;
+  GPtrArray      *nodes;        /* PrsWorkflowNode*, in node order; non-object entries skipped */
+} PrsWorkflow;
+
+/* Fails with PRS_ERROR_INVALID_INPUT when @node is not a JSON object with a
+ * "nodes" array. */
+PrsWorkflow *prs_workflow_new_from_json (JsonNode     *node,
+                                         GError      **error);
+void         prs_workflow_free          (PrsWorkflow  *workflow);
+
+/* The first enabled POST webhook node with a non-empty path (SPEC §2
+ * requirement 2), or NULL. */
+const PrsWorkflowNode *prs_workflow_find_entry_webhook (const PrsWorkflow *workflow);
+
+/* Helpers for type-checked reads of untrusted JSON objects: NULL / default
+ * when the member is absent or of another type. */
+const char  *prs_json_object_get_string (JsonObject   *object,
+                                         const char   *member);
+gboolean     prs_json_object_get_bool   (JsonObject   *object,
+                                         const char   *member,
+                                         gboolean      default_value);
+JsonObject  *prs_json_object_get_object (JsonObject   *object,
+                                         const char   *member);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsWorkflow, prs_workflow_free)
+
+G_END_DECLS

@@ -1,0 +1,1098 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for prs-store.c: opening, settings, discovery results, migrations,
+ * conversations and messages. Each test gets its own temporary folder. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
+
+#include "prs-error.h"
+#include "prs-store.h"
+#include "prs-store-private.h"
+
+typedef struct
+{
+  char *dir;
+  char *db_path;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->dir = g_dir_make_tmp ("prs-test-store-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
+}
+
+static void
+remove_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  remove_tree (fixture->dir);
+  g_free (fixture->dir);
+  g_free (fixture->db_path);
+}
+
+static guint
+file_mode (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return st.st_mode & 0777;
+}
+
+static PrsStore *
+open_store (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  PrsStore *store = prs_store_new_for_path (fixture->db_path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (store);
+  return store;
+}
+
+/* A tool as discovery makes it, with every kind of parameter. */
+static PrsTool *
+make_tool (const char *name,
+           const char *workflow_id)
+{
+  PrsTool *tool = prs_tool_new ();
+  g_autoptr(JsonNode) def_number = json_from_string ("10", NULL);
+  g_autoptr(JsonNode) def_array = json_from_string ("[\"a\",{\"b\":null}]", NULL);
+
+  tool->name = g_strdup (name);
+  tool->description = g_strdup ("Sends an email");
+  tool->description_source = PRS_DESCRIPTION_STICKY_NOTE;
+  tool->workflow_id = g_strdup (workflow_id);
+  tool->workflow_name = g_strdup ("Send email");
+  tool->created_at = g_strdup ("2024-05-01T10:00:00.000Z");
+  tool->webhook_path = g_strdup_printf ("%s-path", name);
+  tool->response_mode = g_strdup ("lastNode");
+  tool->webhook_id = g_strdup ("6f1c2c1e-aaaa-bbbb-cccc-000000000001");
+  tool->webhook_node_name = g_strdup ("Webhook");
+
+  g_ptr_array_add (tool->params, prs_param_new ("to", PRS_PARAM_STRING, TRUE, NULL));
+  g_ptr_array_add (tool->params, prs_param_new ("maxResults", PRS_PARAM_NUMBER, FALSE, def_number));
+  g_ptr_array_add (tool->params, prs_param_new ("labels", PRS_PARAM_ARRAY, FALSE, def_array));
+  g_ptr_array_add (tool->params, prs_param_new ("urgent", PRS_PARAM_BOOLEAN, FALSE, NULL));
+
+  return tool;
+}
+
+static GPtrArray *
+make_tools (const char * const *names)
+{
+  GPtrArray *tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *workflow_id = g_strdup_printf ("wf-%s", names[i]);
+
+      g_ptr_array_add (tools, make_tool (names[i], workflow_id));
+    }
+
+  return tools;
+}
+
+static JsonArray *
+make_checklists (const char *json)
+{
+  g_autoptr(JsonNode) node = json_from_string (json, NULL);
+
+  g_assert_nonnull (node);
+  return json_array_ref (json_node_get_array (node));
+}
+
+static void
+assert_tools_equal (const PrsTool *got,
+                    const PrsTool *expected)
+{
+  g_autoptr(JsonNode) got_json = prs_tool_to_json (got);
+  g_autoptr(JsonNode) expected_json = prs_tool_to_json (expected);
+
+  g_assert_true (json_node_equal (got_json, expected_json));
+  g_assert_cmpstr (got->webhook_id, ==, expected->webhook_id);
+  g_assert_cmpstr (got->webhook_node_name, ==, expected->webhook_node_name);
+  g_assert_cmpstr (got->created_at, ==, expected->created_at);
+  g_assert_cmpuint (got->params->len, ==, expected->params->len);
+}
+
+static void
+save_two_tools (PrsStore *store,
+                gint64    when)
+{
+  static const char * const names[] = { "send_email", "create_ticket", NULL };
+  g_autoptr(GPtrArray) tools = make_tools (names);
+  g_autoptr(JsonArray) checklists = make_checklists (
+    "[{\"workflowId\":\"wf-send_email\",\"workflowName\":\"Send email\",\"discoverable\":true,"
+    "  \"toolName\":\"send_email\",\"checks\":[{\"id\":\"webhook\",\"status\":\"pass\",\"message\":\"ok\"}]},"
+    " {\"workflowId\":\"wf-broken\",\"workflowName\":\"Broken\",\"discoverable\":false,"
+    "  \"toolName\":null,\"checks\":[{\"id\":\"webhook\",\"status\":\"fail\",\"message\":\"no webhook\"}]}]");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (prs_store_save_discovery (store, tools, checklists, when, &error));
+  g_assert_no_error (error);
+}
+
+/* ---- Opening -------------------------------------------------------------- */
+
+static void
+test_open_creates (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data_dir = g_build_filename (fixture->dir, "nested", "data", NULL);
+  g_autofree char *db_path = g_build_filename (data_dir, "prosponsive.db", NULL);
+  g_autofree char *wal_path = g_strconcat (db_path, "-wal", NULL);
+  g_autofree char *value = NULL;
+  g_autoptr(PrsStore) store = NULL;
+
+  store = prs_store_new (data_dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (store);
+
+  g_assert_cmpstr (prs_store_get_path (store), ==, db_path);
+  g_assert_cmpuint (file_mode (data_dir), ==, 0700);
+  g_assert_cmpuint (file_mode (db_path), ==, 0600);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, prs_store_get_latest_version ());
+  g_assert_cmpint (PRS_STORE_SCHEMA_VERSION, >=, 2);
+
+  g_assert_true (prs_store_set_setting (store, "n8n-url", "http://localhost:5678", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (wal_path, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (file_mode (wal_path), ==, 0600);
+
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  /* Opening again migrates nothing and keeps the data. */
+  store = prs_store_new (data_dir, &error);
+  g_assert_no_error (error);
+  value = prs_store_dup_setting (store, "n8n-url");
+  g_assert_cmpstr (value, ==, "http://localhost:5678");
+}
+
+static void
+test_open_permissions_tightened (Fixture       *fixture,
+                                 gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+
+  g_assert_true (g_file_set_contents (fixture->db_path, "", 0, NULL));
+  g_assert_cmpint (g_chmod (fixture->db_path, 0644), ==, 0);
+
+  store = open_store (fixture);
+  g_assert_cmpuint (file_mode (fixture->db_path), ==, 0600);
+}
+
+static void
+test_pragmas (Fixture       *fixture,
+              gconstpointer  user_data)
+{
+  static const struct { const char *name; const char *expected; } cases[] = {
+    { "journal_mode", "wal" },
+    { "synchronous", "2" },   /* FULL */
+    { "foreign_keys", "1" },
+    { "busy_timeout", "5000" },
+  };
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *version = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *value = prs_store_dup_pragma (store, cases[i].name, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (value, ==, cases[i].expected);
+    }
+
+  version = prs_store_dup_pragma (store, "user_version", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (atoi (version), ==, prs_store_get_latest_version ());
+
+  g_assert_null (prs_store_dup_pragma (store, "writable_schema", &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+}
+
+static void
+test_corrupt_file (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  static const char *contents[] = {
+    "this is not a database, just some text\n",
+    NULL,  /* 8 KiB of noise */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (contents); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrsStore) store = NULL;
+      g_autofree char *noise = NULL;
+
+      if (contents[i] != NULL)
+        g_assert_true (g_file_set_contents (fixture->db_path, contents[i], -1, NULL));
+      else
+        {
+          noise = g_malloc (8192);
+          for (guint j = 0; j < 8192; j++)
+            noise[j] = (char) g_random_int_range (0, 256);
+          g_assert_true (g_file_set_contents (fixture->db_path, noise, 8192, NULL));
+        }
+
+      store = prs_store_new_for_path (fixture->db_path, &error);
+      g_assert_null (store);
+      g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+      g_assert_nonnull (strstr (error->message, fixture->db_path));
+      g_test_message ("corrupt file %u: %s", i, error->message);
+    }
+}
+
+static void
+test_open_missing_folder (Fixture       *fixture,
+                          gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (fixture->dir, "missing", "x.db", NULL);
+  g_autoptr(PrsStore) store = prs_store_new_for_path (path, &error);
+
+  g_assert_null (store);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+}
+
+/* ---- Settings ------------------------------------------------------------- */
+
+static void
+test_settings (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+
+  g_assert_null (prs_store_dup_setting (store, "n8n-url"));
+
+  g_assert_true (prs_store_set_setting (store, "n8n-url", "http://a", &error));
+  g_assert_no_error (error);
+  value = prs_store_dup_setting (store, "n8n-url");
+  g_assert_cmpstr (value, ==, "http://a");
+  g_clear_pointer (&value, g_free);
+
+  g_assert_true (prs_store_set_setting (store, "n8n-url", "http://b ’ünïcode’", &error));
+  g_assert_no_error (error);
+  value = prs_store_dup_setting (store, "n8n-url");
+  g_assert_cmpstr (value, ==, "http://b ’ünïcode’");
+  g_clear_pointer (&value, g_free);
+
+  /* Quotes and SQL in values are only data. */
+  g_assert_true (prs_store_set_setting (store, "x'); DROP TABLE settings; --", "'\"", &error));
+  g_assert_no_error (error);
+  value = prs_store_dup_setting (store, "x'); DROP TABLE settings; --");
+  g_assert_cmpstr (value, ==, "'\"");
+  g_clear_pointer (&value, g_free);
+
+  g_assert_true (prs_store_set_setting (store, "n8n-url", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (prs_store_dup_setting (store, "n8n-url"));
+
+  /* Deleting what is not there is fine. */
+  g_assert_true (prs_store_set_setting (store, "n8n-url", NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* ---- Discovery ------------------------------------------------------------ */
+
+static void
+test_discovery_save_and_list (Fixture       *fixture,
+                              gconstpointer  user_data)
+{
+  static const char * const names[] = { "send_email", "create_ticket", NULL };
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GPtrArray) expected = make_tools (names);
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(JsonArray) checks = NULL;
+  g_autoptr(GError) error = NULL;
+  const PrsTool *tool;
+  JsonObject *check;
+
+  save_two_tools (store, 1700000000);
+
+  tools = prs_store_list_tools (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 2);
+
+  /* Ordered by name. */
+  tool = g_ptr_array_index (tools, 0);
+  g_assert_cmpstr (tool->name, ==, "create_ticket");
+  assert_tools_equal (tool, g_ptr_array_index (expected, 1));
+  g_assert_cmpint (tool->discovered_at, ==, 1700000000);
+
+  tool = g_ptr_array_index (tools, 1);
+  g_assert_cmpstr (tool->name, ==, "send_email");
+  assert_tools_equal (tool, g_ptr_array_index (expected, 0));
+
+  /* Parameters with their defaults survive. */
+  {
+    const PrsParam *labels = g_ptr_array_index (tool->params, 2);
+    g_autoptr(JsonNode) def = json_from_string ("[\"a\",{\"b\":null}]", NULL);
+
+    g_assert_cmpstr (labels->name, ==, "labels");
+    g_assert_cmpint (labels->type, ==, PRS_PARAM_ARRAY);
+    g_assert_false (labels->required);
+    g_assert_true (json_node_equal (labels->default_value, def));
+    g_assert_true (((const PrsParam *) g_ptr_array_index (tool->params, 0))->required);
+    g_assert_null (((const PrsParam *) g_ptr_array_index (tool->params, 3))->default_value);
+  }
+
+  checks = prs_store_list_workflow_checks (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (checks), ==, 2);
+  check = json_array_get_object_element (checks, 0);
+  g_assert_cmpstr (json_object_get_string_member (check, "workflowId"), ==, "wf-send_email");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (check, "checks")), ==, 1);
+  check = json_array_get_object_element (checks, 1);
+  g_assert_cmpstr (json_object_get_string_member (check, "workflowId"), ==, "wf-broken");
+  g_assert_true (json_object_get_null_member (check, "toolName"));
+}
+
+static void
+test_discovery_replaces (Fixture       *fixture,
+                         gconstpointer  user_data)
+{
+  static const char * const second[] = { "lookup_customer", NULL };
+  static const char * const duplicate[] = { "a_tool", "a_tool", NULL };
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GPtrArray) new_tools = make_tools (second);
+  g_autoptr(GPtrArray) bad_tools = make_tools (duplicate);
+  g_autoptr(GPtrArray) good_tools = make_tools (duplicate + 1);
+  g_autoptr(JsonArray) checklists = make_checklists (
+    "[{\"workflowId\":\"wf-lookup_customer\",\"workflowName\":\"Lookup\",\"discoverable\":true,"
+    "  \"toolName\":\"lookup_customer\",\"checks\":[]}]");
+  g_autoptr(JsonArray) bad_checklists = make_checklists ("[{\"workflowName\":\"no id\"}]");
+  g_autoptr(JsonArray) checks = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 attempt, success;
+
+  save_two_tools (store, 1000);
+
+  g_assert_true (prs_store_save_discovery (store, new_tools, checklists, 2000, &error));
+  g_assert_no_error (error);
+
+  tools = prs_store_list_tools (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 1);
+  g_assert_cmpstr (((PrsTool *) g_ptr_array_index (tools, 0))->name, ==, "lookup_customer");
+  g_clear_pointer (&tools, g_ptr_array_unref);
+
+  checks = prs_store_list_workflow_checks (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (checks), ==, 1);
+  g_clear_pointer (&checks, json_array_unref);
+
+  /* A set that cannot be stored whole changes nothing: two tools of one name… */
+  g_assert_false (prs_store_save_discovery (store, bad_tools, NULL, 3000, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+  g_clear_error (&error);
+
+  /* …or a checklist without a workflow id, after valid tools. */
+  g_assert_false (prs_store_save_discovery (store, good_tools, bad_checklists,
+                                            3000, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+
+  tools = prs_store_list_tools (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 1);
+  g_assert_cmpstr (((PrsTool *) g_ptr_array_index (tools, 0))->name, ==, "lookup_customer");
+  checks = prs_store_list_workflow_checks (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (checks), ==, 1);
+
+  prs_store_get_discovery_status (store, &attempt, &success, NULL);
+  g_assert_cmpint (attempt, ==, 2000);
+  g_assert_cmpint (success, ==, 2000);
+
+  /* An empty result is a result: it empties the set. */
+  g_assert_true (prs_store_save_discovery (store, NULL, NULL, 4000, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&tools, g_ptr_array_unref);
+  tools = prs_store_list_tools (store, &error);
+  g_assert_cmpuint (tools->len, ==, 0);
+}
+
+static void
+test_discovery_failure_keeps_tools (Fixture       *fixture,
+                                    gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *last_error = NULL;
+  gint64 attempt = -1, success = -1;
+
+  prs_store_get_discovery_status (store, &attempt, &success, &last_error);
+  g_assert_cmpint (attempt, ==, 0);
+  g_assert_cmpint (success, ==, 0);
+  g_assert_null (last_error);
+  prs_store_get_discovery_status (store, NULL, NULL, NULL);
+
+  /* A failure before any success. */
+  g_assert_true (prs_store_record_discovery_failure (store, "n8n is not running", 500, &error));
+  g_assert_no_error (error);
+  prs_store_get_discovery_status (store, &attempt, &success, &last_error);
+  g_assert_cmpint (attempt, ==, 500);
+  g_assert_cmpint (success, ==, 0);
+  g_assert_cmpstr (last_error, ==, "n8n is not running");
+  g_clear_pointer (&last_error, g_free);
+
+  save_two_tools (store, 1000);
+  prs_store_get_discovery_status (store, &attempt, &success, &last_error);
+  g_assert_cmpint (attempt, ==, 1000);
+  g_assert_cmpint (success, ==, 1000);
+  g_assert_null (last_error);
+
+  g_assert_true (prs_store_record_discovery_failure (store, "The API key was rejected", 2000, &error));
+  g_assert_no_error (error);
+
+  tools = prs_store_list_tools (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 2);
+
+  prs_store_get_discovery_status (store, &attempt, &success, &last_error);
+  g_assert_cmpint (attempt, ==, 2000);
+  g_assert_cmpint (success, ==, 1000);
+  g_assert_cmpstr (last_error, ==, "The API key was rejected");
+}
+
+static void
+test_lookup_tool (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsTool) expected = make_tool ("send_email", "wf-send_email");
+  g_autoptr(PrsTool) tool = NULL;
+  g_autoptr(PrsTool) missing = NULL;
+  g_autoptr(GError) error = NULL;
+
+  save_two_tools (store, 1234);
+
+  tool = prs_store_lookup_tool (store, "send_email", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (tool);
+  assert_tools_equal (tool, expected);
+  g_assert_cmpint (tool->discovered_at, ==, 1234);
+
+  missing = prs_store_lookup_tool (store, "no_such_tool", &error);
+  g_assert_null (missing);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+}
+
+/* ---- Migrations ----------------------------------------------------------- */
+
+static void
+test_migration_1 (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* Version 0: a database that has not been set up yet. */
+  store = prs_store_new_at_version (fixture->db_path, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 0);
+  g_assert_null (prs_store_dup_setting (store, "n8n-url"));
+  g_assert_false (prs_store_set_setting (store, "n8n-url", "x", &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+  g_clear_error (&error);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 1);
+  g_assert_true (prs_store_set_setting (store, "n8n-url", "http://x", &error));
+  g_assert_no_error (error);
+  save_two_tools (store, 42);
+}
+
+static void
+test_migration_2 (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(JsonArray) checks = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsTool) expected = make_tool ("send_email", "wf-send_email");
+  g_autofree char *setting = NULL;
+  g_autofree char *last_error = NULL;
+  g_autofree char *id = NULL;
+  gint64 attempt, success;
+  gboolean created = FALSE;
+
+  /* A version-1 database with data in every table. */
+  store = prs_store_new_at_version (fixture->db_path, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 1);
+  g_assert_true (prs_store_set_setting (store, "n8n-url", "http://n8n:5678", &error));
+  g_assert_no_error (error);
+  save_two_tools (store, 1000);
+  g_assert_true (prs_store_record_discovery_failure (store, "down", 2000, &error));
+  g_assert_no_error (error);
+  g_assert_false (prs_store_resolve_conversation (store, "inbox", &id, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+  g_clear_error (&error);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  /* Opening at an older version never downgrades. */
+  store = prs_store_new_at_version (fixture->db_path, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 1);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_for_path (fixture->db_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 2);
+
+  setting = prs_store_dup_setting (store, "n8n-url");
+  g_assert_cmpstr (setting, ==, "http://n8n:5678");
+
+  tools = prs_store_list_tools (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 2);
+  assert_tools_equal (g_ptr_array_index (tools, 1), expected);
+
+  checks = prs_store_list_workflow_checks (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (checks), ==, 2);
+
+  prs_store_get_discovery_status (store, &attempt, &success, &last_error);
+  g_assert_cmpint (attempt, ==, 2000);
+  g_assert_cmpint (success, ==, 1000);
+  g_assert_cmpstr (last_error, ==, "down");
+
+  /* And the new tables work. */
+  g_assert_true (prs_store_resolve_conversation (store, "inbox", &id, &created, &error));
+  g_assert_no_error (error);
+  g_assert_true (created);
+}
+
+/* ---- Conversations -------------------------------------------------------- */
+
+static void
+test_resolve_conversation (Fixture       *fixture,
+                           gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) list = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *other = NULL;
+  gboolean created = FALSE;
+  JsonObject *conversation;
+
+  g_assert_true (prs_store_resolve_conversation (store, "Support Inbox", &id, &created, &error));
+  g_assert_no_error (error);
+  g_assert_true (created);
+  g_assert_true (g_uuid_string_is_valid (id));
+
+  g_assert_true (prs_store_resolve_conversation (store, "Support Inbox", &again, &created, &error));
+  g_assert_no_error (error);
+  g_assert_false (created);
+  g_assert_cmpstr (again, ==, id);
+
+  /* Matched exactly. */
+  g_assert_true (prs_store_resolve_conversation (store, "support inbox", &other, &created, &error));
+  g_assert_no_error (error);
+  g_assert_true (created);
+  g_assert_cmpstr (other, !=, id);
+
+  g_assert_false (prs_store_resolve_conversation (store, "", NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+
+  g_assert_true (prs_store_has_conversation (store, id));
+  g_assert_false (prs_store_has_conversation (store, "no-such-id"));
+  g_assert_false (prs_store_has_conversation (store, NULL));
+
+  g_assert_true (prs_store_rename_conversation (store, id, "Customer support", &error));
+  g_assert_no_error (error);
+  g_assert_false (prs_store_rename_conversation (store, "no-such-id", "x", &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_true (prs_store_set_conversation_default_agent (store, id, "agent-1", &error));
+  g_assert_no_error (error);
+
+  /* Renaming keeps the slug: resolving still finds it. */
+  g_clear_pointer (&again, g_free);
+  g_assert_true (prs_store_resolve_conversation (store, "Support Inbox", &again, &created, &error));
+  g_assert_false (created);
+  g_assert_cmpstr (again, ==, id);
+
+  list = prs_store_list_conversations (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (list), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      conversation = json_array_get_object_element (list, i);
+      if (g_strcmp0 (json_object_get_string_member (conversation, "id"), id) != 0)
+        continue;
+
+      g_assert_cmpstr (json_object_get_string_member (conversation, "slug"), ==, "Support Inbox");
+      g_assert_cmpstr (json_object_get_string_member (conversation, "title"), ==, "Customer support");
+      g_assert_cmpstr (json_object_get_string_member (conversation, "defaultAgent"), ==, "agent-1");
+      g_assert_cmpint (json_object_get_int_member (conversation, "messageCount"), ==, 0);
+      g_assert_cmpint (json_object_get_int_member (conversation, "unreadCount"), ==, 0);
+      g_assert_true (g_str_has_suffix (json_object_get_string_member (conversation, "createdAt"), "Z"));
+      {
+        g_autoptr(GDateTime) when = g_date_time_new_from_iso8601 (
+          json_object_get_string_member (conversation, "updatedAt"), NULL);
+
+        g_assert_nonnull (when);
+      }
+    }
+}
+
+typedef struct
+{
+  const char *db_path;
+  GMutex      mutex;
+  GCond       cond;
+  guint       ready;
+  gboolean    go;
+} ResolveRace;
+
+typedef struct
+{
+  char     *id;
+  gboolean  created;
+} ResolveResult;
+
+#define N_RESOLVE_THREADS 8
+
+static gpointer
+resolve_thread (gpointer data)
+{
+  ResolveRace *race = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = prs_store_new_for_path (race->db_path, &error);
+  ResolveResult *result = g_new0 (ResolveResult, 1);
+
+  g_assert_no_error (error);
+
+  /* Start all together, each with its own connection already open. */
+  g_mutex_lock (&race->mutex);
+  race->ready++;
+  g_cond_broadcast (&race->cond);
+  while (!race->go)
+    g_cond_wait (&race->cond, &race->mutex);
+  g_mutex_unlock (&race->mutex);
+
+  g_assert_true (prs_store_resolve_conversation (store, "shared", &result->id,
+                                                 &result->created, &error));
+  g_assert_no_error (error);
+
+  return result;
+}
+
+static void
+test_resolve_concurrent (Fixture       *fixture,
+                         gconstpointer  user_data)
+{
+  ResolveRace race = { fixture->db_path, };
+  GThread *threads[N_RESOLVE_THREADS];
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(JsonArray) list = NULL;
+  g_autofree char *first_id = NULL;
+  guint n_created = 0;
+
+  g_mutex_init (&race.mutex);
+  g_cond_init (&race.cond);
+
+  for (guint i = 0; i < N_RESOLVE_THREADS; i++)
+    threads[i] = g_thread_new ("resolve", resolve_thread, &race);
+
+  g_mutex_lock (&race.mutex);
+  while (race.ready < N_RESOLVE_THREADS)
+    g_cond_wait (&race.cond, &race.mutex);
+  race.go = TRUE;
+  g_cond_broadcast (&race.cond);
+  g_mutex_unlock (&race.mutex);
+
+  for (guint i = 0; i < N_RESOLVE_THREADS; i++)
+    {
+      ResolveResult *result = g_thread_join (threads[i]);
+
+      if (result->created)
+        n_created++;
+      if (first_id == NULL)
+        first_id = g_strdup (result->id);
+      g_assert_cmpstr (result->id, ==, first_id);
+
+      g_free (result->id);
+      g_free (result);
+    }
+
+  g_assert_cmpuint (n_created, ==, 1);
+
+  list = prs_store_list_conversations (store, NULL);
+  g_assert_cmpuint (json_array_get_length (list), ==, 1);
+
+  g_mutex_clear (&race.mutex);
+  g_cond_clear (&race.cond);
+}
+
+/* ---- Messages ------------------------------------------------------------- */
+
+static char *
+resolve (PrsStore   *store,
+         const char *slug)
+{
+  g_autoptr(GError) error = NULL;
+  char *id = NULL;
+
+  g_assert_true (prs_store_resolve_conversation (store, slug, &id, NULL, &error));
+  g_assert_no_error (error);
+  return id;
+}
+
+static JsonObject *
+find_conversation (JsonArray  *list,
+                   const char *id)
+{
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *object = json_array_get_object_element (list, i);
+
+      if (g_strcmp0 (json_object_get_string_member (object, "id"), id) == 0)
+        return object;
+    }
+
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+test_messages (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autofree char *conversation_id = resolve (store, "inbox");
+  g_autofree char *other_id = resolve (store, "other");
+  g_autofree char *user_id = NULL;
+  g_autofree char *inbound_id = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) expected_context = json_from_string ("{\"openLink\":{\"url\":\"https://x\",\"label\":\"X\"},\"n\":[1,2]}", NULL);
+  g_autoptr(JsonArray) list = NULL;
+  g_autoptr(JsonArray) conversations = NULL;
+  JsonObject *object;
+  gint64 seq = 0;
+  PrsMessageInsert user = {
+    .conversation_id = conversation_id,
+    .kind = "user",
+    .content = "Hello",
+  };
+  PrsMessageInsert inbound = {
+    .conversation_id = conversation_id,
+    .kind = "inbound",
+    .content = "Summarise this mail",
+    .status = "pending",
+    .agent_id = "agent-1",
+    .context_json = "{\"openLink\":{\"url\":\"https://x\",\"label\":\"X\"},\"n\":[1,2]}",
+    .execution_json = "{\"workflowId\":\"wf1\",\"executionId\":\"42\"}",
+    .dedup_key = "exec:wf1:42:abc",
+  };
+  PrsMessageInsert other = { .conversation_id = other_id, .kind = "notice", .content = "x" };
+  PrsMessageInsert bad;
+
+  g_assert_true (prs_store_insert_message (store, &user, &user_id, &seq, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (seq, ==, 1);
+  g_assert_true (g_uuid_string_is_valid (user_id));
+
+  /* Sequence numbers are per conversation. */
+  g_assert_true (prs_store_insert_message (store, &other, NULL, &seq, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (seq, ==, 1);
+
+  g_assert_true (prs_store_insert_message (store, &inbound, &inbound_id, &seq, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (seq, ==, 2);
+
+  node = prs_store_get_message (store, inbound_id, &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (node);
+  g_assert_cmpstr (json_object_get_string_member (object, "id"), ==, inbound_id);
+  g_assert_cmpstr (json_object_get_string_member (object, "conversationId"), ==, conversation_id);
+  g_assert_cmpint (json_object_get_int_member (object, "seq"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (object, "kind"), ==, "inbound");
+  g_assert_cmpstr (json_object_get_string_member (object, "content"), ==, "Summarise this mail");
+  g_assert_cmpstr (json_object_get_string_member (object, "status"), ==, "pending");
+  g_assert_cmpstr (json_object_get_string_member (object, "agentId"), ==, "agent-1");
+  g_assert_true (json_node_equal (json_object_get_member (object, "context"), expected_context));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "execution"),
+                                                  "executionId"), ==, "42");
+  g_assert_true (json_object_get_null_member (object, "extra"));
+  {
+    g_autoptr(GDateTime) created_at = g_date_time_new_from_iso8601 (
+      json_object_get_string_member (object, "createdAt"), NULL);
+
+    g_assert_nonnull (created_at);
+  }
+  g_clear_pointer (&node, json_node_unref);
+
+  /* A message without optional fields reads back with nulls. */
+  node = prs_store_get_message (store, user_id, &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (node);
+  g_assert_true (json_object_get_null_member (object, "status"));
+  g_assert_true (json_object_get_null_member (object, "context"));
+  g_assert_true (json_object_get_null_member (object, "agentId"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Update keeps what is passed as NULL. */
+  g_assert_true (prs_store_update_message (store, inbound_id, "completed", NULL,
+                                           "{\"usage\":{\"inputTokens\":3}}", &error));
+  g_assert_no_error (error);
+  node = prs_store_get_message (store, inbound_id, &error);
+  object = json_node_get_object (node);
+  g_assert_cmpstr (json_object_get_string_member (object, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (object, "content"), ==, "Summarise this mail");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (
+    json_object_get_object_member (object, "extra"), "usage"), "inputTokens"), ==, 3);
+  g_clear_pointer (&node, json_node_unref);
+
+  g_assert_false (prs_store_update_message (store, "no-such-message", "failed", NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_false (prs_store_update_message (store, inbound_id, NULL, NULL, "{not json", &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+
+  g_assert_null (prs_store_get_message (store, "no-such-message", &error));
+  g_assert_no_error (error);
+  g_assert_null (prs_store_get_message (store, NULL, &error));
+
+  /* Counts and order. */
+  conversations = prs_store_list_conversations (store, &error);
+  g_assert_no_error (error);
+  object = find_conversation (conversations, conversation_id);
+  g_assert_cmpint (json_object_get_int_member (object, "messageCount"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (object, "unreadCount"), ==, 2);
+  /* The most recently written conversation comes first. */
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (conversations, 0), "id"),
+                   ==, conversation_id);
+  g_clear_pointer (&conversations, json_array_unref);
+
+  g_assert_true (prs_store_mark_conversation_read (store, conversation_id, &error));
+  g_assert_no_error (error);
+  conversations = prs_store_list_conversations (store, &error);
+  object = find_conversation (conversations, conversation_id);
+  g_assert_cmpint (json_object_get_int_member (object, "unreadCount"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (object, "messageCount"), ==, 2);
+
+  list = prs_store_list_messages (store, conversation_id, 0, 100, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (list), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 0), "id"), ==, user_id);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (list, 1), "id"), ==, inbound_id);
+
+  /* Refusals. */
+  bad = (PrsMessageInsert) { .conversation_id = "no-such-conversation", .kind = "user" };
+  g_assert_false (prs_store_insert_message (store, &bad, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  bad = (PrsMessageInsert) { .conversation_id = conversation_id, .kind = "inbound",
+                             .context_json = "{\"a\":" };
+  g_assert_false (prs_store_insert_message (store, &bad, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+
+  bad = (PrsMessageInsert) { .conversation_id = conversation_id, .kind = NULL };
+  g_assert_false (prs_store_insert_message (store, &bad, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+}
+
+static void
+test_messages_dedup (Fixture       *fixture,
+                     gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autofree char *conversation_id = resolve (store, "inbox");
+  g_autofree char *other_id = resolve (store, "other");
+  g_autofree char *first_id = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *second_id = NULL;
+  g_autoptr(JsonArray) conversations = NULL;
+  g_autoptr(JsonArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 seq = 0;
+  PrsMessageInsert message = {
+    .conversation_id = conversation_id,
+    .kind = "inbound",
+    .content = "Hi",
+    .dedup_key = "idem:<msg-1@example.com>",
+  };
+
+  g_assert_null (prs_store_find_message_by_dedup_key (store, "idem:<msg-1@example.com>"));
+  g_assert_null (prs_store_find_message_by_dedup_key (store, NULL));
+
+  g_assert_true (prs_store_insert_message (store, &message, &first_id, &seq, &error));
+  g_assert_no_error (error);
+
+  found = prs_store_find_message_by_dedup_key (store, "idem:<msg-1@example.com>");
+  g_assert_cmpstr (found, ==, first_id);
+
+  /* The same key, even in another conversation, is refused and changes nothing. */
+  g_assert_false (prs_store_insert_message (store, &message, &second_id, &seq, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+  g_assert_null (second_id);
+  message.conversation_id = other_id;
+  g_assert_false (prs_store_insert_message (store, &message, &second_id, &seq, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+
+  conversations = prs_store_list_conversations (store, &error);
+  g_assert_cmpint (json_object_get_int_member (find_conversation (conversations, conversation_id),
+                                               "messageCount"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (find_conversation (conversations, other_id),
+                                               "messageCount"), ==, 0);
+  list = prs_store_list_messages (store, other_id, 0, 10, &error);
+  g_assert_cmpuint (json_array_get_length (list), ==, 0);
+
+  /* Messages without a key never collide. */
+  message.dedup_key = NULL;
+  g_assert_true (prs_store_insert_message (store, &message, NULL, &seq, &error));
+  g_assert_true (prs_store_insert_message (store, &message, NULL, &seq, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (seq, ==, 2);
+}
+
+static void
+test_messages_paging (Fixture       *fixture,
+                      gconstpointer  user_data)
+{
+  const guint n_messages = 1000;
+  const guint page_size = 64;
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autofree char *conversation_id = resolve (store, "long");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) conversations = NULL;
+  gint64 after = 0;
+  guint seen = 0;
+  guint pages = 0;
+
+  for (guint i = 0; i < n_messages; i++)
+    {
+      g_autofree char *content = g_strdup_printf ("message %u", i + 1);
+      PrsMessageInsert message = {
+        .conversation_id = conversation_id,
+        .kind = i % 2 == 0 ? "user" : "assistant",
+        .content = content,
+      };
+      gint64 seq;
+
+      g_assert_true (prs_store_insert_message (store, &message, NULL, &seq, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (seq, ==, i + 1);
+    }
+
+  for (;;)
+    {
+      g_autoptr(JsonArray) page = prs_store_list_messages (store, conversation_id, after,
+                                                           page_size, &error);
+      guint len;
+
+      g_assert_no_error (error);
+      len = json_array_get_length (page);
+      if (len == 0)
+        break;
+      g_assert_cmpuint (len, <=, page_size);
+      pages++;
+
+      for (guint i = 0; i < len; i++)
+        {
+          JsonObject *message = json_array_get_object_element (page, i);
+          g_autofree char *expected = g_strdup_printf ("message %u", seen + 1);
+
+          g_assert_cmpint (json_object_get_int_member (message, "seq"), ==, after + 1);
+          g_assert_cmpstr (json_object_get_string_member (message, "content"), ==, expected);
+          after = json_object_get_int_member (message, "seq");
+          seen++;
+        }
+    }
+
+  g_assert_cmpuint (seen, ==, n_messages);
+  g_assert_cmpuint (pages, ==, (n_messages + page_size - 1) / page_size);
+
+  {
+    g_autoptr(JsonArray) tail = prs_store_list_messages (store, conversation_id, 990, 50, &error);
+
+    g_assert_cmpuint (json_array_get_length (tail), ==, 10);
+  }
+
+  conversations = prs_store_list_conversations (store, &error);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (conversations, 0),
+                                               "messageCount"), ==, n_messages);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/prs/store/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("open/creates", test_open_creates);
+  ADD ("open/permissions-tightened", test_open_permissions_tightened);
+  ADD ("open/pragmas", test_pragmas);
+  ADD ("open/corrupt-file", test_corrupt_file);
+  ADD ("open/missing-folder", test_open_missing_folder);
+  ADD ("settings", test_settings);
+  ADD ("discovery/save-and-list", test_discovery_save_and_list);
+  ADD ("discovery/replaces-atomically", test_discovery_replaces);
+  ADD ("discovery/failure-keeps-tools", test_discovery_failure_keeps_tools);
+  ADD ("discovery/lookup-tool", test_lookup_tool);
+  ADD ("migration/1", test_migration_1);
+  ADD ("migration/2", test_migration_2);
+  ADD ("conversations/resolve", test_resolve_conversation);
+  ADD ("conversations/resolve-concurrent", test_resolve_concurrent);
+  ADD ("messages/insert-get-update", test_messages);
+  ADD ("messages/dedup-key", test_messages_dedup);
+  ADD ("messages/paging", test_messages_paging);
+
+#undef ADD
+
+  return g_test_run ();
+}
