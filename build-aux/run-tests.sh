@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# The whole test suite, from a clean clone on Debian 12: installs what is
+# missing (Debian packages; a real n8n from npm, cached outside the
+# repository), builds, and runs every meson suite (unit, api, ui, n8n, data)
+# under a virtual X server. Extra arguments go to `meson test` (for
+# example --suite unit).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${PROSPONSIVE_BUILD_DIR:-_build}
+
+bash build-aux/install-deps.sh
+
+# The n8n suite needs a real n8n; installing it takes minutes once, then
+# seconds (the cache lives in ~/.cache/prosponsive-tests).
+echo "run-tests: n8n at $(bash tests/n8n/install-n8n.sh)"
+
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" --buildtype=debugoptimized
+fi
+ninja -C "$build"
+
+status=0
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
+  meson test -C "$build" --print-errorlogs --num-processes 2 "$@" || status=$?
+
+# One plain closing line that any CI reader understands.
+python3 - "$build/meson-logs/testlog.json" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+with open(sys.argv[1]) as log:
+    for line in log:
+        result = json.loads(line).get("result")
+        if result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif result == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+exit $status
