@@ -463,6 +463,13 @@ run_data_free (RunData *data)
 }
 
 static void
+json_object_unref_nullable (gpointer object)
+{
+  if (object != NULL)
+    json_object_unref (object);
+}
+
+static void
 set_running (PrsDiscovery *self,
              gboolean      running)
 {
@@ -614,7 +621,7 @@ list_cb (GObject      *source,
       return;
     }
 
-  data->full = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  data->full = g_ptr_array_new_with_free_func (json_object_unref_nullable);
   g_ptr_array_set_size (data->full, data->listed->len);
 
   get_next (task);

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for a discovery run and its schedule against a scripted n8n
+ * (SoupServer on 127.0.0.1): tools are stored; a rejected key or an n8n
+ * that went away is recorded and keeps the previous tools. The real n8n is
+ * exercised by the n8n suite. */
+#include <string.h>
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+
+#include "prs-discovery.h"
+#include "prs-error.h"
+
+#define API_KEY "scripted-key"
+
+typedef struct
+{
+  SoupServer   *server;
+  char         *base_url;
+  char         *data_dir;
+  PrsStore     *store;
+  PrsSecrets   *secrets;
+  PrsDiscovery *discovery;
+  gboolean      reject;
+  guint         lists;
+} Fixture;
+
+#define HOOK(path) \
+  "{\"name\":\"Webhook\",\"type\":\"n8n-nodes-base.webhook\",\"webhookId\":\"id-" path "\"," \
+  "\"parameters\":{\"httpMethod\":\"POST\",\"path\":\"" path "\",\"responseMode\":\"lastNode\"}}"
+
+static const char *
+workflow_json (const char *id,
+               gboolean    full)
+{
+  if (g_str_equal (id, "w1"))
+    return full ? "{\"id\":\"w1\",\"name\":\"Email Move To Folder\",\"active\":true,\"description\":\"Moves an email.\","
+                  "\"createdAt\":\"2026-01-01T00:00:00.000Z\",\"nodes\":[" HOOK ("move") ","
+                  "{\"name\":\"Code\",\"type\":\"n8n-nodes-base.code\",\"parameters\":{\"jsCode\":\"const uid = body.uid;\"}}]}"
+                : "{\"id\":\"w1\",\"name\":\"Email Move To Folder\",\"active\":true,\"nodes\":[]}";
+  if (g_str_equal (id, "w2"))
+    return "{\"id\":\"w2\",\"name\":\"Hello\",\"active\":true,\"createdAt\":\"2026-01-02T00:00:00.000Z\",\"nodes\":[" HOOK ("hello") "]}";
+  if (g_str_equal (id, "w3"))
+    return "{\"id\":\"w3\",\"name\":\"Scheduled Only\",\"active\":true,\"nodes\":[]}";
+  if (g_str_equal (id, "w4"))
+    return "{\"id\":\"w4\",\"name\":\"Archived\",\"active\":true,\"isArchived\":true,\"nodes\":[" HOOK ("archived") "]}";
+
+  return NULL;
+}
+
+static void
+on_request (SoupServer        *server,
+            SoupServerMessage *msg,
+            const char        *path,
+            GHashTable        *query,
+            gpointer           user_data)
+{
+  Fixture *fixture = user_data;
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  const char *key = soup_message_headers_get_one (headers, "X-N8N-API-KEY");
+  const char *body = NULL;
+
+  if (fixture->reject || g_strcmp0 (key, API_KEY) != 0)
+    {
+      soup_server_message_set_status (msg, 401, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC,
+                                        "{\"message\":\"unauthorized\"}", 26);
+      return;
+    }
+
+  if (g_str_equal (path, "/api/v1/workflows"))
+    {
+      fixture->lists++;
+      body = "{\"data\":[{\"id\":\"w1\",\"name\":\"Email Move To Folder\",\"active\":true,\"nodes\":[]},"
+             "{\"id\":\"w2\",\"name\":\"Hello\",\"active\":true,\"nodes\":[]},"
+             "{\"id\":\"w3\",\"name\":\"Scheduled Only\",\"active\":true,\"nodes\":[]},"
+             "{\"id\":\"w4\",\"name\":\"Archived\",\"active\":true,\"isArchived\":true,\"nodes\":[]},"
+             "{\"id\":\"gone\",\"name\":\"Deleted since\",\"active\":true,\"nodes\":[]}],\"nextCursor\":null}";
+    }
+  else if (g_str_has_prefix (path, "/api/v1/workflows/"))
+    body = workflow_json (path + strlen ("/api/v1/workflows/"), TRUE);
+
+  if (body == NULL)
+    {
+      soup_server_message_set_status (msg, 404, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC,
+                                        "{\"message\":\"Not Found\"}", 23);
+      return;
+    }
+
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body, strlen (body));
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  fixture->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (fixture->server, NULL, on_request, fixture, NULL);
+  soup_server_listen_local (fixture->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (fixture->server);
+  fixture->base_url = g_uri_to_string (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+
+  fixture->data_dir = g_dir_make_tmp ("prs-discovery-run-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->store = prs_store_new (fixture->data_dir, &error);
+  g_assert_no_error (error);
+  fixture->secrets = prs_secrets_new (fixture->data_dir);
+  fixture->discovery = prs_discovery_new (fixture->store, fixture->secrets);
+}
+
+static void
+remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_clear_pointer (&dir, g_dir_close);
+  g_rmdir (path);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_clear_object (&fixture->discovery);
+  g_clear_object (&fixture->secrets);
+  g_clear_object (&fixture->store);
+  if (fixture->server != NULL)
+    soup_server_disconnect (fixture->server);
+  g_clear_object (&fixture->server);
+  remove_tree (fixture->data_dir);
+  g_free (fixture->data_dir);
+  g_free (fixture->base_url);
+}
+
+static void
+configure (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+
+  prs_store_set_setting (fixture->store, PRS_SETTING_N8N_URL, fixture->base_url, &error);
+  g_assert_no_error (error);
+  prs_secrets_store_sync (fixture->secrets, PRS_SECRET_N8N_API_KEY, "n8n", API_KEY, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+run_done (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+static GPtrArray *
+run (Fixture  *fixture,
+     GError  **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  prs_discovery_run_async (fixture->discovery, NULL, run_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  return prs_discovery_run_finish (fixture->discovery, result, error);
+}
+
+static void
+test_run_stores_tools (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GPtrArray) stored = NULL;
+  g_autoptr(JsonArray) checks = NULL;
+  gint64 attempt = 0, success = 0;
+  g_autofree char *last_error = NULL;
+  PrsTool *tool;
+
+  configure (fixture);
+  tools = run (fixture, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 2);
+
+  stored = prs_store_list_tools (fixture->store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stored->len, ==, 2);
+  tool = g_ptr_array_index (stored, 0);
+  g_assert_cmpstr (tool->name, ==, "email_move_to_folder");
+  /* The description only the per-workflow GET carries. */
+  g_assert_cmpstr (tool->description, ==, "Moves an email.");
+  g_assert_cmpstr (tool->webhook_id, ==, "id-move");
+  g_assert_cmpuint (tool->params->len, ==, 1);
+  g_assert_cmpuint (tool->discovered_at, >, 0);
+  tool = g_ptr_array_index (stored, 1);
+  g_assert_cmpstr (tool->name, ==, "hello");
+
+  /* Every workflow seen but the archived one and the deleted one has a checklist. */
+  checks = prs_store_list_workflow_checks (fixture->store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (checks), ==, 3);
+
+  prs_store_get_discovery_status (fixture->store, &attempt, &success, &last_error);
+  g_assert_cmpint (attempt, >, 0);
+  g_assert_cmpint (success, ==, attempt);
+}
+
+static void
+assert_tools_kept (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) stored = prs_store_list_tools (fixture->store, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (stored->len, ==, 2);
+}
+
+static void
+test_failures_keep_tools (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autofree char *last_error = NULL;
+  gint64 attempt = 0, success = 0;
+
+  configure (fixture);
+  tools = run (fixture, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&tools, g_ptr_array_unref);
+
+  /* The key is rejected. */
+  fixture->reject = TRUE;
+  tools = run (fixture, &error);
+  g_assert_null (tools);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED);
+  g_clear_error (&error);
+  assert_tools_kept (fixture);
+  prs_store_get_discovery_status (fixture->store, &attempt, &success, &last_error);
+  g_assert_cmpint (attempt, >=, success);
+  g_assert_nonnull (strstr (last_error, "key"));
+  g_clear_pointer (&last_error, g_free);
+
+  /* n8n is gone. */
+  soup_server_disconnect (fixture->server);
+  g_clear_object (&fixture->server);
+  tools = run (fixture, &error);
+  g_assert_null (tools);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE);
+  g_clear_error (&error);
+  assert_tools_kept (fixture);
+  prs_store_get_discovery_status (fixture->store, NULL, NULL, &last_error);
+  g_assert_nonnull (last_error);
+}
+
+static void
+test_not_configured (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = run (fixture, &error);
+
+  g_assert_null (tools);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED);
+  g_clear_error (&error);
+
+  /* A URL but no key. */
+  prs_store_set_setting (fixture->store, PRS_SETTING_N8N_URL, fixture->base_url, &error);
+  g_assert_no_error (error);
+  tools = run (fixture, &error);
+  g_assert_null (tools);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED);
+}
+
+static gboolean
+quit_loop (gpointer user_data)
+{
+  g_main_loop_quit (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_schedule (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+
+  configure (fixture);
+
+  /* It runs at once, then every interval. */
+  prs_discovery_set_schedule (fixture->discovery, 1);
+  g_assert_cmpuint (prs_discovery_get_n_runs (fixture->discovery), ==, 1);
+  g_timeout_add (3500, quit_loop, loop);
+  g_main_loop_run (loop);
+  g_assert_cmpuint (prs_discovery_get_n_runs (fixture->discovery), >=, 3);
+  g_assert_cmpuint (fixture->lists, >=, 3);
+
+  prs_discovery_set_schedule (fixture->discovery, 0);
+  while (prs_discovery_get_running (fixture->discovery))
+    g_main_context_iteration (NULL, TRUE);
+  fixture->lists = 0;
+  g_timeout_add (1500, quit_loop, loop);
+  g_main_loop_run (loop);
+  g_assert_cmpuint (fixture->lists, ==, 0);
+  assert_tools_kept (fixture);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/prs/discovery-run/stores-tools", Fixture, NULL,
+              fixture_set_up, test_run_stores_tools, fixture_tear_down);
+  g_test_add ("/prs/discovery-run/failures-keep-tools", Fixture, NULL,
+              fixture_set_up, test_failures_keep_tools, fixture_tear_down);
+  g_test_add ("/prs/discovery-run/not-configured", Fixture, NULL,
+              fixture_set_up, test_not_configured, fixture_tear_down);
+  g_test_add ("/prs/discovery-run/schedule", Fixture, NULL,
+              fixture_set_up, test_schedule, fixture_tear_down);
+
+  return g_test_run ();
+}
