@@ -16,7 +16,10 @@ if [ -z "${PRS_KEYRING_INNER:-}" ]; then
   exit $?
 fi
 
-# Inside the private bus: start the daemon, unlocked, with only the secrets component.
-eval "$(printf '' | gnome-keyring-daemon --unlock --components=secrets)"
+# Inside the private bus: start the daemon with only the secrets component,
+# creating and unlocking its login keyring with a throwaway password (an
+# empty one makes it ask through a prompt, which cannot show here). The
+# daemon must not inherit the tests' G_DEBUG=fatal-warnings.
+eval "$(printf 'prosponsive-test\n' | env -u G_DEBUG gnome-keyring-daemon --unlock --components=secrets)"
 export GNOME_KEYRING_CONTROL
 exec "$@"

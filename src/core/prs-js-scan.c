@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "prs-js-scan.h"
+#include "prs-json.h"
 
 /* json-glib's parser recurses once per nesting level; deeper literals are
  * still arrays or objects, only without a default. */
@@ -570,7 +571,7 @@ lexer_run (Lexer *lx)
 
 typedef struct
 {
-  const char *text;
+  const char  *text;
   const Token *toks;
   guint        n_toks;  /* including the final TOK_EOF */
 } Scan;
@@ -720,12 +721,24 @@ js_unescape (const char *s,
 
       switch (c)
         {
-        case 'n': g_string_append_c (out, '\n'); break;
-        case 't': g_string_append_c (out, '\t'); break;
-        case 'r': g_string_append_c (out, '\r'); break;
-        case 'b': g_string_append_c (out, '\b'); break;
-        case 'f': g_string_append_c (out, '\f'); break;
-        case 'v': g_string_append_c (out, '\v'); break;
+        case 'n':
+          g_string_append_c (out, '\n');
+          break;
+        case 't':
+          g_string_append_c (out, '\t');
+          break;
+        case 'r':
+          g_string_append_c (out, '\r');
+          break;
+        case 'b':
+          g_string_append_c (out, '\b');
+          break;
+        case 'f':
+          g_string_append_c (out, '\f');
+          break;
+        case 'v':
+          g_string_append_c (out, '\v');
+          break;
 
         case '0': case '1': case '2': case '3':
         case '4': case '5': case '6': case '7':
@@ -927,6 +940,12 @@ json_literal (const Scan *sc,
 
   text = g_strndup (sc->text + sc->toks[first].start,
                     sc->toks[last].end - sc->toks[first].start);
+
+  /* SPEC §2: kept when it parses as JSON, strictly: JavaScript's single
+   * quotes, bare keys and trailing commas do not. */
+  if (!prs_json_text_is_strict (text, strlen (text)))
+    return NULL;
+
   return json_from_string (text, NULL);
 }
 

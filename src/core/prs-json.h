@@ -23,6 +23,11 @@ JsonNode *prs_json_parse_bounded  (const char  *data,
                                    guint        max_depth,
                                    GError     **error);
 
+/* TRUE when @s is exactly one JSON text per RFC 8259 (no comments, single
+ * quotes, bare keys or trailing commas, which json-glib tolerates). */
+gboolean  prs_json_text_is_strict (const char  *s,
+                                   gsize        n);
+
 /* Compact or pretty text of @node. */
 char     *prs_json_to_string      (JsonNode    *node,
                                    gboolean     pretty);

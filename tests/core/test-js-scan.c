@@ -125,11 +125,16 @@ test_literals (void)
     { "x = body.s ?? '';", 1, { { "s", STR, OPT, "\"\"" } } },
     { "x = body.s ?? `a${b}c`;", 1, { { "s", STR, OPT, NULL } } },
     { "x = body.s ?? `a\\${b}c`;", 1, { { "s", STR, OPT, "\"a${b}c\"" } } },
-    { "x = body.a ?? [1, 2, 'three'];", 1, { { "a", ARR, OPT, "[1,2,\"three\"]" } } },
+    /* Kept only when the literal is strict JSON (SPEC §2). */
+    { "x = body.a ?? [1, 2, 'three'];", 1, { { "a", ARR, OPT, NULL } } },
+    { "x = body.a ?? [1, 2, \"three\"];", 1, { { "a", ARR, OPT, "[1,2,\"three\"]" } } },
+    { "x = body.a ?? [1, /* c */ 2];", 1, { { "a", ARR, OPT, NULL } } },
+    { "x = body.a ?? [0x10];", 1, { { "a", ARR, OPT, NULL } } },
     { "x = body.a ?? [];", 1, { { "a", ARR, OPT, "[]" } } },
     { "x = body.a ?? [x, y];", 1, { { "a", ARR, OPT, NULL } } },
     { "x = body.a ?? [1, 2,];", 1, { { "a", ARR, OPT, NULL } } },
-    { "x = body.a ?? ['a]', \"[b\"];", 1, { { "a", ARR, OPT, "[\"a]\",\"[b\"]" } } },
+    { "x = body.a ?? ['a]', \"[b\"];", 1, { { "a", ARR, OPT, NULL } } },
+    { "x = body.a ?? [\"a]\", \"[b\"];", 1, { { "a", ARR, OPT, "[\"a]\",\"[b\"]" } } },
     { "x = body.o ?? {\"k\": [1, {\"z\": null}]};", 1,
       { { "o", OBJ, OPT, "{\"k\":[1,{\"z\":null}]}" } } },
     { "x = body.o ?? {};", 1, { { "o", OBJ, OPT, "{}" } } },
@@ -175,7 +180,8 @@ test_string_escapes (void)
 {
   static const Case cases[] = {
     { "x = body.s ?? 'a\\nb\\tc\\rd';", 1, { { "s", STR, OPT, "\"a\\nb\\tc\\rd\"" } } },
-    { "x = body.s ?? 'it\\'s \\\"q\\\" \\\\ \\`';", 1, { { "s", STR, OPT, "\"it's \\\"q\\\" \\\\ `\"" } } },
+    { "x = body.s ?? 'it\\'s \\\"q\\\" \\\\ \\`';", 1,
+      { { "s", STR, OPT, "\"it's \\\"q\\\" \\\\ `\"" } } },
     { "x = body.s ?? '\\b\\f\\v';", 1, { { "s", STR, OPT, "\"\\b\\f\\u000b\"" } } },
     { "x = body.s ?? '\\x41\\x62';", 1, { { "s", STR, OPT, "\"Ab\"" } } },
     { "x = body.s ?? '\\u00e9\\u{1F600}';", 1, { { "s", STR, OPT, "\"é😀\"" } } },
@@ -318,6 +324,12 @@ test_skipped_text (void)
     { "x = i++ / 2; z = '/'; body.b ?? 5;", 1, { { "b", NUM, OPT, "5" } } },
     { "x = 1 /* '*/; body.b ?? 5;", 1, { { "b", NUM, OPT, "5" } } },
     { "x = '/*'; body.b ?? 5; // */", 1, { { "b", NUM, OPT, "5" } } },
+    { "x = a\n/body.a ?? 1/ 2; body.b ?? 5;", 2,
+      { { "a", STR, OPT, NULL }, { "b", NUM, OPT, "5" } } },
+    { "function f() {} /'/.test(s); body.b ?? 5;", 1, { { "b", NUM, OPT, "5" } } },
+    { "x = s.split(/,/g).map(v => v + '/'); body.b ?? 5;", 1, { { "b", NUM, OPT, "5" } } },
+    { "x = `a${'}'}b`; body.b ?? 5;", 1, { { "b", NUM, OPT, "5" } } },
+    { "x = `${a}${b}` ?? 1; body.b ?? `${c}`;", 1, { { "b", STR, OPT, NULL } } },
   };
 
   run_cases (cases, G_N_ELEMENTS (cases));
@@ -369,7 +381,7 @@ test_merge_first_type_wins (void)
   };
 
   g_assert_cmpuint (prs_param_set_scan (set, "a = body.n ?? 1; b = body.n ?? 'x';", -1), ==, 2);
-  g_assert_cmpuint (prs_param_set_scan (set, "const s = body.s; c = body.s ?? 'later';", -1), ==, 2);
+  g_assert_cmpuint (prs_param_set_scan (set, "const s = body.s; c = body.s ?? 'x';", -1), ==, 2);
   assert_params (set, expected, "first type wins");
 }
 
@@ -522,8 +534,9 @@ static void
 test_nul_and_invalid_utf8 (void)
 {
   static const char code[] = "x = body.a ?? 'n\0l'; \0 y = body.b ?? 2;\0 body.c ?? [\0];";
-  static const char bad[] = "x = body.\xff\xfe ?? 1; y = body.s ?? '\xc3\x28\xff'; body['\xe9'] ?? 2;"
-                            " body.ok ?? \"\xf0\x9f\x98\x80\"; \xff\xff body.z ?? 1 \xc0";
+  static const char bad[] = "x = body.\xff\xfe ?? 1; y = body.s ?? '\xc3\x28\xff';"
+                            " body['\xe9'] ?? 2; body.ok ?? \"\xf0\x9f\x98\x80\";"
+                            " \xff\xff body.z ?? 1 \xc0";
   g_autoptr(PrsParamSet) set = prs_param_set_new ();
   g_autoptr(PrsParamSet) set2 = prs_param_set_new ();
   GPtrArray *params;
@@ -551,6 +564,37 @@ test_nul_and_invalid_utf8 (void)
   g_assert_cmpstr (json_node_get_string (((PrsParam *) params->pdata[1])->default_value), ==,
                    "\xf0\x9f\x98\x80");
   g_assert_cmpstr (((PrsParam *) params->pdata[2])->name, ==, "z");
+}
+
+static void
+test_json_limits (void)
+{
+  g_autoptr(GString) at_limit = g_string_new ("x = body.ok ?? ");
+  g_autoptr(GString) over_limit = g_string_new ("x = body.over ?? ");
+  g_autoptr(PrsParamSet) set = prs_param_set_new ();
+  GPtrArray *params;
+
+  for (guint i = 0; i < 64; i++)
+    g_string_append (at_limit, "[");
+  for (guint i = 0; i < 64; i++)
+    g_string_append (at_limit, "]");
+  for (guint i = 0; i < 65; i++)
+    g_string_append (over_limit, "[");
+  for (guint i = 0; i < 65; i++)
+    g_string_append (over_limit, "]");
+
+  g_assert_cmpuint (prs_param_set_scan (set, at_limit->str, -1), ==, 1);
+  g_assert_cmpuint (prs_param_set_scan (set, over_limit->str, -1), ==, 1);
+  /* Invalid UTF-8 inside a JSON string: json-glib refuses it. */
+  g_assert_cmpuint (prs_param_set_scan (set, "x = body.bad ?? [\"\xff\"];", -1), ==, 1);
+
+  params = prs_param_set_get_params (set);
+  g_assert_cmpuint (params->len, ==, 3);
+  g_assert_nonnull (((PrsParam *) params->pdata[0])->default_value);
+  g_assert_cmpint (((PrsParam *) params->pdata[1])->type, ==, PRS_PARAM_ARRAY);
+  g_assert_null (((PrsParam *) params->pdata[1])->default_value);
+  g_assert_cmpint (((PrsParam *) params->pdata[2])->type, ==, PRS_PARAM_ARRAY);
+  g_assert_null (((PrsParam *) params->pdata[2])->default_value);
 }
 
 static void
@@ -657,7 +701,9 @@ test_five_megabytes (void)
                               "// step %u: body.commented ?? 1\n"
                               "const v%u = parameters.key%u ?? %u;\n"
                               "const s%u = `template ${body.inside ?? 'x'} %u`;\n"
-                              "if (/[/'\"]body.rx ?? 2/.test(s%u)) { out.push({ n: v%u / 2, t: 'str \\' body.q ?? 3' }); }\n",
+                              "if (/[/'\"]body.rx ?? 2/.test(s%u)) {\n"
+                              "  out.push({ n: v%u / 2, t: 'str \\' body.q ?? 3' });\n"
+                              "}\n",
                               n, n, n % 100, n, n, n, n, n);
       n++;
     }
@@ -692,7 +738,8 @@ test_every_prefix (void)
 static void
 test_random_bytes (void)
 {
-  static const char alphabet[] = "/*`'\"\\${}()[]\n\r.?|;=, abcbody parameters const 0123456789-\0\xff\xe2";
+  static const char alphabet[] =
+    "/*`'\"\\${}()[]\n\r.?|;=, abcbody parameters const 0123456789-\0\xff\xe2";
   g_autoptr(GRand) rand = g_rand_new_with_seed (20240601);
 
   for (guint round = 0; round < 2000; round++)
@@ -727,6 +774,7 @@ main (int   argc,
   g_test_add_func ("/prs/js-scan/unterminated", test_unterminated);
   g_test_add_func ("/prs/js-scan/unterminated-hides-rest", test_unterminated_hides_rest);
   g_test_add_func ("/prs/js-scan/nul-and-invalid-utf8", test_nul_and_invalid_utf8);
+  g_test_add_func ("/prs/js-scan/json-limits", test_json_limits);
   g_test_add_func ("/prs/js-scan/deep-nesting", test_deep_nesting);
   g_test_add_func ("/prs/js-scan/linear-worst-cases", test_linear_worst_cases);
   g_test_add_func ("/prs/js-scan/five-megabytes", test_five_megabytes);
