@@ -12,21 +12,11 @@
 
 #include "prs-error.h"
 #include "prs-paths.h"
-#include "prs-store.h"
+#include "prs-store-internal.h"
 #include "prs-store-private.h"
 
 #define DB_FILE_NAME    "prosponsive.db"
 #define BUSY_TIMEOUT_MS 5000
-
-struct _PrsStore
-{
-  GObject     parent_instance;
-
-  char       *path;
-  sqlite3    *db;
-  /* SQL text → sqlite3_stmt*. The keys are the string literals of this file. */
-  GHashTable *statements;
-};
 
 G_DEFINE_FINAL_TYPE (PrsStore, prs_store, G_TYPE_OBJECT)
 
@@ -106,6 +96,60 @@ static const PrsMigration migrations[] = {
     "CREATE INDEX messages_agent_id ON messages (agent_id) WHERE agent_id IS NOT NULL;"
     "CREATE INDEX messages_status ON messages (status) WHERE status IS NOT NULL;"
     "PRAGMA user_version = 2;" },
+
+  { 3,
+    /* AI providers (keys live in the keyring, never here). */
+    "CREATE TABLE providers ("
+    "  id         TEXT PRIMARY KEY,"
+    "  name       TEXT NOT NULL UNIQUE,"
+    "  kind       TEXT NOT NULL CHECK (kind IN ('openai', 'ollama', 'anthropic', 'gemini')),"
+    "  base_url   TEXT,"
+    "  model      TEXT NOT NULL,"
+    "  enabled    INTEGER NOT NULL DEFAULT 1,"
+    "  priority   INTEGER NOT NULL DEFAULT 0,"
+    "  created_at TEXT NOT NULL"
+    ");"
+    /* Agents: allowed_tools is a JSON array of tool names, NULL for all;
+     * guidance_json is tool → parameter → source; extra_json keeps front
+     * matter keys this version does not know. */
+    "CREATE TABLE agents ("
+    "  id            TEXT PRIMARY KEY,"
+    "  name          TEXT NOT NULL,"
+    "  description   TEXT NOT NULL DEFAULT '',"
+    "  system_prompt TEXT NOT NULL DEFAULT '',"
+    "  allowed_tools TEXT,"
+    "  guidance_json TEXT NOT NULL DEFAULT '{}',"
+    "  extra_json    TEXT,"
+    "  created_at    TEXT NOT NULL,"
+    "  updated_at    TEXT NOT NULL"
+    ");"
+    "INSERT INTO agents (id, name, description, system_prompt, created_at, updated_at) VALUES ("
+    "  'prosponsive', 'Prosponsive', 'The default agent: every tool, no special instructions.',"
+    "  'You are Prosponsive, a helpful assistant on the user''s desktop. Use the available tools when they help, and say plainly what you did.',"
+    "  strftime ('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime ('%Y-%m-%dT%H:%M:%fZ', 'now'));"
+    /* Auto-approval rules: NULL matches anything. */
+    "CREATE TABLE approval_rules ("
+    "  id                INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  tool              TEXT,"
+    "  agent_id          TEXT,"
+    "  conversation_slug TEXT,"
+    "  action            TEXT NOT NULL CHECK (action IN ('approve', 'deny')),"
+    "  created_at        TEXT NOT NULL"
+    ");"
+    /* Request Context field discovery (SPEC §4), cumulative per conversation. */
+    "CREATE TABLE context_fields ("
+    "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  path            TEXT NOT NULL,"
+    "  type            TEXT NOT NULL,"
+    "  sample          TEXT,"
+    "  workflow_id     TEXT,"
+    "  message_id      TEXT,"
+    "  seen_count      INTEGER NOT NULL DEFAULT 1,"
+    "  first_seen      TEXT NOT NULL,"
+    "  last_seen       TEXT NOT NULL,"
+    "  PRIMARY KEY (conversation_id, path)"
+    ");"
+    "PRAGMA user_version = 3;" },
 };
 
 int
@@ -116,18 +160,12 @@ prs_store_get_latest_version (void)
 
 /* ---- Statements ---------------------------------------------------------- */
 
-/* A cached statement, borrowed from the store: the autoptr cleanup resets it
- * (ending its implicit read transaction) and clears its bindings. */
-typedef sqlite3_stmt PrsStmt;
-
-static void
-stmt_release (PrsStmt *stmt)
+void
+prs_stmt_release (PrsStmt *stmt)
 {
   sqlite3_reset (stmt);
   sqlite3_clear_bindings (stmt);
 }
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsStmt, stmt_release)
 
 static void
 stmt_finalize (gpointer data)
@@ -135,8 +173,8 @@ stmt_finalize (gpointer data)
   sqlite3_finalize (data);
 }
 
-static void
-set_sqlite_error (PrsStore    *self,
+void
+prs_store_set_error (PrsStore    *self,
                   GError     **error,
                   const char  *what)
 {
@@ -144,8 +182,8 @@ set_sqlite_error (PrsStore    *self,
                what, sqlite3_errmsg (self->db));
 }
 
-static PrsStmt *
-store_prepare (PrsStore    *self,
+PrsStmt *
+prs_store_prepare_cached (PrsStore    *self,
                const char  *sql,
                GError     **error)
 {
@@ -156,7 +194,7 @@ store_prepare (PrsStore    *self,
       if (sqlite3_prepare_v3 (self->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
                               &stmt, NULL) != SQLITE_OK)
         {
-          set_sqlite_error (self, error, "Could not prepare a database query");
+          prs_store_set_error (self, error, "Could not prepare a database query");
           return NULL;
         }
       g_hash_table_insert (self->statements, (gpointer) sql, stmt);
@@ -165,8 +203,8 @@ store_prepare (PrsStore    *self,
   return stmt;
 }
 
-static void
-bind_text (sqlite3_stmt *stmt,
+void
+prs_store_bind_text (sqlite3_stmt *stmt,
            int           index,
            const char   *value)
 {
@@ -176,16 +214,16 @@ bind_text (sqlite3_stmt *stmt,
     sqlite3_bind_null (stmt, index);
 }
 
-static const char *
-column_text (sqlite3_stmt *stmt,
+const char *
+prs_store_column_text (sqlite3_stmt *stmt,
              int           column)
 {
   return (const char *) sqlite3_column_text (stmt, column);
 }
 
 /* Steps a statement that returns no row. */
-static gboolean
-step_done (PrsStore      *self,
+gboolean
+prs_store_step_done (PrsStore      *self,
            sqlite3_stmt  *stmt,
            const char    *what,
            GError       **error)
@@ -195,13 +233,13 @@ step_done (PrsStore      *self,
   if (rc == SQLITE_DONE || rc == SQLITE_ROW)
     return TRUE;
 
-  set_sqlite_error (self, error, what);
+  prs_store_set_error (self, error, what);
   return FALSE;
 }
 
 /* 1 for a row, 0 at the end, -1 on error. */
-static int
-step_row (PrsStore      *self,
+int
+prs_store_step_row (PrsStore      *self,
           sqlite3_stmt  *stmt,
           const char    *what,
           GError       **error)
@@ -213,50 +251,50 @@ step_row (PrsStore      *self,
   if (rc == SQLITE_DONE)
     return 0;
 
-  set_sqlite_error (self, error, what);
+  prs_store_set_error (self, error, what);
   return -1;
 }
 
-static gboolean
-exec_cached (PrsStore    *self,
+gboolean
+prs_store_exec_cached (PrsStore    *self,
              const char  *sql,
              const char  *what,
              GError     **error)
 {
-  g_autoptr(PrsStmt) stmt = store_prepare (self, sql, error);
+  g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self, sql, error);
 
-  return stmt != NULL && step_done (self, stmt, what, error);
+  return stmt != NULL && prs_store_step_done (self, stmt, what, error);
 }
 
 /* ---- Transactions -------------------------------------------------------- */
 
-static gboolean
-begin_immediate (PrsStore  *self,
+gboolean
+prs_store_begin_immediate (PrsStore  *self,
                  GError   **error)
 {
-  return exec_cached (self, "BEGIN IMMEDIATE",
+  return prs_store_exec_cached (self, "BEGIN IMMEDIATE",
                       "Could not start writing to the database", error);
 }
 
-static void
-rollback (PrsStore *self)
+void
+prs_store_rollback (PrsStore *self)
 {
   if (!sqlite3_get_autocommit (self->db))
     {
-      g_autoptr(PrsStmt) stmt = store_prepare (self, "ROLLBACK", NULL);
+      g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self, "ROLLBACK", NULL);
 
       if (stmt != NULL)
         sqlite3_step (stmt);
     }
 }
 
-static gboolean
-commit (PrsStore  *self,
+gboolean
+prs_store_commit (PrsStore  *self,
         GError   **error)
 {
-  if (!exec_cached (self, "COMMIT", "Could not save to the database", error))
+  if (!prs_store_exec_cached (self, "COMMIT", "Could not save to the database", error))
     {
-      rollback (self);
+      prs_store_rollback (self);
       return FALSE;
     }
 
@@ -298,11 +336,11 @@ read_user_version (PrsStore  *self,
                    int       *out_version,
                    GError   **error)
 {
-  g_autoptr(PrsStmt) stmt = store_prepare (self, "PRAGMA user_version", error);
+  g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self, "PRAGMA user_version", error);
 
   if (stmt == NULL)
     return FALSE;
-  if (step_row (self, stmt, "Could not read the database version", error) != 1)
+  if (prs_store_step_row (self, stmt, "Could not read the database version", error) != 1)
     {
       if (error != NULL && *error == NULL)
         g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE,
@@ -334,7 +372,7 @@ enable_wal (PrsStore  *self,
         {
           rc = sqlite3_step (stmt);
           if (rc == SQLITE_ROW)
-            mode = g_strdup (column_text (stmt, 0));
+            mode = g_strdup (prs_store_column_text (stmt, 0));
         }
 
       if (rc == SQLITE_ROW)
@@ -373,14 +411,14 @@ run_migration (PrsStore            *self,
   char *errmsg = NULL;
   int current;
 
-  if (!begin_immediate (self, error))
+  if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
   /* Another connection may have migrated while this one waited for the lock. */
   if (!read_user_version (self, &current, error))
     goto fail;
   if (current >= migration->version)
-    return commit (self, error);
+    return prs_store_commit (self, error);
   if (current != migration->version - 1)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
@@ -403,10 +441,10 @@ run_migration (PrsStore            *self,
     goto fail;
   g_assert (current == migration->version);
 
-  return commit (self, error);
+  return prs_store_commit (self, error);
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -570,12 +608,12 @@ prs_store_dup_pragma (PrsStore    *self,
       if (g_strcmp0 (pragmas[i].name, name) != 0)
         continue;
 
-      stmt = store_prepare (self, pragmas[i].sql, error);
+      stmt = prs_store_prepare_cached (self, pragmas[i].sql, error);
       if (stmt == NULL)
         return NULL;
-      if (step_row (self, stmt, "Could not read a database setting", error) != 1)
+      if (prs_store_step_row (self, stmt, "Could not read a database setting", error) != 1)
         return NULL;
-      return g_strdup (column_text (stmt, 0));
+      return g_strdup (prs_store_column_text (stmt, 0));
     }
 
   g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
@@ -594,15 +632,15 @@ prs_store_dup_setting (PrsStore   *self,
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
   g_return_val_if_fail (key != NULL, NULL);
 
-  stmt = store_prepare (self, "SELECT value FROM settings WHERE key = ?1", NULL);
+  stmt = prs_store_prepare_cached (self, "SELECT value FROM settings WHERE key = ?1", NULL);
   if (stmt == NULL)
     return NULL;
 
-  bind_text (stmt, 1, key);
-  if (step_row (self, stmt, "Could not read a setting", NULL) != 1)
+  prs_store_bind_text (stmt, 1, key);
+  if (prs_store_step_row (self, stmt, "Could not read a setting", NULL) != 1)
     return NULL;
 
-  return g_strdup (column_text (stmt, 0));
+  return g_strdup (prs_store_column_text (stmt, 0));
 }
 
 gboolean
@@ -617,29 +655,29 @@ prs_store_set_setting (PrsStore    *self,
   g_return_val_if_fail (key != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!begin_immediate (self, error))
+  if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
   if (value != NULL)
-    stmt = store_prepare (self,
+    stmt = prs_store_prepare_cached (self,
                           "INSERT INTO settings (key, value) VALUES (?1, ?2) "
                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                           error);
   else
-    stmt = store_prepare (self, "DELETE FROM settings WHERE key = ?1", error);
+    stmt = prs_store_prepare_cached (self, "DELETE FROM settings WHERE key = ?1", error);
   if (stmt == NULL)
     goto fail;
 
-  bind_text (stmt, 1, key);
+  prs_store_bind_text (stmt, 1, key);
   if (value != NULL)
-    bind_text (stmt, 2, value);
-  if (!step_done (self, stmt, "Could not save a setting", error))
+    prs_store_bind_text (stmt, 2, value);
+  if (!prs_store_step_done (self, stmt, "Could not save a setting", error))
     goto fail;
 
-  return commit (self, error);
+  return prs_store_commit (self, error);
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -670,7 +708,7 @@ insert_tool (PrsStore       *self,
   tool_json = json_to_string (tool_node, FALSE);
   schema_json = json_to_string (schema_node, FALSE);
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "INSERT INTO tools (name, workflow_id, webhook_path, webhook_method,"
                         " response_mode, webhook_id, webhook_node_name, created_at,"
                         " tool_json, schema_json, discovered_at)"
@@ -679,16 +717,16 @@ insert_tool (PrsStore       *self,
   if (stmt == NULL)
     return FALSE;
 
-  bind_text (stmt, 1, tool->name);
-  bind_text (stmt, 2, tool->workflow_id);
-  bind_text (stmt, 3, tool->webhook_path);
-  bind_text (stmt, 4, tool->webhook_method);
-  bind_text (stmt, 5, tool->response_mode);
-  bind_text (stmt, 6, tool->webhook_id);
-  bind_text (stmt, 7, tool->webhook_node_name);
-  bind_text (stmt, 8, tool->created_at);
-  bind_text (stmt, 9, tool_json);
-  bind_text (stmt, 10, schema_json);
+  prs_store_bind_text (stmt, 1, tool->name);
+  prs_store_bind_text (stmt, 2, tool->workflow_id);
+  prs_store_bind_text (stmt, 3, tool->webhook_path);
+  prs_store_bind_text (stmt, 4, tool->webhook_method);
+  prs_store_bind_text (stmt, 5, tool->response_mode);
+  prs_store_bind_text (stmt, 6, tool->webhook_id);
+  prs_store_bind_text (stmt, 7, tool->webhook_node_name);
+  prs_store_bind_text (stmt, 8, tool->created_at);
+  prs_store_bind_text (stmt, 9, tool_json);
+  prs_store_bind_text (stmt, 10, schema_json);
   sqlite3_bind_int64 (stmt, 11, when);
 
   if (sqlite3_step (stmt) != SQLITE_DONE)
@@ -735,7 +773,7 @@ insert_workflow_check (PrsStore    *self,
 
   checklist_json = json_to_string (node, FALSE);
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "INSERT INTO workflow_checks (workflow_id, workflow_name,"
                         " discoverable, tool_name, checklist_json, position)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -743,12 +781,12 @@ insert_workflow_check (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
 
-  bind_text (stmt, 1, workflow_id);
-  bind_text (stmt, 2, object_get_string_or_null (object, "workflowName"));
+  prs_store_bind_text (stmt, 1, workflow_id);
+  prs_store_bind_text (stmt, 2, object_get_string_or_null (object, "workflowName"));
   sqlite3_bind_int (stmt, 3,
                     json_object_get_boolean_member_with_default (object, "discoverable", FALSE));
-  bind_text (stmt, 4, object_get_string_or_null (object, "toolName"));
-  bind_text (stmt, 5, checklist_json);
+  prs_store_bind_text (stmt, 4, object_get_string_or_null (object, "toolName"));
+  prs_store_bind_text (stmt, 5, checklist_json);
   sqlite3_bind_int64 (stmt, 6, position);
 
   if (sqlite3_step (stmt) != SQLITE_DONE)
@@ -779,23 +817,23 @@ prs_store_save_discovery (PrsStore   *self,
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!begin_immediate (self, error))
+  if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
-  if (!exec_cached (self, "DELETE FROM tools", "Could not replace the tools", error))
+  if (!prs_store_exec_cached (self, "DELETE FROM tools", "Could not replace the tools", error))
     goto fail;
   for (guint i = 0; tools != NULL && i < tools->len; i++)
     if (!insert_tool (self, g_ptr_array_index (tools, i), when, error))
       goto fail;
 
-  if (!exec_cached (self, "DELETE FROM workflow_checks",
+  if (!prs_store_exec_cached (self, "DELETE FROM workflow_checks",
                     "Could not replace the workflow checklists", error))
     goto fail;
   for (guint i = 0; checklists != NULL && i < json_array_get_length (checklists); i++)
     if (!insert_workflow_check (self, json_array_get_element (checklists, i), i, error))
       goto fail;
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "INSERT INTO discovery_state (id, last_attempt, last_success, last_error)"
                         " VALUES (1, ?1, ?1, NULL)"
                         " ON CONFLICT (id) DO UPDATE SET last_attempt = excluded.last_attempt,"
@@ -804,13 +842,13 @@ prs_store_save_discovery (PrsStore   *self,
   if (stmt == NULL)
     goto fail;
   sqlite3_bind_int64 (stmt, 1, when);
-  if (!step_done (self, stmt, "Could not record the discovery", error))
+  if (!prs_store_step_done (self, stmt, "Could not record the discovery", error))
     goto fail;
 
-  return commit (self, error);
+  return prs_store_commit (self, error);
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -825,10 +863,10 @@ prs_store_record_discovery_failure (PrsStore    *self,
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!begin_immediate (self, error))
+  if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "INSERT INTO discovery_state (id, last_attempt, last_error)"
                         " VALUES (1, ?1, ?2)"
                         " ON CONFLICT (id) DO UPDATE SET last_attempt = excluded.last_attempt,"
@@ -837,14 +875,14 @@ prs_store_record_discovery_failure (PrsStore    *self,
   if (stmt == NULL)
     goto fail;
   sqlite3_bind_int64 (stmt, 1, when);
-  bind_text (stmt, 2, message != NULL ? message : "Discovery failed");
-  if (!step_done (self, stmt, "Could not record the failed discovery", error))
+  prs_store_bind_text (stmt, 2, message != NULL ? message : "Discovery failed");
+  if (!prs_store_step_done (self, stmt, "Could not record the failed discovery", error))
     goto fail;
 
-  return commit (self, error);
+  return prs_store_commit (self, error);
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -857,7 +895,7 @@ tool_from_row (sqlite3_stmt  *stmt,
   g_autoptr(GError) local_error = NULL;
   PrsTool *tool;
 
-  node = json_from_string (column_text (stmt, 0), &local_error);
+  node = json_from_string (prs_store_column_text (stmt, 0), &local_error);
   if (node == NULL)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
@@ -870,9 +908,9 @@ tool_from_row (sqlite3_stmt  *stmt,
   if (tool == NULL)
     return NULL;
 
-  tool->webhook_id = g_strdup (column_text (stmt, 1));
-  tool->webhook_node_name = g_strdup (column_text (stmt, 2));
-  tool->created_at = g_strdup (column_text (stmt, 3));
+  tool->webhook_id = g_strdup (prs_store_column_text (stmt, 1));
+  tool->webhook_node_name = g_strdup (prs_store_column_text (stmt, 2));
+  tool->created_at = g_strdup (prs_store_column_text (stmt, 3));
   tool->discovered_at = sqlite3_column_int64 (stmt, 4);
 
   return tool;
@@ -889,7 +927,7 @@ prs_store_list_tools (PrsStore  *self,
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "SELECT tool_json, webhook_id, webhook_node_name, created_at,"
                         " discovered_at FROM tools ORDER BY name",
                         error);
@@ -897,7 +935,7 @@ prs_store_list_tools (PrsStore  *self,
     return NULL;
 
   tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-  while ((row = step_row (self, stmt, "Could not read the tools", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, "Could not read the tools", error)) == 1)
     {
       PrsTool *tool = tool_from_row (stmt, error);
 
@@ -923,15 +961,15 @@ prs_store_lookup_tool (PrsStore    *self,
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "SELECT tool_json, webhook_id, webhook_node_name, created_at,"
                         " discovered_at FROM tools WHERE name = ?1",
                         error);
   if (stmt == NULL)
     return NULL;
 
-  bind_text (stmt, 1, name);
-  row = step_row (self, stmt, "Could not read a tool", error);
+  prs_store_bind_text (stmt, 1, name);
+  row = prs_store_step_row (self, stmt, "Could not read a tool", error);
   if (row < 0)
     return NULL;
   if (row == 0)
@@ -955,17 +993,17 @@ prs_store_list_workflow_checks (PrsStore  *self,
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "SELECT checklist_json FROM workflow_checks ORDER BY position",
                         error);
   if (stmt == NULL)
     return NULL;
 
   checks = json_array_new ();
-  while ((row = step_row (self, stmt, "Could not read the workflow checklists", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, "Could not read the workflow checklists", error)) == 1)
     {
       g_autoptr(GError) local_error = NULL;
-      JsonNode *node = json_from_string (column_text (stmt, 0), &local_error);
+      JsonNode *node = json_from_string (prs_store_column_text (stmt, 0), &local_error);
 
       if (node == NULL)
         {
@@ -999,11 +1037,11 @@ prs_store_get_discovery_status (PrsStore  *self,
 
   g_return_if_fail (PRS_IS_STORE (self));
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "SELECT last_attempt, last_success, last_error"
                         " FROM discovery_state WHERE id = 1",
                         NULL);
-  if (stmt == NULL || step_row (self, stmt, "Could not read the discovery status", NULL) != 1)
+  if (stmt == NULL || prs_store_step_row (self, stmt, "Could not read the discovery status", NULL) != 1)
     return;
 
   if (last_attempt != NULL)
@@ -1011,7 +1049,7 @@ prs_store_get_discovery_status (PrsStore  *self,
   if (last_success != NULL)
     *last_success = sqlite3_column_int64 (stmt, 1);
   if (last_error != NULL)
-    *last_error = g_strdup (column_text (stmt, 2));
+    *last_error = g_strdup (prs_store_column_text (stmt, 2));
 }
 
 /* ---- Conversations and messages ------------------------------------------ */
@@ -1035,16 +1073,16 @@ lookup_conversation_by_slug (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
   int row;
 
-  stmt = store_prepare (self, "SELECT id FROM conversations WHERE slug = ?1", error);
+  stmt = prs_store_prepare_cached (self, "SELECT id FROM conversations WHERE slug = ?1", error);
   if (stmt == NULL)
     return FALSE;
 
-  bind_text (stmt, 1, slug);
-  row = step_row (self, stmt, "Could not look up a conversation", error);
+  prs_store_bind_text (stmt, 1, slug);
+  row = prs_store_step_row (self, stmt, "Could not look up a conversation", error);
   if (row < 0)
     return FALSE;
 
-  *out_id = row == 1 ? g_strdup (column_text (stmt, 0)) : NULL;
+  *out_id = row == 1 ? g_strdup (prs_store_column_text (stmt, 0)) : NULL;
   return TRUE;
 }
 
@@ -1076,7 +1114,7 @@ prs_store_resolve_conversation (PrsStore    *self,
 
   if (id == NULL)
     {
-      if (!begin_immediate (self, error))
+      if (!prs_store_begin_immediate (self, error))
         return FALSE;
 
       /* Under the write lock nobody can insert the same slug in between. */
@@ -1085,7 +1123,7 @@ prs_store_resolve_conversation (PrsStore    *self,
 
       if (id != NULL)
         {
-          if (!commit (self, error))
+          if (!prs_store_commit (self, error))
             return FALSE;
         }
       else
@@ -1093,18 +1131,18 @@ prs_store_resolve_conversation (PrsStore    *self,
           id = g_uuid_string_random ();
           now = now_iso8601 ();
 
-          stmt = store_prepare (self,
+          stmt = prs_store_prepare_cached (self,
                                 "INSERT INTO conversations (id, slug, title, created_at, updated_at)"
                                 " VALUES (?1, ?2, ?2, ?3, ?3)",
                                 error);
           if (stmt == NULL)
             goto fail;
-          bind_text (stmt, 1, id);
-          bind_text (stmt, 2, slug);
-          bind_text (stmt, 3, now);
-          if (!step_done (self, stmt, "Could not create the conversation", error))
+          prs_store_bind_text (stmt, 1, id);
+          prs_store_bind_text (stmt, 2, slug);
+          prs_store_bind_text (stmt, 3, now);
+          if (!prs_store_step_done (self, stmt, "Could not create the conversation", error))
             goto fail;
-          if (!commit (self, error))
+          if (!prs_store_commit (self, error))
             return FALSE;
 
           if (out_created != NULL)
@@ -1122,7 +1160,7 @@ prs_store_resolve_conversation (PrsStore    *self,
   return TRUE;
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -1137,12 +1175,12 @@ prs_store_has_conversation (PrsStore   *self,
   if (conversation_id == NULL)
     return FALSE;
 
-  stmt = store_prepare (self, "SELECT 1 FROM conversations WHERE id = ?1", NULL);
+  stmt = prs_store_prepare_cached (self, "SELECT 1 FROM conversations WHERE id = ?1", NULL);
   if (stmt == NULL)
     return FALSE;
 
-  bind_text (stmt, 1, conversation_id);
-  return step_row (self, stmt, "Could not look up a conversation", NULL) == 1;
+  prs_store_bind_text (stmt, 1, conversation_id);
+  return prs_store_step_row (self, stmt, "Could not look up a conversation", NULL) == 1;
 }
 
 static void
@@ -1186,7 +1224,7 @@ prs_store_list_conversations (PrsStore  *self,
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "SELECT id, slug, title, message_count, unread_count, default_agent,"
                         " created_at, updated_at FROM conversations"
                         " ORDER BY updated_at DESC, created_at DESC, id",
@@ -1195,21 +1233,21 @@ prs_store_list_conversations (PrsStore  *self,
     return NULL;
 
   conversations = json_array_new ();
-  while ((row = step_row (self, stmt, "Could not read the conversations", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, "Could not read the conversations", error)) == 1)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
 
       json_builder_begin_object (builder);
-      add_string_member (builder, "id", column_text (stmt, 0));
-      add_string_member (builder, "slug", column_text (stmt, 1));
-      add_string_member (builder, "title", column_text (stmt, 2));
+      add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+      add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
+      add_string_member (builder, "title", prs_store_column_text (stmt, 2));
       json_builder_set_member_name (builder, "messageCount");
       json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
       json_builder_set_member_name (builder, "unreadCount");
       json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 4));
-      add_string_member (builder, "defaultAgent", column_text (stmt, 5));
-      add_string_member (builder, "createdAt", column_text (stmt, 6));
-      add_string_member (builder, "updatedAt", column_text (stmt, 7));
+      add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
+      add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
+      add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
       json_builder_end_object (builder);
 
       json_array_add_element (conversations, json_builder_get_root (builder));
@@ -1231,16 +1269,16 @@ update_conversation (PrsStore    *self,
 {
   g_autoptr(PrsStmt) stmt = NULL;
 
-  if (!begin_immediate (self, error))
+  if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
-  stmt = store_prepare (self, sql, error);
+  stmt = prs_store_prepare_cached (self, sql, error);
   if (stmt == NULL)
     goto fail;
-  bind_text (stmt, 1, conversation_id);
+  prs_store_bind_text (stmt, 1, conversation_id);
   if (value != NULL)
-    bind_text (stmt, 2, value);
-  if (!step_done (self, stmt, "Could not update the conversation", error))
+    prs_store_bind_text (stmt, 2, value);
+  if (!prs_store_step_done (self, stmt, "Could not update the conversation", error))
     goto fail;
   if (sqlite3_changes (self->db) == 0)
     {
@@ -1249,10 +1287,10 @@ update_conversation (PrsStore    *self,
       goto fail;
     }
 
-  return commit (self, error);
+  return prs_store_commit (self, error);
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -1344,12 +1382,12 @@ dedup_key_exists (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
   int row;
 
-  stmt = store_prepare (self, "SELECT 1 FROM messages WHERE dedup_key = ?1", error);
+  stmt = prs_store_prepare_cached (self, "SELECT 1 FROM messages WHERE dedup_key = ?1", error);
   if (stmt == NULL)
     return FALSE;
 
-  bind_text (stmt, 1, dedup_key);
-  row = step_row (self, stmt, "Could not look up a message", error);
+  prs_store_bind_text (stmt, 1, dedup_key);
+  row = prs_store_step_row (self, stmt, "Could not look up a message", error);
   if (row < 0)
     return FALSE;
 
@@ -1387,7 +1425,7 @@ prs_store_insert_message (PrsStore                *self,
       !check_json_text (message->extra_json, "extra data", error))
     return FALSE;
 
-  if (!begin_immediate (self, error))
+  if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
   if (!prs_store_has_conversation (self, message->conversation_id))
@@ -1409,21 +1447,21 @@ prs_store_insert_message (PrsStore                *self,
         }
     }
 
-  seq_stmt = store_prepare (self,
+  seq_stmt = prs_store_prepare_cached (self,
                             "SELECT COALESCE (MAX (seq), 0) + 1 FROM messages"
                             " WHERE conversation_id = ?1",
                             error);
   if (seq_stmt == NULL)
     goto fail;
-  bind_text (seq_stmt, 1, message->conversation_id);
-  if (step_row (self, seq_stmt, "Could not number the message", error) != 1)
+  prs_store_bind_text (seq_stmt, 1, message->conversation_id);
+  if (prs_store_step_row (self, seq_stmt, "Could not number the message", error) != 1)
     goto fail;
   seq = sqlite3_column_int64 (seq_stmt, 0);
 
   id = g_uuid_string_random ();
   now = now_iso8601 ();
 
-  insert_stmt = store_prepare (self,
+  insert_stmt = prs_store_prepare_cached (self,
                                "INSERT INTO messages (id, conversation_id, seq, kind, content,"
                                " status, agent_id, context_json, execution_json, dedup_key,"
                                " extra_json, created_at)"
@@ -1431,34 +1469,34 @@ prs_store_insert_message (PrsStore                *self,
                                error);
   if (insert_stmt == NULL)
     goto fail;
-  bind_text (insert_stmt, 1, id);
-  bind_text (insert_stmt, 2, message->conversation_id);
+  prs_store_bind_text (insert_stmt, 1, id);
+  prs_store_bind_text (insert_stmt, 2, message->conversation_id);
   sqlite3_bind_int64 (insert_stmt, 3, seq);
-  bind_text (insert_stmt, 4, message->kind);
-  bind_text (insert_stmt, 5, message->content);
-  bind_text (insert_stmt, 6, message->status);
-  bind_text (insert_stmt, 7, message->agent_id);
-  bind_text (insert_stmt, 8, message->context_json);
-  bind_text (insert_stmt, 9, message->execution_json);
-  bind_text (insert_stmt, 10, message->dedup_key);
-  bind_text (insert_stmt, 11, message->extra_json);
-  bind_text (insert_stmt, 12, now);
-  if (!step_done (self, insert_stmt, "Could not save the message", error))
+  prs_store_bind_text (insert_stmt, 4, message->kind);
+  prs_store_bind_text (insert_stmt, 5, message->content);
+  prs_store_bind_text (insert_stmt, 6, message->status);
+  prs_store_bind_text (insert_stmt, 7, message->agent_id);
+  prs_store_bind_text (insert_stmt, 8, message->context_json);
+  prs_store_bind_text (insert_stmt, 9, message->execution_json);
+  prs_store_bind_text (insert_stmt, 10, message->dedup_key);
+  prs_store_bind_text (insert_stmt, 11, message->extra_json);
+  prs_store_bind_text (insert_stmt, 12, now);
+  if (!prs_store_step_done (self, insert_stmt, "Could not save the message", error))
     goto fail;
 
-  bump_stmt = store_prepare (self,
+  bump_stmt = prs_store_prepare_cached (self,
                              "UPDATE conversations SET message_count = message_count + 1,"
                              " unread_count = unread_count + 1, updated_at = ?2"
                              " WHERE id = ?1",
                              error);
   if (bump_stmt == NULL)
     goto fail;
-  bind_text (bump_stmt, 1, message->conversation_id);
-  bind_text (bump_stmt, 2, now);
-  if (!step_done (self, bump_stmt, "Could not update the conversation", error))
+  prs_store_bind_text (bump_stmt, 1, message->conversation_id);
+  prs_store_bind_text (bump_stmt, 2, now);
+  if (!prs_store_step_done (self, bump_stmt, "Could not update the conversation", error))
     goto fail;
 
-  if (!commit (self, error))
+  if (!prs_store_commit (self, error))
     return FALSE;
 
   if (out_message_id != NULL)
@@ -1468,7 +1506,7 @@ prs_store_insert_message (PrsStore                *self,
   return TRUE;
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -1483,15 +1521,15 @@ prs_store_find_message_by_dedup_key (PrsStore   *self,
   if (dedup_key == NULL)
     return NULL;
 
-  stmt = store_prepare (self, "SELECT id FROM messages WHERE dedup_key = ?1", NULL);
+  stmt = prs_store_prepare_cached (self, "SELECT id FROM messages WHERE dedup_key = ?1", NULL);
   if (stmt == NULL)
     return NULL;
 
-  bind_text (stmt, 1, dedup_key);
-  if (step_row (self, stmt, "Could not look up a message", NULL) != 1)
+  prs_store_bind_text (stmt, 1, dedup_key);
+  if (prs_store_step_row (self, stmt, "Could not look up a message", NULL) != 1)
     return NULL;
 
-  return g_strdup (column_text (stmt, 0));
+  return g_strdup (prs_store_column_text (stmt, 0));
 }
 
 gboolean
@@ -1511,10 +1549,10 @@ prs_store_update_message (PrsStore    *self,
   if (!check_json_text (extra_json, "extra data", error))
     return FALSE;
 
-  if (!begin_immediate (self, error))
+  if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "UPDATE messages SET status = COALESCE (?2, status),"
                         " content = COALESCE (?3, content),"
                         " extra_json = COALESCE (?4, extra_json)"
@@ -1522,11 +1560,11 @@ prs_store_update_message (PrsStore    *self,
                         error);
   if (stmt == NULL)
     goto fail;
-  bind_text (stmt, 1, message_id);
-  bind_text (stmt, 2, status);
-  bind_text (stmt, 3, content);
-  bind_text (stmt, 4, extra_json);
-  if (!step_done (self, stmt, "Could not update the message", error))
+  prs_store_bind_text (stmt, 1, message_id);
+  prs_store_bind_text (stmt, 2, status);
+  prs_store_bind_text (stmt, 3, content);
+  prs_store_bind_text (stmt, 4, extra_json);
+  if (!prs_store_step_done (self, stmt, "Could not update the message", error))
     goto fail;
   if (sqlite3_changes (self->db) == 0)
     {
@@ -1535,10 +1573,10 @@ prs_store_update_message (PrsStore    *self,
       goto fail;
     }
 
-  return commit (self, error);
+  return prs_store_commit (self, error);
 
 fail:
-  rollback (self);
+  prs_store_rollback (self);
   return FALSE;
 }
 
@@ -1552,18 +1590,18 @@ message_from_row (sqlite3_stmt *stmt)
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
   json_builder_begin_object (builder);
-  add_string_member (builder, "id", column_text (stmt, 0));
-  add_string_member (builder, "conversationId", column_text (stmt, 1));
+  add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  add_string_member (builder, "conversationId", prs_store_column_text (stmt, 1));
   json_builder_set_member_name (builder, "seq");
   json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 2));
-  add_string_member (builder, "kind", column_text (stmt, 3));
-  add_string_member (builder, "content", column_text (stmt, 4));
-  add_string_member (builder, "status", column_text (stmt, 5));
-  add_string_member (builder, "agentId", column_text (stmt, 6));
-  add_json_member (builder, "context", column_text (stmt, 7));
-  add_json_member (builder, "execution", column_text (stmt, 8));
-  add_json_member (builder, "extra", column_text (stmt, 9));
-  add_string_member (builder, "createdAt", column_text (stmt, 10));
+  add_string_member (builder, "kind", prs_store_column_text (stmt, 3));
+  add_string_member (builder, "content", prs_store_column_text (stmt, 4));
+  add_string_member (builder, "status", prs_store_column_text (stmt, 5));
+  add_string_member (builder, "agentId", prs_store_column_text (stmt, 6));
+  add_json_member (builder, "context", prs_store_column_text (stmt, 7));
+  add_json_member (builder, "execution", prs_store_column_text (stmt, 8));
+  add_json_member (builder, "extra", prs_store_column_text (stmt, 9));
+  add_string_member (builder, "createdAt", prs_store_column_text (stmt, 10));
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
@@ -1582,12 +1620,12 @@ prs_store_get_message (PrsStore    *self,
   if (message_id == NULL)
     return NULL;
 
-  stmt = store_prepare (self, "SELECT " MESSAGE_COLUMNS " FROM messages WHERE id = ?1", error);
+  stmt = prs_store_prepare_cached (self, "SELECT " MESSAGE_COLUMNS " FROM messages WHERE id = ?1", error);
   if (stmt == NULL)
     return NULL;
 
-  bind_text (stmt, 1, message_id);
-  if (step_row (self, stmt, "Could not read a message", error) != 1)
+  prs_store_bind_text (stmt, 1, message_id);
+  if (prs_store_step_row (self, stmt, "Could not read a message", error) != 1)
     return NULL;
 
   return message_from_row (stmt);
@@ -1608,7 +1646,7 @@ prs_store_list_messages (PrsStore    *self,
   g_return_val_if_fail (conversation_id != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  stmt = store_prepare (self,
+  stmt = prs_store_prepare_cached (self,
                         "SELECT " MESSAGE_COLUMNS " FROM messages"
                         " WHERE conversation_id = ?1 AND seq > ?2"
                         " ORDER BY seq LIMIT ?3",
@@ -1616,12 +1654,12 @@ prs_store_list_messages (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
 
-  bind_text (stmt, 1, conversation_id);
+  prs_store_bind_text (stmt, 1, conversation_id);
   sqlite3_bind_int64 (stmt, 2, after_seq);
   sqlite3_bind_int64 (stmt, 3, limit);
 
   messages = json_array_new ();
-  while ((row = step_row (self, stmt, "Could not read the messages", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, "Could not read the messages", error)) == 1)
     json_array_add_element (messages, message_from_row (stmt));
   if (row < 0)
     return NULL;

@@ -3,6 +3,7 @@
  * conversations and messages. Each test gets its own temporary folder. */
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <glib/gstdio.h>
 
@@ -574,7 +575,7 @@ test_migration_2 (Fixture       *fixture,
   g_assert_cmpint (prs_store_get_schema_version (store), ==, 1);
   g_assert_finalize_object (g_steal_pointer (&store));
 
-  store = prs_store_new_for_path (fixture->db_path, &error);
+  store = prs_store_new_at_version (fixture->db_path, 2, &error);
   g_assert_no_error (error);
   g_assert_cmpint (prs_store_get_schema_version (store), ==, 2);
 
@@ -599,6 +600,68 @@ test_migration_2 (Fixture       *fixture,
   g_assert_true (prs_store_resolve_conversation (store, "inbox", &id, &created, &error));
   g_assert_no_error (error);
   g_assert_true (created);
+}
+
+static char *
+query_one (const char *db_path,
+           const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  char *result = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+
+  return result;
+}
+
+static void
+test_migration_3 (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *message_id = NULL;
+  g_autofree char *agent = NULL;
+  g_autofree char *count = NULL;
+  PrsMessageInsert insert = { 0 };
+
+  /* A version-2 database with a conversation and a message. */
+  store = prs_store_new_at_version (fixture->db_path, 2, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_store_resolve_conversation (store, "Email Inbox", &id, NULL, &error));
+  g_assert_no_error (error);
+  insert.conversation_id = id;
+  insert.kind = "inbound";
+  insert.content = "New email";
+  insert.context_json = "{\"uid\":\"12345\"}";
+  g_assert_true (prs_store_insert_message (store, &insert, &message_id, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 3, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 3);
+
+  messages = prs_store_list_messages (store, id, 0, 10, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 1);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  /* The default agent exists from the first start; the new tables hold rows. */
+  agent = query_one (fixture->db_path, "SELECT name FROM agents WHERE id = 'prosponsive'");
+  g_assert_cmpstr (agent, ==, "Prosponsive");
+  g_free (query_one (fixture->db_path,
+                     "INSERT INTO approval_rules (tool, action, created_at) VALUES ('t', 'approve', 'now')"));
+  count = query_one (fixture->db_path, "SELECT count(*) FROM approval_rules");
+  g_assert_cmpstr (count, ==, "1");
 }
 
 /* ---- Conversations -------------------------------------------------------- */
@@ -1089,6 +1152,7 @@ main (int   argc,
   ADD ("discovery/lookup-tool", test_lookup_tool);
   ADD ("migration/1", test_migration_1);
   ADD ("migration/2", test_migration_2);
+  ADD ("migration/3", test_migration_3);
   ADD ("conversations/resolve", test_resolve_conversation);
   ADD ("conversations/resolve-concurrent", test_resolve_concurrent);
   ADD ("messages/insert-get-update", test_messages);

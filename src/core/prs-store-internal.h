@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-store-internal.h: what the store's own files share. The store is one
+ * module split by domain (prs-store.c: connection, migrations, settings,
+ * tools, conversations, messages; prs-store-<domain>.c: the rest); only
+ * those files include this header. */
+#pragma once
+
+#include <sqlite3.h>
+
+#include "prs-error.h"
+#include "prs-store.h"
+
+G_BEGIN_DECLS
+
+struct _PrsStore
+{
+  GObject     parent_instance;
+
+  char       *path;
+  sqlite3    *db;
+  /* SQL text → sqlite3_stmt*. The keys are the string literals of this file. */
+  GHashTable *statements;
+};
+
+/* A cached statement, borrowed from the store: the autoptr cleanup resets it
+ * (ending its implicit read transaction) and clears its bindings. */
+typedef sqlite3_stmt PrsStmt;
+
+void          prs_stmt_release            (PrsStmt      *stmt);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsStmt, prs_stmt_release)
+
+/* @sql must be a string literal: it is the cache key. */
+PrsStmt      *prs_store_prepare_cached    (PrsStore     *self,
+                                           const char   *sql,
+                                           GError      **error);
+void          prs_store_set_error         (PrsStore     *self,
+                                           GError      **error,
+                                           const char   *what);
+void          prs_store_bind_text         (sqlite3_stmt *stmt,
+                                           int           index,
+                                           const char   *value);
+const char   *prs_store_column_text       (sqlite3_stmt *stmt,
+                                           int           column);
+/* Steps a statement that returns no row. */
+gboolean      prs_store_step_done         (PrsStore     *self,
+                                           sqlite3_stmt *stmt,
+                                           const char   *what,
+                                           GError      **error);
+/* 1 for a row, 0 at the end, -1 on error. */
+int           prs_store_step_row          (PrsStore     *self,
+                                           sqlite3_stmt *stmt,
+                                           const char   *what,
+                                           GError      **error);
+gboolean      prs_store_exec_cached       (PrsStore     *self,
+                                           const char   *sql,
+                                           const char   *what,
+                                           GError      **error);
+/* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
+gboolean      prs_store_begin_immediate   (PrsStore     *self,
+                                           GError      **error);
+void          prs_store_rollback          (PrsStore     *self);
+gboolean      prs_store_commit            (PrsStore     *self,
+                                           GError      **error);
+
+G_END_DECLS
