@@ -11,6 +11,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "prs-api-token.h"
+#include "prs-ctl.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-json.h"
@@ -19,32 +20,72 @@
 #include "prs-store.h"
 #include "prs-workflow.h"
 
-#define EXIT_NEGATIVE 1
-#define EXIT_USAGE    2
+#define EXIT_NEGATIVE PRS_CTL_EXIT_NEGATIVE
+#define EXIT_USAGE    PRS_CTL_EXIT_USAGE
 
 #define MAX_WORKFLOW_FILE (64 * 1024 * 1024)
 
-typedef struct
-{
-  char *data_dir;
-} Ctl;
+typedef PrsCtl Ctl;
 
-static void
-print_json (JsonNode *node)
+void
+prs_ctl_print_json (JsonNode *node)
 {
   g_autofree char *text = prs_json_to_string (node, TRUE);
 
   g_print ("%s\n", text);
 }
 
-static int
-usage_error (GOptionContext *context,
-             const char     *message)
+int
+prs_ctl_usage_error (GOptionContext *context,
+                     const char     *message)
 {
   g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
 
   g_printerr ("%s\n\n%s", message, help);
   return EXIT_USAGE;
+}
+
+gboolean
+prs_ctl_read_input (const char  *path,
+                    gsize        max_bytes,
+                    char       **out_contents,
+                    gsize       *out_length,
+                    GError     **error)
+{
+  g_autoptr(GInputStream) in = NULL;
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  guint8 chunk[65536];
+  gssize n;
+
+  if (path == NULL || g_str_equal (path, "-"))
+    in = g_unix_input_stream_new (0, FALSE);
+  else
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+
+      in = G_INPUT_STREAM (g_file_read (file, NULL, error));
+      if (in == NULL)
+        return FALSE;
+    }
+
+  while ((n = g_input_stream_read (in, chunk, sizeof chunk, NULL, error)) > 0)
+    {
+      if (buffer->len + (gsize) n > max_bytes)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("The input is larger than %" G_GSIZE_FORMAT " bytes."), max_bytes);
+          return FALSE;
+        }
+      g_byte_array_append (buffer, chunk, n);
+    }
+  if (n < 0)
+    return FALSE;
+
+  *out_length = buffer->len;
+  g_byte_array_append (buffer, (const guint8 *) "", 1);
+  *out_contents = (char *) g_byte_array_free (g_steal_pointer (&buffer), FALSE);
+
+  return TRUE;
 }
 
 static PrsStore *
@@ -109,18 +150,13 @@ cmd_check_workflow (Ctl   *ctl,
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage_error (context, error->message);
+    return prs_ctl_usage_error (context, error->message);
   if (argc != 2)
-    return usage_error (context, _("check-workflow takes exactly one file."));
+    return prs_ctl_usage_error (context, _("check-workflow takes exactly one file."));
 
-  if (!g_file_get_contents (argv[1], &contents, &length, &error))
+  if (!prs_ctl_read_input (argv[1], MAX_WORKFLOW_FILE, &contents, &length, &error))
     {
       g_printerr (_("Could not read “%s”: %s\n"), argv[1], error->message);
-      return EXIT_USAGE;
-    }
-  if (length > MAX_WORKFLOW_FILE)
-    {
-      g_printerr (_("“%s” is larger than 64 MiB; that is not an n8n workflow.\n"), argv[1]);
       return EXIT_USAGE;
     }
 
@@ -145,7 +181,7 @@ cmd_check_workflow (Ctl   *ctl,
       json_object_set_member (object, "tool", prs_tool_to_json (analysis->tool));
       json_object_set_member (object, "checks", json_node_ref (checks));
       json_node_set_object (node, object);
-      print_json (node);
+      prs_ctl_print_json (node);
     }
   else
     {
@@ -245,11 +281,11 @@ cmd_n8n (Ctl   *ctl,
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage_error (context, error->message);
+    return prs_ctl_usage_error (context, error->message);
   if (argc != 2 || g_strcmp0 (argv[1], "set") != 0)
-    return usage_error (context, _("Use “n8n set --url URL --api-key-stdin”."));
+    return prs_ctl_usage_error (context, _("Use “n8n set --url URL --api-key-stdin”."));
   if (url == NULL && !key_stdin)
-    return usage_error (context, _("Give --url, --api-key-stdin, or both."));
+    return prs_ctl_usage_error (context, _("Give --url, --api-key-stdin, or both."));
 
   if (url != NULL && !validate_n8n_url (url, &error))
     {
@@ -312,7 +348,7 @@ print_tools (GPtrArray *tools,
       for (guint i = 0; i < tools->len; i++)
         json_array_add_element (array, prs_tool_to_json (g_ptr_array_index (tools, i)));
       json_node_set_array (node, array);
-      print_json (node);
+      prs_ctl_print_json (node);
       return;
     }
 
@@ -365,9 +401,9 @@ cmd_discover (Ctl   *ctl,
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage_error (context, error->message);
+    return prs_ctl_usage_error (context, error->message);
   if (argc != 1)
-    return usage_error (context, _("discover takes no arguments."));
+    return prs_ctl_usage_error (context, _("discover takes no arguments."));
 
   if ((store = open_store (ctl, &error)) == NULL)
     {
@@ -413,9 +449,9 @@ cmd_tools (Ctl   *ctl,
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage_error (context, error->message);
+    return prs_ctl_usage_error (context, error->message);
   if (argc != 1)
-    return usage_error (context, _("tools takes no arguments."));
+    return prs_ctl_usage_error (context, _("tools takes no arguments."));
 
   if ((store = open_store (ctl, &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL)
@@ -461,9 +497,9 @@ cmd_token (Ctl   *ctl,
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage_error (context, error->message);
+    return prs_ctl_usage_error (context, error->message);
   if (argc != 1)
-    return usage_error (context, _("token takes no arguments."));
+    return prs_ctl_usage_error (context, _("token takes no arguments."));
 
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error))
     {
@@ -545,9 +581,9 @@ main (int   argc,
   g_option_context_set_strict_posix (context, TRUE);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
-    return usage_error (context, error->message);
+    return prs_ctl_usage_error (context, error->message);
   if (argc < 2)
-    return usage_error (context, _("Name a command."));
+    return prs_ctl_usage_error (context, _("Name a command."));
 
   ctl.data_dir = prs_paths_resolve_data_dir (data_dir);
 
@@ -565,7 +601,7 @@ main (int   argc,
     {
       g_autofree char *message = g_strdup_printf (_("Unknown command “%s”."), argv[1]);
 
-      status = usage_error (context, message);
+      status = prs_ctl_usage_error (context, message);
     }
 
   g_free (ctl.data_dir);

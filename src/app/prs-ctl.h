@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-ctl.h: what prosponsive-ctl's command files share. Each command is
+ * `int prs_ctl_cmd_NAME (PrsCtl *ctl, int argc, char **argv)` where argv[0]
+ * is the command's name; commands are listed in prs-ctl.c. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PRS_CTL_EXIT_NEGATIVE 1
+#define PRS_CTL_EXIT_USAGE    2
+
+typedef struct
+{
+  char *data_dir;   /* resolved, absolute */
+} PrsCtl;
+
+/* Prints @node as pretty JSON on standard output. */
+void prs_ctl_print_json  (JsonNode       *node);
+/* Prints @message and the command's help; returns PRS_CTL_EXIT_USAGE. */
+int  prs_ctl_usage_error (GOptionContext *context,
+                          const char     *message);
+/* Reads all of FILE, or standard input when @path is "-" or NULL, up to
+ * @max_bytes. */
+gboolean prs_ctl_read_input (const char  *path,
+                             gsize        max_bytes,
+                             char       **out_contents,
+                             gsize       *out_length,
+                             GError     **error);
+
+G_END_DECLS
