@@ -74,7 +74,7 @@ n8n_env_stop() {
 # Launches n8n once on a fresh free port; returns 2 when the port was lost
 # to someone else (the caller retries), 1 on other failures.
 _n8n_env_launch() {
-  local port runner_port t0 i url work bin
+  local port runner_port t0 url work bin
   port=$(_n8n_env_free_port)
   runner_port=$(_n8n_env_free_port)
   N8N_URL="http://127.0.0.1:$port"
@@ -95,8 +95,8 @@ _n8n_env_launch() {
     export DB_TYPE=sqlite DB_SQLITE_POOL_SIZE=2
     export N8N_ENCRYPTION_KEY="prosponsive-test-$port-$RANDOM$RANDOM"
     export N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS=true N8N_SECURE_COOKIE=false
-    export N8N_DIAGNOSTICS_ENABLED=false N8N_DIAGNOSTICS_CONFIG_FRONTEND= N8N_DIAGNOSTICS_CONFIG_BACKEND=
-    export EXTERNAL_FRONTEND_HOOKS_URLS=
+    export N8N_DIAGNOSTICS_ENABLED=false N8N_DIAGNOSTICS_CONFIG_FRONTEND='' N8N_DIAGNOSTICS_CONFIG_BACKEND=''
+    export EXTERNAL_FRONTEND_HOOKS_URLS=''
     export N8N_VERSION_NOTIFICATIONS_ENABLED=false N8N_VERSION_NOTIFICATIONS_WHATS_NEW_ENABLED=false
     export N8N_TEMPLATES_ENABLED=false N8N_PERSONALIZATION_ENABLED=false N8N_DYNAMIC_BANNERS_ENABLED=false
     export N8N_HIRING_BANNER_ENABLED=false N8N_AI_ENABLED=false N8N_COMMUNITY_PACKAGES_ENABLED=false
@@ -115,7 +115,7 @@ _n8n_env_launch() {
 
   # /healthz and /healthz/readiness answer before the REST routes exist;
   # GET /rest/login turns into a JSON 401 once they are mounted.
-  for i in $(seq 1 900); do
+  for _ in $(seq 1 900); do
     if ! kill -0 "$N8N_PID" 2>/dev/null; then
       wait "$N8N_PID" 2>/dev/null || true
       N8N_PID=""
@@ -198,7 +198,10 @@ n8n_env_start() {
     || { _n8n_env_die "API key request failed"; return 1; }
   N8N_API_KEY=$(_n8n_env_json_get "$key_json" 'd["data"]["rawApiKey"]' 2>/dev/null) || N8N_API_KEY=""
   rm -f "$key_json"
-  [ -n "$N8N_API_KEY" ] && [ "$N8N_API_KEY" != null ] || { _n8n_env_die "API key creation failed"; return 1; }
+  if [ -z "$N8N_API_KEY" ] || [ "$N8N_API_KEY" = null ]; then
+    _n8n_env_die "API key creation failed"
+    return 1
+  fi
   export N8N_API_KEY
   _n8n_env_log "owner and API key ($(_n8n_env_json_get "$N8N_WORK_DIR/scopes.json" 'len(d["data"])') scopes) created"
 }
