@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-application.c: the application. `prosponsive --headless` runs the same
- * service with no window. With the default data folder the application is
- * unique on the session bus; with --data-dir (or PROSPONSIVE_DATA_DIR) it
+/* prs-application.c: the application with its window. `prosponsive
+ * --headless` runs the same service without GTK (prs-app-options.c).
+ * With the default data folder the application is unique on the session bus; with --data-dir (or PROSPONSIVE_DATA_DIR) it
  * runs on its own and the data folder's lock keeps it to one instance. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "prs-app-options.h"
 #include "prs-application.h"
 #include "prs-window.h"
 
@@ -15,9 +16,7 @@ struct _PrsApplication
   AdwApplication  parent_instance;
 
   PrsService     *service;
-  char           *data_dir;
-  guint           port;
-  gboolean        headless;
+  PrsAppOptions   options;
   int             exit_status;
 };
 
@@ -46,31 +45,8 @@ prs_application_handle_local_options (GApplication *app,
                                       GVariantDict *options)
 {
   PrsApplication *self = PRS_APPLICATION (app);
-  const char *env = g_getenv ("PROSPONSIVE_DATA_DIR");
-  gint32 port = 0;
 
-  if (g_variant_dict_lookup (options, "version", "b", NULL))
-    {
-      g_print ("prosponsive %s\n", PACKAGE_VERSION);
-      return EXIT_SUCCESS;
-    }
-
-  g_variant_dict_lookup (options, "data-dir", "^ay", &self->data_dir);
-  g_variant_dict_lookup (options, "headless", "b", &self->headless);
-  if (g_variant_dict_lookup (options, "port", "i", &port))
-    {
-      if (port < 1 || port > 65535)
-        {
-          g_printerr (_("The port must be between 1 and 65535.\n"));
-          return EXIT_FAILURE;
-        }
-      self->port = (guint) port;
-    }
-
-  if (self->data_dir != NULL || (env != NULL && env[0] != '\0'))
-    g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
-
-  return -1;
+  return prs_app_options_read (app, options, &self->options);
 }
 
 static void
@@ -81,7 +57,7 @@ prs_application_startup (GApplication *app)
 
   G_APPLICATION_CLASS (prs_application_parent_class)->startup (app);
 
-  self->service = prs_service_new (self->data_dir, self->port);
+  self->service = prs_service_new (self->options.data_dir, self->options.port);
   if (!prs_service_start (self->service, &error))
     {
       g_printerr ("prosponsive: %s\n", error->message);
@@ -90,13 +66,6 @@ prs_application_startup (GApplication *app)
       return;
     }
 
-  if (self->headless)
-    {
-      /* No window will ever hold the application: hold it for the service. */
-      g_application_hold (app);
-      g_print (_("Prosponsive is running without a window (data folder %s, port %u).\n"),
-               prs_service_get_data_dir (self->service), prs_service_get_port (self->service));
-    }
 }
 
 static void
@@ -110,9 +79,6 @@ prs_application_activate (GApplication *app)
       g_application_quit (app);
       return;
     }
-
-  if (self->headless)
-    return;
 
   window = gtk_application_get_active_window (GTK_APPLICATION (app));
   if (window == NULL)
@@ -150,7 +116,7 @@ prs_application_finalize (GObject *object)
   PrsApplication *self = PRS_APPLICATION (object);
 
   g_clear_object (&self->service);
-  g_free (self->data_dir);
+  prs_app_options_clear (&self->options);
 
   G_OBJECT_CLASS (prs_application_parent_class)->finalize (object);
 }
@@ -172,16 +138,9 @@ prs_application_class_init (PrsApplicationClass *klass)
 static void
 prs_application_init (PrsApplication *self)
 {
-  static const GOptionEntry entries[] = {
-    { "headless", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Run the service without a window"), NULL },
-    { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, NULL, N_("Use DIR as the data folder"), N_("DIR") },
-    { "port", 0, 0, G_OPTION_ARG_INT, NULL, N_("Serve the local API on PORT (default 3100)"), N_("PORT") },
-    { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
-    { NULL }
-  };
   static const char *quit_accels[] = { "<Control>q", NULL };
 
-  g_application_add_main_option_entries (G_APPLICATION (self), entries);
+  prs_app_options_add (G_APPLICATION (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
 }

@@ -5,6 +5,7 @@
 #include <locale.h>
 #include <glib/gi18n.h>
 
+#include "prs-app-options.h"
 #include "prs-application.h"
 
 int
@@ -18,6 +19,15 @@ main (int   argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+
+  /* Headless mode never touches GTK, so it runs where there is no display. */
+  for (int i = 1; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--"))
+        break;
+      if (g_str_equal (argv[i], "--headless"))
+        return prs_headless_run (argc, argv);
+    }
 
   app = prs_application_new ();
   status = g_application_run (G_APPLICATION (app), argc, argv);

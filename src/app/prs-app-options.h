@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-app-options.h: the command line that `prosponsive` and
+ * `prosponsive --headless` share. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char     *data_dir;
+  guint     port;
+  gboolean  headless;
+} PrsAppOptions;
+
+void prs_app_options_add   (GApplication  *app);
+/* Returns -1 to go on, or an exit status (--version, bad values). Marks
+ * the application non-unique when a data folder is named: uniqueness is
+ * then the data folder's lock. */
+int  prs_app_options_read  (GApplication  *app,
+                            GVariantDict  *options,
+                            PrsAppOptions *out);
+void prs_app_options_clear (PrsAppOptions *options);
+
+/* Runs the service without a window and without GTK (servers, autostart,
+ * tests: no display needed). */
+int  prs_headless_run      (int            argc,
+                            char         **argv);
+
+G_END_DECLS
