@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-guard.c: Host, Origin, token and size checks (SPEC §9), run from
+ * the early handler so that a rejected request's body is never kept. */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-api-guard.h"
+
+struct _PrsApiGuard
+{
+  guint             port;
+  PrsApiTokenWatch *token_watch;
+  GStrv             origins;
+  GStrv             hosts;       /* "name:port", compared without case */
+};
+
+static const char * const host_names[] = {
+  "localhost",
+  "127.0.0.1",
+  "[::1]",
+  "host.containers.internal",
+  "host.docker.internal",
+};
+
+PrsApiGuard *
+prs_api_guard_new (guint             port,
+                   PrsApiTokenWatch *token_watch)
+{
+  PrsApiGuard *guard = g_new0 (PrsApiGuard, 1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  guard->port = port;
+  guard->token_watch = token_watch;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (host_names); i++)
+    {
+      g_autofree char *host = g_strdup_printf ("%s:%u", host_names[i], port);
+
+      g_strv_builder_add (builder, host);
+    }
+  guard->hosts = g_strv_builder_end (builder);
+
+  return guard;
+}
+
+void
+prs_api_guard_free (PrsApiGuard *guard)
+{
+  if (guard == NULL)
+    return;
+
+  g_clear_pointer (&guard->token_watch, prs_api_token_watch_free);
+  g_strfreev (guard->origins);
+  g_strfreev (guard->hosts);
+  g_free (guard);
+}
+
+void
+prs_api_guard_set_origins (PrsApiGuard        *guard,
+                           const char * const *origins)
+{
+  g_strfreev (guard->origins);
+  guard->origins = origins != NULL ? g_strdupv ((char **) origins) : NULL;
+}
+
+static gboolean
+host_is_allowed (PrsApiGuard *guard,
+                 const char  *host)
+{
+  if (host == NULL)
+    return FALSE;
+
+  for (guint i = 0; guard->hosts[i] != NULL; i++)
+    if (g_ascii_strcasecmp (host, guard->hosts[i]) == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+static gboolean
+origin_is_allowed (PrsApiGuard *guard,
+                   const char  *origin)
+{
+  if (guard->origins == NULL)
+    return FALSE;
+
+  for (guint i = 0; guard->origins[i] != NULL; i++)
+    if (strcmp (origin, guard->origins[i]) == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+static gboolean
+token_is_valid (PrsApiGuard *guard,
+                const char  *authorization)
+{
+  const char *p = authorization;
+  gsize len;
+
+  if (p == NULL)
+    return FALSE;
+
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (g_ascii_strncasecmp (p, "Bearer", 6) != 0 || (p[6] != ' ' && p[6] != '\t'))
+    return FALSE;
+  p += 6;
+  while (*p == ' ' || *p == '\t')
+    p++;
+
+  len = strlen (p);
+  while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+    len--;
+
+  return prs_api_token_watch_check (guard->token_watch, p, len);
+}
+
+static gboolean
+reject (PrsApiRejection *rejection,
+        guint            status,
+        const char      *code,
+        const char      *message)
+{
+  rejection->status = status;
+  rejection->code = code;
+  rejection->message = message;
+  return FALSE;
+}
+
+gboolean
+prs_api_guard_check (PrsApiGuard       *guard,
+                     SoupServerMessage *msg,
+                     const char        *path,
+                     PrsApiRejection   *rejection)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  const char *origin;
+  goffset declared;
+
+  g_return_val_if_fail (guard != NULL, FALSE);
+  g_return_val_if_fail (rejection != NULL, FALSE);
+
+  if (!host_is_allowed (guard, soup_message_headers_get_one (headers, "Host")))
+    return reject (rejection, SOUP_STATUS_FORBIDDEN, "forbidden-host",
+                   "The Host header does not name this computer.");
+
+  origin = soup_message_headers_get_one (headers, "Origin");
+  if (origin != NULL && !origin_is_allowed (guard, origin))
+    return reject (rejection, SOUP_STATUS_FORBIDDEN, "forbidden-origin",
+                   "Requests from this origin are not allowed.");
+
+  /* The only route without a token */
+  if (!(g_strcmp0 (path, "/api/health") == 0 &&
+        strcmp (soup_server_message_get_method (msg), SOUP_METHOD_GET) == 0))
+    {
+      if (!token_is_valid (guard, soup_message_headers_get_one (headers, "Authorization")))
+        return reject (rejection, SOUP_STATUS_UNAUTHORIZED, "unauthorized",
+                       "Authentication required.");
+    }
+
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
+    {
+      declared = soup_message_headers_get_content_length (headers);
+      if (declared > PRS_API_MAX_BODY)
+        return reject (rejection, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "body-too-large",
+                       "The request body is larger than 1 MiB.");
+    }
+
+  return TRUE;
+}

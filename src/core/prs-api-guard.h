@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-guard.h: the checks every request passes after its headers and
+ * before its body is read: Host, Origin, bearer token, declared size. */
+#pragma once
+
+#include <libsoup/soup.h>
+
+#include "prs-api-token.h"
+
+G_BEGIN_DECLS
+
+#define PRS_API_MAX_BODY (1024 * 1024)
+
+typedef struct _PrsApiGuard PrsApiGuard;
+
+typedef struct
+{
+  guint       status;
+  const char *code;
+  const char *message;
+} PrsApiRejection;
+
+/* Takes ownership of @token_watch. */
+PrsApiGuard *prs_api_guard_new            (guint               port,
+                                           PrsApiTokenWatch   *token_watch);
+void         prs_api_guard_free           (PrsApiGuard        *guard);
+/* @origins: allowed Origin values, NULL-terminated; NULL for none. */
+void         prs_api_guard_set_origins    (PrsApiGuard        *guard,
+                                           const char * const *origins);
+/* TRUE to let the request through; else fills @rejection. */
+gboolean     prs_api_guard_check          (PrsApiGuard        *guard,
+                                           SoupServerMessage  *msg,
+                                           const char         *path,
+                                           PrsApiRejection    *rejection);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsApiGuard, prs_api_guard_free)
+
+G_END_DECLS

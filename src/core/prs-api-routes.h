@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-routes.h: the handlers of SPEC §9's endpoints. They run on the
+ * API thread, with that thread's PrsStore. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+
+#include "prs-store.h"
+
+G_BEGIN_DECLS
+
+#define PRS_API_MAX_CONCURRENT_RUNS 4
+
+typedef struct
+{
+  PrsStore *store;
+  guint     running_inferences;
+  /* Called on the API thread; the server forwards them to the main context */
+  void    (*conversation_created) (gpointer    data,
+                                   const char *conversation_id);
+  void    (*message_added)        (gpointer    data,
+                                   const char *conversation_id,
+                                   const char *message_id);
+  gpointer  notify_data;
+} PrsApiRoutes;
+
+void prs_api_routes_handle   (PrsApiRoutes       *routes,
+                              SoupServerMessage  *msg,
+                              const char         *path,
+                              GHashTable         *query);
+
+/* {"success": false, "error": @message, "code": @code} with @status */
+void prs_api_respond_error   (SoupServerMessage  *msg,
+                              guint               status,
+                              const char         *code,
+                              const char         *message);
+/* Takes @node */
+void prs_api_respond_json    (SoupServerMessage  *msg,
+                              guint               status,
+                              JsonNode           *node);
+
+G_END_DECLS

@@ -1,0 +1,1106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-server.c: the local HTTPS API on its own thread (SPEC §1, §9).
+ *
+ * libsoup 3.2.3 is not hardened for untrusted clients (notes/platform.md),
+ * so the server owns the accept loop and every connection's life:
+ *
+ *   accept → caps (total, per peer) → wait for a complete first TLS record,
+ *   5 s → TLS handshake (at most MAX_HANDSHAKES at once, 5 s) →
+ *   soup_server_accept_iostream() → per-request deadline (30 s from the
+ *   start of a request to its handler, 30 s to write the answer) →
+ *   shutdown, then close the fd ourselves if libsoup does not.
+ *
+ * Idle sockets therefore never hold a thread-pool thread in a handshake,
+ * half-sent requests are cut off, and no fd outlives its deadline even where
+ * libsoup 3.2.3 forgets a connection. The early handler rejects before the
+ * body is read and stops libsoup accumulating it. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <glib/gstdio.h>
+#include <gio/gunixsocketaddress.h>
+#include <libsoup/soup.h>
+
+#include "prs-api-guard.h"
+#include "prs-api-routes.h"
+#include "prs-api-server.h"
+#include "prs-api-token.h"
+#include "prs-error.h"
+#include "prs-store.h"
+#include "prs-tls.h"
+
+#define MAX_CONNECTIONS          256
+#define MAX_CONNECTIONS_PER_PEER 32    /* other than loopback, which only has the total */
+#define MAX_HANDSHAKES           4     /* the shared GLib thread pool has about ten threads */
+#define FIRST_RECORD_TIMEOUT_US  (5 * G_USEC_PER_SEC)
+#define HANDSHAKE_TIMEOUT_US     (5 * G_USEC_PER_SEC)
+#define REQUEST_TIMEOUT_US       (20 * G_USEC_PER_SEC)
+#define BODY_TIMEOUT_US          (10 * G_USEC_PER_SEC)
+#define RESPONSE_TIMEOUT_US      (30 * G_USEC_PER_SEC)
+#define IDLE_TIMEOUT_US          (10 * G_USEC_PER_SEC)
+#define CLOSE_GRACE_US           (1 * G_USEC_PER_SEC)
+#define SWEEP_INTERVAL_MS        250
+#define PEEK_POLL_MS             20
+#define MAX_REQUESTS_PER_CONN    1000
+#define TLS_RECORD_MAX           (16384 + 2048 + 5)
+
+typedef struct _ApiThread ApiThread;
+
+typedef enum
+{
+  CONN_WAITING,      /* accepted; waiting for the ClientHello */
+  CONN_QUEUED,       /* ClientHello here; waiting for a handshake slot */
+  CONN_HANDSHAKING,
+  CONN_HTTP,         /* handed to libsoup */
+  CONN_CLOSING,      /* shut down; waiting for whoever holds it to let go */
+} ConnState;
+
+typedef struct
+{
+  ApiThread         *thread;
+  GList              link;
+  ConnState          state;
+  GSocket           *socket;
+  GSocketConnection *connection;
+  GIOStream         *tls;
+  GSocketAddress    *remote;
+  GSocketAddress    *local;
+  char              *peer;
+  gboolean           loopback;
+  GSource           *wait_source;
+  GCancellable      *cancellable;
+  gint64             deadline;        /* monotonic µs; 0: none */
+  gint64             close_deadline;
+  gboolean           handshake_pending;
+  guint              requests;
+  gsize              body_bytes;
+  gboolean           rejected;
+  gboolean           between_requests;  /* answered; no new headers yet */
+} Conn;
+
+typedef struct
+{
+  ApiThread *thread;
+  GSocket   *socket;
+  GSource   *source;
+} Listener;
+
+struct _ApiThread
+{
+  PrsApiServer    *server;      /* outlives the thread: stop() joins it */
+  GMainContext    *context;
+  GMainLoop       *loop;
+  PrsStore        *store;
+  PrsSecrets      *secrets;
+  PrsApiGuard     *guard;
+  PrsApiRoutes     routes;
+  GTlsCertificate *certificate;
+  SoupServer      *soup;
+  GPtrArray       *listeners;
+  GQueue           conns;              /* oldest first */
+  GQueue           handshake_queue;    /* Conn* waiting for a slot */
+  guint            handshakes_running;
+  GHashTable      *conns_by_remote;    /* GSocketAddress* → Conn* */
+  GHashTable      *peer_counts;        /* peer address → count */
+  GSource         *sweep_source;
+  guint8           peek_buffer[TLS_RECORD_MAX];
+};
+
+struct _PrsApiServer
+{
+  GObject       parent_instance;
+
+  char         *data_dir;
+  PrsSecrets   *secrets;
+  guint         port;
+  GMainContext *main_context;
+
+  GThread      *thread;
+  GMainContext *thread_context;
+  GMainLoop    *thread_loop;
+  GMutex        lock;
+  GCond         cond;
+  gboolean      start_done;
+  GError       *start_error;
+};
+
+G_DEFINE_FINAL_TYPE (PrsApiServer, prs_api_server, G_TYPE_OBJECT)
+
+enum
+{
+  CONVERSATION_CREATED,
+  MESSAGE_ADDED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void conn_close        (Conn *conn);
+static void conn_destroy      (Conn *conn);
+static void start_handshake   (Conn *conn);
+
+/* ---- notifications to the main context ---- */
+
+typedef struct
+{
+  PrsApiServer *server;
+  guint         signal_id;
+  char         *first;
+  char         *second;
+} Notification;
+
+static void
+notification_free (gpointer data)
+{
+  Notification *n = data;
+
+  g_object_unref (n->server);
+  g_free (n->first);
+  g_free (n->second);
+  g_free (n);
+}
+
+static gboolean
+emit_notification (gpointer data)
+{
+  Notification *n = data;
+
+  if (n->second != NULL)
+    g_signal_emit (n->server, n->signal_id, 0, n->first, n->second);
+  else
+    g_signal_emit (n->server, n->signal_id, 0, n->first);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+notify_main (PrsApiServer *server,
+             guint         signal_id,
+             const char   *first,
+             const char   *second)
+{
+  Notification *n = g_new0 (Notification, 1);
+
+  n->server = g_object_ref (server);
+  n->signal_id = signal_id;
+  n->first = g_strdup (first);
+  n->second = g_strdup (second);
+  g_main_context_invoke_full (server->main_context, G_PRIORITY_DEFAULT,
+                              emit_notification, n, notification_free);
+}
+
+static void
+on_conversation_created (gpointer    data,
+                         const char *conversation_id)
+{
+  ApiThread *t = data;
+
+  notify_main (t->server, signals[CONVERSATION_CREATED], conversation_id, NULL);
+}
+
+static void
+on_message_added (gpointer    data,
+                  const char *conversation_id,
+                  const char *message_id)
+{
+  ApiThread *t = data;
+
+  notify_main (t->server, signals[MESSAGE_ADDED], conversation_id, message_id);
+}
+
+/* ---- connections ---- */
+
+static char *
+address_to_peer (GSocketAddress *address,
+                 gboolean       *loopback)
+{
+  GInetAddress *inet;
+
+  *loopback = FALSE;
+  if (!G_IS_INET_SOCKET_ADDRESS (address))
+    return g_strdup ("?");
+
+  inet = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (address));
+  *loopback = g_inet_address_get_is_loopback (inet);
+  return g_inet_address_to_string (inet);
+}
+
+static guint
+peer_count (ApiThread  *t,
+            const char *peer)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (t->peer_counts, peer));
+}
+
+static void
+peer_count_add (ApiThread  *t,
+                const char *peer,
+                int         delta)
+{
+  guint count = peer_count (t, peer);
+
+  count = (guint) ((int) count + delta);
+  if (count == 0)
+    g_hash_table_remove (t->peer_counts, peer);
+  else
+    g_hash_table_replace (t->peer_counts, g_strdup (peer), GUINT_TO_POINTER (count));
+}
+
+static void
+conn_clear_wait_source (Conn *conn)
+{
+  if (conn->wait_source != NULL)
+    {
+      g_source_destroy (conn->wait_source);
+      g_clear_pointer (&conn->wait_source, g_source_unref);
+    }
+}
+
+/* Forgets the connection: the fd is closed unless libsoup still holds it
+ * and has not had its grace period yet (the caller decides). */
+static void
+conn_destroy (Conn *conn)
+{
+  ApiThread *t = conn->thread;
+
+  g_assert (!conn->handshake_pending);
+
+  conn_clear_wait_source (conn);
+  g_queue_unlink (&t->conns, &conn->link);
+  g_queue_remove (&t->handshake_queue, conn);
+  if (conn->remote != NULL)
+    {
+      if (g_hash_table_lookup (t->conns_by_remote, conn->remote) == conn)
+        g_hash_table_remove (t->conns_by_remote, conn->remote);
+    }
+  peer_count_add (t, conn->peer, -1);
+
+  if (conn->socket != NULL && !g_socket_is_closed (conn->socket))
+    g_socket_close (conn->socket, NULL);
+
+  g_clear_object (&conn->cancellable);
+  g_clear_object (&conn->tls);
+  g_clear_object (&conn->connection);
+  g_clear_object (&conn->socket);
+  g_clear_object (&conn->remote);
+  g_clear_object (&conn->local);
+  g_free (conn->peer);
+  g_free (conn);
+}
+
+static void
+conn_close (Conn *conn)
+{
+  switch (conn->state)
+    {
+    case CONN_WAITING:
+    case CONN_QUEUED:
+      conn_destroy (conn);
+      break;
+
+    case CONN_HANDSHAKING:
+      /* The handshake's callback destroys it */
+      conn->state = CONN_CLOSING;
+      g_cancellable_cancel (conn->cancellable);
+      g_socket_shutdown (conn->socket, TRUE, TRUE, NULL);
+      break;
+
+    case CONN_HTTP:
+      /* libsoup sees EOF on its next read and lets go; if it has no read
+       * pending (3.2.3's keep-alive leak), the sweep closes the fd. */
+      conn->state = CONN_CLOSING;
+      conn->close_deadline = g_get_monotonic_time () + CLOSE_GRACE_US;
+      g_socket_shutdown (conn->socket, TRUE, TRUE, NULL);
+      break;
+
+    case CONN_CLOSING:
+    default:
+      break;
+    }
+}
+
+/* The client closed an idle keep-alive connection. libsoup 3.2.3 misses
+ * this after a request with a body (CLOSE-WAIT forever); the kernel knows. */
+static gboolean
+peer_has_closed (Conn *conn)
+{
+  struct tcp_info info;
+  socklen_t len = sizeof info;
+
+  if (getsockopt (g_socket_get_fd (conn->socket), IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
+    return FALSE;
+
+  return info.tcpi_state == TCP_CLOSE_WAIT;
+}
+
+static gboolean
+sweep (gpointer data)
+{
+  ApiThread *t = data;
+  gint64 now = g_get_monotonic_time ();
+  GList *l = t->conns.head;
+
+  while (l != NULL)
+    {
+      Conn *conn = l->data;
+
+      l = l->next;
+      if (conn->handshake_pending)
+        {
+          if (conn->state == CONN_HANDSHAKING && conn->deadline != 0 && now > conn->deadline)
+            conn_close (conn);
+          continue;
+        }
+      if ((conn->state == CONN_HTTP || conn->state == CONN_CLOSING) &&
+          g_socket_is_closed (conn->socket))
+        conn_destroy (conn);
+      else if (conn->state == CONN_CLOSING && now > conn->close_deadline)
+        conn_destroy (conn);
+      else if (conn->state != CONN_CLOSING && conn->deadline != 0 && now > conn->deadline)
+        conn_close (conn);
+      else if (conn->state == CONN_HTTP && conn->between_requests && peer_has_closed (conn))
+        conn_close (conn);
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+/* The oldest connection that has not started a request, to make room */
+static gboolean
+evict_one (ApiThread *t)
+{
+  for (GList *l = t->conns.head; l != NULL; l = l->next)
+    {
+      Conn *conn = l->data;
+
+      if (conn->state == CONN_WAITING || conn->state == CONN_QUEUED ||
+          (conn->state == CONN_HTTP && conn->between_requests))
+        {
+          conn_close (conn);
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+static void
+on_handshake_done (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Conn *conn = user_data;
+  ApiThread *t = conn->thread;
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  ok = g_tls_connection_handshake_finish (G_TLS_CONNECTION (source), result, &error);
+  conn->handshake_pending = FALSE;
+  t->handshakes_running--;
+
+  /* Hand the slot to the next waiting connection */
+  while (t->handshakes_running < MAX_HANDSHAKES && t->handshake_queue.length > 0)
+    start_handshake (g_queue_pop_head (&t->handshake_queue));
+
+  if (!ok || conn->state != CONN_HANDSHAKING)
+    {
+      g_debug ("TLS handshake with %s failed: %s", conn->peer,
+               error != NULL ? error->message : "timed out");
+      conn_destroy (conn);
+      return;
+    }
+
+  conn->state = CONN_HTTP;
+  conn->deadline = g_get_monotonic_time () + REQUEST_TIMEOUT_US;
+  g_hash_table_insert (t->conns_by_remote, conn->remote, conn);
+
+  if (!soup_server_accept_iostream (t->soup, conn->tls, conn->local, conn->remote, &error))
+    {
+      g_debug ("Could not serve %s: %s", conn->peer, error->message);
+      conn_destroy (conn);
+    }
+}
+
+static void
+start_handshake (Conn *conn)
+{
+  ApiThread *t = conn->thread;
+  static const char * const protocols[] = { "http/1.1", NULL };
+  g_autoptr(GError) error = NULL;
+
+  if (t->handshakes_running >= MAX_HANDSHAKES)
+    {
+      conn->state = CONN_QUEUED;
+      g_queue_push_tail (&t->handshake_queue, conn);
+      return;
+    }
+
+  conn->connection = g_socket_connection_factory_create_connection (conn->socket);
+  conn->tls = g_tls_server_connection_new (G_IO_STREAM (conn->connection), t->certificate, &error);
+  if (conn->tls == NULL)
+    {
+      g_debug ("Could not start TLS: %s", error->message);
+      conn_destroy (conn);
+      return;
+    }
+  g_tls_connection_set_advertised_protocols (G_TLS_CONNECTION (conn->tls), protocols);
+  /* No client certificates, so no trust store: the system's default database
+   * costs megabytes per connection (as libsoup itself avoids) */
+  g_tls_connection_set_database (G_TLS_CONNECTION (conn->tls), NULL);
+
+  conn->state = CONN_HANDSHAKING;
+  conn->deadline = g_get_monotonic_time () + HANDSHAKE_TIMEOUT_US;
+  conn->cancellable = g_cancellable_new ();
+  conn->handshake_pending = TRUE;
+  t->handshakes_running++;
+  g_tls_connection_handshake_async (G_TLS_CONNECTION (conn->tls), G_PRIORITY_DEFAULT,
+                                    conn->cancellable, on_handshake_done, conn);
+}
+
+static gboolean on_first_bytes (GSocket      *socket,
+                                GIOCondition  condition,
+                                gpointer      user_data);
+
+static gboolean
+on_peek_timer (gpointer user_data)
+{
+  return on_first_bytes (NULL, G_IO_IN, user_data);
+}
+
+/* The handshake only starts once the whole first TLS record (the
+ * ClientHello) is here, so it never waits for it on a pool thread. */
+static gboolean
+on_first_bytes (GSocket      *socket,
+                GIOCondition  condition,
+                gpointer      user_data)
+{
+  Conn *conn = user_data;
+  ApiThread *t = conn->thread;
+  int fd = g_socket_get_fd (conn->socket);
+  gssize n;
+  gsize needed;
+
+  n = recv (fd, t->peek_buffer, 5, MSG_PEEK | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    return G_SOURCE_CONTINUE;
+  if (n <= 0 || t->peek_buffer[0] != 0x16)
+    {
+      /* EOF, an error, or not TLS */
+      g_clear_pointer (&conn->wait_source, g_source_unref);
+      conn_destroy (conn);
+      return G_SOURCE_REMOVE;
+    }
+
+  needed = 5;
+  if (n == 5)
+    {
+      needed += ((gsize) t->peek_buffer[3] << 8) | t->peek_buffer[4];
+      if (needed > sizeof t->peek_buffer)
+        needed = sizeof t->peek_buffer;
+      n = recv (fd, t->peek_buffer, needed, MSG_PEEK | MSG_DONTWAIT);
+    }
+
+  if (n < (gssize) needed)
+    {
+      /* Part of a record: the data stays readable, so poll on a timer
+       * instead of spinning; the sweep enforces the deadline. */
+      if (socket != NULL)
+        {
+          GSource *timer = g_timeout_source_new (PEEK_POLL_MS);
+
+          g_source_set_callback (timer, on_peek_timer, conn, NULL);
+          g_source_attach (timer, t->context);
+          g_clear_pointer (&conn->wait_source, g_source_unref);
+          conn->wait_source = timer;
+          return G_SOURCE_REMOVE;
+        }
+      return G_SOURCE_CONTINUE;
+    }
+
+  g_clear_pointer (&conn->wait_source, g_source_unref);
+  start_handshake (conn);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+admit (ApiThread *t,
+       GSocket   *socket)
+{
+  g_autoptr(GSocketAddress) remote = g_socket_get_remote_address (socket, NULL);
+  g_autoptr(GSocketAddress) local = g_socket_get_local_address (socket, NULL);
+  gboolean loopback = FALSE;
+  g_autofree char *peer = NULL;
+  Conn *conn;
+
+  if (remote == NULL || local == NULL)
+    {
+      g_socket_close (socket, NULL);
+      return;
+    }
+
+  peer = address_to_peer (remote, &loopback);
+  /* Listening is on loopback only; anything else is refused here as well */
+  if (!loopback)
+    {
+      g_socket_close (socket, NULL);
+      return;
+    }
+
+  if (t->conns.length >= MAX_CONNECTIONS && !evict_one (t))
+    {
+      g_debug ("Connection limit reached; refusing %s", peer);
+      g_socket_close (socket, NULL);
+      return;
+    }
+  if (!loopback && peer_count (t, peer) >= MAX_CONNECTIONS_PER_PEER)
+    {
+      g_socket_close (socket, NULL);
+      return;
+    }
+
+  conn = g_new0 (Conn, 1);
+  conn->thread = t;
+  conn->link.data = conn;
+  conn->state = CONN_WAITING;
+  conn->socket = g_object_ref (socket);
+  conn->remote = g_steal_pointer (&remote);
+  conn->local = g_steal_pointer (&local);
+  conn->peer = g_steal_pointer (&peer);
+  conn->loopback = loopback;
+  conn->deadline = g_get_monotonic_time () + FIRST_RECORD_TIMEOUT_US;
+  g_queue_push_tail_link (&t->conns, &conn->link);
+  peer_count_add (t, conn->peer, 1);
+
+  conn->wait_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_callback (conn->wait_source, G_SOURCE_FUNC (on_first_bytes), conn, NULL);
+  g_source_attach (conn->wait_source, t->context);
+}
+
+static gboolean
+on_incoming (GSocket      *socket,
+             GIOCondition  condition,
+             gpointer      user_data)
+{
+  Listener *listener = user_data;
+
+  /* A bounded batch per wake-up, so a flood cannot starve requests */
+  for (guint i = 0; i < 64; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GSocket) accepted = g_socket_accept (socket, NULL, &error);
+
+      if (accepted == NULL)
+        {
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            g_debug ("accept() failed: %s", error->message);
+          break;
+        }
+      admit (listener->thread, accepted);
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- libsoup hooks ---- */
+
+static Conn *
+conn_for_message (ApiThread         *t,
+                  SoupServerMessage *msg)
+{
+  GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+
+  return remote != NULL ? g_hash_table_lookup (t->conns_by_remote, remote) : NULL;
+}
+
+static void
+reject_message (SoupServerMessage *msg,
+                guint              status,
+                const char        *code,
+                const char        *message)
+{
+  SoupMessageBody *body = soup_server_message_get_request_body (msg);
+
+  /* libsoup reads the body anyway (3.2.3): at least never keep it */
+  soup_message_body_set_accumulate (body, FALSE);
+  soup_message_body_truncate (body);
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                "Connection", "close");
+  prs_api_respond_error (msg, status, code, message);
+}
+
+static void
+on_got_chunk (SoupServerMessage *msg,
+              GBytes            *chunk,
+              gpointer           user_data)
+{
+  ApiThread *t = user_data;
+  Conn *conn = conn_for_message (t, msg);
+
+  if (conn == NULL || conn->rejected)
+    return;
+
+  conn->body_bytes += g_bytes_get_size (chunk);
+  if (conn->body_bytes > PRS_API_MAX_BODY)
+    {
+      conn->rejected = TRUE;
+      reject_message (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "body-too-large",
+                      "The request body is larger than 1 MiB.");
+    }
+}
+
+static void
+on_message_finished (SoupServerMessage *msg,
+                     gpointer           user_data)
+{
+  ApiThread *t = user_data;
+  Conn *conn = conn_for_message (t, msg);
+
+  if (conn != NULL && conn->state == CONN_HTTP)
+    {
+      conn->deadline = g_get_monotonic_time () + IDLE_TIMEOUT_US;
+      conn->between_requests = TRUE;
+    }
+}
+
+static void
+on_request_started (SoupServer        *soup,
+                    SoupServerMessage *msg,
+                    gpointer           user_data)
+{
+  ApiThread *t = user_data;
+  Conn *conn = conn_for_message (t, msg);
+
+  g_signal_connect (msg, "got-chunk", G_CALLBACK (on_got_chunk), t);
+  g_signal_connect (msg, "finished", G_CALLBACK (on_message_finished), t);
+
+  if (conn == NULL)
+    return;
+
+  conn->requests++;
+  conn->body_bytes = 0;
+  conn->rejected = FALSE;
+  /* The headers of a first request within 20 s; on a kept-alive
+   * connection the idle deadline (10 s) covers them. The body then has
+   * 10 s more: no request takes longer than 30 s to arrive. */
+  if (conn->state == CONN_HTTP && conn->requests == 1)
+    conn->deadline = g_get_monotonic_time () + REQUEST_TIMEOUT_US;
+}
+
+static void
+early_handler (SoupServer        *soup,
+               SoupServerMessage *msg,
+               const char        *path,
+               GHashTable        *query,
+               gpointer           user_data)
+{
+  ApiThread *t = user_data;
+  Conn *conn = conn_for_message (t, msg);
+  PrsApiRejection rejection;
+
+  if (conn != NULL)
+    {
+      conn->between_requests = FALSE;
+      conn->deadline = g_get_monotonic_time () + BODY_TIMEOUT_US;
+    }
+
+  if (!prs_api_guard_check (t->guard, msg, path, &rejection))
+    {
+      if (conn != NULL)
+        conn->rejected = TRUE;
+      reject_message (msg, rejection.status, rejection.code, rejection.message);
+      return;
+    }
+
+  if (conn != NULL && conn->requests >= MAX_REQUESTS_PER_CONN)
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                  "Connection", "close");
+}
+
+static void
+request_handler (SoupServer        *soup,
+                 SoupServerMessage *msg,
+                 const char        *path,
+                 GHashTable        *query,
+                 gpointer           user_data)
+{
+  ApiThread *t = user_data;
+  Conn *conn = conn_for_message (t, msg);
+
+  prs_api_routes_handle (&t->routes, msg, path, query);
+
+  /* The answer must be written within its own deadline */
+  if (conn != NULL && conn->state == CONN_HTTP)
+    conn->deadline = g_get_monotonic_time () + RESPONSE_TIMEOUT_US;
+}
+
+/* ---- the thread ---- */
+
+static Listener *
+listen_on (ApiThread    *t,
+           const char   *address_text,
+           guint         port,
+           GError      **error)
+{
+  g_autoptr(GInetAddress) address = g_inet_address_new_from_string (address_text);
+  g_autoptr(GSocketAddress) socket_address = g_inet_socket_address_new (address, (guint16) port);
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GError) local_error = NULL;
+  Listener *listener;
+
+  socket = g_socket_new (g_inet_address_get_family (address), G_SOCKET_TYPE_STREAM,
+                         G_SOCKET_PROTOCOL_TCP, error);
+  if (socket == NULL)
+    return NULL;
+
+  if (g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV6)
+    g_socket_set_option (socket, IPPROTO_IPV6, IPV6_V6ONLY, 1, NULL);
+
+  if (!g_socket_bind (socket, socket_address, TRUE, &local_error))
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE))
+        g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
+                     "Port %u is already in use on %s: is another Prosponsive running, "
+                     "or another program using it?", port, address_text);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  g_socket_set_listen_backlog (socket, 256);
+  if (!g_socket_listen (socket, error))
+    return NULL;
+  g_socket_set_blocking (socket, FALSE);
+
+  listener = g_new0 (Listener, 1);
+  listener->thread = t;
+  listener->socket = g_steal_pointer (&socket);
+  listener->source = g_socket_create_source (listener->socket, G_IO_IN, NULL);
+  g_source_set_callback (listener->source, G_SOURCE_FUNC (on_incoming), listener, NULL);
+  g_source_attach (listener->source, t->context);
+  return listener;
+}
+
+static void
+listener_free (gpointer data)
+{
+  Listener *listener = data;
+
+  g_source_destroy (listener->source);
+  g_source_unref (listener->source);
+  g_socket_close (listener->socket, NULL);
+  g_object_unref (listener->socket);
+  g_free (listener);
+}
+
+/* libsoup 3.2.3 keeps a connection alive only while the server has a
+ * listener (soup-server.c, request_finished); ours are not libsoup's. Give
+ * it one nobody can reach: a Unix socket whose path is unlinked at once. */
+static void
+add_unreachable_listener (ApiThread *t)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prs-api-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocket) socket = NULL;
+
+  if (dir == NULL)
+    goto fail;
+
+  path = g_build_filename (dir, "s", NULL);
+  address = g_unix_socket_address_new (path);
+  socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+                         G_SOCKET_PROTOCOL_DEFAULT, &error);
+  if (socket == NULL ||
+      !g_socket_bind (socket, address, FALSE, &error) ||
+      !g_socket_listen (socket, &error) ||
+      !soup_server_listen_socket (t->soup, socket, 0, &error))
+    goto fail;
+
+  g_unlink (path);
+  g_rmdir (dir);
+  return;
+
+fail:
+  if (path != NULL)
+    g_unlink (path);
+  if (dir != NULL)
+    g_rmdir (dir);
+  g_message ("Keep-alive is off for the local API: %s",
+             error != NULL ? error->message : "no temporary folder");
+}
+
+static gboolean
+thread_setup (ApiThread  *t,
+              GError    **error)
+{
+  PrsApiServer *self = t->server;
+  g_autoptr(GError) v6_error = NULL;
+  PrsApiTokenWatch *watch;
+  Listener *listener;
+
+  t->store = prs_store_new (self->data_dir, error);
+  if (t->store == NULL)
+    return FALSE;
+
+  t->certificate = prs_tls_ensure_certificate (self->data_dir, error);
+  if (t->certificate == NULL)
+    return FALSE;
+
+  /* This thread's own secrets object: PrsSecrets is not shared across threads */
+  t->secrets = prs_secrets_new (self->data_dir);
+  watch = prs_api_token_watch_new (t->secrets, self->data_dir, error);
+  if (watch == NULL)
+    return FALSE;
+  t->guard = prs_api_guard_new (self->port, watch);
+
+  t->routes.store = t->store;
+  t->routes.conversation_created = on_conversation_created;
+  t->routes.message_added = on_message_added;
+  t->routes.notify_data = t;
+
+  t->soup = soup_server_new ("server-header", "Prosponsive/" PACKAGE_VERSION " ", NULL);
+  g_signal_connect (t->soup, "request-started", G_CALLBACK (on_request_started), t);
+  soup_server_add_early_handler (t->soup, NULL, early_handler, t, NULL);
+  soup_server_add_handler (t->soup, NULL, request_handler, t, NULL);
+  add_unreachable_listener (t);
+
+  listener = listen_on (t, "127.0.0.1", self->port, error);
+  if (listener == NULL)
+    return FALSE;
+  g_ptr_array_add (t->listeners, listener);
+
+  listener = listen_on (t, "::1", self->port, &v6_error);
+  if (listener != NULL)
+    g_ptr_array_add (t->listeners, listener);
+  else if (g_error_matches (v6_error, PRS_ERROR, PRS_ERROR_FAILED))
+    {
+      g_propagate_error (error, g_steal_pointer (&v6_error));
+      return FALSE;
+    }
+  else
+    g_message ("Not listening on [::1]: %s", v6_error->message);
+
+  t->sweep_source = g_timeout_source_new (SWEEP_INTERVAL_MS);
+  g_source_set_callback (t->sweep_source, sweep, t, NULL);
+  g_source_attach (t->sweep_source, t->context);
+
+  return TRUE;
+}
+
+static void
+thread_teardown (ApiThread *t)
+{
+  if (t->sweep_source != NULL)
+    {
+      g_source_destroy (t->sweep_source);
+      g_source_unref (t->sweep_source);
+    }
+  g_clear_pointer (&t->listeners, g_ptr_array_unref);
+
+  /* Close every fd now; libsoup's objects go with the server */
+  while (t->conns.head != NULL)
+    {
+      Conn *conn = t->conns.head->data;
+
+      if (conn->handshake_pending)
+        {
+          g_cancellable_cancel (conn->cancellable);
+          g_socket_shutdown (conn->socket, TRUE, TRUE, NULL);
+          conn->state = CONN_CLOSING;
+          /* Let the handshake callback run and destroy it */
+          while (conn->handshake_pending)
+            g_main_context_iteration (t->context, TRUE);
+          continue;
+        }
+      conn_destroy (conn);
+    }
+
+  if (t->soup != NULL)
+    soup_server_disconnect (t->soup);
+  g_clear_object (&t->soup);
+  g_clear_pointer (&t->guard, prs_api_guard_free);
+  g_clear_object (&t->secrets);
+  g_clear_object (&t->certificate);
+  g_clear_object (&t->store);
+  g_clear_pointer (&t->conns_by_remote, g_hash_table_unref);
+  g_clear_pointer (&t->peer_counts, g_hash_table_unref);
+}
+
+static gpointer
+thread_main (gpointer data)
+{
+  PrsApiServer *self = data;
+  g_autofree ApiThread *t = g_new0 (ApiThread, 1);
+  GError *error = NULL;
+  gboolean ok;
+
+  t->server = self;
+  t->context = self->thread_context;
+  t->loop = self->thread_loop;
+  t->listeners = g_ptr_array_new_with_free_func (listener_free);
+  t->conns_by_remote = g_hash_table_new (NULL, NULL);
+  t->peer_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_queue_init (&t->conns);
+  g_queue_init (&t->handshake_queue);
+
+  g_main_context_push_thread_default (t->context);
+
+  ok = thread_setup (t, &error);
+
+  g_mutex_lock (&self->lock);
+  self->start_done = TRUE;
+  self->start_error = error;
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+
+  if (ok)
+    g_main_loop_run (t->loop);
+
+  thread_teardown (t);
+  g_main_context_pop_thread_default (t->context);
+  return NULL;
+}
+
+/* ---- the object ---- */
+
+static void
+prs_api_server_finalize (GObject *object)
+{
+  PrsApiServer *self = PRS_API_SERVER (object);
+
+  prs_api_server_stop (self);
+
+  g_clear_pointer (&self->data_dir, g_free);
+  g_clear_object (&self->secrets);
+  g_clear_pointer (&self->main_context, g_main_context_unref);
+  g_clear_error (&self->start_error);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+
+  G_OBJECT_CLASS (prs_api_server_parent_class)->finalize (object);
+}
+
+static void
+prs_api_server_class_init (PrsApiServerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = prs_api_server_finalize;
+
+  /**
+   * PrsApiServer::conversation-created:
+   * @conversation_id: the new conversation's id
+   *
+   * A `resolve` call created a conversation. Emitted on the main context.
+   */
+  signals[CONVERSATION_CREATED] =
+    g_signal_new ("conversation-created",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * PrsApiServer::message-added:
+   * @conversation_id: the conversation
+   * @message_id: the new message
+   *
+   * An API call stored a message. Emitted on the main context.
+   */
+  signals[MESSAGE_ADDED] =
+    g_signal_new ("message-added",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+}
+
+static void
+prs_api_server_init (PrsApiServer *self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+}
+
+PrsApiServer *
+prs_api_server_new (const char *data_dir,
+                    PrsSecrets *secrets,
+                    guint       port)
+{
+  PrsApiServer *self;
+
+  g_return_val_if_fail (data_dir != NULL, NULL);
+  g_return_val_if_fail (PRS_IS_SECRETS (secrets), NULL);
+  g_return_val_if_fail (port < 65536, NULL);
+
+  self = g_object_new (PRS_TYPE_API_SERVER, NULL);
+  self->data_dir = g_strdup (data_dir);
+  self->secrets = g_object_ref (secrets);
+  self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
+  self->main_context = g_main_context_ref_thread_default ();
+  return self;
+}
+
+gboolean
+prs_api_server_start (PrsApiServer  *self,
+                      GError       **error)
+{
+  GError *start_error;
+
+  g_return_val_if_fail (PRS_IS_API_SERVER (self), FALSE);
+  g_return_val_if_fail (self->thread == NULL, FALSE);
+
+  /* Made here, on the caller's thread, so a first run's token exists before
+   * anything (prosponsive-ctl, Preferences) asks for it */
+  if (!prs_api_token_ensure (self->secrets, self->data_dir, NULL, error))
+    return FALSE;
+
+  self->thread_context = g_main_context_new ();
+  self->thread_loop = g_main_loop_new (self->thread_context, FALSE);
+  self->start_done = FALSE;
+  self->thread = g_thread_new ("prs-api", thread_main, self);
+
+  g_mutex_lock (&self->lock);
+  while (!self->start_done)
+    g_cond_wait (&self->cond, &self->lock);
+  start_error = g_steal_pointer (&self->start_error);
+  g_mutex_unlock (&self->lock);
+
+  if (start_error != NULL)
+    {
+      g_thread_join (g_steal_pointer (&self->thread));
+      g_clear_pointer (&self->thread_loop, g_main_loop_unref);
+      g_clear_pointer (&self->thread_context, g_main_context_unref);
+      g_propagate_error (error, start_error);
+      return FALSE;
+    }
+
+  g_message ("Local API listening on https://127.0.0.1:%u", self->port);
+  return TRUE;
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+void
+prs_api_server_stop (PrsApiServer *self)
+{
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+
+  if (self->thread == NULL)
+    return;
+
+  g_main_context_invoke (self->thread_context, quit_loop, self->thread_loop);
+  g_thread_join (g_steal_pointer (&self->thread));
+  g_clear_pointer (&self->thread_loop, g_main_loop_unref);
+  g_clear_pointer (&self->thread_context, g_main_context_unref);
+}

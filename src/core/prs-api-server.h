@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-server.h: the local HTTPS API (SPEC §9) on its own thread, with
+ * its own GMainContext and SQLite connection (SPEC §1). Signals are emitted
+ * on the main context of the thread that created the server. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "prs-secrets.h"
+
+G_BEGIN_DECLS
+
+#define PRS_API_SERVER_DEFAULT_PORT 3100
+
+#define PRS_TYPE_API_SERVER (prs_api_server_get_type ())
+G_DECLARE_FINAL_TYPE (PrsApiServer, prs_api_server, PRS, API_SERVER, GObject)
+
+PrsApiServer *prs_api_server_new   (const char    *data_dir,
+                                    PrsSecrets    *secrets,
+                                    guint          port);
+/* Starts the thread; returns once both loopback addresses are bound (or
+ * binding failed: PRS_ERROR_FAILED naming the port when it is in use). */
+gboolean      prs_api_server_start (PrsApiServer  *self,
+                                    GError       **error);
+/* Closes every connection and joins the thread. Idempotent. */
+void          prs_api_server_stop  (PrsApiServer  *self);
+
+G_END_DECLS
