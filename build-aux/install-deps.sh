@@ -13,7 +13,7 @@ PACKAGES=(
   libsoup-3.0-dev libjson-glib-dev libsecret-1-dev libsqlite3-dev
   libgnutls28-dev libmd4c-dev libyaml-dev glib-networking
   # data validation
-  desktop-file-utils appstream
+  desktop-file-utils appstream libxml2-utils librsvg2-bin
   # tests: real X server, real Secret Service, HTTPS clients
   xvfb xauth imagemagick gnome-keyring dbus dbus-x11 libsecret-tools
   curl jq openssl python3 sqlite3 procps

@@ -537,6 +537,7 @@ typedef struct
 static const Command commands[] = {
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
+  { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin)") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },
   { "tools", cmd_tools, N_("List the stored tools") },

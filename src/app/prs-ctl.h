@@ -29,4 +29,21 @@ gboolean prs_ctl_read_input (const char  *path,
                              gsize       *out_length,
                              GError     **error);
 
+int prs_ctl_cmd_layout (PrsCtl  *ctl,
+                        int      argc,
+                        char   **argv);
+
+/* prs-ctl-agents.c */
+int prs_ctl_cmd_agent  (PrsCtl  *ctl,
+                        int      argc,
+                        char   **argv);
+int prs_ctl_cmd_fields (PrsCtl  *ctl,
+                        int      argc,
+                        char   **argv);
+
+/* prs-ctl-providers.c */
+int prs_ctl_cmd_provider (PrsCtl  *ctl,
+                          int      argc,
+                          char   **argv);
+
 G_END_DECLS

@@ -107,6 +107,7 @@ struct _ApiThread
   GHashTable      *conns_by_remote;    /* GSocketAddress* → Conn* */
   GHashTable      *peer_counts;        /* peer address → count */
   GSource         *sweep_source;
+  gboolean         keep_alive;
   guint8           peek_buffer[TLS_RECORD_MAX];
 };
 
@@ -440,7 +441,18 @@ start_handshake (Conn *conn)
     }
 
   conn->connection = g_socket_connection_factory_create_connection (conn->socket);
-  conn->tls = g_tls_server_connection_new (G_IO_STREAM (conn->connection), t->certificate, &error);
+  /* "database" set explicitly to NULL at construction: there are no client
+   * certificates to check, and otherwise glib-networking loads the system
+   * trust store for every connection (twice 217 KB parsed, ~4 MB of RSS,
+   * ~40 ms: measured in tests/api/HARDENING.md). libsoup does the same. */
+  conn->tls = g_initable_new (g_tls_backend_get_server_connection_type (g_tls_backend_get_default ()),
+                              NULL, &error,
+                              "base-io-stream", conn->connection,
+                              "certificate", t->certificate,
+                              "database", NULL,
+                              "authentication-mode", G_TLS_AUTHENTICATION_NONE,
+                              "require-close-notify", FALSE,
+                              NULL);
   if (conn->tls == NULL)
     {
       g_debug ("Could not start TLS: %s", error->message);
@@ -448,9 +460,6 @@ start_handshake (Conn *conn)
       return;
     }
   g_tls_connection_set_advertised_protocols (G_TLS_CONNECTION (conn->tls), protocols);
-  /* No client certificates, so no trust store: the system's default database
-   * costs megabytes per connection (as libsoup itself avoids) */
-  g_tls_connection_set_database (G_TLS_CONNECTION (conn->tls), NULL);
 
   conn->state = CONN_HANDSHAKING;
   conn->deadline = g_get_monotonic_time () + HANDSHAKE_TIMEOUT_US;
@@ -561,6 +570,10 @@ admit (ApiThread *t,
       g_socket_close (socket, NULL);
       return;
     }
+
+  /* TLS and libsoup write records and headers separately: without this,
+   * Nagle and delayed ACKs add ~40 ms to each handshake and answer */
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
 
   conn = g_new0 (Conn, 1);
   conn->thread = t;
@@ -715,7 +728,7 @@ early_handler (SoupServer        *soup,
       return;
     }
 
-  if (conn != NULL && conn->requests >= MAX_REQUESTS_PER_CONN)
+  if (!t->keep_alive || (conn != NULL && conn->requests >= MAX_REQUESTS_PER_CONN))
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                   "Connection", "close");
 }
@@ -867,7 +880,14 @@ thread_setup (ApiThread  *t,
   g_signal_connect (t->soup, "request-started", G_CALLBACK (on_request_started), t);
   soup_server_add_early_handler (t->soup, NULL, early_handler, t, NULL);
   soup_server_add_handler (t->soup, NULL, request_handler, t, NULL);
-  add_unreachable_listener (t);
+  /* On libsoup < 3.3, a kept-alive connection that the client closes leaks
+   * its SoupSocket and messages (~24 KB each, measured: tests/api/
+   * HARDENING.md); one that libsoup closes after "Connection: close" does
+   * not. So there, every answer closes its connection. */
+  t->keep_alive = (soup_get_major_version () > 3 ||
+                   (soup_get_major_version () == 3 && soup_get_minor_version () >= 3));
+  if (t->keep_alive)
+    add_unreachable_listener (t);
 
   listener = listen_on (t, "127.0.0.1", self->port, error);
   if (listener == NULL)

@@ -22,6 +22,14 @@ typedef enum
   PRS_ERROR_N8N_HTTP,          /* any other status */
   PRS_ERROR_TIMEOUT,
   PRS_ERROR_NOT_CONFIGURED,
+  /* AI providers (prs-provider.h). Failover decides on these codes. */
+  PRS_ERROR_PROVIDER_AUTH,           /* 401/403: the API key */
+  PRS_ERROR_PROVIDER_RATE_LIMITED,   /* 429 (Retry-After kept, see prs_provider_get_retry_after) */
+  PRS_ERROR_PROVIDER_SERVER,         /* 5xx, or an error event inside a stream */
+  PRS_ERROR_PROVIDER_UNREACHABLE,    /* connection refused, DNS, TLS, timeout */
+  PRS_ERROR_PROVIDER_UNKNOWN_MODEL,  /* 404 or the provider's "model not found" */
+  PRS_ERROR_PROVIDER_BAD_RESPONSE,   /* malformed JSON, chunks or stream */
+  PRS_ERROR_PROVIDER_REJECTED,       /* any other 4xx: the request itself was refused */
 } PrsError;
 
 GQuark prs_error_quark (void);

@@ -31,8 +31,11 @@ prs_param_copy (const PrsParam *param)
 
   g_return_val_if_fail (param != NULL, NULL);
 
-  copy = prs_param_new (param->name, param->type, param->required, param->default_value);
-  g_free (copy->description);
+  copy = g_new0 (PrsParam, 1);
+  copy->name = g_strdup (param->name);
+  copy->type = param->type;
+  copy->required = param->required;
+  copy->default_value = param->default_value != NULL ? json_node_copy (param->default_value) : NULL;
   copy->description = g_strdup (param->description);
 
   return copy;

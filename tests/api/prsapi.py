@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Helpers for the `api` suite: start `prosponsive --headless` on a free
+loopback port with a temporary data folder, talk real HTTPS to it, read
+/proc/PID, and print TAP. Python 3 standard library only."""
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--prosponsive', required=True)
+    parser.add_argument('--ctl', required=True)
+    parser.add_argument('--keep', action='store_true', help='keep the data folder')
+    return parser.parse_args()
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class Tap:
+    def __init__(self, plan):
+        self.plan = plan
+        self.n = 0
+        self.failed = 0
+        print('1..%d' % plan, flush=True)
+
+    def ok(self, cond, desc, diag=None):
+        self.n += 1
+        if cond:
+            print('ok %d - %s' % (self.n, desc), flush=True)
+        else:
+            self.failed += 1
+            print('not ok %d - %s' % (self.n, desc), flush=True)
+            if diag is not None:
+                for line in str(diag).splitlines():
+                    print('# ' + line, flush=True)
+        return cond
+
+    def diag(self, text):
+        for line in str(text).splitlines():
+            print('# ' + line, flush=True)
+
+    def skip_rest(self, reason):
+        while self.n < self.plan:
+            self.n += 1
+            print('ok %d # SKIP %s' % (self.n, reason), flush=True)
+
+    def finish(self):
+        while self.n < self.plan:
+            self.n += 1
+            print('not ok %d - not run' % self.n, flush=True)
+            self.failed += 1
+        sys.exit(1 if self.failed else 0)
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def json(self):
+        try:
+            return json.loads(self.body.decode('utf-8'))
+        except Exception:
+            return None
+
+    def __repr__(self):
+        return '<%d %r>' % (self.status, self.body[:300])
+
+
+class App:
+    """One headless instance and its data folder."""
+
+    def __init__(self, args, data_dir=None, port=None):
+        self.args = args
+        self.own_dir = data_dir is None
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix='prs-api-')
+        self.port = port or free_port()
+        self.proc = None
+        self.log_path = os.path.join(self.data_dir, 'server.log')
+        self._ctx = None
+        self._token = None
+
+    # -- process --
+
+    def env(self):
+        env = dict(os.environ)
+        env.setdefault('PROSPONSIVE_SECRETS', 'file')
+        env.setdefault('GSETTINGS_BACKEND', 'memory')
+        env['PROSPONSIVE_DATA_DIR'] = self.data_dir
+        return env
+
+    def start(self, timeout=20):
+        log = open(self.log_path, 'ab')
+        self.proc = subprocess.Popen(
+            [self.args.prosponsive, '--headless', '--data-dir', self.data_dir,
+             '--port', str(self.port)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=self.env())
+        log.close()
+        self._ctx = None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError('prosponsive exited with %s:\n%s' % (self.proc.returncode, self.log()))
+            try:
+                if self.request('GET', '/api/health', auth=False, timeout=2).status == 200:
+                    return self
+            except (OSError, ssl.SSLError, http.client.HTTPException):
+                pass
+            time.sleep(0.05)
+        raise RuntimeError('prosponsive did not answer within %d s:\n%s' % (timeout, self.log()))
+
+    def log(self):
+        try:
+            with open(self.log_path, 'rb') as f:
+                return f.read().decode('utf-8', 'replace')[-4000:]
+        except OSError:
+            return ''
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def kill(self, sig=signal.SIGKILL):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def stop(self):
+        self.kill(signal.SIGTERM)
+
+    def cleanup(self):
+        self.stop()
+        if self.own_dir and not getattr(self.args, 'keep', False):
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    # -- secrets --
+
+    def ctl(self, *argv):
+        return subprocess.run([self.args.ctl, '--data-dir', self.data_dir] + list(argv),
+                              capture_output=True, text=True, env=self.env(), timeout=30)
+
+    @property
+    def token(self):
+        if self._token is None:
+            res = self.ctl('token')
+            if res.returncode == 0 and res.stdout.strip():
+                self._token = res.stdout.strip().splitlines()[-1]
+            else:
+                with open(os.path.join(self.data_dir, 'secrets.json')) as f:
+                    self._token = json.load(f)['api-token']
+        return self._token
+
+    def forget_token(self):
+        self._token = None
+
+    # -- HTTPS --
+
+    def ssl_context(self):
+        if self._ctx is None:
+            ctx = ssl.create_default_context(cafile=os.path.join(self.data_dir, 'tls-cert.pem'))
+            self._ctx = ctx
+        return self._ctx
+
+    def connection(self, timeout=10, host='127.0.0.1'):
+        return http.client.HTTPSConnection(host, self.port, context=self.ssl_context(),
+                                           timeout=timeout)
+
+    def request(self, method, path, body=None, auth=True, token=None, headers=None,
+                host_header=None, content_type='application/json', timeout=10, conn=None):
+        own = conn is None
+        if own:
+            conn = self.connection(timeout=timeout)
+        try:
+            conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            conn.putheader('Host', host_header or 'localhost:%d' % self.port)
+            if auth:
+                conn.putheader('Authorization', 'Bearer ' + (token or self.token))
+            if body is not None:
+                if not isinstance(body, (bytes, bytearray)):
+                    body = json.dumps(body).encode('utf-8')
+                if content_type is not None:
+                    conn.putheader('Content-Type', content_type)
+                conn.putheader('Content-Length', str(len(body)))
+            for k, v in (headers or {}).items():
+                conn.putheader(k, v)
+            conn.endheaders()
+            if body is not None:
+                conn.send(body)
+            r = conn.getresponse()
+            data = r.read()
+            return Response(r.status, r.headers, data)
+        finally:
+            if own:
+                conn.close()
+
+    def post(self, path, body, **kw):
+        return self.request('POST', path, body, **kw)
+
+    def get(self, path, **kw):
+        return self.request('GET', path, **kw)
+
+    def resolve(self, slug):
+        r = self.post('/api/conversations/resolve', {'slug': slug})
+        return r.json()['conversationId'] if r.status == 200 else None
+
+    # -- /proc --
+
+    def fd_count(self):
+        return len(os.listdir('/proc/%d/fd' % self.pid))
+
+    def rss_kb(self):
+        with open('/proc/%d/status' % self.pid) as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+        return 0
+
+
+def wait_until(pred, timeout, interval=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(interval)
+    return pred()

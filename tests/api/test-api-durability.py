@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Durability: a client posts inbound messages (agent-inference: stored,
+then 503 no-provider) while the service is killed with SIGKILL 20 times in
+a row and restarted. Every message whose status line was received must be
+there afterwards, and the database must pass PRAGMA integrity_check."""
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import threading
+import time
+
+from prsapi import App, Tap, parse_args
+
+KILLS = 20
+PLAN = 5
+
+
+def main():
+    args = parse_args()
+    tap = Tap(PLAN)
+    app = App(args)
+    try:
+        app.start()
+        run(tap, app)
+    except Exception:
+        import traceback
+        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
+    finally:
+        app.cleanup()
+    tap.finish()
+
+
+def run(tap, app):
+    cid = app.resolve('durability')
+    acked = {}          # prompt -> messageId
+    attempts = [0]
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def client():
+        i = 0
+        while not stop.is_set():
+            prompt = 'email %d' % i
+            try:
+                r = app.post('/api/ai/agent-inference',
+                             {'prompt': prompt, 'conversationId': cid, 'agentId': 'a',
+                              'idempotencyKey': 'dur-%d' % i}, timeout=5)
+                attempts[0] += 1
+                if r.status == 503 and 'messageId' in (r.json() or {}):
+                    with lock:
+                        acked[prompt] = r.json()['messageId']
+                    i += 1
+                # other outcomes: not acknowledged, retried with the same key
+            except Exception:
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=client) for _ in range(1)]
+    for t in threads:
+        t.start()
+
+    restarts_ok = 0
+    for k in range(KILLS):
+        time.sleep(0.15 + (k % 5) * 0.05)
+        app.kill(signal.SIGKILL)
+        try:
+            app.start(timeout=20)
+            restarts_ok += 1
+        except RuntimeError as e:
+            tap.diag(str(e))
+            break
+    time.sleep(0.3)
+    stop.set()
+    for t in threads:
+        t.join(30)
+
+    tap.ok(restarts_ok == KILLS, 'killed with SIGKILL and restarted %d times' % restarts_ok)
+    tap.ok(len(acked) >= KILLS, '%d messages acknowledged over %d attempts' % (len(acked), attempts[0]))
+
+    stored = {}
+    after = 0
+    while True:
+        page = app.get('/api/conversations/%s/messages?after=%d&limit=500' % (cid, after)).json()
+        if not page:
+            break
+        for m in page:
+            stored[m['id']] = m
+        after = page[-1]['seq']
+    missing = [p for p, mid in acked.items() if mid not in stored or stored[mid].get('content') != p]
+    tap.ok(not missing, 'every acknowledged message is there afterwards (%d stored)' % len(stored),
+           missing[:5])
+    contents = [m.get('content') for m in stored.values()]
+    tap.ok(len(contents) == len(set(contents)), 'no message was stored twice (idempotencyKey)')
+
+    app.stop()
+    db = os.path.join(app.data_dir, 'prosponsive.db')
+    if shutil.which('sqlite3'):
+        res = subprocess.run(['sqlite3', db, 'PRAGMA integrity_check'], capture_output=True, text=True)
+        result = res.stdout.strip()
+    else:
+        result = sqlite3.connect(db).execute('PRAGMA integrity_check').fetchone()[0]
+    tap.ok(result == 'ok', "PRAGMA integrity_check says '%s'" % result)
+
+
+if __name__ == '__main__':
+    main()
