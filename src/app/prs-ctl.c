@@ -535,8 +535,10 @@ typedef struct
 } Command;
 
 static const Command commands[] = {
+  { "agent", prs_ctl_cmd_agent, N_("Import, export or list agents (agent import FILE.md, agent export ID, agent list)") },
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
+  { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin)") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },

@@ -1499,6 +1499,11 @@ prs_store_insert_message (PrsStore                *self,
   if (!prs_store_commit (self, error))
     return FALSE;
 
+  /* Field discovery (SPEC §4), after the commit: it never costs the message. */
+  if (message->context_json != NULL)
+    prs_store_record_message_context (self, message->conversation_id, id,
+                                      message->context_json, message->execution_json);
+
   if (out_message_id != NULL)
     *out_message_id = g_steal_pointer (&id);
   if (out_seq != NULL)

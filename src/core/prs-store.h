@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "prs-agent.h"
 #include "prs-tool.h"
 
 G_BEGIN_DECLS
@@ -142,6 +143,119 @@ JsonArray  *prs_store_list_messages           (PrsStore    *self,
                                                const char  *conversation_id,
                                                gint64       after_seq,
                                                guint        limit,
+                                               GError     **error);
+
+/* prs-store-messages.c: paging a conversation for the window. Any out
+ * argument may be NULL; min/max are 0 when there are no messages. */
+gboolean    prs_store_count_messages          (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               guint       *out_count,
+                                               gint64      *out_min_seq,
+                                               gint64      *out_max_seq,
+                                               GError     **error);
+/* Messages of a conversation in order, starting at the @offset-th (0-based),
+ * at most @limit. */
+JsonArray  *prs_store_list_messages_at        (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               guint        offset,
+                                               guint        limit,
+                                               GError     **error);
+
+/* ---- Agents (SPEC §6; prs-store-agents.c) ---- */
+
+/* PrsAgent*, the default agent first, then by name. */
+GPtrArray  *prs_store_list_agents             (PrsStore    *self,
+                                               GError     **error);
+/* PRS_ERROR_NOT_FOUND when there is no such agent. */
+PrsAgent   *prs_store_lookup_agent            (PrsStore    *self,
+                                               const char  *id,
+                                               GError     **error);
+/* Inserts or updates @agent (validated first). With @previous_id set and
+ * different from agent->id, the agent is renamed: the new id must be free,
+ * the old row goes and conversations follow; the default agent keeps its id. */
+gboolean    prs_store_save_agent              (PrsStore       *self,
+                                               const PrsAgent *agent,
+                                               const char     *previous_id,
+                                               GError        **error);
+/* The default agent cannot be deleted (PRS_ERROR_INVALID_INPUT); the
+ * conversations that used the agent fall back to the default. */
+gboolean    prs_store_delete_agent            (PrsStore    *self,
+                                               const char  *id,
+                                               GError     **error);
+/* Saves a copy named "NAME (copy)" under the first free id of ID-copy,
+ * ID-copy-2, …; returns that id. */
+char       *prs_store_duplicate_agent         (PrsStore    *self,
+                                               const char  *id,
+                                               GError     **error);
+
+/* ---- Request Context fields (SPEC §4; prs-store-context.c) ---- */
+
+/* Adds @fields (PrsContextField*) to the conversation's fields: new paths
+ * are inserted; known ones get the latest type and sample (a null never
+ * hides an earlier type), origin, last_seen, and seen_count + 1. */
+gboolean    prs_store_record_context_fields   (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               const char  *message_id,
+                                               const char  *workflow_id,
+                                               GPtrArray   *fields,
+                                               GError     **error);
+/* What prs_store_insert_message() runs after its commit for a message with
+ * context: discovery, then recording, the workflow id taken from
+ * execution.workflowId. Failures are logged, never returned: the message is
+ * already stored. */
+void        prs_store_record_message_context  (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               const char  *message_id,
+                                               const char  *context_json,
+                                               const char  *execution_json);
+/* [{path, type, sample, seenCount, lastSeen, origins: [{conversationId,
+ *   conversationTitle, workflowId, messageId}]}] ordered by path; one entry
+ * per path, type and sample from where it was seen last. @conversation_id
+ * NULL gives the union across conversations. */
+JsonArray  *prs_store_list_context_fields     (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               GError     **error);
+
+/* ---- AI providers (SPEC §8; prs-store-providers.c) ---- */
+
+/* One configured provider. Keys are never here: they live in PrsSecrets
+ * (prs-providers.h). Lower priority numbers are tried first. */
+typedef struct
+{
+  char     *id;
+  char     *name;
+  char     *kind;        /* "openai", "ollama", "anthropic", "gemini" */
+  char     *base_url;    /* NULL: the kind's default */
+  char     *model;
+  gboolean  enabled;
+  int       priority;
+  char     *created_at;  /* ISO 8601 UTC */
+} PrsProviderRow;
+
+void            prs_provider_row_free         (PrsProviderRow *row);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsProviderRow, prs_provider_row_free)
+
+/* PrsProviderRow*, by priority, then by creation. */
+GPtrArray      *prs_store_list_providers      (PrsStore    *self,
+                                               GError     **error);
+/* By id, or else by name; NULL (without an error) when there is none. */
+PrsProviderRow *prs_store_lookup_provider     (PrsStore    *self,
+                                               const char  *id_or_name,
+                                               GError     **error);
+/* Inserts @row (a new UUID id unless row->id is set; created_at now);
+ * a name in use fails with PRS_ERROR_INVALID_INPUT. A @row->priority < 0
+ * places it after every other provider. */
+gboolean        prs_store_add_provider        (PrsStore    *self,
+                                               const PrsProviderRow *row,
+                                               char       **out_id,
+                                               GError     **error);
+/* Updates name, kind, base URL, model, enabled and priority of row->id. */
+gboolean        prs_store_update_provider     (PrsStore    *self,
+                                               const PrsProviderRow *row,
+                                               GError     **error);
+/* PRS_ERROR_NOT_FOUND when there is no such provider. */
+gboolean        prs_store_remove_provider     (PrsStore    *self,
+                                               const char  *id,
                                                GError     **error);
 
 G_END_DECLS

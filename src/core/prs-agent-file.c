@@ -1,0 +1,1187 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-agent-file.c: agents as Markdown with YAML front matter, read and
+ * written through libyaml (the event API: each node keeps its line for error
+ * messages, and aliases are refused rather than expanded). */
+#include "config.h"
+
+#include <string.h>
+#include <yaml.h>
+#include <glib/gi18n-lib.h>
+
+#include "prs-agent-file.h"
+#include "prs-context-private.h"
+#include "prs-error.h"
+
+/* Nesting of the front matter; deeper is refused (and never recursed). */
+#define MAX_YAML_DEPTH 32
+
+/* ---- Reading YAML into a small tree -------------------------------------- */
+
+typedef enum
+{
+  YNODE_SCALAR,
+  YNODE_SEQUENCE,
+  YNODE_MAPPING,
+} YNodeKind;
+
+typedef struct
+{
+  YNodeKind  kind;
+  guint      line;        /* in the file, 1-based */
+  char      *value;       /* SCALAR */
+  gboolean   plain;       /* SCALAR: unquoted and untagged, so typed by its text */
+  GPtrArray *children;    /* SEQUENCE: items; MAPPING: key, value, key, value… */
+} YNode;
+
+static void
+ynode_free (YNode *node)
+{
+  if (node == NULL)
+    return;
+
+  g_free (node->value);
+  g_clear_pointer (&node->children, g_ptr_array_unref);
+  g_free (node);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (YNode, ynode_free)
+
+static YNode *
+ynode_new (YNodeKind kind,
+           guint     line)
+{
+  YNode *node = g_new0 (YNode, 1);
+
+  node->kind = kind;
+  node->line = line;
+  if (kind != YNODE_SCALAR)
+    node->children = g_ptr_array_new_with_free_func ((GDestroyNotify) ynode_free);
+  return node;
+}
+
+static const char *
+kind_noun (YNodeKind kind)
+{
+  switch (kind)
+    {
+    case YNODE_SEQUENCE:
+      return _("a list");
+    case YNODE_MAPPING:
+      return _("a mapping");
+    case YNODE_SCALAR:
+    default:
+      return _("a single value");
+    }
+}
+
+/* @first_line: the file line of the YAML text's first line. */
+static YNode *
+parse_yaml (const char  *yaml,
+            gsize        len,
+            guint        first_line,
+            GError     **error)
+{
+  yaml_parser_t parser;
+  g_autoptr(GPtrArray) stack = g_ptr_array_new ();
+  YNode *root = NULL;
+  gboolean done = FALSE;
+  guint documents = 0;
+
+  if (!yaml_parser_initialize (&parser))
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not start the YAML parser."));
+      return NULL;
+    }
+  yaml_parser_set_input_string (&parser, (const unsigned char *) yaml, len);
+
+  while (!done)
+    {
+      yaml_event_t event;
+      guint line;
+      YNode *node = NULL;
+
+      if (!yaml_parser_parse (&parser, &event))
+        {
+          guint error_line = first_line + (guint) parser.problem_mark.line;
+
+          if (parser.context != NULL)
+            g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                         _("Line %u: the front matter is not valid YAML: %s %s."),
+                         error_line, parser.problem, parser.context);
+          else
+            g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                         _("Line %u: the front matter is not valid YAML: %s."),
+                         error_line, parser.problem != NULL ? parser.problem : _("syntax error"));
+          goto fail;
+        }
+
+      line = first_line + (guint) event.start_mark.line;
+
+      switch (event.type)
+        {
+        case YAML_STREAM_END_EVENT:
+          done = TRUE;
+          break;
+
+        case YAML_DOCUMENT_START_EVENT:
+          if (++documents > 1)
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: the front matter holds more than one YAML document."), line);
+              yaml_event_delete (&event);
+              goto fail;
+            }
+          break;
+
+        case YAML_ALIAS_EVENT:
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: YAML aliases (*%s) are not supported in agent files."),
+                       line, (const char *) event.data.alias.anchor);
+          yaml_event_delete (&event);
+          goto fail;
+
+        case YAML_SCALAR_EVENT:
+          node = ynode_new (YNODE_SCALAR, line);
+          node->value = g_strndup ((const char *) event.data.scalar.value, event.data.scalar.length);
+          node->plain = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                        event.data.scalar.tag == NULL;
+          if (strlen (node->value) != event.data.scalar.length)
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: the front matter contains a NUL character."), line);
+              ynode_free (node);
+              yaml_event_delete (&event);
+              goto fail;
+            }
+          break;
+
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+          if (stack->len >= MAX_YAML_DEPTH)
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: the front matter is nested more than %u levels deep."),
+                           line, MAX_YAML_DEPTH);
+              yaml_event_delete (&event);
+              goto fail;
+            }
+          node = ynode_new (event.type == YAML_SEQUENCE_START_EVENT ? YNODE_SEQUENCE : YNODE_MAPPING,
+                            line);
+          break;
+
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+          g_ptr_array_remove_index (stack, stack->len - 1);
+          break;
+
+        case YAML_NO_EVENT:
+        case YAML_STREAM_START_EVENT:
+        case YAML_DOCUMENT_END_EVENT:
+        default:
+          break;
+        }
+
+      if (node != NULL)
+        {
+          if (stack->len > 0)
+            g_ptr_array_add (((YNode *) g_ptr_array_index (stack, stack->len - 1))->children, node);
+          else if (root == NULL)
+            root = node;
+          else
+            ynode_free (node);  /* cannot happen: one document, one root */
+
+          if (node->kind != YNODE_SCALAR)
+            g_ptr_array_add (stack, node);
+        }
+
+      yaml_event_delete (&event);
+    }
+
+  yaml_parser_delete (&parser);
+  return root;
+
+fail:
+  yaml_parser_delete (&parser);
+  ynode_free (root);
+  return NULL;
+}
+
+/* ---- YAML values as JSON ------------------------------------------------- */
+
+static gboolean
+matches (const char *pattern,
+         const char *text)
+{
+  return g_regex_match_simple (pattern, text, G_REGEX_DOLLAR_ENDONLY, 0);
+}
+
+/* The JSON value of a plain scalar (YAML 1.2 core schema, minus the forms
+ * JSON cannot hold: .inf, .nan, hex and octal stay strings). */
+static JsonNode *
+resolve_plain (const char *text)
+{
+  JsonNode *node;
+
+  if (text[0] == '\0' || g_str_equal (text, "~") || g_str_equal (text, "null") ||
+      g_str_equal (text, "Null") || g_str_equal (text, "NULL"))
+    return json_node_new (JSON_NODE_NULL);
+
+  node = json_node_new (JSON_NODE_VALUE);
+  if (g_str_equal (text, "true") || g_str_equal (text, "True") || g_str_equal (text, "TRUE"))
+    json_node_set_boolean (node, TRUE);
+  else if (g_str_equal (text, "false") || g_str_equal (text, "False") || g_str_equal (text, "FALSE"))
+    json_node_set_boolean (node, FALSE);
+  else if (matches ("^[-+]?[0-9]+$", text))
+    {
+      gint64 value;
+
+      if (g_ascii_string_to_signed (text[0] == '+' ? text + 1 : text, 10, G_MININT64, G_MAXINT64,
+                                    &value, NULL))
+        json_node_set_int (node, value);
+      else
+        json_node_set_double (node, g_ascii_strtod (text, NULL));
+    }
+  else if (matches ("^[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?$", text))
+    json_node_set_double (node, g_ascii_strtod (text, NULL));
+  else
+    json_node_set_string (node, text);
+
+  return node;
+}
+
+static gboolean
+ynode_to_json (YNode      *ynode,
+               JsonNode  **out,
+               GError    **error)
+{
+  switch (ynode->kind)
+    {
+    case YNODE_SCALAR:
+      if (ynode->plain)
+        *out = resolve_plain (ynode->value);
+      else
+        {
+          *out = json_node_new (JSON_NODE_VALUE);
+          json_node_set_string (*out, ynode->value);
+        }
+      return TRUE;
+
+    case YNODE_SEQUENCE:
+      {
+        g_autoptr(JsonArray) array = json_array_new ();
+
+        for (guint i = 0; i < ynode->children->len; i++)
+          {
+            JsonNode *element = NULL;
+
+            if (!ynode_to_json (g_ptr_array_index (ynode->children, i), &element, error))
+              return FALSE;
+            json_array_add_element (array, element);
+          }
+        *out = json_node_new (JSON_NODE_ARRAY);
+        json_node_set_array (*out, array);
+        return TRUE;
+      }
+
+    case YNODE_MAPPING:
+    default:
+      {
+        g_autoptr(JsonObject) object = json_object_new ();
+
+        for (guint i = 0; i + 1 < ynode->children->len; i += 2)
+          {
+            YNode *key = g_ptr_array_index (ynode->children, i);
+            JsonNode *value = NULL;
+
+            if (key->kind != YNODE_SCALAR)
+              {
+                g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                             _("Line %u: a key must be a single value, not %s."),
+                             key->line, kind_noun (key->kind));
+                return FALSE;
+              }
+            if (json_object_has_member (object, key->value))
+              {
+                g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                             _("Line %u: the key “%s” appears twice."), key->line, key->value);
+                return FALSE;
+              }
+            if (!ynode_to_json (g_ptr_array_index (ynode->children, i + 1), &value, error))
+              return FALSE;
+            json_object_set_member (object, key->value, value);
+          }
+        *out = json_node_new (JSON_NODE_OBJECT);
+        json_node_set_object (*out, object);
+        return TRUE;
+      }
+    }
+}
+
+static gboolean
+is_null (YNode *node)
+{
+  g_autoptr(JsonNode) value = NULL;
+
+  if (node->kind != YNODE_SCALAR || !node->plain)
+    return FALSE;
+  value = resolve_plain (node->value);
+  return JSON_NODE_HOLDS_NULL (value);
+}
+
+/* The text of a scalar whatever it resolves to ("" for null), or an error
+ * naming @key. */
+static gboolean
+scalar_text (YNode       *value,
+             const char  *key,
+             char       **out,
+             GError     **error)
+{
+  if (value->kind != YNODE_SCALAR)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: “%s” must be text, not %s."), value->line, key, kind_noun (value->kind));
+      return FALSE;
+    }
+
+  *out = g_strdup (is_null (value) ? "" : value->value);
+  return TRUE;
+}
+
+/* ---- Front matter -------------------------------------------------------- */
+
+static gboolean
+read_allowed_tools (PrsAgent  *agent,
+                    YNode     *value,
+                    GError   **error)
+{
+  g_autoptr(GPtrArray) names = NULL;
+
+  if (is_null (value))
+    return TRUE;
+
+  if (value->kind == YNODE_SCALAR && g_str_equal (value->value, "all"))
+    return TRUE;
+
+  if (value->kind != YNODE_SEQUENCE)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: “allowedTools” must be a list of tool names, or “all”."), value->line);
+      return FALSE;
+    }
+
+  names = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < value->children->len; i++)
+    {
+      YNode *item = g_ptr_array_index (value->children, i);
+
+      if (item->kind != YNODE_SCALAR || is_null (item) || item->value[0] == '\0')
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: every entry of “allowedTools” must be a tool name."), item->line);
+          return FALSE;
+        }
+      if (!g_ptr_array_find_with_equal_func (names, item->value, g_str_equal, NULL))
+        g_ptr_array_add (names, g_strdup (item->value));
+    }
+
+  g_ptr_array_add (names, NULL);
+  agent->allowed_tools = (GStrv) g_ptr_array_steal (names, NULL);
+  return TRUE;
+}
+
+static gboolean
+read_guidance (PrsAgent  *agent,
+               YNode     *value,
+               GError   **error)
+{
+  if (is_null (value))
+    return TRUE;
+
+  if (value->kind != YNODE_MAPPING)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: “toolParameterGuidance” must map tool names to their parameters."),
+                   value->line);
+      return FALSE;
+    }
+
+  for (guint i = 0; i + 1 < value->children->len; i += 2)
+    {
+      YNode *tool_key = g_ptr_array_index (value->children, i);
+      YNode *params = g_ptr_array_index (value->children, i + 1);
+      PrsToolGuidance *tool;
+
+      if (tool_key->kind != YNODE_SCALAR || tool_key->value[0] == '\0')
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: a tool name must be a single value."), tool_key->line);
+          return FALSE;
+        }
+      if (prs_guidance_find_tool (agent->guidance, tool_key->value) != NULL)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the key “%s” appears twice."), tool_key->line, tool_key->value);
+          return FALSE;
+        }
+      if (is_null (params))
+        continue;
+      if (params->kind != YNODE_MAPPING)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the guidance for the tool “%s” must map parameter names to their sources."),
+                       params->line, tool_key->value);
+          return FALSE;
+        }
+
+      tool = prs_guidance_ensure_tool (agent->guidance, tool_key->value);
+      for (guint j = 0; j + 1 < params->children->len; j += 2)
+        {
+          YNode *param_key = g_ptr_array_index (params->children, j);
+          YNode *entry = g_ptr_array_index (params->children, j + 1);
+          g_autoptr(JsonNode) entry_json = NULL;
+          g_autoptr(JsonObject) wrap_params = json_object_new ();
+          g_autoptr(JsonObject) wrap_tools = json_object_new ();
+          g_autoptr(JsonNode) wrap = json_node_new (JSON_NODE_OBJECT);
+          g_autoptr(GPtrArray) parsed = NULL;
+          g_autoptr(GError) local_error = NULL;
+          PrsToolGuidance *parsed_tool;
+
+          if (param_key->kind != YNODE_SCALAR || param_key->value[0] == '\0')
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: a parameter name must be a single value."), param_key->line);
+              return FALSE;
+            }
+          if (prs_tool_guidance_find_param (tool, param_key->value) != NULL)
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: the key “%s” appears twice."), param_key->line, param_key->value);
+              return FALSE;
+            }
+          if (entry->kind != YNODE_MAPPING)
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: the guidance for “%s” of “%s” must be a mapping with a “source”."),
+                           entry->line, param_key->value, tool_key->value);
+              return FALSE;
+            }
+          if (!ynode_to_json (entry, &entry_json, error))
+            return FALSE;
+
+          json_object_set_member (wrap_params, param_key->value, g_steal_pointer (&entry_json));
+          json_object_set_object_member (wrap_tools, tool_key->value, json_object_ref (wrap_params));
+          json_node_set_object (wrap, wrap_tools);
+          parsed = prs_guidance_new_from_json (wrap, &local_error);
+          if (parsed == NULL)
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: %s."), entry->line, local_error->message);
+              return FALSE;
+            }
+          parsed_tool = g_ptr_array_index (parsed, 0);
+          prs_tool_guidance_set_param (tool, g_ptr_array_steal_index (parsed_tool->params, 0));
+        }
+    }
+
+  return TRUE;
+}
+
+static gboolean
+read_front_matter (PrsAgent  *agent,
+                   YNode     *root,
+                   guint      first_line,
+                   gboolean  *out_has_guidance,
+                   GError   **error)
+{
+  gboolean has_id = FALSE;
+  gboolean has_name = FALSE;
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  *out_has_guidance = FALSE;
+
+  if (root == NULL || is_null (root))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: the front matter is empty; it needs at least an “id”."), first_line);
+      return FALSE;
+    }
+  if (root->kind != YNODE_MAPPING)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: the front matter must be a mapping of keys (id, name, …), not %s."),
+                   root->line, kind_noun (root->kind));
+      return FALSE;
+    }
+
+  for (guint i = 0; i + 1 < root->children->len; i += 2)
+    {
+      YNode *key_node = g_ptr_array_index (root->children, i);
+      YNode *value = g_ptr_array_index (root->children, i + 1);
+      const char *key;
+
+      if (key_node->kind != YNODE_SCALAR)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: a key must be a single value, not %s."),
+                       key_node->line, kind_noun (key_node->kind));
+          return FALSE;
+        }
+      key = key_node->value;
+      if (g_hash_table_contains (seen, key))
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the key “%s” appears twice."), key_node->line, key);
+          return FALSE;
+        }
+      g_hash_table_add (seen, (gpointer) key);
+
+      if (g_str_equal (key, "id"))
+        {
+          g_autofree char *id = NULL;
+
+          if (!scalar_text (value, key, &id, error))
+            return FALSE;
+          if (!prs_agent_id_is_valid (id))
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: “%s” is not a valid agent id: use 1 to 64 lowercase letters, "
+                             "digits and hyphens, starting with a letter or digit."),
+                           value->line, id);
+              return FALSE;
+            }
+          g_free (agent->id);
+          agent->id = g_steal_pointer (&id);
+          has_id = TRUE;
+        }
+      else if (g_str_equal (key, "name"))
+        {
+          g_autofree char *name = NULL;
+
+          if (!scalar_text (value, key, &name, error))
+            return FALSE;
+          g_strstrip (name);
+          if (name[0] == '\0')
+            {
+              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line %u: “name” is empty."), value->line);
+              return FALSE;
+            }
+          g_free (agent->name);
+          agent->name = g_steal_pointer (&name);
+          has_name = TRUE;
+        }
+      else if (g_str_equal (key, "description"))
+        {
+          g_free (agent->description);
+          agent->description = NULL;
+          if (!scalar_text (value, key, &agent->description, error))
+            return FALSE;
+        }
+      else if (g_str_equal (key, "allowedTools"))
+        {
+          if (!read_allowed_tools (agent, value, error))
+            return FALSE;
+        }
+      else if (g_str_equal (key, "toolParameterGuidance"))
+        {
+          if (!read_guidance (agent, value, error))
+            return FALSE;
+          *out_has_guidance = TRUE;
+        }
+      else
+        {
+          JsonNode *json = NULL;
+
+          if (!ynode_to_json (value, &json, error))
+            return FALSE;
+          json_object_set_member (agent->extra, key, json);
+        }
+    }
+
+  if (!has_id)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: the front matter has no “id”."), root->line);
+      return FALSE;
+    }
+  if (!has_name)
+    {
+      g_free (agent->name);
+      agent->name = g_strdup (agent->id);
+    }
+
+  return TRUE;
+}
+
+/* ---- The generated guidance section -------------------------------------- */
+
+#define CONTEXT_PREFIX     "Use the \""
+#define CONTEXT_MIDDLE     "\" value from the Request Context. If missing, "
+#define IF_MISSING_ASK     "ask the user."
+#define IF_MISSING_OMIT    "leave it out."
+#define IF_MISSING_DEFAULT "use the default ("
+#define ASK_LINE           "Ask the user for this value before calling the tool."
+
+/* One "- **P**: …" line back into guidance, or NULL when it is not one. */
+static PrsParamGuidance *
+parse_guidance_line (const char *line)
+{
+  const char *rest;
+  const char *name_end;
+  g_autofree char *param = NULL;
+
+  if (!g_str_has_prefix (line, "- **"))
+    return NULL;
+  name_end = strstr (line + 4, "**: ");
+  if (name_end == NULL || name_end == line + 4)
+    return NULL;
+  param = g_strndup (line + 4, name_end - (line + 4));
+  rest = name_end + 4;
+
+  if (g_str_equal (rest, ASK_LINE))
+    return prs_param_guidance_new_ask (param);
+
+  if (g_str_has_prefix (rest, "Always use ") && g_str_has_suffix (rest, "."))
+    {
+      gsize len = strlen (rest) - strlen ("Always use ") - 1;
+      g_autofree char *text = g_strndup (rest + strlen ("Always use "), len);
+      g_autoptr(JsonNode) value = json_from_string (text, NULL);
+
+      if (value == NULL)
+        return NULL;
+      return prs_param_guidance_new_constant (param, value);
+    }
+
+  if (g_str_has_prefix (rest, CONTEXT_PREFIX))
+    {
+      const char *field = rest + strlen (CONTEXT_PREFIX);
+      const char *middle = strstr (field, CONTEXT_MIDDLE);
+      const char *tail;
+      g_autofree char *field_text = NULL;
+
+      if (middle == NULL || middle == field)
+        return NULL;
+      field_text = g_strndup (field, middle - field);
+      tail = middle + strlen (CONTEXT_MIDDLE);
+
+      if (g_str_equal (tail, IF_MISSING_ASK))
+        return prs_param_guidance_new_context (param, field_text, PRS_GUIDANCE_IF_MISSING_ASK);
+      if (g_str_equal (tail, IF_MISSING_OMIT) ||
+          (g_str_has_prefix (tail, IF_MISSING_DEFAULT) && g_str_has_suffix (tail, ").")))
+        return prs_param_guidance_new_context (param, field_text, PRS_GUIDANCE_IF_MISSING_DEFAULT);
+    }
+
+  return NULL;
+}
+
+static gboolean
+is_heading (const char *line)
+{
+  return g_str_has_prefix (line, "# ") || g_str_has_prefix (line, "## ");
+}
+
+/* Lines [start, *out_end) form a generated guidance section: read it into
+ * a new guidance, or NULL when any line is not one it would have. */
+static GPtrArray *
+parse_guidance_section (char  **lines,
+                        guint   start,
+                        guint   n,
+                        guint  *out_end)
+{
+  g_autoptr(GPtrArray) guidance = prs_guidance_new ();
+  PrsToolGuidance *tool = NULL;
+  enum { AFTER_WHEN, AFTER_PURPOSE, IN_LINES, NONE } state = NONE;
+  guint i;
+
+  for (i = start + 1; i < n && !is_heading (lines[i]); i++)
+    {
+      const char *line = lines[i];
+
+      if (line[0] == '\0')
+        {
+          if (state == AFTER_WHEN || state == AFTER_PURPOSE)
+            return NULL;
+          continue;
+        }
+
+      if (g_str_has_prefix (line, "When using the **") && g_str_has_suffix (line, "** tool:"))
+        {
+          gsize len = strlen (line) - strlen ("When using the **") - strlen ("** tool:");
+          g_autofree char *name = NULL;
+
+          if (state == AFTER_WHEN || state == AFTER_PURPOSE || (gssize) len <= 0)
+            return NULL;
+          name = g_strndup (line + strlen ("When using the **"), len);
+          tool = prs_guidance_ensure_tool (guidance, name);
+          state = AFTER_WHEN;
+        }
+      else if (g_str_has_prefix (line, "Purpose: ") && state == AFTER_WHEN)
+        state = AFTER_PURPOSE;
+      else if (g_str_equal (line, "Parameter sources:") &&
+               (state == AFTER_WHEN || state == AFTER_PURPOSE))
+        state = IN_LINES;
+      else if (state == IN_LINES)
+        {
+          PrsParamGuidance *param = parse_guidance_line (line);
+
+          if (param == NULL)
+            return NULL;
+          prs_tool_guidance_set_param (tool, param);
+        }
+      else
+        return NULL;
+    }
+
+  if (state == AFTER_WHEN || state == AFTER_PURPOSE)
+    return NULL;
+
+  *out_end = i;
+  return g_steal_pointer (&guidance);
+}
+
+/* The system prompt: @body without its generated guidance section, blank
+ * lines at the start and white space at the end dropped. The section's
+ * guidance goes to @out_guidance (may be NULL). */
+static char *
+split_body (const char  *body,
+            GPtrArray  **out_guidance)
+{
+  g_auto(GStrv) lines = g_strsplit (body, "\n", -1);
+  guint n = g_strv_length (lines);
+  g_autoptr(GString) prompt = g_string_new (NULL);
+  guint skip_start = n;
+  guint skip_end = n;
+  const char *p;
+
+  for (guint i = n; i-- > 0;)
+    {
+      g_autofree char *trimmed = g_strchomp (g_strdup (lines[i]));
+      guint end = 0;
+      GPtrArray *guidance;
+
+      if (!g_str_equal (trimmed, PRS_GUIDANCE_HEADING))
+        continue;
+      guidance = parse_guidance_section (lines, i, n, &end);
+      if (guidance == NULL)
+        continue;
+
+      skip_start = i;
+      skip_end = end;
+      if (out_guidance != NULL)
+        *out_guidance = guidance;
+      else
+        g_ptr_array_unref (guidance);
+      break;
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (i >= skip_start && i < skip_end)
+        continue;
+      g_string_append (prompt, lines[i]);
+      g_string_append_c (prompt, '\n');
+    }
+
+  g_strchomp (prompt->str);
+  for (p = prompt->str; *p == '\n' || *p == ' ' || *p == '\t'; p++)
+    {
+      /* Only whole blank lines go: the first line may start indented. */
+    }
+  while (p > prompt->str && p[-1] != '\n')
+    p--;
+  return g_strdup (p);
+}
+
+PrsAgent *
+prs_agent_file_parse (const char  *text,
+                      gssize       length,
+                      GError     **error)
+{
+  g_autoptr(PrsAgent) agent = prs_agent_new (NULL, NULL);
+  g_autoptr(GString) normal = NULL;
+  g_autoptr(YNode) root = NULL;
+  g_autoptr(GPtrArray) body_guidance = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) yaml = g_string_new (NULL);
+  g_autoptr(GString) body = g_string_new (NULL);
+  g_autoptr(GError) local_error = NULL;
+  gboolean has_guidance = FALSE;
+  guint n;
+  guint close = 0;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (length < 0)
+    length = strlen (text);
+  if (!g_utf8_validate (text, length, NULL))
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("The agent file is not UTF-8 text."));
+      return NULL;
+    }
+
+  normal = g_string_new_len (text, length);
+  if (g_str_has_prefix (normal->str, "\xEF\xBB\xBF"))
+    g_string_erase (normal, 0, 3);
+  g_string_replace (normal, "\r\n", "\n", 0);
+
+  lines = g_strsplit (normal->str, "\n", -1);
+  n = g_strv_length (lines);
+
+  if (n == 0 || !g_str_equal (g_strchomp (lines[0]), "---"))
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line 1: an agent file starts with YAML front matter: a line “---”, "
+                             "the keys, and another “---”."));
+      return NULL;
+    }
+
+  for (guint i = 1; i < n && close == 0; i++)
+    {
+      g_autofree char *trimmed = g_strchomp (g_strdup (lines[i]));
+
+      if (g_str_equal (trimmed, "---") || g_str_equal (trimmed, "..."))
+        close = i;
+    }
+  if (close == 0)
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Line 1: the front matter is never closed: add a line “---” after its keys."));
+      return NULL;
+    }
+
+  for (guint i = 1; i < close; i++)
+    {
+      g_string_append (yaml, lines[i]);
+      g_string_append_c (yaml, '\n');
+    }
+  for (guint i = close + 1; i < n; i++)
+    {
+      g_string_append (body, lines[i]);
+      if (i + 1 < n)
+        g_string_append_c (body, '\n');
+    }
+
+  root = parse_yaml (yaml->str, yaml->len, 2, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (!read_front_matter (agent, root, 2, &has_guidance, error))
+    return NULL;
+
+  g_free (agent->system_prompt);
+  agent->system_prompt = split_body (body->str, &body_guidance);
+  if (!has_guidance && body_guidance != NULL)
+    {
+      g_ptr_array_unref (agent->guidance);
+      agent->guidance = g_steal_pointer (&body_guidance);
+    }
+
+  return g_steal_pointer (&agent);
+}
+
+/* ---- Writing ------------------------------------------------------------- */
+
+typedef struct
+{
+  yaml_emitter_t emitter;
+  gboolean       failed;
+} Writer;
+
+static int
+write_to_string (void          *data,
+                 unsigned char *buffer,
+                 size_t         size)
+{
+  g_string_append_len (data, (const char *) buffer, size);
+  return 1;
+}
+
+static void
+emit (Writer       *w,
+      yaml_event_t *event)
+{
+  if (w->failed)
+    {
+      yaml_event_delete (event);
+      return;
+    }
+  if (!yaml_emitter_emit (&w->emitter, event))
+    w->failed = TRUE;
+}
+
+/* Plain only when reading it back surely gives the same string. */
+static gboolean
+plain_is_safe (const char *s)
+{
+  static const char * const words[] = {
+    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+    "on", "On", "ON", "off", "Off", "OFF", NULL
+  };
+  g_autoptr(JsonNode) resolved = NULL;
+
+  if (!matches ("^[A-Za-z_/][A-Za-z0-9 _./@-]*$", s) || g_str_has_suffix (s, " ") ||
+      g_strv_contains (words, s))
+    return FALSE;
+
+  resolved = resolve_plain (s);
+  return JSON_NODE_HOLDS_VALUE (resolved) && json_node_get_value_type (resolved) == G_TYPE_STRING;
+}
+
+static void
+emit_raw_scalar (Writer           *w,
+                 const char       *text,
+                 yaml_scalar_style_t style)
+{
+  yaml_event_t event;
+
+  if (!yaml_scalar_event_initialize (&event, NULL, NULL, (yaml_char_t *) text, strlen (text),
+                                     1, 1, style))
+    {
+      w->failed = TRUE;
+      return;
+    }
+  emit (w, &event);
+}
+
+static void
+emit_string (Writer     *w,
+             const char *text)
+{
+  emit_raw_scalar (w, text, plain_is_safe (text) ? YAML_PLAIN_SCALAR_STYLE
+                                                 : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+}
+
+static void
+begin_mapping (Writer *w)
+{
+  yaml_event_t event;
+
+  yaml_mapping_start_event_initialize (&event, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+  emit (w, &event);
+}
+
+static void
+end_mapping (Writer *w)
+{
+  yaml_event_t event;
+
+  yaml_mapping_end_event_initialize (&event);
+  emit (w, &event);
+}
+
+static void
+begin_sequence (Writer *w)
+{
+  yaml_event_t event;
+
+  yaml_sequence_start_event_initialize (&event, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
+  emit (w, &event);
+}
+
+static void
+end_sequence (Writer *w)
+{
+  yaml_event_t event;
+
+  yaml_sequence_end_event_initialize (&event);
+  emit (w, &event);
+}
+
+/* Recursion: one level per nesting level of @node, which came from a
+ * bounded parse (front matter or the store). */
+static void
+emit_json (Writer   *w,
+           JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        g_autoptr(GList) members = json_object_get_members (object);
+
+        begin_mapping (w);
+        for (GList *l = members; l != NULL; l = l->next)
+          {
+            emit_string (w, l->data);
+            emit_json (w, json_object_get_member (object, l->data));
+          }
+        end_mapping (w);
+      }
+      break;
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+
+        begin_sequence (w);
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          emit_json (w, json_array_get_element (array, i));
+        end_sequence (w);
+      }
+      break;
+
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (node) == G_TYPE_STRING)
+        emit_string (w, json_node_get_string (node));
+      else
+        {
+          g_autoptr(GString) text = g_string_new (NULL);
+
+          prs_json_append_compact (text, node, G_MAXSIZE);
+          /* A double stays a double when read back. */
+          if (json_node_get_value_type (node) == G_TYPE_DOUBLE && strpbrk (text->str, ".eE") == NULL)
+            g_string_append (text, ".0");
+          emit_raw_scalar (w, text->str, YAML_PLAIN_SCALAR_STYLE);
+        }
+      break;
+
+    case JSON_NODE_NULL:
+    default:
+      emit_raw_scalar (w, "null", YAML_PLAIN_SCALAR_STYLE);
+      break;
+    }
+}
+
+static void
+emit_guidance (Writer    *w,
+               GPtrArray *guidance)
+{
+  begin_mapping (w);
+  for (guint i = 0; i < guidance->len; i++)
+    {
+      const PrsToolGuidance *tool = g_ptr_array_index (guidance, i);
+
+      emit_string (w, tool->tool);
+      begin_mapping (w);
+      for (guint j = 0; j < tool->params->len; j++)
+        {
+          const PrsParamGuidance *param = g_ptr_array_index (tool->params, j);
+
+          emit_string (w, param->param);
+          begin_mapping (w);
+          emit_string (w, "source");
+          emit_string (w, prs_guidance_source_to_string (param->source));
+          if (param->source == PRS_GUIDANCE_SOURCE_CONTEXT)
+            {
+              emit_string (w, "field");
+              emit_string (w, param->field != NULL ? param->field : "");
+              emit_string (w, "ifMissing");
+              emit_string (w, prs_guidance_if_missing_to_string (param->if_missing));
+            }
+          else if (param->source == PRS_GUIDANCE_SOURCE_CONSTANT)
+            {
+              g_autoptr(JsonNode) null_value = json_node_new (JSON_NODE_NULL);
+
+              emit_string (w, "value");
+              emit_json (w, param->value != NULL ? param->value : null_value);
+            }
+          end_mapping (w);
+        }
+      end_mapping (w);
+    }
+  end_mapping (w);
+}
+
+char *
+prs_agent_file_write (const PrsAgent  *agent,
+                      GPtrArray       *tools,
+                      GError         **error)
+{
+  Writer w = { 0 };
+  yaml_event_t event;
+  g_autoptr(GString) yaml = g_string_new (NULL);
+  g_autofree char *guidance_text = NULL;
+  g_autoptr(GList) extra = NULL;
+  GString *out;
+
+  g_return_val_if_fail (agent != NULL, NULL);
+
+  if (!yaml_emitter_initialize (&w.emitter))
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not start the YAML writer."));
+      return NULL;
+    }
+  yaml_emitter_set_output (&w.emitter, write_to_string, yaml);
+  yaml_emitter_set_unicode (&w.emitter, 1);
+  yaml_emitter_set_width (&w.emitter, -1);
+  yaml_emitter_set_indent (&w.emitter, 2);
+  yaml_emitter_set_break (&w.emitter, YAML_LN_BREAK);
+
+  yaml_stream_start_event_initialize (&event, YAML_UTF8_ENCODING);
+  emit (&w, &event);
+  yaml_document_start_event_initialize (&event, NULL, NULL, NULL, 1);
+  emit (&w, &event);
+
+  begin_mapping (&w);
+  emit_string (&w, "id");
+  emit_string (&w, agent->id);
+  emit_string (&w, "name");
+  emit_string (&w, agent->name);
+  if (agent->description != NULL && agent->description[0] != '\0')
+    {
+      emit_string (&w, "description");
+      emit_string (&w, agent->description);
+    }
+  emit_string (&w, "allowedTools");
+  if (agent->allowed_tools == NULL)
+    emit_string (&w, "all");
+  else
+    {
+      begin_sequence (&w);
+      for (guint i = 0; agent->allowed_tools[i] != NULL; i++)
+        emit_string (&w, agent->allowed_tools[i]);
+      end_sequence (&w);
+    }
+  if (agent->guidance->len > 0)
+    {
+      emit_string (&w, "toolParameterGuidance");
+      emit_guidance (&w, agent->guidance);
+    }
+  extra = json_object_get_members (agent->extra);
+  for (GList *l = extra; l != NULL; l = l->next)
+    {
+      emit_string (&w, l->data);
+      emit_json (&w, json_object_get_member (agent->extra, l->data));
+    }
+  end_mapping (&w);
+
+  yaml_document_end_event_initialize (&event, 1);
+  emit (&w, &event);
+  yaml_stream_end_event_initialize (&event);
+  emit (&w, &event);
+
+  if (w.failed)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not write the agent “%s”: %s."),
+                   agent->id, w.emitter.problem != NULL ? w.emitter.problem : _("YAML error"));
+      yaml_emitter_delete (&w.emitter);
+      return NULL;
+    }
+  yaml_emitter_delete (&w.emitter);
+
+  out = g_string_new ("---\n");
+  g_string_append (out, yaml->str);
+  if (out->str[out->len - 1] != '\n')
+    g_string_append_c (out, '\n');
+  g_string_append (out, "---\n");
+
+  if (agent->system_prompt != NULL && agent->system_prompt[0] != '\0')
+    {
+      g_string_append_c (out, '\n');
+      g_string_append (out, agent->system_prompt);
+      g_string_append_c (out, '\n');
+    }
+
+  guidance_text = prs_guidance_build_text (agent->guidance, tools);
+  if (guidance_text[0] != '\0')
+    {
+      g_string_append_c (out, '\n');
+      g_string_append (out, guidance_text);
+    }
+
+  return g_string_free (out, FALSE);
+}
