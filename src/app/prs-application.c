@@ -106,8 +106,32 @@ quit_activated (GSimpleAction *action,
   g_application_quit (G_APPLICATION (user_data));
 }
 
+static void
+about_activated (GSimpleAction *action,
+                 GVariant      *parameter,
+                 gpointer       user_data)
+{
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  static const char *developers[] = { "The Prosponsive contributors", NULL };
+  GtkWidget *about;
+
+  about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
+                        "transient-for", gtk_application_get_active_window (app),
+                        "application-name", _("Prosponsive"),
+                        "application-icon", APP_ID,
+                        "version", PACKAGE_VERSION,
+                        "comments", _("Chat with AI agents that use your n8n workflows as tools"),
+                        "developers", developers,
+                        "license-type", GTK_LICENSE_GPL_3_0,
+                        /* Translators: put your names here, one a line */
+                        "translator-credits", _("translator-credits"),
+                        NULL);
+  gtk_window_present (GTK_WINDOW (about));
+}
+
 static const GActionEntry app_actions[] = {
   { "quit", quit_activated },
+  { "about", about_activated },
 };
 
 static void

@@ -541,6 +541,7 @@ static const Command commands[] = {
   { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin)") },
+  { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },
   { "tools", cmd_tools, N_("List the stored tools") },
 };

@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-api-server.h"
+#include "prs-conversation-list.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-paths.h"
@@ -27,10 +28,19 @@ struct _PrsService
   PrsSecrets    *secrets;
   PrsDiscovery  *discovery;
   PrsApiServer  *api_server;
+  PrsConversationList *conversations;
   GSettings     *settings;
 };
 
 G_DEFINE_FINAL_TYPE (PrsService, prs_service, G_TYPE_OBJECT)
+
+enum
+{
+  SIGNAL_MESSAGE_ADDED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 PrsService *
 prs_service_new (const char *data_dir,
@@ -90,6 +100,59 @@ on_interval_changed (GSettings  *settings,
   update_schedule (self);
 }
 
+/* The API thread stored something: the window's models follow at once. */
+static void
+on_api_conversation_created (PrsApiServer *server,
+                             const char   *conversation_id,
+                             PrsService   *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!prs_conversation_list_reload (self->conversations, &error))
+    g_message ("Could not read the conversations: %s", error->message);
+}
+
+static void
+on_api_message_added (PrsApiServer *server,
+                      const char   *conversation_id,
+                      const char   *message_id,
+                      PrsService   *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!prs_conversation_list_reload (self->conversations, &error))
+    g_message ("Could not read the conversations: %s", error->message);
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, conversation_id, message_id);
+}
+
+gboolean
+prs_service_add_message (PrsService              *self,
+                         const PrsMessageInsert  *message,
+                         char                   **out_message_id,
+                         GError                 **error)
+{
+  g_autofree char *message_id = NULL;
+
+  g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+  g_return_val_if_fail (self->store != NULL, FALSE);
+
+  if (!prs_store_insert_message (self->store, message, &message_id, NULL, error))
+    return FALSE;
+
+  on_api_message_added (NULL, message->conversation_id, message_id, self);
+  if (out_message_id != NULL)
+    *out_message_id = g_steal_pointer (&message_id);
+  return TRUE;
+}
+
+PrsConversationList *
+prs_service_get_conversations (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->conversations;
+}
+
 gboolean
 prs_service_start (PrsService  *self,
                    GError     **error)
@@ -111,6 +174,11 @@ prs_service_start (PrsService  *self,
   self->discovery = prs_discovery_new (self->store, self->secrets);
 
   self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
+  self->conversations = prs_conversation_list_new (self->store);
+  g_signal_connect_object (self->api_server, "conversation-created",
+                           G_CALLBACK (on_api_conversation_created), self, 0);
+  g_signal_connect_object (self->api_server, "message-added",
+                           G_CALLBACK (on_api_message_added), self, 0);
   if (!prs_api_server_start (self->api_server, error))
     return FALSE;
 
@@ -193,6 +261,7 @@ prs_service_dispose (GObject *object)
   prs_service_stop (self);
   g_clear_object (&self->settings);
   g_clear_object (&self->api_server);
+  g_clear_object (&self->conversations);
   g_clear_object (&self->discovery);
   g_clear_object (&self->secrets);
   g_clear_object (&self->store);
@@ -219,6 +288,21 @@ prs_service_class_init (PrsServiceClass *klass)
 
   object_class->dispose = prs_service_dispose;
   object_class->finalize = prs_service_finalize;
+
+  /**
+   * PrsService::message-added:
+   * @conversation_id: the conversation
+   * @message_id: the new message
+   *
+   * A message was stored (through the API or prs_service_add_message ()),
+   * after the conversation list was refreshed. Emitted on the main context.
+   */
+  signals[SIGNAL_MESSAGE_ADDED] =
+    g_signal_new ("message-added",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void

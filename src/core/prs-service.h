@@ -6,6 +6,7 @@
 
 #include <gio/gio.h>
 
+#include "prs-conversation-list.h"
 #include "prs-discovery.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
@@ -28,5 +29,13 @@ guint       prs_service_get_port     (PrsService  *self);
 PrsStore   *prs_service_get_store    (PrsService  *self);
 PrsSecrets *prs_service_get_secrets  (PrsService  *self);
 PrsDiscovery *prs_service_get_discovery (PrsService *self);
+/* The conversations, newest first, kept current (NULL before start). */
+PrsConversationList *prs_service_get_conversations (PrsService *self);
+/* Stores a message made in the app (prs_store_insert_message ()), refreshes
+ * the conversations and emits PrsService::message-added. */
+gboolean    prs_service_add_message  (PrsService              *self,
+                                      const PrsMessageInsert  *message,
+                                      char                   **out_message_id,
+                                      GError                 **error);
 
 G_END_DECLS

@@ -314,6 +314,9 @@ prs_tool_dup_webhook_url (const PrsTool *tool,
                           const char    *n8n_base_url)
 {
   g_autofree char *base = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *escaped_path = NULL;
+  char *start;
   gsize len;
 
   g_return_val_if_fail (tool != NULL, NULL);
@@ -324,17 +327,41 @@ prs_tool_dup_webhook_url (const PrsTool *tool,
   while (len > 0 && base[len - 1] == '/')
     base[--len] = '\0';
 
+  /* n8n drops the path's leading and trailing slashes, and decodes the
+   * request path once before it looks the webhook up: the path is escaped
+   * once (a space, "%" or "?" in it would otherwise break the URL). */
+  path = g_strdup (tool->webhook_path != NULL ? tool->webhook_path : "");
+  g_strstrip (path);
+  start = path;
+  while (*start == '/')
+    start++;
+  len = strlen (start);
+  while (len > 0 && start[len - 1] == '/')
+    start[--len] = '\0';
+  escaped_path = g_uri_escape_string (start, "/", FALSE);
+
   if (tool->webhook_id != NULL && tool->webhook_id[0] != '\0')
-    return g_strdup_printf ("%s/webhook/%s", base, tool->webhook_path);
+    {
+      /* An empty path is served on the webhookId; a path with :parameters
+       * under it (n8n's getNodeWebhookPath). */
+      if (*start == '\0')
+        return g_strdup_printf ("%s/webhook/%s", base, tool->webhook_id);
+      if (start[0] == ':' || strstr (start, "/:") != NULL)
+        return g_strdup_printf ("%s/webhook/%s/%s", base, tool->webhook_id, escaped_path);
+      return g_strdup_printf ("%s/webhook/%s", base, escaped_path);
+    }
   else
     {
-      /* n8n's own form for nodes without a webhookId: the lower-cased node
-       * name, URL-encoded (n8n stores it encoded, so it is matched as such). */
+      /* n8n's own form for nodes without a webhookId: it stores
+       * encodeURIComponent (lower-cased node name) and matches the request
+       * path decoded once, so the name is encoded twice ("webhook%2520items",
+       * checked against n8n 1.123 in tests/n8n/test-tool-calls.py). The
+       * first pass must be exactly encodeURIComponent, which keeps !*'(). */
       g_autofree char *lower = g_utf8_strdown (tool->webhook_node_name ? tool->webhook_node_name : "", -1);
-      g_autofree char *encoded = g_uri_escape_string (lower, NULL, FALSE);
+      g_autofree char *encoded = g_uri_escape_string (lower, "!*'()", FALSE);
       g_autofree char *encoded_twice = g_uri_escape_string (encoded, NULL, FALSE);
 
       return g_strdup_printf ("%s/webhook/%s/%s/%s", base, tool->workflow_id,
-                              encoded_twice, tool->webhook_path);
+                              encoded_twice, escaped_path);
     }
 }

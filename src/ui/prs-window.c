@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-window.c: the main window. For now it shows the discovered tools and
- * the state of discovery; conversations come with the chat window. */
+/* prs-window.c: the main window. The sidebar shows the service's
+ * PrsConversationList through a GtkSingleSelection; the selected
+ * conversation opens in the PrsConversationView. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "prs-conversation-row.h"
+#include "prs-conversation-view.h"
+#include "prs-tools-view.h"
 #include "prs-window.h"
 
 struct _PrsWindow
@@ -12,60 +16,61 @@ struct _PrsWindow
   AdwApplicationWindow  parent_instance;
 
   PrsService           *service;
-  GPtrArray            *rows;
+  GtkSingleSelection   *selection;
+  PrsConversation      *shown;       /* for its title's notifications */
 
-  AdwStatusPage        *empty_page;
+  GtkListView          *conversation_list;
+  PrsConversationView  *conversation_view;
+  AdwWindowTitle       *content_title;
+  GtkStack             *content_stack;
+  GtkWidget            *conversation_menu_button;
+  AdwLeaflet           *leaflet;
+  GtkWidget            *refresh_button;
+  GtkStack             *sidebar_stack;
   GtkSpinner           *spinner;
-  GtkStack             *stack;
   AdwToastOverlay      *toast_overlay;
-  AdwPreferencesGroup  *tools_group;
-  AdwWindowTitle       *window_title;
+  PrsToolsView         *tools_view;
 };
 
 G_DEFINE_FINAL_TYPE (PrsWindow, prs_window, ADW_TYPE_APPLICATION_WINDOW)
 
+void
+prs_window_show_toast (PrsWindow  *self,
+                       const char *text)
+{
+  g_return_if_fail (PRS_IS_WINDOW (self));
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+}
+
+PrsConversationView *
+prs_window_get_conversation_view (PrsWindow *self)
+{
+  g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
+  return self->conversation_view;
+}
+
+GtkListView *
+prs_window_get_conversation_list (PrsWindow *self)
+{
+  g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
+  return self->conversation_list;
+}
+
+static PrsConversationList *
+conversations (PrsWindow *self)
+{
+  return prs_service_get_conversations (self->service);
+}
+
+/* ---- tools ---- */
+
 static void
 reload_tools (PrsWindow *self)
 {
-  PrsStore *store = prs_service_get_store (self->service);
-  g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *subtitle = NULL;
-  g_autofree char *last_error = NULL;
-  gint64 last_attempt = 0, last_success = 0;
 
-  for (guint i = 0; i < self->rows->len; i++)
-    adw_preferences_group_remove (self->tools_group, g_ptr_array_index (self->rows, i));
-  g_ptr_array_set_size (self->rows, 0);
-
-  tools = prs_store_list_tools (store, &error);
-  if (tools == NULL)
-    {
-      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
-      return;
-    }
-
-  for (guint i = 0; i < tools->len; i++)
-    {
-      const PrsTool *tool = g_ptr_array_index (tools, i);
-      GtkWidget *row = adw_action_row_new ();
-
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), tool->name);
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), tool->description);
-      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
-      adw_preferences_group_add (self->tools_group, row);
-      g_ptr_array_add (self->rows, row);
-    }
-
-  gtk_stack_set_visible_child_name (self->stack, tools->len > 0 ? "tools" : "empty");
-
-  prs_store_get_discovery_status (store, &last_attempt, &last_success, &last_error);
-  if (last_attempt > last_success && last_error != NULL)
-    subtitle = g_strdup_printf (_("Discovery failed: %s"), last_error);
-  else if (tools->len > 0)
-    subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u tool", "%u tools", tools->len), tools->len);
-  adw_window_title_set_subtitle (self->window_title, subtitle != NULL ? subtitle : "");
+  if (prs_tools_view_reload (self->tools_view, prs_service_get_store (self->service), &error) < 0)
+    prs_window_show_toast (self, error->message);
 }
 
 static void
@@ -76,6 +81,7 @@ on_discovery_running (PrsDiscovery *discovery,
   gboolean running = prs_discovery_get_running (discovery);
 
   gtk_spinner_set_spinning (self->spinner, running);
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.refresh-tools", !running);
 }
 
@@ -97,7 +103,7 @@ refresh_done (GObject      *source,
   g_autoptr(GPtrArray) tools = prs_discovery_run_finish (PRS_DISCOVERY (source), result, &error);
 
   if (tools == NULL)
-    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
+    prs_window_show_toast (self, error->message);
 }
 
 static void
@@ -112,23 +118,380 @@ refresh_tools_activated (GtkWidget  *widget,
     prs_discovery_run_async (discovery, NULL, refresh_done, g_object_ref (self));
 }
 
+/* ---- which page shows ---- */
+
+static void
+update_title (PrsWindow *self)
+{
+  const char *page = gtk_stack_get_visible_child_name (self->content_stack);
+
+  if (g_strcmp0 (page, "tools") == 0)
+    {
+      adw_window_title_set_title (self->content_title, _("Tools"));
+      adw_window_title_set_subtitle (self->content_title, "");
+    }
+  else if (g_strcmp0 (page, "conversation") == 0 && self->shown != NULL)
+    {
+      const char *title = prs_conversation_get_title (self->shown);
+      const char *slug = prs_conversation_get_slug (self->shown);
+
+      adw_window_title_set_title (self->content_title, title);
+      adw_window_title_set_subtitle (self->content_title, g_strcmp0 (title, slug) != 0 ? slug : "");
+    }
+  else
+    {
+      adw_window_title_set_title (self->content_title, "");
+      adw_window_title_set_subtitle (self->content_title, "");
+    }
+
+  gtk_widget_set_visible (self->conversation_menu_button, g_strcmp0 (page, "conversation") == 0);
+  gtk_widget_set_visible (self->refresh_button, g_strcmp0 (page, "tools") == 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename-conversation", self->shown != NULL);
+}
+
+static void
+on_shown_notify (PrsConversation *conversation,
+                 GParamSpec      *pspec,
+                 PrsWindow       *self)
+{
+  update_title (self);
+}
+
+static void
+mark_shown_read (PrsWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->shown == NULL || prs_conversation_get_unread_count (self->shown) == 0)
+    return;
+  if (!prs_conversation_list_mark_read (conversations (self), self->shown, &error))
+    g_message ("Could not mark a conversation read: %s", error->message);
+}
+
+static void
+show_conversation (PrsWindow       *self,
+                   PrsConversation *conversation)
+{
+  if (self->shown != conversation)
+    {
+      if (self->shown != NULL)
+        g_signal_handlers_disconnect_by_func (self->shown, on_shown_notify, self);
+      g_set_object (&self->shown, conversation);
+      if (conversation != NULL)
+        g_signal_connect_object (conversation, "notify::title", G_CALLBACK (on_shown_notify), self, 0);
+    }
+
+  prs_conversation_view_set_conversation (self->conversation_view, conversation);
+  gtk_stack_set_visible_child_name (self->content_stack, conversation != NULL ? "conversation" : "empty");
+  update_title (self);
+  mark_shown_read (self);
+}
+
+static gboolean
+sidebar_has_focus (PrsWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  return focus != NULL && (focus == GTK_WIDGET (self->conversation_list) ||
+                           gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation_list)));
+}
+
+static void
+on_selected_changed (GtkSingleSelection *selection,
+                     GParamSpec         *pspec,
+                     PrsWindow          *self)
+{
+  PrsConversation *conversation = gtk_single_selection_get_selected_item (selection);
+
+  show_conversation (self, conversation);
+  /* Folded, a click in the list opens the conversation. */
+  if (conversation != NULL && adw_leaflet_get_folded (self->leaflet) && sidebar_has_focus (self))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+}
+
+static void
+on_conversation_activate (GtkListView *list,
+                          guint        position,
+                          PrsWindow   *self)
+{
+  if (position == gtk_single_selection_get_selected (self->selection))
+    show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+}
+
+static void
+update_sidebar_page (PrsWindow *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (conversations (self)));
+
+  gtk_stack_set_visible_child_name (self->sidebar_stack, n > 0 ? "list" : "empty");
+}
+
+static void
+on_conversations_changed (GListModel *model,
+                          guint       position,
+                          guint       removed,
+                          guint       added,
+                          PrsWindow  *self)
+{
+  update_sidebar_page (self);
+}
+
+static void
+on_message_added (PrsService *service,
+                  const char *conversation_id,
+                  const char *message_id,
+                  PrsWindow  *self)
+{
+  /* What arrives in the open conversation is read. */
+  if (self->shown != NULL && gtk_window_is_active (GTK_WINDOW (self)) &&
+      g_strcmp0 (prs_conversation_get_id (self->shown), conversation_id) == 0 &&
+      g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "conversation") == 0)
+    mark_shown_read (self);
+}
+
+void
+prs_window_select_conversation (PrsWindow  *self,
+                                const char *conversation_id)
+{
+  guint position;
+
+  g_return_if_fail (PRS_IS_WINDOW (self));
+
+  if (prs_conversation_list_find (conversations (self), conversation_id, &position) != NULL)
+    {
+      gtk_single_selection_set_selected (self->selection, position);
+      /* Already selected (the Tools page was showing): show it again. */
+      show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
+      if (adw_leaflet_get_folded (self->leaflet))
+        adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+    }
+}
+
+/* ---- sidebar rows ---- */
+
+static void
+setup_conversation_row (GtkSignalListItemFactory *factory,
+                        GtkListItem              *item,
+                        gpointer                  user_data)
+{
+  gtk_list_item_set_child (item, prs_conversation_row_new ());
+}
+
+static void
+bind_conversation_row (GtkSignalListItemFactory *factory,
+                       GtkListItem              *item,
+                       gpointer                  user_data)
+{
+  prs_conversation_row_set_conversation (PRS_CONVERSATION_ROW (gtk_list_item_get_child (item)),
+                                         gtk_list_item_get_item (item));
+}
+
+static void
+unbind_conversation_row (GtkSignalListItemFactory *factory,
+                         GtkListItem              *item,
+                         gpointer                  user_data)
+{
+  prs_conversation_row_set_conversation (PRS_CONVERSATION_ROW (gtk_list_item_get_child (item)), NULL);
+}
+
+/* ---- dialogs ---- */
+
+static GtkWidget *
+name_dialog_new (PrsWindow  *self,
+                 const char *heading,
+                 const char *body,
+                 const char *text,
+                 const char *response_id,
+                 const char *response_label)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
+  GtkWidget *entry = gtk_entry_new ();
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), text != NULL ? text : "");
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Name"), -1);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    response_id, response_label,
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), response_id,
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), response_id);
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data (G_OBJECT (dialog), "entry", entry);
+  return dialog;
+}
+
+static char *
+dialog_text (AdwMessageDialog *dialog)
+{
+  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
+
+  return g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+}
+
+static void
+on_rename_response (AdwMessageDialog *dialog,
+                    const char       *response,
+                    PrsWindow        *self)
+{
+  g_autofree char *title = dialog_text (dialog);
+  g_autoptr(GError) error = NULL;
+  PrsConversation *conversation = g_object_get_data (G_OBJECT (dialog), "conversation");
+
+  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0' || conversation == NULL)
+    return;
+  if (!prs_conversation_list_rename (conversations (self), conversation, title, &error))
+    prs_window_show_toast (self, error->message);
+}
+
+static void
+rename_conversation_activated (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  if (self->shown == NULL)
+    return;
+
+  /* Translators: %s is the conversation's slug */
+  body = g_strdup_printf (_("Workflows keep finding it as “%s”."), prs_conversation_get_slug (self->shown));
+  dialog = name_dialog_new (self, _("Rename Conversation"), body,
+                            prs_conversation_get_title (self->shown), "rename", _("_Rename"));
+  g_object_set_data_full (G_OBJECT (dialog), "conversation", g_object_ref (self->shown), g_object_unref);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_rename_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_new_response (AdwMessageDialog *dialog,
+                 const char       *response,
+                 PrsWindow        *self)
+{
+  g_autofree char *name = dialog_text (dialog);
+  g_autoptr(GError) error = NULL;
+  PrsConversation *conversation;
+
+  if (g_strcmp0 (response, "create") != 0 || name[0] == '\0')
+    return;
+
+  conversation = prs_conversation_list_resolve (conversations (self), name, &error);
+  if (conversation == NULL)
+    {
+      prs_window_show_toast (self, error->message);
+      return;
+    }
+  prs_window_select_conversation (self, prs_conversation_get_id (conversation));
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  prs_composer_focus (prs_conversation_view_get_composer (self->conversation_view));
+}
+
+static void
+new_conversation_activated (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  GtkWidget *dialog = name_dialog_new (self, _("New Conversation"),
+                                       _("Workflows reach a conversation by its name, so an existing name opens that conversation."),
+                                       NULL, "create", _("C_reate"));
+
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_new_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* ---- other actions ---- */
+
+static void
+show_tools_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  reload_tools (self);
+  gtk_stack_set_visible_child_name (self->content_stack, "tools");
+  update_title (self);
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+}
+
+static void
+back_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  adw_leaflet_navigate (PRS_WINDOW (widget)->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+}
+
+static void
+preferences_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  /* Until the Preferences window exists, say so plainly. */
+  prs_window_show_toast (PRS_WINDOW (widget), _("Preferences are not available yet"));
+}
+
+static void
+show_toast_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  prs_window_show_toast (PRS_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+static void
+on_tool_action (PrsConversationView *view,
+                const char          *message_id,
+                const char          *action,
+                const char          *arguments,
+                PrsWindow           *self)
+{
+  /* The run engine takes these over; until then nothing runs tools. */
+  g_debug ("Tool action %s on %s", action, message_id);
+}
+
+/* ---- life ---- */
+
 PrsWindow *
 prs_window_new (gpointer    application,
                 PrsService *service)
 {
   PrsWindow *self;
   PrsDiscovery *discovery;
+  GListModel *model;
 
   g_return_val_if_fail (PRS_IS_SERVICE (service), NULL);
+  g_return_val_if_fail (prs_service_get_conversations (service) != NULL, NULL);
 
   self = g_object_new (PRS_TYPE_WINDOW, "application", application, NULL);
   self->service = g_object_ref (service);
+
+  prs_conversation_view_set_service (self->conversation_view, service);
+  g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
+
+  model = G_LIST_MODEL (prs_service_get_conversations (service));
+  self->selection = gtk_single_selection_new (g_object_ref (model));
+  gtk_single_selection_set_autoselect (self->selection, TRUE);
+  g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (on_selected_changed), self, 0);
+  g_signal_connect_object (model, "items-changed", G_CALLBACK (on_conversations_changed), self, 0);
+  g_signal_connect_object (service, "message-added", G_CALLBACK (on_message_added), self, 0);
+  gtk_list_view_set_model (self->conversation_list, GTK_SELECTION_MODEL (self->selection));
+  update_sidebar_page (self);
+  show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
 
   discovery = prs_service_get_discovery (service);
   g_signal_connect_object (discovery, "notify::running", G_CALLBACK (on_discovery_running), self, 0);
   g_signal_connect_object (discovery, "finished", G_CALLBACK (on_discovery_finished), self, 0);
   on_discovery_running (discovery, NULL, self);
-  reload_tools (self);
 
   return self;
 }
@@ -138,9 +501,12 @@ prs_window_dispose (GObject *object)
 {
   PrsWindow *self = PRS_WINDOW (object);
 
+  if (self->conversation_list != NULL)
+    gtk_list_view_set_model (self->conversation_list, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_WINDOW);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->shown);
   g_clear_object (&self->service);
-  g_clear_pointer (&self->rows, g_ptr_array_unref);
 
   G_OBJECT_CLASS (prs_window_parent_class)->dispose (object);
 }
@@ -154,20 +520,49 @@ prs_window_class_init (PrsWindowClass *klass)
   object_class->dispose = prs_window_dispose;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-window.ui");
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_stack);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_title);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_list);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_view);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, leaflet);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, refresh_button);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, spinner);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, tools_group);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, tools_view);
 
+  gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-tools", NULL, show_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.refresh-tools", NULL, refresh_tools_activated);
+  gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
+  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "win.rename-conversation", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_t, GDK_CONTROL_MASK, "win.show-tools", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.refresh-tools", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
+
+  g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
+  g_type_ensure (PRS_TYPE_TOOLS_VIEW);
 }
 
 static void
 prs_window_init (PrsWindow *self)
 {
+  GtkListItemFactory *factory;
+
   gtk_widget_init_template (GTK_WIDGET (self));
-  self->rows = g_ptr_array_new ();
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_conversation_row), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_conversation_row), NULL);
+  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_conversation_row), NULL);
+  gtk_list_view_set_factory (self->conversation_list, factory);
+  g_object_unref (factory);
+  g_signal_connect (self->conversation_list, "activate", G_CALLBACK (on_conversation_activate), self);
 }

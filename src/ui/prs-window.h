@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-window.h: the main window. */
+/* prs-window.h: the main window: conversations in a sidebar, the open
+ * conversation beside it (folding into one column when narrow), and the
+ * tools. */
 #pragma once
 
 #include <adwaita.h>
 
+#include "prs-conversation-view.h"
 #include "prs-service.h"
 
 G_BEGIN_DECLS
@@ -11,7 +14,14 @@ G_BEGIN_DECLS
 #define PRS_TYPE_WINDOW (prs_window_get_type ())
 G_DECLARE_FINAL_TYPE (PrsWindow, prs_window, PRS, WINDOW, AdwApplicationWindow)
 
-PrsWindow *prs_window_new (gpointer    application,
-                           PrsService *service);
+PrsWindow           *prs_window_new                    (gpointer     application,
+                                                        PrsService  *service);
+/* Shows @conversation (NULL: none) and selects it in the sidebar. */
+void                 prs_window_select_conversation    (PrsWindow   *self,
+                                                        const char  *conversation_id);
+PrsConversationView *prs_window_get_conversation_view  (PrsWindow   *self);
+GtkListView         *prs_window_get_conversation_list  (PrsWindow   *self);
+void                 prs_window_show_toast             (PrsWindow   *self,
+                                                        const char  *text);
 
 G_END_DECLS

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-conversation-list.h: the conversations as a GListModel of
+ * PrsConversation, newest first. PrsService owns one and refreshes it when
+ * the API server (or the app) creates conversations and adds messages. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "prs-conversation.h"
+#include "prs-store.h"
+
+G_BEGIN_DECLS
+
+#define PRS_TYPE_CONVERSATION_LIST (prs_conversation_list_get_type ())
+G_DECLARE_FINAL_TYPE (PrsConversationList, prs_conversation_list, PRS, CONVERSATION_LIST, GObject)
+
+PrsConversationList *prs_conversation_list_new       (PrsStore             *store);
+
+/* Reads the conversations again. Objects are kept (and notify) for ids that
+ * stay; items-changed covers only the range that really changed, as one
+ * signal, so a selection follows its item when it moves to the top. */
+gboolean         prs_conversation_list_reload        (PrsConversationList  *self,
+                                                      GError              **error);
+/* Borrowed, or NULL. @position may be NULL. */
+PrsConversation *prs_conversation_list_find          (PrsConversationList  *self,
+                                                      const char           *conversation_id,
+                                                      guint                *position);
+
+/* Store operations that also refresh the model at once. */
+gboolean         prs_conversation_list_rename        (PrsConversationList  *self,
+                                                      PrsConversation      *conversation,
+                                                      const char           *title,
+                                                      GError              **error);
+gboolean         prs_conversation_list_mark_read     (PrsConversationList  *self,
+                                                      PrsConversation      *conversation,
+                                                      GError              **error);
+/* Resolves @slug (creating the conversation when it is new); returns it,
+ * borrowed from the list. */
+PrsConversation *prs_conversation_list_resolve       (PrsConversationList  *self,
+                                                      const char           *slug,
+                                                      GError              **error);
+
+G_END_DECLS

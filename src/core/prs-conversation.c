@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-conversation.c: one conversation as the window shows it. The store is
+ * the truth; PrsConversationList refreshes these objects in place. */
+#include "config.h"
+
+#include "prs-conversation.h"
+
+struct _PrsConversation
+{
+  GObject    parent_instance;
+
+  char      *id;
+  char      *slug;
+  char      *title;
+  char      *default_agent;
+  guint      unread_count;
+  guint      message_count;
+  GDateTime *updated_at;
+};
+
+G_DEFINE_FINAL_TYPE (PrsConversation, prs_conversation, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_ID,
+  PROP_SLUG,
+  PROP_TITLE,
+  PROP_DEFAULT_AGENT,
+  PROP_UNREAD_COUNT,
+  PROP_MESSAGE_COUNT,
+  PROP_UPDATED_AT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static const char *
+member_string (JsonObject *object,
+               const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+static guint
+member_count (JsonObject *object,
+              const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+  gint64 value;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return 0;
+  value = json_node_get_int (node);
+  return (guint) CLAMP (value, 0, G_MAXUINT);
+}
+
+static void
+set_string (PrsConversation  *self,
+            char            **field,
+            const char       *value,
+            int               prop)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+static void
+set_count (PrsConversation *self,
+           guint           *field,
+           guint            value,
+           int              prop)
+{
+  if (*field == value)
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+void
+prs_conversation_update_from_json (PrsConversation *self,
+                                   JsonObject      *object)
+{
+  const char *updated;
+  g_autoptr(GDateTime) utc = NULL;
+  g_autoptr(GDateTime) local = NULL;
+
+  g_return_if_fail (PRS_IS_CONVERSATION (self));
+  g_return_if_fail (object != NULL);
+
+  g_object_freeze_notify (G_OBJECT (self));
+
+  set_string (self, &self->slug, member_string (object, "slug"), PROP_SLUG);
+  set_string (self, &self->title, member_string (object, "title"), PROP_TITLE);
+  set_string (self, &self->default_agent, member_string (object, "defaultAgent"), PROP_DEFAULT_AGENT);
+  set_count (self, &self->unread_count, member_count (object, "unreadCount"), PROP_UNREAD_COUNT);
+  set_count (self, &self->message_count, member_count (object, "messageCount"), PROP_MESSAGE_COUNT);
+
+  updated = member_string (object, "updatedAt");
+  if (updated != NULL)
+    utc = g_date_time_new_from_iso8601 (updated, NULL);
+  if (utc != NULL)
+    local = g_date_time_to_local (utc);
+  if ((local == NULL) != (self->updated_at == NULL) ||
+      (local != NULL && !g_date_time_equal (local, self->updated_at)))
+    {
+      g_clear_pointer (&self->updated_at, g_date_time_unref);
+      self->updated_at = g_steal_pointer (&local);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_UPDATED_AT]);
+    }
+
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+PrsConversation *
+prs_conversation_new_from_json (JsonObject *object)
+{
+  PrsConversation *self;
+  const char *id;
+
+  g_return_val_if_fail (object != NULL, NULL);
+
+  id = member_string (object, "id");
+  if (id == NULL)
+    return NULL;
+
+  self = g_object_new (PRS_TYPE_CONVERSATION, NULL);
+  self->id = g_strdup (id);
+  prs_conversation_update_from_json (self, object);
+  return self;
+}
+
+const char *
+prs_conversation_get_id (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), NULL);
+  return self->id;
+}
+
+const char *
+prs_conversation_get_slug (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), NULL);
+  return self->slug;
+}
+
+const char *
+prs_conversation_get_title (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), NULL);
+  return self->title != NULL ? self->title : self->slug;
+}
+
+const char *
+prs_conversation_get_default_agent (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), NULL);
+  return self->default_agent;
+}
+
+guint
+prs_conversation_get_unread_count (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), 0);
+  return self->unread_count;
+}
+
+guint
+prs_conversation_get_message_count (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), 0);
+  return self->message_count;
+}
+
+GDateTime *
+prs_conversation_get_updated_at (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), NULL);
+  return self->updated_at;
+}
+
+static void
+prs_conversation_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  PrsConversation *self = PRS_CONVERSATION (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+    case PROP_SLUG:
+      g_value_set_string (value, self->slug);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, prs_conversation_get_title (self));
+      break;
+    case PROP_DEFAULT_AGENT:
+      g_value_set_string (value, self->default_agent);
+      break;
+    case PROP_UNREAD_COUNT:
+      g_value_set_uint (value, self->unread_count);
+      break;
+    case PROP_MESSAGE_COUNT:
+      g_value_set_uint (value, self->message_count);
+      break;
+    case PROP_UPDATED_AT:
+      g_value_set_boxed (value, self->updated_at);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prs_conversation_finalize (GObject *object)
+{
+  PrsConversation *self = PRS_CONVERSATION (object);
+
+  g_free (self->id);
+  g_free (self->slug);
+  g_free (self->title);
+  g_free (self->default_agent);
+  g_clear_pointer (&self->updated_at, g_date_time_unref);
+
+  G_OBJECT_CLASS (prs_conversation_parent_class)->finalize (object);
+}
+
+static void
+prs_conversation_class_init (PrsConversationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = prs_conversation_finalize;
+  object_class->get_property = prs_conversation_get_property;
+
+  properties[PROP_ID] =
+    g_param_spec_string ("id", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SLUG] =
+    g_param_spec_string ("slug", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DEFAULT_AGENT] =
+    g_param_spec_string ("default-agent", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_UNREAD_COUNT] =
+    g_param_spec_uint ("unread-count", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MESSAGE_COUNT] =
+    g_param_spec_uint ("message-count", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_UPDATED_AT] =
+    g_param_spec_boxed ("updated-at", NULL, NULL, G_TYPE_DATE_TIME,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+prs_conversation_init (PrsConversation *self)
+{
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-conversation.h: one conversation as the window shows it (SPEC §4);
+ * the items of PrsConversationList. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define PRS_TYPE_CONVERSATION (prs_conversation_get_type ())
+G_DECLARE_FINAL_TYPE (PrsConversation, prs_conversation, PRS, CONVERSATION, GObject)
+
+/* From one element of prs_store_list_conversations (); NULL when @object
+ * has no id. */
+PrsConversation *prs_conversation_new_from_json     (JsonObject      *object);
+/* Takes the other fields of @object (same id); notifies what changed. */
+void             prs_conversation_update_from_json  (PrsConversation *self,
+                                                     JsonObject      *object);
+
+const char      *prs_conversation_get_id            (PrsConversation *self);
+const char      *prs_conversation_get_slug          (PrsConversation *self);
+const char      *prs_conversation_get_title         (PrsConversation *self);
+const char      *prs_conversation_get_default_agent (PrsConversation *self);
+guint            prs_conversation_get_unread_count  (PrsConversation *self);
+guint            prs_conversation_get_message_count (PrsConversation *self);
+/* Local time of the last change (the last message), or NULL. */
+GDateTime       *prs_conversation_get_updated_at    (PrsConversation *self);
+
+G_END_DECLS

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-provider-private.h: what the four provider implementations share —
+ * their configuration (PrsHttp) and one HTTP exchange engine (PrsExchange)
+ * that sends a JSON request, maps failures to PRS_ERROR_PROVIDER_* codes,
+ * and hands the answer to the implementation as one JSON document or as a
+ * stream of SSE/NDJSON events. Only prs-provider*.c include this. */
+#pragma once
+
+#include <libsoup/soup.h>
+
+#include "prs-event-stream.h"
+#include "prs-provider.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  SoupSession *session;
+  const char  *kind;       /* static string */
+  char        *base_url;   /* without a trailing slash */
+  char        *model;
+  char        *api_key;    /* NULL or non-empty; never logged */
+  guint        timeout;
+} PrsHttp;
+
+PrsHttp    *prs_http_new         (const char  *kind,
+                                  const char  *base_url,
+                                  const char  *model,
+                                  const char  *api_key);
+void        prs_http_free        (PrsHttp     *http);
+void        prs_http_set_timeout (PrsHttp     *http,
+                                  guint        seconds);
+
+typedef enum
+{
+  PRS_WIRE_JSON,     /* one JSON document */
+  PRS_WIRE_SSE,
+  PRS_WIRE_NDJSON,
+} PrsWire;
+
+typedef struct _PrsExchange PrsExchange;
+
+typedef struct
+{
+  /* PRS_WIRE_JSON, and streams whose server answered with plain JSON. */
+  gboolean (*on_json)       (PrsExchange  *ex,
+                             JsonNode     *root,
+                             GError      **error);
+  /* Streams: one event (see PrsEventFunc). */
+  gboolean (*on_event)      (PrsExchange  *ex,
+                             const char   *event,
+                             const char   *data,
+                             gsize         len,
+                             GError      **error);
+  /* Streams: the end; fails when the stream stopped before its last event. */
+  gboolean (*on_end)        (PrsExchange  *ex,
+                             GError      **error);
+  /* An error answer's body (may be NULL when it is not JSON): the
+   * provider's own message, and whether it says the model or the key is the
+   * problem. Returns NULL when there is no message. */
+  char    *(*error_message) (JsonNode     *body,
+                             gboolean     *model_not_found,
+                             gboolean     *bad_key);
+} PrsExchangeOps;
+
+struct _PrsExchange
+{
+  PrsHttp              *http;     /* borrowed from the task's source object */
+  const PrsExchangeOps *ops;
+  GTask                *task;     /* borrowed */
+  PrsWire               wire;
+  gboolean              is_chat;
+  char                 *model;    /* the model asked for (messages) */
+
+  SoupMessage          *msg;
+  GInputStream         *stream;
+  GByteArray           *body;
+  PrsEventStream       *parser;
+  guint64               received;
+  GCancellable         *internal;
+  GCancellable         *outer;
+  gulong                outer_handler;
+
+  /* Built by the implementation while the answer arrives */
+  PrsChatResponse      *response;
+  GString              *text;
+  GPtrArray            *models;   /* PrsModelInfo* */
+  gboolean              complete; /* the stream's last event was seen */
+  gboolean              seen_content;
+  gpointer              impl_data;
+  GDestroyNotify        impl_destroy;
+
+  PrsChatDeltaFunc      delta_func;
+  gpointer              delta_data;
+  GDestroyNotify        delta_destroy;
+  gboolean              streamed_text;
+  guint                 retry_after;
+};
+
+/* Creates the exchange and the message (@path is appended to the base URL,
+ * with its query), attaches it to @task as task data. @body may be NULL. */
+PrsExchange *prs_exchange_new        (PrsHttp              *http,
+                                      GTask                *task,
+                                      const PrsExchangeOps *ops,
+                                      PrsWire               wire,
+                                      const char           *method,
+                                      const char           *path,
+                                      JsonNode             *body);
+/* For chat exchanges: allocate the response and remember the callback. */
+void         prs_exchange_set_chat   (PrsExchange          *ex,
+                                      const char           *model,
+                                      PrsChatDeltaFunc      delta_func,
+                                      gpointer              delta_data,
+                                      GDestroyNotify        delta_destroy);
+void         prs_exchange_set_header (PrsExchange          *ex,
+                                      const char           *name,
+                                      const char           *value);
+/* Sends; the task returns the response (chat) or the model list. */
+void         prs_exchange_send       (PrsExchange          *ex);
+
+/* Appends streamed text and passes it to the delta callback. */
+void         prs_exchange_add_text   (PrsExchange          *ex,
+                                      const char           *text);
+/* Fails with PRS_ERROR_PROVIDER_BAD_RESPONSE: "… sent an answer Prosponsive
+ * cannot read: @what". */
+gboolean     prs_exchange_bad_response (PrsExchange        *ex,
+                                      GError              **error,
+                                      const char           *what);
+/* An error the provider reported inside a 200 answer or a stream. */
+gboolean     prs_exchange_stream_error (PrsExchange        *ex,
+                                      GError              **error,
+                                      const char           *type,
+                                      const char           *message);
+/* Parses one JSON event's data; fails with a bad-response error. */
+JsonNode    *prs_exchange_parse      (PrsExchange          *ex,
+                                      const char           *data,
+                                      gsize                 len,
+                                      GError              **error);
+
+/* Defensive JSON access: NULL / @fallback when absent or of another type. */
+JsonObject  *prs_json_object_member  (JsonObject  *object,
+                                      const char  *member);
+JsonArray   *prs_json_array_member   (JsonObject  *object,
+                                      const char  *member);
+const char  *prs_json_string_member  (JsonObject  *object,
+                                      const char  *member);
+gint64       prs_json_int_member     (JsonObject  *object,
+                                      const char  *member,
+                                      gint64       fallback);
+JsonObject  *prs_json_node_object    (JsonNode    *node);
+/* A tool call id for providers that send none. */
+char        *prs_provider_make_call_id (void);
+/* {} parsed from @text when it is a JSON object, else NULL. */
+JsonObject  *prs_json_object_from_text (const char *text,
+                                      gsize       len);
+/* The tool result text as JSON for providers that want a value: the
+ * parsed text when it is JSON, else the text as a string. */
+JsonNode    *prs_json_value_from_text (const char *text);
+/* [{type: "function", function: {name, description, parameters}}], the
+ * tools format of OpenAI and Ollama. */
+void         prs_json_builder_add_function_tools (JsonBuilder *b,
+                                      GPtrArray   *tools);
+/* The tool's input schema, or an empty object schema when it has none. */
+JsonNode    *prs_chat_tool_dup_schema (PrsChatTool *tool);
+/* The normalised stop reason of a response once it is complete. */
+void         prs_chat_response_set_stop (PrsChatResponse *response,
+                                      const char      *normalised,
+                                      const char      *raw);
+
+G_END_DECLS

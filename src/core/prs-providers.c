@@ -1,0 +1,799 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-providers.c: the configured AI providers, failover across them, and
+ * the provider-info answer. See prs-providers.h for the failover decision.
+ *
+ * Rows come from the store at each call, so a provider added by
+ * prosponsive-ctl is used at once; keys are looked up in PrsSecrets when a
+ * provider object is made and kept only inside that object. What each
+ * provider did last (success, error, model list) is remembered in memory
+ * for provider-info. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "prs-error.h"
+#include "prs-providers.h"
+
+typedef struct
+{
+  gboolean   used;
+  GError    *last_error;
+  GPtrArray *models;     /* PrsModelInfo*, or NULL when never listed */
+} ProviderState;
+
+struct _PrsProviders
+{
+  GObject     parent_instance;
+
+  PrsStore   *store;
+  PrsSecrets *secrets;
+  guint       timeout;
+  GHashTable *states;    /* id → ProviderState */
+};
+
+G_DEFINE_FINAL_TYPE (PrsProviders, prs_providers, G_TYPE_OBJECT)
+
+static void
+provider_state_free (gpointer data)
+{
+  ProviderState *state = data;
+
+  g_clear_error (&state->last_error);
+  g_clear_pointer (&state->models, g_ptr_array_unref);
+  g_free (state);
+}
+
+static ProviderState *
+get_state (PrsProviders *self,
+           const char   *id)
+{
+  ProviderState *state = g_hash_table_lookup (self->states, id);
+
+  if (state == NULL)
+    {
+      state = g_new0 (ProviderState, 1);
+      g_hash_table_insert (self->states, g_strdup (id), state);
+    }
+  return state;
+}
+
+static void
+record_result (PrsProviders *self,
+               const char   *id,
+               const GError *error)
+{
+  ProviderState *state = get_state (self, id);
+
+  /* A cancelled call says nothing about the provider. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  state->used = TRUE;
+  g_clear_error (&state->last_error);
+  if (error != NULL)
+    state->last_error = g_error_copy (error);
+}
+
+static void
+prs_providers_finalize (GObject *object)
+{
+  PrsProviders *self = PRS_PROVIDERS (object);
+
+  g_clear_object (&self->store);
+  g_clear_object (&self->secrets);
+  g_clear_pointer (&self->states, g_hash_table_unref);
+
+  G_OBJECT_CLASS (prs_providers_parent_class)->finalize (object);
+}
+
+static void
+prs_providers_class_init (PrsProvidersClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = prs_providers_finalize;
+}
+
+static void
+prs_providers_init (PrsProviders *self)
+{
+  self->timeout = PRS_PROVIDER_DEFAULT_TIMEOUT;
+  self->states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, provider_state_free);
+}
+
+PrsProviders *
+prs_providers_new (PrsStore   *store,
+                   PrsSecrets *secrets)
+{
+  PrsProviders *self;
+
+  g_return_val_if_fail (PRS_IS_STORE (store), NULL);
+  g_return_val_if_fail (PRS_IS_SECRETS (secrets), NULL);
+
+  self = g_object_new (PRS_TYPE_PROVIDERS, NULL);
+  self->store = g_object_ref (store);
+  self->secrets = g_object_ref (secrets);
+  return self;
+}
+
+void
+prs_providers_set_timeout (PrsProviders *self,
+                           guint         seconds)
+{
+  g_return_if_fail (PRS_IS_PROVIDERS (self));
+  g_return_if_fail (seconds > 0);
+
+  self->timeout = seconds;
+}
+
+static char *
+secret_name (const char *id)
+{
+  return g_strconcat (PRS_SECRET_PROVIDER_KEY_PREFIX, id, NULL);
+}
+
+/* ---- Configuration ------------------------------------------------------ */
+
+gboolean
+prs_providers_add (PrsProviders  *self,
+                   const char    *kind,
+                   const char    *name,
+                   const char    *base_url,
+                   const char    *model,
+                   int            priority,
+                   const char    *api_key,
+                   char         **out_id,
+                   GError       **error)
+{
+  g_autoptr(PrsProvider) check = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *secret = NULL;
+  g_autofree char *label = NULL;
+  g_autofree char *clean_name = NULL;
+  PrsProviderRow row = { 0 };
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Everything is validated before anything is stored. */
+  check = prs_provider_new (kind, base_url, model, api_key, error);
+  if (check == NULL)
+    return FALSE;
+
+  clean_name = g_strstrip (g_strdup (name != NULL ? name : ""));
+  row.name = clean_name;
+  row.kind = (char *) kind;
+  row.base_url = base_url != NULL && base_url[0] != '\0' ? (char *) base_url : NULL;
+  row.model = (char *) model;
+  row.enabled = TRUE;
+  row.priority = priority;
+  if (!prs_store_add_provider (self->store, &row, &id, error))
+    return FALSE;
+
+  if (api_key != NULL && api_key[0] != '\0')
+    {
+      secret = secret_name (id);
+      /* Translators: the keyring item's label; %s is the provider's name. */
+      label = g_strdup_printf (_("Prosponsive: API key of the AI provider “%s”"), clean_name);
+      if (!prs_secrets_store_sync (self->secrets, secret, label, api_key, NULL, error))
+        {
+          /* No provider without the key it was given. */
+          prs_store_remove_provider (self->store, id, NULL);
+          return FALSE;
+        }
+    }
+
+  if (out_id != NULL)
+    *out_id = g_steal_pointer (&id);
+  return TRUE;
+}
+
+static PrsProviderRow *
+lookup (PrsProviders  *self,
+        const char    *id_or_name,
+        GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  PrsProviderRow *row = prs_store_lookup_provider (self->store, id_or_name, &local_error);
+
+  if (row == NULL)
+    {
+      if (local_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
+                     _("There is no AI provider named “%s”."), id_or_name);
+    }
+  return row;
+}
+
+gboolean
+prs_providers_remove (PrsProviders  *self,
+                      const char    *id_or_name,
+                      GError       **error)
+{
+  g_autoptr(PrsProviderRow) row = NULL;
+  g_autofree char *secret = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((row = lookup (self, id_or_name, error)) == NULL)
+    return FALSE;
+  if (!prs_store_remove_provider (self->store, row->id, error))
+    return FALSE;
+
+  secret = secret_name (row->id);
+  if (!prs_secrets_clear_sync (self->secrets, secret, NULL, &local_error))
+    g_warning ("Could not remove the key of the AI provider “%s”: %s", row->name, local_error->message);
+  g_hash_table_remove (self->states, row->id);
+  return TRUE;
+}
+
+gboolean
+prs_providers_set_enabled (PrsProviders  *self,
+                           const char    *id_or_name,
+                           gboolean       enabled,
+                           GError       **error)
+{
+  g_autoptr(PrsProviderRow) row = NULL;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((row = lookup (self, id_or_name, error)) == NULL)
+    return FALSE;
+  row->enabled = enabled;
+  return prs_store_update_provider (self->store, row, error);
+}
+
+char *
+prs_providers_dup_key (PrsProviders *self,
+                       const char   *provider_id)
+{
+  g_autofree char *secret = NULL;
+  g_autoptr(GError) error = NULL;
+  char *key;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
+  g_return_val_if_fail (provider_id != NULL, NULL);
+
+  secret = secret_name (provider_id);
+  key = prs_secrets_lookup_sync (self->secrets, secret, NULL, &error);
+  if (error != NULL)
+    g_debug ("Could not read the key of the AI provider %s: %s", provider_id, error->message);
+  return key;
+}
+
+PrsProvider *
+prs_providers_create (PrsProviders          *self,
+                      const PrsProviderRow  *row,
+                      GError               **error)
+{
+  g_autofree char *key = NULL;
+  PrsProvider *provider;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
+  g_return_val_if_fail (row != NULL, NULL);
+
+  key = prs_providers_dup_key (self, row->id);
+  if (key == NULL && prs_provider_kind_needs_key (row->kind))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
+                   _("No API key is stored for the AI provider “%s”. Add it with "
+                     "“prosponsive-ctl provider add … --api-key-stdin” or in Preferences."),
+                   row->name);
+      return NULL;
+    }
+
+  provider = prs_provider_new (row->kind, row->base_url, row->model, key, error);
+  if (key != NULL)
+    memset (key, 0, strlen (key));
+  if (provider != NULL)
+    prs_provider_set_timeout (provider, self->timeout);
+  return provider;
+}
+
+/* ---- Failover ----------------------------------------------------------- */
+
+static void
+attempt_free (gpointer data)
+{
+  PrsProviderAttempt *attempt = data;
+
+  g_free (attempt->provider_id);
+  g_free (attempt->provider_name);
+  g_clear_error (&attempt->error);
+  g_free (attempt);
+}
+
+typedef struct
+{
+  PrsChatRequest   *request;
+  GPtrArray        *rows;       /* the enabled PrsProviderRow*, in order */
+  guint             next;
+  PrsProviderRow   *current;    /* borrowed from rows */
+  GPtrArray        *attempts;   /* PrsProviderAttempt* */
+
+  PrsChatDeltaFunc  delta_func;
+  gpointer          delta_data;
+  GDestroyNotify    delta_destroy;
+} ChatData;
+
+static void
+chat_data_free (gpointer data)
+{
+  ChatData *chat = data;
+
+  g_clear_pointer (&chat->request, prs_chat_request_unref);
+  g_clear_pointer (&chat->rows, g_ptr_array_unref);
+  g_clear_pointer (&chat->attempts, g_ptr_array_unref);
+  if (chat->delta_destroy != NULL)
+    chat->delta_destroy (chat->delta_data);
+  g_free (chat);
+}
+
+static gboolean
+should_fail_over (const GError *error)
+{
+  if (error->domain != PRS_ERROR)
+    return FALSE;
+
+  switch (error->code)
+    {
+    case PRS_ERROR_PROVIDER_AUTH:
+    case PRS_ERROR_PROVIDER_RATE_LIMITED:
+    case PRS_ERROR_PROVIDER_SERVER:
+    case PRS_ERROR_PROVIDER_UNREACHABLE:
+    case PRS_ERROR_PROVIDER_UNKNOWN_MODEL:
+    case PRS_ERROR_PROVIDER_BAD_RESPONSE:
+    case PRS_ERROR_NOT_CONFIGURED:
+    case PRS_ERROR_INVALID_INPUT:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static void
+add_attempt (ChatData     *chat,
+             GError       *error,
+             guint         retry_after)
+{
+  PrsProviderAttempt *attempt = g_new0 (PrsProviderAttempt, 1);
+
+  attempt->provider_id = g_strdup (chat->current->id);
+  attempt->provider_name = g_strdup (chat->current->name);
+  attempt->error = error;
+  attempt->retry_after = retry_after;
+  g_ptr_array_add (chat->attempts, attempt);
+}
+
+/* The last error, its message naming every provider tried. */
+static GError *
+all_failed_error (ChatData *chat)
+{
+  PrsProviderAttempt *last = g_ptr_array_index (chat->attempts, chat->attempts->len - 1);
+  GString *message;
+
+  if (chat->attempts->len == 1)
+    return g_error_new (last->error->domain, last->error->code, "%s: %s",
+                        last->provider_name, last->error->message);
+
+  message = g_string_new (_("No AI provider could answer."));
+  for (guint i = 0; i < chat->attempts->len; i++)
+    {
+      PrsProviderAttempt *attempt = g_ptr_array_index (chat->attempts, i);
+
+      g_string_append_printf (message, " %s: %s", attempt->provider_name, attempt->error->message);
+    }
+  {
+    GError *error = g_error_new_literal (last->error->domain, last->error->code, message->str);
+
+    g_string_free (message, TRUE);
+    return error;
+  }
+}
+
+static void try_next (GTask *task);
+
+static void
+forward_delta (const char *text,
+               gpointer    user_data)
+{
+  ChatData *chat = user_data;
+
+  if (chat->delta_func != NULL)
+    chat->delta_func (text, chat->delta_data);
+}
+
+static void
+on_provider_chat (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsProviders *self = g_task_get_source_object (task);
+  ChatData *chat = g_task_get_task_data (task);
+  GError *error = NULL;
+  PrsChatResponse *response;
+
+  response = prs_provider_chat_finish (PRS_PROVIDER (source), result, &error);
+  record_result (self, chat->current->id, error);
+
+  if (response != NULL)
+    {
+      add_attempt (chat, NULL, 0);
+      response->provider_id = g_strdup (chat->current->id);
+      response->provider_name = g_strdup (chat->current->name);
+      g_task_return_pointer (task, response, (GDestroyNotify) prs_chat_response_free);
+      return;
+    }
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  add_attempt (chat, error, prs_provider_get_retry_after (result));
+  g_debug ("AI provider “%s” failed: %s", chat->current->name, error->message);
+
+  if (!should_fail_over (error) || prs_provider_get_streamed_text (result))
+    {
+      g_task_return_new_error (task, error->domain, error->code, "%s: %s",
+                               chat->current->name, error->message);
+      return;
+    }
+
+  try_next (g_steal_pointer (&task));
+}
+
+static void
+try_next (GTask *task)
+{
+  PrsProviders *self = g_task_get_source_object (task);
+  ChatData *chat = g_task_get_task_data (task);
+
+  while (chat->next < chat->rows->len)
+    {
+      g_autoptr(PrsProvider) provider = NULL;
+      GError *error = NULL;
+
+      chat->current = g_ptr_array_index (chat->rows, chat->next++);
+      provider = prs_providers_create (self, chat->current, &error);
+      if (provider == NULL)
+        {
+          record_result (self, chat->current->id, error);
+          add_attempt (chat, error, 0);
+          continue;
+        }
+
+      prs_provider_chat_async (provider, chat->request, forward_delta, chat, NULL,
+                               g_task_get_cancellable (task), on_provider_chat, task);
+      return;
+    }
+
+  if (chat->attempts->len == 0)
+    g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
+                             _("No AI provider is configured and enabled. Add one in Preferences "
+                               "or with “prosponsive-ctl provider add”."));
+  else
+    g_task_return_error (task, all_failed_error (chat));
+  g_object_unref (task);
+}
+
+void
+prs_providers_chat_async (PrsProviders        *self,
+                          PrsChatRequest      *request,
+                          PrsChatDeltaFunc     delta_func,
+                          gpointer             delta_data,
+                          GDestroyNotify       delta_destroy,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GError) error = NULL;
+  ChatData *chat;
+
+  g_return_if_fail (PRS_IS_PROVIDERS (self));
+  g_return_if_fail (request != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_providers_chat_async);
+
+  chat = g_new0 (ChatData, 1);
+  chat->request = prs_chat_request_ref (request);
+  chat->attempts = g_ptr_array_new_with_free_func (attempt_free);
+  chat->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_provider_row_free);
+  chat->delta_func = delta_func;
+  chat->delta_data = delta_data;
+  chat->delta_destroy = delta_destroy;
+  g_task_set_task_data (task, chat, chat_data_free);
+
+  rows = prs_store_list_providers (self->store, &error);
+  if (rows == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PrsProviderRow *row = g_ptr_array_index (rows, i);
+
+      if (row->enabled)
+        g_ptr_array_add (chat->rows, g_steal_pointer (&g_ptr_array_index (rows, i)));
+    }
+
+  try_next (g_steal_pointer (&task));
+}
+
+PrsChatResponse *
+prs_providers_chat_finish (PrsProviders  *self,
+                           GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+GPtrArray *
+prs_providers_get_attempts (GAsyncResult *result)
+{
+  ChatData *chat;
+
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == prs_providers_chat_async, NULL);
+
+  chat = g_task_get_task_data (G_TASK (result));
+  return g_ptr_array_ref (chat->attempts);
+}
+
+/* ---- Model lists -------------------------------------------------------- */
+
+typedef struct
+{
+  char *id;
+} ModelsData;
+
+static void
+models_data_free (gpointer data)
+{
+  ModelsData *models = data;
+
+  g_free (models->id);
+  g_free (models);
+}
+
+static void
+on_models (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsProviders *self = g_task_get_source_object (task);
+  ModelsData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+  GPtrArray *models;
+
+  models = prs_provider_list_models_finish (PRS_PROVIDER (source), result, &error);
+  record_result (self, data->id, error);
+  if (models == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  g_clear_pointer (&get_state (self, data->id)->models, g_ptr_array_unref);
+  get_state (self, data->id)->models = g_ptr_array_ref (models);
+  g_task_return_pointer (task, models, (GDestroyNotify) g_ptr_array_unref);
+}
+
+void
+prs_providers_list_models_async (PrsProviders        *self,
+                                 const char          *id_or_name,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(PrsProviderRow) row = NULL;
+  g_autoptr(PrsProvider) provider = NULL;
+  GError *error = NULL;
+  ModelsData *data;
+
+  g_return_if_fail (PRS_IS_PROVIDERS (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_providers_list_models_async);
+
+  if ((row = lookup (self, id_or_name, &error)) == NULL ||
+      (provider = prs_providers_create (self, row, &error)) == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  data = g_new0 (ModelsData, 1);
+  data->id = g_strdup (row->id);
+  g_task_set_task_data (task, data, models_data_free);
+  prs_provider_list_models_async (provider, cancellable, on_models, g_steal_pointer (&task));
+}
+
+GPtrArray *
+prs_providers_list_models_finish (PrsProviders  *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- provider-info ------------------------------------------------------ */
+
+static gboolean
+has_model (GPtrArray  *models,
+           const char *id)
+{
+  for (guint i = 0; models != NULL && i < models->len; i++)
+    {
+      PrsModelInfo *info = g_ptr_array_index (models, i);
+
+      if (g_strcmp0 (info->id, id) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+add_model (JsonArray  *array,
+           const char *id,
+           const char *name,
+           gboolean    available,
+           gboolean    is_default)
+{
+  JsonObject *model = json_object_new ();
+
+  json_object_set_string_member (model, "id", id);
+  json_object_set_string_member (model, "name", name);
+  json_object_set_boolean_member (model, "available", available);
+  json_object_set_boolean_member (model, "isDefault", is_default);
+  json_array_add_object_element (array, model);
+}
+
+static JsonObject *
+provider_info (PrsProviders         *self,
+               const PrsProviderRow *row,
+               const char          **out_status)
+{
+  JsonObject *object = json_object_new ();
+  ProviderState *state = g_hash_table_lookup (self->states, row->id);
+  const char *base_url = row->base_url != NULL ? row->base_url : prs_provider_kind_default_base_url (row->kind);
+  g_autofree char *key = prs_providers_dup_key (self, row->id);
+  g_autofree char *description = NULL;
+  g_autofree char *message = NULL;
+  gboolean has_key = key != NULL;
+  const char *status;
+  JsonArray *models = json_array_new ();
+
+  if (key != NULL)
+    memset (key, 0, strlen (key));
+
+  if (!row->enabled)
+    {
+      status = "disabled";
+      message = g_strdup (_("Disabled."));
+    }
+  else if (!has_key && prs_provider_kind_needs_key (row->kind))
+    {
+      status = "missing-key";
+      message = g_strdup (_("No API key is stored for this provider."));
+    }
+  else if (state != NULL && state->last_error != NULL)
+    {
+      status = "error";
+      message = g_strdup (state->last_error->message);
+    }
+  else if (state != NULL && state->used)
+    {
+      status = "ready";
+      message = g_strdup (_("The last request worked."));
+    }
+  else
+    {
+      status = "unchecked";
+      message = g_strdup (_("Not used yet."));
+    }
+
+  /* Translators: "OpenAI-compatible at https://api.openai.com/v1" */
+  description = g_strdup_printf (_("%s at %s"), prs_provider_kind_get_label (row->kind), base_url);
+
+  json_object_set_string_member (object, "id", row->id);
+  json_object_set_string_member (object, "name", row->name);
+  json_object_set_string_member (object, "kind", row->kind);
+  json_object_set_string_member (object, "description", description);
+  json_object_set_string_member (object, "status", status);
+  json_object_set_string_member (object, "statusMessage", message);
+  json_object_set_boolean_member (object, "isLocal", prs_provider_url_is_local (base_url));
+  json_object_set_boolean_member (object, "enabled", row->enabled);
+  json_object_set_int_member (object, "priority", row->priority);
+  json_object_set_boolean_member (object, "hasKey", has_key);
+  json_object_set_string_member (object, "selectedModel", row->model);
+
+  /* The selected model first; it is available when the provider's list
+   * has it, or — without a list — unless the provider is failing. */
+  if (state != NULL && state->models != NULL)
+    add_model (models, row->model, row->model, has_model (state->models, row->model), TRUE);
+  else
+    add_model (models, row->model, row->model, !g_str_equal (status, "error"), TRUE);
+  for (guint i = 0; state != NULL && state->models != NULL && i < state->models->len; i++)
+    {
+      PrsModelInfo *info = g_ptr_array_index (state->models, i);
+
+      if (!g_str_equal (info->id, row->model))
+        add_model (models, info->id, info->name, TRUE, FALSE);
+    }
+  json_object_set_array_member (object, "models", models);
+
+  *out_status = status;
+  return object;
+}
+
+JsonNode *
+prs_providers_build_info (PrsProviders *self)
+{
+  g_autoptr(JsonObject) root = json_object_new ();
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *available = json_array_new ();
+  JsonObject *active = NULL;
+  JsonObject *first_enabled = NULL;
+  JsonNode *node;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
+
+  rows = prs_store_list_providers (self->store, &error);
+  if (rows == NULL)
+    {
+      json_object_set_boolean_member (root, "success", FALSE);
+      json_object_set_string_member (root, "error", error->message);
+      json_object_set_string_member (root, "code", "store-error");
+      json_array_unref (available);
+    }
+  else
+    {
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const char *status = NULL;
+          JsonObject *info = provider_info (self, g_ptr_array_index (rows, i), &status);
+
+          if (!g_str_equal (status, "disabled"))
+            {
+              if (first_enabled == NULL)
+                first_enabled = info;
+              if (active == NULL && !g_str_equal (status, "error") && !g_str_equal (status, "missing-key"))
+                active = info;
+            }
+          json_array_add_object_element (available, info);
+        }
+      if (active == NULL)
+        active = first_enabled;
+
+      json_object_set_boolean_member (root, "success", TRUE);
+      if (active != NULL)
+        json_object_set_object_member (root, "activeProvider", json_object_ref (active));
+      else
+        json_object_set_null_member (root, "activeProvider");
+      json_object_set_array_member (root, "availableProviders", available);
+    }
+
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, root);
+  return node;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-providers.h: the configured AI providers (SPEC §8): rows in the store,
+ * keys in PrsSecrets ("provider-key:" + id), and a chat that runs on the
+ * first enabled provider by priority and fails over to the next.
+ *
+ * Failover decision: a provider that cannot answer — unreachable, rate
+ * limited, server error, and also a rejected key, an unknown model, a
+ * missing key or an unreadable answer — is skipped for the next one; each
+ * of these is a fault of that provider's state or configuration, and the
+ * next provider may well answer. Not failed over: a request the provider
+ * refused as such (PRS_ERROR_PROVIDER_REJECTED, e.g. too long — the next
+ * would refuse it too), a cancelled call, and a call that already streamed
+ * text to the caller (starting over elsewhere would show the answer twice;
+ * the partial text stays with the caller). Every attempt is reported. */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "prs-provider.h"
+#include "prs-secrets.h"
+#include "prs-store.h"
+
+G_BEGIN_DECLS
+
+#define PRS_SECRET_PROVIDER_KEY_PREFIX "provider-key:"
+
+typedef struct
+{
+  char   *provider_id;
+  char   *provider_name;
+  GError *error;        /* NULL for the attempt that answered */
+  guint   retry_after;  /* seconds, for PRS_ERROR_PROVIDER_RATE_LIMITED */
+} PrsProviderAttempt;
+
+#define PRS_TYPE_PROVIDERS (prs_providers_get_type ())
+G_DECLARE_FINAL_TYPE (PrsProviders, prs_providers, PRS, PROVIDERS, GObject)
+
+PrsProviders    *prs_providers_new            (PrsStore      *store,
+                                               PrsSecrets    *secrets);
+
+/* Connect and idle timeout of every provider made from now on. */
+void             prs_providers_set_timeout    (PrsProviders  *self,
+                                               guint          seconds);
+
+/* Validates (kind, URL, key) and stores a provider; @api_key (may be NULL)
+ * goes to the secrets. @priority < 0 puts it after the others. */
+gboolean         prs_providers_add            (PrsProviders  *self,
+                                               const char    *kind,
+                                               const char    *name,
+                                               const char    *base_url,
+                                               const char    *model,
+                                               int            priority,
+                                               const char    *api_key,
+                                               char         **out_id,
+                                               GError       **error);
+/* By id or name; its key is cleared too. */
+gboolean         prs_providers_remove         (PrsProviders  *self,
+                                               const char    *id_or_name,
+                                               GError       **error);
+gboolean         prs_providers_set_enabled    (PrsProviders  *self,
+                                               const char    *id_or_name,
+                                               gboolean       enabled,
+                                               GError       **error);
+/* NULL when no key is stored. */
+char            *prs_providers_dup_key        (PrsProviders  *self,
+                                               const char    *provider_id);
+/* A ready provider object for @row, with its key. */
+PrsProvider     *prs_providers_create         (PrsProviders  *self,
+                                               const PrsProviderRow *row,
+                                               GError       **error);
+
+/* Runs @request on the enabled providers in priority order (see the
+ * decision above). The response names the provider that answered
+ * (provider_id, provider_name). With no enabled provider: PRS_ERROR_NOT_CONFIGURED;
+ * when all fail: the last error, its message listing every attempt. */
+void             prs_providers_chat_async     (PrsProviders        *self,
+                                               PrsChatRequest      *request,
+                                               PrsChatDeltaFunc     delta_func,
+                                               gpointer             delta_data,
+                                               GDestroyNotify       delta_destroy,
+                                               GCancellable        *cancellable,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+PrsChatResponse *prs_providers_chat_finish    (PrsProviders  *self,
+                                               GAsyncResult  *result,
+                                               GError       **error);
+/* PrsProviderAttempt* of a finished chat, in order (a new reference). */
+GPtrArray       *prs_providers_get_attempts   (GAsyncResult  *result);
+
+/* The model list of one provider (by id or name); remembered for
+ * provider-info. */
+void             prs_providers_list_models_async  (PrsProviders        *self,
+                                                   const char          *id_or_name,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+GPtrArray       *prs_providers_list_models_finish (PrsProviders  *self,
+                                                   GAsyncResult  *result,
+                                                   GError       **error);
+
+/* GET /api/ai/provider-info (SPEC §9): {success, activeProvider, availableProviders}.
+ * Each provider: {id, name, kind, description, status, statusMessage,
+ * isLocal, enabled, priority, hasKey, selectedModel, models:[{id, name,
+ * available, isDefault}]}; status is "ready" (its last call worked),
+ * "unchecked" (not used yet), "error" (its last call failed; the message
+ * says why), "missing-key" or "disabled". The active provider is the first
+ * enabled one not in error (else the first enabled one); null when none.
+ * Never a key. */
+JsonNode        *prs_providers_build_info     (PrsProviders  *self);
+
+G_END_DECLS

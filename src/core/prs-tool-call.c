@@ -1,0 +1,1306 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-tool-call.c: calling an n8n workflow's webhook as a tool (SPEC §3).
+ *
+ * One call is one SoupSession of its own and up to four attempts: a
+ * connection that fails before the request was written (refused, DNS, TLS
+ * handshake) is retried after 1, 2 and 3 s; anything after that is never
+ * retried, because the workflow may already have acted. The answer is read
+ * up to a size cap and classified: a workflow's JSON, a workflow's own
+ * failure ({success:false} or a string error), "Workflow was started"
+ * (the result comes later through PrsCallbackRegistry), an empty body, a 404
+ * (the webhook is gone), other statuses.
+ *
+ * The Header Auth value is only ever handed to libsoup: no log line or
+ * message contains it. */
+#include "config.h"
+
+#include <string.h>
+
+#include <libsoup/soup.h>
+
+#include "prs-error.h"
+#include "prs-json.h"
+#include "prs-tool-call.h"
+
+#define MAX_RESPONSE_SIZE   ((gsize) 32 * 1024 * 1024)
+#define READ_CHUNK_SIZE     ((gsize) 64 * 1024)
+#define MAX_RETRIES         3
+#define MAX_QUOTED_MESSAGE  500   /* characters of n8n's own error message kept */
+
+#define WORKFLOW_STARTED    "Workflow was started"
+#define EMPTY_ANSWER        "the workflow returned nothing (did it fail before its Respond to Webhook node?)"
+#define NOT_REGISTERED      "webhook not registered (is the workflow still published?)"
+
+static const guint default_retry_delays_ms[MAX_RETRIES] = { 1000, 2000, 3000 };
+static guint retry_delays_ms[MAX_RETRIES] = { 1000, 2000, 3000 };
+
+/* ====================================================================== */
+/* Request                                                                */
+/* ====================================================================== */
+
+PrsToolCallRequest *
+prs_tool_call_request_new (const PrsTool *tool,
+                           const char    *n8n_base_url)
+{
+  PrsToolCallRequest *req;
+
+  g_return_val_if_fail (tool != NULL, NULL);
+  g_return_val_if_fail (n8n_base_url != NULL, NULL);
+
+  req = g_new0 (PrsToolCallRequest, 1);
+  req->tool = prs_tool_copy (tool);
+  req->n8n_base_url = g_strdup (n8n_base_url);
+  req->tool_name = g_strdup (tool->name);
+  req->workflow_id = g_strdup (tool->workflow_id);
+  req->tool_call_id = g_uuid_string_random ();
+
+  return req;
+}
+
+PrsToolCallRequest *
+prs_tool_call_request_copy (const PrsToolCallRequest *req)
+{
+  PrsToolCallRequest *copy;
+
+  g_return_val_if_fail (req != NULL, NULL);
+
+  copy = g_new0 (PrsToolCallRequest, 1);
+  copy->tool = req->tool != NULL ? prs_tool_copy (req->tool) : NULL;
+  copy->n8n_base_url = g_strdup (req->n8n_base_url);
+  copy->auth_header_name = g_strdup (req->auth_header_name);
+  copy->auth_header_value = g_strdup (req->auth_header_value);
+  copy->arguments = req->arguments != NULL ? json_object_ref (req->arguments) : NULL;
+  copy->tool_name = g_strdup (req->tool_name);
+  copy->tool_call_id = g_strdup (req->tool_call_id);
+  copy->workflow_id = g_strdup (req->workflow_id);
+  copy->conversation_id = g_strdup (req->conversation_id);
+  copy->agent_id = g_strdup (req->agent_id);
+  copy->callback_url = g_strdup (req->callback_url);
+  copy->execution = g_strdup (req->execution);
+  copy->timeout_seconds = req->timeout_seconds;
+  copy->callback_registry = req->callback_registry != NULL ? g_object_ref (req->callback_registry) : NULL;
+
+  return copy;
+}
+
+void
+prs_tool_call_request_free (PrsToolCallRequest *req)
+{
+  if (req == NULL)
+    return;
+
+  g_clear_pointer (&req->tool, prs_tool_free);
+  g_free (req->n8n_base_url);
+  g_free (req->auth_header_name);
+  if (req->auth_header_value != NULL)
+    memset (req->auth_header_value, 0, strlen (req->auth_header_value));
+  g_free (req->auth_header_value);
+  g_clear_pointer (&req->arguments, json_object_unref);
+  g_free (req->tool_name);
+  g_free (req->tool_call_id);
+  g_free (req->workflow_id);
+  g_free (req->conversation_id);
+  g_free (req->agent_id);
+  g_free (req->callback_url);
+  g_free (req->execution);
+  g_clear_object (&req->callback_registry);
+  g_free (req);
+}
+
+static void
+set_string_or_null (JsonObject *object,
+                    const char *name,
+                    const char *value)
+{
+  if (value != NULL)
+    json_object_set_string_member (object, name, value);
+  else
+    json_object_set_null_member (object, name);
+}
+
+JsonNode *
+prs_tool_call_request_build_body (const PrsToolCallRequest *req)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  g_autoptr(JsonObject) parameters = json_object_new ();
+  g_autoptr(JsonObject) envelope = json_object_new ();
+  JsonNode *root;
+
+  g_return_val_if_fail (req != NULL, NULL);
+
+  if (req->arguments != NULL)
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *value;
+
+      json_object_iter_init (&iter, req->arguments);
+      while (json_object_iter_next (&iter, &name, &value))
+        {
+          json_object_set_member (parameters, name, json_node_copy (value));
+          /* The envelope's own members are set below and win. */
+          if (!g_str_equal (name, "parameters") && !g_str_equal (name, "prosponsive"))
+            json_object_set_member (body, name, json_node_copy (value));
+        }
+    }
+
+  set_string_or_null (envelope, "toolName", req->tool_name);
+  set_string_or_null (envelope, "toolCallId", req->tool_call_id);
+  set_string_or_null (envelope, "workflowId", req->workflow_id);
+  set_string_or_null (envelope, "conversationId", req->conversation_id);
+  set_string_or_null (envelope, "agentId", req->agent_id);
+  set_string_or_null (envelope, "callbackUrl", req->callback_url);
+  set_string_or_null (envelope, "execution", req->execution);
+
+  json_object_set_object_member (body, "parameters", g_steal_pointer (&parameters));
+  json_object_set_object_member (body, "prosponsive", g_steal_pointer (&envelope));
+
+  root = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (root, g_steal_pointer (&body));
+  return root;
+}
+
+/* ====================================================================== */
+/* Result                                                                 */
+/* ====================================================================== */
+
+PrsToolCallResult *
+prs_tool_call_result_new_success (JsonNode *result)
+{
+  PrsToolCallResult *res = g_new0 (PrsToolCallResult, 1);
+
+  res->status = PRS_TOOL_CALL_SUCCEEDED;
+  res->result = result != NULL ? json_node_ref (result) : json_node_new (JSON_NODE_NULL);
+  return res;
+}
+
+PrsToolCallResult *
+prs_tool_call_result_new_failure (int         error_code,
+                                  const char *error)
+{
+  PrsToolCallResult *res = g_new0 (PrsToolCallResult, 1);
+
+  res->status = PRS_TOOL_CALL_FAILED;
+  res->error_code = error_code;
+  res->error = g_strdup (error != NULL && *error != '\0' ? error : "the tool call failed");
+  return res;
+}
+
+static PrsToolCallResult *
+result_new_failure_printf (int         error_code,
+                           const char *format,
+                           ...) G_GNUC_PRINTF (2, 3);
+
+static PrsToolCallResult *
+result_new_failure_printf (int         error_code,
+                           const char *format,
+                           ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  return prs_tool_call_result_new_failure (error_code, message);
+}
+
+PrsToolCallResult *
+prs_tool_call_result_copy (const PrsToolCallResult *result)
+{
+  PrsToolCallResult *copy;
+
+  g_return_val_if_fail (result != NULL, NULL);
+
+  copy = g_new0 (PrsToolCallResult, 1);
+  *copy = *result;
+  copy->result = result->result != NULL ? json_node_ref (result->result) : NULL;
+  copy->error = g_strdup (result->error);
+  copy->url = g_strdup (result->url);
+  return copy;
+}
+
+void
+prs_tool_call_result_free (PrsToolCallResult *result)
+{
+  if (result == NULL)
+    return;
+
+  g_clear_pointer (&result->result, json_node_unref);
+  g_free (result->error);
+  g_free (result->url);
+  g_free (result);
+}
+
+const char *
+prs_tool_call_status_to_string (PrsToolCallStatus status)
+{
+  switch (status)
+    {
+    case PRS_TOOL_CALL_SUCCEEDED:
+      return "succeeded";
+    case PRS_TOOL_CALL_FAILED:
+      return "failed";
+    case PRS_TOOL_CALL_WAITING_CALLBACK:
+      return "waiting-callback";
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+char *
+prs_tool_call_cut_for_model (const char *text,
+                             gsize       max_bytes)
+{
+  gsize len;
+  gsize end;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  len = strlen (text);
+  if (len <= max_bytes)
+    return g_strdup (text);
+
+  /* Back up to the first byte of a character, so that the kept part ends
+   * with a whole one. */
+  end = max_bytes;
+  while (end > 0 && ((guchar) text[end] & 0xC0) == 0x80)
+    end--;
+
+  return g_strdup_printf ("%.*s\n[result truncated: %" G_GSIZE_FORMAT " bytes, showing the first %"
+                          G_GSIZE_FORMAT "]", (int) end, text, len, end);
+}
+
+char *
+prs_tool_call_result_for_model (const PrsToolCallResult *result)
+{
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (result != NULL, NULL);
+
+  switch (result->status)
+    {
+    case PRS_TOOL_CALL_SUCCEEDED:
+      {
+        g_autoptr(JsonGenerator) generator = json_generator_new ();
+        g_autoptr(JsonNode) null_node = json_node_new (JSON_NODE_NULL);
+
+        json_generator_set_root (generator, result->result != NULL ? result->result : null_node);
+        text = json_generator_to_data (generator, NULL);
+      }
+      break;
+
+    case PRS_TOOL_CALL_FAILED:
+      {
+        g_autoptr(JsonBuilder) builder = json_builder_new ();
+        g_autoptr(JsonGenerator) generator = json_generator_new ();
+        g_autoptr(JsonNode) root = NULL;
+
+        json_builder_begin_object (builder);
+        json_builder_set_member_name (builder, "success");
+        json_builder_add_boolean_value (builder, FALSE);
+        json_builder_set_member_name (builder, "error");
+        json_builder_add_string_value (builder, result->error != NULL ? result->error : "the tool call failed");
+        json_builder_end_object (builder);
+        root = json_builder_get_root (builder);
+        json_generator_set_root (generator, root);
+        text = json_generator_to_data (generator, NULL);
+      }
+      break;
+
+    case PRS_TOOL_CALL_WAITING_CALLBACK:
+      text = g_strdup ("{\"status\":\"running\",\"message\":\"The workflow was started; "
+                       "its result has not arrived yet.\"}");
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  return prs_tool_call_cut_for_model (text, PRS_TOOL_CALL_MAX_MODEL_BYTES);
+}
+
+/* ====================================================================== */
+/* Classifying an answer                                                  */
+/* ====================================================================== */
+
+/* A string member, or NULL. */
+static const char *
+get_string_member (JsonObject *object,
+                   const char *name)
+{
+  JsonNode *member = json_object_get_member (object, name);
+
+  if (member == NULL || json_node_get_value_type (member) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (member);
+}
+
+/* One line of at most @max characters, control characters turned into
+ * spaces: for text quoted from n8n's own error bodies. */
+static char *
+dup_clean_line (const char *text,
+                guint       max)
+{
+  GString *out = g_string_new (NULL);
+  const char *p;
+  guint chars = 0;
+
+  for (p = text; *p != '\0' && chars < max; p = g_utf8_next_char (p), chars++)
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      g_string_append_unichar (out, g_unichar_iscntrl (c) ? ' ' : c);
+    }
+  if (*p != '\0')
+    g_string_append (out, "…");
+  g_strstrip (out->str);
+  return g_string_free (out, FALSE);
+}
+
+/* The message of {"success": false, …}: "error" as a string, or as an
+ * object's "message", else "message", else a generic sentence. */
+static char *
+dup_workflow_error (JsonObject *object)
+{
+  JsonNode *error = json_object_get_member (object, "error");
+  const char *message;
+
+  if (error != NULL && json_node_get_value_type (error) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (error));
+
+  if (error != NULL && JSON_NODE_HOLDS_OBJECT (error))
+    {
+      message = get_string_member (json_node_get_object (error), "message");
+      if (message != NULL)
+        return g_strdup (message);
+      return prs_json_to_string (error, FALSE);
+    }
+
+  message = get_string_member (object, "message");
+  if (message != NULL)
+    return g_strdup (message);
+
+  return g_strdup ("the workflow reported a failure (\"success\": false) without an error message");
+}
+
+static gboolean
+is_blank (const guint8 *data,
+          gsize         len)
+{
+  for (gsize i = 0; i < len; i++)
+    {
+      if (!g_ascii_isspace (data[i]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static PrsToolCallResult *
+classify_success (const guint8 *data,
+                  gsize         len)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  if (len == 0 || is_blank (data, len))
+    return prs_tool_call_result_new_failure (PRS_ERROR_N8N_BAD_RESPONSE, EMPTY_ANSWER);
+
+  root = prs_json_parse_bounded ((const char *) data, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (root == NULL)
+    {
+      /* Text from a Respond to Webhook node: the model gets it as a string.
+       * Bytes that are not text (a binary response) are only described. */
+      g_autoptr(JsonNode) text = json_node_new (JSON_NODE_VALUE);
+
+      if (g_utf8_validate ((const char *) data, len, NULL))
+        {
+          g_autofree char *copy = g_strndup ((const char *) data, len);
+
+          json_node_set_string (text, copy);
+        }
+      else
+        {
+          g_autofree char *note = g_strdup_printf ("[the workflow answered with %" G_GSIZE_FORMAT
+                                                   " bytes of binary data]", len);
+
+          json_node_set_string (text, note);
+        }
+      return prs_tool_call_result_new_success (text);
+    }
+
+  if (JSON_NODE_HOLDS_OBJECT (root))
+    {
+      JsonObject *object = json_node_get_object (root);
+      JsonNode *success = json_object_get_member (object, "success");
+      gboolean said_success = FALSE;
+      gboolean said_failure = FALSE;
+      const char *message = get_string_member (object, "message");
+
+      if (success != NULL && json_node_get_value_type (success) == G_TYPE_BOOLEAN)
+        {
+          said_success = json_node_get_boolean (success);
+          said_failure = !said_success;
+        }
+
+      if (json_object_get_size (object) == 1 && g_strcmp0 (message, WORKFLOW_STARTED) == 0)
+        {
+          PrsToolCallResult *res = prs_tool_call_result_new_success (root);
+
+          res->status = PRS_TOOL_CALL_WAITING_CALLBACK;
+          return res;
+        }
+
+      /* A string "error" means failure unless the workflow said
+       * "success": true as well. */
+      if (said_failure || (!said_success && get_string_member (object, "error") != NULL))
+        {
+          g_autofree char *error = dup_workflow_error (object);
+
+          return prs_tool_call_result_new_failure (PRS_ERROR_FAILED, error);
+        }
+    }
+
+  return prs_tool_call_result_new_success (root);
+}
+
+static PrsToolCallResult *
+classify (guint         status,
+          const char   *reason,
+          const char   *content_type,
+          const guint8 *data,
+          gsize         len)
+{
+  g_autofree char *message = NULL;
+
+  if (SOUP_STATUS_IS_SUCCESSFUL (status))
+    return classify_success (data, len);
+
+  if (status == SOUP_STATUS_NOT_FOUND)
+    {
+      PrsToolCallResult *res = prs_tool_call_result_new_failure (PRS_ERROR_N8N_NOT_FOUND, NOT_REGISTERED);
+
+      res->rediscover = TRUE;
+      return res;
+    }
+
+  /* n8n's errors are {"message": "…"} ("Error in workflow", "Authorization
+   * data is wrong!", …). */
+  if (len > 0)
+    {
+      g_autoptr(JsonNode) root = prs_json_parse_bounded ((const char *) data, len,
+                                                         PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+      const char *said = NULL;
+
+      if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
+        said = get_string_member (json_node_get_object (root), "message");
+      if (said != NULL)
+        message = dup_clean_line (said, MAX_QUOTED_MESSAGE);
+      else if (root == NULL && (content_type == NULL || g_str_equal (content_type, "text/plain")) &&
+               data[0] != '<' && g_utf8_validate ((const char *) data, len, NULL))
+        {
+          /* Some answers are plain text, e.g. Header Auth's 403
+           * "Authorization data is wrong!" (n8n sends no Content-Type). */
+          g_autofree char *text = g_strndup ((const char *) data, len);
+
+          message = dup_clean_line (text, MAX_QUOTED_MESSAGE);
+        }
+    }
+
+  if (message != NULL && *message != '\0')
+    return result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%s", message);
+
+  if (reason == NULL || *reason == '\0')
+    reason = soup_status_get_phrase (status);
+  return result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%u %s", status,
+                                    reason != NULL ? reason : "");
+}
+
+/* ====================================================================== */
+/* The call                                                               */
+/* ====================================================================== */
+
+typedef struct
+{
+  PrsToolCallRequest *req;
+  char               *url;
+  GBytes             *body;
+  guint               timeout;
+
+  SoupSession        *session;
+  SoupMessage        *msg;
+  GInputStream       *stream;
+  GByteArray         *response;
+  gboolean            request_written;   /* this attempt's headers went out */
+
+  guint               attempts;
+  gboolean            timed_out;
+  GSource            *timeout_source;
+  GSource            *retry_source;
+
+  /* Soup gets a cancellable of its own (the timeout cancels it); the
+   * caller's is forwarded to it. */
+  GCancellable       *internal;
+  GCancellable       *outer;
+  gulong              outer_handler;
+} Call;
+
+static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
+static void
+call_free (gpointer data)
+{
+  Call *call = data;
+
+  if (call->outer != NULL && call->outer_handler != 0)
+    g_cancellable_disconnect (call->outer, call->outer_handler);
+  g_clear_object (&call->outer);
+  clear_source (&call->timeout_source);
+  clear_source (&call->retry_source);
+  g_clear_object (&call->internal);
+  g_clear_object (&call->stream);
+  g_clear_object (&call->msg);
+  g_clear_object (&call->session);
+  g_clear_pointer (&call->response, g_byte_array_unref);
+  g_clear_pointer (&call->body, g_bytes_unref);
+  g_clear_pointer (&call->req, prs_tool_call_request_free);
+  g_free (call->url);
+  g_free (call);
+}
+
+static void start_attempt (GTask *task);
+
+static void
+on_outer_cancelled (GCancellable *cancellable,
+                    gpointer      user_data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (user_data));
+}
+
+/* Ends the call with @res (takes it). */
+static void
+call_return (GTask             *task,
+             PrsToolCallResult *res)
+{
+  Call *call = g_task_get_task_data (task);
+
+  clear_source (&call->timeout_source);
+  res->attempts = call->attempts;
+  res->url = g_strdup (call->url);
+  if (call->msg != NULL && res->http_status == 0)
+    res->http_status = soup_message_get_status (call->msg);
+
+  if (call->req->callback_registry != NULL && res->status != PRS_TOOL_CALL_WAITING_CALLBACK)
+    prs_callback_registry_forget (call->req->callback_registry, call->req->tool_call_id);
+
+  g_debug ("tool call %s: %s after %u attempt(s)%s%s", call->req->tool_call_id,
+           prs_tool_call_status_to_string (res->status), res->attempts,
+           res->error != NULL ? ": " : "", res->error != NULL ? res->error : "");
+
+  g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
+}
+
+static void
+call_return_cancelled (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+
+  clear_source (&call->timeout_source);
+  if (call->req->callback_registry != NULL)
+    prs_callback_registry_forget (call->req->callback_registry, call->req->tool_call_id);
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The tool call was cancelled");
+}
+
+/* Errors that happen while connecting, before a byte of the request left. */
+static gboolean
+is_connect_error (const GError *error)
+{
+  if (error->domain == G_RESOLVER_ERROR)
+    return TRUE;
+  if (error->domain == G_TLS_ERROR)
+    return TRUE;
+  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED) ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE) ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_NOT_FOUND) ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PROXY_FAILED) ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PROXY_NOT_ALLOWED);
+}
+
+static PrsToolCallResult *
+transport_failure (Call         *call,
+                   const GError *error)
+{
+  if (call->timed_out && !call->request_written)
+    return result_new_failure_printf (PRS_ERROR_TIMEOUT,
+                                      "could not connect to n8n at %s within %u s "
+                                      "(nothing was sent)", call->req->n8n_base_url, call->timeout);
+
+  if (call->timed_out)
+    return result_new_failure_printf (PRS_ERROR_TIMEOUT,
+                                      "timed out after %u s; the workflow may still have run",
+                                      call->timeout);
+
+  if (!call->request_written && is_connect_error (error))
+    {
+      const char *what = "could not connect to n8n";
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+        what = "could not connect to n8n (connection refused; is n8n running?)";
+      else if (error->domain == G_RESOLVER_ERROR)
+        what = "could not connect to n8n (its host name could not be resolved)";
+      else if (error->domain == G_TLS_ERROR)
+        what = "could not connect to n8n (the TLS handshake failed)";
+      return result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE, "%s at %s after %u attempts: %s",
+                                        what, call->req->n8n_base_url, call->attempts,
+                                        error->message);
+    }
+
+  if (error->domain == SOUP_SESSION_ERROR)
+    return result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
+                                      "n8n sent an answer that is not valid HTTP (%s); "
+                                      "the workflow may have run", error->message);
+
+  return result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
+                                    "the connection to n8n broke (%s); the workflow may have run",
+                                    error->message);
+}
+
+static gboolean
+on_timeout (gpointer user_data)
+{
+  GTask *task = user_data;
+  Call *call = g_task_get_task_data (task);
+
+  call->timed_out = TRUE;
+  g_clear_pointer (&call->timeout_source, g_source_unref);
+  /* The pending send or read then fails with G_IO_ERROR_CANCELLED. */
+  g_cancellable_cancel (call->internal);
+  return G_SOURCE_REMOVE;
+}
+
+/* Both the retry pause and the caller's cancellation end here. */
+static gboolean
+on_retry_due (gpointer user_data)
+{
+  GTask *task = user_data;
+  Call *call = g_task_get_task_data (task);
+
+  clear_source (&call->retry_source);
+  if (g_cancellable_is_cancelled (call->internal))
+    {
+      call_return_cancelled (task);
+      return G_SOURCE_REMOVE;
+    }
+  start_attempt (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_retry (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+  GSource *cancel_source;
+
+  call->retry_source = g_timeout_source_new (retry_delays_ms[call->attempts - 1]);
+  cancel_source = g_cancellable_source_new (call->internal);
+  g_source_set_dummy_callback (cancel_source);
+  g_source_add_child_source (call->retry_source, cancel_source);
+  g_source_unref (cancel_source);
+  g_source_set_callback (call->retry_source, on_retry_due, g_object_ref (task), g_object_unref);
+  g_source_set_static_name (call->retry_source, "[prosponsive] tool call retry");
+  g_source_attach (call->retry_source, g_task_get_context (task));
+}
+
+static void
+finish_answer (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+  PrsToolCallResult *res;
+  guint status = soup_message_get_status (call->msg);
+
+  res = classify (status, soup_message_get_reason_phrase (call->msg),
+                  soup_message_headers_get_content_type (soup_message_get_response_headers (call->msg), NULL),
+                  call->response->data, call->response->len);
+  res->http_status = status;
+  call_return (task, res);
+}
+
+static void read_next_chunk (GTask *task);
+
+static void
+on_chunk_read (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Call *call = g_task_get_task_data (task);
+  g_autoptr(GBytes) chunk = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+
+  chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+  if (chunk == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !call->timed_out)
+        call_return_cancelled (task);
+      else
+        call_return (task, transport_failure (call, error));
+      return;
+    }
+
+  len = g_bytes_get_size (chunk);
+  if (len == 0)
+    {
+      finish_answer (task);
+      return;
+    }
+
+  if (len > MAX_RESPONSE_SIZE - call->response->len)
+    {
+      /* Cancelling makes libsoup drop the connection instead of draining
+       * the rest. */
+      g_cancellable_cancel (call->internal);
+      call_return (task, result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
+                                                    "the workflow's answer is larger than %u MiB",
+                                                    (guint) (MAX_RESPONSE_SIZE / (1024 * 1024))));
+      return;
+    }
+
+  g_byte_array_append (call->response, g_bytes_get_data (chunk, NULL), len);
+  read_next_chunk (g_steal_pointer (&task));
+}
+
+static void
+read_next_chunk (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+
+  g_input_stream_read_bytes_async (call->stream, READ_CHUNK_SIZE, G_PRIORITY_DEFAULT,
+                                   call->internal, on_chunk_read, task);
+}
+
+static void
+on_sent (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Call *call = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  call->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
+  if (call->stream == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !call->timed_out)
+        {
+          call_return_cancelled (task);
+          return;
+        }
+
+      if (!call->timed_out && !call->request_written && is_connect_error (error) &&
+          call->attempts <= MAX_RETRIES)
+        {
+          g_debug ("tool call %s: attempt %u could not connect (%s); retrying",
+                   call->req->tool_call_id, call->attempts, error->message);
+          clear_source (&call->timeout_source);
+          schedule_retry (g_steal_pointer (&task));
+          return;
+        }
+
+      call_return (task, transport_failure (call, error));
+      return;
+    }
+
+  g_debug ("tool call %s: POST %s → %u", call->req->tool_call_id, call->url,
+           soup_message_get_status (call->msg));
+  read_next_chunk (g_steal_pointer (&task));
+}
+
+static void
+on_wrote_headers (SoupMessage *msg,
+                  gpointer     user_data)
+{
+  Call *call = user_data;
+
+  call->request_written = TRUE;
+}
+
+static void
+start_attempt (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+  SoupMessageHeaders *headers;
+
+  call->attempts++;
+  call->request_written = FALSE;
+  g_clear_object (&call->msg);
+
+  call->msg = soup_message_new (SOUP_METHOD_POST, call->url);
+  g_assert (call->msg != NULL);   /* the URL was checked in run_async */
+  soup_message_add_flags (call->msg, SOUP_MESSAGE_NO_REDIRECT);
+  soup_message_set_request_body_from_bytes (call->msg, "application/json", call->body);
+  g_signal_connect (call->msg, "wrote-headers", G_CALLBACK (on_wrote_headers), call);
+
+  headers = soup_message_get_request_headers (call->msg);
+  soup_message_headers_replace (headers, "Accept", "application/json, text/plain;q=0.9, */*;q=0.5");
+  if (call->req->auth_header_name != NULL && call->req->auth_header_value != NULL)
+    soup_message_headers_replace (headers, call->req->auth_header_name, call->req->auth_header_value);
+
+  call->timeout_source = g_timeout_source_new_seconds (call->timeout);
+  g_source_set_callback (call->timeout_source, on_timeout, task, NULL);
+  g_source_set_static_name (call->timeout_source, "[prosponsive] tool call timeout");
+  g_source_attach (call->timeout_source, g_task_get_context (task));
+
+  soup_session_send_async (call->session, call->msg, G_PRIORITY_DEFAULT, call->internal,
+                           on_sent, task);
+}
+
+/* RFC 9110 token characters. */
+static gboolean
+is_header_name (const char *name)
+{
+  if (name == NULL || *name == '\0')
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    {
+      if (!g_ascii_isalnum (*p) && strchr ("!#$%&'*+-.^_`|~", *p) == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+is_header_value (const char *value)
+{
+  for (const char *p = value; *p != '\0'; p++)
+    {
+      if (((guchar) *p < 0x20 && *p != '\t') || (guchar) *p == 0x7f)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
+prs_tool_call_run_async (const PrsToolCallRequest *req,
+                         GCancellable             *cancellable,
+                         GAsyncReadyCallback       callback,
+                         gpointer                  user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GUri) uri = NULL;
+  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(JsonGenerator) generator = NULL;
+  gsize body_len = 0;
+  char *body_text;
+  Call *call;
+
+  g_return_if_fail (req != NULL);
+  g_return_if_fail (req->tool != NULL);
+  g_return_if_fail (req->n8n_base_url != NULL);
+  g_return_if_fail (req->tool_call_id != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_tool_call_run_async);
+
+  call = g_new0 (Call, 1);
+  call->req = prs_tool_call_request_copy (req);
+  call->timeout = req->timeout_seconds > 0 ? req->timeout_seconds : PRS_TOOL_CALL_DEFAULT_TIMEOUT;
+  call->url = prs_tool_dup_webhook_url (req->tool, req->n8n_base_url);
+  call->response = g_byte_array_new ();
+  call->internal = g_cancellable_new ();
+  g_task_set_task_data (task, call, call_free);
+
+  uri = g_uri_parse (call->url, SOUP_HTTP_URI_FLAGS, NULL);
+  if (uri == NULL ||
+      (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 && g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
+    {
+      call_return (task, result_new_failure_printf (PRS_ERROR_INVALID_INPUT,
+                                                    "the webhook URL %s is not a valid http(s) URL; "
+                                                    "check the n8n URL", call->url));
+      return;
+    }
+
+  if ((req->auth_header_name != NULL) != (req->auth_header_value != NULL) ||
+      (req->auth_header_name != NULL &&
+       (!is_header_name (req->auth_header_name) || !is_header_value (req->auth_header_value))))
+    {
+      /* Neither the name nor the value is quoted: either may be a pasted secret. */
+      call_return (task, prs_tool_call_result_new_failure (PRS_ERROR_INVALID_INPUT,
+                                                           "the webhook's Header Auth credential is "
+                                                           "not a valid HTTP header (a name and a "
+                                                           "one-line value are needed)"));
+      return;
+    }
+
+  body = prs_tool_call_request_build_body (req);
+  generator = json_generator_new ();
+  json_generator_set_root (generator, body);
+  body_text = json_generator_to_data (generator, &body_len);
+  call->body = g_bytes_new_take (body_text, body_len);
+
+  call->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
+                                                 "timeout", 0,
+                                                 NULL);
+
+  if (cancellable != NULL)
+    {
+      call->outer = g_object_ref (cancellable);
+      call->outer_handler = g_cancellable_connect (cancellable, G_CALLBACK (on_outer_cancelled),
+                                                   g_object_ref (call->internal), g_object_unref);
+    }
+
+  if (req->callback_registry != NULL)
+    prs_callback_registry_expect (req->callback_registry, req->tool_call_id);
+
+  start_attempt (g_steal_pointer (&task));
+}
+
+PrsToolCallResult *
+prs_tool_call_run_finish (GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == prs_tool_call_run_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+prs_tool_call_set_retry_delays_for_testing (const guint *delays_ms)
+{
+  for (guint i = 0; i < MAX_RETRIES; i++)
+    retry_delays_ms[i] = delays_ms != NULL ? delays_ms[i] : default_retry_delays_ms[i];
+}
+
+/* ====================================================================== */
+/* Callback registry                                                      */
+/* ====================================================================== */
+
+typedef struct
+{
+  gboolean  delivered;
+  gboolean  success;
+  JsonNode *result;
+  char     *error;
+
+  GTask    *task;            /* the waiter, or NULL */
+  GSource  *timeout_source;
+  GSource  *cancel_source;
+  guint     timeout;
+} Entry;
+
+struct _PrsCallbackRegistry
+{
+  GObject     parent_instance;
+
+  GMutex      lock;
+  GHashTable *entries;       /* tool call id → Entry* */
+};
+
+G_DEFINE_FINAL_TYPE (PrsCallbackRegistry, prs_callback_registry, G_TYPE_OBJECT)
+
+static void
+entry_free (gpointer data)
+{
+  Entry *entry = data;
+
+  clear_source (&entry->timeout_source);
+  clear_source (&entry->cancel_source);
+  g_clear_object (&entry->task);
+  g_clear_pointer (&entry->result, json_node_unref);
+  g_free (entry->error);
+  g_free (entry);
+}
+
+static void
+prs_callback_registry_finalize (GObject *object)
+{
+  PrsCallbackRegistry *self = PRS_CALLBACK_REGISTRY (object);
+
+  g_clear_pointer (&self->entries, g_hash_table_unref);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (prs_callback_registry_parent_class)->finalize (object);
+}
+
+static void
+prs_callback_registry_class_init (PrsCallbackRegistryClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = prs_callback_registry_finalize;
+}
+
+static void
+prs_callback_registry_init (PrsCallbackRegistry *self)
+{
+  g_mutex_init (&self->lock);
+  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
+}
+
+PrsCallbackRegistry *
+prs_callback_registry_new (void)
+{
+  return g_object_new (PRS_TYPE_CALLBACK_REGISTRY, NULL);
+}
+
+/* Called with the lock held. */
+static Entry *
+ensure_entry (PrsCallbackRegistry *self,
+              const char          *tool_call_id)
+{
+  Entry *entry = g_hash_table_lookup (self->entries, tool_call_id);
+
+  if (entry == NULL)
+    {
+      entry = g_new0 (Entry, 1);
+      g_hash_table_insert (self->entries, g_strdup (tool_call_id), entry);
+    }
+  return entry;
+}
+
+void
+prs_callback_registry_expect (PrsCallbackRegistry *self,
+                              const char          *tool_call_id)
+{
+  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (self));
+  g_return_if_fail (tool_call_id != NULL);
+
+  g_mutex_lock (&self->lock);
+  ensure_entry (self, tool_call_id);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+prs_callback_registry_forget (PrsCallbackRegistry *self,
+                              const char          *tool_call_id)
+{
+  Entry *entry;
+
+  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (self));
+  g_return_if_fail (tool_call_id != NULL);
+
+  g_mutex_lock (&self->lock);
+  entry = g_hash_table_lookup (self->entries, tool_call_id);
+  if (entry != NULL && entry->task == NULL)
+    g_hash_table_remove (self->entries, tool_call_id);
+  g_mutex_unlock (&self->lock);
+}
+
+gboolean
+prs_callback_registry_is_expected (PrsCallbackRegistry *self,
+                                   const char          *tool_call_id)
+{
+  gboolean found;
+
+  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (self), FALSE);
+  g_return_val_if_fail (tool_call_id != NULL, FALSE);
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_contains (self->entries, tool_call_id);
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
+static PrsToolCallResult *
+entry_to_result (Entry *entry)
+{
+  if (entry->success)
+    return prs_tool_call_result_new_success (entry->result);
+  return prs_tool_call_result_new_failure (PRS_ERROR_FAILED,
+                                           entry->error != NULL ? entry->error
+                                           : "the workflow reported a failure without an error message");
+}
+
+/* Removes the entry of @task's id if @task still waits on it, and returns
+ * it (the caller frees it). Takes the lock. */
+static Entry *
+steal_waiting_entry (PrsCallbackRegistry *self,
+                     GTask               *task)
+{
+  const char *id = g_task_get_task_data (task);
+  g_autofree char *key = NULL;
+  Entry *entry = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (g_hash_table_lookup_extended (self->entries, id, (gpointer *) &key, (gpointer *) &entry) &&
+      entry->task == task)
+    g_hash_table_steal (self->entries, id);
+  else
+    {
+      key = NULL;
+      entry = NULL;
+    }
+  g_mutex_unlock (&self->lock);
+  return entry;
+}
+
+static gboolean
+on_wait_timeout (gpointer user_data)
+{
+  GTask *task = user_data;
+  PrsCallbackRegistry *self = g_task_get_source_object (task);
+  Entry *entry = steal_waiting_entry (self, task);
+  PrsToolCallResult *res;
+
+  if (entry == NULL)
+    return G_SOURCE_REMOVE;
+
+  res = result_new_failure_printf (PRS_ERROR_TIMEOUT,
+                                   "the workflow did not post its result within %u s "
+                                   "(it was started, and may still be running)", entry->timeout);
+  entry_free (entry);
+  g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_wait_cancelled (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  PrsCallbackRegistry *self = g_task_get_source_object (task);
+  Entry *entry = steal_waiting_entry (self, task);
+
+  if (entry == NULL)
+    return G_SOURCE_REMOVE;
+
+  entry_free (entry);
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Waiting for the tool result was cancelled");
+  return G_SOURCE_REMOVE;
+}
+
+void
+prs_callback_registry_wait_async (PrsCallbackRegistry *self,
+                                  const char          *tool_call_id,
+                                  guint                timeout_seconds,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  Entry *entry;
+
+  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (self));
+  g_return_if_fail (tool_call_id != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_callback_registry_wait_async);
+  g_task_set_task_data (task, g_strdup (tool_call_id), g_free);
+  /* Cancellation is reported by on_wait_cancelled, once. */
+  g_task_set_check_cancellable (task, FALSE);
+
+  g_mutex_lock (&self->lock);
+  entry = ensure_entry (self, tool_call_id);
+
+  if (entry->task != NULL)
+    {
+      g_mutex_unlock (&self->lock);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                               "Someone already waits for the result of tool call %s", tool_call_id);
+      return;
+    }
+
+  if (entry->delivered)
+    {
+      PrsToolCallResult *res = entry_to_result (entry);
+
+      g_hash_table_remove (self->entries, tool_call_id);
+      g_mutex_unlock (&self->lock);
+      g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
+      return;
+    }
+
+  entry->task = g_object_ref (task);
+  entry->timeout = timeout_seconds > 0 ? timeout_seconds : PRS_CALLBACK_DEFAULT_TIMEOUT;
+
+  entry->timeout_source = g_timeout_source_new_seconds (entry->timeout);
+  g_source_set_callback (entry->timeout_source, on_wait_timeout, g_object_ref (task), g_object_unref);
+  g_source_set_static_name (entry->timeout_source, "[prosponsive] tool callback timeout");
+  g_source_attach (entry->timeout_source, g_task_get_context (task));
+
+  if (cancellable != NULL)
+    {
+      entry->cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_callback (entry->cancel_source, G_SOURCE_FUNC (on_wait_cancelled),
+                             g_object_ref (task), g_object_unref);
+      g_source_attach (entry->cancel_source, g_task_get_context (task));
+    }
+  g_mutex_unlock (&self->lock);
+}
+
+PrsToolCallResult *
+prs_callback_registry_wait_finish (PrsCallbackRegistry *self,
+                                   GAsyncResult        *result,
+                                   GError             **error)
+{
+  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == prs_callback_registry_wait_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+prs_callback_registry_deliver (PrsCallbackRegistry *self,
+                               const char          *tool_call_id,
+                               gboolean             success,
+                               JsonNode            *result,
+                               const char          *error)
+{
+  Entry *entry;
+  g_autofree char *key = NULL;
+  g_autoptr(GTask) task = NULL;
+  PrsToolCallResult *res;
+
+  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (self), FALSE);
+
+  if (tool_call_id == NULL)
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+  if (!g_hash_table_lookup_extended (self->entries, tool_call_id, (gpointer *) &key, (gpointer *) &entry) ||
+      entry->delivered)
+    {
+      key = NULL;
+      g_mutex_unlock (&self->lock);
+      return FALSE;
+    }
+
+  entry->delivered = TRUE;
+  entry->success = success;
+  entry->result = result != NULL ? json_node_ref (result) : NULL;
+  entry->error = g_strdup (error);
+
+  if (entry->task == NULL)
+    {
+      /* Kept until someone waits. */
+      key = NULL;
+      g_mutex_unlock (&self->lock);
+      return TRUE;
+    }
+
+  g_hash_table_steal (self->entries, tool_call_id);
+  task = g_steal_pointer (&entry->task);
+  g_mutex_unlock (&self->lock);
+
+  /* g_source_destroy is thread-safe; a timeout or cancellation already
+   * being dispatched finds the entry gone and does nothing. */
+  res = entry_to_result (entry);
+  entry_free (entry);
+  /* From another thread, GTask completes in an idle source on the
+   * waiter's context. */
+  g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
+  return TRUE;
+}

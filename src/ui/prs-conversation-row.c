@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-conversation-row.c: one conversation in the sidebar, following its
+ * PrsConversation's notifications. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "prs-conversation-row.h"
+
+struct _PrsConversationRow
+{
+  GtkWidget        parent_instance;
+
+  PrsConversation *conversation;
+
+  GtkWidget       *box;
+  GtkLabel        *subtitle_label;
+  GtkLabel        *time_label;
+  GtkLabel        *title_label;
+  GtkLabel        *unread_label;
+};
+
+G_DEFINE_FINAL_TYPE (PrsConversationRow, prs_conversation_row, GTK_TYPE_WIDGET)
+
+GtkWidget *
+prs_conversation_row_new (void)
+{
+  return g_object_new (PRS_TYPE_CONVERSATION_ROW, NULL);
+}
+
+char *
+prs_conversation_row_format_time (GDateTime *time,
+                                  GDateTime *now)
+{
+  g_autoptr(GDateTime) today = NULL;
+  GTimeSpan since_midnight;
+
+  if (time == NULL)
+    return g_strdup ("");
+
+  today = g_date_time_new_local (g_date_time_get_year (now), g_date_time_get_month (now),
+                                 g_date_time_get_day_of_month (now), 0, 0, 0);
+  since_midnight = g_date_time_difference (time, today);
+  if (since_midnight >= 0)
+    return g_date_time_format (time, "%H:%M");
+  if (since_midnight >= -G_TIME_SPAN_DAY)
+    return g_strdup (_("Yesterday"));
+  if (since_midnight >= -6 * G_TIME_SPAN_DAY)
+    return g_date_time_format (time, "%a");
+  if (g_date_time_get_year (time) == g_date_time_get_year (now))
+    return g_date_time_format (time, "%e %b");
+  return g_date_time_format (time, "%e %b %Y");
+}
+
+static void
+update (PrsConversationRow *self)
+{
+  PrsConversation *conversation = self->conversation;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *time = NULL;
+  g_autofree char *unread = NULL;
+  g_autofree char *subtitle = NULL;
+  g_autofree char *accessible = NULL;
+  guint n_unread, n_messages;
+
+  if (conversation == NULL)
+    return;
+
+  n_unread = prs_conversation_get_unread_count (conversation);
+  n_messages = prs_conversation_get_message_count (conversation);
+  time = prs_conversation_row_format_time (prs_conversation_get_updated_at (conversation), now);
+  unread = g_strdup_printf ("%u", n_unread);
+  if (g_strcmp0 (prs_conversation_get_slug (conversation), prs_conversation_get_title (conversation)) != 0)
+    subtitle = g_strdup (prs_conversation_get_slug (conversation));
+  else if (n_messages == 0)
+    subtitle = g_strdup (_("No messages yet"));
+  else
+    subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u message", "%u messages", n_messages), n_messages);
+
+  gtk_label_set_text (self->title_label, prs_conversation_get_title (conversation));
+  gtk_label_set_text (self->subtitle_label, subtitle);
+  gtk_label_set_text (self->time_label, time);
+  gtk_label_set_text (self->unread_label, unread);
+  gtk_widget_set_visible (GTK_WIDGET (self->unread_label), n_unread > 0);
+  if (n_unread > 0)
+    gtk_widget_add_css_class (GTK_WIDGET (self), "unread");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "unread");
+
+  accessible = n_unread > 0
+    ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %u unread message", "%s, %u unread messages", n_unread),
+                       prs_conversation_get_title (conversation), n_unread)
+    : g_strdup (prs_conversation_get_title (conversation));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+}
+
+static void
+on_notify (PrsConversation    *conversation,
+           GParamSpec         *pspec,
+           PrsConversationRow *self)
+{
+  update (self);
+}
+
+void
+prs_conversation_row_set_conversation (PrsConversationRow *self,
+                                       PrsConversation    *conversation)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_ROW (self));
+
+  if (self->conversation == conversation)
+    return;
+  if (self->conversation != NULL)
+    g_signal_handlers_disconnect_by_func (self->conversation, on_notify, self);
+  g_set_object (&self->conversation, conversation);
+  if (conversation != NULL)
+    g_signal_connect_object (conversation, "notify", G_CALLBACK (on_notify), self, 0);
+  update (self);
+}
+
+static void
+prs_conversation_row_dispose (GObject *object)
+{
+  PrsConversationRow *self = PRS_CONVERSATION_ROW (object);
+  GtkWidget *child;
+
+  prs_conversation_row_set_conversation (self, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_CONVERSATION_ROW);
+  /* The template's unnamed top child too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (prs_conversation_row_parent_class)->dispose (object);
+}
+
+static void
+prs_conversation_row_class_init (PrsConversationRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = prs_conversation_row_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-conversation-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, box);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, time_label);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, unread_label);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "conversationrow");
+}
+
+static void
+prs_conversation_row_init (PrsConversationRow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}

@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-conversation-view.c: one conversation's messages and the composer.
+ *
+ * GTK 4.8 has no gtk_list_view_scroll_to (): the view drives the vertical
+ * adjustment. While "sticky", every change of the content's height (rows
+ * measured, messages appended) moves the view to the bottom on the next
+ * frame. Scrolling up ends stickiness; reaching the bottom again restores
+ * it. Rows of the paged model are read only when the list view realizes
+ * them, so opening a long conversation reads a page or two. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "prs-composer.h"
+#include "prs-conversation-view.h"
+#include "prs-message-row.h"
+
+/* How close to the bottom counts as "at the bottom", in pixels. */
+#define BOTTOM_SLACK 48.0
+
+struct _PrsConversationView
+{
+  GtkWidget        parent_instance;
+
+  PrsService      *service;
+  PrsConversation *conversation;
+  PrsMessageList  *messages;
+  GHashTable      *agent_names;   /* id → name */
+
+  gboolean         sticky;
+  guint            programmatic;
+  gboolean         allocating;
+  double           last_value;
+  guint            tick_id;
+
+  GtkWidget       *box;
+  PrsComposer     *composer;
+  GtkRevealer     *jump_revealer;
+  GtkListView     *list_view;
+  GtkScrolledWindow *scroller;
+};
+
+G_DEFINE_FINAL_TYPE (PrsConversationView, prs_conversation_view, GTK_TYPE_WIDGET)
+
+enum
+{
+  SIGNAL_TOOL_ACTION,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static GtkAdjustment *
+vadjustment (PrsConversationView *self)
+{
+  return gtk_scrolled_window_get_vadjustment (self->scroller);
+}
+
+static void
+scroll_to_bottom_now (PrsConversationView *self)
+{
+  GtkAdjustment *adj = vadjustment (self);
+  double bottom = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+
+  self->programmatic++;
+  gtk_adjustment_set_value (adj, MAX (bottom, 0));
+  self->last_value = gtk_adjustment_get_value (adj);
+  self->programmatic--;
+}
+
+static gboolean
+stick_tick (GtkWidget     *widget,
+            GdkFrameClock *frame_clock,
+            gpointer       user_data)
+{
+  PrsConversationView *self = user_data;
+
+  self->tick_id = 0;
+  if (self->sticky)
+    scroll_to_bottom_now (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_stick (PrsConversationView *self)
+{
+  if (self->tick_id == 0)
+    self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), stick_tick, self, NULL);
+}
+
+static void
+set_sticky (PrsConversationView *self,
+            gboolean             sticky)
+{
+  self->sticky = sticky;
+  gtk_revealer_set_reveal_child (self->jump_revealer, !sticky);
+}
+
+static void
+on_adjustment_changed (GtkAdjustment       *adj,
+                       PrsConversationView *self)
+{
+  if (self->sticky)
+    queue_stick (self);
+}
+
+static void
+on_adjustment_value_changed (GtkAdjustment       *adj,
+                             PrsConversationView *self)
+{
+  double value = gtk_adjustment_get_value (adj);
+  double bottom = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+
+  if (self->programmatic > 0)
+    return;
+
+  /* The list view moves the value itself while it lays out (rows measured,
+   * estimates corrected): that is not the user leaving the bottom. */
+  if (self->allocating)
+    {
+      if (self->sticky)
+        queue_stick (self);
+      return;
+    }
+
+  set_sticky (self, value >= bottom - BOTTOM_SLACK);
+  self->last_value = value;
+}
+
+void
+prs_conversation_view_scroll_to_bottom (PrsConversationView *self)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
+
+  set_sticky (self, TRUE);
+  scroll_to_bottom_now (self);
+  queue_stick (self);
+}
+
+static void
+on_items_changed (GListModel          *model,
+                  guint                position,
+                  guint                removed,
+                  guint                added,
+                  PrsConversationView *self)
+{
+  if (self->sticky)
+    queue_stick (self);
+}
+
+static void
+on_message_added (PrsService          *service,
+                  const char          *conversation_id,
+                  const char          *message_id,
+                  PrsConversationView *self)
+{
+  if (self->messages != NULL &&
+      g_strcmp0 (prs_message_list_get_conversation_id (self->messages), conversation_id) == 0)
+    prs_message_list_refresh (self->messages);
+}
+
+static void
+on_row_tool_action (PrsMessageRow       *row,
+                    const char          *message_id,
+                    const char          *action,
+                    const char          *arguments,
+                    PrsConversationView *self)
+{
+  g_signal_emit (self, signals[SIGNAL_TOOL_ACTION], 0, message_id, action, arguments);
+}
+
+static void
+setup_row (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           PrsConversationView      *self)
+{
+  GtkWidget *row = prs_message_row_new ();
+
+  gtk_list_item_set_activatable (item, FALSE);
+  gtk_list_item_set_selectable (item, FALSE);
+  g_signal_connect_object (row, "tool-action", G_CALLBACK (on_row_tool_action), self, 0);
+  gtk_list_item_set_child (item, row);
+}
+
+static void
+bind_row (GtkSignalListItemFactory *factory,
+          GtkListItem              *item,
+          PrsConversationView      *self)
+{
+  PrsMessage *message = gtk_list_item_get_item (item);
+  const char *agent = prs_message_get_agent_id (message);
+
+  prs_message_row_set_message (PRS_MESSAGE_ROW (gtk_list_item_get_child (item)), message,
+                               agent != NULL ? g_hash_table_lookup (self->agent_names, agent) : NULL);
+}
+
+static void
+unbind_row (GtkSignalListItemFactory *factory,
+            GtkListItem              *item,
+            PrsConversationView      *self)
+{
+  /* Rows off screen keep no widgets. */
+  prs_message_row_set_message (PRS_MESSAGE_ROW (gtk_list_item_get_child (item)), NULL, NULL);
+}
+
+static void
+on_composer_send (PrsComposer         *composer,
+                  const char          *text,
+                  const char          *agent_id,
+                  PrsConversationView *self)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert message = { 0 };
+
+  if (self->service == NULL || self->conversation == NULL)
+    return;
+
+  message.conversation_id = prs_conversation_get_id (self->conversation);
+  message.kind = "user";
+  message.content = text;
+  message.agent_id = agent_id;
+
+  set_sticky (self, TRUE);
+  if (!prs_service_add_message (self->service, &message, NULL, &error))
+    {
+      gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", error->message);
+      prs_composer_set_text (composer, text);
+    }
+}
+
+static void
+load_agents (PrsConversationView *self)
+{
+  g_autoptr(GPtrArray) agents = NULL;
+  g_autoptr(GPtrArray) ids = g_ptr_array_new ();
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_hash_table_remove_all (self->agent_names);
+  agents = prs_store_list_agents (prs_service_get_store (self->service), &error);
+  if (agents == NULL)
+    g_message ("Could not read the agents: %s", error->message);
+
+  for (guint i = 0; agents != NULL && i < agents->len; i++)
+    {
+      PrsAgent *agent = g_ptr_array_index (agents, i);
+
+      g_hash_table_insert (self->agent_names, g_strdup (agent->id), g_strdup (agent->name));
+      g_ptr_array_add (ids, agent->id);
+      g_ptr_array_add (names, agent->name);
+    }
+  if (ids->len == 0)
+    {
+      g_ptr_array_add (ids, (gpointer) PRS_AGENT_DEFAULT_ID);
+      g_ptr_array_add (names, (gpointer) "Prosponsive");
+    }
+  g_ptr_array_add (ids, NULL);
+  g_ptr_array_add (names, NULL);
+
+  prs_composer_set_agents (self->composer, (const char * const *) ids->pdata,
+                           (const char * const *) names->pdata);
+}
+
+void
+prs_conversation_view_set_service (PrsConversationView *self,
+                                   PrsService          *service)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
+  g_return_if_fail (PRS_IS_SERVICE (service));
+
+  if (self->service != NULL)
+    g_signal_handlers_disconnect_by_data (self->service, self);
+  g_set_object (&self->service, service);
+  g_signal_connect_object (service, "message-added", G_CALLBACK (on_message_added), self, 0);
+  load_agents (self);
+}
+
+void
+prs_conversation_view_set_conversation (PrsConversationView *self,
+                                        PrsConversation     *conversation)
+{
+  g_autoptr(GtkNoSelection) selection = NULL;
+
+  g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
+  g_return_if_fail (self->service != NULL);
+
+  if (conversation == self->conversation)
+    return;
+
+  if (self->messages != NULL)
+    g_signal_handlers_disconnect_by_data (self->messages, self);
+  g_clear_object (&self->messages);
+  g_set_object (&self->conversation, conversation);
+
+  if (conversation != NULL)
+    {
+      self->messages = prs_message_list_new (prs_service_get_store (self->service),
+                                             prs_conversation_get_id (conversation));
+      g_signal_connect_object (self->messages, "items-changed", G_CALLBACK (on_items_changed), self, 0);
+      selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->messages)));
+      prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
+      {
+        /* Translators: the hint in the empty message entry; %s is the conversation */
+        g_autofree char *hint = g_strdup_printf (_("Message %s"), prs_conversation_get_title (conversation));
+        prs_composer_set_placeholder (self->composer, hint);
+      }
+    }
+
+  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
+  set_sticky (self, TRUE);
+  self->last_value = 0;
+  queue_stick (self);
+}
+
+PrsConversation *
+prs_conversation_view_get_conversation (PrsConversationView *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_VIEW (self), NULL);
+  return self->conversation;
+}
+
+PrsMessageList *
+prs_conversation_view_get_messages (PrsConversationView *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_VIEW (self), NULL);
+  return self->messages;
+}
+
+GtkListView *
+prs_conversation_view_get_list_view (PrsConversationView *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_VIEW (self), NULL);
+  return self->list_view;
+}
+
+PrsComposer *
+prs_conversation_view_get_composer (PrsConversationView *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_VIEW (self), NULL);
+  return self->composer;
+}
+
+gboolean
+prs_conversation_view_get_sticky (PrsConversationView *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_VIEW (self), FALSE);
+  return self->sticky;
+}
+
+static void
+scroll_to_bottom_activated (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *parameter)
+{
+  prs_conversation_view_scroll_to_bottom (PRS_CONVERSATION_VIEW (widget));
+}
+
+static void
+focus_composer_activated (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  prs_composer_focus (PRS_CONVERSATION_VIEW (widget)->composer);
+}
+
+static void
+prs_conversation_view_measure (GtkWidget      *widget,
+                               GtkOrientation  orientation,
+                               int             for_size,
+                               int            *minimum,
+                               int            *natural,
+                               int            *minimum_baseline,
+                               int            *natural_baseline)
+{
+  gtk_widget_measure (PRS_CONVERSATION_VIEW (widget)->box, orientation, for_size,
+                      minimum, natural, minimum_baseline, natural_baseline);
+}
+
+static void
+prs_conversation_view_size_allocate (GtkWidget *widget,
+                                     int        width,
+                                     int        height,
+                                     int        baseline)
+{
+  PrsConversationView *self = PRS_CONVERSATION_VIEW (widget);
+
+  self->allocating = TRUE;
+  gtk_widget_allocate (self->box, width, height, baseline, NULL);
+  self->allocating = FALSE;
+}
+
+static void
+prs_conversation_view_dispose (GObject *object)
+{
+  PrsConversationView *self = PRS_CONVERSATION_VIEW (object);
+  GtkWidget *child;
+
+  if (self->tick_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->tick_id);
+      self->tick_id = 0;
+    }
+  if (self->list_view != NULL)
+    gtk_list_view_set_model (self->list_view, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_CONVERSATION_VIEW);
+  /* The template's unnamed top child too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->messages);
+  g_clear_object (&self->conversation);
+  g_clear_object (&self->service);
+
+  G_OBJECT_CLASS (prs_conversation_view_parent_class)->dispose (object);
+}
+
+static void
+prs_conversation_view_finalize (GObject *object)
+{
+  PrsConversationView *self = PRS_CONVERSATION_VIEW (object);
+
+  g_clear_pointer (&self->agent_names, g_hash_table_unref);
+
+  G_OBJECT_CLASS (prs_conversation_view_parent_class)->finalize (object);
+}
+
+static void
+prs_conversation_view_class_init (PrsConversationViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = prs_conversation_view_dispose;
+  object_class->finalize = prs_conversation_view_finalize;
+
+  widget_class->measure = prs_conversation_view_measure;
+  widget_class->size_allocate = prs_conversation_view_size_allocate;
+
+  /**
+   * PrsConversationView::tool-action:
+   * @message_id: the tool call's message
+   * @action: "approve", "approve-all", "deny" or "retry"
+   * @arguments: (nullable): the arguments to run with (JSON), for approvals
+   *
+   * A tool card's action was activated. The run engine connects here.
+   */
+  signals[SIGNAL_TOOL_ACTION] =
+    g_signal_new ("tool-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                  G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-conversation-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationView, box);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationView, composer);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationView, jump_revealer);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationView, list_view);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationView, scroller);
+
+  gtk_widget_class_install_action (widget_class, "conversation.scroll-to-bottom", NULL, scroll_to_bottom_activated);
+  gtk_widget_class_install_action (widget_class, "conversation.focus-composer", NULL, focus_composer_activated);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "conversation.focus-composer", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_End, GDK_CONTROL_MASK, "conversation.scroll-to-bottom", NULL);
+
+  gtk_widget_class_set_css_name (widget_class, "conversationview");
+
+  g_type_ensure (PRS_TYPE_COMPOSER);
+}
+
+static void
+prs_conversation_view_init (PrsConversationView *self)
+{
+  GtkListItemFactory *factory;
+  GtkAdjustment *adj;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->agent_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->sticky = TRUE;
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row), self);
+  gtk_list_view_set_factory (self->list_view, factory);
+  g_object_unref (factory);
+
+  g_signal_connect_object (self->composer, "send", G_CALLBACK (on_composer_send), self, 0);
+
+  adj = vadjustment (self);
+  g_signal_connect_object (adj, "changed", G_CALLBACK (on_adjustment_changed), self, 0);
+  g_signal_connect_object (adj, "value-changed", G_CALLBACK (on_adjustment_value_changed), self, 0);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-launcher.h: the one way the window opens a URL in another
+ * application (openLink icons, links in replies). Tests intercept it. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+typedef void (*PrsLaunchHook) (const char *uri,
+                               gpointer    user_data);
+
+/* Opens @uri with the default application (gtk_show_uri on GTK 4.8, the
+ * OpenURI portal inside the sandbox). When the environment variable
+ * PRS_TEST_LAUNCH_LOG names a file, the URI is appended to it (one a line)
+ * instead; when a hook is set, the hook gets it instead. */
+void     prs_launcher_open_uri           (GtkWidget     *widget,
+                                          const char    *uri);
+void     prs_launcher_set_hook           (PrsLaunchHook  hook,
+                                          gpointer       user_data);
+
+/* TRUE when @uri's scheme is on the link allowlist (SPEC §4): links with
+ * any other scheme are shown as text and never opened. */
+gboolean prs_launcher_scheme_is_allowed  (const char    *uri);
+
+G_END_DECLS

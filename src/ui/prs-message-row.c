@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-message-row.c: one message, built for its kind each time the list
+ * view binds a message to the row. Every text goes through bounded widgets
+ * (prs-text, prs-markdown-view), so a huge message cannot stall a frame. */
+#include "config.h"
+
+#include <string.h>
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "prs-context.h"
+#include "prs-kv-grid.h"
+#include "prs-launcher.h"
+#include "prs-layout.h"
+#include "prs-markdown-view.h"
+#include "prs-message-row.h"
+#include "prs-text.h"
+#include "prs-tool-card.h"
+
+/* Above these, the rest of a reply is shown as plain text. */
+#define MAX_BLOCKS     60
+#define MAX_GRID_ROWS  200
+/* The Request Context shown in the expander (Copy copies all of it). */
+#define CONTEXT_MAX_BYTES (256 * 1024)
+/* An inbound prompt is shown compactly. */
+#define INBOUND_MAX_CHARS 600
+
+struct _PrsMessageRow
+{
+  GtkWidget   parent_instance;
+
+  GtkWidget  *clamp;
+  PrsMessage *message;
+
+  GtkWidget  *link_button;
+  GtkWidget  *context_expander;
+  GtkWidget  *tool_card;
+  GPtrArray  *blocks;
+};
+
+G_DEFINE_FINAL_TYPE (PrsMessageRow, prs_message_row, GTK_TYPE_WIDGET)
+
+enum
+{
+  SIGNAL_TOOL_ACTION,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+GtkWidget *
+prs_message_row_new (void)
+{
+  return g_object_new (PRS_TYPE_MESSAGE_ROW, NULL);
+}
+
+char *
+prs_message_row_format_context (JsonNode *context,
+                                gsize     max_bytes)
+{
+  g_autofree char *text = NULL;
+  gsize len;
+  const char *end;
+
+  if (context == NULL)
+    return g_strdup ("");
+
+  text = json_to_string (context, TRUE);
+  len = strlen (text);
+  if (len <= max_bytes)
+    return g_steal_pointer (&text);
+
+  end = g_utf8_find_prev_char (text, text + max_bytes);
+  if (end == NULL)
+    end = text;
+  {
+    g_autofree char *cut = g_strndup (text, end - text);
+    return g_strconcat (cut, "\n…", NULL);
+  }
+}
+
+static char *
+format_time (GDateTime *time)
+{
+  return time != NULL ? g_date_time_format (time, "%H:%M") : g_strdup ("");
+}
+
+static GtkWidget *
+caption_label (const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (label, "caption");
+  gtk_widget_add_css_class (label, "dim-label");
+  return label;
+}
+
+static void
+on_link_clicked (GtkButton *button,
+                 gpointer   user_data)
+{
+  const char *url = g_object_get_data (G_OBJECT (button), "url");
+
+  if (url != NULL)
+    prs_launcher_open_uri (GTK_WIDGET (button), url);
+}
+
+/* The openLink icon (SPEC §4), or NULL when the context has no valid one. */
+static GtkWidget *
+make_link_button (PrsMessageRow *self)
+{
+  JsonObject *context = prs_message_get_context (self->message);
+  g_autofree char *url = NULL;
+  g_autofree char *label = NULL;
+  GtkWidget *button;
+
+  if (context == NULL || !prs_context_get_open_link (context, NULL, &url, &label))
+    return NULL;
+
+  button = gtk_button_new_from_icon_name ("adw-external-link-symbolic");
+  gtk_widget_set_tooltip_text (button, label);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+  gtk_widget_set_valign (button, GTK_ALIGN_START);
+  gtk_widget_set_halign (button, GTK_ALIGN_END);
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_add_css_class (button, "circular");
+  gtk_widget_add_css_class (button, "open-link");
+  g_object_set_data_full (G_OBJECT (button), "url", g_steal_pointer (&url), g_free);
+  g_signal_connect (button, "clicked", G_CALLBACK (on_link_clicked), NULL);
+
+  self->link_button = button;
+  return button;
+}
+
+static void
+on_copy_context (GtkButton *button,
+                 gpointer   user_data)
+{
+  JsonNode *context = user_data;
+  g_autofree char *text = json_to_string (context, TRUE);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), text);
+  gtk_widget_activate_action (GTK_WIDGET (button), "win.show-toast", "s", _("Request Context copied"));
+}
+
+static void
+on_context_expanded (GtkExpander *expander,
+                     GParamSpec  *pspec,
+                     gpointer     user_data)
+{
+  JsonNode *context = g_object_get_data (G_OBJECT (expander), "context");
+  g_autofree char *text = NULL;
+  GtkWidget *box, *scrolled, *view, *copy;
+
+  /* Built on first use: most contexts are never opened. */
+  if (!gtk_expander_get_expanded (expander) || gtk_expander_get_child (expander) != NULL || context == NULL)
+    return;
+
+  text = prs_message_row_format_context (context, CONTEXT_MAX_BYTES);
+
+  view = gtk_text_view_new ();
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), text, -1);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_CHAR);
+  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
+  gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
+  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 8);
+  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 8);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Request Context"), -1);
+  gtk_widget_add_css_class (view, "context-json");
+
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 320);
+  /* A text view knows its height only after an idle validation, too late
+   * for the list row's measurement: ask for the height of its lines. */
+  {
+    guint lines = 1;
+
+    for (const char *p = text; *p != '\0' && lines < 20; p++)
+      if (*p == '\n')
+        lines++;
+    gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), MIN (lines * 17 + 16, 320));
+  }
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  gtk_widget_add_css_class (scrolled, "context-frame");
+
+  copy = gtk_button_new_with_mnemonic (_("_Copy"));
+  gtk_widget_set_halign (copy, GTK_ALIGN_END);
+  gtk_widget_set_tooltip_text (copy, _("Copy the Request Context as JSON"));
+  gtk_widget_add_css_class (copy, "flat");
+  g_signal_connect_data (copy, "clicked", G_CALLBACK (on_copy_context),
+                         json_node_ref (context), (GClosureNotify) json_node_unref, 0);
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_box_append (GTK_BOX (box), scrolled);
+  gtk_box_append (GTK_BOX (box), copy);
+  gtk_expander_set_child (expander, box);
+}
+
+static GtkWidget *
+make_context_expander (PrsMessageRow *self)
+{
+  JsonNode *context = prs_message_get_context_node (self->message);
+  GtkWidget *expander;
+
+  if (context == NULL)
+    return NULL;
+
+  expander = gtk_expander_new (_("Request Context"));
+  gtk_widget_add_css_class (expander, "context-expander");
+  g_object_set_data_full (G_OBJECT (expander), "context", json_node_ref (context),
+                          (GDestroyNotify) json_node_unref);
+  g_signal_connect (expander, "notify::expanded", G_CALLBACK (on_context_expanded), NULL);
+
+  self->context_expander = expander;
+  return expander;
+}
+
+static void
+append_blocks (PrsMessageRow *self,
+               GtkWidget     *box,
+               const char    *content)
+{
+  g_autoptr(GPtrArray) blocks = NULL;
+  g_autoptr(GString) rest = NULL;
+
+  if (content == NULL || content[0] == '\0')
+    return;
+
+  blocks = prs_layout_parse (content, -1);
+  for (guint i = 0; i < blocks->len; i++)
+    {
+      PrsLayoutBlock *block = g_ptr_array_index (blocks, i);
+      GtkWidget *widget;
+
+      if (i >= MAX_BLOCKS || (block->type == PRS_LAYOUT_BLOCK_GRID && block->rows->len > MAX_GRID_ROWS))
+        {
+          /* Too much to lay out: the rest as plain text. */
+          if (rest == NULL)
+            rest = g_string_new (NULL);
+          if (rest->len > 0)
+            g_string_append (rest, "\n\n");
+          if (block->type == PRS_LAYOUT_BLOCK_TEXT)
+            g_string_append (rest, block->text);
+          else
+            for (guint r = 0; r < block->rows->len; r++)
+              {
+                PrsLayoutRow *row = &g_array_index (block->rows, PrsLayoutRow, r);
+                g_string_append_printf (rest, "%s%s: %s", r > 0 ? "\n" : "", row->key, row->value);
+              }
+          continue;
+        }
+
+      if (block->type == PRS_LAYOUT_BLOCK_GRID)
+        widget = prs_kv_grid_new (block->rows);
+      else
+        widget = prs_markdown_view_new (block->text);
+      g_ptr_array_add (self->blocks, widget);
+      gtk_box_append (GTK_BOX (box), widget);
+    }
+
+  if (rest != NULL)
+    {
+      GtkWidget *widget = prs_text_new (rest->str, TRUE);
+
+      g_ptr_array_add (self->blocks, widget);
+      gtk_box_append (GTK_BOX (box), widget);
+    }
+}
+
+static void
+on_card_approve (PrsToolCard   *card,
+                 const char    *arguments,
+                 PrsMessageRow *self)
+{
+  g_signal_emit (self, signals[SIGNAL_TOOL_ACTION], 0,
+                 prs_message_get_id (self->message), "approve", arguments);
+}
+
+static void
+on_card_approve_all (PrsToolCard   *card,
+                     const char    *arguments,
+                     PrsMessageRow *self)
+{
+  g_signal_emit (self, signals[SIGNAL_TOOL_ACTION], 0,
+                 prs_message_get_id (self->message), "approve-all", arguments);
+}
+
+static void
+on_card_deny (PrsToolCard   *card,
+              PrsMessageRow *self)
+{
+  g_signal_emit (self, signals[SIGNAL_TOOL_ACTION], 0,
+                 prs_message_get_id (self->message), "deny", NULL);
+}
+
+static void
+on_card_retry (PrsToolCard   *card,
+               PrsMessageRow *self)
+{
+  g_signal_emit (self, signals[SIGNAL_TOOL_ACTION], 0,
+                 prs_message_get_id (self->message), "retry", NULL);
+}
+
+static JsonObject *
+extra_object (PrsMessage *message,
+              const char *member)
+{
+  JsonNode *extra = prs_message_get_extra (message);
+  JsonNode *node;
+
+  if (extra == NULL || !JSON_NODE_HOLDS_OBJECT (extra))
+    return NULL;
+  node = json_object_get_member (json_node_get_object (extra), member);
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static JsonNode *
+extra_member (PrsMessage *message,
+              const char *member)
+{
+  JsonNode *extra = prs_message_get_extra (message);
+
+  if (extra == NULL || !JSON_NODE_HOLDS_OBJECT (extra))
+    return NULL;
+  return json_object_get_member (json_node_get_object (extra), member);
+}
+
+static GtkWidget *
+build_tool (PrsMessageRow *self)
+{
+  PrsMessage *message = self->message;
+  const char *name = prs_message_get_extra_string (message, "name");
+  JsonNode *result = extra_member (message, "result");
+  g_autoptr(JsonNode) content_result = NULL;
+  const char *status = prs_message_get_status (message);
+  GtkWidget *card = prs_tool_card_new ();
+
+  if (name == NULL)
+    name = prs_message_get_extra_string (message, "tool");
+  if (result == NULL && prs_message_is_kind (message, PRS_MESSAGE_KIND_TOOL_RESULT) &&
+      prs_message_get_content (message) != NULL)
+    {
+      content_result = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (content_result, prs_message_get_content (message));
+      result = content_result;
+    }
+  if (status == NULL && prs_message_is_kind (message, PRS_MESSAGE_KIND_TOOL_RESULT))
+    status = "succeeded";
+
+  prs_tool_card_set_call (PRS_TOOL_CARD (card), name,
+                          extra_object (message, "arguments"),
+                          extra_object (message, "provenance"),
+                          status, result,
+                          prs_message_get_extra_string (message, "error"));
+  gtk_widget_add_css_class (card, "message-tool");
+  g_signal_connect_object (card, "approve", G_CALLBACK (on_card_approve), self, 0);
+  g_signal_connect_object (card, "approve-all", G_CALLBACK (on_card_approve_all), self, 0);
+  g_signal_connect_object (card, "deny", G_CALLBACK (on_card_deny), self, 0);
+  g_signal_connect_object (card, "retry", G_CALLBACK (on_card_retry), self, 0);
+
+  self->tool_card = card;
+  return card;
+}
+
+static GtkWidget *
+build_notice (PrsMessageRow *self)
+{
+  GtkWidget *label = prs_text_new (prs_message_get_content (self->message), TRUE);
+
+  if (GTK_IS_LABEL (label))
+    {
+      gtk_label_set_xalign (GTK_LABEL (label), 0.5);
+      gtk_label_set_justify (GTK_LABEL (label), GTK_JUSTIFY_CENTER);
+    }
+  gtk_widget_set_halign (label, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (label, "notice");
+  gtk_widget_add_css_class (label, "caption");
+  if (g_strcmp0 (prs_message_get_status (self->message), "failed") == 0)
+    gtk_widget_add_css_class (label, "error");
+  else
+    gtk_widget_add_css_class (label, "dim-label");
+  return label;
+}
+
+static GtkWidget *
+build_inbound (PrsMessageRow *self)
+{
+  PrsMessage *message = self->message;
+  const char *workflow = prs_message_get_execution_string (message, "workflowId");
+  const char *execution = prs_message_get_execution_string (message, "executionId");
+  g_autofree char *time = format_time (prs_message_get_created_at (message));
+  g_autofree char *origin = NULL;
+  g_autofree char *prompt = g_strdup (prs_message_get_content (message));
+  GtkWidget *box, *header, *icon, *label, *link, *expander;
+
+  if (workflow != NULL && execution != NULL)
+    /* Translators: an inbound message's origin: workflow id, execution id */
+    origin = g_strdup_printf (_("Workflow %s · Execution %s"), workflow, execution);
+  else if (workflow != NULL)
+    origin = g_strdup_printf (_("Workflow %s"), workflow);
+  else
+    origin = g_strdup (_("From a workflow"));
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_add_css_class (box, "inbound");
+  gtk_widget_set_hexpand (box, TRUE);
+
+  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  icon = gtk_image_new_from_icon_name ("network-transmit-receive-symbolic");
+  gtk_widget_add_css_class (icon, "dim-label");
+  gtk_box_append (GTK_BOX (header), icon);
+  label = caption_label (origin);
+  gtk_widget_set_tooltip_text (label, origin);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_set_focusable (label, FALSE);
+  gtk_box_append (GTK_BOX (header), label);
+  label = caption_label (time);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_box_append (GTK_BOX (header), label);
+  if ((link = make_link_button (self)) != NULL)
+    gtk_box_append (GTK_BOX (header), link);
+  gtk_box_append (GTK_BOX (box), header);
+
+  if (prompt != NULL && prompt[0] != '\0')
+    {
+      if (g_utf8_strlen (prompt, -1) > INBOUND_MAX_CHARS)
+        {
+          char *end = g_utf8_offset_to_pointer (prompt, INBOUND_MAX_CHARS - 1);
+          end[0] = '\0';
+          label = gtk_label_new (NULL);
+          {
+            g_autofree char *shown = g_strconcat (prompt, "…", NULL);
+            gtk_label_set_text (GTK_LABEL (label), shown);
+          }
+        }
+      else
+        label = gtk_label_new (prompt);
+      gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_lines (GTK_LABEL (label), 4);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+      gtk_widget_set_focusable (label, FALSE);
+      gtk_widget_add_css_class (label, "inbound-prompt");
+      gtk_box_append (GTK_BOX (box), label);
+    }
+
+  if (g_strcmp0 (prs_message_get_status (message), "failed") == 0)
+    {
+      label = caption_label (_("No AI provider answered; the request is kept."));
+      gtk_widget_remove_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "error");
+      gtk_box_append (GTK_BOX (box), label);
+    }
+
+  if ((expander = make_context_expander (self)) != NULL)
+    gtk_box_append (GTK_BOX (box), expander);
+  return box;
+}
+
+static GtkWidget *
+build_bubble (PrsMessageRow *self,
+              const char    *agent_name)
+{
+  PrsMessage *message = self->message;
+  gboolean user = prs_message_is_kind (message, PRS_MESSAGE_KIND_USER);
+  g_autofree char *time = format_time (prs_message_get_created_at (message));
+  GtkWidget *column, *bubble, *header, *label, *link, *expander;
+  const char *status = prs_message_get_status (message);
+
+  /* A horizontal box with a spacer rather than halign END: the box measures
+   * the bubble's height at the width it really gets (wrapping labels under
+   * a non-FILL alignment are measured at the full width and overflow). */
+  column = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (column, user ? "from-user" : "from-assistant");
+  if (user)
+    {
+      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+
+      gtk_widget_set_hexpand (spacer, TRUE);
+      gtk_box_append (GTK_BOX (column), spacer);
+    }
+
+  bubble = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  gtk_widget_add_css_class (bubble, "bubble");
+  gtk_widget_add_css_class (bubble, user ? "user" : "assistant");
+
+  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  if (!user)
+    {
+      label = gtk_label_new (agent_name != NULL ? agent_name :
+                             prs_message_get_agent_id (message) != NULL ?
+                             prs_message_get_agent_id (message) : _("Assistant"));
+      gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_widget_add_css_class (label, "caption-heading");
+      gtk_widget_add_css_class (label, "bubble-author");
+      gtk_box_append (GTK_BOX (header), label);
+
+      if (g_strcmp0 (status, "streaming") == 0 || g_strcmp0 (status, "pending") == 0)
+        {
+          GtkWidget *spinner = gtk_spinner_new ();
+
+          gtk_spinner_start (GTK_SPINNER (spinner));
+          gtk_accessible_update_property (GTK_ACCESSIBLE (spinner), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                          _("Answering…"), -1);
+          gtk_box_append (GTK_BOX (header), spinner);
+        }
+    }
+  label = gtk_label_new (time);
+  gtk_widget_add_css_class (label, "caption");
+  gtk_widget_add_css_class (label, "bubble-time");
+  gtk_label_set_xalign (GTK_LABEL (label), user ? 1.0 : 0.0);
+  gtk_widget_set_hexpand (label, TRUE);
+  if (prs_message_get_created_at (message) != NULL)
+    {
+      g_autofree char *full = g_date_time_format (prs_message_get_created_at (message), "%c");
+      gtk_widget_set_tooltip_text (label, full);
+    }
+  gtk_box_append (GTK_BOX (header), label);
+  if ((link = make_link_button (self)) != NULL)
+    gtk_box_append (GTK_BOX (header), link);
+  gtk_box_append (GTK_BOX (bubble), header);
+
+  if (user)
+    {
+      GtkWidget *text = prs_text_new (prs_message_get_content (message), TRUE);
+
+      g_ptr_array_add (self->blocks, text);
+      gtk_box_append (GTK_BOX (bubble), text);
+    }
+  else
+    append_blocks (self, bubble, prs_message_get_content (message));
+
+  if (g_strcmp0 (status, "failed") == 0)
+    {
+      const char *error = prs_message_get_extra_string (message, "error");
+
+      label = caption_label (error != NULL ? error : _("The answer failed."));
+      gtk_widget_remove_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "error");
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_box_append (GTK_BOX (bubble), label);
+    }
+
+  if ((expander = make_context_expander (self)) != NULL)
+    gtk_box_append (GTK_BOX (bubble), expander);
+
+  /* Replies use the whole width: grids and tables read better. */
+  gtk_widget_set_hexpand (bubble, !user);
+  gtk_box_append (GTK_BOX (column), bubble);
+  return column;
+}
+
+void
+prs_message_row_set_message (PrsMessageRow *self,
+                             PrsMessage    *message,
+                             const char    *agent_name)
+{
+  GtkWidget *content = NULL;
+  static const char * const kinds[] = { "user", "assistant", "inbound", "notice", "tool", NULL };
+
+  g_return_if_fail (PRS_IS_MESSAGE_ROW (self));
+  g_return_if_fail (message == NULL || PRS_IS_MESSAGE (message));
+
+  if (message == self->message && message != NULL)
+    return;
+
+  g_set_object (&self->message, message);
+  self->link_button = NULL;
+  self->context_expander = NULL;
+  self->tool_card = NULL;
+  g_ptr_array_set_size (self->blocks, 0);
+  for (guint i = 0; kinds[i] != NULL; i++)
+    gtk_widget_remove_css_class (GTK_WIDGET (self), kinds[i]);
+
+  if (message != NULL)
+    {
+      const char *kind = prs_message_get_kind (message);
+
+      if (g_strcmp0 (kind, PRS_MESSAGE_KIND_USER) == 0 ||
+          g_strcmp0 (kind, PRS_MESSAGE_KIND_ASSISTANT) == 0)
+        content = build_bubble (self, agent_name);
+      else if (g_strcmp0 (kind, PRS_MESSAGE_KIND_INBOUND) == 0)
+        content = build_inbound (self);
+      else if (g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_CALL) == 0 ||
+               g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_RESULT) == 0)
+        content = build_tool (self);
+      else
+        content = build_notice (self);
+
+      if (g_str_has_prefix (kind != NULL ? kind : "", "tool"))
+        gtk_widget_add_css_class (GTK_WIDGET (self), "tool");
+      else if (kind != NULL && g_strv_contains ((const char * const *) kinds, kind))
+        gtk_widget_add_css_class (GTK_WIDGET (self), kind);
+      else
+        gtk_widget_add_css_class (GTK_WIDGET (self), "notice");
+    }
+
+  adw_clamp_set_child (ADW_CLAMP (self->clamp), content);
+}
+
+PrsMessage *
+prs_message_row_get_message (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->message;
+}
+
+GtkWidget *
+prs_message_row_get_link_button (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->link_button;
+}
+
+GtkWidget *
+prs_message_row_get_context_expander (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->context_expander;
+}
+
+GtkWidget *
+prs_message_row_get_tool_card (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->tool_card;
+}
+
+GPtrArray *
+prs_message_row_get_blocks (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->blocks;
+}
+
+static void
+prs_message_row_dispose (GObject *object)
+{
+  PrsMessageRow *self = PRS_MESSAGE_ROW (object);
+
+  g_clear_pointer (&self->clamp, gtk_widget_unparent);
+  g_clear_object (&self->message);
+
+  G_OBJECT_CLASS (prs_message_row_parent_class)->dispose (object);
+}
+
+static void
+prs_message_row_finalize (GObject *object)
+{
+  PrsMessageRow *self = PRS_MESSAGE_ROW (object);
+
+  g_clear_pointer (&self->blocks, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (prs_message_row_parent_class)->finalize (object);
+}
+
+static void
+prs_message_row_class_init (PrsMessageRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = prs_message_row_dispose;
+  object_class->finalize = prs_message_row_finalize;
+
+  /**
+   * PrsMessageRow::tool-action:
+   * @message_id: the tool call's message
+   * @action: "approve", "approve-all", "deny" or "retry"
+   * @arguments: (nullable): the arguments to run with (JSON), for approvals
+   */
+  signals[SIGNAL_TOOL_ACTION] =
+    g_signal_new ("tool-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                  G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "messagerow");
+}
+
+static void
+prs_message_row_init (PrsMessageRow *self)
+{
+  self->blocks = g_ptr_array_new ();
+  self->clamp = adw_clamp_new ();
+  adw_clamp_set_maximum_size (ADW_CLAMP (self->clamp), 820);
+  adw_clamp_set_tightening_threshold (ADW_CLAMP (self->clamp), 600);
+  gtk_widget_set_parent (self->clamp, GTK_WIDGET (self));
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-text.c: bounded text widgets and URL linking. URLs are found token by
+ * token (white space separates them), not with regular expressions. */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-launcher.h"
+#include "prs-text.h"
+
+static gboolean
+on_activate_link (GtkLabel   *label,
+                  const char *uri,
+                  gpointer    user_data)
+{
+  if (prs_launcher_scheme_is_allowed (uri))
+    prs_launcher_open_uri (GTK_WIDGET (label), uri);
+  return TRUE;
+}
+
+/* Length of a URL starting at @p (0 when there is none). Trailing
+ * punctuation that usually ends a sentence is not part of it. */
+static gsize
+url_length (const char *p,
+            const char *end,
+            char      **href)
+{
+  const char *q = p;
+  gsize len;
+  g_autofree char *candidate = NULL;
+
+  while (q < end && !g_ascii_isspace (*q) && *q != '<' && *q != '>' && *q != '"')
+    q++;
+  while (q > p && strchr (".,;:!?)]}'", q[-1]) != NULL)
+    q--;
+  len = q - p;
+  if (len < 5)
+    return 0;
+
+  candidate = g_strndup (p, len);
+  if (g_ascii_strncasecmp (candidate, "www.", 4) == 0 && len > 4)
+    {
+      *href = g_strconcat ("https://", candidate, NULL);
+      return len;
+    }
+  if ((strstr (candidate, "://") != NULL || g_ascii_strncasecmp (candidate, "mailto:", 7) == 0) &&
+      prs_launcher_scheme_is_allowed (candidate))
+    {
+      *href = g_steal_pointer (&candidate);
+      return len;
+    }
+  return 0;
+}
+
+char *
+prs_text_linkify_markup (const char *text,
+                         gssize      len)
+{
+  GString *markup;
+  const char *p, *end, *plain;
+
+  if (text == NULL)
+    return g_strdup ("");
+  if (len < 0)
+    len = strlen (text);
+
+  markup = g_string_sized_new (len + 16);
+  p = plain = text;
+  end = text + len;
+  while (p < end)
+    {
+      /* A URL starts a token. */
+      if (p == text || g_ascii_isspace (p[-1]) || p[-1] == '(' || p[-1] == '<')
+        {
+          g_autofree char *href = NULL;
+          gsize n = url_length (p, end, &href);
+
+          if (n > 0)
+            {
+              g_autofree char *before = g_markup_escape_text (plain, p - plain);
+              g_autofree char *escaped_href = g_markup_escape_text (href, -1);
+              g_autofree char *shown = g_markup_escape_text (p, n);
+
+              g_string_append (markup, before);
+              g_string_append_printf (markup, "<a href=\"%s\">%s</a>", escaped_href, shown);
+              p += n;
+              plain = p;
+              continue;
+            }
+        }
+      p++;
+    }
+  if (plain < end)
+    {
+      g_autofree char *rest = g_markup_escape_text (plain, end - plain);
+      g_string_append (markup, rest);
+    }
+
+  return g_string_free (markup, FALSE);
+}
+
+GtkWidget *
+prs_text_label_new_markup (const char *markup)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_widget_set_halign (label, GTK_ALIGN_FILL);
+  /* Selectable labels grab focus on click; keep Tab moving through links. */
+  gtk_widget_set_focusable (label, FALSE);
+  g_signal_connect (label, "activate-link", G_CALLBACK (on_activate_link), NULL);
+  return label;
+}
+
+GtkWidget *
+prs_text_new (const char *text,
+              gboolean    linkify)
+{
+  g_autofree char *valid = g_utf8_make_valid (text != NULL ? text : "", -1);
+  gsize len = strlen (valid);
+
+  if (len <= PRS_TEXT_LABEL_MAX_BYTES)
+    {
+      GtkWidget *label;
+
+      if (linkify)
+        {
+          g_autofree char *markup = prs_text_linkify_markup (valid, len);
+          label = prs_text_label_new_markup (markup);
+        }
+      else
+        {
+          label = prs_text_label_new_markup ("");
+          gtk_label_set_text (GTK_LABEL (label), valid);
+        }
+      return label;
+    }
+  else
+    {
+      GtkWidget *view = gtk_text_view_new ();
+      GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+
+      gtk_text_buffer_set_text (buffer, valid, len);
+      gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+      gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
+      gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+      gtk_widget_add_css_class (view, "long-text");
+
+      {
+        /* The row keeps a sane height; the text scrolls inside it. */
+        GtkWidget *scrolled = gtk_scrolled_window_new ();
+
+        gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled),
+                                        GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+        gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 480);
+        gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+        gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+        return scrolled;
+      }
+    }
+}

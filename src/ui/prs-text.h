@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-text.h: text widgets with bounded cost. A GtkLabel with a megabyte
+ * of text blocks the main loop for seconds, so long text goes into a
+ * non-editable GtkTextView instead. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* Text up to this many bytes goes into a GtkLabel. */
+#define PRS_TEXT_LABEL_MAX_BYTES 8192
+
+/* Pango markup for @text (escaped), with every URL whose scheme is allowed
+ * made a link (http(s)://…, mailto:…, www.…). */
+char      *prs_text_linkify_markup  (const char *text,
+                                     gssize      len);
+/* A wrapping, selectable label, or a GtkTextView above the bound. Links are
+ * opened through prs_launcher_open_uri (). */
+GtkWidget *prs_text_new             (const char *text,
+                                     gboolean    linkify);
+/* A label with markup whose links go through the launcher. */
+GtkWidget *prs_text_label_new_markup (const char *markup);
+
+G_END_DECLS

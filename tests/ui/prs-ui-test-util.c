@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-ui-test-util.c: helpers of the ui tests: fast seeding of huge
+ * histories, free ports, and waiting for frames (never fixed sleeps). */
+#include "config.h"
+
+#include <sqlite3.h>
+
+#include "prs-ui-test-util.h"
+
+void
+prs_test_seed_messages (const char *db_path,
+                        const char *conversation_id,
+                        guint       n)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  sqlite3_int64 first = 0;
+
+  g_assert_cmpint (sqlite3_open (db_path, &db), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, 5000);
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT COALESCE (MAX (seq), 0) FROM messages WHERE conversation_id = ?1",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, conversation_id, -1, SQLITE_TRANSIENT);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  first = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+                                       "INSERT INTO messages (id, conversation_id, seq, kind, content, agent_id, created_at)"
+                                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime ('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  for (guint i = 1; i <= n; i++)
+    {
+      char id[64], content[128];
+
+      g_snprintf (id, sizeof id, "%s-%u", conversation_id, (guint) (first + i));
+      if (i % 2 == 1)
+        g_snprintf (content, sizeof content, "Question number %u: what changed since the last one?", (guint) (first + i));
+      else
+        g_snprintf (content, sizeof content, "Status: answered\nNumber: %u\n\nNothing else changed.", (guint) (first + i));
+      sqlite3_bind_text (stmt, 1, id, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text (stmt, 2, conversation_id, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64 (stmt, 3, first + i);
+      sqlite3_bind_text (stmt, 4, i % 2 == 1 ? "user" : "assistant", -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 5, content, -1, SQLITE_TRANSIENT);
+      if (i % 2 == 1)
+        sqlite3_bind_null (stmt, 6);
+      else
+        sqlite3_bind_text (stmt, 6, "prosponsive", -1, SQLITE_STATIC);
+      g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+      sqlite3_reset (stmt);
+    }
+  sqlite3_finalize (stmt);
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+                                       "UPDATE conversations SET message_count = message_count + ?2,"
+                                       " updated_at = strftime ('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, conversation_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (stmt, 2, n);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+  sqlite3_finalize (stmt);
+
+  g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+}
+
+guint
+prs_test_free_port (void)
+{
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_bind (socket, address, FALSE, &error);
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (socket, &error);
+  g_assert_no_error (error);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                guint         *count)
+{
+  (*count)++;
+}
+
+void
+prs_test_wait_frames (GtkWidget *widget,
+                      guint      n)
+{
+  GdkFrameClock *clock;
+  guint count = 0;
+  gulong id;
+
+  while ((clock = gtk_widget_get_frame_clock (widget)) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &count);
+  while (count < n)
+    {
+      gtk_widget_queue_draw (widget);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_signal_handler_disconnect (clock, id);
+}
+
+static gboolean
+on_timeout (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+prs_test_wait_for (gboolean *flag)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds (10, on_timeout, &timed_out);
+
+  while (!*flag && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  return *flag;
+}
+
+gboolean
+prs_test_wait_until (gboolean (*condition) (gpointer data),
+                     gpointer   data)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds (10, on_timeout, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  return condition (data);
+}
+
+GtkWidget *
+prs_test_find_widget (GtkWidget  *root,
+                      GType       type,
+                      gboolean  (*match) (GtkWidget *widget, gpointer data),
+                      gpointer    data)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) && (match == NULL || match (root, data)))
+    return root;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = prs_test_find_widget (child, type, match, data);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+label_has_text (GtkWidget *widget,
+                gpointer   data)
+{
+  return g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), data) == 0;
+}
+
+GtkWidget *
+prs_test_find_label (GtkWidget  *root,
+                     const char *text)
+{
+  return prs_test_find_widget (root, GTK_TYPE_LABEL, label_has_text, (gpointer) text);
+}

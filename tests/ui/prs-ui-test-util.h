@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-ui-test-util.h: what the ui tests and the demo seeder share. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "prs-store.h"
+
+G_BEGIN_DECLS
+
+/* Inserts @n messages (alternating user / assistant) into @conversation_id
+ * of the database at @db_path in ONE transaction through SQLite directly —
+ * a test-only shortcut for huge histories — and sets the conversation's
+ * message count to match. */
+void       prs_test_seed_messages  (const char  *db_path,
+                                    const char  *conversation_id,
+                                    guint        n);
+/* A TCP port nobody listens on now. */
+guint      prs_test_free_port      (void);
+/* Runs the main context until @widget's frame clock has painted @n frames. */
+void       prs_test_wait_frames    (GtkWidget   *widget,
+                                    guint        n);
+/* Runs the main context until *@flag is TRUE (or about 10 s passed). */
+gboolean   prs_test_wait_for       (gboolean    *flag);
+/* Runs the main context until @condition returns TRUE (or about 10 s). */
+gboolean   prs_test_wait_until     (gboolean   (*condition) (gpointer data),
+                                    gpointer     data);
+/* The first descendant of @root (depth first) of type @type for which
+ * @match returns TRUE (NULL matches anything). */
+GtkWidget *prs_test_find_widget    (GtkWidget   *root,
+                                    GType        type,
+                                    gboolean   (*match) (GtkWidget *widget, gpointer data),
+                                    gpointer     data);
+/* A GtkLabel under @root whose text is @text. */
+GtkWidget *prs_test_find_label     (GtkWidget   *root,
+                                    const char  *text);
+
+G_END_DECLS

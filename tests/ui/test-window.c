@@ -1,0 +1,803 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-window.c: the chat window with real widgets under a real X server
+ * (Xvfb): a seeded store, conversations arriving through the HTTPS API,
+ * replies with context and links, key-value grids, tool cards, the
+ * composer, and a 100,000-message conversation. Waits are frame-clock
+ * frames or main-loop conditions, never sleeps. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+
+#include "prs-api-token.h"
+#include "prs-composer.h"
+#include "prs-conversation-view.h"
+#include "prs-kv-grid.h"
+#include "prs-launcher.h"
+#include "prs-markdown-view.h"
+#include "prs-message-row.h"
+#include "prs-service.h"
+#include "prs-tool-card.h"
+#include "prs-ui-test-util.h"
+#include "prs-window.h"
+
+typedef struct
+{
+  char       *data_dir;
+  PrsService *service;
+  PrsWindow  *window;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static char *
+create_conversation (PrsStore   *store,
+                     const char *slug)
+{
+  g_autoptr(GError) error = NULL;
+  char *id = NULL;
+
+  g_assert_true (prs_store_resolve_conversation (store, slug, &id, NULL, &error));
+  g_assert_no_error (error);
+  return id;
+}
+
+static char *
+add_message (PrsStore   *store,
+             const char *conversation_id,
+             const char *kind,
+             const char *content,
+             const char *status,
+             const char *context_json,
+             const char *extra_json)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert message = { 0 };
+  char *id = NULL;
+
+  message.conversation_id = conversation_id;
+  message.kind = kind;
+  message.content = content;
+  message.status = status;
+  message.agent_id = g_strcmp0 (kind, "assistant") == 0 ? "prosponsive" : NULL;
+  message.context_json = context_json;
+  message.extra_json = extra_json;
+  g_assert_true (prs_store_insert_message (store, &message, &id, NULL, &error));
+  g_assert_no_error (error);
+  return id;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->data_dir = g_dir_make_tmp ("prs-ui-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+/* Starts the service and shows the window (after any seeding). */
+static void
+fixture_open (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->service = prs_service_new (f->data_dir, prs_test_free_port ());
+  g_assert_true (prs_service_start (f->service, &error));
+  g_assert_no_error (error);
+
+  f->window = prs_window_new (NULL, f->service);
+  g_object_ref_sink (f->window);
+  gtk_window_present (GTK_WINDOW (f->window));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  if (f->window != NULL)
+    {
+      gtk_window_destroy (GTK_WINDOW (f->window));
+      g_clear_object (&f->window);
+    }
+  if (f->service != NULL)
+    {
+      prs_service_stop (f->service);
+      g_clear_object (&f->service);
+    }
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  remove_tree (f->data_dir);
+  g_free (f->data_dir);
+}
+
+static PrsStore *
+open_store (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  PrsStore *store = prs_store_new (f->data_dir, &error);
+
+  g_assert_no_error (error);
+  return store;
+}
+
+static gboolean
+row_has_message (GtkWidget *widget,
+                 gpointer   data)
+{
+  PrsMessage *message = prs_message_row_get_message (PRS_MESSAGE_ROW (widget));
+
+  return message != NULL && g_strcmp0 (prs_message_get_id (message), data) == 0;
+}
+
+static PrsMessageRow *
+find_message_row (Fixture    *f,
+                  const char *message_id)
+{
+  PrsConversationView *view = prs_window_get_conversation_view (f->window);
+
+  return (PrsMessageRow *) prs_test_find_widget (GTK_WIDGET (prs_conversation_view_get_list_view (view)),
+                                                 PRS_TYPE_MESSAGE_ROW, row_has_message,
+                                                 (gpointer) message_id);
+}
+
+static void
+open_conversation (Fixture    *f,
+                   const char *conversation_id)
+{
+  prs_window_select_conversation (f->window, conversation_id);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+}
+
+/* ---- a seeded store shows its conversations ---- */
+
+static void
+test_seeded_conversations (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *a = create_conversation (store, "email-inbox");
+  g_autofree char *b = create_conversation (store, "daily-briefing");
+  g_autofree char *c = create_conversation (store, "support");
+  g_autofree char *m = add_message (store, b, "user", "Hello", NULL, NULL, NULL);
+  GtkListView *list;
+
+  g_clear_object (&store);
+  fixture_open (f);
+
+  list = prs_window_get_conversation_list (f->window);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_list_view_get_model (list))), ==, 3);
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (list), "email-inbox"));
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (list), "support"));
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (list), "daily-briefing"));
+  /* Its row says how many messages it has (the others have none). */
+  g_assert_nonnull (prs_conversation_list_find (prs_service_get_conversations (f->service), b, NULL));
+  g_assert_cmpuint (prs_conversation_get_message_count (prs_conversation_list_find (prs_service_get_conversations (f->service), b, NULL)), ==, 1);
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (list), "No messages yet"));
+}
+
+/* ---- resolve through the HTTPS API while the window is open ---- */
+
+static gboolean
+accept_any_certificate (SoupMessage          *msg,
+                        GTlsCertificate      *certificate,
+                        GTlsCertificateFlags  errors,
+                        gpointer              user_data)
+{
+  return TRUE;
+}
+
+typedef struct
+{
+  gboolean  done;
+  guint     status;
+  GBytes   *body;
+} Reply;
+
+static void
+on_sent (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reply *reply = user_data;
+  g_autoptr(GError) error = NULL;
+
+  reply->body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
+  g_assert_no_error (error);
+  reply->status = soup_message_get_status (soup_session_get_async_result_message (SOUP_SESSION (source), result));
+  reply->done = TRUE;
+}
+
+static void
+test_resolve_through_api (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *bearer = NULL;
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = g_bytes_new_static ("{\"slug\":\"from-n8n\"}", 19);
+  GtkListView *list;
+  GListModel *model;
+  Reply reply = { 0 };
+  gboolean shown = FALSE;
+
+  fixture_open (f);
+  list = prs_window_get_conversation_list (f->window);
+  model = G_LIST_MODEL (gtk_list_view_get_model (list));
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 0);
+
+  g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &token, &error));
+  g_assert_no_error (error);
+
+  url = g_strdup_printf ("https://127.0.0.1:%u/api/conversations/resolve", prs_service_get_port (f->service));
+  bearer = g_strdup_printf ("Bearer %s", token);
+  msg = soup_message_new ("POST", url);
+  g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
+  soup_message_headers_append (soup_message_get_request_headers (msg), "Authorization", bearer);
+  soup_message_set_request_body_from_bytes (msg, "application/json", body);
+  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_sent, &reply);
+
+  g_assert_true (prs_test_wait_for (&reply.done));
+  g_assert_cmpuint (reply.status, ==, 200);
+  g_clear_pointer (&reply.body, g_bytes_unref);
+
+  /* The server's notification reaches the main context after its reply. */
+  while (g_list_model_get_n_items (model) == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
+
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  shown = prs_test_find_label (GTK_WIDGET (list), "from-n8n") != NULL;
+  g_assert_true (shown);
+}
+
+/* ---- a reply with context: expander, link icon, launcher ---- */
+
+#define CONTEXT_JSON \
+  "{\"uid\":\"4711\",\"mailbox\":\"INBOX\"," \
+  "\"openLink\":{\"url\":\"https://outlook.office.com/mail/4711\",\"label\":\"Open in Outlook\"}}"
+
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static void
+test_context_and_link (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *conversation = create_conversation (store, "email-inbox");
+  g_autofree char *reply_id = add_message (store, conversation, "assistant",
+                                           "Subject: Re: Q3 Planning\nFrom: Ann Example\n\nShe agrees.",
+                                           "completed", CONTEXT_JSON, NULL);
+  g_autofree char *bad_id = add_message (store, conversation, "assistant", "No link here.", "completed",
+                                         "{\"openLink\":{\"url\":\"javascript:alert(1)\",\"label\":\"Bad\"}}", NULL);
+  g_autofree char *log_path = g_build_filename (f->data_dir, "launch.log", NULL);
+  g_autofree char *logged = NULL;
+  PrsMessageRow *row;
+  GtkWidget *link, *expander, *view;
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  g_autofree char *json = NULL;
+
+  g_clear_object (&store);
+  fixture_open (f);
+  open_conversation (f, conversation);
+
+  row = find_message_row (f, reply_id);
+  g_assert_nonnull (row);
+
+  link = prs_message_row_get_link_button (row);
+  g_assert_nonnull (link);
+  g_assert_true (gtk_widget_get_mapped (link));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (link), ==, "Open in Outlook");
+
+  expander = prs_message_row_get_context_expander (row);
+  g_assert_nonnull (expander);
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 1);
+  view = prs_test_find_widget (expander, GTK_TYPE_TEXT_VIEW, NULL, NULL);
+  g_assert_nonnull (view);
+  g_assert_true (gtk_text_view_get_monospace (GTK_TEXT_VIEW (view)));
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  json = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_nonnull (strstr (json, "\"openLink\""));
+  g_assert_nonnull (strstr (json, "\n"));   /* pretty-printed */
+
+  /* Activating the icon goes through the launcher. */
+  g_setenv ("PRS_TEST_LAUNCH_LOG", log_path, TRUE);
+  gtk_widget_activate (link);
+  /* A button emits "clicked" once its activation flash ends. */
+  g_assert_true (prs_test_wait_until (file_exists, log_path));
+  g_unsetenv ("PRS_TEST_LAUNCH_LOG");
+  g_assert_true (g_file_get_contents (log_path, &logged, NULL, NULL));
+  g_assert_cmpstr (logged, ==, "https://outlook.office.com/mail/4711\n");
+
+  /* A scheme off the allowlist: no icon, silently. */
+  row = find_message_row (f, bad_id);
+  g_assert_nonnull (row);
+  g_assert_null (prs_message_row_get_link_button (row));
+  g_assert_nonnull (prs_message_row_get_context_expander (row));
+}
+
+/* ---- a key-value reply builds a grid with bold keys ---- */
+
+static void
+test_kv_grid (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *conversation = create_conversation (store, "email-inbox");
+  g_autofree char *reply_id = add_message (store, conversation, "assistant",
+                                           "Here is the email:\n\n"
+                                           "**Subject:** Re: Q3 Planning\n"
+                                           "- From: Ann Example\n"
+                                           "Tracker = https://example.org/issues/7\n\n"
+                                           "Body:\nThe rest is *text*.",
+                                           "completed", NULL, NULL);
+  PrsMessageRow *row;
+  GPtrArray *blocks;
+  PrsKvGrid *grid = NULL;
+
+  g_clear_object (&store);
+  fixture_open (f);
+  open_conversation (f, conversation);
+
+  row = find_message_row (f, reply_id);
+  g_assert_nonnull (row);
+  blocks = prs_message_row_get_blocks (row);
+  for (guint i = 0; i < blocks->len; i++)
+    if (PRS_IS_KV_GRID (g_ptr_array_index (blocks, i)))
+      grid = g_ptr_array_index (blocks, i);
+  g_assert_nonnull (grid);
+  g_assert_cmpuint (prs_kv_grid_get_n_rows (grid), ==, 3);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      GtkWidget *key = prs_kv_grid_get_key_label (grid, i);
+
+      g_assert_true (GTK_IS_LABEL (key));
+      g_assert_true (prs_kv_grid_label_is_bold (GTK_LABEL (key)));
+      g_assert_true (gtk_widget_has_css_class (key, "kv-key"));
+      g_assert_false (gtk_label_get_use_markup (GTK_LABEL (key)));
+    }
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (prs_kv_grid_get_key_label (grid, 0))), ==, "Subject");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (prs_kv_grid_get_value_widget (grid, 0))), ==, "Re: Q3 Planning");
+  g_assert_true (gtk_label_get_selectable (GTK_LABEL (prs_kv_grid_get_value_widget (grid, 0))));
+  g_assert_true (gtk_label_get_wrap (GTK_LABEL (prs_kv_grid_get_value_widget (grid, 0))));
+  /* The URL in a value is a link. */
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (prs_kv_grid_get_value_widget (grid, 2))),
+                            "<a href=\"https://example.org/issues/7\">"));
+  /* The keys are not bold only by style: their text is laid out bold. */
+  g_assert_false (prs_kv_grid_label_is_bold (GTK_LABEL (prs_kv_grid_get_value_widget (grid, 0))));
+}
+
+/* ---- tool cards: approving through the action ---- */
+
+typedef struct
+{
+  char *message_id;
+  char *action;
+  char *arguments;
+} ToolAction;
+
+static void
+on_tool_action (PrsConversationView *view,
+                const char          *message_id,
+                const char          *action,
+                const char          *arguments,
+                ToolAction          *got)
+{
+  g_free (got->message_id);
+  g_free (got->action);
+  g_free (got->arguments);
+  got->message_id = g_strdup (message_id);
+  got->action = g_strdup (action);
+  got->arguments = g_strdup (arguments);
+}
+
+static void
+test_tool_card_approve (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *conversation = create_conversation (store, "email-inbox");
+  g_autofree char *call_id = add_message (store, conversation, "tool-call", NULL, "proposed", NULL,
+                                          "{\"name\":\"email_move_to_folder\","
+                                          "\"arguments\":{\"uid\":\"4711\",\"destination\":\"Archive\",\"limit\":3},"
+                                          "\"provenance\":{\"uid\":\"context:uid\"}}");
+  g_autofree char *done_id = add_message (store, conversation, "tool-call", NULL, "succeeded", NULL,
+                                          "{\"name\":\"email_search\",\"arguments\":{\"q\":\"Q3\"},"
+                                          "\"result\":{\"count\":2}}");
+  ToolAction got = { 0 };
+  PrsMessageRow *row;
+  GtkWidget *card;
+  GtkWidget *entry;
+
+  g_clear_object (&store);
+  fixture_open (f);
+  g_signal_connect (prs_window_get_conversation_view (f->window), "tool-action",
+                    G_CALLBACK (on_tool_action), &got);
+  open_conversation (f, conversation);
+
+  row = find_message_row (f, call_id);
+  g_assert_nonnull (row);
+  card = prs_message_row_get_tool_card (row);
+  g_assert_nonnull (card);
+  g_assert_cmpstr (prs_tool_card_get_status (PRS_TOOL_CARD (card)), ==, "proposed");
+  g_assert_nonnull (prs_test_find_label (card, "email_move_to_folder"));
+  g_assert_nonnull (prs_test_find_label (card, "from Request Context “uid”"));
+  g_assert_nonnull (prs_test_find_label (card, "Waiting for Approval"));
+
+  g_assert_true (gtk_widget_activate_action (card, "tool-card.approve", NULL));
+  g_assert_cmpstr (got.action, ==, "approve");
+  g_assert_cmpstr (got.message_id, ==, call_id);
+  g_assert_cmpstr (got.arguments, ==, "{\"uid\":\"4711\",\"destination\":\"Archive\",\"limit\":3}");
+
+  /* Edited arguments keep their types. */
+  g_assert_true (gtk_widget_activate_action (card, "tool-card.edit", NULL));
+  entry = prs_test_find_widget (card, GTK_TYPE_ENTRY, NULL, NULL);
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "4712");
+  g_assert_true (gtk_widget_activate_action (card, "tool-card.approve-all", NULL));
+  g_assert_cmpstr (got.action, ==, "approve-all");
+  g_assert_cmpstr (got.arguments, ==, "{\"uid\":\"4712\",\"destination\":\"Archive\",\"limit\":3}");
+
+  g_assert_true (gtk_widget_activate_action (card, "tool-card.deny", NULL));
+  g_assert_cmpstr (got.action, ==, "deny");
+  g_assert_null (got.arguments);
+
+  /* A settled call offers no approval. */
+  row = find_message_row (f, done_id);
+  g_assert_nonnull (row);
+  card = prs_message_row_get_tool_card (row);
+  g_free (got.action);
+  got.action = NULL;
+  gtk_widget_activate_action (card, "tool-card.approve", NULL);
+  g_assert_null (got.action);
+  g_assert_nonnull (prs_test_find_label (card, "Succeeded"));
+
+  g_free (got.message_id);
+  g_free (got.arguments);
+}
+
+/* ---- the composer stores a user message that shows at once ---- */
+
+static void
+test_composer_sends (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *conversation = create_conversation (store, "chat");
+  g_autofree char *first = add_message (store, conversation, "assistant", "Hello! How can I help?", "completed", NULL, NULL);
+  PrsConversationView *view;
+  PrsComposer *composer;
+  PrsMessageList *messages;
+  g_autoptr(PrsMessage) last = NULL;
+  g_autofree char *left = NULL;
+
+  g_clear_object (&store);
+  fixture_open (f);
+  open_conversation (f, conversation);
+
+  view = prs_window_get_conversation_view (f->window);
+  composer = prs_conversation_view_get_composer (view);
+  messages = prs_conversation_view_get_messages (view);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (messages)), ==, 1);
+
+  /* Empty text does not send. */
+  prs_composer_set_text (composer, "   \n");
+  gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (messages)), ==, 1);
+
+  prs_composer_set_text (composer, "Move the Q3 email\nto Archive, please.");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (messages)), ==, 2);
+  last = g_list_model_get_item (G_LIST_MODEL (messages), 1);
+  g_assert_cmpstr (prs_message_get_kind (last), ==, "user");
+  g_assert_cmpstr (prs_message_get_content (last), ==, "Move the Q3 email\nto Archive, please.");
+  g_assert_cmpstr (prs_message_get_agent_id (last), ==, "prosponsive");
+  left = prs_composer_dup_text (composer);
+  g_assert_cmpstr (left, ==, "");
+
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_assert_nonnull (find_message_row (f, prs_message_get_id (last)));
+}
+
+/* ---- long histories ---- */
+
+static gboolean
+adjustment_at_bottom (GtkAdjustment *adj)
+{
+  return gtk_adjustment_get_value (adj) >=
+         gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj) - 2.0;
+}
+
+static GtkAdjustment *
+message_adjustment (Fixture *f)
+{
+  PrsConversationView *view = prs_window_get_conversation_view (f->window);
+
+  return gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (prs_conversation_view_get_list_view (view)));
+}
+
+static void
+test_huge_conversation (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *small = create_conversation (store, "small");
+  g_autofree char *huge = create_conversation (store, "huge");
+  g_autofree char *db_path = g_strdup (prs_store_get_path (store));
+  g_autofree char *last_id = g_strdup_printf ("%s-%u", huge, 100000);
+  g_autofree char *first_id = g_strdup_printf ("%s-%u", huge, 1);
+  PrsConversationView *view;
+  PrsMessageList *messages;
+  gint64 started, elapsed;
+
+  add_message (store, small, "user", "Hi", NULL, NULL, NULL);
+  g_clear_object (&store);
+  prs_test_seed_messages (db_path, huge, 100000);
+  fixture_open (f);
+  view = prs_window_get_conversation_view (f->window);
+
+  started = g_get_monotonic_time ();
+  prs_window_select_conversation (f->window, huge);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 1);
+  elapsed = g_get_monotonic_time () - started;
+  g_test_message ("100,000 messages: first frame after %.1f ms", elapsed / 1000.0);
+  g_assert_cmpint (elapsed, <, 500 * 1000);
+
+  messages = prs_conversation_view_get_messages (view);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (messages)), ==, 100000);
+
+  /* It settles at the bottom, with the newest message realized. */
+  prs_test_wait_frames (GTK_WIDGET (f->window), 8);
+  g_assert_true (adjustment_at_bottom (message_adjustment (f)));
+  g_assert_nonnull (find_message_row (f, last_id));
+  g_assert_cmpuint (prs_message_list_get_n_cached (messages), <=,
+                    PRS_MESSAGE_LIST_PAGE_SIZE * PRS_MESSAGE_LIST_MAX_PAGES);
+  g_test_message ("pages read: %u", prs_message_list_get_n_page_loads (messages));
+
+  /* Scrolling through the whole history keeps the cache bounded. */
+  for (double fraction = 0.9; fraction >= 0; fraction -= 0.1)
+    {
+      GtkAdjustment *adj = message_adjustment (f);
+
+      gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj) * fraction);
+      prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+      g_assert_cmpuint (prs_message_list_get_n_cached (messages), <=,
+                        PRS_MESSAGE_LIST_PAGE_SIZE * PRS_MESSAGE_LIST_MAX_PAGES);
+    }
+  gtk_adjustment_set_value (message_adjustment (f), 0);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_assert_nonnull (find_message_row (f, first_id));
+  g_assert_false (prs_conversation_view_get_sticky (view));
+}
+
+/* The message id of the topmost row whose top is on screen, and its y. */
+static char *
+first_visible_row (Fixture *f,
+                   double  *y)
+{
+  GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (f->window)));
+  char *best = NULL;
+  double best_y = G_MAXDOUBLE;
+
+  for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
+    {
+      GtkWidget *row = prs_test_find_widget (item, PRS_TYPE_MESSAGE_ROW, NULL, NULL);
+      graphene_point_t point;
+
+      if (row == NULL || prs_message_row_get_message (PRS_MESSAGE_ROW (row)) == NULL ||
+          !gtk_widget_get_mapped (row) ||
+          !gtk_widget_compute_point (row, list, &GRAPHENE_POINT_INIT (0, 0), &point))
+        continue;
+      if (point.y >= 0 && point.y < best_y)
+        {
+          best_y = point.y;
+          g_free (best);
+          best = g_strdup (prs_message_get_id (prs_message_row_get_message (PRS_MESSAGE_ROW (row))));
+        }
+    }
+  *y = best_y;
+  return best;
+}
+
+static void
+test_stick_to_bottom (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *conversation = create_conversation (store, "busy");
+  g_autofree char *db_path = g_strdup (prs_store_get_path (store));
+  PrsMessageInsert message = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *new_id = NULL;
+  g_autofree char *newer_id = NULL;
+  g_autofree char *top_id = NULL;
+  GtkAdjustment *adj;
+  double top_y = 0;
+
+  g_clear_object (&store);
+  prs_test_seed_messages (db_path, conversation, 300);
+  fixture_open (f);
+  open_conversation (f, conversation);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  adj = message_adjustment (f);
+  g_assert_true (adjustment_at_bottom (adj));
+
+  /* At the bottom, a new message scrolls into view. */
+  message.conversation_id = conversation;
+  message.kind = "assistant";
+  message.content = "Status: new\nNumber: 301";
+  g_assert_true (prs_service_add_message (f->service, &message, &new_id, &error));
+  g_assert_no_error (error);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  g_assert_true (adjustment_at_bottom (adj));
+  g_assert_nonnull (find_message_row (f, new_id));
+
+  /* Scrolled up, a new message does not move the view. */
+  gtk_adjustment_set_value (adj, gtk_adjustment_get_value (adj) - 2000);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_assert_false (prs_conversation_view_get_sticky (prs_window_get_conversation_view (f->window)));
+  top_id = first_visible_row (f, &top_y);
+  g_assert_nonnull (top_id);
+  message.content = "Status: newer\nNumber: 302";
+  g_assert_true (prs_service_add_message (f->service, &message, &newer_id, &error));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  /* The row at the top stays where it was on screen. */
+  {
+    PrsMessageRow *row = find_message_row (f, top_id);
+    graphene_point_t point;
+
+    g_assert_nonnull (row);
+    g_assert_true (gtk_widget_compute_point (GTK_WIDGET (row),
+                                             GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (f->window))),
+                                             &GRAPHENE_POINT_INIT (0, 0), &point));
+    g_assert_cmpfloat_with_epsilon (point.y, top_y, 1.0);
+  }
+  g_assert_false (prs_conversation_view_get_sticky (prs_window_get_conversation_view (f->window)));
+
+  /* The jump button's action goes back down. */
+  gtk_widget_activate_action (GTK_WIDGET (prs_window_get_conversation_view (f->window)),
+                              "conversation.scroll-to-bottom", NULL);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  g_assert_true (adjustment_at_bottom (adj));
+  g_assert_nonnull (find_message_row (f, newer_id));
+}
+
+/* ---- Markdown ---- */
+
+static gboolean
+label_markup_contains (GtkWidget *widget,
+                       gpointer   data)
+{
+  return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
+}
+
+static void
+test_markdown (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = prs_markdown_view_new ("# Title\n\n"
+                                           "Some *em*, **strong** and `code` & more.\n\n"
+                                           "- one\n- two\n\n"
+                                           "3. three\n4. four\n\n"
+                                           "```\nx = 1 < 2\n```\n\n"
+                                           "| A | B |\n|---|---|\n| 1 | 2 |\n\n"
+                                           "[site](https://example.org) and [bad](javascript:alert(1)) "
+                                           "![a chart](https://example.org/chart.png)");
+  GtkWidget *code;
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (window, 1);
+
+  g_assert_true (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
+  g_assert_nonnull (prs_test_find_label (view, "Title"));
+  g_assert_true (gtk_widget_has_css_class (prs_test_find_label (view, "Title"), "title-3"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<i>em</i>"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<b>strong</b>"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<tt>code</tt> &amp; more"));
+  g_assert_nonnull (prs_test_find_label (view, "•"));
+  g_assert_nonnull (prs_test_find_label (view, "4."));
+  code = prs_test_find_label (view, "x = 1 < 2");
+  g_assert_nonnull (code);
+  g_assert_true (gtk_widget_has_css_class (code, "monospace"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_GRID, NULL, NULL));
+  g_assert_nonnull (prs_test_find_label (view, "B"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains,
+                                          (gpointer) "<a href=\"https://example.org\">site</a>"));
+  /* Schemes off the allowlist are not links; images are their alt text. */
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "javascript"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<i>[a chart]</i>"));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_PICTURE, NULL, NULL));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_IMAGE, NULL, NULL));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_markdown_huge (void)
+{
+  GString *text = g_string_new (NULL);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view;
+  gint64 started;
+
+  while (text->len < 1024 * 1024)
+    g_string_append (text, "A line of a very long reply with **bold** words and https://example.org/ links.\n");
+
+  started = g_get_monotonic_time ();
+  view = prs_markdown_view_new (text->str);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (window, 1);
+  g_test_message ("1 MiB reply: first frame after %.1f ms", (g_get_monotonic_time () - started) / 1000.0);
+
+  g_assert_false (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_TEXT_VIEW, NULL, NULL));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, NULL, NULL));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_string_free (text, TRUE);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  gtk_init ();
+  adw_init ();
+
+  /* The window's templates and style come from the app's resources. */
+  {
+    g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+
+    gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
+    gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  }
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("/ui/window/seeded-conversations", test_seeded_conversations);
+  ADD ("/ui/window/resolve-through-api", test_resolve_through_api);
+  ADD ("/ui/window/context-and-link", test_context_and_link);
+  ADD ("/ui/window/kv-grid", test_kv_grid);
+  ADD ("/ui/window/tool-card-approve", test_tool_card_approve);
+  ADD ("/ui/window/composer-sends", test_composer_sends);
+  ADD ("/ui/window/huge-conversation", test_huge_conversation);
+  ADD ("/ui/window/stick-to-bottom", test_stick_to_bottom);
+#undef ADD
+  g_test_add_func ("/ui/markdown/render", test_markdown);
+  g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
+
+  return g_test_run ();
+}
