@@ -25,15 +25,10 @@
 
 struct _PrsProviderAnthropic
 {
-  GObject  parent_instance;
-
-  PrsHttp *http;
+  PrsHttpProvider parent_instance;
 };
 
-static void prs_provider_anthropic_iface_init (PrsProviderInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PrsProviderAnthropic, prs_provider_anthropic, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PRS_TYPE_PROVIDER, prs_provider_anthropic_iface_init))
+G_DEFINE_FINAL_TYPE (PrsProviderAnthropic, prs_provider_anthropic, PRS_TYPE_HTTP_PROVIDER)
 
 /* A content block of a stream, by index. */
 typedef struct
@@ -502,8 +497,8 @@ static void
 add_headers (PrsProviderAnthropic *self,
              PrsExchange          *ex)
 {
-  if (self->http->api_key != NULL)
-    prs_exchange_set_header (ex, "x-api-key", self->http->api_key);
+  if (prs_http_provider_get_http (self)->api_key != NULL)
+    prs_exchange_set_header (ex, "x-api-key", prs_http_provider_get_http (self)->api_key);
   prs_exchange_set_header (ex, "anthropic-version", ANTHROPIC_VERSION);
 }
 
@@ -519,14 +514,14 @@ anthropic_chat_async (PrsProvider         *provider,
 {
   PrsProviderAnthropic *self = PRS_PROVIDER_ANTHROPIC (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : self->http->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
   g_autoptr(JsonNode) body = NULL;
   PrsExchange *ex;
 
   g_task_set_source_tag (task, anthropic_chat_async);
 
   body = build_chat_body (request, model);
-  ex = prs_exchange_new (self->http, task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", "/v1/messages", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -536,16 +531,6 @@ anthropic_chat_async (PrsProvider         *provider,
   if (request->stream)
     prs_exchange_set_header (ex, "Accept", "text/event-stream");
   prs_exchange_send (ex);
-}
-
-static PrsChatResponse *
-anthropic_chat_finish (PrsProvider   *provider,
-                       GAsyncResult  *result,
-                       GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -559,76 +544,19 @@ anthropic_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, anthropic_list_models_async);
-  ex = prs_exchange_new (self->http, task, &models_ops, PRS_WIRE_JSON, "GET",
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET",
                          "/v1/models?limit=1000", NULL);
   add_headers (self, ex);
   prs_exchange_send (ex);
 }
 
-static GPtrArray *
-anthropic_list_models_finish (PrsProvider   *provider,
-                              GAsyncResult  *result,
-                              GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static const char *
-anthropic_get_kind (PrsProvider *provider)
-{
-  return "anthropic";
-}
-
-static const char *
-anthropic_get_base_url (PrsProvider *provider)
-{
-  return PRS_PROVIDER_ANTHROPIC (provider)->http->base_url;
-}
-
-static const char *
-anthropic_get_model (PrsProvider *provider)
-{
-  return PRS_PROVIDER_ANTHROPIC (provider)->http->model;
-}
-
-static void
-anthropic_set_timeout (PrsProvider *provider,
-                    guint        seconds)
-{
-  prs_http_set_timeout (PRS_PROVIDER_ANTHROPIC (provider)->http, seconds);
-}
-
-static void
-prs_provider_anthropic_iface_init (PrsProviderInterface *iface)
-{
-  iface->get_kind = anthropic_get_kind;
-  iface->get_base_url = anthropic_get_base_url;
-  iface->get_model = anthropic_get_model;
-  iface->set_timeout = anthropic_set_timeout;
-  iface->chat_async = anthropic_chat_async;
-  iface->chat_finish = anthropic_chat_finish;
-  iface->list_models_async = anthropic_list_models_async;
-  iface->list_models_finish = anthropic_list_models_finish;
-}
-
-static void
-prs_provider_anthropic_finalize (GObject *object)
-{
-  PrsProviderAnthropic *self = PRS_PROVIDER_ANTHROPIC (object);
-
-  g_clear_pointer (&self->http, prs_http_free);
-
-  G_OBJECT_CLASS (prs_provider_anthropic_parent_class)->finalize (object);
-}
-
 static void
 prs_provider_anthropic_class_init (PrsProviderAnthropicClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  PrsHttpProviderClass *http_class = PRS_HTTP_PROVIDER_CLASS (klass);
 
-  object_class->finalize = prs_provider_anthropic_finalize;
+  http_class->chat_async = anthropic_chat_async;
+  http_class->list_models_async = anthropic_list_models_async;
 }
 
 static void
@@ -643,6 +571,6 @@ prs_provider_anthropic_new (const char *base_url,
 {
   PrsProviderAnthropic *self = g_object_new (PRS_TYPE_PROVIDER_ANTHROPIC, NULL);
 
-  self->http = prs_http_new ("anthropic", base_url, model, api_key);
+  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("anthropic", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

@@ -3,12 +3,12 @@
  * Use prs_provider_new() to make one from a configuration. */
 #pragma once
 
-#include "prs-provider.h"
+#include "prs-http-provider.h"
 
 G_BEGIN_DECLS
 
 #define PRS_TYPE_PROVIDER_ANTHROPIC (prs_provider_anthropic_get_type ())
-G_DECLARE_FINAL_TYPE (PrsProviderAnthropic, prs_provider_anthropic, PRS, PROVIDER_ANTHROPIC, GObject)
+G_DECLARE_FINAL_TYPE (PrsProviderAnthropic, prs_provider_anthropic, PRS, PROVIDER_ANTHROPIC, PrsHttpProvider)
 
 /* @base_url is already validated and has no trailing slash. */
 PrsProvider *prs_provider_anthropic_new (const char *base_url,

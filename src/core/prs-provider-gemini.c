@@ -33,15 +33,10 @@
 
 struct _PrsProviderGemini
 {
-  GObject  parent_instance;
-
-  PrsHttp *http;
+  PrsHttpProvider parent_instance;
 };
 
-static void prs_provider_gemini_iface_init (PrsProviderInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PrsProviderGemini, prs_provider_gemini, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PRS_TYPE_PROVIDER, prs_provider_gemini_iface_init))
+G_DEFINE_FINAL_TYPE (PrsProviderGemini, prs_provider_gemini, PRS_TYPE_HTTP_PROVIDER)
 
 /* ---- Schemas ------------------------------------------------------------ */
 
@@ -544,8 +539,8 @@ static void
 add_headers (PrsProviderGemini *self,
              PrsExchange       *ex)
 {
-  if (self->http->api_key != NULL)
-    prs_exchange_set_header (ex, "x-goog-api-key", self->http->api_key);
+  if (prs_http_provider_get_http (self)->api_key != NULL)
+    prs_exchange_set_header (ex, "x-goog-api-key", prs_http_provider_get_http (self)->api_key);
 }
 
 static void
@@ -560,7 +555,7 @@ gemini_chat_async (PrsProvider         *provider,
 {
   PrsProviderGemini *self = PRS_PROVIDER_GEMINI (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : self->http->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
   g_autoptr(JsonNode) body = NULL;
   g_autofree char *escaped = NULL;
   g_autofree char *path = NULL;
@@ -575,22 +570,12 @@ gemini_chat_async (PrsProvider         *provider,
                           request->stream ? "streamGenerateContent?alt=sse" : "generateContent");
 
   body = build_chat_body (request);
-  ex = prs_exchange_new (self->http, task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", path, body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
   add_headers (self, ex);
   prs_exchange_send (ex);
-}
-
-static PrsChatResponse *
-gemini_chat_finish (PrsProvider   *provider,
-                    GAsyncResult  *result,
-                    GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -604,76 +589,19 @@ gemini_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, gemini_list_models_async);
-  ex = prs_exchange_new (self->http, task, &models_ops, PRS_WIRE_JSON, "GET",
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET",
                          "/v1beta/models?pageSize=1000", NULL);
   add_headers (self, ex);
   prs_exchange_send (ex);
 }
 
-static GPtrArray *
-gemini_list_models_finish (PrsProvider   *provider,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static const char *
-gemini_get_kind (PrsProvider *provider)
-{
-  return "gemini";
-}
-
-static const char *
-gemini_get_base_url (PrsProvider *provider)
-{
-  return PRS_PROVIDER_GEMINI (provider)->http->base_url;
-}
-
-static const char *
-gemini_get_model (PrsProvider *provider)
-{
-  return PRS_PROVIDER_GEMINI (provider)->http->model;
-}
-
-static void
-gemini_set_timeout (PrsProvider *provider,
-                    guint        seconds)
-{
-  prs_http_set_timeout (PRS_PROVIDER_GEMINI (provider)->http, seconds);
-}
-
-static void
-prs_provider_gemini_iface_init (PrsProviderInterface *iface)
-{
-  iface->get_kind = gemini_get_kind;
-  iface->get_base_url = gemini_get_base_url;
-  iface->get_model = gemini_get_model;
-  iface->set_timeout = gemini_set_timeout;
-  iface->chat_async = gemini_chat_async;
-  iface->chat_finish = gemini_chat_finish;
-  iface->list_models_async = gemini_list_models_async;
-  iface->list_models_finish = gemini_list_models_finish;
-}
-
-static void
-prs_provider_gemini_finalize (GObject *object)
-{
-  PrsProviderGemini *self = PRS_PROVIDER_GEMINI (object);
-
-  g_clear_pointer (&self->http, prs_http_free);
-
-  G_OBJECT_CLASS (prs_provider_gemini_parent_class)->finalize (object);
-}
-
 static void
 prs_provider_gemini_class_init (PrsProviderGeminiClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  PrsHttpProviderClass *http_class = PRS_HTTP_PROVIDER_CLASS (klass);
 
-  object_class->finalize = prs_provider_gemini_finalize;
+  http_class->chat_async = gemini_chat_async;
+  http_class->list_models_async = gemini_list_models_async;
 }
 
 static void
@@ -688,6 +616,6 @@ prs_provider_gemini_new (const char *base_url,
 {
   PrsProviderGemini *self = g_object_new (PRS_TYPE_PROVIDER_GEMINI, NULL);
 
-  self->http = prs_http_new ("gemini", base_url, model, api_key);
+  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("gemini", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

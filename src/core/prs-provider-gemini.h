@@ -3,12 +3,12 @@
  * Use prs_provider_new() to make one from a configuration. */
 #pragma once
 
-#include "prs-provider.h"
+#include "prs-http-provider.h"
 
 G_BEGIN_DECLS
 
 #define PRS_TYPE_PROVIDER_GEMINI (prs_provider_gemini_get_type ())
-G_DECLARE_FINAL_TYPE (PrsProviderGemini, prs_provider_gemini, PRS, PROVIDER_GEMINI, GObject)
+G_DECLARE_FINAL_TYPE (PrsProviderGemini, prs_provider_gemini, PRS, PROVIDER_GEMINI, PrsHttpProvider)
 
 /* @base_url is already validated and has no trailing slash. */
 PrsProvider *prs_provider_gemini_new (const char *base_url,

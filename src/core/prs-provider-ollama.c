@@ -19,15 +19,10 @@
 
 struct _PrsProviderOllama
 {
-  GObject  parent_instance;
-
-  PrsHttp *http;
+  PrsHttpProvider parent_instance;
 };
 
-static void prs_provider_ollama_iface_init (PrsProviderInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PrsProviderOllama, prs_provider_ollama, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PRS_TYPE_PROVIDER, prs_provider_ollama_iface_init))
+G_DEFINE_FINAL_TYPE (PrsProviderOllama, prs_provider_ollama, PRS_TYPE_HTTP_PROVIDER)
 
 /* ---- Requests ----------------------------------------------------------- */
 
@@ -313,9 +308,9 @@ static void
 add_auth (PrsProviderOllama *self,
           PrsExchange       *ex)
 {
-  if (self->http->api_key != NULL)
+  if (prs_http_provider_get_http (self)->api_key != NULL)
     {
-      g_autofree char *value = g_strconcat ("Bearer ", self->http->api_key, NULL);
+      g_autofree char *value = g_strconcat ("Bearer ", prs_http_provider_get_http (self)->api_key, NULL);
 
       prs_exchange_set_header (ex, "Authorization", value);
       memset (value, 0, strlen (value));
@@ -334,29 +329,19 @@ ollama_chat_async (PrsProvider         *provider,
 {
   PrsProviderOllama *self = PRS_PROVIDER_OLLAMA (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : self->http->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
   g_autoptr(JsonNode) body = NULL;
   PrsExchange *ex;
 
   g_task_set_source_tag (task, ollama_chat_async);
 
   body = build_chat_body (request, model);
-  ex = prs_exchange_new (self->http, task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_NDJSON : PRS_WIRE_JSON,
                          "POST", "/api/chat", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
   add_auth (self, ex);
   prs_exchange_send (ex);
-}
-
-static PrsChatResponse *
-ollama_chat_finish (PrsProvider   *provider,
-                    GAsyncResult  *result,
-                    GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -370,75 +355,18 @@ ollama_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, ollama_list_models_async);
-  ex = prs_exchange_new (self->http, task, &models_ops, PRS_WIRE_JSON, "GET", "/api/tags", NULL);
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/api/tags", NULL);
   add_auth (self, ex);
   prs_exchange_send (ex);
-}
-
-static GPtrArray *
-ollama_list_models_finish (PrsProvider   *provider,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static const char *
-ollama_get_kind (PrsProvider *provider)
-{
-  return "ollama";
-}
-
-static const char *
-ollama_get_base_url (PrsProvider *provider)
-{
-  return PRS_PROVIDER_OLLAMA (provider)->http->base_url;
-}
-
-static const char *
-ollama_get_model (PrsProvider *provider)
-{
-  return PRS_PROVIDER_OLLAMA (provider)->http->model;
-}
-
-static void
-ollama_set_timeout (PrsProvider *provider,
-                    guint        seconds)
-{
-  prs_http_set_timeout (PRS_PROVIDER_OLLAMA (provider)->http, seconds);
-}
-
-static void
-prs_provider_ollama_iface_init (PrsProviderInterface *iface)
-{
-  iface->get_kind = ollama_get_kind;
-  iface->get_base_url = ollama_get_base_url;
-  iface->get_model = ollama_get_model;
-  iface->set_timeout = ollama_set_timeout;
-  iface->chat_async = ollama_chat_async;
-  iface->chat_finish = ollama_chat_finish;
-  iface->list_models_async = ollama_list_models_async;
-  iface->list_models_finish = ollama_list_models_finish;
-}
-
-static void
-prs_provider_ollama_finalize (GObject *object)
-{
-  PrsProviderOllama *self = PRS_PROVIDER_OLLAMA (object);
-
-  g_clear_pointer (&self->http, prs_http_free);
-
-  G_OBJECT_CLASS (prs_provider_ollama_parent_class)->finalize (object);
 }
 
 static void
 prs_provider_ollama_class_init (PrsProviderOllamaClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  PrsHttpProviderClass *http_class = PRS_HTTP_PROVIDER_CLASS (klass);
 
-  object_class->finalize = prs_provider_ollama_finalize;
+  http_class->chat_async = ollama_chat_async;
+  http_class->list_models_async = ollama_list_models_async;
 }
 
 static void
@@ -453,6 +381,6 @@ prs_provider_ollama_new (const char *base_url,
 {
   PrsProviderOllama *self = g_object_new (PRS_TYPE_PROVIDER_OLLAMA, NULL);
 
-  self->http = prs_http_new ("ollama", base_url, model, api_key);
+  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("ollama", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

@@ -21,15 +21,10 @@
 
 struct _PrsProviderOpenai
 {
-  GObject  parent_instance;
-
-  PrsHttp *http;
+  PrsHttpProvider parent_instance;
 };
 
-static void prs_provider_openai_iface_init (PrsProviderInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PrsProviderOpenai, prs_provider_openai, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (PRS_TYPE_PROVIDER, prs_provider_openai_iface_init))
+G_DEFINE_FINAL_TYPE (PrsProviderOpenai, prs_provider_openai, PRS_TYPE_HTTP_PROVIDER)
 
 /* A tool call being assembled from stream chunks. */
 typedef struct
@@ -457,9 +452,9 @@ static void
 add_auth (PrsProviderOpenai *self,
           PrsExchange       *ex)
 {
-  if (self->http->api_key != NULL)
+  if (prs_http_provider_get_http (self)->api_key != NULL)
     {
-      g_autofree char *value = g_strconcat ("Bearer ", self->http->api_key, NULL);
+      g_autofree char *value = g_strconcat ("Bearer ", prs_http_provider_get_http (self)->api_key, NULL);
 
       prs_exchange_set_header (ex, "Authorization", value);
       memset (value, 0, strlen (value));
@@ -478,14 +473,14 @@ openai_chat_async (PrsProvider         *provider,
 {
   PrsProviderOpenai *self = PRS_PROVIDER_OPENAI (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : self->http->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
   g_autoptr(JsonNode) body = NULL;
   PrsExchange *ex;
 
   g_task_set_source_tag (task, openai_chat_async);
 
   body = build_chat_body (request, model);
-  ex = prs_exchange_new (self->http, task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", "/chat/completions", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -495,16 +490,6 @@ openai_chat_async (PrsProvider         *provider,
   if (request->stream)
     prs_exchange_set_header (ex, "Accept", "text/event-stream");
   prs_exchange_send (ex);
-}
-
-static PrsChatResponse *
-openai_chat_finish (PrsProvider   *provider,
-                    GAsyncResult  *result,
-                    GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -518,75 +503,18 @@ openai_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, openai_list_models_async);
-  ex = prs_exchange_new (self->http, task, &models_ops, PRS_WIRE_JSON, "GET", "/models", NULL);
+  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/models", NULL);
   add_auth (self, ex);
   prs_exchange_send (ex);
-}
-
-static GPtrArray *
-openai_list_models_finish (PrsProvider   *provider,
-                           GAsyncResult  *result,
-                           GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static const char *
-openai_get_kind (PrsProvider *provider)
-{
-  return "openai";
-}
-
-static const char *
-openai_get_base_url (PrsProvider *provider)
-{
-  return PRS_PROVIDER_OPENAI (provider)->http->base_url;
-}
-
-static const char *
-openai_get_model (PrsProvider *provider)
-{
-  return PRS_PROVIDER_OPENAI (provider)->http->model;
-}
-
-static void
-openai_set_timeout (PrsProvider *provider,
-                    guint        seconds)
-{
-  prs_http_set_timeout (PRS_PROVIDER_OPENAI (provider)->http, seconds);
-}
-
-static void
-prs_provider_openai_iface_init (PrsProviderInterface *iface)
-{
-  iface->get_kind = openai_get_kind;
-  iface->get_base_url = openai_get_base_url;
-  iface->get_model = openai_get_model;
-  iface->set_timeout = openai_set_timeout;
-  iface->chat_async = openai_chat_async;
-  iface->chat_finish = openai_chat_finish;
-  iface->list_models_async = openai_list_models_async;
-  iface->list_models_finish = openai_list_models_finish;
-}
-
-static void
-prs_provider_openai_finalize (GObject *object)
-{
-  PrsProviderOpenai *self = PRS_PROVIDER_OPENAI (object);
-
-  g_clear_pointer (&self->http, prs_http_free);
-
-  G_OBJECT_CLASS (prs_provider_openai_parent_class)->finalize (object);
 }
 
 static void
 prs_provider_openai_class_init (PrsProviderOpenaiClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  PrsHttpProviderClass *http_class = PRS_HTTP_PROVIDER_CLASS (klass);
 
-  object_class->finalize = prs_provider_openai_finalize;
+  http_class->chat_async = openai_chat_async;
+  http_class->list_models_async = openai_list_models_async;
 }
 
 static void
@@ -601,6 +529,6 @@ prs_provider_openai_new (const char *base_url,
 {
   PrsProviderOpenai *self = g_object_new (PRS_TYPE_PROVIDER_OPENAI, NULL);
 
-  self->http = prs_http_new ("openai", base_url, model, api_key);
+  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("openai", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

@@ -9,6 +9,7 @@
 #include <libsoup/soup.h>
 
 #include "prs-event-stream.h"
+#include "prs-http-provider.h"
 #include "prs-provider.h"
 
 G_BEGIN_DECLS
@@ -30,6 +31,12 @@ PrsHttp    *prs_http_new         (const char  *kind,
 void        prs_http_free        (PrsHttp     *http);
 void        prs_http_set_timeout (PrsHttp     *http,
                                   guint        seconds);
+
+/* A PrsHttpProvider's configuration; set once, by the subclass's _new(),
+ * which hands it over. */
+PrsHttp    *prs_http_provider_get_http (gpointer         self);
+void        prs_http_provider_set_http (PrsHttpProvider *self,
+                                        PrsHttp         *http);
 
 typedef enum
 {

@@ -587,6 +587,140 @@ prs_http_set_timeout (PrsHttp *http,
   soup_session_set_timeout (http->session, seconds);
 }
 
+/* ---- PrsHttpProvider: the common half of the four providers --------------- */
+
+typedef struct
+{
+  PrsHttp *http;
+} PrsHttpProviderPrivate;
+
+static void prs_http_provider_iface_init (PrsProviderInterface *iface);
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (PrsHttpProvider, prs_http_provider, G_TYPE_OBJECT,
+                                  G_ADD_PRIVATE (PrsHttpProvider)
+                                  G_IMPLEMENT_INTERFACE (PRS_TYPE_PROVIDER, prs_http_provider_iface_init))
+
+PrsHttp *
+prs_http_provider_get_http (gpointer self)
+{
+  PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (PRS_HTTP_PROVIDER (self));
+
+  return priv->http;
+}
+
+void
+prs_http_provider_set_http (PrsHttpProvider *self,
+                            PrsHttp         *http)
+{
+  PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (self);
+
+  g_return_if_fail (priv->http == NULL);
+
+  priv->http = http;
+}
+
+static const char *
+http_provider_get_kind (PrsProvider *provider)
+{
+  return prs_http_provider_get_http (provider)->kind;
+}
+
+static const char *
+http_provider_get_base_url (PrsProvider *provider)
+{
+  return prs_http_provider_get_http (provider)->base_url;
+}
+
+static const char *
+http_provider_get_model (PrsProvider *provider)
+{
+  return prs_http_provider_get_http (provider)->model;
+}
+
+static void
+http_provider_set_timeout (PrsProvider *provider,
+                           guint        seconds)
+{
+  prs_http_set_timeout (prs_http_provider_get_http (provider), seconds);
+}
+
+static void
+http_provider_chat_async (PrsProvider         *provider,
+                          PrsChatRequest      *request,
+                          PrsChatDeltaFunc     delta_func,
+                          gpointer             delta_data,
+                          GDestroyNotify       delta_destroy,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  PRS_HTTP_PROVIDER_GET_CLASS (provider)->chat_async (provider, request, delta_func, delta_data,
+                                                      delta_destroy, cancellable, callback, user_data);
+}
+
+static PrsChatResponse *
+http_provider_chat_finish (PrsProvider   *provider,
+                           GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+http_provider_list_models_async (PrsProvider         *provider,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  PRS_HTTP_PROVIDER_GET_CLASS (provider)->list_models_async (provider, cancellable, callback, user_data);
+}
+
+static GPtrArray *
+http_provider_list_models_finish (PrsProvider   *provider,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+prs_http_provider_iface_init (PrsProviderInterface *iface)
+{
+  iface->get_kind = http_provider_get_kind;
+  iface->get_base_url = http_provider_get_base_url;
+  iface->get_model = http_provider_get_model;
+  iface->set_timeout = http_provider_set_timeout;
+  iface->chat_async = http_provider_chat_async;
+  iface->chat_finish = http_provider_chat_finish;
+  iface->list_models_async = http_provider_list_models_async;
+  iface->list_models_finish = http_provider_list_models_finish;
+}
+
+static void
+prs_http_provider_finalize (GObject *object)
+{
+  PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (PRS_HTTP_PROVIDER (object));
+
+  g_clear_pointer (&priv->http, prs_http_free);
+
+  G_OBJECT_CLASS (prs_http_provider_parent_class)->finalize (object);
+}
+
+static void
+prs_http_provider_class_init (PrsHttpProviderClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = prs_http_provider_finalize;
+}
+
+static void
+prs_http_provider_init (PrsHttpProvider *self)
+{
+}
+
 /* ---- JSON helpers ------------------------------------------------------- */
 
 JsonObject *
