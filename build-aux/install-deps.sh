@@ -16,7 +16,9 @@ PACKAGES=(
   desktop-file-utils appstream libxml2-utils librsvg2-bin
   # tests: real X server, real Secret Service, HTTPS clients
   xvfb xauth imagemagick gnome-keyring dbus dbus-x11 libsecret-tools
-  curl jq openssl python3 sqlite3 procps
+  curl jq openssl python3 sqlite3 procps locales
+  # benchmarks (bench/run): HTTP load and command timing
+  wrk hyperfine
   # n8n's native sqlite3 module is compiled from source
   make g++
 )
@@ -35,6 +37,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The translation test starts the window in German: it needs that locale.
+if ! locale -a 2>/dev/null | grep -qix 'de_DE.utf8'; then
+  echo "install-deps: generating the de_DE.UTF-8 locale"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO localedef -i de_DE -c -f UTF-8 de_DE.UTF-8
 fi
 
 # n8n 1.123 needs Node.js >= 20.19 (only the n8n test suite uses it).

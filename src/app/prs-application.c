@@ -9,6 +9,8 @@
 
 #include "prs-app-options.h"
 #include "prs-application.h"
+#include "prs-first-run.h"
+#include "prs-frame-trace.h"
 #include "prs-window.h"
 
 struct _PrsApplication
@@ -18,6 +20,7 @@ struct _PrsApplication
   PrsService     *service;
   PrsAppOptions   options;
   int             exit_status;
+  gboolean        held;          /* keep-running-in-background */
 };
 
 G_DEFINE_FINAL_TYPE (PrsApplication, prs_application, ADW_TYPE_APPLICATION)
@@ -49,6 +52,132 @@ prs_application_handle_local_options (GApplication *app,
   return prs_app_options_read (app, options, &self->options);
 }
 
+/* While keep-running-in-background is on, the application holds itself, so
+ * closing the last window leaves the service (and the API n8n calls)
+ * running; Quit (app.quit) ends it regardless. */
+static void
+update_hold (PrsApplication *self)
+{
+  gboolean keep = prs_settings_get_keep_running_in_background (prs_service_get_settings (self->service));
+
+  if (keep && !self->held)
+    g_application_hold (G_APPLICATION (self));
+  else if (!keep && self->held)
+    g_application_release (G_APPLICATION (self));
+  self->held = keep;
+}
+
+static void
+on_background_portal_reply (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL)
+    g_message ("The Background portal did not answer: %s", error->message);
+}
+
+/* In the Flatpak sandbox, ask the Background portal to let the service run
+ * with no window (the desktop may otherwise stop it). */
+static void
+request_background (PrsApplication *self)
+{
+  GDBusConnection *bus = g_application_get_dbus_connection (G_APPLICATION (self));
+  GVariantBuilder options;
+
+  if (!g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
+    return;
+  if (bus == NULL)
+    bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+  else
+    g_object_ref (bus);
+  if (bus == NULL)
+    return;
+
+  g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&options, "{sv}", "reason",
+                         g_variant_new_string (_("Keeps answering your n8n workflows while no window is open")));
+  g_variant_builder_add (&options, "{sv}", "autostart", g_variant_new_boolean (FALSE));
+  g_dbus_connection_call (bus, "org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
+                          "org.freedesktop.portal.Background", "RequestBackground",
+                          g_variant_new ("(sa{sv})", "", &options), G_VARIANT_TYPE ("(o)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_background_portal_reply, NULL);
+  g_object_unref (bus);
+}
+
+static void
+on_keep_running_changed (PrsSettings    *settings,
+                         const char     *key,
+                         PrsApplication *self)
+{
+  update_hold (self);
+  if (self->held)
+    request_background (self);
+}
+
+/* ---- approvals waiting (SPEC §7, §11) ---- */
+
+/* A call waits and no window of ours has the focus: say so on the desktop */
+static void
+on_approval_needed (PrsService     *service,
+                    const char     *conversation_id,
+                    const char     *message_id,
+                    const char     *tool_name,
+                    PrsApplication *self)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  g_autoptr(GNotification) notification = NULL;
+  g_autofree char *body = NULL;
+
+  if (window != NULL && gtk_window_is_active (window))
+    return;
+
+  /* Translators: %s is a tool's name */
+  body = g_strdup_printf (_("The agent wants to run “%s”."), tool_name);
+  notification = g_notification_new (_("A tool call is waiting for approval"));
+  g_notification_set_body (notification, body);
+  g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
+  g_notification_set_default_action_and_target (notification, "app.open-conversation", "s", conversation_id);
+  g_notification_add_button_with_target (notification, _("Approve"), "app.approve-tool-call", "s", message_id);
+  g_notification_add_button_with_target (notification, _("Open"), "app.open-conversation", "s", conversation_id);
+  g_application_send_notification (G_APPLICATION (self), message_id, notification);
+}
+
+static void
+approve_tool_call_activated (GSimpleAction *action,
+                             GVariant      *parameter,
+                             gpointer       user_data)
+{
+  PrsApplication *self = user_data;
+  g_autoptr(GError) error = NULL;
+  const char *message_id = g_variant_get_string (parameter, NULL);
+
+  if (self->service == NULL || prs_service_get_runner (self->service) == NULL)
+    return;
+  g_application_withdraw_notification (G_APPLICATION (self), message_id);
+  if (!prs_runner_approve (prs_service_get_runner (self->service), message_id, NULL, &error))
+    g_message ("Could not approve the tool call: %s", error->message);
+}
+
+static void
+open_conversation_activated (GSimpleAction *action,
+                             GVariant      *parameter,
+                             gpointer       user_data)
+{
+  PrsApplication *self = user_data;
+  GtkWindow *window;
+
+  if (self->service == NULL)
+    return;
+  g_application_activate (G_APPLICATION (self));
+  window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  if (PRS_IS_WINDOW (window))
+    prs_window_select_conversation (PRS_WINDOW (window), g_variant_get_string (parameter, NULL));
+}
+
 static void
 prs_application_startup (GApplication *app)
 {
@@ -66,6 +195,14 @@ prs_application_startup (GApplication *app)
       return;
     }
 
+  g_signal_connect_object (prs_service_get_settings (self->service), "changed::keep-running-in-background",
+                           G_CALLBACK (on_keep_running_changed), self, 0);
+  g_signal_connect_object (self->service, "approval-needed",
+                           G_CALLBACK (on_approval_needed), self, 0);
+  update_hold (self);
+  if (self->held)
+    request_background (self);
+
 }
 
 static void
@@ -82,7 +219,15 @@ prs_application_activate (GApplication *app)
 
   window = gtk_application_get_active_window (GTK_APPLICATION (app));
   if (window == NULL)
-    window = GTK_WINDOW (prs_window_new (self, self->service));
+    {
+      window = GTK_WINDOW (prs_window_new (self, self->service));
+      prs_frame_trace_begin (GTK_WIDGET (window), "window-first-frame");
+      gtk_window_present (window);
+      /* Nothing set up yet: the guided setup, over the window. */
+      if (prs_first_run_is_needed (self->service))
+        gtk_window_present (GTK_WINDOW (prs_first_run_new (window, self->service)));
+      return;
+    }
 
   gtk_window_present (window);
 }
@@ -132,6 +277,8 @@ about_activated (GSimpleAction *action,
 static const GActionEntry app_actions[] = {
   { "quit", quit_activated },
   { "about", about_activated },
+  { "approve-tool-call", approve_tool_call_activated, "s" },
+  { "open-conversation", open_conversation_activated, "s" },
 };
 
 static void

@@ -311,9 +311,12 @@ provider_test (PrsCtl     *ctl,
 
   if (chat.response != NULL)
     {
-      g_print (_("Chat works: “%s” (model %s, %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out).\n"),
-               chat.response->text, chat.response->model,
-               chat.response->input_tokens, chat.response->output_tokens);
+      g_autofree char *tokens_in = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) chat.response->input_tokens);
+      g_autofree char *tokens_out = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) chat.response->output_tokens);
+
+      /* Translators: the model's answer, the model, and token counts */
+      g_print (_("Chat works: “%s” (model %s, %s tokens in, %s out).\n"),
+               chat.response->text, chat.response->model, tokens_in, tokens_out);
       prs_chat_response_free (chat.response);
       status = EXIT_SUCCESS;
     }

@@ -72,8 +72,11 @@ prs_ctl_read_input (const char  *path,
     {
       if (buffer->len + (gsize) n > max_bytes)
         {
+          g_autofree char *size = g_format_size (max_bytes);
+
+          /* Translators: %s is a size such as "67.1 MB" */
           g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                       _("The input is larger than %" G_GSIZE_FORMAT " bytes."), max_bytes);
+                       _("The input is larger than %s."), size);
           return FALSE;
         }
       g_byte_array_append (buffer, chunk, n);
@@ -542,6 +545,7 @@ static const Command commands[] = {
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin)") },
   { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
+  { "rule", prs_ctl_cmd_rule, N_("Auto-approval rules for tool calls (rule add --tool T [--agent A] [--conversation SLUG] --action approve|deny, rule list, rule remove ID)") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },
   { "tools", cmd_tools, N_("List the stored tools") },
 };

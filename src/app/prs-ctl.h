@@ -46,4 +46,9 @@ int prs_ctl_cmd_provider (PrsCtl  *ctl,
                           int      argc,
                           char   **argv);
 
+/* prs-ctl-rules.c */
+int prs_ctl_cmd_rule     (PrsCtl  *ctl,
+                          int      argc,
+                          char   **argv);
+
 G_END_DECLS

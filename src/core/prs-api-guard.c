@@ -13,6 +13,7 @@ struct _PrsApiGuard
   PrsApiTokenWatch *token_watch;
   GStrv             origins;
   GStrv             hosts;       /* "name:port", compared without case */
+  gboolean          lan;         /* also the address the client connected to */
 };
 
 static const char * const host_names[] = {
@@ -76,6 +77,40 @@ host_is_allowed (PrsApiGuard *guard,
       return TRUE;
 
   return FALSE;
+}
+
+void
+prs_api_guard_set_lan (PrsApiGuard *guard,
+                       gboolean     lan)
+{
+  guard->lan = lan;
+}
+
+/* With LAN listening on, a client on the network names this computer by
+ * the address it connected to ("192.168.1.5:3100", "[fd00::2]:3100"): that
+ * literal, and no other name, is accepted too. A DNS-rebinding page cannot
+ * use it: its Host is a name, never the raw address. */
+static gboolean
+host_is_local_address (PrsApiGuard       *guard,
+                       SoupServerMessage *msg,
+                       const char        *host)
+{
+  GSocketAddress *local = soup_server_message_get_local_address (msg);
+  GInetAddress *inet;
+  g_autofree char *text = NULL;
+  g_autofree char *expected = NULL;
+
+  if (host == NULL || local == NULL || !G_IS_INET_SOCKET_ADDRESS (local))
+    return FALSE;
+
+  inet = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (local));
+  text = g_inet_address_to_string (inet);
+  if (g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6)
+    expected = g_strdup_printf ("[%s]:%u", text, guard->port);
+  else
+    expected = g_strdup_printf ("%s:%u", text, guard->port);
+
+  return g_ascii_strcasecmp (host, expected) == 0;
 }
 
 static gboolean
@@ -142,7 +177,8 @@ prs_api_guard_check (PrsApiGuard       *guard,
   g_return_val_if_fail (guard != NULL, FALSE);
   g_return_val_if_fail (rejection != NULL, FALSE);
 
-  if (!host_is_allowed (guard, soup_message_headers_get_one (headers, "Host")))
+  if (!host_is_allowed (guard, soup_message_headers_get_one (headers, "Host")) &&
+      !(guard->lan && host_is_local_address (guard, msg, soup_message_headers_get_one (headers, "Host"))))
     return reject (rejection, SOUP_STATUS_FORBIDDEN, "forbidden-host",
                    "The Host header does not name this computer.");
 

@@ -27,6 +27,10 @@ void         prs_api_guard_free           (PrsApiGuard        *guard);
 /* @origins: allowed Origin values, NULL-terminated; NULL for none. */
 void         prs_api_guard_set_origins    (PrsApiGuard        *guard,
                                            const char * const *origins);
+/* LAN listening on: the Host header may also be the address literal (and
+ * port) the client connected to. */
+void         prs_api_guard_set_lan        (PrsApiGuard        *guard,
+                                           gboolean            lan);
 /* TRUE to let the request through; else fills @rejection. */
 gboolean     prs_api_guard_check          (PrsApiGuard        *guard,
                                            SoupServerMessage  *msg,

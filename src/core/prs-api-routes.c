@@ -8,6 +8,7 @@
 #include "prs-api-guard.h"
 #include "prs-api-routes.h"
 #include "prs-error.h"
+#include "prs-run.h"
 
 #define MAX_SLUG_CHARS        200
 #define MAX_CONTEXT_BYTES     (256 * 1024)
@@ -84,6 +85,13 @@ internal_error (SoupServerMessage *msg,
                 GError            *error)
 {
   g_message ("API request failed: %s", error != NULL ? error->message : "unknown error");
+  if (g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_FULL))
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_INSUFFICIENT_STORAGE, "storage-full",
+                             "The disk holding Prosponsive's data is full; nothing was stored. "
+                             "Free some space and retry.");
+      return;
+    }
   prs_api_respond_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "internal-error",
                          "The request could not be completed.");
 }
@@ -490,6 +498,15 @@ replay_duplicate (PrsApiRoutes      *routes,
   if (message_id == NULL)
     return FALSE;
 
+  /* The run it started answers for it: its state now, one run only */
+  node = prs_run_build_answer (routes->store, message_id, &status);
+  if (node != NULL)
+    {
+      prs_api_respond_json (msg, status, node);
+      return TRUE;
+    }
+  status = SOUP_STATUS_SERVICE_UNAVAILABLE;
+
   message = prs_store_get_message (routes->store, message_id, &error);
   if (message == NULL || !JSON_NODE_HOLDS_OBJECT (message))
     return FALSE;
@@ -589,6 +606,366 @@ get_execution_id (SoupServerMessage *msg,
     }
 
   return field_error (msg, display_name, "must be a string");
+}
+
+/* ---- answers from the main thread ---- */
+
+/* A paused message waiting for the main thread (an agent run, provider
+ * info). Whichever comes first answers it: the main thread's result, or
+ * the wait's end (110 s) with the run's stored state. */
+typedef struct
+{
+  PrsApiRoutes      *routes;       /* lives as long as the API thread */
+  SoupServerMessage *msg;
+  char              *message_id;   /* inference: the inbound message */
+  GSource           *timeout;
+  gboolean           answered;
+  gboolean           gone;
+} Deferred;
+
+typedef struct
+{
+  JsonNode *node;
+  guint     status;
+} DeferredAnswer;
+
+static void
+deferred_answer_free (gpointer data)
+{
+  DeferredAnswer *answer = data;
+
+  g_clear_pointer (&answer->node, json_node_unref);
+  g_free (answer);
+}
+
+static void
+deferred_clear (Deferred *deferred)
+{
+  if (deferred->timeout != NULL)
+    {
+      g_source_destroy (deferred->timeout);
+      g_clear_pointer (&deferred->timeout, g_source_unref);
+    }
+  if (deferred->msg != NULL)
+    g_signal_handlers_disconnect_by_data (deferred->msg, deferred);
+  g_clear_object (&deferred->msg);
+  g_clear_pointer (&deferred->message_id, g_free);
+}
+
+static void
+deferred_unref (Deferred *deferred)
+{
+  g_rc_box_release_full (deferred, (GDestroyNotify) deferred_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Deferred, deferred_unref)
+
+static void
+deferred_respond (Deferred *deferred,
+                  guint     status,
+                  JsonNode *node)
+{
+  if (deferred->answered || deferred->gone)
+    {
+      json_node_unref (node);
+      return;
+    }
+  deferred->answered = TRUE;
+  prs_api_respond_json (deferred->msg, status, node);
+  soup_server_message_unpause (deferred->msg);
+  if (deferred->timeout != NULL)
+    {
+      g_source_destroy (deferred->timeout);
+      g_clear_pointer (&deferred->timeout, g_source_unref);
+    }
+}
+
+static void
+on_deferred_gone (SoupServerMessage *msg,
+                  Deferred          *deferred)
+{
+  deferred->gone = TRUE;
+}
+
+static void
+on_deferred_done (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(Deferred) deferred = user_data;
+  DeferredAnswer *answer = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  if (answer == NULL)
+    return;
+  deferred_respond (deferred, answer->status, g_steal_pointer (&answer->node));
+  deferred_answer_free (answer);
+}
+
+static gboolean
+on_deferred_timeout (gpointer user_data)
+{
+  Deferred *deferred = user_data;
+  guint status = SOUP_STATUS_ACCEPTED;
+  JsonNode *node = prs_run_build_answer (deferred->routes->store, deferred->message_id, &status);
+
+  /* Still working: the caller gets what is stored now, with 202 */
+  if (node == NULL)
+    {
+      JsonObject *object = json_object_new ();
+
+      json_object_set_boolean_member (object, "success", TRUE);
+      json_object_set_string_member (object, "messageId", deferred->message_id);
+      json_object_set_string_member (object, "status", "running");
+      node = json_node_init_object (json_node_alloc (), object);
+      json_object_unref (object);
+      status = SOUP_STATUS_ACCEPTED;
+    }
+  deferred_respond (deferred, status, node);
+  return G_SOURCE_REMOVE;
+}
+
+/* Pauses @msg and returns a GTask whose pointer result (a DeferredAnswer)
+ * answers it; with @wait_seconds > 0 the wait ends then. */
+static GTask *
+defer (PrsApiRoutes      *routes,
+       SoupServerMessage *msg,
+       const char        *message_id,
+       guint              wait_seconds)
+{
+  Deferred *deferred = g_rc_box_new0 (Deferred);
+  GTask *task;
+
+  deferred->routes = routes;
+  deferred->msg = g_object_ref (msg);
+  deferred->message_id = g_strdup (message_id);
+  g_signal_connect (msg, "disconnected", G_CALLBACK (on_deferred_gone), deferred);
+  g_signal_connect (msg, "finished", G_CALLBACK (on_deferred_gone), deferred);
+  soup_server_message_pause (msg);
+
+  if (wait_seconds > 0)
+    {
+      deferred->timeout = g_timeout_source_new_seconds (wait_seconds);
+      g_source_set_callback (deferred->timeout, on_deferred_timeout,
+                             g_rc_box_acquire (deferred), (GDestroyNotify) deferred_unref);
+      g_source_attach (deferred->timeout, g_main_context_get_thread_default ());
+    }
+  routes->deferred_seconds = (wait_seconds > 0 ? wait_seconds : 30) + 15;
+
+  /* On the API thread's context: the callback runs here, whichever thread
+   * returns the task */
+  task = g_task_new (NULL, NULL, on_deferred_done, deferred);
+  return task;
+}
+
+static void
+task_return_answer (GTask    *task,
+                    guint     status,
+                    JsonNode *node)
+{
+  DeferredAnswer *answer = g_new0 (DeferredAnswer, 1);
+
+  answer->status = status;
+  answer->node = node;
+  g_task_return_pointer (task, answer, deferred_answer_free);
+}
+
+/* ---- agent runs on the main thread ---- */
+
+typedef struct
+{
+  PrsRunner *runner;
+  GTask     *task;
+  char      *origin;
+  char      *conversation_id;
+  char      *agent_id;
+  char      *message_id;
+  char      *context_json;
+  char      *execution_json;
+  char      *system_prompt;
+  double     temperature;
+  guint      max_tokens;
+} RunStart;
+
+static void
+run_start_free (RunStart *start)
+{
+  g_clear_object (&start->runner);
+  g_clear_object (&start->task);
+  g_free (start->origin);
+  g_free (start->conversation_id);
+  g_free (start->agent_id);
+  g_free (start->message_id);
+  g_free (start->context_json);
+  g_free (start->execution_json);
+  g_free (start->system_prompt);
+  g_free (start);
+}
+
+static void
+on_run_rests (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  RunStart *start = user_data;
+  g_autoptr(GError) error = NULL;
+  guint status = SOUP_STATUS_OK;
+  JsonNode *node = prs_run_wait_rest_finish (PRS_RUN (source), result, &status, &error);
+
+  if (node == NULL)
+    {
+      JsonObject *object = error_object ("internal-error", error != NULL ? error->message : "The run was lost.");
+
+      node = json_node_init_object (json_node_alloc (), object);
+      json_object_unref (object);
+      status = SOUP_STATUS_INTERNAL_SERVER_ERROR;
+    }
+  task_return_answer (start->task, status, node);
+  run_start_free (start);
+}
+
+/* On the main thread */
+static gboolean
+start_run_on_main (gpointer user_data)
+{
+  RunStart *start = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  PrsRunOptions options = { 0 };
+
+  options.origin = start->origin;
+  options.conversation_id = start->conversation_id;
+  options.agent_id = start->agent_id;
+  options.trigger_message_id = start->message_id;
+  options.context_json = start->context_json;
+  options.execution_json = start->execution_json;
+  options.system_prompt = start->system_prompt;
+  options.temperature = start->temperature;
+  options.max_tokens = start->max_tokens;
+
+  run = prs_runner_start (start->runner, &options, TRUE, &error);
+  if (run == NULL)
+    {
+      gboolean not_found = g_error_matches (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+      JsonObject *object = error_object (not_found ? "not-found" : "internal-error", error->message);
+
+      json_object_set_string_member (object, "messageId", start->message_id);
+      task_return_answer (start->task, not_found ? SOUP_STATUS_NOT_FOUND : SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                          json_node_init_object (json_node_alloc (), object));
+      json_object_unref (object);
+      run_start_free (start);
+      return G_SOURCE_REMOVE;
+    }
+
+  prs_run_wait_rest_async (run, NULL, on_run_rests, start);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+provider_info_on_main (gpointer user_data)
+{
+  GTask *task = user_data;
+  PrsRunner *runner = g_task_get_task_data (task);
+
+  task_return_answer (task, SOUP_STATUS_OK, prs_providers_build_info (prs_runner_get_providers (runner)));
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+/* Inference with agent runs: store the inbound message, hand the run to
+ * the main thread, answer when it rests or after the wait (SPEC §9). */
+static void
+handle_inference_run (PrsApiRoutes      *routes,
+                      SoupServerMessage *msg,
+                      gboolean           with_history,
+                      JsonObject        *body,
+                      const char        *prompt,
+                      const char        *conversation_id,
+                      const char        *agent_id,
+                      const char        *context_json,
+                      const char        *execution_json,
+                      const char        *dedup_key)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message_id = NULL;
+  g_autofree char *extra_json = NULL;
+  PrsMessageInsert insert = { 0 };
+  RunStart *start;
+  JsonNode *member;
+
+  if (!prs_runner_try_reserve (routes->runner))
+    {
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                    "Retry-After", RETRY_AFTER_SECONDS);
+      prs_api_respond_error (msg, 429, "too-many-runs",
+                             "More than 4 agent runs are in progress; retry later.");
+      return;
+    }
+
+  {
+    /* Until the run exists, a duplicate hears that it is running */
+    g_autoptr(JsonObject) extra = json_object_new ();
+    g_autoptr(JsonObject) answer = json_object_new ();
+    g_autoptr(JsonNode) extra_node = NULL;
+
+    json_object_set_boolean_member (answer, "success", TRUE);
+    json_object_set_string_member (answer, "status", "running");
+    json_object_set_int_member (extra, "httpStatus", SOUP_STATUS_ACCEPTED);
+    json_object_set_string_member (extra, "route", with_history ? "inference" : "agent-inference");
+    json_object_set_object_member (extra, "answer", json_object_ref (answer));
+    extra_node = json_node_init_object (json_node_alloc (), extra);
+    extra_json = to_json_string (extra_node);
+  }
+
+  insert.conversation_id = conversation_id;
+  insert.kind = "inbound";
+  insert.content = prompt;
+  insert.status = "pending";
+  insert.agent_id = agent_id;
+  insert.context_json = context_json;
+  insert.execution_json = execution_json;
+  insert.dedup_key = dedup_key;
+  insert.extra_json = extra_json;
+
+  if (!prs_store_insert_message (routes->store, &insert, &message_id, NULL, &error))
+    {
+      prs_runner_release_reservation (routes->runner);
+      if (dedup_key != NULL && g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) &&
+          replay_duplicate (routes, msg, dedup_key))
+        return;
+      internal_error (msg, error);
+      return;
+    }
+
+  if (routes->message_added != NULL)
+    routes->message_added (routes->notify_data, conversation_id, message_id);
+
+  start = g_new0 (RunStart, 1);
+  start->runner = g_object_ref (routes->runner);
+  start->origin = g_strdup (with_history ? PRS_RUN_ORIGIN_INFERENCE : PRS_RUN_ORIGIN_AGENT_INFERENCE);
+  start->conversation_id = g_strdup (conversation_id);
+  start->agent_id = g_strdup (agent_id);
+  start->message_id = g_strdup (message_id);
+  start->context_json = g_strdup (context_json);
+  start->execution_json = g_strdup (execution_json);
+  start->temperature = -1;
+  if (with_history)
+    {
+      const char *system_prompt = NULL;
+
+      if (json_object_has_member (body, "systemPrompt") &&
+          JSON_NODE_HOLDS_VALUE (json_object_get_member (body, "systemPrompt")))
+        system_prompt = json_object_get_string_member (body, "systemPrompt");
+      start->system_prompt = g_strdup (system_prompt);
+      member = json_object_get_member (body, "temperature");
+      if (member != NULL && JSON_NODE_HOLDS_VALUE (member))
+        start->temperature = json_node_get_value_type (member) == G_TYPE_DOUBLE
+                             ? json_node_get_double (member) : (double) json_node_get_int (member);
+      member = json_object_get_member (body, "maxTokens");
+      if (member != NULL && JSON_NODE_HOLDS_VALUE (member))
+        start->max_tokens = (guint) json_node_get_int (member);
+    }
+  start->task = defer (routes, msg, message_id, routes->wait_seconds);
+  g_main_context_invoke (routes->main_context, start_run_on_main, start);
 }
 
 static void
@@ -726,9 +1103,28 @@ handle_inference (PrsApiRoutes      *routes,
       return;
     }
 
+  {
+    g_autoptr(PrsAgent) agent = prs_store_lookup_agent (routes->store, agent_id, NULL);
+
+    if (agent == NULL)
+      {
+        prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "agent-not-found",
+                               with_history ? "There is no agent with this context.activeAgentId."
+                                            : "There is no agent with this agentId.");
+        return;
+      }
+  }
+
   dedup_key = compute_dedup_key (idempotency_key, workflow_id, execution_id, prompt, context);
   if (dedup_key != NULL && replay_duplicate (routes, msg, dedup_key))
     return;
+
+  if (routes->runner != NULL)
+    {
+      handle_inference_run (routes, msg, with_history, object, prompt, conversation_id, agent_id,
+                            context_json, execution_json, dedup_key);
+      return;
+    }
 
   if (routes->running_inferences >= PRS_API_MAX_CONCURRENT_RUNS)
     {
@@ -789,10 +1185,24 @@ handle_inference (PrsApiRoutes      *routes,
 }
 
 static void
-handle_provider_info (SoupServerMessage *msg)
+handle_provider_info (PrsApiRoutes      *routes,
+                      SoupServerMessage *msg)
 {
-  JsonObject *object = json_object_new ();
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *object;
+  JsonNode *node;
+
+  if (routes->runner != NULL)
+    {
+      /* PrsProviders lives on the main thread */
+      GTask *task = defer (routes, msg, NULL, 0);
+
+      g_task_set_task_data (task, g_object_ref (routes->runner), g_object_unref);
+      g_main_context_invoke (routes->main_context, provider_info_on_main, task);
+      return;
+    }
+
+  object = json_object_new ();
+  node = json_node_new (JSON_NODE_OBJECT);
 
   /* No providers exist yet: say so, never invent one */
   json_object_set_boolean_member (object, "success", TRUE);
@@ -803,7 +1213,8 @@ handle_provider_info (SoupServerMessage *msg)
 }
 
 static void
-handle_loop_result (SoupServerMessage *msg)
+handle_loop_result (PrsApiRoutes      *routes,
+                    SoupServerMessage *msg)
 {
   g_autoptr(JsonNode) body = parse_json_body (msg);
   JsonObject *object;
@@ -826,7 +1237,19 @@ handle_loop_result (SoupServerMessage *msg)
   if (!get_string (msg, object, "error", "error", FALSE, FALSE, 0, &error_text))
     return;
 
-  /* No run waits for a callback until agent runs exist (issue 5) */
+  if (routes->registry != NULL &&
+      prs_callback_registry_deliver (routes->registry, tool_call_id, json_node_get_boolean (success),
+                                     json_object_get_member (object, "result"), error_text))
+    {
+      JsonObject *answer = json_object_new ();
+
+      json_object_set_boolean_member (answer, "success", TRUE);
+      json_object_set_string_member (answer, "toolCallId", tool_call_id);
+      prs_api_respond_json (msg, SOUP_STATUS_OK, json_node_init_object (json_node_alloc (), answer));
+      json_object_unref (answer);
+      return;
+    }
+
   prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "tool-call-not-found",
                          "No tool call with this toolCallId is waiting for a result.");
 }
@@ -985,14 +1408,14 @@ prs_api_routes_handle (PrsApiRoutes      *routes,
   else if (strcmp (path, "/api/ai/provider-info") == 0)
     {
       if (is_get)
-        handle_provider_info (msg);
+        handle_provider_info (routes, msg);
       else
         method_not_allowed (msg, "GET");
     }
   else if (strcmp (path, "/api/ai/agentic-loop-result") == 0)
     {
       if (is_post)
-        handle_loop_result (msg);
+        handle_loop_result (routes, msg);
       else
         method_not_allowed (msg, "POST");
     }

@@ -6,6 +6,7 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "prs-runner.h"
 #include "prs-store.h"
 
 G_BEGIN_DECLS
@@ -23,7 +24,21 @@ typedef struct
                                    const char *conversation_id,
                                    const char *message_id);
   gpointer  notify_data;
+
+  /* Agent runs (issue 4), set when the service has a runner. The runner
+   * and its providers live on the main thread: only their thread-safe
+   * functions are called here; everything else goes through
+   * @main_context with g_main_context_invoke and a GTask back. */
+  PrsRunner           *runner;
+  PrsCallbackRegistry *registry;
+  GMainContext        *main_context;
+  guint                wait_seconds;      /* 110, or PROSPONSIVE_INFERENCE_WAIT_SECONDS */
+  /* Set by a handler that paused its message: the server gives the
+   * connection this many seconds more */
+  guint                deferred_seconds;
 } PrsApiRoutes;
+
+#define PRS_API_INFERENCE_WAIT_SECONDS 110
 
 void prs_api_routes_handle   (PrsApiRoutes       *routes,
                               SoupServerMessage  *msg,

@@ -25,6 +25,7 @@
 #include <gio/gunixsocketaddress.h>
 #include <libsoup/soup.h>
 
+#include "prs-api-allowlist.h"
 #include "prs-api-guard.h"
 #include "prs-api-routes.h"
 #include "prs-api-server.h"
@@ -119,6 +120,10 @@ struct _PrsApiServer
   PrsSecrets   *secrets;
   guint         port;
   GMainContext *main_context;
+  gboolean      lan;            /* set before start; read-only afterwards */
+  PrsApiAllowlist *allowlist;
+  PrsRunner    *runner;         /* the main thread's; see prs_api_server_set_runner */
+  guint         wait_seconds;
 
   GThread      *thread;
   GMainContext *thread_context;
@@ -552,9 +557,12 @@ admit (ApiThread *t,
     }
 
   peer = address_to_peer (remote, &loopback);
-  /* Listening is on loopback only; anything else is refused here as well */
-  if (!loopback)
+  /* Loopback always; with LAN listening on, the allowlisted sources too.
+   * Anything else is closed here, before a byte of TLS. */
+  if (!loopback &&
+      !(t->server->lan && prs_api_allowlist_allows_socket_address (t->server->allowlist, remote)))
     {
+      g_debug ("Refusing a connection from %s (not an allowed source)", peer);
       g_socket_close (socket, NULL);
       return;
     }
@@ -743,11 +751,15 @@ request_handler (SoupServer        *soup,
   ApiThread *t = user_data;
   Conn *conn = conn_for_message (t, msg);
 
+  t->routes.deferred_seconds = 0;
   prs_api_routes_handle (&t->routes, msg, path, query);
 
-  /* The answer must be written within its own deadline */
+  /* The answer must be written within its own deadline; a paused one
+   * (an agent run) has its wait on top */
   if (conn != NULL && conn->state == CONN_HTTP)
-    conn->deadline = g_get_monotonic_time () + RESPONSE_TIMEOUT_US;
+    conn->deadline = g_get_monotonic_time () + RESPONSE_TIMEOUT_US +
+                     (gint64) t->routes.deferred_seconds * G_USEC_PER_SEC;
+  t->routes.deferred_seconds = 0;
 }
 
 /* ---- the thread ---- */
@@ -870,11 +882,16 @@ thread_setup (ApiThread  *t,
   if (watch == NULL)
     return FALSE;
   t->guard = prs_api_guard_new (self->port, watch);
+  prs_api_guard_set_lan (t->guard, self->lan);
 
   t->routes.store = t->store;
   t->routes.conversation_created = on_conversation_created;
   t->routes.message_added = on_message_added;
   t->routes.notify_data = t;
+  t->routes.runner = self->runner;
+  t->routes.registry = self->runner != NULL ? prs_runner_get_registry (self->runner) : NULL;
+  t->routes.main_context = self->main_context;
+  t->routes.wait_seconds = self->wait_seconds;
 
   t->soup = soup_server_new ("server-header", "Prosponsive/" PACKAGE_VERSION " ", NULL);
   g_signal_connect (t->soup, "request-started", G_CALLBACK (on_request_started), t);
@@ -889,12 +906,14 @@ thread_setup (ApiThread  *t,
   if (t->keep_alive)
     add_unreachable_listener (t);
 
-  listener = listen_on (t, "127.0.0.1", self->port, error);
+  /* LAN listening binds the wildcard addresses, which include loopback
+   * (Linux refuses 127.0.0.1 and 0.0.0.0 on one port): admit() decides */
+  listener = listen_on (t, self->lan ? "0.0.0.0" : "127.0.0.1", self->port, error);
   if (listener == NULL)
     return FALSE;
   g_ptr_array_add (t->listeners, listener);
 
-  listener = listen_on (t, "::1", self->port, &v6_error);
+  listener = listen_on (t, self->lan ? "::" : "::1", self->port, &v6_error);
   if (listener != NULL)
     g_ptr_array_add (t->listeners, listener);
   else if (g_error_matches (v6_error, PRS_ERROR, PRS_ERROR_FAILED))
@@ -903,7 +922,7 @@ thread_setup (ApiThread  *t,
       return FALSE;
     }
   else
-    g_message ("Not listening on [::1]: %s", v6_error->message);
+    g_message ("Not listening on [%s]: %s", self->lan ? "::" : "::1", v6_error->message);
 
   t->sweep_source = g_timeout_source_new (SWEEP_INTERVAL_MS);
   g_source_set_callback (t->sweep_source, sweep, t, NULL);
@@ -996,7 +1015,9 @@ prs_api_server_finalize (GObject *object)
   prs_api_server_stop (self);
 
   g_clear_pointer (&self->data_dir, g_free);
+  g_clear_pointer (&self->allowlist, prs_api_allowlist_free);
   g_clear_object (&self->secrets);
+  g_clear_object (&self->runner);
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_clear_error (&self->start_error);
   g_mutex_clear (&self->lock);
@@ -1066,6 +1087,23 @@ prs_api_server_new (const char *data_dir,
   return self;
 }
 
+void
+prs_api_server_set_lan (PrsApiServer       *self,
+                        gboolean            enabled,
+                        const char * const *allowed_sources)
+{
+  g_auto(GStrv) invalid = NULL;
+
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+
+  g_clear_pointer (&self->allowlist, prs_api_allowlist_free);
+  self->lan = enabled;
+  self->allowlist = prs_api_allowlist_new (allowed_sources, &invalid);
+  for (guint i = 0; invalid[i] != NULL; i++)
+    g_message ("Ignoring “%s” in allowed-sources: not an IP address or CIDR network", invalid[i]);
+}
+
 gboolean
 prs_api_server_start (PrsApiServer  *self,
                       GError       **error)
@@ -1100,8 +1138,29 @@ prs_api_server_start (PrsApiServer  *self,
       return FALSE;
     }
 
-  g_message ("Local API listening on https://127.0.0.1:%u", self->port);
+  if (self->lan)
+    g_message ("Local API listening on https://127.0.0.1:%u and the local network "
+               "(%u allowed sources)", self->port, prs_api_allowlist_get_size (self->allowlist));
+  else
+    g_message ("Local API listening on https://127.0.0.1:%u", self->port);
   return TRUE;
+}
+
+void
+prs_api_server_set_runner (PrsApiServer *self,
+                           PrsRunner    *runner)
+{
+  const char *wait;
+
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+  g_return_if_fail (self->thread == NULL);
+
+  g_set_object (&self->runner, runner);
+  /* Tests shorten the 110 s wait */
+  wait = g_getenv ("PROSPONSIVE_INFERENCE_WAIT_SECONDS");
+  self->wait_seconds = PRS_API_INFERENCE_WAIT_SECONDS;
+  if (wait != NULL && g_ascii_strtoull (wait, NULL, 10) > 0)
+    self->wait_seconds = (guint) MIN (g_ascii_strtoull (wait, NULL, 10), 3600);
 }
 
 static gboolean

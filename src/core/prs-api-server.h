@@ -6,6 +6,7 @@
 
 #include <gio/gio.h>
 
+#include "prs-runner.h"
 #include "prs-secrets.h"
 
 G_BEGIN_DECLS
@@ -18,6 +19,19 @@ G_DECLARE_FINAL_TYPE (PrsApiServer, prs_api_server, PRS, API_SERVER, GObject)
 PrsApiServer *prs_api_server_new   (const char    *data_dir,
                                     PrsSecrets    *secrets,
                                     guint          port);
+/* Before start: LAN listening (GSettings `lan-listening`) binds 0.0.0.0 and
+ * :: instead of 127.0.0.1 and ::1, and admits, besides loopback, only the
+ * sources on @allowed_sources (`allowed-sources`: addresses or CIDR
+ * networks; invalid entries are skipped with a message). Other peers are
+ * closed at accept time, before TLS. Off by default. */
+void          prs_api_server_set_lan (PrsApiServer       *self,
+                                      gboolean            enabled,
+                                      const char * const *allowed_sources);
+/* Agent runs for the inference routes (before start). @runner lives on
+ * the main thread, where the server was made; the API thread hands it work
+ * with g_main_context_invoke. */
+void          prs_api_server_set_runner (PrsApiServer *self,
+                                         PrsRunner    *runner);
 /* Starts the thread; returns once both loopback addresses are bound (or
  * binding failed: PRS_ERROR_FAILED naming the port when it is in use). */
 gboolean      prs_api_server_start (PrsApiServer  *self,

@@ -30,6 +30,7 @@ typedef enum
   PRS_ERROR_PROVIDER_UNKNOWN_MODEL,  /* 404 or the provider's "model not found" */
   PRS_ERROR_PROVIDER_BAD_RESPONSE,   /* malformed JSON, chunks or stream */
   PRS_ERROR_PROVIDER_REJECTED,       /* any other 4xx: the request itself was refused */
+  PRS_ERROR_STORE_FULL,              /* SQLite: the disk (or its quota) is full */
 } PrsError;
 
 GQuark prs_error_quark (void);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-n8n-client.c: the n8n public REST API over libsoup 3.
  *
- * Every request is a GET with the X-N8N-API-KEY header. The answer body is
+ * Every request carries the X-N8N-API-KEY header: GETs for discovery, and
+ * the few POSTs of first-run setup (a credential, example workflows,
+ * activation). The answer body is
  * read in chunks up to a size cap (a misconfigured URL can point at anything,
  * including an endless stream), then parsed with json-glib. Failures become
  * PRS_ERROR codes whose messages name the n8n URL and say what to do; the API
@@ -44,6 +46,7 @@ typedef enum
 {
   REQUEST_LIST,
   REQUEST_WORKFLOW,
+  REQUEST_WRITE,      /* creating or activating: other scopes */
 } RequestKind;
 
 typedef struct
@@ -395,6 +398,13 @@ status_error (PrsN8nClient *self,
                         "Create a new key in n8n under Settings → n8n API.",
                         base, status, reason, said);
 
+  if (status == SOUP_STATUS_FORBIDDEN && req->kind == REQUEST_WRITE)
+    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
+                        "n8n at %s refused %s (%u %s%s). The API key may lack the scope "
+                        "for it (credential:create, workflow:create, workflow:activate). "
+                        "Create a key with these scopes in n8n under Settings → n8n API.",
+                        base, req->path, status, reason, said);
+
   if (status == SOUP_STATUS_FORBIDDEN)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
                         "n8n at %s rejected the API key (%u %s%s). The key may lack the "
@@ -591,7 +601,8 @@ on_sent (GObject      *source,
       return;
     }
 
-  g_debug ("n8n: GET %s%s → %u", self->base_url, req->path, soup_message_get_status (req->msg));
+  g_debug ("n8n: %s %s%s → %u", soup_message_get_method (req->msg), self->base_url, req->path,
+           soup_message_get_status (req->msg));
 
   headers = soup_message_get_response_headers (req->msg);
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
@@ -606,15 +617,18 @@ on_sent (GObject      *source,
 }
 
 /* @path_and_query is appended to the base URL; @path (no query) is what error
- * messages show. Finishes with the parsed JSON root (a JsonNode). */
+ * messages show; @body (may be NULL) is sent as JSON with @method. Finishes
+ * with the parsed JSON root (a JsonNode). */
 static void
-get_json_async (PrsN8nClient        *self,
-                RequestKind          kind,
-                const char          *path,
-                const char          *path_and_query,
-                GCancellable        *cancellable,
-                GAsyncReadyCallback  callback,
-                gpointer             user_data)
+request_json_async (PrsN8nClient        *self,
+                    RequestKind          kind,
+                    const char          *method,
+                    const char          *path,
+                    const char          *path_and_query,
+                    JsonNode            *body,
+                    GCancellable        *cancellable,
+                    GAsyncReadyCallback  callback,
+                    gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
   g_autofree char *url = NULL;
@@ -622,7 +636,7 @@ get_json_async (PrsN8nClient        *self,
   Request *req;
 
   task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, get_json_async);
+  g_task_set_source_tag (task, request_json_async);
 
   if (self->config_error != NULL)
     {
@@ -638,7 +652,7 @@ get_json_async (PrsN8nClient        *self,
   g_task_set_task_data (task, req, request_free);
 
   url = g_strconcat (self->base_url, path_and_query, NULL);
-  req->msg = soup_message_new (SOUP_METHOD_GET, url);
+  req->msg = soup_message_new (method, url);
   if (req->msg == NULL)
     {
       g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
@@ -652,6 +666,16 @@ get_json_async (PrsN8nClient        *self,
   soup_message_headers_replace (headers, "Accept", "application/json");
   if (self->api_key[0] != '\0')
     soup_message_headers_replace (headers, "X-N8N-API-KEY", self->api_key);
+  if (body != NULL)
+    {
+      gsize len = 0;
+      char *text = json_to_string (body, FALSE);
+      g_autoptr(GBytes) bytes = NULL;
+
+      len = strlen (text);
+      bytes = g_bytes_new_take (text, len);
+      soup_message_set_request_body_from_bytes (req->msg, "application/json", bytes);
+    }
 
   if (cancellable != NULL)
     {
@@ -664,13 +688,26 @@ get_json_async (PrsN8nClient        *self,
                            on_sent, g_steal_pointer (&task));
 }
 
+static void
+get_json_async (PrsN8nClient        *self,
+                RequestKind          kind,
+                const char          *path,
+                const char          *path_and_query,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
+{
+  request_json_async (self, kind, SOUP_METHOD_GET, path, path_and_query, NULL,
+                      cancellable, callback, user_data);
+}
+
 static JsonNode *
 get_json_finish (PrsN8nClient  *self,
                  GAsyncResult  *result,
                  GError       **error)
 {
   g_assert (g_task_is_valid (result, self));
-  g_assert (g_task_get_source_tag (G_TASK (result)) == get_json_async);
+  g_assert (g_task_get_source_tag (G_TASK (result)) == request_json_async);
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }
@@ -930,4 +967,230 @@ prs_n8n_client_get_workflow_finish (PrsN8nClient  *self,
                         prs_n8n_client_get_workflow_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Writes (first-run setup) ------------------------------------------------ */
+
+static void
+on_written (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsN8nClient *self = PRS_N8N_CLIENT (source);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *path = g_task_get_task_data (task);
+
+  root = get_json_finish (self, result, &error);
+  if (root == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_task_return_error (task, shape_error (self, path, "the answer is not an object"));
+      return;
+    }
+  g_task_return_pointer (task, json_object_ref (json_node_get_object (root)),
+                         (GDestroyNotify) json_object_unref);
+}
+
+static void
+post_async (PrsN8nClient        *self,
+            gpointer             source_tag,
+            const char          *path,
+            JsonNode            *body,
+            GCancellable        *cancellable,
+            GAsyncReadyCallback  callback,
+            gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, g_strdup (path), g_free);
+  request_json_async (self, REQUEST_WRITE, SOUP_METHOD_POST, path, path, body,
+                      cancellable, on_written, g_steal_pointer (&task));
+}
+
+static JsonObject *
+post_finish (PrsN8nClient  *self,
+             gpointer       source_tag,
+             GAsyncResult  *result,
+             GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_N8N_CLIENT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+prs_n8n_client_create_credential_async (PrsN8nClient        *self,
+                                        const char          *name,
+                                        const char          *type,
+                                        JsonObject          *data,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (name != NULL && type != NULL && data != NULL);
+
+  json_object_set_string_member (body, "name", name);
+  json_object_set_string_member (body, "type", type);
+  json_object_set_object_member (body, "data", json_object_ref (data));
+  json_node_set_object (node, body);
+  post_async (self, prs_n8n_client_create_credential_async, "/api/v1/credentials", node,
+              cancellable, callback, user_data);
+}
+
+char *
+prs_n8n_client_create_credential_finish (PrsN8nClient  *self,
+                                         GAsyncResult  *result,
+                                         GError       **error)
+{
+  g_autoptr(JsonObject) answer = post_finish (self, prs_n8n_client_create_credential_async,
+                                              result, error);
+  const char *id;
+
+  if (answer == NULL)
+    return NULL;
+  id = json_object_get_string_member_with_default (answer, "id", NULL);
+  if (id == NULL || *id == '\0')
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                   "n8n at %s created the credential but did not say its id.", self->base_url);
+      return NULL;
+    }
+  return g_strdup (id);
+}
+
+/* What POST /api/v1/workflows accepts (n8n 1.123: additionalProperties is
+ * false on the workflow and on each node; read-only fields are refused). */
+static const char * const workflow_fields[] = { "name", "nodes", "connections", "settings", NULL };
+static const char * const node_fields[] = {
+  "id", "name", "webhookId", "disabled", "notesInFlow", "notes", "type", "typeVersion",
+  "executeOnce", "alwaysOutputData", "retryOnFail", "maxTries", "waitBetweenTries",
+  "onError", "position", "parameters", "credentials", NULL
+};
+static const char * const settings_fields[] = {
+  "saveExecutionProgress", "saveManualExecutions", "saveDataErrorExecution",
+  "saveDataSuccessExecution", "executionTimeout", "errorWorkflow", "timezone",
+  "executionOrder", "callerPolicy", "callerIds", "timeSavedPerExecution", "availableInMCP", NULL
+};
+
+static JsonObject *
+copy_fields (JsonObject         *from,
+             const char * const *fields)
+{
+  JsonObject *to = json_object_new ();
+
+  for (guint i = 0; fields[i] != NULL; i++)
+    {
+      JsonNode *member = json_object_get_member (from, fields[i]);
+
+      if (member != NULL)
+        json_object_set_member (to, fields[i], json_node_copy (member));
+    }
+  return to;
+}
+
+JsonObject *
+prs_n8n_client_strip_workflow (JsonObject *workflow)
+{
+  JsonObject *out;
+  JsonNode *nodes;
+  JsonNode *settings;
+
+  g_return_val_if_fail (workflow != NULL, NULL);
+
+  out = copy_fields (workflow, workflow_fields);
+  nodes = json_object_get_member (workflow, "nodes");
+  if (nodes != NULL && JSON_NODE_HOLDS_ARRAY (nodes))
+    {
+      JsonArray *in = json_node_get_array (nodes);
+      JsonArray *stripped = json_array_new ();
+
+      for (guint i = 0; i < json_array_get_length (in); i++)
+        {
+          JsonNode *node = json_array_get_element (in, i);
+
+          if (JSON_NODE_HOLDS_OBJECT (node))
+            json_array_add_object_element (stripped, copy_fields (json_node_get_object (node), node_fields));
+        }
+      json_object_set_array_member (out, "nodes", stripped);
+    }
+  else
+    json_object_set_array_member (out, "nodes", json_array_new ());
+
+  if (!json_object_has_member (out, "connections"))
+    json_object_set_object_member (out, "connections", json_object_new ());
+
+  settings = json_object_get_member (workflow, "settings");
+  json_object_set_object_member (out, "settings",
+                                 settings != NULL && JSON_NODE_HOLDS_OBJECT (settings)
+                                   ? copy_fields (json_node_get_object (settings), settings_fields)
+                                   : json_object_new ());
+  return out;
+}
+
+void
+prs_n8n_client_create_workflow_async (PrsN8nClient        *self,
+                                      JsonObject          *workflow,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (workflow != NULL);
+
+  json_node_take_object (node, prs_n8n_client_strip_workflow (workflow));
+  post_async (self, prs_n8n_client_create_workflow_async, WORKFLOWS_PATH, node,
+              cancellable, callback, user_data);
+}
+
+JsonObject *
+prs_n8n_client_create_workflow_finish (PrsN8nClient  *self,
+                                       GAsyncResult  *result,
+                                       GError       **error)
+{
+  return post_finish (self, prs_n8n_client_create_workflow_async, result, error);
+}
+
+void
+prs_n8n_client_activate_workflow_async (PrsN8nClient        *self,
+                                        const char          *id,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data)
+{
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (id != NULL && *id != '\0');
+
+  escaped = g_uri_escape_string (id, NULL, FALSE);
+  path = g_strconcat (WORKFLOWS_PATH "/", escaped, "/activate", NULL);
+  post_async (self, prs_n8n_client_activate_workflow_async, path, NULL,
+              cancellable, callback, user_data);
+}
+
+gboolean
+prs_n8n_client_activate_workflow_finish (PrsN8nClient  *self,
+                                         GAsyncResult  *result,
+                                         GError       **error)
+{
+  g_autoptr(JsonObject) answer = post_finish (self, prs_n8n_client_activate_workflow_async,
+                                              result, error);
+
+  return answer != NULL;
 }

@@ -50,4 +50,44 @@ JsonObject   *prs_n8n_client_get_workflow_finish   (PrsN8nClient        *self,
                                                     GAsyncResult        *result,
                                                     GError             **error);
 
+/* POST /api/v1/credentials {name, type, data}; finishes with the new
+ * credential's id. n8n never sends the data back. */
+void          prs_n8n_client_create_credential_async  (PrsN8nClient        *self,
+                                                       const char          *name,
+                                                       const char          *type,
+                                                       JsonObject          *data,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+char         *prs_n8n_client_create_credential_finish (PrsN8nClient        *self,
+                                                       GAsyncResult        *result,
+                                                       GError             **error);
+
+/* A copy of @workflow with only what POST /api/v1/workflows accepts: name,
+ * nodes, connections and settings, each node and the settings cut to their
+ * known fields (exports carry id, active, tags, description, pinData, meta,
+ * versionId…, which n8n refuses). */
+JsonObject   *prs_n8n_client_strip_workflow           (JsonObject          *workflow);
+/* POST /api/v1/workflows with prs_n8n_client_strip_workflow (@workflow); the
+ * new workflow is inactive. Finishes with n8n's answer (id, name, nodes…). */
+void          prs_n8n_client_create_workflow_async    (PrsN8nClient        *self,
+                                                       JsonObject          *workflow,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+JsonObject   *prs_n8n_client_create_workflow_finish   (PrsN8nClient        *self,
+                                                       GAsyncResult        *result,
+                                                       GError             **error);
+/* POST /api/v1/workflows/{id}/activate. n8n refuses when a trigger cannot
+ * start (an IMAP login that fails, a missing credential): the error carries
+ * n8n's sentence. */
+void          prs_n8n_client_activate_workflow_async  (PrsN8nClient        *self,
+                                                       const char          *id,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+gboolean      prs_n8n_client_activate_workflow_finish (PrsN8nClient        *self,
+                                                       GAsyncResult        *result,
+                                                       GError             **error);
+
 G_END_DECLS

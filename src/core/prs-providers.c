@@ -189,6 +189,49 @@ prs_providers_add (PrsProviders  *self,
   return TRUE;
 }
 
+gboolean
+prs_providers_update (PrsProviders          *self,
+                      const PrsProviderRow  *row,
+                      const char            *api_key,
+                      GError               **error)
+{
+  g_autoptr(PrsProvider) check = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *clean_name = NULL;
+  PrsProviderRow copy;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
+  g_return_val_if_fail (row != NULL && row->id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  key = api_key != NULL && api_key[0] != '\0' ? g_strdup (api_key) : prs_providers_dup_key (self, row->id);
+  check = prs_provider_new (row->kind, row->base_url, row->model, key, error);
+  if (key != NULL)
+    memset (key, 0, strlen (key));
+  if (check == NULL)
+    return FALSE;
+
+  copy = *row;
+  clean_name = g_strstrip (g_strdup (row->name != NULL ? row->name : ""));
+  copy.name = clean_name;
+  if (copy.base_url != NULL && copy.base_url[0] == '\0')
+    copy.base_url = NULL;
+  if (!prs_store_update_provider (self->store, &copy, error))
+    return FALSE;
+
+  if (api_key != NULL && api_key[0] != '\0')
+    {
+      g_autofree char *secret = secret_name (row->id);
+      g_autofree char *label = g_strdup_printf (_("Prosponsive: API key of the AI provider “%s”"), clean_name);
+
+      if (!prs_secrets_store_sync (self->secrets, secret, label, api_key, NULL, error))
+        return FALSE;
+    }
+  /* Its last result described the old configuration. */
+  g_hash_table_remove (self->states, row->id);
+  return TRUE;
+}
+
 static PrsProviderRow *
 lookup (PrsProviders  *self,
         const char    *id_or_name,

@@ -54,6 +54,13 @@ gboolean         prs_providers_add            (PrsProviders  *self,
                                                const char    *api_key,
                                                char         **out_id,
                                                GError       **error);
+/* Stores name, kind, base URL, model, enabled and priority of row->id
+ * (validated like prs_providers_add); @api_key NULL or "" keeps the stored
+ * key. */
+gboolean         prs_providers_update         (PrsProviders  *self,
+                                               const PrsProviderRow *row,
+                                               const char    *api_key,
+                                               GError       **error);
 /* By id or name; its key is cleared too. */
 gboolean         prs_providers_remove         (PrsProviders  *self,
                                                const char    *id_or_name,

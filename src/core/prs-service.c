@@ -14,7 +14,9 @@
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-paths.h"
+#include "prs-runner.h"
 #include "prs-service.h"
+#include "prs-settings.h"
 
 struct _PrsService
 {
@@ -29,7 +31,10 @@ struct _PrsService
   PrsDiscovery  *discovery;
   PrsApiServer  *api_server;
   PrsConversationList *conversations;
-  GSettings     *settings;
+  PrsProviders  *providers;
+  PrsSettings   *settings;
+  PrsCallbackRegistry *registry;
+  PrsRunner     *runner;
 };
 
 G_DEFINE_FINAL_TYPE (PrsService, prs_service, G_TYPE_OBJECT)
@@ -37,6 +42,8 @@ G_DEFINE_FINAL_TYPE (PrsService, prs_service, G_TYPE_OBJECT)
 enum
 {
   SIGNAL_MESSAGE_ADDED,
+  SIGNAL_MESSAGE_CHANGED,
+  SIGNAL_APPROVAL_NEEDED,
   N_SIGNALS
 };
 
@@ -50,6 +57,7 @@ prs_service_new (const char *data_dir,
 
   self->data_dir = prs_paths_resolve_data_dir (data_dir);
   self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
+  self->settings = prs_settings_new ();
 
   return self;
 }
@@ -87,15 +95,15 @@ lock_data_dir (PrsService  *self,
 static void
 update_schedule (PrsService *self)
 {
-  guint minutes = g_settings_get_uint (self->settings, "discovery-interval");
+  guint minutes = prs_settings_get_discovery_interval (self->settings);
 
   prs_discovery_set_schedule (self->discovery, MAX (minutes, 1) * 60);
 }
 
 static void
-on_interval_changed (GSettings  *settings,
-                     const char *key,
-                     PrsService *self)
+on_interval_changed (PrsSettings *settings,
+                     const char  *key,
+                     PrsService  *self)
 {
   update_schedule (self);
 }
@@ -153,13 +161,92 @@ prs_service_get_conversations (PrsService *self)
   return self->conversations;
 }
 
+/* ---- agent runs ---- */
+
+static void
+apply_run_settings (PrsService *self)
+{
+  prs_runner_set_max_rounds (self->runner, prs_settings_get_max_tool_rounds (self->settings));
+  prs_runner_set_history_depth (self->runner, prs_settings_get_history_depth (self->settings));
+  prs_runner_set_max_tokens (self->runner, prs_settings_get_max_output_tokens (self->settings));
+  prs_runner_set_temperature (self->runner, prs_settings_get_temperature (self->settings));
+  prs_runner_set_tool_timeout (self->runner, prs_settings_get_tool_call_timeout (self->settings));
+  prs_runner_set_callback_timeout (self->runner, prs_settings_get_callback_timeout (self->settings));
+  prs_providers_set_timeout (self->providers, prs_settings_get_inference_timeout (self->settings));
+}
+
+static void
+on_run_setting_changed (PrsSettings *settings,
+                        const char  *key,
+                        PrsService  *self)
+{
+  apply_run_settings (self);
+}
+
+static void
+on_run_message_added (PrsRunner  *runner,
+                      const char *conversation_id,
+                      const char *message_id,
+                      PrsService *self)
+{
+  on_api_message_added (NULL, conversation_id, message_id, self);
+}
+
+static void
+on_run_message_changed (PrsRunner  *runner,
+                        const char *conversation_id,
+                        const char *message_id,
+                        PrsService *self)
+{
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, conversation_id, message_id);
+}
+
+static void
+on_run_approval_needed (PrsRunner  *runner,
+                        const char *conversation_id,
+                        const char *message_id,
+                        const char *tool_name,
+                        PrsService *self)
+{
+  g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, conversation_id, message_id, tool_name);
+}
+
+static void
+start_runner (PrsService *self)
+{
+  g_autofree char *callback_url = NULL;
+
+  self->registry = prs_callback_registry_new ();
+  self->runner = prs_runner_new (self->store, self->providers, self->registry);
+  callback_url = g_strdup_printf ("https://127.0.0.1:%u/api/ai/agentic-loop-result", self->port);
+  prs_runner_set_callback_url (self->runner, callback_url);
+  apply_run_settings (self);
+  g_signal_connect_object (self->settings, "changed", G_CALLBACK (on_run_setting_changed), self, 0);
+  g_signal_connect_object (self->runner, "message-added", G_CALLBACK (on_run_message_added), self, 0);
+  g_signal_connect_object (self->runner, "message-changed", G_CALLBACK (on_run_message_changed), self, 0);
+  g_signal_connect_object (self->runner, "approval-needed", G_CALLBACK (on_run_approval_needed), self, 0);
+}
+
+PrsRunner *
+prs_service_get_runner (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->runner;
+}
+
+PrsCallbackRegistry *
+prs_service_get_callback_registry (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->registry;
+}
+
 gboolean
 prs_service_start (PrsService  *self,
                    GError     **error)
 {
-  GSettingsSchemaSource *source;
-  g_autoptr(GSettingsSchema) schema = NULL;
-
   g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
 
   if (!prs_paths_ensure_data_dir (self->data_dir, error) ||
@@ -172,6 +259,8 @@ prs_service_start (PrsService  *self,
 
   self->secrets = prs_secrets_new (self->data_dir);
   self->discovery = prs_discovery_new (self->store, self->secrets);
+  self->providers = prs_providers_new (self->store, self->secrets);
+  start_runner (self);
 
   self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
   self->conversations = prs_conversation_list_new (self->store);
@@ -179,25 +268,23 @@ prs_service_start (PrsService  *self,
                            G_CALLBACK (on_api_conversation_created), self, 0);
   g_signal_connect_object (self->api_server, "message-added",
                            G_CALLBACK (on_api_message_added), self, 0);
+
+  /* LAN listening is read once, at start: a change applies on restart */
+  prs_api_server_set_lan (self->api_server,
+                          prs_settings_get_lan_listening (self->settings),
+                          prs_settings_get_allowed_sources (self->settings));
+
+  prs_api_server_set_runner (self->api_server, self->runner);
   if (!prs_api_server_start (self->api_server, error))
     return FALSE;
+  /* Pending approvals come back; calls that were running are interrupted */
+  prs_runner_resume (self->runner);
 
-  /* Discovery runs at startup and then every discovery-interval minutes. */
-  source = g_settings_schema_source_get_default ();
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
-  if (schema != NULL)
-    {
-      self->settings = g_settings_new (APP_ID);
-      g_signal_connect_object (self->settings, "changed::discovery-interval",
-                               G_CALLBACK (on_interval_changed), self, 0);
-      update_schedule (self);
-    }
-  else
-    {
-      g_message ("The GSettings schema %s is not installed; discovery runs every 15 minutes", APP_ID);
-      prs_discovery_set_schedule (self->discovery, 15 * 60);
-    }
+  /* Discovery runs at startup and then every discovery-interval minutes
+   * (15 when the schema is not installed: PrsSettings keeps defaults). */
+  g_signal_connect_object (self->settings, "changed::discovery-interval",
+                           G_CALLBACK (on_interval_changed), self, 0);
+  update_schedule (self);
 
   return TRUE;
 }
@@ -253,6 +340,22 @@ prs_service_get_discovery (PrsService *self)
   return self->discovery;
 }
 
+PrsSettings *
+prs_service_get_settings (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->settings;
+}
+
+PrsProviders *
+prs_service_get_providers (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->providers;
+}
+
 static void
 prs_service_dispose (GObject *object)
 {
@@ -263,6 +366,9 @@ prs_service_dispose (GObject *object)
   g_clear_object (&self->api_server);
   g_clear_object (&self->conversations);
   g_clear_object (&self->discovery);
+  g_clear_object (&self->runner);
+  g_clear_object (&self->registry);
+  g_clear_object (&self->providers);
   g_clear_object (&self->secrets);
   g_clear_object (&self->store);
 
@@ -297,6 +403,34 @@ prs_service_class_init (PrsServiceClass *klass)
    * A message was stored (through the API or prs_service_add_message ()),
    * after the conversation list was refreshed. Emitted on the main context.
    */
+  /**
+   * PrsService::message-changed:
+   * @conversation_id: the conversation
+   * @message_id: a stored message whose status, text or extra data changed
+   *
+   * An agent run changed a message (streamed text, a tool call's status);
+   * views re-read it in place (prs_message_list_message_changed ()).
+   */
+  signals[SIGNAL_MESSAGE_CHANGED] =
+    g_signal_new ("message-changed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
+  /**
+   * PrsService::approval-needed:
+   * @conversation_id: the conversation
+   * @message_id: the tool-call message waiting for a decision
+   * @tool_name: the tool
+   */
+  signals[SIGNAL_APPROVAL_NEEDED] =
+    g_signal_new ("approval-needed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+
   signals[SIGNAL_MESSAGE_ADDED] =
     g_signal_new ("message-added",
                   G_TYPE_FROM_CLASS (klass),

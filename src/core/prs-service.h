@@ -8,7 +8,10 @@
 
 #include "prs-conversation-list.h"
 #include "prs-discovery.h"
+#include "prs-providers.h"
+#include "prs-runner.h"
 #include "prs-secrets.h"
+#include "prs-settings.h"
 #include "prs-store.h"
 
 G_BEGIN_DECLS
@@ -29,6 +32,15 @@ guint       prs_service_get_port     (PrsService  *self);
 PrsStore   *prs_service_get_store    (PrsService  *self);
 PrsSecrets *prs_service_get_secrets  (PrsService  *self);
 PrsDiscovery *prs_service_get_discovery (PrsService *self);
+/* The settings (never NULL, also before start); read them here, not from
+ * GSettings. */
+PrsSettings  *prs_service_get_settings  (PrsService *self);
+/* The configured AI providers (NULL before start). */
+PrsProviders *prs_service_get_providers (PrsService *self);
+/* Agent runs (NULL before start): PrsRunner on the main thread, and the
+ * registry of tool calls waiting for /api/ai/agentic-loop-result. */
+PrsRunner    *prs_service_get_runner    (PrsService *self);
+PrsCallbackRegistry *prs_service_get_callback_registry (PrsService *self);
 /* The conversations, newest first, kept current (NULL before start). */
 PrsConversationList *prs_service_get_conversations (PrsService *self);
 /* Stores a message made in the app (prs_store_insert_message ()), refreshes

@@ -150,6 +150,48 @@ static const PrsMigration migrations[] = {
     "  PRIMARY KEY (conversation_id, path)"
     ");"
     "PRAGMA user_version = 3;" },
+
+  { 4,
+    /* Agent runs (SPEC §7): each step is stored, so a restart loses nothing.
+     * The transcript is what the model saw and said in the run. */
+    "CREATE TABLE runs ("
+    "  id                   TEXT PRIMARY KEY,"
+    "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  agent_id             TEXT NOT NULL,"
+    "  origin               TEXT NOT NULL CHECK (origin IN ('chat', 'inference', 'agent-inference')),"
+    "  trigger_message_id   TEXT,"
+    "  status               TEXT NOT NULL,"
+    "  context_json         TEXT,"
+    "  execution_json       TEXT,"
+    "  options_json         TEXT,"
+    "  transcript_json      TEXT NOT NULL DEFAULT '[]',"
+    "  assistant_message_id TEXT,"
+    "  stop_reason          TEXT,"
+    "  error                TEXT,"
+    "  round                INTEGER NOT NULL DEFAULT 0,"
+    "  created_at           TEXT NOT NULL,"
+    "  updated_at           TEXT NOT NULL"
+    ");"
+    "CREATE INDEX runs_status ON runs (status);"
+    "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+    "CREATE TABLE tool_calls ("
+    "  id                TEXT PRIMARY KEY,"
+    "  run_id            TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    "  message_id        TEXT NOT NULL,"
+    "  result_message_id TEXT,"
+    "  round             INTEGER NOT NULL,"
+    "  position          INTEGER NOT NULL,"
+    "  provider_call_id  TEXT,"
+    "  name              TEXT NOT NULL,"
+    "  arguments_json    TEXT NOT NULL,"
+    "  status            TEXT NOT NULL,"
+    "  result_text       TEXT,"
+    "  created_at        TEXT NOT NULL,"
+    "  updated_at        TEXT NOT NULL"
+    ");"
+    "CREATE INDEX tool_calls_run ON tool_calls (run_id, round, position);"
+    "CREATE INDEX tool_calls_message ON tool_calls (message_id);"
+    "PRAGMA user_version = 4;" },
 };
 
 int
@@ -178,7 +220,13 @@ prs_store_set_error (PrsStore    *self,
                   GError     **error,
                   const char  *what)
 {
-  g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, "%s: %s",
+  /* A full disk is its own code: the API answers 507 and the window says
+   * so, instead of "internal error" (issue 9, disk full) */
+  gboolean full = (sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_FULL ||
+                  sqlite3_system_errno (self->db) == ENOSPC ||
+                  sqlite3_system_errno (self->db) == EDQUOT;
+
+  g_set_error (error, PRS_ERROR, full ? PRS_ERROR_STORE_FULL : PRS_ERROR_STORE, "%s: %s",
                what, sqlite3_errmsg (self->db));
 }
 

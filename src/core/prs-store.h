@@ -258,4 +258,108 @@ gboolean        prs_store_remove_provider     (PrsStore    *self,
                                                const char  *id,
                                                GError     **error);
 
+/* ---- Agent runs, tool calls, approval rules (SPEC §7; prs-store-runs.c) ---- */
+
+/* One agent run (prs-run.h). The transcript is what the model has seen and
+ * said in this run (history, prompt, assistant turns, tool results) as a JSON
+ * array, so a run can go on after a restart. */
+typedef struct
+{
+  char   *id;
+  char   *conversation_id;
+  char   *agent_id;
+  char   *origin;              /* "chat", "inference", "agent-inference" */
+  char   *trigger_message_id;  /* the user or inbound message; may be NULL */
+  char   *status;              /* running, awaiting_approval, completed, failed, cancelled */
+  char   *context_json;        /* may be NULL */
+  char   *execution_json;      /* may be NULL */
+  char   *options_json;        /* {temperature, maxTokens, systemPrompt}; may be NULL */
+  char   *transcript_json;     /* never NULL after load */
+  char   *assistant_message_id;
+  char   *stop_reason;
+  char   *error;
+  int     round;               /* tool rounds made */
+  char   *created_at;
+  char   *updated_at;
+} PrsRunRow;
+
+void        prs_run_row_free                  (PrsRunRow   *row);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsRunRow, prs_run_row_free)
+
+/* Inserts, or replaces every mutable column of, row->id. */
+gboolean    prs_store_save_run                (PrsStore        *self,
+                                               const PrsRunRow *row,
+                                               GError         **error);
+/* NULL without an error when there is none. */
+PrsRunRow  *prs_store_lookup_run              (PrsStore    *self,
+                                               const char  *run_id,
+                                               GError     **error);
+PrsRunRow  *prs_store_lookup_run_by_trigger   (PrsStore    *self,
+                                               const char  *message_id,
+                                               GError     **error);
+/* PrsRunRow* whose status is running or awaiting_approval, oldest first. */
+GPtrArray  *prs_store_list_unfinished_runs    (PrsStore    *self,
+                                               GError     **error);
+
+/* One tool call of a run; message_id is its tool-call message. */
+typedef struct
+{
+  char   *id;                  /* the toolCallId sent to n8n */
+  char   *run_id;
+  char   *message_id;
+  char   *result_message_id;   /* may be NULL */
+  int     round;
+  int     position;
+  char   *provider_call_id;    /* the model's id for the call */
+  char   *name;
+  char   *arguments_json;      /* the arguments that run (bound, edited) */
+  char   *status;              /* proposed, approved, denied, running, succeeded, failed, interrupted */
+  char   *result_text;         /* what the model receives; may be NULL */
+} PrsToolCallRow;
+
+void            prs_tool_call_row_free        (PrsToolCallRow *row);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsToolCallRow, prs_tool_call_row_free)
+
+/* Inserts or replaces row->id. With @message_status set, the tool-call
+ * message's status (and @message_extra_json when set) change in the same
+ * transaction. */
+gboolean        prs_store_save_tool_call      (PrsStore             *self,
+                                               const PrsToolCallRow *row,
+                                               const char           *message_status,
+                                               const char           *message_extra_json,
+                                               GError              **error);
+/* PrsToolCallRow* of a run by round and position. */
+GPtrArray      *prs_store_list_tool_calls     (PrsStore    *self,
+                                               const char  *run_id,
+                                               GError     **error);
+/* By its id or its tool-call message's id; NULL without an error when none. */
+PrsToolCallRow *prs_store_lookup_tool_call    (PrsStore    *self,
+                                               const char  *id_or_message_id,
+                                               GError     **error);
+
+/* Auto-approval rules: NULL matches anything. */
+gboolean    prs_store_add_approval_rule       (PrsStore    *self,
+                                               const char  *tool,
+                                               const char  *agent_id,
+                                               const char  *conversation_slug,
+                                               const char  *action,     /* "approve" or "deny" */
+                                               gint64      *out_id,
+                                               GError     **error);
+/* [{id, tool, agentId, conversationSlug, action, createdAt}] by id. */
+JsonArray  *prs_store_list_approval_rules     (PrsStore    *self,
+                                               GError     **error);
+/* PRS_ERROR_NOT_FOUND when there is no such rule. */
+gboolean    prs_store_remove_approval_rule    (PrsStore    *self,
+                                               gint64       id,
+                                               GError     **error);
+/* The action of the rule that matches: the most specific one (most fields
+ * set); on a tie deny wins. NULL when none matches. */
+char       *prs_store_match_approval_rule     (PrsStore    *self,
+                                               const char  *tool,
+                                               const char  *agent_id,
+                                               const char  *conversation_slug);
+/* The slug of a conversation, or NULL. */
+char       *prs_store_dup_conversation_slug   (PrsStore    *self,
+                                               const char  *conversation_id);
+
 G_END_DECLS

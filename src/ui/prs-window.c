@@ -6,9 +6,12 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-agents-page.h"
 #include "prs-conversation-row.h"
 #include "prs-conversation-view.h"
-#include "prs-tools-view.h"
+#include "prs-frame-trace.h"
+#include "prs-preferences-window.h"
+#include "prs-tools-page.h"
 #include "prs-window.h"
 
 struct _PrsWindow
@@ -19,6 +22,7 @@ struct _PrsWindow
   GtkSingleSelection   *selection;
   PrsConversation      *shown;       /* for its title's notifications */
 
+  PrsAgentsPage        *agents_page;
   GtkListView          *conversation_list;
   PrsConversationView  *conversation_view;
   AdwWindowTitle       *content_title;
@@ -29,7 +33,7 @@ struct _PrsWindow
   GtkStack             *sidebar_stack;
   GtkSpinner           *spinner;
   AdwToastOverlay      *toast_overlay;
-  PrsToolsView         *tools_view;
+  PrsToolsPage         *tools_page;
 };
 
 G_DEFINE_FINAL_TYPE (PrsWindow, prs_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -69,7 +73,7 @@ reload_tools (PrsWindow *self)
 {
   g_autoptr(GError) error = NULL;
 
-  if (prs_tools_view_reload (self->tools_view, prs_service_get_store (self->service), &error) < 0)
+  if (prs_tools_page_reload (self->tools_page, &error) < 0)
     prs_window_show_toast (self, error->message);
 }
 
@@ -94,28 +98,12 @@ on_discovery_finished (PrsDiscovery *discovery,
 }
 
 static void
-refresh_done (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(PrsWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) tools = prs_discovery_run_finish (PRS_DISCOVERY (source), result, &error);
-
-  if (tools == NULL)
-    prs_window_show_toast (self, error->message);
-}
-
-static void
 refresh_tools_activated (GtkWidget  *widget,
                          const char *action_name,
                          GVariant   *parameter)
 {
-  PrsWindow *self = PRS_WINDOW (widget);
-  PrsDiscovery *discovery = prs_service_get_discovery (self->service);
-
-  if (!prs_discovery_get_running (discovery))
-    prs_discovery_run_async (discovery, NULL, refresh_done, g_object_ref (self));
+  /* The Tools page runs it and toasts the result. */
+  prs_tools_page_refresh (PRS_WINDOW (widget)->tools_page);
 }
 
 /* ---- which page shows ---- */
@@ -128,6 +116,11 @@ update_title (PrsWindow *self)
   if (g_strcmp0 (page, "tools") == 0)
     {
       adw_window_title_set_title (self->content_title, _("Tools"));
+      adw_window_title_set_subtitle (self->content_title, "");
+    }
+  else if (g_strcmp0 (page, "agents") == 0)
+    {
+      adw_window_title_set_title (self->content_title, _("Agents"));
       adw_window_title_set_subtitle (self->content_title, "");
     }
   else if (g_strcmp0 (page, "conversation") == 0 && self->shown != NULL)
@@ -172,6 +165,10 @@ static void
 show_conversation (PrsWindow       *self,
                    PrsConversation *conversation)
 {
+  /* PROSPONSIVE_TRACE_FRAMES=1: "TRACE first-frame <ms>" (bench/) */
+  if (conversation != NULL)
+    prs_frame_trace_begin (GTK_WIDGET (self), "first-frame");
+
   if (self->shown != conversation)
     {
       if (self->shown != NULL)
@@ -424,6 +421,29 @@ show_tools_activated (GtkWidget  *widget,
 }
 
 static void
+show_agents_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+
+  if (prs_agents_page_reload (self->agents_page, &error) < 0)
+    prs_window_show_toast (self, error->message);
+  gtk_stack_set_visible_child_name (self->content_stack, "agents");
+  update_title (self);
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+}
+
+PrsAgentsPage *
+prs_window_get_agents_page (PrsWindow *self)
+{
+  g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
+  return self->agents_page;
+}
+
+static void
 back_activated (GtkWidget  *widget,
                 const char *action_name,
                 GVariant   *parameter)
@@ -436,8 +456,9 @@ preferences_activated (GtkWidget  *widget,
                        const char *action_name,
                        GVariant   *parameter)
 {
-  /* Until the Preferences window exists, say so plainly. */
-  prs_window_show_toast (PRS_WINDOW (widget), _("Preferences are not available yet"));
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  gtk_window_present (GTK_WINDOW (prs_preferences_window_new (GTK_WINDOW (self), self->service)));
 }
 
 static void
@@ -455,8 +476,85 @@ on_tool_action (PrsConversationView *view,
                 const char          *arguments,
                 PrsWindow           *self)
 {
-  /* The run engine takes these over; until then nothing runs tools. */
-  g_debug ("Tool action %s on %s", action, message_id);
+  g_autoptr(GError) error = NULL;
+  PrsRunner *runner = prs_service_get_runner (self->service);
+
+  /* Approve, deny, edit, approve-all, retry: the runner enforces them */
+  if (runner != NULL && !prs_runner_tool_action (runner, message_id, action, arguments, &error))
+    prs_window_show_toast (self, error->message);
+}
+
+/* ---- agent runs ---- */
+
+static void
+update_busy (PrsWindow *self)
+{
+  PrsConversation *conversation = prs_conversation_view_get_conversation (self->conversation_view);
+  PrsRunner *runner = prs_service_get_runner (self->service);
+  PrsRun *run = NULL;
+
+  if (runner != NULL && conversation != NULL)
+    run = prs_runner_get_conversation_run (runner, prs_conversation_get_id (conversation));
+  prs_composer_set_busy (prs_conversation_view_get_composer (self->conversation_view),
+                         run != NULL && !prs_run_is_resting (run));
+}
+
+static void
+on_run_changed (PrsRunner *runner,
+                PrsRun    *run,
+                PrsWindow *self)
+{
+  update_busy (self);
+}
+
+static void
+on_message_changed (PrsService *service,
+                    const char *conversation_id,
+                    const char *message_id,
+                    PrsWindow  *self)
+{
+  PrsMessageList *messages = prs_conversation_view_get_messages (self->conversation_view);
+
+  /* Streamed text and tool call statuses change rows in place */
+  if (messages != NULL &&
+      g_strcmp0 (prs_message_list_get_conversation_id (messages), conversation_id) == 0)
+    prs_message_list_message_changed (messages, message_id);
+}
+
+/* After the view stored the user's message: an in-app run answers it */
+static void
+on_composer_send (PrsComposer *composer,
+                  const char  *text,
+                  const char  *agent_id,
+                  PrsWindow   *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  PrsConversation *conversation = prs_conversation_view_get_conversation (self->conversation_view);
+  PrsRunner *runner = prs_service_get_runner (self->service);
+
+  if (runner == NULL || conversation == NULL)
+    return;
+  run = prs_runner_start_chat (runner, prs_conversation_get_id (conversation), agent_id, &error);
+  if (run == NULL)
+    prs_window_show_toast (self, error->message);
+  update_busy (self);
+}
+
+static void
+on_composer_stop (PrsComposer *composer,
+                  PrsWindow   *self)
+{
+  PrsConversation *conversation = prs_conversation_view_get_conversation (self->conversation_view);
+  PrsRunner *runner = prs_service_get_runner (self->service);
+  PrsRun *run;
+
+  if (runner == NULL || conversation == NULL)
+    return;
+  run = prs_runner_get_conversation_run (runner, prs_conversation_get_id (conversation));
+  if (run != NULL)
+    prs_runner_cancel (runner, prs_run_get_id (run));
+  update_busy (self);
 }
 
 /* ---- life ---- */
@@ -476,6 +574,8 @@ prs_window_new (gpointer    application,
   self->service = g_object_ref (service);
 
   prs_conversation_view_set_service (self->conversation_view, service);
+  prs_tools_page_set_service (self->tools_page, service);
+  prs_agents_page_set_service (self->agents_page, service);
   g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
 
   model = G_LIST_MODEL (prs_service_get_conversations (service));
@@ -484,6 +584,15 @@ prs_window_new (gpointer    application,
   g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (on_selected_changed), self, 0);
   g_signal_connect_object (model, "items-changed", G_CALLBACK (on_conversations_changed), self, 0);
   g_signal_connect_object (service, "message-added", G_CALLBACK (on_message_added), self, 0);
+  g_signal_connect_object (service, "message-changed", G_CALLBACK (on_message_changed), self, 0);
+  if (prs_service_get_runner (service) != NULL)
+    g_signal_connect_object (prs_service_get_runner (service), "run-changed", G_CALLBACK (on_run_changed), self, 0);
+  g_signal_connect_object (prs_conversation_view_get_composer (self->conversation_view), "send",
+                           G_CALLBACK (on_composer_send), self, G_CONNECT_AFTER);
+  g_signal_connect_object (prs_conversation_view_get_composer (self->conversation_view), "stop",
+                           G_CALLBACK (on_composer_stop), self, 0);
+  g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (update_busy), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   gtk_list_view_set_model (self->conversation_list, GTK_SELECTION_MODEL (self->selection));
   update_sidebar_page (self);
   show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
@@ -520,6 +629,7 @@ prs_window_class_init (PrsWindowClass *klass)
   object_class->dispose = prs_window_dispose;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, agents_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_title);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_list);
@@ -530,11 +640,12 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, spinner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, tools_view);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, tools_page);
 
   gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.show-tools", NULL, show_tools_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-agents", NULL, show_agents_activated);
   gtk_widget_class_install_action (widget_class, "win.refresh-tools", NULL, refresh_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_activated);
@@ -543,12 +654,14 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "win.rename-conversation", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_t, GDK_CONTROL_MASK, "win.show-tools", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.show-agents", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.refresh-tools", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
 
   g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
-  g_type_ensure (PRS_TYPE_TOOLS_VIEW);
+  g_type_ensure (PRS_TYPE_TOOLS_PAGE);
+  g_type_ensure (PRS_TYPE_AGENTS_PAGE);
 }
 
 static void

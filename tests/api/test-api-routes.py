@@ -127,7 +127,7 @@ def run(tap, app):
     cid = j1['conversationId']
 
     # -- agent-inference --
-    base = {'prompt': 'Summarise this email', 'conversationId': cid, 'agentId': 'agent-1'}
+    base = {'prompt': 'Summarise this email', 'conversationId': cid, 'agentId': 'prosponsive'}
     bad = [
         ({k: v for k, v in base.items() if k != 'prompt'}, 'prompt'),
         (dict(base, prompt=''), 'prompt'),
@@ -193,7 +193,7 @@ def run(tap, app):
     tap.ok(k3.json()['messageId'] != k1.json()['messageId'], 'a different idempotencyKey → a new message', k3)
 
     # -- inference --
-    ibase = {'prompt': 'Hello', 'conversationId': cid, 'context': {'activeAgentId': 'agent-1'}}
+    ibase = {'prompt': 'Hello', 'conversationId': cid, 'context': {'activeAgentId': 'prosponsive'}}
     bad = [
         ({k: v for k, v in ibase.items() if k != 'context'}, 'context'),
         (dict(ibase, context={}), 'context.activeAgentId'),
@@ -239,7 +239,7 @@ def run(tap, app):
     # -- messages paging --
     pcid = app.resolve('paging')
     for i in range(7):
-        app.post('/api/ai/agent-inference', {'prompt': 'p%d' % i, 'conversationId': pcid, 'agentId': 'a'})
+        app.post('/api/ai/agent-inference', {'prompt': 'p%d' % i, 'conversationId': pcid, 'agentId': 'prosponsive'})
     page1 = app.get('/api/conversations/%s/messages?limit=3' % pcid).json()
     tap.ok(isinstance(page1, list) and [m['content'] for m in page1] == ['p0', 'p1', 'p2'],
            'messages: the first page of 3, in order', page1)

@@ -664,6 +664,76 @@ test_migration_3 (Fixture       *fixture,
   g_assert_cmpstr (count, ==, "1");
 }
 
+static void
+test_migration_4 (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *message_id = NULL;
+  g_autofree char *action = NULL;
+  g_autoptr(PrsRunRow) loaded = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(GPtrArray) unfinished = NULL;
+  g_autoptr(JsonNode) message = NULL;
+  PrsMessageInsert insert = { 0 };
+  PrsRunRow run = { 0 };
+  PrsToolCallRow call = { 0 };
+
+  /* A version-3 database with a conversation, a message and a rule. */
+  store = prs_store_new_at_version (fixture->db_path, 3, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_store_resolve_conversation (store, "Email Inbox", &id, NULL, &error));
+  insert.conversation_id = id;
+  insert.kind = "tool-call";
+  insert.content = "email_move";
+  insert.status = "proposed";
+  g_assert_true (prs_store_insert_message (store, &insert, &message_id, NULL, &error));
+  g_assert_true (prs_store_add_approval_rule (store, "email_move", NULL, NULL, "approve", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 4, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 4);
+
+  /* Old rows are intact; runs and tool calls can be stored. */
+  action = prs_store_match_approval_rule (store, "email_move", "prosponsive", "Email Inbox");
+  g_assert_cmpstr (action, ==, "approve");
+
+  run.id = (char *) "run-1";
+  run.conversation_id = id;
+  run.agent_id = (char *) "prosponsive";
+  run.origin = (char *) "agent-inference";
+  run.status = (char *) "awaiting_approval";
+  run.transcript_json = (char *) "[{\"role\":\"user\",\"text\":\"hi\"}]";
+  run.round = 1;
+  g_assert_true (prs_store_save_run (store, &run, &error));
+  g_assert_no_error (error);
+
+  call.id = (char *) "call-1";
+  call.run_id = (char *) "run-1";
+  call.message_id = message_id;
+  call.round = 1;
+  call.name = (char *) "email_move";
+  call.arguments_json = (char *) "{\"uid\":\"1\"}";
+  call.status = (char *) "approved";
+  g_assert_true (prs_store_save_tool_call (store, &call, "approved", NULL, &error));
+  g_assert_no_error (error);
+
+  loaded = prs_store_lookup_run (store, "run-1", &error);
+  g_assert_nonnull (loaded);
+  g_assert_cmpint (loaded->round, ==, 1);
+  g_assert_cmpstr (loaded->status, ==, "awaiting_approval");
+  unfinished = prs_store_list_unfinished_runs (store, &error);
+  g_assert_cmpuint (unfinished->len, ==, 1);
+  calls = prs_store_list_tool_calls (store, "run-1", &error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  message = prs_store_get_message (store, message_id, &error);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (message), "status"), ==, "approved");
+}
+
 /* ---- Conversations -------------------------------------------------------- */
 
 static void
@@ -1155,6 +1225,7 @@ main (int   argc,
   ADD ("migration/1", test_migration_1);
   ADD ("migration/2", test_migration_2);
   ADD ("migration/3", test_migration_3);
+  ADD ("migration/4", test_migration_4);
   ADD ("conversations/resolve", test_resolve_conversation);
   ADD ("conversations/resolve-concurrent", test_resolve_concurrent);
   ADD ("messages/insert-get-update", test_messages);

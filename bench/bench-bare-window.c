@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* bench-bare-window: the idle-rss baseline, a bare GTK 4 + libadwaita
+ * window (header bar, a label) of the same size; prints "RSS <kB>" after
+ * its first frames. */
+#include <stdlib.h>
+
+#include <adwaita.h>
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                guint         *count)
+{
+  (*count)++;
+}
+
+int
+main (void)
+{
+  g_autofree char *status = NULL;
+  GtkWidget *window, *box, *label;
+  GdkFrameClock *clock;
+  const char *line;
+  guint count = 0;
+
+  gtk_init ();
+  adw_init ();
+
+  window = adw_application_window_new (NULL);
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  label = gtk_label_new ("Bare window");
+  gtk_widget_set_vexpand (label, TRUE);
+  gtk_box_append (GTK_BOX (box), adw_header_bar_new ());
+  gtk_box_append (GTK_BOX (box), label);
+  adw_application_window_set_content (ADW_APPLICATION_WINDOW (window), box);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+
+  while ((clock = gtk_widget_get_frame_clock (window)) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &count);
+  while (count < 5)
+    {
+      gtk_widget_queue_draw (window);
+      g_main_context_iteration (NULL, TRUE);
+    }
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
+      (line = strstr (status, "VmRSS:")) == NULL)
+    return 1;
+  g_print ("RSS %ld\n", strtol (line + 6, NULL, 10));
+  return 0;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* bench-ui: drives the real window (PrsService + PrsWindow, the app's own
+ * code) over a data folder made by seed-conversation, for bench/run:
+ *
+ *   bench-ui idle  DIR PORT            RSS after the first frame
+ *   bench-ui open  DIR PORT SLUG STEPS select SLUG (the app prints "TRACE
+ *                                      first-frame <ms>" itself, with
+ *                                      PROSPONSIVE_TRACE_FRAMES=1), then
+ *                                      scroll from the bottom to the top
+ *                                      in STEPS jumps, a frame each; RSS
+ *                                      after opening and after scrolling
+ *   bench-ui gaps  DIR PORT SLUG SECS  the longest gap between painted
+ *                                      frames over SECS while redrawing
+ *                                      every frame (bench/run drives the
+ *                                      window's own API server with wrk
+ *                                      meanwhile, or not, for the baseline)
+ *
+ * Output: "KEY value" lines. Frames are waited for on the frame clock,
+ * never with sleeps. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <adwaita.h>
+
+#include "prs-conversation-view.h"
+#include "prs-service.h"
+#include "prs-window.h"
+
+static long
+rss_kb (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return -1;
+  line = strstr (status, "VmRSS:");
+  return line != NULL ? strtol (line + 6, NULL, 10) : -1;
+}
+
+static void
+on_after_paint (GdkFrameClock *clock,
+                guint         *count)
+{
+  (*count)++;
+}
+
+static void
+wait_frames (GtkWidget *widget,
+             guint      n)
+{
+  GdkFrameClock *clock;
+  guint count = 0;
+  gulong id;
+
+  while ((clock = gtk_widget_get_frame_clock (widget)) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &count);
+  while (count < n)
+    {
+      gtk_widget_queue_draw (widget);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_signal_handler_disconnect (clock, id);
+}
+
+/* Lets pending idles (model updates, page loads) run, bounded */
+static void
+drain (void)
+{
+  for (guint i = 0; i < 1000 && g_main_context_pending (NULL); i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+typedef struct
+{
+  gint64  last;
+  gint64  longest;
+  GArray *gaps;
+} Gaps;
+
+static void
+on_gap_paint (GdkFrameClock *clock,
+              Gaps          *gaps)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (gaps->last != 0)
+    {
+      double gap = (now - gaps->last) / 1000.0;
+
+      g_array_append_val (gaps->gaps, gap);
+      gaps->longest = MAX (gaps->longest, now - gaps->last);
+    }
+  gaps->last = now;
+}
+
+static gboolean
+redraw_every_frame (GtkWidget     *widget,
+                    GdkFrameClock *clock,
+                    gpointer       data)
+{
+  gtk_widget_queue_draw (widget);
+  return G_SOURCE_CONTINUE;
+}
+
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static gboolean
+on_timeout (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static GtkAdjustment *
+message_adjustment (PrsWindow *window)
+{
+  GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (window)));
+
+  return gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
+}
+
+static const char *
+find_conversation_id (PrsService *service,
+                      const char *slug)
+{
+  GListModel *model = G_LIST_MODEL (prs_service_get_conversations (service));
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(PrsConversation) conversation = g_list_model_get_item (model, i);
+
+      if (g_strcmp0 (prs_conversation_get_slug (conversation), slug) == 0)
+        return g_intern_string (prs_conversation_get_id (conversation));
+    }
+  return NULL;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsService) service = NULL;
+  PrsWindow *window;
+  const char *mode;
+  const char *conversation_id = NULL;
+
+  if (argc < 4)
+    {
+      g_printerr ("usage: bench-ui idle|open|gaps DIR PORT [SLUG STEPS|SECS]\n");
+      return 2;
+    }
+  mode = argv[1];
+
+  gtk_init ();
+  adw_init ();
+
+  service = prs_service_new (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
+  if (!prs_service_start (service, &error))
+    {
+      g_printerr ("bench-ui: %s\n", error->message);
+      return 1;
+    }
+
+  window = prs_window_new (NULL, service);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_frames (GTK_WIDGET (window), 3);
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+
+  if (argc > 4)
+    {
+      conversation_id = find_conversation_id (service, argv[4]);
+      if (conversation_id == NULL)
+        {
+          g_printerr ("bench-ui: no conversation %s\n", argv[4]);
+          return 1;
+        }
+    }
+
+  if (g_str_equal (mode, "idle"))
+    {
+      g_print ("RSS %ld\n", rss_kb ());
+    }
+  else if (g_str_equal (mode, "open") && conversation_id != NULL && argc > 5)
+    {
+      guint steps = (guint) g_ascii_strtoull (argv[5], NULL, 10);
+      GtkAdjustment *adj;
+      long before;
+
+      /* The app's own trace prints "TRACE first-frame <ms>" after this */
+      g_print ("ACTION select\n");
+      fflush (stdout);
+      prs_window_select_conversation (window, conversation_id);
+      wait_frames (GTK_WIDGET (window), 8);
+      drain ();
+      wait_frames (GTK_WIDGET (window), 2);
+      before = rss_kb ();
+      g_print ("RSS-OPEN %ld\n", before);
+      g_print ("ITEMS %u\n", g_list_model_get_n_items (G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)))));
+
+      adj = message_adjustment (window);
+      for (guint i = 1; i <= steps; i++)
+        {
+          double upper = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+
+          gtk_adjustment_set_value (adj, upper * (1.0 - (double) i / steps));
+          wait_frames (GTK_WIDGET (window), 1);
+        }
+      /* The list's height estimate moves as rows are measured: settle at the top */
+      for (guint i = 0; i < 20 && gtk_adjustment_get_value (adj) > 0; i++)
+        {
+          gtk_adjustment_set_value (adj, 0);
+          wait_frames (GTK_WIDGET (window), 1);
+        }
+      drain ();
+      wait_frames (GTK_WIDGET (window), 2);
+      g_print ("TOP %.0f\n", gtk_adjustment_get_value (adj));
+      g_print ("RSS-SCROLLED %ld\n", rss_kb ());
+    }
+  else if (g_str_equal (mode, "gaps") && conversation_id != NULL && argc > 5)
+    {
+      double seconds = g_ascii_strtod (argv[5], NULL);
+      GdkFrameClock *clock;
+      Gaps gaps = { 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
+      gboolean done = FALSE;
+      gulong paint_id;
+      guint tick_id;
+
+      prs_window_select_conversation (window, conversation_id);
+      wait_frames (GTK_WIDGET (window), 8);
+      clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+      tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (window), redraw_every_frame, NULL, NULL);
+      paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_gap_paint), &gaps);
+      g_print ("READY\n");
+      fflush (stdout);
+      g_timeout_add ((guint) (seconds * 1000), on_timeout, &done);
+      while (!done)
+        g_main_context_iteration (NULL, TRUE);
+      g_signal_handler_disconnect (clock, paint_id);
+      gtk_widget_remove_tick_callback (GTK_WIDGET (window), tick_id);
+      g_array_sort (gaps.gaps, compare_doubles);
+      g_print ("FRAMES %u\n", gaps.gaps->len);
+      if (gaps.gaps->len > 0)
+        {
+          g_print ("GAP-P50 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len / 2));
+          g_print ("GAP-P99 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len * 99 / 100));
+        }
+      g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
+      g_array_unref (gaps.gaps);
+    }
+  else
+    {
+      g_printerr ("bench-ui: bad arguments\n");
+      return 2;
+    }
+
+  fflush (stdout);
+  gtk_window_destroy (GTK_WINDOW (window));
+  prs_service_stop (service);
+  return 0;
+}

@@ -1,0 +1,508 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""bench/run's driver: every benchmark of issue 9, one line each,
+
+    BENCH <name> <value> <unit> baseline=<value> ratio=<r> target=<t> PASS|FAIL
+
+with each baseline measured in the same invocation, plus `NOTE` lines
+(load average, p99s, linearity) that say what limits a figure. A benchmark
+that cannot run prints its line with value nan, FAIL and the reason.
+
+Only loopback targets; every loop is bounded in count and time."""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+CACHE = os.path.join(os.path.expanduser('~'), '.cache', 'prosponsive-bench')
+
+RESOLVE_CALLS = 100_000
+WRK_CONNECTIONS = 8
+WRK_THREADS = 2
+
+
+# ---- small helpers ----
+
+def loadavg():
+    with open('/proc/loadavg') as f:
+        return ' '.join(f.read().split()[:3])
+
+
+def note(text):
+    print('NOTE ' + text, flush=True)
+
+
+def bench_line(name, value, unit, baseline, ratio, target, ok, reason=None):
+    line = 'BENCH %s %s %s baseline=%s ratio=%s target=%s %s' % (
+        name, value, unit, baseline, ratio, target, 'PASS' if ok else 'FAIL')
+    print(line, flush=True)
+    if reason:
+        note('%s: %s' % (name, reason))
+    RESULTS.append(line)
+
+
+def failed(name, unit, target, reason):
+    bench_line(name, 'nan', unit, 'nan', 'nan', target, False, reason)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def rss_kb(pid):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return -1
+
+
+def app_env(extra=None):
+    env = dict(os.environ)
+    env.update({
+        'GSETTINGS_BACKEND': 'memory',
+        'GSETTINGS_SCHEMA_DIR': os.path.join(ARGS.build, 'data'),
+        'PROSPONSIVE_SECRETS': 'file',
+        'NO_AT_BRIDGE': '1',
+        'GSK_RENDERER': os.environ.get('GSK_RENDERER', 'cairo'),
+        'GDK_BACKEND': 'x11',
+        'PROSPONSIVE_TRACE_FRAMES': '1',
+        'LC_ALL': 'C.UTF-8',
+    })
+    env.update(extra or {})
+    return env
+
+
+def tool(name):
+    return os.path.join(ARGS.build, 'bench', name)
+
+
+def token_of(data_dir):
+    with open(os.path.join(data_dir, 'secrets.json')) as f:
+        return json.load(f)['api-token']
+
+
+def wait_https(port, timeout=30, proc=None):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            return False
+        try:
+            req = urllib.request.Request('https://127.0.0.1:%d/api/health' % port,
+                                         headers={'Host': '127.0.0.1:%d' % port})
+            with urllib.request.urlopen(req, context=ctx, timeout=2) as r:
+                if r.status == 200:
+                    return True
+        except Exception:
+            time.sleep(0.1)
+    return False
+
+
+def resolve_once(port, token, slug='Email Inbox'):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    req = urllib.request.Request('https://127.0.0.1:%d/api/conversations/resolve' % port,
+                                 data=json.dumps({'slug': slug}).encode(), method='POST',
+                                 headers={'Authorization': 'Bearer ' + token,
+                                          'Content-Type': 'application/json'})
+    with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
+        return json.load(r)
+
+
+def stop(proc):
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+WRK_SCRIPT = r'''
+local limit = tonumber(os.getenv("BENCH_LIMIT") or "0")
+local done_prefix = os.getenv("BENCH_DONE") or ""
+local counter = 0
+local next_id = 0
+-- thread:stop() ends a thread, not wrk's fixed duration: each thread leaves
+-- a marker when it has its share, and bench.py interrupts wrk (SIGINT,
+-- which still prints the summary) once every thread has
+function setup(thread)
+  next_id = next_id + 1
+  thread:set("id", next_id)
+end
+wrk.method = "POST"
+wrk.body = '{"slug":"Email Inbox"}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
+if limit > 0 then
+  response = function(status, headers, body)
+    counter = counter + 1
+    if counter == limit then
+      local f = io.open(done_prefix .. id, "w")
+      if f then f:close() end
+      wrk.thread:stop()
+    end
+  end
+end
+done = function(summary, latency, requests)
+  io.write(string.format("WRK requests=%d duration_us=%d p50_us=%d p99_us=%d non2xx=%d connect_errors=%d read_errors=%d timeouts=%d\n",
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    summary.errors.status, summary.errors.connect, summary.errors.read, summary.errors.timeout))
+end
+'''
+
+
+def run_wrk(port, token, seconds, limit_total=0):
+    """wrk against resolve: 8 keep-alive connections, at most `seconds`,
+    stopping after `limit_total` responses when given. Returns a dict."""
+    script = os.path.join(WORK, 'resolve.lua')
+    with open(script, 'w') as f:
+        f.write(WRK_SCRIPT)
+    done_prefix = os.path.join(WORK, 'wrk-done-%d-' % time.monotonic_ns())
+    env = dict(os.environ, BENCH_TOKEN=token, BENCH_DONE=done_prefix,
+               BENCH_LIMIT=str(limit_total // WRK_THREADS if limit_total else 0))
+    proc = subprocess.Popen(['wrk', '-t%d' % WRK_THREADS, '-c%d' % WRK_CONNECTIONS,
+                             '-d%ds' % seconds, '--timeout', '10s', '-s', script,
+                             'https://127.0.0.1:%d/api/conversations/resolve' % port],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + seconds + 60
+    while limit_total and proc.poll() is None and time.monotonic() < deadline:
+        if all(os.path.exists(done_prefix + str(i)) for i in range(1, WRK_THREADS + 1)):
+            proc.send_signal(signal.SIGINT)
+            break
+        time.sleep(0.05)
+    try:
+        stdout, stderr = proc.communicate(timeout=max(5, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+    out = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    for line in out.stdout.splitlines():
+        if line.startswith('WRK '):
+            d = dict(kv.split('=') for kv in line.split()[1:])
+            d = {k: int(v) for k, v in d.items()}
+            d['rps'] = d['requests'] / (d['duration_us'] / 1e6) if d['duration_us'] else 0
+            return d
+    raise RuntimeError('wrk printed no summary: %s %s' % (out.stdout[-500:], out.stderr[-500:]))
+
+
+# ---- the benchmarks ----
+
+def bench_discovery():
+    out = subprocess.run([tool('bench-discovery')] + (['--quick'] if ARGS.quick else []),
+                         capture_output=True, text=True, timeout=600)
+    for line in out.stdout.splitlines():
+        if line.startswith('BENCH '):
+            print(line, flush=True)
+            RESULTS.append(line)
+            return
+    failed('discovery-1000', 'ms', '2.0', 'bench-discovery printed nothing: ' + out.stderr[-300:])
+
+
+def hyperfine_mean(command, runs):
+    js = os.path.join(WORK, 'hf.json')
+    subprocess.run(['hyperfine', '-N', '--warmup', '3', '-r', str(runs), '--export-json', js,
+                    '--style', 'none'] + [command],
+                   capture_output=True, text=True, timeout=300, check=True)
+    with open(js) as f:
+        r = json.load(f)['results'][0]
+    return r['median'] * 1000.0
+
+
+def bench_layout():
+    d = os.path.join(WORK, 'layout')
+    os.makedirs(d, exist_ok=True)
+    out = subprocess.run([tool('bench-layout'), d] + (['--quick'] if ARGS.quick else []),
+                         capture_output=True, text=True, timeout=600, check=True)
+    rows = {}
+    for line in out.stdout.splitlines():
+        _, mib, ms, size = line.split()
+        rows[int(mib)] = (float(ms), int(size))
+    ms1, size1 = rows[1]
+    mbps = size1 / 1e6 / (ms1 / 1000.0)
+    wc_ms = hyperfine_mean('wc -l %s' % os.path.join(d, 'reply-1MiB.txt'), 10 if ARGS.quick else 30)
+    wc_mbps = size1 / 1e6 / (wc_ms / 1000.0)
+    per_mib_1 = ms1 / 1
+    per_mib_16 = rows[16][0] / 16
+    linearity = per_mib_16 / per_mib_1
+    note('layout-throughput: 1 MiB %.2f ms, 4 MiB %.2f ms, 16 MiB %.2f ms; time per MiB at 16 MiB / at 1 MiB = %.2f (1.00 is linear; PASS needs <= 1.5)'
+         % (rows[1][0], rows[4][0], rows[16][0], linearity))
+    note('layout-throughput: wc -l median %.2f ms includes starting the process (hyperfine -N)' % wc_ms)
+    bench_line('layout-throughput', '%.1f' % mbps, 'MB/s', '%.1f' % wc_mbps,
+               '%.2f' % (mbps / wc_mbps), '>=100MB/s,linear<=1.5', mbps >= 100 and linearity <= 1.5)
+
+
+def seed(n, data_dir, slug, conversations=1):
+    subprocess.run([tool('seed-conversation'), str(n), data_dir, '--slug', slug,
+                    '--conversations', str(conversations)],
+                   capture_output=True, text=True, timeout=300, check=True)
+
+
+def bench_ui(*argv, timeout=600, env_extra=None):
+    proc = subprocess.run([tool('bench-ui')] + [str(a) for a in argv], capture_output=True, text=True,
+                          timeout=timeout, env=app_env(env_extra))
+    if proc.returncode != 0:
+        raise RuntimeError('bench-ui %s failed (%d): %s' % (argv[0], proc.returncode, proc.stderr[-800:]))
+    return proc.stdout
+
+
+def parse_kv(out):
+    values = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            values.setdefault(parts[0], parts[1])
+    return values
+
+
+def first_trace_after_action(out):
+    seen = False
+    for line in out.splitlines():
+        if line.startswith('ACTION '):
+            seen = True
+        elif seen and line.startswith('TRACE first-frame '):
+            return float(line.split()[2])
+    return None
+
+
+def bench_idle_rss():
+    d = os.path.join(WORK, 'idle')
+    seed(10, d, 'small', conversations=1000)
+    bare = subprocess.run([tool('bench-bare-window')], capture_output=True, text=True,
+                          timeout=120, env=app_env())
+    base = int(parse_kv(bare.stdout)['RSS'])
+    out = bench_ui('idle', d, free_port())
+    rss = int(parse_kv(out)['RSS'])
+    ratio = rss / base
+    bench_line('idle-rss', '%.1f' % (rss / 1024), 'MB', '%.1f' % (base / 1024), '%.2f' % ratio,
+               '1.5', ratio <= 1.5)
+
+
+def bench_open_scroll():
+    d = os.path.join(WORK, 'huge')
+    seed(100_000, d, 'huge')
+    seed(10, d, 'small')
+    steps = 60 if ARGS.quick else 400
+    small = bench_ui('open', d, free_port(), 'small', 0)
+    small_ms = first_trace_after_action(small)
+    out = bench_ui('open', d, free_port(), 'huge', steps, timeout=900)
+    huge_ms = first_trace_after_action(out)
+    kv = parse_kv(out)
+    if small_ms is None or huge_ms is None:
+        failed('open-100k', 'ms', '2.0,<300ms', 'no TRACE first-frame line after selecting')
+    else:
+        ratio = huge_ms / small_ms
+        bench_line('open-100k', '%.1f' % huge_ms, 'ms', '%.1f' % small_ms, '%.2f' % ratio,
+                   '2.0,<300ms', ratio <= 2 and huge_ms < 300)
+    opened = int(kv['RSS-OPEN'])
+    scrolled = int(kv['RSS-SCROLLED'])
+    growth = (scrolled - opened) / 1024
+    note('scroll-100k-rss: %s items, %d jumps from the bottom to the top (a frame each), '
+         'final scroll offset %s px' % (kv.get('ITEMS'), steps, kv.get('TOP')))
+    bench_line('scroll-100k-rss', '%.1f' % growth, 'MB', '%.1f' % (opened / 1024), '%.3f' % (scrolled / opened),
+               '<=50MB', growth <= 50)
+
+
+def gaps_run(d, port, seconds, load_token=None):
+    proc = subprocess.Popen([tool('bench-ui'), 'gaps', d, str(port), 'small', str(seconds)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=app_env())
+    wrk_result = None
+    try:
+        deadline = time.monotonic() + 120
+        line = ''
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line or line.startswith('READY'):
+                break
+        if not line.startswith('READY'):
+            raise RuntimeError('bench-ui gaps did not get ready: ' + proc.stderr.read()[-500:])
+        if load_token is not None:
+            wrk_result = run_wrk(port, load_token, max(1, seconds - 1))
+        out, err = proc.communicate(timeout=seconds + 120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return parse_kv(out), wrk_result
+
+
+def bench_ui_under_load():
+    d = os.path.join(WORK, 'load')
+    seed(50, d, 'small', conversations=100)
+    seconds = 6 if ARGS.quick else 20
+    port = free_port()
+    idle, _ = gaps_run(d, port, seconds)
+    token = token_of(d)
+    loaded, w = gaps_run(d, port, seconds, load_token=token)
+    idle_max = float(idle['GAP-MAX'])
+    load_max = float(loaded['GAP-MAX'])
+    ratio = load_max / idle_max
+    note('ui-under-load: idle %s frames (p50 %s, p99 %s ms); under wrk %s frames (p50 %s, p99 %s ms); '
+         'wrk meanwhile %.0f resolve/s, p99 %.2f ms' % (
+             idle.get('FRAMES'), idle.get('GAP-P50'), idle.get('GAP-P99'),
+             loaded.get('FRAMES'), loaded.get('GAP-P50'), loaded.get('GAP-P99'),
+             w['rps'] if w else 0, (w['p99_us'] / 1000.0) if w else 0))
+    bench_line('ui-under-load', '%.1f' % load_max, 'ms', '%.1f' % idle_max, '%.2f' % ratio,
+               '2.0,<33ms', ratio <= 2 and load_max < 33)
+
+
+def start_headless(d, port):
+    log = open(os.path.join(d, 'headless.log'), 'ab')
+    proc = subprocess.Popen([os.path.join(ARGS.build, 'src', 'app', 'prosponsive'), '--headless',
+                             '--data-dir', d, '--port', str(port)],
+                            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=app_env())
+    log.close()
+    if not wait_https(port, proc=proc):
+        stop(proc)
+        raise RuntimeError('prosponsive --headless did not answer')
+    return proc
+
+
+def ensure_anchor():
+    """better-sqlite3@12 into ~/.cache/prosponsive-bench (outside the repo)."""
+    os.makedirs(CACHE, exist_ok=True)
+    shutil.copy(os.path.join(HERE, 'anchor', 'package.json'), os.path.join(CACHE, 'package.json'))
+    probe = ['node', '-e', "require('better-sqlite3')(':memory:')"]
+    env = dict(os.environ, NODE_PATH=os.path.join(CACHE, 'node_modules'))
+    if subprocess.run(probe, capture_output=True, env=env, cwd=CACHE).returncode != 0:
+        subprocess.run(['npm', 'install', '--no-audit', '--no-fund', '--loglevel=error'],
+                       cwd=CACHE, capture_output=True, timeout=900, check=True)
+        if subprocess.run(probe, capture_output=True, env=env, cwd=CACHE).returncode != 0:
+            subprocess.run(['npm', 'rebuild', 'better-sqlite3'], cwd=CACHE, capture_output=True,
+                           timeout=900, check=True)
+    return env
+
+
+def start_anchor(d, port, token):
+    env = ensure_anchor()
+    log = open(os.path.join(d, 'anchor.log'), 'ab')
+    proc = subprocess.Popen(['node', os.path.join(HERE, 'anchor', 'server.js'), '--data-dir', d,
+                             '--port', str(port), '--token', token],
+                            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
+    log.close()
+    if not wait_https(port, proc=proc):
+        stop(proc)
+        raise RuntimeError('the Node.js twin did not answer (see %s/anchor.log)' % d)
+    return proc
+
+
+def bench_resolve():
+    """resolve-throughput and headless-rss: the same 100,000 resolve calls
+    against each server, RSS read from /proc afterwards."""
+    d = os.path.join(WORK, 'headless')
+    os.makedirs(d, exist_ok=True)
+    cap = 600
+    port = free_port()
+    prs = start_headless(d, port)
+    anchor = None
+    try:
+        token = token_of(d)
+        resolve_once(port, token)
+        prs_rss_start = rss_kb(prs.pid)
+        prs_w = run_wrk(port, token, cap, RESOLVE_CALLS)
+        prs_rss = rss_kb(prs.pid)
+        stop(prs)
+        prs = None
+
+        aport = free_port()
+        anchor = start_anchor(d, aport, token)
+        resolve_once(aport, token)
+        anchor_rss_start = rss_kb(anchor.pid)
+        node_w = run_wrk(aport, token, cap, RESOLVE_CALLS)
+        anchor_rss = rss_kb(anchor.pid)
+    finally:
+        stop(prs)
+        stop(anchor)
+
+    for who, w in (('prosponsive', prs_w), ('node-twin', node_w)):
+        note('resolve-throughput %s: %d requests in %.1f s = %.0f/s, p50 %.2f ms, p99 %.2f ms, '
+             'non-2xx %d, connect/read/timeout errors %d/%d/%d' % (
+                 who, w['requests'], w['duration_us'] / 1e6, w['rps'], w['p50_us'] / 1000.0,
+                 w['p99_us'] / 1000.0, w['non2xx'], w['connect_errors'], w['read_errors'], w['timeouts']))
+    ratio = prs_w['rps'] / node_w['rps']
+    bench_line('resolve-throughput', '%.0f' % prs_w['rps'], 'req/s', '%.0f' % node_w['rps'],
+               '%.3f' % ratio, '1.0', ratio >= 1 and prs_w['non2xx'] == 0)
+    note('resolve-throughput p99: prosponsive %.2f ms, node-twin %.2f ms' % (
+        prs_w['p99_us'] / 1000.0, node_w['p99_us'] / 1000.0))
+    note('headless-rss: prosponsive %.1f MB at start -> %.1f MB after %d calls; node-twin %.1f -> %.1f MB' % (
+        prs_rss_start / 1024, prs_rss / 1024, prs_w['requests'], anchor_rss_start / 1024, anchor_rss / 1024))
+    ratio = prs_rss / anchor_rss
+    complete = prs_w['requests'] >= RESOLVE_CALLS and node_w['requests'] >= RESOLVE_CALLS
+    bench_line('headless-rss', '%.1f' % (prs_rss / 1024), 'MB', '%.1f' % (anchor_rss / 1024),
+               '%.3f' % ratio, '0.25', ratio <= 0.25 and complete,
+               None if complete else 'fewer than %d calls within %d s' % (RESOLVE_CALLS, cap))
+
+
+def bench_inference():
+    """agent-inference through a configured provider that answers at once
+    (tests/scripted-provider.py), against that provider's own round trip."""
+    import inference_bench
+    inference_bench.run(ARGS, WORK, app_env, bench_line, failed, note)
+
+
+BENCHES = {
+    'discovery-1000': bench_discovery,
+    'layout-throughput': bench_layout,
+    'idle-rss': bench_idle_rss,
+    'open-100k': bench_open_scroll,      # also scroll-100k-rss
+    'ui-under-load': bench_ui_under_load,
+    'resolve-throughput': bench_resolve,  # also headless-rss
+    'inference-overhead': bench_inference,
+}
+UNITS = {
+    'discovery-1000': ('ms', '2.0'), 'layout-throughput': ('MB/s', '>=100MB/s,linear<=1.5'),
+    'idle-rss': ('MB', '1.5'), 'open-100k': ('ms', '2.0,<300ms'), 'ui-under-load': ('ms', '2.0,<33ms'),
+    'resolve-throughput': ('req/s', '1.0'), 'inference-overhead': ('ms', '<=2ms'),
+}
+
+RESULTS = []
+
+
+def main():
+    global ARGS, WORK
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--build', required=True)
+    parser.add_argument('--quick', action='store_true')
+    parser.add_argument('--only', action='append', help='run only these (repeatable)')
+    ARGS = parser.parse_args()
+    sys.path.insert(0, HERE)
+    WORK = tempfile.mkdtemp(prefix='prs-bench-')
+    started = time.monotonic()
+    note('machine: %d cores, load average %s at start; GSK_RENDERER=%s; %s' % (
+        os.cpu_count(), loadavg(), app_env()['GSK_RENDERER'], 'quick' if ARGS.quick else 'full'))
+    try:
+        for name, fn in BENCHES.items():
+            if ARGS.only and name not in ARGS.only:
+                continue
+            t0 = time.monotonic()
+            try:
+                fn()
+            except Exception as e:
+                unit, target = UNITS[name]
+                failed(name, unit, target, 'could not run: %s' % str(e).strip().replace('\n', ' ')[:600])
+            note('%s took %.0f s; load average %s' % (name, time.monotonic() - t0, loadavg()))
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    note('all benchmarks took %.0f s' % (time.monotonic() - started))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-runner.c: schedules agent runs on the main thread. A run holds one of
+ * PRS_RUNNER_MAX_ACTIVE slots while it works (calls the model or a tool)
+ * and gives it back when it rests; the API thread takes slots ahead with
+ * prs_runner_try_reserve (an atomic counter), in-app runs queue for one. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "prs-error.h"
+#include "prs-run-private.h"
+#include "prs-runner.h"
+
+struct _PrsRunner
+{
+  GObject              parent_instance;
+
+  PrsStore            *store;
+  PrsProviders        *providers;
+  PrsCallbackRegistry *registry;
+
+  GHashTable          *runs;        /* id → PrsRun*: runs not finished */
+  GQueue               queue;       /* PrsRun* waiting for a slot (a reference each) */
+  gint                 busy;        /* atomic: slots taken (runs working + reservations) */
+
+  guint                max_rounds;
+  guint                history_depth;
+  guint                max_tokens;
+  double               temperature;
+  guint                tool_timeout;
+  guint                callback_timeout;
+  char                *callback_url;
+};
+
+G_DEFINE_FINAL_TYPE (PrsRunner, prs_runner, G_TYPE_OBJECT)
+
+enum
+{
+  SIGNAL_MESSAGE_ADDED,
+  SIGNAL_MESSAGE_CHANGED,
+  SIGNAL_APPROVAL_NEEDED,
+  SIGNAL_RUN_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+PrsRunner *
+prs_runner_new (PrsStore            *store,
+                PrsProviders        *providers,
+                PrsCallbackRegistry *registry)
+{
+  PrsRunner *self;
+
+  g_return_val_if_fail (PRS_IS_STORE (store), NULL);
+  g_return_val_if_fail (PRS_IS_PROVIDERS (providers), NULL);
+  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (registry), NULL);
+
+  self = g_object_new (PRS_TYPE_RUNNER, NULL);
+  self->store = g_object_ref (store);
+  self->providers = g_object_ref (providers);
+  self->registry = g_object_ref (registry);
+  return self;
+}
+
+PrsStore *
+prs_runner_get_store (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  return self->store;
+}
+
+PrsProviders *
+prs_runner_get_providers (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  return self->providers;
+}
+
+PrsCallbackRegistry *
+prs_runner_get_registry (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  return self->registry;
+}
+
+/* ---- settings ---- */
+
+void
+prs_runner_set_max_rounds (PrsRunner *self,
+                           guint      rounds)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  self->max_rounds = rounds > 0 ? rounds : PRS_RUNNER_DEFAULT_MAX_ROUNDS;
+}
+
+guint
+prs_runner_get_max_rounds (PrsRunner *self)
+{
+  return self->max_rounds;
+}
+
+void
+prs_runner_set_history_depth (PrsRunner *self,
+                              guint      depth)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  self->history_depth = depth;
+}
+
+guint
+prs_runner_get_history_depth (PrsRunner *self)
+{
+  return self->history_depth;
+}
+
+void
+prs_runner_set_max_tokens (PrsRunner *self,
+                           guint      max_tokens)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  self->max_tokens = max_tokens;
+}
+
+guint
+prs_runner_get_max_tokens (PrsRunner *self)
+{
+  return self->max_tokens;
+}
+
+void
+prs_runner_set_temperature (PrsRunner *self,
+                            double     temperature)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  self->temperature = temperature;
+}
+
+double
+prs_runner_get_temperature (PrsRunner *self)
+{
+  return self->temperature;
+}
+
+void
+prs_runner_set_tool_timeout (PrsRunner *self,
+                             guint      seconds)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  self->tool_timeout = seconds;
+}
+
+guint
+prs_runner_get_tool_timeout (PrsRunner *self)
+{
+  return self->tool_timeout;
+}
+
+void
+prs_runner_set_callback_timeout (PrsRunner *self,
+                                 guint      seconds)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  self->callback_timeout = seconds > 0 ? seconds : PRS_CALLBACK_DEFAULT_TIMEOUT;
+}
+
+guint
+prs_runner_get_callback_timeout (PrsRunner *self)
+{
+  return self->callback_timeout;
+}
+
+void
+prs_runner_set_callback_url (PrsRunner  *self,
+                             const char *url)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  g_free (self->callback_url);
+  self->callback_url = g_strdup (url);
+}
+
+const char *
+prs_runner_get_callback_url (PrsRunner *self)
+{
+  return self->callback_url;
+}
+
+/* ---- slots ---- */
+
+gboolean
+prs_runner_try_reserve (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
+
+  for (;;)
+    {
+      gint busy = g_atomic_int_get (&self->busy);
+
+      if (busy >= PRS_RUNNER_MAX_ACTIVE)
+        return FALSE;
+      if (g_atomic_int_compare_and_exchange (&self->busy, busy, busy + 1))
+        return TRUE;
+    }
+}
+
+static void start_queued (PrsRunner *self);
+
+void
+prs_runner_release_reservation (PrsRunner *self)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  g_atomic_int_add (&self->busy, -1);
+}
+
+guint
+prs_runner_get_n_active (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), 0);
+  return (guint) MAX (g_atomic_int_get (&self->busy), 0);
+}
+
+void
+prs_runner_run_rested (PrsRunner *self,
+                       PrsRun    *run)
+{
+  if (prs_run_has_slot (run))
+    {
+      prs_run_set_has_slot (run, FALSE);
+      g_atomic_int_add (&self->busy, -1);
+    }
+  g_signal_emit (self, signals[SIGNAL_RUN_CHANGED], 0, run);
+  if (prs_run_is_finished (run))
+    g_hash_table_remove (self->runs, prs_run_get_id (run));
+  start_queued (self);
+}
+
+void
+prs_runner_run_wakes (PrsRunner *self,
+                      PrsRun    *run)
+{
+  /* An admitted run goes on even when the slots are full: a person
+   * approved it and is waiting for it */
+  if (!prs_run_has_slot (run))
+    {
+      prs_run_set_has_slot (run, TRUE);
+      g_atomic_int_inc (&self->busy);
+    }
+  g_signal_emit (self, signals[SIGNAL_RUN_CHANGED], 0, run);
+}
+
+static void
+start_queued (PrsRunner *self)
+{
+  while (self->queue.length > 0 && prs_runner_try_reserve (self))
+    {
+      g_autoptr(PrsRun) run = g_queue_pop_head (&self->queue);
+
+      prs_run_set_has_slot (run, TRUE);
+      prs_run_begin (run);
+    }
+}
+
+/* ---- signals for runs ---- */
+
+void
+prs_runner_emit_message_added (PrsRunner  *self,
+                               const char *conversation_id,
+                               const char *message_id)
+{
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, conversation_id, message_id);
+}
+
+void
+prs_runner_emit_message_changed (PrsRunner  *self,
+                                 const char *conversation_id,
+                                 const char *message_id)
+{
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, conversation_id, message_id);
+}
+
+void
+prs_runner_emit_approval_needed (PrsRunner  *self,
+                                 const char *conversation_id,
+                                 const char *message_id,
+                                 const char *tool_name)
+{
+  g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, conversation_id, message_id, tool_name);
+}
+
+/* ---- runs ---- */
+
+PrsRun *
+prs_runner_start (PrsRunner            *self,
+                  const PrsRunOptions  *options,
+                  gboolean              reserved,
+                  GError              **error)
+{
+  g_autoptr(PrsRun) run = NULL;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  g_return_val_if_fail (options != NULL && options->conversation_id != NULL, NULL);
+
+  run = prs_run_new_for_start (self, options, error);
+  if (run == NULL)
+    {
+      if (reserved)
+        prs_runner_release_reservation (self);
+      return NULL;
+    }
+
+  g_hash_table_insert (self->runs, g_strdup (prs_run_get_id (run)), g_object_ref (run));
+  if (reserved || prs_runner_try_reserve (self))
+    {
+      prs_run_set_has_slot (run, TRUE);
+      prs_run_begin (run);
+    }
+  else
+    g_queue_push_tail (&self->queue, g_object_ref (run));
+
+  return g_steal_pointer (&run);
+}
+
+PrsRun *
+prs_runner_start_chat (PrsRunner   *self,
+                       const char  *conversation_id,
+                       const char  *agent_id,
+                       GError     **error)
+{
+  g_autoptr(JsonArray) messages = NULL;
+  guint count = 0;
+  const char *trigger = NULL;
+  PrsRunOptions options = { 0 };
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+
+  if (!prs_store_count_messages (self->store, conversation_id, &count, NULL, NULL, error))
+    return NULL;
+  messages = prs_store_list_messages_at (self->store, conversation_id, count > 20 ? count - 20 : 0, 20, error);
+  if (messages == NULL)
+    return NULL;
+  for (guint i = json_array_get_length (messages); i > 0; i--)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i - 1);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "kind", ""), "user") == 0)
+        {
+          trigger = json_object_get_string_member (message, "id");
+          if (agent_id == NULL)
+            agent_id = json_object_get_string_member_with_default (message, "agentId", NULL);
+          break;
+        }
+    }
+  if (trigger == NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no message to answer."));
+      return NULL;
+    }
+
+  options.origin = PRS_RUN_ORIGIN_CHAT;
+  options.conversation_id = conversation_id;
+  options.agent_id = agent_id;
+  options.trigger_message_id = trigger;
+  options.temperature = -1;
+  return prs_runner_start (self, &options, FALSE, error);
+}
+
+void
+prs_runner_resume (PrsRunner *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  g_return_if_fail (PRS_IS_RUNNER (self));
+
+  rows = prs_store_list_unfinished_runs (self->store, &error);
+  if (rows == NULL)
+    {
+      g_message ("Could not read the unfinished agent runs: %s", error->message);
+      return;
+    }
+
+  /* Take the rows: each run owns its own */
+  g_ptr_array_set_free_func (rows, NULL);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PrsRunRow *row = g_ptr_array_index (rows, i);
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(PrsRun) run = NULL;
+
+      if (g_hash_table_contains (self->runs, row->id))
+        {
+          prs_run_row_free (row);
+          continue;
+        }
+      run = prs_run_new_for_resume (self, row, &local_error);
+      if (run == NULL)
+        {
+          g_message ("Agent run %s cannot go on: %s", row->id, local_error->message);
+          row->status = (g_free (row->status), g_strdup (PRS_RUN_FAILED));
+          row->error = (g_free (row->error), g_strdup (local_error->message));
+          prs_store_save_run (self->store, row, NULL);
+          prs_run_row_free (row);
+          continue;
+        }
+      g_hash_table_insert (self->runs, g_strdup (prs_run_get_id (run)), g_object_ref (run));
+      prs_run_resume_after_restart (run);
+    }
+}
+
+PrsRun *
+prs_runner_lookup_run (PrsRunner  *self,
+                       const char *run_id)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  return run_id != NULL ? g_hash_table_lookup (self->runs, run_id) : NULL;
+}
+
+PrsRun *
+prs_runner_get_conversation_run (PrsRunner  *self,
+                                 const char *conversation_id)
+{
+  GHashTableIter iter;
+  gpointer value;
+  PrsRun *found = NULL;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+
+  g_hash_table_iter_init (&iter, self->runs);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (g_strcmp0 (prs_run_get_conversation_id (value), conversation_id) == 0 &&
+        !prs_run_is_finished (value))
+      found = value;
+  return found;
+}
+
+static PrsRun *
+run_of_call (PrsRunner   *self,
+             const char  *message_id,
+             GError     **error)
+{
+  g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (self->store, message_id, error);
+  PrsRun *run;
+
+  if (call == NULL)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such tool call."));
+      return NULL;
+    }
+  run = g_hash_table_lookup (self->runs, call->run_id);
+  if (run == NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("The agent run of this tool call has ended."));
+      return NULL;
+    }
+  return run;
+}
+
+static gboolean
+decide (PrsRunner   *self,
+        const char  *message_id,
+        const char  *action,
+        const char  *arguments_json,
+        gboolean     whole_turn,
+        GError     **error)
+{
+  PrsRun *run;
+  g_autoptr(PrsRun) keep = NULL;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
+  g_return_val_if_fail (message_id != NULL, FALSE);
+
+  run = run_of_call (self, message_id, error);
+  if (run == NULL)
+    return FALSE;
+  keep = g_object_ref (run);
+  return prs_run_decide (run, message_id, action, arguments_json, whole_turn, error);
+}
+
+gboolean
+prs_runner_approve (PrsRunner   *self,
+                    const char  *message_id,
+                    const char  *arguments_json,
+                    GError     **error)
+{
+  return decide (self, message_id, "approve", arguments_json, FALSE, error);
+}
+
+gboolean
+prs_runner_approve_all (PrsRunner   *self,
+                        const char  *message_id,
+                        const char  *arguments_json,
+                        GError     **error)
+{
+  return decide (self, message_id, "approve", arguments_json, TRUE, error);
+}
+
+gboolean
+prs_runner_deny (PrsRunner   *self,
+                 const char  *message_id,
+                 GError     **error)
+{
+  return decide (self, message_id, "deny", NULL, FALSE, error);
+}
+
+gboolean
+prs_runner_retry (PrsRunner   *self,
+                  const char  *message_id,
+                  GError     **error)
+{
+  return decide (self, message_id, "retry", NULL, FALSE, error);
+}
+
+gboolean
+prs_runner_tool_action (PrsRunner   *self,
+                        const char  *message_id,
+                        const char  *action,
+                        const char  *arguments_json,
+                        GError     **error)
+{
+  g_return_val_if_fail (action != NULL, FALSE);
+
+  if (g_str_equal (action, "approve") || g_str_equal (action, "edit"))
+    return prs_runner_approve (self, message_id, arguments_json, error);
+  if (g_str_equal (action, "approve-all"))
+    return prs_runner_approve_all (self, message_id, arguments_json, error);
+  if (g_str_equal (action, "deny"))
+    return prs_runner_deny (self, message_id, error);
+  if (g_str_equal (action, "retry"))
+    return prs_runner_retry (self, message_id, error);
+
+  g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("Unknown action “%s”."), action);
+  return FALSE;
+}
+
+void
+prs_runner_cancel (PrsRunner  *self,
+                   const char *run_id)
+{
+  PrsRun *run;
+  g_autoptr(PrsRun) keep = NULL;
+
+  g_return_if_fail (PRS_IS_RUNNER (self));
+
+  run = prs_runner_lookup_run (self, run_id);
+  if (run == NULL)
+    return;
+  keep = g_object_ref (run);
+  if (g_queue_remove (&self->queue, run))
+    g_object_unref (run);
+  prs_run_cancel (run);
+}
+
+gboolean
+prs_runner_is_idle (PrsRunner *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), TRUE);
+
+  g_hash_table_iter_init (&iter, self->runs);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (!prs_run_is_resting (value))
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- GObject ---- */
+
+static void
+prs_runner_dispose (GObject *object)
+{
+  PrsRunner *self = PRS_RUNNER (object);
+
+  if (self->runs != NULL)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      /* Nothing is written from here on: what is stored is what a restart finds */
+      g_hash_table_iter_init (&iter, self->runs);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        prs_run_detach (value);
+      g_clear_pointer (&self->runs, g_hash_table_unref);
+    }
+  g_queue_clear_full (&self->queue, g_object_unref);
+  g_clear_object (&self->registry);
+  g_clear_object (&self->providers);
+  g_clear_object (&self->store);
+
+  G_OBJECT_CLASS (prs_runner_parent_class)->dispose (object);
+}
+
+static void
+prs_runner_finalize (GObject *object)
+{
+  PrsRunner *self = PRS_RUNNER (object);
+
+  g_free (self->callback_url);
+
+  G_OBJECT_CLASS (prs_runner_parent_class)->finalize (object);
+}
+
+static void
+prs_runner_class_init (PrsRunnerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = prs_runner_dispose;
+  object_class->finalize = prs_runner_finalize;
+
+  /**
+   * PrsRunner::message-added:
+   * @conversation_id: the conversation
+   * @message_id: the message a run stored
+   */
+  signals[SIGNAL_MESSAGE_ADDED] =
+    g_signal_new ("message-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsRunner::message-changed:
+   * @conversation_id: the conversation
+   * @message_id: a message whose status, text or extra data changed
+   */
+  signals[SIGNAL_MESSAGE_CHANGED] =
+    g_signal_new ("message-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsRunner::approval-needed:
+   * @conversation_id: the conversation
+   * @message_id: the tool-call message that waits
+   * @tool_name: the tool
+   */
+  signals[SIGNAL_APPROVAL_NEEDED] =
+    g_signal_new ("approval-needed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsRunner::run-changed:
+   * @run: a run that started working, rested or ended
+   */
+  signals[SIGNAL_RUN_CHANGED] =
+    g_signal_new ("run-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, PRS_TYPE_RUN);
+}
+
+static void
+prs_runner_init (PrsRunner *self)
+{
+  self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  g_queue_init (&self->queue);
+  self->max_rounds = PRS_RUNNER_DEFAULT_MAX_ROUNDS;
+  self->history_depth = PRS_RUNNER_DEFAULT_HISTORY;
+  self->max_tokens = 0;
+  self->temperature = -1;
+  self->tool_timeout = PRS_TOOL_CALL_DEFAULT_TIMEOUT;
+  self->callback_timeout = PRS_CALLBACK_DEFAULT_TIMEOUT;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-runner.h: schedules agent runs (prs-run.h) on the main thread: at most
+ * PRS_RUNNER_MAX_ACTIVE run at once (in-app runs beyond that wait their
+ * turn; the API answers 429), approvals and retries are routed to their
+ * run, and unfinished runs are picked up again after a restart. Everything
+ * here runs on the thread that made the runner, except the functions marked
+ * thread-safe. */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "prs-providers.h"
+#include "prs-run.h"
+#include "prs-store.h"
+#include "prs-tool-call.h"
+
+G_BEGIN_DECLS
+
+#define PRS_RUNNER_MAX_ACTIVE          4
+#define PRS_RUNNER_DEFAULT_MAX_ROUNDS  8
+#define PRS_RUNNER_DEFAULT_HISTORY     20
+#define PRS_RUNNER_MAX_REPEATS         3
+
+#define PRS_TYPE_RUNNER (prs_runner_get_type ())
+G_DECLARE_FINAL_TYPE (PrsRunner, prs_runner, PRS, RUNNER, GObject)
+
+PrsRunner           *prs_runner_new                 (PrsStore            *store,
+                                                     PrsProviders        *providers,
+                                                     PrsCallbackRegistry *registry);
+
+PrsStore            *prs_runner_get_store           (PrsRunner  *self);
+PrsProviders        *prs_runner_get_providers       (PrsRunner  *self);
+PrsCallbackRegistry *prs_runner_get_registry        (PrsRunner  *self);
+
+/* Settings (SPEC §8's inference settings); 0 keeps the default. */
+void        prs_runner_set_max_rounds        (PrsRunner  *self,
+                                              guint       rounds);
+guint       prs_runner_get_max_rounds        (PrsRunner  *self);
+void        prs_runner_set_history_depth     (PrsRunner  *self,
+                                              guint       depth);
+guint       prs_runner_get_history_depth     (PrsRunner  *self);
+void        prs_runner_set_max_tokens        (PrsRunner  *self,
+                                              guint       max_tokens);
+guint       prs_runner_get_max_tokens        (PrsRunner  *self);
+/* < 0: the provider's default */
+void        prs_runner_set_temperature       (PrsRunner  *self,
+                                              double      temperature);
+double      prs_runner_get_temperature       (PrsRunner  *self);
+void        prs_runner_set_tool_timeout      (PrsRunner  *self,
+                                              guint       seconds);
+guint       prs_runner_get_tool_timeout      (PrsRunner  *self);
+void        prs_runner_set_callback_timeout  (PrsRunner  *self,
+                                              guint       seconds);
+guint       prs_runner_get_callback_timeout  (PrsRunner  *self);
+/* The callbackUrl sent to tools: https://127.0.0.1:PORT/api/ai/agentic-loop-result */
+void        prs_runner_set_callback_url      (PrsRunner  *self,
+                                              const char *url);
+const char *prs_runner_get_callback_url      (PrsRunner  *self);
+
+/* Thread-safe. Takes one of the PRS_RUNNER_MAX_ACTIVE slots for a run that
+ * is about to start (the API thread's 429 decision); FALSE when all are
+ * taken. Hand it to prs_runner_start (reserved = TRUE), or give it back. */
+gboolean    prs_runner_try_reserve           (PrsRunner  *self);
+void        prs_runner_release_reservation   (PrsRunner  *self);
+/* Thread-safe: runs working now (not resting), reservations included. */
+guint       prs_runner_get_n_active          (PrsRunner  *self);
+
+/* Starts a run (a new reference). @reserved: a slot was taken with prs_runner_try_reserve.
+ * Without one, the run waits for a free slot. Fails with
+ * PRS_ERROR_NOT_FOUND for an unknown conversation or agent. */
+PrsRun     *prs_runner_start                 (PrsRunner            *self,
+                                              const PrsRunOptions  *options,
+                                              gboolean              reserved,
+                                              GError              **error);
+/* An in-app chat run on the conversation's latest user message (a new
+ * reference). */
+PrsRun     *prs_runner_start_chat            (PrsRunner   *self,
+                                              const char  *conversation_id,
+                                              const char  *agent_id,
+                                              GError     **error);
+/* Loads the unfinished runs of the store: pending approvals stay pending,
+ * calls that were running become "interrupted" (Retry), model calls that
+ * were cut are made again. Call once, at start. */
+void        prs_runner_resume                (PrsRunner  *self);
+
+PrsRun     *prs_runner_lookup_run            (PrsRunner  *self,
+                                              const char *run_id);
+/* The latest unfinished run of a conversation, or NULL. */
+PrsRun     *prs_runner_get_conversation_run  (PrsRunner  *self,
+                                              const char *conversation_id);
+
+/* Tool call actions, by the tool-call message's id (or the call's id).
+ * @arguments_json: the edited arguments (a JSON object), or NULL to keep
+ * them. approve-all approves every proposed call of the same turn. */
+gboolean    prs_runner_approve               (PrsRunner   *self,
+                                              const char  *message_id,
+                                              const char  *arguments_json,
+                                              GError     **error);
+gboolean    prs_runner_approve_all           (PrsRunner   *self,
+                                              const char  *message_id,
+                                              const char  *arguments_json,
+                                              GError     **error);
+gboolean    prs_runner_deny                  (PrsRunner   *self,
+                                              const char  *message_id,
+                                              GError     **error);
+gboolean    prs_runner_retry                 (PrsRunner   *self,
+                                              const char  *message_id,
+                                              GError     **error);
+/* The UI's tool-action words: approve, approve-all, deny, edit (= approve
+ * with arguments), retry. */
+gboolean    prs_runner_tool_action           (PrsRunner   *self,
+                                              const char  *message_id,
+                                              const char  *action,
+                                              const char  *arguments_json,
+                                              GError     **error);
+/* Stops a run: its model call and tool calls are cancelled. */
+void        prs_runner_cancel                (PrsRunner   *self,
+                                              const char  *run_id);
+
+/* Waits until no run is active (tests, shutdown). */
+gboolean    prs_runner_is_idle               (PrsRunner  *self);
+
+G_END_DECLS

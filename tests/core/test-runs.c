@@ -1,0 +1,1033 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for agent runs (prs-run.c, prs-runner.c, prs-store-runs.c): runs
+ * driven end to end by tests/scripted-provider.py (each provider's wire
+ * protocol, streaming) and a scripted n8n webhook (a SoupServer here):
+ * approvals, rules, loop limits, failover, restarts, binding, hygiene. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+
+#include "prs-discovery.h"
+#include "prs-error.h"
+#include "prs-json.h"
+#include "prs-providers.h"
+#include "prs-run.h"
+#include "prs-runner.h"
+#include "prs-secrets.h"
+#include "prs-store.h"
+
+#define KEY "sk-test-Zq7xW"
+#define TAG_A "\xf3\xa0\x81\x81"     /* U+E0041 */
+#define ZWSP  "\xe2\x80\x8b"         /* U+200B */
+
+static char *python;
+
+/* ---- The scripted provider (as in test-providers.c) ---------------------- */
+
+typedef struct
+{
+  GSubprocess *process;
+  char        *dir;
+  char        *log_path;
+  char        *root;
+} Server;
+
+static Server *
+server_start (const char *script)
+{
+  Server *server = g_new0 (Server, 1);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = g_strdup (script);
+  g_autofree char *script_path = NULL;
+  g_autofree char *server_path = g_test_build_filename (G_TEST_DIST, "scripted-provider.py", NULL);
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *line = NULL;
+
+  g_strdelimit (json, "'", '"');
+  server->dir = g_dir_make_tmp ("prs-runs-provider-XXXXXX", &error);
+  g_assert_no_error (error);
+  script_path = g_build_filename (server->dir, "script.json", NULL);
+  server->log_path = g_build_filename (server->dir, "log.json", NULL);
+  g_file_set_contents (script_path, json, -1, &error);
+  g_assert_no_error (error);
+
+  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                                      python, server_path, "--script", script_path,
+                                      "--log", server->log_path, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  server->root = g_strdup_printf ("http://127.0.0.1:%s", line);
+  return server;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+static void
+server_stop (Server *server)
+{
+  g_subprocess_force_exit (server->process);
+  g_subprocess_wait (server->process, NULL, NULL);
+  g_object_unref (server->process);
+  remove_dir (server->dir);
+  g_free (server->dir);
+  g_free (server->log_path);
+  g_free (server->root);
+  g_free (server);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_stop)
+
+static JsonArray *
+server_requests (Server *server)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gsize len;
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *requests;
+
+  if (!g_file_get_contents (server->log_path, &text, &len, NULL))
+    return json_array_new ();
+  root = prs_json_parse_bounded (text, len, 256, &error);
+  g_assert_no_error (error);
+  requests = json_object_get_array_member (json_node_get_object (root), "requests");
+  for (guint i = 0; i < json_array_get_length (requests); i++)
+    {
+      JsonObject *request = json_array_get_object_element (requests, i);
+
+      if (json_array_get_length (json_object_get_array_member (request, "violations")) > 0)
+        {
+          g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), request);
+          g_autofree char *dump = prs_json_to_string (node, TRUE);
+
+          g_error ("a request broke the protocol: %s", dump);
+        }
+    }
+  return json_array_ref (requests);
+}
+
+/* The JSON body of request @index, as text */
+static char *
+request_body (Server *server,
+              guint   index)
+{
+  g_autoptr(JsonArray) requests = server_requests (server);
+  JsonObject *request;
+
+  g_assert_cmpuint (json_array_get_length (requests), >, index);
+  request = json_array_get_object_element (requests, index);
+  return prs_json_to_string (json_object_get_member (request, "body"), FALSE);
+}
+
+static const char *
+base_url_for (const char *kind,
+              Server     *server,
+              char      **to_free)
+{
+  if (g_str_equal (kind, "openai"))
+    return *to_free = g_strconcat (server->root, "/v1", NULL);
+  return *to_free = g_strdup (server->root);
+}
+
+/* ---- The scripted n8n webhook -------------------------------------------- */
+
+typedef struct
+{
+  SoupServer *soup;
+  guint       port;
+  GPtrArray  *bodies;    /* char*, one per call received */
+  GPtrArray  *paths;
+  gboolean    hang;      /* keep answers back (a long workflow) */
+  GPtrArray  *held;      /* SoupServerMessage* kept paused */
+  char       *answer;    /* the JSON every call gets */
+} Hook;
+
+static void
+hook_handler (SoupServer        *soup,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  Hook *hook = user_data;
+  SoupMessageBody *body = soup_server_message_get_request_body (msg);
+  g_autoptr(GBytes) bytes = soup_message_body_flatten (body);
+
+  g_ptr_array_add (hook->bodies, g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
+  g_ptr_array_add (hook->paths, g_strdup (path));
+  if (hook->hang)
+    {
+      soup_server_message_pause (msg);
+      g_ptr_array_add (hook->held, g_object_ref (msg));
+      return;
+    }
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
+                                    hook->answer, strlen (hook->answer));
+}
+
+static Hook *
+hook_start (void)
+{
+  Hook *hook = g_new0 (Hook, 1);
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  hook->soup = soup_server_new (NULL, NULL);
+  hook->bodies = g_ptr_array_new_with_free_func (g_free);
+  hook->paths = g_ptr_array_new_with_free_func (g_free);
+  hook->held = g_ptr_array_new_with_free_func (g_object_unref);
+  hook->answer = g_strdup ("{\"forecast\":\"sunny-data\",\"temperature\":21}");
+  soup_server_add_handler (hook->soup, NULL, hook_handler, hook, NULL);
+  soup_server_listen_local (hook->soup, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (hook->soup);
+  hook->port = g_uri_get_port (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  return hook;
+}
+
+static void
+hook_stop (Hook *hook)
+{
+  for (guint i = 0; i < hook->held->len; i++)
+    {
+      SoupServerMessage *msg = g_ptr_array_index (hook->held, i);
+
+      soup_server_message_set_status (msg, 500, NULL);
+      soup_server_message_unpause (msg);
+    }
+  soup_server_disconnect (hook->soup);
+  g_object_unref (hook->soup);
+  g_ptr_array_unref (hook->bodies);
+  g_ptr_array_unref (hook->paths);
+  g_ptr_array_unref (hook->held);
+  g_free (hook->answer);
+  g_free (hook);
+}
+
+/* ---- Fixture ------------------------------------------------------------- */
+
+typedef struct
+{
+  char                *dir;
+  PrsStore            *store;
+  PrsSecrets          *secrets;
+  PrsProviders        *providers;
+  PrsCallbackRegistry *registry;
+  PrsRunner           *runner;
+  Hook                *hook;
+  Server              *provider;
+  Server              *provider2;
+  char                *conversation_id;
+  GPtrArray           *snapshots;   /* assistant texts seen on message-changed */
+  guint                approvals_needed;
+} Fixture;
+
+static void
+on_message_changed (PrsRunner  *runner,
+                    const char *conversation_id,
+                    const char *message_id,
+                    Fixture    *fixture)
+{
+  g_autoptr(JsonNode) message = prs_store_get_message (fixture->store, message_id, NULL);
+  JsonObject *object = json_node_get_object (message);
+
+  if (g_strcmp0 (json_object_get_string_member (object, "kind"), "assistant") == 0)
+    g_ptr_array_add (fixture->snapshots,
+                     g_strdup_printf ("%s|%s", json_object_get_string_member (object, "status"),
+                                      json_object_get_string_member_with_default (object, "content", "")));
+}
+
+static void
+on_approval_needed (PrsRunner  *runner,
+                    const char *conversation_id,
+                    const char *message_id,
+                    const char *tool_name,
+                    Fixture    *fixture)
+{
+  fixture->approvals_needed++;
+}
+
+static void
+open_runner (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", fixture->hook->port);
+
+  fixture->store = prs_store_new (fixture->dir, &error);
+  g_assert_no_error (error);
+  fixture->secrets = prs_secrets_new (fixture->dir);
+  fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
+  fixture->registry = prs_callback_registry_new ();
+  fixture->runner = prs_runner_new (fixture->store, fixture->providers, fixture->registry);
+  prs_runner_set_callback_url (fixture->runner, "https://127.0.0.1:1/api/ai/agentic-loop-result");
+  g_signal_connect (fixture->runner, "message-changed", G_CALLBACK (on_message_changed), fixture);
+  g_signal_connect (fixture->runner, "approval-needed", G_CALLBACK (on_approval_needed), fixture);
+  g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_N8N_URL, url, &error));
+}
+
+static void
+close_runner (Fixture *fixture)
+{
+  g_clear_object (&fixture->runner);
+  g_clear_object (&fixture->registry);
+  g_clear_object (&fixture->providers);
+  g_clear_object (&fixture->secrets);
+  /* Let cancelled calls finish before the store goes */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_object (&fixture->store);
+}
+
+static PrsTool *
+make_tool (const char *name,
+           const char *path)
+{
+  PrsTool *tool = prs_tool_new ();
+
+  tool->name = g_strdup (name);
+  tool->description = g_strdup ("Looks something up.");
+  tool->workflow_id = g_strdup_printf ("wf-%s", name);
+  tool->webhook_path = g_strdup (path);
+  tool->webhook_method = g_strdup ("POST");
+  tool->response_mode = g_strdup ("responseNode");
+  tool->webhook_node_name = g_strdup ("Webhook");
+  tool->webhook_id = g_strdup_printf ("hook-%s", name);
+  g_ptr_array_add (tool->params, prs_param_new ("city", PRS_PARAM_STRING, TRUE, NULL));
+  g_ptr_array_add (tool->params, prs_param_new ("unit", PRS_PARAM_STRING, FALSE, NULL));
+  return tool;
+}
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+
+  fixture->dir = g_dir_make_tmp ("prs-test-runs-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->hook = hook_start ();
+  fixture->snapshots = g_ptr_array_new_with_free_func (g_free);
+  open_runner (fixture);
+
+  g_ptr_array_add (tools, make_tool ("get_weather", "weather"));
+  g_ptr_array_add (tools, make_tool ("send_mail", "mail"));
+  g_assert_true (prs_store_save_discovery (fixture->store, tools, NULL, 1000, &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_store_resolve_conversation (fixture->store, "inbox", &fixture->conversation_id, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *db_dir = g_strdup (fixture->dir);
+
+  close_runner (fixture);
+  hook_stop (fixture->hook);
+  g_clear_pointer (&fixture->provider, server_stop);
+  g_clear_pointer (&fixture->provider2, server_stop);
+  g_ptr_array_unref (fixture->snapshots);
+  g_free (fixture->conversation_id);
+  /* The data folder: the database, its WAL and the secrets file */
+  remove_dir (db_dir);
+  g_free (fixture->dir);
+}
+
+static void
+add_provider (Fixture    *fixture,
+              const char *kind,
+              const char *name,
+              Server     *server,
+              int         priority)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+
+  prs_providers_add (fixture->providers, kind, name, base_url_for (kind, server, &url),
+                     "model-a", priority, KEY, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+use_script (Fixture    *fixture,
+            const char *kind,
+            const char *script)
+{
+  fixture->provider = server_start (script);
+  add_provider (fixture, kind, "Scripted", fixture->provider, 0);
+}
+
+static char *
+insert_inbound (Fixture    *fixture,
+                const char *prompt,
+                const char *context_json)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert insert = { 0 };
+  char *id = NULL;
+
+  insert.conversation_id = fixture->conversation_id;
+  insert.kind = "inbound";
+  insert.content = prompt;
+  insert.status = "pending";
+  insert.context_json = context_json;
+  g_assert_true (prs_store_insert_message (fixture->store, &insert, &id, NULL, &error));
+  g_assert_no_error (error);
+  return id;
+}
+
+static PrsRun *
+start_run (Fixture    *fixture,
+           const char *prompt,
+           const char *context_json,
+           char      **out_message_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message_id = insert_inbound (fixture, prompt, context_json);
+  PrsRunOptions options = { 0 };
+  PrsRun *run;
+
+  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = fixture->conversation_id;
+  options.agent_id = NULL;
+  options.trigger_message_id = message_id;
+  options.context_json = context_json;
+  options.temperature = -1;
+  run = prs_runner_start (fixture->runner, &options, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run);
+  if (out_message_id != NULL)
+    *out_message_id = g_steal_pointer (&message_id);
+  return run;
+}
+
+typedef struct
+{
+  JsonNode *answer;
+  guint     status;
+  gboolean  done;
+} Rest;
+
+static void
+on_rest (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Rest *rest = user_data;
+  g_autoptr(GError) error = NULL;
+
+  rest->answer = prs_run_wait_rest_finish (PRS_RUN (source), result, &rest->status, &error);
+  g_assert_no_error (error);
+  rest->done = TRUE;
+}
+
+/* Waits until @run rests; its answer (a JSON object) */
+static JsonObject *
+wait_rest (PrsRun *run,
+           guint  *out_status)
+{
+  Rest rest = { 0 };
+  JsonObject *answer;
+
+  prs_run_wait_rest_async (run, NULL, on_rest, &rest);
+  while (!rest.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (rest.answer);
+  answer = json_object_ref (json_node_get_object (rest.answer));
+  json_node_unref (rest.answer);
+  if (out_status != NULL)
+    *out_status = rest.status;
+  return answer;
+}
+
+static const char *
+call_id_at (JsonObject *answer,
+            guint       index)
+{
+  JsonArray *calls = json_object_get_array_member (answer, "toolCalls");
+
+  g_assert_cmpuint (json_array_get_length (calls), >, index);
+  return json_object_get_string_member (json_array_get_object_element (calls, index), "id");
+}
+
+static const char *
+call_status_at (JsonObject *answer,
+                guint       index)
+{
+  JsonArray *calls = json_object_get_array_member (answer, "toolCalls");
+
+  g_assert_cmpuint (json_array_get_length (calls), >, index);
+  return json_object_get_string_member (json_array_get_object_element (calls, index), "status");
+}
+
+/* The stored messages of the conversation, as "kind:status" lines */
+static char *
+message_kinds (Fixture *fixture)
+{
+  g_autoptr(JsonArray) messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, NULL);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      g_string_append_printf (out, "%s%s:%s", i > 0 ? " " : "",
+                              json_object_get_string_member (message, "kind"),
+                              json_object_get_string_member_with_default (message, "status", "-"));
+    }
+  return g_string_free (out, FALSE);
+}
+
+#define WEATHER_CALL(city) "{'id':'call_1','name':'get_weather','arguments':{'city':'" city "'}}"
+
+/* ---- approve, per protocol, streaming ----------------------------------- */
+
+static void
+test_approve (Fixture       *fixture,
+              gconstpointer  data)
+{
+  const char *kind = data;
+  g_autofree char *script = g_strdup_printf (
+    "{'kind':'%s','turns':["
+    "{'response':{'text':'Let me look.','tool_calls':[" WEATHER_CALL ("Paris") "],'usage':{'input':10,'output':4}}},"
+    "{'response':{'chunks':['It is ','sunny ','in Paris.'],'delay':0.3,'usage':{'input':20,'output':6}}}]}",
+    kind);
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *kinds = NULL;
+  gboolean partial = FALSE;
+
+  use_script (fixture, kind, script);
+  run = start_run (fixture, "Weather in Paris?", NULL, NULL);
+
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "proposed");
+  g_assert_cmpuint (fixture->approvals_needed, ==, 1);
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+
+  g_assert_true (prs_runner_approve (fixture->runner, call_id_at (answer, 0), NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (run, NULL);
+
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "It is sunny in Paris.");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "succeeded");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (answer, "usage"), "inputTokens"), ==, 30);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "provider"), "name"), ==, "Scripted");
+
+  /* The webhook got the arguments and the envelope */
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (fixture->hook->bodies, 0), "\"city\":\"Paris\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (fixture->hook->bodies, 0), call_id_at (answer, 0)));
+  g_assert_cmpstr (g_ptr_array_index (fixture->hook->paths, 0), ==, "/webhook/weather");
+
+  /* The model got the result; the tools were offered; the context was not there */
+  body = request_body (fixture->provider, 1);
+  g_assert_nonnull (strstr (body, "sunny-data"));
+  g_assert_nonnull (strstr (body, "get_weather"));
+
+  /* Streamed text was stored as it came, then completed */
+  for (guint i = 0; i < fixture->snapshots->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (fixture->snapshots, i), "streaming|It is"))
+      partial = TRUE;
+  g_assert_true (partial);
+
+  kinds = message_kinds (fixture);
+  g_assert_cmpstr (kinds, ==,
+                   "inbound:completed assistant:completed tool-call:succeeded tool-result:succeeded assistant:completed");
+}
+
+/* ---- deny, edit, approve all --------------------------------------------- */
+
+static void
+test_deny (Fixture       *fixture,
+           gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *body = NULL;
+
+  use_script (fixture, "anthropic",
+              "{'kind':'anthropic','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+              "{'response':{'text':'Understood, I will not check.'}}]}");
+  run = start_run (fixture, "Weather?", NULL, NULL);
+  answer = wait_rest (run, NULL);
+  g_assert_true (prs_runner_deny (fixture->runner, call_id_at (answer, 0), &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (run, NULL);
+
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "denied");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+  body = request_body (fixture->provider, 1);
+  g_assert_nonnull (strstr (body, "denied"));
+
+  /* A decided call cannot be decided again */
+  g_assert_false (prs_runner_approve (fixture->runner, call_id_at (answer, 0), NULL, &error));
+  g_assert_nonnull (error);
+}
+
+static void
+test_edit (Fixture       *fixture,
+           gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  g_autoptr(JsonNode) message = NULL;
+  JsonObject *extra;
+
+  use_script (fixture, "ollama",
+              "{'kind':'ollama','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+              "{'response':{'text':'Berlin is cloudy.'}}]}");
+  run = start_run (fixture, "Weather?", NULL, NULL);
+  answer = wait_rest (run, NULL);
+  g_assert_false (prs_runner_approve (fixture->runner, call_id_at (answer, 0), "[1]", &error));
+  g_clear_error (&error);
+  g_assert_true (prs_runner_tool_action (fixture->runner, call_id_at (answer, 0), "edit",
+                                         "{\"city\":\"Berlin\"}", &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (run, NULL);
+
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_nonnull (strstr (g_ptr_array_index (fixture->hook->bodies, 0), "\"city\":\"Berlin\""));
+  call = prs_store_lookup_tool_call (fixture->store, call_id_at (answer, 0), NULL);
+  message = prs_store_get_message (fixture->store, call->message_id, NULL);
+  extra = json_object_get_object_member (json_node_get_object (message), "extra");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (extra, "provenance"), "city"),
+                   ==, "user");
+}
+
+static void
+test_approve_all (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  use_script (fixture, "gemini",
+              "{'kind':'gemini','turns':["
+              "{'response':{'tool_calls':[{'name':'get_weather','arguments':{'city':'Paris'}},"
+              "{'name':'send_mail','arguments':{'city':'Rome'}}]}},"
+              "{'response':{'text':'Done both.'}}]}");
+  run = start_run (fixture, "Do both", NULL, NULL);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (answer, "toolCalls")), ==, 2);
+  g_assert_true (prs_runner_approve_all (fixture->runner, call_id_at (answer, 0), NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (run, NULL);
+
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "succeeded");
+  g_assert_cmpstr (call_status_at (answer, 1), ==, "succeeded");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
+}
+
+/* ---- rules ----------------------------------------------------------------- */
+
+static void
+test_rules (Fixture       *fixture,
+            gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+
+  /* Most specific wins; deny wins a tie */
+  g_assert_true (prs_store_add_approval_rule (fixture->store, NULL, "prosponsive", NULL, "approve", NULL, &error));
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "send_mail", "prosponsive", NULL, "deny", NULL, &error));
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, "inbox", "approve", NULL, &error));
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, "other", "approve", NULL, &error));
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, "other", "deny", NULL, &error));
+  g_assert_no_error (error);
+  a = prs_store_match_approval_rule (fixture->store, "send_mail", "prosponsive", "inbox");
+  b = prs_store_match_approval_rule (fixture->store, "get_weather", "prosponsive", "inbox");
+  c = prs_store_match_approval_rule (fixture->store, "get_weather", "someone", "other");
+  d = prs_store_match_approval_rule (fixture->store, "get_weather", "someone", "third");
+  g_assert_cmpstr (a, ==, "deny");
+  g_assert_cmpstr (b, ==, "approve");
+  g_assert_cmpstr (c, ==, "deny");
+  g_assert_null (d);
+
+  /* In a run: one call approved by a rule runs, one denied by a rule does not */
+  use_script (fixture, "openai",
+              "{'kind':'openai','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") ","
+              "{'id':'call_2','name':'send_mail','arguments':{'city':'Rome'}}]}},"
+              "{'response':{'text':'Weather checked, mail not sent.'}}]}");
+  run = start_run (fixture, "Go", NULL, NULL);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "succeeded");
+  g_assert_cmpstr (call_status_at (answer, 1), ==, "denied");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
+  g_assert_cmpuint (fixture->approvals_needed, ==, 0);
+}
+
+/* ---- loop limits ------------------------------------------------------------ */
+
+static void
+test_max_rounds (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *kinds = NULL;
+
+  prs_runner_set_max_rounds (fixture->runner, 2);
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
+  use_script (fixture, "openai",
+              "{'kind':'openai','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("A") "]}},"
+              "{'response':{'tool_calls':[" WEATHER_CALL ("B") "]}},"
+              "{'response':{'tool_calls':[" WEATHER_CALL ("C") "]}}]}");
+  run = start_run (fixture, "Loop", NULL, NULL);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "stopReason"), ==, "max_tool_rounds");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
+  kinds = message_kinds (fixture);
+  g_assert_true (g_str_has_suffix (kinds, "notice:-"));
+}
+
+static void
+test_repeated_call (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
+  use_script (fixture, "openai",
+              "{'kind':'openai','repeat_last':true,'turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}}]}");
+  run = start_run (fixture, "Loop", NULL, NULL);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "stopReason"), ==, "repeated_call");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
+}
+
+/* ---- failover, no provider ------------------------------------------------ */
+
+static void
+test_failover (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+
+  fixture->provider = server_start ("{'kind':'openai','turns':[{'response':{'status':500,'message':'Boom'}}]}");
+  fixture->provider2 = server_start ("{'kind':'anthropic','turns':[{'response':{'text':'From the second.'}}]}");
+  add_provider (fixture, "openai", "First", fixture->provider, 0);
+  add_provider (fixture, "anthropic", "Second", fixture->provider2, 1);
+  run = start_run (fixture, "Hi", NULL, NULL);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "From the second.");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "provider"), "name"), ==, "Second");
+}
+
+static void
+test_no_provider (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autofree char *message_id = NULL;
+  g_autoptr(JsonNode) inbound = NULL;
+  guint status = 0;
+
+  run = start_run (fixture, "Hi", NULL, &message_id);
+  answer = wait_rest (run, &status);
+  g_assert_cmpuint (status, ==, 503);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "failed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "code"), ==, "no-provider");
+  inbound = prs_store_get_message (fixture->store, message_id, NULL);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (inbound), "status"), ==, "failed");
+}
+
+/* ---- restarts --------------------------------------------------------------- */
+
+static void
+test_restart_pending (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *call_id = NULL;
+  g_autofree char *message_id = NULL;
+  guint status;
+
+  fixture->provider = server_start ("{'kind':'openai','turns':["
+                                    "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+                                    "{'response':{'text':'Sunny, after the restart.'}}]}");
+  add_provider (fixture, "openai", "Scripted", fixture->provider, 0);
+  run = start_run (fixture, "Weather?", NULL, &message_id);
+  answer = wait_rest (run, NULL);
+  call_id = g_strdup (call_id_at (answer, 0));
+  g_clear_object (&run);
+  g_clear_pointer (&answer, json_object_unref);
+
+  /* "Quit": everything goes; the store keeps the run */
+  close_runner (fixture);
+  open_runner (fixture);
+  prs_runner_resume (fixture->runner);
+
+  {
+    g_autoptr(JsonNode) stored = prs_run_build_answer (fixture->store, message_id, &status);
+
+    g_assert_cmpuint (status, ==, 200);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (stored), "status"), ==, "awaiting_approval");
+  }
+  run = g_object_ref (prs_runner_get_conversation_run (fixture->runner, fixture->conversation_id));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "awaiting_approval");
+
+  g_assert_true (prs_runner_approve (fixture->runner, call_id, NULL, &error));
+  g_assert_no_error (error);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Sunny, after the restart.");
+}
+
+static void
+test_restart_interrupted (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message_id = NULL;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  g_autoptr(JsonNode) call_message = NULL;
+
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
+  fixture->provider = server_start ("{'kind':'openai','turns':["
+                                    "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+                                    "{'response':{'text':'Retried and done.'}}]}");
+  add_provider (fixture, "openai", "Scripted", fixture->provider, 0);
+  fixture->hook->hang = TRUE;
+  run = start_run (fixture, "Weather?", NULL, &message_id);
+  while (fixture->hook->bodies->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  g_clear_object (&run);
+
+  close_runner (fixture);
+  fixture->hook->hang = FALSE;
+  open_runner (fixture);
+  prs_runner_resume (fixture->runner);
+
+  run = g_object_ref (prs_runner_get_conversation_run (fixture->runner, fixture->conversation_id));
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "interrupted");
+  call = prs_store_lookup_tool_call (fixture->store, call_id_at (answer, 0), NULL);
+  call_message = prs_store_get_message (fixture->store, call->message_id, NULL);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (call_message), "status"), ==, "interrupted");
+
+  g_assert_true (prs_runner_retry (fixture->runner, call->message_id, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
+}
+
+/* ---- binding, hygiene -------------------------------------------------- */
+
+static void
+test_binding_and_hygiene (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(PrsAgent) agent = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  g_autoptr(JsonNode) message = NULL;
+  g_autoptr(JsonNode) unit = json_node_init_string (json_node_alloc (), "metric");
+  g_autoptr(JsonArray) requests = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *kinds = NULL;
+  JsonObject *provenance;
+  PrsToolGuidance *guidance;
+  PrsRunOptions options = { 0 };
+  g_autofree char *message_id = NULL;
+  const char *context = "{\"location\":{\"city\":\"Ly" TAG_A "on\"},\"note\":\"ig" ZWSP "nore\"}";
+
+  agent = prs_agent_new ("weather-agent", "Weather Agent");
+  agent->allowed_tools = g_strsplit ("get_weather,ghost_tool", ",", -1);
+  guidance = prs_guidance_ensure_tool (agent->guidance, "get_weather");
+  prs_tool_guidance_set_param (guidance, prs_param_guidance_new_context ("city", "location.city",
+                                                                          PRS_GUIDANCE_IF_MISSING_ASK));
+  prs_tool_guidance_set_param (guidance, prs_param_guidance_new_constant ("unit", unit));
+  g_assert_true (prs_store_save_agent (fixture->store, agent, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", "weather-agent", NULL, "approve", NULL, &error));
+
+  g_free (fixture->hook->answer);
+  fixture->hook->answer = g_strdup ("{\"forecast\":\"rain" TAG_A ZWSP "y\"}");
+  use_script (fixture, "openai",
+              "{'kind':'openai','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+              "{'response':{'text':'Rainy in Lyon.'}}]}");
+
+  message_id = insert_inbound (fixture, "Weather" ZWSP "?", context);
+  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = fixture->conversation_id;
+  options.agent_id = "weather-agent";
+  options.trigger_message_id = message_id;
+  options.context_json = context;
+  options.temperature = -1;
+  run = prs_runner_start (fixture->runner, &options, FALSE, &error);
+  g_assert_no_error (error);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+
+  /* The context's value and the constant won over the model's arguments */
+  g_assert_nonnull (strstr (g_ptr_array_index (fixture->hook->bodies, 0), "\"city\":\"Lyon\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (fixture->hook->bodies, 0), "\"unit\":\"metric\""));
+  call = prs_store_lookup_tool_call (fixture->store, call_id_at (answer, 0), NULL);
+  message = prs_store_get_message (fixture->store, call->message_id, NULL);
+  provenance = json_object_get_object_member (json_object_get_object_member (json_node_get_object (message), "extra"),
+                                              "provenance");
+  g_assert_cmpstr (json_object_get_string_member (provenance, "city"), ==, "context:location.city");
+  g_assert_cmpstr (json_object_get_string_member (provenance, "unit"), ==, "constant");
+
+  /* The model never saw an invisible character; the context came as data */
+  requests = server_requests (fixture->provider);
+  for (guint i = 0; i < json_array_get_length (requests); i++)
+    {
+      g_autofree char *text = prs_json_to_string (json_object_get_member (json_array_get_object_element (requests, i),
+                                                                          "body"), FALSE);
+
+      g_assert_null (strstr (text, TAG_A));
+      g_assert_null (strstr (text, ZWSP));
+    }
+  first = request_body (fixture->provider, 0);
+  g_assert_nonnull (strstr (first, PRS_RUN_DATA_PREAMBLE));
+  g_assert_nonnull (strstr (first, "```json"));
+  g_assert_nonnull (strstr (first, "ignore"));
+  g_assert_nonnull (strstr (request_body (fixture->provider, 1), "rainy"));
+
+  /* The allowed tool that does not exist became a notice */
+  kinds = message_kinds (fixture);
+  g_assert_true (g_str_has_prefix (kinds, "inbound:completed notice:-"));
+}
+
+/* ---- chat with history ---------------------------------------------------- */
+
+static void
+test_chat_history (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *body = NULL;
+  const char *texts[][2] = { { "user", "My name is Ada." }, { "assistant", "Hello Ada." },
+                             { "user", "What is my name?" } };
+
+  use_script (fixture, "anthropic", "{'kind':'anthropic','turns':[{'response':{'text':'Ada.'}}]}");
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      PrsMessageInsert insert = { 0 };
+
+      insert.conversation_id = fixture->conversation_id;
+      insert.kind = texts[i][0];
+      insert.content = texts[i][1];
+      insert.status = g_str_equal (texts[i][0], "assistant") ? "completed" : NULL;
+      g_assert_true (prs_store_insert_message (fixture->store, &insert, NULL, NULL, &error));
+    }
+  run = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &error);
+  g_assert_no_error (error);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Ada.");
+  body = request_body (fixture->provider, 0);
+  g_assert_nonnull (strstr (body, "My name is Ada."));
+  g_assert_nonnull (strstr (body, "Hello Ada."));
+  g_assert_nonnull (strstr (body, "What is my name?"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  const char *argv_py[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
+  g_autoptr(GSubprocess) process = NULL;
+  static const char *kinds[] = { "openai", "ollama", "anthropic", "gemini" };
+
+  g_test_init (&argc, &argv, NULL);
+
+  process = g_subprocess_newv (argv_py, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (process, NULL, NULL, &out, NULL, &error);
+  python = g_strstrip (g_steal_pointer (&out));
+
+  prs_tool_call_set_retry_delays_for_testing ((const guint[]) { 10, 10, 10 });
+
+#define ADD(path, func, data) \
+  g_test_add ("/prs/runs/" path, Fixture, data, fixture_setup, func, fixture_teardown)
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/prs/runs/approve/%s", kinds[i]);
+
+      g_test_add (path, Fixture, kinds[i], fixture_setup, test_approve, fixture_teardown);
+    }
+  ADD ("deny", test_deny, NULL);
+  ADD ("edit", test_edit, NULL);
+  ADD ("approve-all", test_approve_all, NULL);
+  ADD ("rules", test_rules, NULL);
+  ADD ("max-rounds", test_max_rounds, NULL);
+  ADD ("repeated-call", test_repeated_call, NULL);
+  ADD ("failover", test_failover, NULL);
+  ADD ("no-provider", test_no_provider, NULL);
+  ADD ("restart/pending-approval", test_restart_pending, NULL);
+  ADD ("restart/interrupted", test_restart_interrupted, NULL);
+  ADD ("binding-and-hygiene", test_binding_and_hygiene, NULL);
+  ADD ("chat-history", test_chat_history, NULL);
+
+  return g_test_run ();
+}

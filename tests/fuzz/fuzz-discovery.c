@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fuzz-discovery: field and tool discovery over an untrusted workflow
+ * (SPEC §2): parse, every rule, collisions (the workflow twice), the
+ * Workflow Checklist. */
+#include "prs-discovery.h"
+#include "prs-json.h"
+
+int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput (const guint8 *data,
+                        size_t        size)
+{
+  g_autoptr(JsonNode) node = prs_json_parse_bounded ((const char *) data, size,
+                                                     PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  g_autoptr(GPtrArray) objects = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(GPtrArray) analyses = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return 0;
+
+  g_ptr_array_add (objects, json_object_ref (json_node_get_object (node)));
+  g_ptr_array_add (objects, json_object_ref (json_node_get_object (node)));
+  analyses = prs_discovery_analyse_all (objects, &tools);
+  for (guint i = 0; i < analyses->len; i++)
+    {
+      g_autoptr(JsonNode) checklist = prs_analysis_to_checklist (g_ptr_array_index (analyses, i));
+    }
+  g_clear_pointer (&tools, g_ptr_array_unref);
+  return 0;
+}

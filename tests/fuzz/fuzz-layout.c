@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* fuzz-layout: the reply layout (SPEC §5) takes any bytes. */
+#include "prs-layout.h"
+
+int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput (const guint8 *data,
+                        size_t        size)
+{
+  g_autoptr(GPtrArray) blocks = prs_layout_parse ((const char *) data, (gssize) size);
+  g_autoptr(JsonNode) json = prs_layout_to_json (blocks);
+
+  return 0;
+}

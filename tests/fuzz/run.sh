@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# tests/fuzz/run.sh [SECONDS]: builds the libFuzzer targets with clang,
+# ASan and UBSan in their own build folder (_build-fuzz) and runs each for
+# SECONDS (default 60: CI's short form; 3600 for the full run). A crash
+# leaves its input in _build-fuzz/fuzz-artifacts/ and fails the script.
+# The corpus grows in _build-fuzz/fuzz-corpus/<target>/ (seeds in
+# tests/fuzz/corpus/<target>/ are never modified).
+set -euo pipefail
+
+seconds=${1:-60}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${PROSPONSIVE_FUZZ_BUILD_DIR:-$top/_build-fuzz}
+targets=(api-request layout param-scan discovery agent-file)
+
+if ! command -v clang >/dev/null 2>&1; then
+  echo "fuzz: clang is missing (apt install clang)" >&2
+  exit 1
+fi
+
+# werror off in this build only: clang warns where gcc (the build that
+# enforces -Werror) does not, e.g. -Wunused-variable on g_autoptr lockers
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang meson setup "$build" "$top" -Dfuzzing=true -Db_sanitize=address,undefined \
+    -Db_lundef=false -Dwerror=false --buildtype=debugoptimized >/dev/null
+fi
+ninja -C "$build" $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}") >/dev/null
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export G_DEBUG=fatal-criticals
+mkdir -p "$build/fuzz-artifacts"
+status=0
+for t in "${targets[@]}"; do
+  corpus="$build/fuzz-corpus/$t"
+  mkdir -p "$corpus"
+  log="$build/fuzz-artifacts/$t.log"
+  if "$build/tests/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+       -max_len=65536 -artifact_prefix="$build/fuzz-artifacts/$t-" \
+       "$corpus" "$top/tests/fuzz/corpus/$t" >"$log" 2>&1; then
+    echo "fuzz $t: $(grep -Eo '#[0-9]+ +DONE.*' "$log" | tail -1 || tail -1 "$log") — no crash in ${seconds} s"
+  else
+    echo "fuzz $t: FAILED (see $log)"
+    tail -30 "$log" | sed 's/^/  /'
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# tests/sanitize.sh [meson test args]: the unit and api suites under
+# AddressSanitizer + UndefinedBehaviorSanitizer, in their own build folder:
+#   meson setup _build-asan -Db_sanitize=address,undefined -Db_lundef=false
+# (meson's built-in option; nothing else to configure). Not part of
+# build-aux/run-tests.sh by default: it doubles the build time; CI runs it
+# as a separate job (issue 9).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${PROSPONSIVE_ASAN_BUILD_DIR:-$top/_build-asan}
+
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" "$top" -Db_sanitize=address,undefined -Db_lundef=false \
+    --buildtype=debugoptimized >/dev/null
+fi
+ninja -C "$build"
+
+# GLib's own one-time allocations are reported as leaks: leaks are off,
+# every other error aborts. The suites' own environment still applies.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+meson test -C "$build" --print-errorlogs --num-processes 2 --suite unit --suite api \
+  --timeout-multiplier 3 "$@"

@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-preferences.c: Preferences, the provider form, the Tools page and
+ * PrsSettings with real widgets under Xvfb: a wrong provider key shows the
+ * provider's own reason (a scripted provider answering 401), token rotation
+ * from Preferences is refused by the running API at once (real HTTPS), and
+ * the Tools page lists tools and checklists and opens n8n's editor.
+ * With PRS_SCREENSHOT_DIR set, each Preferences page and the first-run
+ * steps are captured there (design review; data/screenshots). */
+#include "config.h"
+
+#include <sys/prctl.h>
+#include <signal.h>
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+
+#include "prs-api-token.h"
+#include "prs-first-run.h"
+#include "prs-launcher.h"
+#include "prs-preferences-window.h"
+#include "prs-service.h"
+#include "prs-tools-page.h"
+#include "prs-ui-test-util.h"
+#include "prs-window.h"
+
+typedef struct
+{
+  char       *data_dir;
+  PrsService *service;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->data_dir = g_dir_make_tmp ("prs-prefs-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->service = prs_service_new (f->data_dir, prs_test_free_port ());
+  g_assert_true (prs_service_start (f->service, &error));
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  prs_service_stop (f->service);
+  g_clear_object (&f->service);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  remove_tree (f->data_dir);
+  g_free (f->data_dir);
+}
+
+/* ---- helpers ---- */
+
+static gboolean
+has_name (GtkWidget *widget,
+          gpointer   name)
+{
+  return g_strcmp0 (gtk_widget_get_name (widget), name) == 0;
+}
+
+static GtkWidget *
+find (GtkWidget  *root,
+      const char *name)
+{
+  GtkWidget *widget = prs_test_find_widget (root, GTK_TYPE_WIDGET, has_name, (gpointer) name);
+
+  if (widget == NULL)
+    g_error ("No widget named “%s”", name);
+  return widget;
+}
+
+/* "clicked" at once (gtk_widget_activate () on a button clicks 250 ms later). */
+static void
+click (GtkWidget *button)
+{
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_signal_emit_by_name (button, "clicked");
+}
+
+typedef struct
+{
+  AdwActionRow *row;
+  const char   *state;
+} RowWait;
+
+static gboolean
+row_in_state (gpointer data)
+{
+  RowWait *wait = data;
+
+  return g_strcmp0 (g_object_get_data (G_OBJECT (wait->row), "state"), wait->state) == 0;
+}
+
+static gboolean
+wait_row_state (GtkWidget  *row,
+                const char *state)
+{
+  RowWait wait = { ADW_ACTION_ROW (row), state };
+
+  return prs_test_wait_until (row_in_state, &wait);
+}
+
+static gboolean
+subtitle_settled (gpointer data)
+{
+  const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (data));
+
+  return subtitle != NULL && g_str_has_prefix (subtitle, "Asking") == FALSE &&
+         g_str_has_prefix (subtitle, "Checks the URL") == FALSE;
+}
+
+static gboolean
+set_true (gboolean *flag)
+{
+  *flag = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+screenshot (GtkWidget  *window,
+            const char *name)
+{
+  const char *dir = g_getenv ("PRS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { "import", "-window", "root", NULL, NULL };
+
+  if (dir == NULL)
+    return;
+  /* Let transitions (view switcher, expanders) finish. */
+  {
+    gboolean done = FALSE;
+    guint id = g_timeout_add (600, (GSourceFunc) set_true, &done);
+
+    while (!done)
+      g_main_context_iteration (NULL, TRUE);
+    (void) id;
+  }
+  prs_test_wait_frames (window, 2);
+  path = g_strdup_printf ("%s/%s.png", dir, name);
+  argv[3] = path;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* ---- a scripted provider ---- */
+
+typedef struct
+{
+  GSubprocess *process;
+  char        *dir;
+  char        *url;
+} Provider;
+
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static Provider *
+provider_start (const char *script)
+{
+  Provider *p = g_new0 (Provider, 1);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *server = g_test_build_filename (G_TEST_DIST, "..", "scripted-provider.py", NULL);
+  g_autofree char *script_path = NULL;
+  g_autofree char *log_path = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autofree char *line = NULL;
+
+  p->dir = g_dir_make_tmp ("prs-prefs-provider-XXXXXX", &error);
+  g_assert_no_error (error);
+  script_path = g_build_filename (p->dir, "script.json", NULL);
+  log_path = g_build_filename (p->dir, "log.json", NULL);
+  g_file_set_contents (script_path, script, -1, &error);
+  g_assert_no_error (error);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  /* A failed assertion aborts the test: the server must not outlive it. */
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  p->process = g_subprocess_launcher_spawn (launcher, &error, "python3", server,
+                                            "--script", script_path, "--log", log_path, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (p->process));
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  p->url = g_strdup_printf ("http://127.0.0.1:%s/v1", g_strstrip (line));
+  return p;
+}
+
+static void
+provider_stop (Provider *p)
+{
+  g_subprocess_force_exit (p->process);
+  g_subprocess_wait (p->process, NULL, NULL);
+  g_object_unref (p->process);
+  remove_tree (p->dir);
+  g_free (p->dir);
+  g_free (p->url);
+  g_free (p);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Provider, provider_stop)
+
+/* ---- HTTPS ---- */
+
+static gboolean
+accept_any_certificate (SoupMessage *msg, GTlsCertificate *c, GTlsCertificateFlags e, gpointer d)
+{
+  return TRUE;
+}
+
+typedef struct
+{
+  gboolean done;
+  guint    status;
+} Reply;
+
+static void
+on_sent (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reply *reply = user_data;
+  g_autoptr(GBytes) body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, NULL);
+
+  reply->status = soup_message_get_status (soup_session_get_async_result_message (SOUP_SESSION (source), result));
+  reply->done = TRUE;
+}
+
+/* GET /api/conversations with @token over real HTTPS; the status. */
+static guint
+api_get (Fixture    *f,
+         const char *path,
+         const char *token)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autofree char *url = g_strdup_printf ("https://127.0.0.1:%u%s", prs_service_get_port (f->service), path);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+  Reply reply = { 0 };
+
+  g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
+  if (token != NULL)
+    {
+      g_autofree char *bearer = g_strdup_printf ("Bearer %s", token);
+
+      soup_message_headers_append (soup_message_get_request_headers (msg), "Authorization", bearer);
+    }
+  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_sent, &reply);
+  g_assert_true (prs_test_wait_for (&reply.done));
+  return reply.status;
+}
+
+/* ---- tests ---- */
+
+static void
+on_changed (PrsSettings *settings,
+            const char  *key,
+            char       **out)
+{
+  g_free (*out);
+  *out = g_strdup (key);
+}
+
+static void
+test_settings (void)
+{
+  g_autoptr(PrsSettings) settings = prs_settings_new ();
+  g_autoptr(GSettings) gsettings = g_settings_new (APP_ID);
+  g_autofree char *changed = NULL;
+  g_auto(GStrv) schemes = g_settings_get_strv (gsettings, "open-link-schemes");
+
+  g_assert_true (prs_settings_is_persistent (settings));
+  /* Every default equals the schema's. */
+  g_assert_cmpuint (prs_settings_get_discovery_interval (settings), ==, g_settings_get_uint (gsettings, "discovery-interval"));
+  g_assert_cmpuint (prs_settings_get_api_port (settings), ==, g_settings_get_uint (gsettings, "api-port"));
+  g_assert_cmpfloat (prs_settings_get_temperature (settings), ==, g_settings_get_double (gsettings, "temperature"));
+  g_assert_true (g_strv_equal (prs_settings_get_open_link_schemes (settings), (const char * const *) schemes));
+  g_assert_true (prs_settings_get_keep_running_in_background (settings));
+  g_assert_cmpuint (prs_settings_get_max_tool_rounds (settings), ==, 8);
+  g_assert_cmpuint (prs_settings_get_callback_timeout (settings), ==, 600);
+
+  /* Both ways, with "changed::KEY". */
+  g_signal_connect (settings, "changed::history-depth", G_CALLBACK (on_changed), &changed);
+  g_settings_set_uint (gsettings, "history-depth", 33);
+  g_assert_cmpuint (prs_settings_get_history_depth (settings), ==, 33);
+  g_assert_cmpstr (changed, ==, "history-depth");
+  prs_settings_set_discovery_interval (settings, 42);
+  g_assert_cmpuint (g_settings_get_uint (gsettings, "discovery-interval"), ==, 42);
+  g_settings_reset (gsettings, "history-depth");
+  g_settings_reset (gsettings, "discovery-interval");
+}
+
+static void
+test_provider_wrong_key (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(Provider) provider =
+    provider_start ("{\"kind\":\"openai\",\"turns\":["
+                    "{\"response\":{\"status\":401,\"message\":\"Incorrect API key provided: wrong-***-key\"}},"
+                    "{\"expect\":{\"headers\":{\"authorization\":\"Bearer right-key\"}},"
+                    " \"response\":{\"models\":[{\"id\":\"model-a\"},{\"id\":\"model-b\"}]}}]}");
+  PrsPreferencesWindow *prefs = prs_preferences_window_new (NULL, f->service);
+  GtkWidget *root = GTK_WIDGET (prefs);
+  GtkWidget *result;
+  g_autoptr(GPtrArray) rows = NULL;
+  const char *subtitle;
+
+  gtk_window_present (GTK_WINDOW (prefs));
+  prs_test_wait_frames (root, 2);
+  prs_preferences_window_edit_provider (prefs, NULL);
+  prs_test_wait_frames (root, 2);
+
+  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-name")), "Scripted");
+  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-url")), provider->url);
+  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-key")), "wrong-key");
+  click (find (root, "provider-test"));
+  result = find (root, "provider-test-result");
+  g_assert_true (prs_test_wait_until (subtitle_settled, result));
+  subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (result));
+  /* The provider's own reason, and never the key. */
+  g_assert_nonnull (strstr (subtitle, "Incorrect API key provided: wrong-***-key"));
+  g_assert_null (strstr (subtitle, "wrong-key"));
+  screenshot (root, "prefs-provider-wrong-key");
+
+  /* Saving is refused until a model was picked from the provider's list. */
+  click (find (root, "provider-save"));
+  g_assert_null (prs_store_lookup_provider (prs_service_get_store (f->service), "Scripted", NULL));
+
+  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-key")), "right-key");
+  click (find (root, "provider-test"));
+  g_assert_true (prs_test_wait_until (subtitle_settled, result));
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (result)), ==, "Connected: 2 models available");
+  click (find (root, "provider-save"));
+  rows = prs_store_list_providers (prs_service_get_store (f->service), NULL);
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_assert_cmpstr (((PrsProviderRow *) g_ptr_array_index (rows, 0))->model, ==, "model-a");
+  g_assert_nonnull (find (root, "provider-row"));
+
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+static AdwMessageDialog *
+find_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+  return NULL;
+}
+
+static void
+test_token_rotation (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *old_token = NULL;
+  g_autofree char *new_token = NULL;
+  PrsPreferencesWindow *prefs;
+  GtkWidget *row;
+  AdwMessageDialog *dialog;
+
+  g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &old_token, &error));
+  g_assert_cmpuint (api_get (f, "/api/conversations", old_token), ==, 200);
+
+  prefs = prs_preferences_window_new (NULL, f->service);
+  gtk_window_present (GTK_WINDOW (prefs));
+  prs_test_wait_frames (GTK_WIDGET (prefs), 2);
+  row = find (GTK_WIDGET (prefs), "api-token");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, old_token);
+
+  click (find (GTK_WIDGET (prefs), "api-token-rotate"));
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  adw_message_dialog_response (dialog, "rotate");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &new_token, &error));
+  g_assert_cmpstr (new_token, !=, old_token);
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, new_token);
+  /* The running server refuses the old token from the next request on. */
+  g_assert_cmpuint (api_get (f, "/api/conversations", old_token), ==, 401);
+  g_assert_cmpuint (api_get (f, "/api/conversations", new_token), ==, 200);
+  g_assert_cmpuint (api_get (f, "/api/health", NULL), ==, 200);
+
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+static void
+on_launch (const char *uri,
+           gpointer    user_data)
+{
+  g_free (*(char **) user_data);
+  *(char **) user_data = g_strdup (uri);
+}
+
+#define CHECK(id, status, message) "{\"id\":\"" id "\",\"status\":\"" status "\",\"message\":\"" message "\"}"
+
+static void
+seed_discovery (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  PrsStore *store = prs_service_get_store (f->service);
+  g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  PrsTool *tool = prs_tool_new ();
+  g_autoptr(JsonNode) def = json_node_new (JSON_NODE_VALUE);
+
+  tool->name = g_strdup ("email_move_to_folder");
+  tool->description = g_strdup ("Moves an email, by its IMAP UID, from one folder to another.");
+  tool->workflow_id = g_strdup ("wf-move-1");
+  tool->workflow_name = g_strdup ("Email Move To Folder");
+  tool->webhook_path = g_strdup ("email-move-to-folder");
+  tool->webhook_method = g_strdup ("POST");
+  tool->response_mode = g_strdup ("lastNode");
+  tool->params = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_param_free);
+  g_ptr_array_add (tool->params, prs_param_new ("uid", PRS_PARAM_STRING, TRUE, NULL));
+  json_node_set_string (def, "INBOX");
+  g_ptr_array_add (tool->params, prs_param_new ("mailbox", PRS_PARAM_STRING, FALSE, def));
+  g_ptr_array_add (tool->params, prs_param_new ("destination", PRS_PARAM_STRING, TRUE, NULL));
+  g_ptr_array_add (tools, tool);
+
+  g_assert_true (json_parser_load_from_data (parser,
+    "[{\"workflowId\":\"wf-move-1\",\"workflowName\":\"Email Move To Folder\",\"discoverable\":true,"
+    "\"toolName\":\"email_move_to_folder\",\"checks\":[" CHECK ("published", "pass", "The workflow is published.") ","
+    CHECK ("webhook", "pass", "The Webhook node accepts POST.") "," CHECK ("webhook-url", "warn", "The Webhook node has no webhookId.") "]},"
+    "{\"workflowId\":\"wf-cron-2\",\"workflowName\":\"Nightly Report\",\"discoverable\":false,\"toolName\":null,"
+    "\"checks\":[" CHECK ("published", "pass", "The workflow is published.") ","
+    CHECK ("webhook", "fail", "There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path.") "]}]",
+    -1, &error));
+  g_assert_true (prs_store_save_discovery (store, tools, json_node_get_array (json_parser_get_root (parser)),
+                                           g_get_real_time () / G_USEC_PER_SEC, &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_store_set_setting (store, PRS_SETTING_N8N_URL, "http://127.0.0.1:5678", &error));
+}
+
+static void
+test_tools_page (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *launched = NULL;
+  g_autoptr(GError) error = NULL;
+  PrsWindow *window;
+  PrsToolsPage *page;
+  GtkWidget *tool_row;
+
+  seed_discovery (f);
+  window = prs_window_new (NULL, f->service);
+  g_object_ref_sink (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 760);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-tools", NULL));
+  prs_test_wait_frames (GTK_WIDGET (window), 2);
+
+  page = PRS_TOOLS_PAGE (prs_test_find_widget (GTK_WIDGET (window), PRS_TYPE_TOOLS_PAGE, NULL, NULL));
+  g_assert_cmpint (prs_tools_page_reload (page, &error), ==, 1);
+  tool_row = find (GTK_WIDGET (page), "tool-row");
+  g_assert_nonnull (prs_test_find_label (tool_row, "email_move_to_folder"));
+  g_assert_nonnull (prs_test_find_label (tool_row, "string · optional, default INBOX — The mailbox"));
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (page), "Nightly Report"));
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (page),
+                                         "Not a tool: There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."));
+
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (tool_row), TRUE);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (find (GTK_WIDGET (page), "workflow-row")), TRUE);
+  prs_launcher_set_hook (on_launch, &launched);
+  click (find (tool_row, "open-in-n8n"));
+  prs_launcher_set_hook (NULL, NULL);
+  g_assert_cmpstr (launched, ==, "http://127.0.0.1:5678/workflow/wf-move-1");
+  screenshot (GTK_WIDGET (window), "tools");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (window);
+}
+
+/* Not a check: captures each Preferences page and the first-run steps when
+ * PRS_SCREENSHOT_DIR is set. */
+static void
+test_screenshots (Fixture       *f,
+                  gconstpointer  data)
+{
+  static const char * const pages[] = { "general", "n8n", "providers", "api", "runs", NULL };
+  PrsPreferencesWindow *prefs;
+  PrsFirstRun *first_run;
+
+  if (g_getenv ("PRS_SCREENSHOT_DIR") == NULL)
+    {
+      g_test_skip ("PRS_SCREENSHOT_DIR is not set");
+      return;
+    }
+
+  seed_discovery (f);
+  first_run = prs_first_run_new (NULL, f->service);
+  gtk_window_present (GTK_WINDOW (first_run));
+  screenshot (GTK_WIDGET (first_run), "first-run-1");
+  click (find (GTK_WIDGET (first_run), "first-run-next"));
+  screenshot (GTK_WIDGET (first_run), "first-run-2");
+  click (find (GTK_WIDGET (first_run), "first-run-next"));
+  screenshot (GTK_WIDGET (first_run), "first-run-3");
+  gtk_window_destroy (GTK_WINDOW (first_run));
+
+  prefs = prs_preferences_window_new (NULL, f->service);
+  gtk_window_set_default_size (GTK_WINDOW (prefs), 900, 800);
+  gtk_window_present (GTK_WINDOW (prefs));
+  for (guint i = 0; pages[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("prefs-%u-%s", i + 1, pages[i]);
+
+      adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), pages[i]);
+      if (i == 0)
+        {
+          GtkWidget *row = find (GTK_WIDGET (prefs), "health-api");
+
+          wait_row_state (row, "ok");
+        }
+      screenshot (GTK_WIDGET (prefs), name);
+    }
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  gtk_init ();
+  adw_init ();
+
+  {
+    g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+
+    gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
+    gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  }
+
+  g_test_add_func ("/ui/prefs/settings", test_settings);
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("/ui/prefs/provider-wrong-key", test_provider_wrong_key);
+  ADD ("/ui/prefs/token-rotation", test_token_rotation);
+  ADD ("/ui/prefs/tools-page", test_tools_page);
+  ADD ("/ui/prefs/screenshots", test_screenshots);
+#undef ADD
+
+  return g_test_run ();
+}
