@@ -18,6 +18,7 @@
 #include "prs-paths.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
+#include "prs-tls.h"
 #include "prs-workflow.h"
 
 #define EXIT_NEGATIVE PRS_CTL_EXIT_NEGATIVE
@@ -528,6 +529,43 @@ cmd_token (Ctl   *ctl,
   return EXIT_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- cert */
+
+static int
+cmd_cert (Ctl   *ctl,
+          int    argc,
+          char **argv)
+{
+  gboolean pem = FALSE;
+  GOptionEntry entries[] = {
+    { "pem", 0, 0, G_OPTION_ARG_NONE, &pem, N_("Print the certificate as PEM (for NODE_EXTRA_CA_CERTS)"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("— the local API's certificate"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTlsCertificate) certificate = NULL;
+  g_autofree char *text = NULL;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  if (argc != 1)
+    return prs_ctl_usage_error (context, _("cert takes no arguments."));
+
+  /* The same material the running service uses (made on first use). */
+  if (!prs_paths_ensure_data_dir (ctl->data_dir, &error) ||
+      (certificate = prs_tls_ensure_certificate (ctl->data_dir, &error)) == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  text = pem ? prs_tls_dup_pem (certificate) : prs_tls_dup_fingerprint (certificate);
+  g_print (pem ? "%s" : "%s\n", text);
+
+  return EXIT_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- main */
 
 typedef struct
@@ -539,6 +577,7 @@ typedef struct
 
 static const Command commands[] = {
   { "agent", prs_ctl_cmd_agent, N_("Import, export or list agents (agent import FILE.md, agent export ID, agent list)") },
+  { "cert", cmd_cert, N_("Print the local API certificate's SHA-256 fingerprint (or --pem)") },
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
   { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },
