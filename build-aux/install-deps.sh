@@ -21,6 +21,8 @@ PACKAGES=(
   wrk hyperfine
   # n8n's native sqlite3 module is compiled from source
   make g++
+  # fuzzing (libFuzzer) and sanitizers
+  clang libclang-rt-dev
 )
 
 missing=()

@@ -27,6 +27,17 @@ status=0
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
   meson test -C "$build" --print-errorlogs --num-processes 2 "$@" || status=$?
 
+# The whole run (no suite named) also runs the unit and api suites under
+# ASan+UBSan and each libFuzzer target for 60 s, in their own build folders
+# (issue 9). PROSPONSIVE_QUICK=1 skips them on a developer's machine.
+extra_status=0
+if [ $# -eq 0 ] && [ "${PROSPONSIVE_QUICK:-0}" != 1 ]; then
+  echo "run-tests: unit and api suites under AddressSanitizer and UBSan"
+  PROSPONSIVE_ASAN_BUILD_DIR="$top/${build}-asan" bash tests/sanitize.sh || extra_status=1
+  echo "run-tests: fuzzing each target for 60 s"
+  PROSPONSIVE_FUZZ_BUILD_DIR="$top/${build}-fuzz" bash tests/fuzz/run.sh 60 || extra_status=1
+fi
+
 # One plain closing line that any CI reader understands.
 python3 - "$build/meson-logs/testlog.json" <<'PY'
 import json, sys
@@ -42,4 +53,8 @@ with open(sys.argv[1]) as log:
             failed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
+if [ $extra_status -ne 0 ]; then
+  echo "run-tests: the sanitizer or fuzzing run failed (see above)"
+  [ $status -ne 0 ] || status=1
+fi
 exit $status

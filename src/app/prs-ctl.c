@@ -265,6 +265,73 @@ validate_n8n_url (const char  *url,
   return TRUE;
 }
 
+/* n8n webhook-auth --header NAME --value-stdin | --clear: the Header Auth
+ * that tool webhooks expect (SPEC §3). The name goes to the store, the
+ * value to the keyring. */
+static int
+cmd_n8n_webhook_auth (Ctl   *ctl,
+                      int    argc,
+                      char **argv)
+{
+  g_autofree char *header = NULL;
+  gboolean value_stdin = FALSE;
+  gboolean clear = FALSE;
+  GOptionEntry entries[] = {
+    { "header", 0, 0, G_OPTION_ARG_STRING, &header, N_("The header n8n's Header Auth credential checks, e.g. X-Prosponsive-Key"), N_("NAME") },
+    { "value-stdin", 0, 0, G_OPTION_ARG_NONE, &value_stdin, N_("Read the header's value from standard input"), NULL },
+    { "clear", 0, 0, G_OPTION_ARG_NONE, &clear, N_("Stop sending a Header Auth to tool webhooks"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("webhook-auth — the Header Auth sent to tool webhooks"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(PrsSecrets) secrets = NULL;
+  g_autofree char *value = NULL;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  if (argc != 2 || (!clear && (header == NULL || !value_stdin)) || (clear && (header != NULL || value_stdin)))
+    return prs_ctl_usage_error (context, _("Use “n8n webhook-auth --header NAME --value-stdin” or “n8n webhook-auth --clear”."));
+  if (header != NULL && !g_regex_match_simple ("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", header, 0, 0))
+    {
+      g_printerr (_("“%s” is not a valid HTTP header name.\n"), header);
+      return EXIT_USAGE;
+    }
+  if (value_stdin && (value = read_stdin_secret (&error)) == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_USAGE;
+    }
+
+  if ((store = open_store (ctl, &error)) == NULL ||
+      !prs_store_set_setting (store, PRS_SETTING_WEBHOOK_AUTH_HEADER, header, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+
+  secrets = prs_secrets_new (ctl->data_dir);
+  if (clear ? !prs_secrets_clear_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error)
+            : !prs_secrets_store_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, _("Prosponsive: n8n webhook Header Auth"),
+                                       value, NULL, &error))
+    {
+      if (value != NULL)
+        memset (value, 0, strlen (value));
+      g_printerr ("%s\n", error->message);
+      return EXIT_NEGATIVE;
+    }
+  if (value != NULL)
+    memset (value, 0, strlen (value));
+
+  if (clear)
+    g_print (_("Tool webhooks are called without a Header Auth.\n"));
+  else
+    g_print (_("Tool webhooks are called with the header “%s”; its value is in the keyring.\n"), header);
+
+  return EXIT_SUCCESS;
+}
+
 static int
 cmd_n8n (Ctl   *ctl,
          int    argc,
@@ -282,6 +349,9 @@ cmd_n8n (Ctl   *ctl,
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(PrsSecrets) secrets = NULL;
   g_autofree char *key = NULL;
+
+  if (argc >= 2 && g_strcmp0 (argv[1], "webhook-auth") == 0)
+    return cmd_n8n_webhook_auth (ctl, argc, argv);
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -582,7 +652,7 @@ static const Command commands[] = {
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
   { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
-  { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin)") },
+  { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin; n8n webhook-auth --header NAME --value-stdin)") },
   { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
   { "rule", prs_ctl_cmd_rule, N_("Auto-approval rules for tool calls (rule add --tool T [--agent A] [--conversation SLUG] --action approve|deny, rule list, rule remove ID)") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },

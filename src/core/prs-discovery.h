@@ -18,6 +18,9 @@ G_BEGIN_DECLS
 
 /* Settings keys in the store */
 #define PRS_SETTING_N8N_URL "n8n-url"
+/* The header name of the n8n Header Auth sent to tool webhooks; its value
+ * is the secret PRS_SECRET_WEBHOOK_AUTH */
+#define PRS_SETTING_WEBHOOK_AUTH_HEADER "n8n-webhook-auth-header"
 
 /* What the rules found out about one workflow; the checklist is made from
  * it. */

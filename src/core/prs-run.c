@@ -1127,6 +1127,32 @@ execution_id (PrsRun *self)
   return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
 }
 
+/* SPEC §3: the n8n Header Auth, when configured: the header's name in the
+ * store, its value in the keyring (read only when a name is set). */
+static void
+set_webhook_auth (PrsRun             *self,
+                  PrsToolCallRequest *request)
+{
+  PrsSecrets *secrets = prs_runner_get_secrets (self->runner);
+  g_autofree char *name = prs_store_dup_setting (store (self), PRS_SETTING_WEBHOOK_AUTH_HEADER);
+  g_autoptr(GError) error = NULL;
+  char *value;
+
+  if (name == NULL || name[0] == '\0' || secrets == NULL)
+    return;
+
+  value = prs_secrets_lookup_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error);
+  if (value == NULL)
+    {
+      g_message ("The webhook Header Auth “%s” has no value stored%s%s", name,
+                 error != NULL ? ": " : "", error != NULL ? error->message : "");
+      return;
+    }
+
+  request->auth_header_name = g_steal_pointer (&name);
+  request->auth_header_value = value;
+}
+
 static void
 call_tool (PrsRun         *self,
            PrsToolCallRow *call)
@@ -1175,6 +1201,7 @@ call_tool (PrsRun         *self,
   request->execution = execution_id (self);
   request->timeout_seconds = prs_runner_get_tool_timeout (self->runner);
   request->callback_registry = g_object_ref (prs_runner_get_registry (self->runner));
+  set_webhook_auth (self, request);
 
   if (self->cancellable == NULL || g_cancellable_is_cancelled (self->cancellable))
     {

@@ -18,6 +18,7 @@ struct _PrsRunner
   PrsStore            *store;
   PrsProviders        *providers;
   PrsCallbackRegistry *registry;
+  PrsSecrets          *secrets;     /* for the tool webhooks' Header Auth; may be NULL */
 
   GHashTable          *runs;        /* id → PrsRun*: runs not finished */
   GQueue               queue;       /* PrsRun* waiting for a slot (a reference each) */
@@ -82,6 +83,22 @@ prs_runner_get_registry (PrsRunner *self)
 {
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
   return self->registry;
+}
+
+void
+prs_runner_set_secrets (PrsRunner  *self,
+                        PrsSecrets *secrets)
+{
+  g_return_if_fail (PRS_IS_RUNNER (self));
+
+  g_set_object (&self->secrets, secrets);
+}
+
+PrsSecrets *
+prs_runner_get_secrets (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  return self->secrets;
 }
 
 /* ---- settings ---- */
@@ -511,6 +528,103 @@ prs_runner_retry (PrsRunner   *self,
   return decide (self, message_id, "retry", NULL, FALSE, error);
 }
 
+PrsRun *
+prs_runner_retry_inbound (PrsRunner   *self,
+                          const char  *message_id,
+                          GError     **error)
+{
+  g_autoptr(JsonNode) message = NULL;
+  g_autoptr(PrsRunRow) last = NULL;
+  g_autoptr(JsonNode) options_node = NULL;
+  g_autofree char *context_json = NULL;
+  g_autofree char *execution_json = NULL;
+  g_autoptr(GError) local_error = NULL;
+  JsonObject *object;
+  JsonObject *stored_options = NULL;
+  JsonNode *node;
+  GHashTableIter iter;
+  gpointer value;
+  PrsRunOptions options = { 0 };
+  PrsRun *run;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  g_return_val_if_fail (message_id != NULL, NULL);
+
+  message = prs_store_get_message (self->store, message_id, NULL);
+  if (message == NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such message."));
+      return NULL;
+    }
+  object = json_node_get_object (message);
+  if (g_strcmp0 (json_object_get_string_member_with_default (object, "kind", NULL), "inbound") != 0 ||
+      g_strcmp0 (json_object_get_string_member_with_default (object, "status", NULL), "failed") != 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Only a request whose answer failed can be retried."));
+      return NULL;
+    }
+  g_hash_table_iter_init (&iter, self->runs);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (g_strcmp0 (prs_run_get_trigger_message_id (value), message_id) == 0 && !prs_run_is_finished (value))
+      {
+        g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("This request is being answered already."));
+        return NULL;
+      }
+
+  last = prs_store_lookup_run_by_trigger (self->store, message_id, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  options.conversation_id = json_object_get_string_member_with_default (object, "conversationId", NULL);
+  options.trigger_message_id = message_id;
+  options.temperature = -1;
+  if (last != NULL)
+    {
+      options.origin = last->origin;
+      options.agent_id = last->agent_id;
+      options.context_json = last->context_json;
+      options.execution_json = last->execution_json;
+      if (last->options_json != NULL &&
+          (options_node = json_from_string (last->options_json, NULL)) != NULL &&
+          JSON_NODE_HOLDS_OBJECT (options_node))
+        stored_options = json_node_get_object (options_node);
+    }
+  else
+    {
+      options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+      options.agent_id = json_object_get_string_member_with_default (object, "agentId", NULL);
+      if ((node = json_object_get_member (object, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+        options.context_json = context_json = json_to_string (node, FALSE);
+      if ((node = json_object_get_member (object, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+        options.execution_json = execution_json = json_to_string (node, FALSE);
+    }
+  if (stored_options != NULL)
+    {
+      options.system_prompt = json_object_get_string_member_with_default (stored_options, "systemPrompt", NULL);
+      if (json_object_has_member (stored_options, "temperature"))
+        options.temperature = json_object_get_double_member (stored_options, "temperature");
+      if (json_object_has_member (stored_options, "maxTokens"))
+        options.max_tokens = (guint) json_object_get_int_member (stored_options, "maxTokens");
+    }
+
+  if (!prs_store_update_message (self->store, message_id, "pending", NULL, NULL, error))
+    return NULL;
+  prs_runner_emit_message_changed (self, options.conversation_id, message_id);
+
+  run = prs_runner_start (self, &options, FALSE, error);
+  if (run == NULL)
+    {
+      /* Still retryable */
+      prs_store_update_message (self->store, message_id, "failed", NULL, NULL, NULL);
+      prs_runner_emit_message_changed (self, options.conversation_id, message_id);
+    }
+  return run;
+}
+
 gboolean
 prs_runner_tool_action (PrsRunner   *self,
                         const char  *message_id,
@@ -528,6 +642,12 @@ prs_runner_tool_action (PrsRunner   *self,
     return prs_runner_deny (self, message_id, error);
   if (g_str_equal (action, "retry"))
     return prs_runner_retry (self, message_id, error);
+  if (g_str_equal (action, "retry-inbound"))
+    {
+      g_autoptr(PrsRun) run = prs_runner_retry_inbound (self, message_id, error);
+
+      return run != NULL;
+    }
 
   g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("Unknown action “%s”."), action);
   return FALSE;
@@ -586,6 +706,7 @@ prs_runner_dispose (GObject *object)
     }
   g_queue_clear_full (&self->queue, g_object_unref);
   g_clear_object (&self->registry);
+  g_clear_object (&self->secrets);
   g_clear_object (&self->providers);
   g_clear_object (&self->store);
 

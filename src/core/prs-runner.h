@@ -11,6 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "prs-providers.h"
+#include "prs-secrets.h"
 #include "prs-run.h"
 #include "prs-store.h"
 #include "prs-tool-call.h"
@@ -32,6 +33,10 @@ PrsRunner           *prs_runner_new                 (PrsStore            *store,
 PrsStore            *prs_runner_get_store           (PrsRunner  *self);
 PrsProviders        *prs_runner_get_providers       (PrsRunner  *self);
 PrsCallbackRegistry *prs_runner_get_registry        (PrsRunner  *self);
+/* Where the value of the tool webhooks' Header Auth is kept (optional). */
+void                 prs_runner_set_secrets         (PrsRunner  *self,
+                                                     PrsSecrets *secrets);
+PrsSecrets          *prs_runner_get_secrets         (PrsRunner  *self);
 
 /* Settings (SPEC §8's inference settings); 0 keeps the default. */
 void        prs_runner_set_max_rounds        (PrsRunner  *self,
@@ -107,8 +112,17 @@ gboolean    prs_runner_deny                  (PrsRunner   *self,
 gboolean    prs_runner_retry                 (PrsRunner   *self,
                                               const char  *message_id,
                                               GError     **error);
+/* Starts a new run for an inbound message whose run failed (SPEC §9: kept,
+ * marked failed, retryable from the UI), with the conversation, agent,
+ * origin, Request Context and execution of its last run (or, without one,
+ * the message's own, and the default agent). The message is "pending"
+ * until the run rests. Fails with PRS_ERROR_NOT_FOUND for an unknown
+ * message and PRS_ERROR_INVALID_INPUT when it is not a failed inbound one. */
+PrsRun     *prs_runner_retry_inbound         (PrsRunner   *self,
+                                              const char  *message_id,
+                                              GError     **error);
 /* The UI's tool-action words: approve, approve-all, deny, edit (= approve
- * with arguments), retry. */
+ * with arguments), retry, retry-inbound (prs_runner_retry_inbound). */
 gboolean    prs_runner_tool_action           (PrsRunner   *self,
                                               const char  *message_id,
                                               const char  *action,

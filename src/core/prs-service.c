@@ -218,6 +218,7 @@ start_runner (PrsService *self)
 
   self->registry = prs_callback_registry_new ();
   self->runner = prs_runner_new (self->store, self->providers, self->registry);
+  prs_runner_set_secrets (self->runner, self->secrets);
   callback_url = g_strdup_printf ("https://127.0.0.1:%u/api/ai/agentic-loop-result", self->port);
   prs_runner_set_callback_url (self->runner, callback_url);
   apply_run_settings (self);

@@ -437,11 +437,13 @@ prs_conversation_view_class_init (PrsConversationViewClass *klass)
 
   /**
    * PrsConversationView::tool-action:
-   * @message_id: the tool call's message
-   * @action: "approve", "approve-all", "deny" or "retry"
+   * @message_id: the tool call's message (the inbound message for
+   *   "retry-inbound")
+   * @action: "approve", "approve-all", "deny", "retry" or "retry-inbound"
    * @arguments: (nullable): the arguments to run with (JSON), for approvals
    *
-   * A tool card's action was activated. The run engine connects here.
+   * A tool card's action (or a failed inbound message's Retry) was
+   * activated. The run engine connects here.
    */
   signals[SIGNAL_TOOL_ACTION] =
     g_signal_new ("tool-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,

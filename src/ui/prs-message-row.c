@@ -35,6 +35,7 @@ struct _PrsMessageRow
   GtkWidget  *link_button;
   GtkWidget  *context_expander;
   GtkWidget  *tool_card;
+  GtkWidget  *retry_button;
   GPtrArray  *blocks;
 };
 
@@ -311,6 +312,22 @@ on_card_retry (PrsToolCard   *card,
                  prs_message_get_id (self->message), "retry", NULL);
 }
 
+/* An inbound message whose run failed: ask again (the runner's
+ * prs_runner_retry_inbound, through the tool-action signal). */
+static void
+retry_activated (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PrsMessageRow *self = PRS_MESSAGE_ROW (widget);
+
+  if (self->message == NULL || !prs_message_is_kind (self->message, PRS_MESSAGE_KIND_INBOUND) ||
+      g_strcmp0 (prs_message_get_status (self->message), "failed") != 0)
+    return;
+  g_signal_emit (self, signals[SIGNAL_TOOL_ACTION], 0,
+                 prs_message_get_id (self->message), "retry-inbound", NULL);
+}
+
 static JsonObject *
 extra_object (PrsMessage *message,
               const char *member)
@@ -458,10 +475,28 @@ build_inbound (PrsMessageRow *self)
 
   if (g_strcmp0 (prs_message_get_status (message), "failed") == 0)
     {
+      GtkWidget *failed_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *retry;
+
       label = caption_label (_("No AI provider answered; the request is kept."));
       gtk_widget_remove_css_class (label, "dim-label");
       gtk_widget_add_css_class (label, "error");
-      gtk_box_append (GTK_BOX (box), label);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_box_append (GTK_BOX (failed_row), label);
+
+      /* SPEC §9: the kept request is retryable from here */
+      retry = gtk_button_new_with_mnemonic (_("_Retry"));
+      gtk_widget_set_tooltip_text (retry, _("Ask the agent again"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (retry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("Retry"), -1);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (retry), "message-row.retry");
+      gtk_widget_set_valign (retry, GTK_ALIGN_CENTER);
+      gtk_widget_add_css_class (retry, "pill");
+      gtk_widget_add_css_class (retry, "small");
+      gtk_box_append (GTK_BOX (failed_row), retry);
+      self->retry_button = retry;
+
+      gtk_box_append (GTK_BOX (box), failed_row);
     }
 
   if ((expander = make_context_expander (self)) != NULL)
@@ -581,6 +616,7 @@ prs_message_row_set_message (PrsMessageRow *self,
   self->link_button = NULL;
   self->context_expander = NULL;
   self->tool_card = NULL;
+  self->retry_button = NULL;
   g_ptr_array_set_size (self->blocks, 0);
   for (guint i = 0; kinds[i] != NULL; i++)
     gtk_widget_remove_css_class (GTK_WIDGET (self), kinds[i]);
@@ -633,6 +669,13 @@ prs_message_row_get_context_expander (PrsMessageRow *self)
 }
 
 GtkWidget *
+prs_message_row_get_retry_button (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->retry_button;
+}
+
+GtkWidget *
 prs_message_row_get_tool_card (PrsMessageRow *self)
 {
   g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
@@ -678,14 +721,17 @@ prs_message_row_class_init (PrsMessageRowClass *klass)
 
   /**
    * PrsMessageRow::tool-action:
-   * @message_id: the tool call's message
-   * @action: "approve", "approve-all", "deny" or "retry"
+   * @message_id: the tool call's message (the inbound message for
+   *   "retry-inbound")
+   * @action: "approve", "approve-all", "deny", "retry" or "retry-inbound"
    * @arguments: (nullable): the arguments to run with (JSON), for approvals
    */
   signals[SIGNAL_TOOL_ACTION] =
     g_signal_new ("tool-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                   G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+
+  gtk_widget_class_install_action (widget_class, "message-row.retry", NULL, retry_activated);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "messagerow");

@@ -27,6 +27,8 @@ PrsMessage *prs_message_row_get_message          (PrsMessageRow *self);
 GtkWidget  *prs_message_row_get_link_button      (PrsMessageRow *self);
 GtkWidget  *prs_message_row_get_context_expander (PrsMessageRow *self);
 GtkWidget  *prs_message_row_get_tool_card        (PrsMessageRow *self);
+/* The Retry button of an inbound message whose run failed (SPEC §9). */
+GtkWidget  *prs_message_row_get_retry_button     (PrsMessageRow *self);
 /* The blocks of the reply, in order: PrsKvGrid and PrsMarkdownView. */
 GPtrArray  *prs_message_row_get_blocks           (PrsMessageRow *self);
 

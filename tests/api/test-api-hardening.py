@@ -47,6 +47,19 @@ def main():
     tap.finish()
 
 
+# Under AddressSanitizer (tests/sanitize.sh) freed memory sits in ASan's
+# quarantine, so RSS says nothing about leaks there: those two outcomes are
+# measured by the normal build only.
+SANITIZED = os.environ.get('PROSPONSIVE_SANITIZED') == '1'
+
+
+def judge_rss(tap, report_only, cond, desc, diag=None):
+    if SANITIZED:
+        tap.ok(True, desc + ' # SKIP RSS is not meaningful under AddressSanitizer', None)
+    else:
+        judge(tap, report_only, cond, desc, diag)
+
+
 def judge(tap, report_only, cond, desc, diag=None):
     if report_only:
         tap.ok(True, desc + ' # report-only: ' + ('met' if cond else 'NOT met'), None)
@@ -179,7 +192,7 @@ def run(tap, app, report_only):
     judge(tap, report_only, not errors, '1,500 connections all answered', errors[:3])
     judge(tap, report_only, abs(after_fds - before_fds) <= 5,
           'after 1,500 connections fds are back to baseline ±5 (%d → %d)' % (before_fds, after_fds))
-    judge(tap, report_only, after_rss - before_rss < 10 * 1024,
+    judge_rss(tap, report_only, after_rss - before_rss < 10 * 1024,
           'after 1,500 connections RSS grew %.1f MB (< 10 MB)' % ((after_rss - before_rss) / 1024))
 
     # 4. an unauthenticated 200 MB upload
@@ -204,7 +217,7 @@ def run(tap, app, report_only):
     sampler.join()
     growth = (peak[0] - rss0) / 1024
     tap.diag('200 MB unauthenticated upload: %s; RSS %d → peak %d kB' % (result, rss0, peak[0]))
-    judge(tap, report_only, growth < 5, 'an unauthenticated 200 MB upload raised RSS by %.1f MB (< 5 MB)' % growth)
+    judge_rss(tap, report_only, growth < 5, 'an unauthenticated 200 MB upload raised RSS by %.1f MB (< 5 MB)' % growth)
     judge(tap, report_only, result[0] in (401, 'closed'), 'the upload was refused (%s)' % (result,))
 
     status, elapsed = timed_health(app)

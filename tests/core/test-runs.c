@@ -159,6 +159,7 @@ typedef struct
   gboolean    hang;      /* keep answers back (a long workflow) */
   GPtrArray  *held;      /* SoupServerMessage* kept paused */
   char       *answer;    /* the JSON every call gets */
+  char       *auth;      /* X-Prosponsive-Key of the last call, or NULL */
 } Hook;
 
 static void
@@ -174,6 +175,9 @@ hook_handler (SoupServer        *soup,
 
   g_ptr_array_add (hook->bodies, g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
   g_ptr_array_add (hook->paths, g_strdup (path));
+  g_free (hook->auth);
+  hook->auth = g_strdup (soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                       "X-Prosponsive-Key"));
   if (hook->hang)
     {
       soup_server_message_pause (msg);
@@ -222,6 +226,7 @@ hook_stop (Hook *hook)
   g_ptr_array_unref (hook->paths);
   g_ptr_array_unref (hook->held);
   g_free (hook->answer);
+  g_free (hook->auth);
   g_free (hook);
 }
 
@@ -280,6 +285,7 @@ open_runner (Fixture *fixture)
   fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
   fixture->registry = prs_callback_registry_new ();
   fixture->runner = prs_runner_new (fixture->store, fixture->providers, fixture->registry);
+  prs_runner_set_secrets (fixture->runner, fixture->secrets);
   prs_runner_set_callback_url (fixture->runner, "https://127.0.0.1:1/api/ai/agentic-loop-result");
   g_signal_connect (fixture->runner, "message-changed", G_CALLBACK (on_message_changed), fixture);
   g_signal_connect (fixture->runner, "approval-needed", G_CALLBACK (on_approval_needed), fixture);
@@ -700,6 +706,42 @@ test_rules (Fixture       *fixture,
   g_assert_cmpuint (fixture->approvals_needed, ==, 0);
 }
 
+/* ---- the tool webhooks' Header Auth (SPEC §3) ------------------------------- */
+
+static void
+test_webhook_auth (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(PrsRun) first = NULL;
+  g_autoptr(PrsRun) second = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonObject) answer2 = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
+  g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_WEBHOOK_AUTH_HEADER, "X-Prosponsive-Key", &error));
+  g_assert_true (prs_secrets_store_sync (fixture->secrets, PRS_SECRET_WEBHOOK_AUTH, "test", "s3cret-value", NULL, &error));
+  g_assert_no_error (error);
+
+  use_script (fixture, "openai",
+              "{'kind':'openai','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+              "{'response':{'text':'Done.'}},"
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Rome") "]}},"
+              "{'response':{'text':'Done again.'}}]}");
+  first = start_run (fixture, "Go", NULL, NULL);
+  answer = wait_rest (first, NULL);
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "succeeded");
+  g_assert_cmpstr (fixture->hook->auth, ==, "s3cret-value");
+
+  /* Without a header name nothing is sent, even with a value stored */
+  g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_WEBHOOK_AUTH_HEADER, NULL, &error));
+  second = start_run (fixture, "Again", NULL, NULL);
+  answer2 = wait_rest (second, NULL);
+  g_assert_cmpstr (call_status_at (answer2, 0), ==, "succeeded");
+  g_assert_null (fixture->hook->auth);
+}
+
 /* ---- loop limits ------------------------------------------------------------ */
 
 static void
@@ -1027,6 +1069,7 @@ main (int   argc,
   ADD ("restart/pending-approval", test_restart_pending, NULL);
   ADD ("restart/interrupted", test_restart_interrupted, NULL);
   ADD ("binding-and-hygiene", test_binding_and_hygiene, NULL);
+  ADD ("webhook-auth", test_webhook_auth, NULL);
   ADD ("chat-history", test_chat_history, NULL);
 
   return g_test_run ();

@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-agent-runs.c: agent runs seen through the real window under a real
+ * X server, driven end to end by tests/scripted-provider.py and a scripted
+ * n8n webhook: a tool card approved through its action (issue 5), an agent
+ * built in the editor binding its tool's parameters from the Request
+ * Context (issue 6), and Retry on an inbound message whose run failed
+ * (SPEC §9). Waits are main-loop conditions, never sleeps. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "prs-agent-editor.h"
+#include "prs-agent-seed.h"
+#include "prs-agents-page.h"
+#include "prs-context-field-list.h"
+#include "prs-conversation-view.h"
+#include "prs-field-picker.h"
+#include "prs-guidance-builder.h"
+#include "prs-json.h"
+#include "prs-message-row.h"
+#include "prs-run-test-util.h"
+#include "prs-runner.h"
+#include "prs-service.h"
+#include "prs-tool-card.h"
+#include "prs-ui-test-util.h"
+#include "prs-window.h"
+
+#define KEY "sk-test-Zq7xW"
+
+typedef struct
+{
+  char            *data_dir;
+  PrsTestHook     *hook;
+  PrsTestProvider *provider;
+  PrsService      *service;
+  PrsWindow       *window;
+  char            *conversation_id;
+  guint            approvals_needed;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static PrsTool *
+make_weather_tool (void)
+{
+  PrsTool *tool = prs_tool_new ();
+
+  tool->name = g_strdup ("get_weather");
+  tool->description = g_strdup ("Looks the weather up.");
+  tool->workflow_id = g_strdup ("wf-get_weather");
+  tool->webhook_path = g_strdup ("weather");
+  tool->webhook_method = g_strdup ("POST");
+  tool->response_mode = g_strdup ("responseNode");
+  tool->webhook_node_name = g_strdup ("Webhook");
+  tool->webhook_id = g_strdup ("hook-get_weather");
+  g_ptr_array_add (tool->params, prs_param_new ("city", PRS_PARAM_STRING, TRUE, NULL));
+  g_ptr_array_add (tool->params, prs_param_new ("unit", PRS_PARAM_STRING, FALSE, NULL));
+  return tool;
+}
+
+static void
+on_approval_needed (PrsRunner  *runner,
+                    const char *conversation_id,
+                    const char *message_id,
+                    const char *tool_name,
+                    Fixture    *f)
+{
+  f->approvals_needed++;
+}
+
+/* Seeds the data folder (before the service opens it): the tools given by
+ * @data ("weather": get_weather and an agent allowed to use it; "mail": the
+ * agent editor's seed), a conversation, and the n8n URL of the webhook. */
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autofree char *url = NULL;
+
+  f->data_dir = g_dir_make_tmp ("prs-ui-runs-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->hook = prs_test_hook_start ();
+
+  store = prs_store_new (f->data_dir, &error);
+  g_assert_no_error (error);
+  if (g_strcmp0 (data, "mail") == 0)
+    {
+      g_autoptr(PrsAgent) agent = prs_agent_new ("mail-triage", "Mail Triage");
+
+      prs_agent_seed_tools (store);
+      f->conversation_id = prs_agent_seed_inbox (store);
+      prs_agent_seed_agents (store);
+      g_assert_true (prs_store_save_agent (store, agent, NULL, &error));
+      g_assert_no_error (error);
+    }
+  else
+    {
+      g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+      g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
+
+      g_ptr_array_add (tools, make_weather_tool ());
+      g_assert_true (prs_store_save_discovery (store, tools, NULL, 1000, &error));
+      g_assert_no_error (error);
+      agent->allowed_tools = g_strsplit ("get_weather", ",", -1);
+      g_assert_true (prs_store_save_agent (store, agent, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (prs_store_resolve_conversation (store, "inbox", &f->conversation_id, NULL, &error));
+      g_assert_no_error (error);
+    }
+  url = prs_test_hook_url (f->hook);
+  g_assert_true (prs_store_set_setting (store, PRS_SETTING_N8N_URL, url, &error));
+  g_assert_no_error (error);
+  g_clear_object (&store);
+
+  f->service = prs_service_new (f->data_dir, prs_test_free_port ());
+  g_assert_true (prs_service_start (f->service, &error));
+  g_assert_no_error (error);
+  g_signal_connect (prs_service_get_runner (f->service), "approval-needed",
+                    G_CALLBACK (on_approval_needed), f);
+
+  f->window = prs_window_new (NULL, f->service);
+  g_object_ref_sink (f->window);
+  gtk_window_present (GTK_WINDOW (f->window));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i - 1);
+
+      if (window != GTK_WINDOW (f->window))
+        gtk_window_destroy (window);
+    }
+  if (f->window != NULL)
+    {
+      gtk_window_destroy (GTK_WINDOW (f->window));
+      g_clear_object (&f->window);
+    }
+  if (f->service != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (prs_service_get_runner (f->service), f);
+      prs_service_stop (f->service);
+      g_clear_object (&f->service);
+    }
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_pointer (&f->provider, prs_test_provider_stop);
+  g_clear_pointer (&f->hook, prs_test_hook_stop);
+  remove_tree (f->data_dir);
+  g_free (f->data_dir);
+  g_free (f->conversation_id);
+}
+
+/* The scripted provider (openai) as the only configured provider. */
+static void
+configure_provider (Fixture    *f,
+                    const char *script)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+
+  f->provider = prs_test_provider_start (script);
+  url = prs_test_provider_base_url (f->provider, "openai");
+  g_assert_true (prs_providers_add (prs_service_get_providers (f->service), "openai", "Scripted", url,
+                                    "model-a", 0, KEY, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static PrsStore *
+store_of (Fixture *f)
+{
+  return prs_service_get_store (f->service);
+}
+
+static const char *
+message_status (Fixture    *f,
+                const char *message_id,
+                JsonNode  **keep)
+{
+  *keep = prs_store_get_message (store_of (f), message_id, NULL);
+  g_assert_nonnull (*keep);
+  return json_object_get_string_member_with_default (json_node_get_object (*keep), "status", NULL);
+}
+
+/* ---- rows of the conversation view ---- */
+
+typedef struct
+{
+  Fixture    *f;
+  const char *message_id;
+  const char *kind;
+  const char *content;
+  const char *status;
+} RowQuery;
+
+static gboolean
+row_matches (GtkWidget *widget,
+             gpointer   data)
+{
+  RowQuery *query = data;
+  PrsMessage *message = prs_message_row_get_message (PRS_MESSAGE_ROW (widget));
+
+  if (message == NULL)
+    return FALSE;
+  if (query->message_id != NULL && g_strcmp0 (prs_message_get_id (message), query->message_id) != 0)
+    return FALSE;
+  if (query->kind != NULL && !prs_message_is_kind (message, query->kind))
+    return FALSE;
+  if (query->content != NULL && g_strcmp0 (prs_message_get_content (message), query->content) != 0)
+    return FALSE;
+  if (query->status != NULL && g_strcmp0 (prs_message_get_status (message), query->status) != 0)
+    return FALSE;
+  return TRUE;
+}
+
+static PrsMessageRow *
+find_row (RowQuery *query)
+{
+  PrsConversationView *view = prs_window_get_conversation_view (query->f->window);
+
+  return (PrsMessageRow *) prs_test_find_widget (GTK_WIDGET (prs_conversation_view_get_list_view (view)),
+                                                 PRS_TYPE_MESSAGE_ROW, row_matches, query);
+}
+
+static gboolean
+row_is_shown (gpointer data)
+{
+  PrsMessageRow *row = find_row (data);
+
+  return row != NULL && gtk_widget_get_mapped (GTK_WIDGET (row));
+}
+
+/* Waits until a mapped row matches; returns it. */
+static PrsMessageRow *
+wait_row (RowQuery *query)
+{
+  g_assert_true (prs_test_wait_until (row_is_shown, query));
+  return find_row (query);
+}
+
+static void
+open_conversation (Fixture *f)
+{
+  prs_window_select_conversation (f->window, f->conversation_id);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+}
+
+static gboolean
+card_has_status (gpointer data)
+{
+  RowQuery *query = data;
+  PrsMessageRow *row = find_row (query);
+  GtkWidget *card = row != NULL ? prs_message_row_get_tool_card (row) : NULL;
+
+  return card != NULL && gtk_widget_get_mapped (card) &&
+         g_strcmp0 (prs_tool_card_get_status (PRS_TOOL_CARD (card)), query->status) == 0;
+}
+
+static gboolean
+runner_is_idle (gpointer data)
+{
+  return prs_runner_is_idle (data);
+}
+
+/* ---- issue 5: approving a tool card through its action runs the call ---- */
+
+static void
+test_approve_tool_card (Fixture       *f,
+                        gconstpointer  data)
+{
+  PrsRunner *runner = prs_service_get_runner (f->service);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  g_autofree char *trigger_id = NULL;
+  g_autoptr(JsonNode) trigger = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  PrsMessageInsert insert = { 0 };
+  PrsRunOptions options = { 0 };
+  const char *call_message_id = NULL;
+  PrsMessageRow *row;
+  GtkWidget *card;
+  RowQuery call = { 0 }, answer = { 0 };
+
+  configure_provider (f,
+                      "{'kind':'openai','turns':["
+                      "{'response':{'text':'Let me look.','tool_calls':["
+                      "{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
+                      "{'response':{'chunks':['It is ','sunny ','in Paris.']}}]}");
+  open_conversation (f);
+
+  insert.conversation_id = f->conversation_id;
+  insert.kind = "inbound";
+  insert.content = "Weather in Paris?";
+  insert.status = "pending";
+  g_assert_true (prs_store_insert_message (store_of (f), &insert, &trigger_id, NULL, &error));
+  g_assert_no_error (error);
+  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = f->conversation_id;
+  options.agent_id = "weather-agent";
+  options.trigger_message_id = trigger_id;
+  options.temperature = -1;
+  run = prs_runner_start (runner, &options, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run);
+
+  /* The card shows the proposal, waiting for approval */
+  call.f = f;
+  call.kind = PRS_MESSAGE_KIND_TOOL_CALL;
+  call.status = "proposed";
+  g_assert_true (prs_test_wait_until (card_has_status, &call));
+  row = find_row (&call);
+  call_message_id = prs_message_get_id (prs_message_row_get_message (row));
+  call.message_id = call_message_id = g_strdup (call_message_id);
+  card = prs_message_row_get_tool_card (row);
+  g_assert_nonnull (prs_test_find_label (card, "get_weather"));
+  g_assert_nonnull (prs_test_find_label (card, "Waiting for Approval"));
+  g_assert_cmpstr (prs_run_get_status (run), ==, PRS_RUN_AWAITING_APPROVAL);
+  g_assert_cmpuint (f->approvals_needed, ==, 1);
+  g_assert_cmpuint (f->hook->bodies->len, ==, 0);
+
+  /* Approve on the real card: the window routes it to the runner */
+  g_assert_true (gtk_widget_activate_action (card, "tool-card.approve", NULL));
+
+  call.status = "succeeded";
+  g_assert_true (prs_test_wait_until (card_has_status, &call));
+  row = find_row (&call);
+  g_assert_nonnull (prs_test_find_label (prs_message_row_get_tool_card (row), "Succeeded"));
+
+  /* The webhook received the call */
+  g_assert_cmpuint (f->hook->bodies->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->hook->paths, 0), ==, "/webhook/weather");
+  g_assert_nonnull (strstr (g_ptr_array_index (f->hook->bodies, 0), "\"city\":\"Paris\""));
+
+  /* The final answer is in the list */
+  answer.f = f;
+  answer.kind = PRS_MESSAGE_KIND_ASSISTANT;
+  answer.content = "It is sunny in Paris.";
+  answer.status = "completed";
+  wait_row (&answer);
+  g_assert_true (prs_test_wait_until (runner_is_idle, runner));
+  g_assert_cmpstr (prs_run_get_status (run), ==, PRS_RUN_COMPLETED);
+  g_assert_cmpstr (message_status (f, trigger_id, &trigger), ==, "completed");
+  g_assert_cmpuint (f->approvals_needed, ==, 1);
+
+  messages = prs_store_list_messages (store_of (f), f->conversation_id, 0, 100, NULL);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 5);
+  g_free ((char *) call_message_id);
+}
+
+/* ---- issue 6: an agent built in the editor binds from the Request Context ---- */
+
+static PrsAgentEditor *
+open_editor (Fixture    *f,
+             const char *agent_id)
+{
+  PrsAgentsPage *page = prs_window_get_agents_page (f->window);
+  GtkWidget *row = prs_agents_page_get_row (page, agent_id);
+  PrsAgentEditor *editor;
+
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_activate (row));
+  editor = prs_agents_page_edit (page, agent_id);
+  g_assert_nonnull (editor);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (editor)));
+  prs_test_wait_frames (GTK_WIDGET (editor), 3);
+  return editor;
+}
+
+static gboolean
+widget_is_visible (gpointer data)
+{
+  return gtk_widget_get_visible (data);
+}
+
+/* As in test-agent-editor.c: the source drop-down, the picker's search
+ * entry and its list item. */
+static void
+map_through_picker (PrsAgentEditor *editor,
+                    const char     *param,
+                    const char     *search)
+{
+  PrsGuidanceBuilder *builder = prs_agent_editor_get_guidance_builder (editor);
+  GtkMenuButton *button = prs_guidance_builder_get_field_button (builder, param);
+  PrsFieldPicker *picker = PRS_FIELD_PICKER (gtk_menu_button_get_popover (button));
+  GtkListView *list = prs_field_picker_get_list_view (picker);
+  GListModel *shown = G_LIST_MODEL (gtk_list_view_get_model (list));
+  g_autoptr(GObject) first = NULL;
+
+  gtk_drop_down_set_selected (prs_guidance_builder_get_source_drop_down (builder, param),
+                              PRS_GUIDANCE_SOURCE_CONTEXT);
+  g_assert_true (prs_test_wait_until (widget_is_visible, picker));
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  gtk_editable_set_text (prs_field_picker_get_search_entry (picker), search);
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  g_assert_cmpuint (g_list_model_get_n_items (shown), >=, 1);
+  first = g_list_model_get_item (shown, 0);
+  g_assert_cmpstr (prs_context_field_item_get_path (PRS_CONTEXT_FIELD_ITEM (first)), ==, search);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (list), "list.activate-item", "u", 0));
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (picker)));
+  g_assert_cmpstr (gtk_menu_button_get_label (button), ==, search);
+}
+
+static void
+on_destroyed (gpointer  data,
+              GObject  *where_the_object_was)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static void
+test_editor_agent_binds_context (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  g_autoptr(JsonNode) message = NULL;
+  g_autofree char *body = NULL;
+  PrsAgentEditor *editor;
+  PrsGuidanceBuilder *builder;
+  JsonArray *calls;
+  JsonObject *provenance;
+  const char *hook_body;
+  gboolean destroyed = FALSE;
+  guint status;
+  RowQuery card_query = { 0 };
+  PrsMessageRow *row;
+
+  /* The agent, built in the editor */
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-agents", NULL);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  editor = open_editor (f, "mail-triage");
+  builder = prs_agent_editor_get_guidance_builder (editor);
+  g_assert_true (prs_guidance_builder_select_tool (builder, "email_move_to_folder"));
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  map_through_picker (editor, "uid", "uid");
+  map_through_picker (editor, "mailbox", "mailbox");
+  gtk_drop_down_set_selected (prs_guidance_builder_get_source_drop_down (builder, "destination"),
+                              PRS_GUIDANCE_SOURCE_CONSTANT);
+  gtk_editable_set_text (prs_guidance_builder_get_constant_entry (builder, "destination"), "Archive");
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  g_assert_nonnull (strstr (prs_guidance_builder_get_preview_text (builder),
+                            "- **uid**: Use the \"uid\" value from the Request Context."));
+  g_assert_true (prs_agent_editor_get_modified (editor));
+  g_object_weak_ref (G_OBJECT (editor), on_destroyed, &destroyed);
+  gtk_widget_activate_action (GTK_WIDGET (editor), "editor.save", NULL);
+  g_assert_true (prs_test_wait_for (&destroyed));
+
+  /* An auto-approval rule for the tool; the scripted model proposes other values */
+  g_assert_true (prs_store_add_approval_rule (store_of (f), "email_move_to_folder", "mail-triage", NULL,
+                                              "approve", NULL, &error));
+  g_assert_no_error (error);
+  configure_provider (f,
+                      "{'kind':'openai','turns':["
+                      "{'response':{'tool_calls':[{'id':'call_1','name':'email_move_to_folder','arguments':"
+                      "{'uid':'1','mailbox':'Wrong','destination':'Trash'}}]}},"
+                      "{'response':{'text':'Filed it in Archive.'}}]}");
+
+  /* The inbound message, through the real API, with uid and mailbox in its context */
+  body = g_strdup_printf ("{\"prompt\":\"File the new mail.\",\"conversationId\":\"%s\","
+                          "\"agentId\":\"mail-triage\","
+                          "\"context\":{\"uid\":\"9001\",\"mailbox\":\"Projects\",\"subject\":\"Q4\"}}",
+                          f->conversation_id);
+  status = prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                              prs_service_get_port (f->service), "/api/ai/agent-inference", body, &answer);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_nonnull (answer);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Filed it in Archive.");
+  calls = json_object_get_array_member (answer, "toolCalls");
+  g_assert_cmpuint (json_array_get_length (calls), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (calls, 0), "status"),
+                   ==, "succeeded");
+
+  /* Without asking, with the context's values bound */
+  g_assert_cmpuint (f->approvals_needed, ==, 0);
+  g_assert_cmpuint (f->hook->bodies->len, ==, 1);
+  g_assert_true (g_str_has_suffix (g_ptr_array_index (f->hook->paths, 0), "/email_move_to_folder"));
+  hook_body = g_ptr_array_index (f->hook->bodies, 0);
+  g_assert_nonnull (strstr (hook_body, "\"uid\":\"9001\""));
+  g_assert_nonnull (strstr (hook_body, "\"mailbox\":\"Projects\""));
+  g_assert_nonnull (strstr (hook_body, "\"destination\":\"Archive\""));
+  g_assert_null (strstr (hook_body, "Wrong"));
+  g_assert_null (strstr (hook_body, "Trash"));
+
+  /* The tool-call message records where each value came from */
+  call = prs_store_lookup_tool_call (store_of (f),
+                                     json_object_get_string_member (json_array_get_object_element (calls, 0), "id"),
+                                     NULL);
+  g_assert_nonnull (call);
+  message = prs_store_get_message (store_of (f), call->message_id, NULL);
+  provenance = json_object_get_object_member (json_object_get_object_member (json_node_get_object (message), "extra"),
+                                              "provenance");
+  g_assert_nonnull (provenance);
+  g_assert_cmpstr (json_object_get_string_member (provenance, "uid"), ==, "context:uid");
+  g_assert_cmpstr (json_object_get_string_member (provenance, "mailbox"), ==, "context:mailbox");
+
+  /* …and its card says so */
+  open_conversation (f);
+  card_query.f = f;
+  card_query.message_id = call->message_id;
+  card_query.status = "succeeded";
+  g_assert_true (prs_test_wait_until (card_has_status, &card_query));
+  row = find_row (&card_query);
+  g_assert_nonnull (prs_test_find_label (prs_message_row_get_tool_card (row), "from Request Context “uid”"));
+}
+
+/* ---- SPEC §9: a failed inbound message is retryable from the UI ---- */
+
+static gboolean
+retry_shown (gpointer data)
+{
+  PrsMessageRow *row = find_row (data);
+  GtkWidget *button = row != NULL ? prs_message_row_get_retry_button (row) : NULL;
+
+  return button != NULL && gtk_widget_get_mapped (button);
+}
+
+static void
+test_retry_inbound (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonNode) inbound = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *inbound_id = NULL;
+  PrsMessageRow *row;
+  GtkWidget *button;
+  guint status;
+  RowQuery query = { 0 }, reply = { 0 };
+  const char *label;
+
+  open_conversation (f);
+
+  /* No provider: 503, the inbound message is kept, marked failed */
+  body = g_strdup_printf ("{\"prompt\":\"Weather in Paris?\",\"conversationId\":\"%s\","
+                          "\"agentId\":\"weather-agent\",\"context\":{\"city\":\"Paris\"}}",
+                          f->conversation_id);
+  status = prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                              prs_service_get_port (f->service), "/api/ai/agent-inference", body, &answer);
+  g_assert_cmpuint (status, ==, 503);
+  g_assert_nonnull (answer);
+  inbound_id = g_strdup (json_object_get_string_member (answer, "messageId"));
+  g_assert_nonnull (inbound_id);
+  g_assert_cmpstr (message_status (f, inbound_id, &inbound), ==, "failed");
+  g_clear_pointer (&inbound, json_node_unref);
+
+  /* Its row offers Retry */
+  query.f = f;
+  query.message_id = inbound_id;
+  g_assert_true (prs_test_wait_until (retry_shown, &query));
+  row = find_row (&query);
+  button = prs_message_row_get_retry_button (row);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, "_Retry");
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, "Ask the agent again");
+  label = gtk_actionable_get_action_name (GTK_ACTIONABLE (button));
+  g_assert_cmpstr (label, ==, "message-row.retry");
+  g_assert_true (gtk_widget_is_sensitive (button));
+
+  /* A provider now; Retry answers the same request */
+  configure_provider (f,
+                      "{'kind':'openai','turns':[{'response':{'text':'Sunny on the second try.'}}]}");
+  g_assert_true (gtk_widget_activate (button));
+
+  reply.f = f;
+  reply.kind = PRS_MESSAGE_KIND_ASSISTANT;
+  reply.content = "Sunny on the second try.";
+  reply.status = "completed";
+  wait_row (&reply);
+  g_assert_true (prs_test_wait_until (runner_is_idle, prs_service_get_runner (f->service)));
+
+  g_assert_cmpstr (message_status (f, inbound_id, &inbound), ==, "completed");
+  g_clear_pointer (&inbound, json_node_unref);
+  /* The row updated in place: no Retry any more */
+  query.status = "completed";
+  row = wait_row (&query);
+  g_assert_null (prs_message_row_get_retry_button (row));
+
+  /* The same agent and context as stored */
+  {
+    g_autoptr(JsonArray) requests = prs_test_provider_requests (f->provider);
+    g_autofree char *sent = NULL;
+
+    g_assert_cmpuint (json_array_get_length (requests), ==, 1);
+    sent = prs_json_to_string (json_object_get_member (json_array_get_object_element (requests, 0), "body"), FALSE);
+    g_assert_nonnull (strstr (sent, "Weather in Paris?"));
+    g_assert_nonnull (strstr (sent, "get_weather"));
+  }
+  {
+    g_autoptr(PrsRunRow) run = prs_store_lookup_run_by_trigger (store_of (f), inbound_id, NULL);
+
+    g_assert_nonnull (run);
+    g_assert_cmpstr (run->status, ==, PRS_RUN_COMPLETED);
+    g_assert_cmpstr (run->agent_id, ==, "weather-agent");
+    g_assert_cmpstr (run->conversation_id, ==, f->conversation_id);
+    g_assert_nonnull (strstr (run->context_json, "\"city\":\"Paris\""));
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  gtk_init ();
+  adw_init ();
+
+#define ADD(path, func, data) g_test_add (path, Fixture, data, fixture_setup, func, fixture_teardown)
+  ADD ("/ui/agent-runs/approve-tool-card", test_approve_tool_card, "weather");
+  ADD ("/ui/agent-runs/editor-agent-binds-context", test_editor_agent_binds_context, "mail");
+  ADD ("/ui/agent-runs/retry-inbound", test_retry_inbound, "weather");
+#undef ADD
+
+  return g_test_run ();
+}
