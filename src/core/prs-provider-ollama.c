@@ -303,20 +303,6 @@ static const PrsExchangeOps models_ops = {
 
 /* ---- PrsProvider -------------------------------------------------------- */
 
-/* Ollama needs no key; one is sent when set, for servers behind a proxy. */
-static void
-add_auth (PrsProviderOllama *self,
-          PrsExchange       *ex)
-{
-  if (prs_http_provider_get_http (self)->api_key != NULL)
-    {
-      g_autofree char *value = g_strconcat ("Bearer ", prs_http_provider_get_http (self)->api_key, NULL);
-
-      prs_exchange_set_header (ex, "Authorization", value);
-      memset (value, 0, strlen (value));
-    }
-}
-
 static void
 ollama_chat_async (PrsProvider         *provider,
                    PrsChatRequest      *request,
@@ -340,7 +326,8 @@ ollama_chat_async (PrsProvider         *provider,
                          request->stream ? PRS_WIRE_NDJSON : PRS_WIRE_JSON,
                          "POST", "/api/chat", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
-  add_auth (self, ex);
+  /* Ollama needs no key; one is sent when set, for servers behind a proxy */
+  prs_exchange_set_bearer (ex);
   prs_exchange_send (ex);
 }
 
@@ -356,7 +343,7 @@ ollama_list_models_async (PrsProvider         *provider,
 
   g_task_set_source_tag (task, ollama_list_models_async);
   ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/api/tags", NULL);
-  add_auth (self, ex);
+  prs_exchange_set_bearer (ex);
   prs_exchange_send (ex);
 }
 

@@ -449,19 +449,6 @@ static const PrsExchangeOps models_ops = {
 /* ---- PrsProvider -------------------------------------------------------- */
 
 static void
-add_auth (PrsProviderOpenai *self,
-          PrsExchange       *ex)
-{
-  if (prs_http_provider_get_http (self)->api_key != NULL)
-    {
-      g_autofree char *value = g_strconcat ("Bearer ", prs_http_provider_get_http (self)->api_key, NULL);
-
-      prs_exchange_set_header (ex, "Authorization", value);
-      memset (value, 0, strlen (value));
-    }
-}
-
-static void
 openai_chat_async (PrsProvider         *provider,
                    PrsChatRequest      *request,
                    PrsChatDeltaFunc     delta_func,
@@ -486,7 +473,7 @@ openai_chat_async (PrsProvider         *provider,
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
   ex->impl_data = g_ptr_array_new_with_free_func (partial_call_free);
   ex->impl_destroy = (GDestroyNotify) g_ptr_array_unref;
-  add_auth (self, ex);
+  prs_exchange_set_bearer (ex);
   if (request->stream)
     prs_exchange_set_header (ex, "Accept", "text/event-stream");
   prs_exchange_send (ex);
@@ -504,7 +491,7 @@ openai_list_models_async (PrsProvider         *provider,
 
   g_task_set_source_tag (task, openai_list_models_async);
   ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/models", NULL);
-  add_auth (self, ex);
+  prs_exchange_set_bearer (ex);
   prs_exchange_send (ex);
 }
 

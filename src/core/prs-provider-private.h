@@ -122,6 +122,8 @@ void         prs_exchange_set_chat   (PrsExchange          *ex,
 void         prs_exchange_set_header (PrsExchange          *ex,
                                       const char           *name,
                                       const char           *value);
+/* Authorization: Bearer KEY, when the configuration has a key. */
+void        prs_exchange_set_bearer (PrsExchange  *ex);
 /* Sends; the task returns the response (chat) or the model list. */
 void         prs_exchange_send       (PrsExchange          *ex);
 

@@ -1229,6 +1229,19 @@ prs_exchange_set_header (PrsExchange *ex,
 }
 
 void
+prs_exchange_set_bearer (PrsExchange *ex)
+{
+  g_autofree char *value = NULL;
+
+  if (ex->http->api_key == NULL)
+    return;
+
+  value = g_strconcat ("Bearer ", ex->http->api_key, NULL);
+  prs_exchange_set_header (ex, "Authorization", value);
+  memset (value, 0, strlen (value));
+}
+
+void
 prs_exchange_add_text (PrsExchange *ex,
                        const char  *text)
 {
