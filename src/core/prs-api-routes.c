@@ -481,11 +481,16 @@ handle_resolve (PrsApiRoutes      *routes,
   prs_api_respond_json (msg, SOUP_STATUS_OK, node);
 }
 
-/* Replays the stored answer of the message carrying @dedup_key. */
+/* Replays the stored answer of the message carrying @dedup_key. A message
+ * whose run never began because Prosponsive stopped first (marked
+ * "interrupted" at the next start) has no answer to replay: when @orphan_id
+ * is given, it is returned there instead, with FALSE, so that this request
+ * answers it (nothing acted for it yet, and no one heard back). */
 static gboolean
-replay_duplicate (PrsApiRoutes      *routes,
-                  SoupServerMessage *msg,
-                  const char        *dedup_key)
+replay_duplicate_or_orphan (PrsApiRoutes      *routes,
+                            SoupServerMessage *msg,
+                            const char        *dedup_key,
+                            char             **orphan_id)
 {
   g_autofree char *message_id = prs_store_find_message_by_dedup_key (routes->store, dedup_key);
   g_autoptr(JsonNode) message = NULL;
@@ -512,6 +517,15 @@ replay_duplicate (PrsApiRoutes      *routes,
     return FALSE;
 
   extra = json_object_get_member (json_node_get_object (message), "extra");
+  if (orphan_id != NULL && extra != NULL && JSON_NODE_HOLDS_OBJECT (extra) &&
+      g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (message), "status", ""),
+                 "failed") == 0 &&
+      g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (extra), "reason", ""),
+                 PRS_INBOUND_REASON_INTERRUPTED) == 0)
+    {
+      *orphan_id = g_steal_pointer (&message_id);
+      return FALSE;
+    }
   if (extra != NULL && JSON_NODE_HOLDS_OBJECT (extra) &&
       json_object_has_member (json_node_get_object (extra), "answer") &&
       JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (extra), "answer")))
@@ -533,6 +547,14 @@ replay_duplicate (PrsApiRoutes      *routes,
   json_node_take_object (node, answer);
   prs_api_respond_json (msg, status, node);
   return TRUE;
+}
+
+static gboolean
+replay_duplicate (PrsApiRoutes      *routes,
+                  SoupServerMessage *msg,
+                  const char        *dedup_key)
+{
+  return replay_duplicate_or_orphan (routes, msg, dedup_key, NULL);
 }
 
 static char *
@@ -883,7 +905,8 @@ handle_inference_run (PrsApiRoutes      *routes,
                       const char        *agent_id,
                       const char        *context_json,
                       const char        *execution_json,
-                      const char        *dedup_key)
+                      const char        *dedup_key,
+                      const char        *orphan_id)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *message_id = NULL;
@@ -926,7 +949,18 @@ handle_inference_run (PrsApiRoutes      *routes,
   insert.dedup_key = dedup_key;
   insert.extra_json = extra_json;
 
-  if (!prs_store_insert_message (routes->store, &insert, &message_id, NULL, &error))
+  if (orphan_id != NULL)
+    {
+      /* Answer the stored message whose run never began */
+      if (!prs_store_update_message (routes->store, orphan_id, "pending", NULL, extra_json, &error))
+        {
+          prs_runner_release_reservation (routes->runner);
+          internal_error (msg, error);
+          return;
+        }
+      message_id = g_strdup (orphan_id);
+    }
+  else if (!prs_store_insert_message (routes->store, &insert, &message_id, NULL, &error))
     {
       prs_runner_release_reservation (routes->runner);
       if (dedup_key != NULL && g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) &&
@@ -936,7 +970,7 @@ handle_inference_run (PrsApiRoutes      *routes,
       return;
     }
 
-  if (routes->message_added != NULL)
+  if (routes->message_added != NULL && orphan_id == NULL)
     routes->message_added (routes->notify_data, conversation_id, message_id);
 
   start = g_new0 (RunStart, 1);
@@ -980,6 +1014,7 @@ handle_inference (PrsApiRoutes      *routes,
   g_autofree char *context_json = NULL;
   g_autofree char *execution_json = NULL;
   g_autofree char *dedup_key = NULL;
+  g_autofree char *orphan_id = NULL;
   g_autofree char *message_id = NULL;
   g_autofree char *extra_json = NULL;
   const char *prompt, *conversation_id, *agent_id = NULL, *idempotency_key;
@@ -1116,13 +1151,40 @@ handle_inference (PrsApiRoutes      *routes,
   }
 
   dedup_key = compute_dedup_key (idempotency_key, workflow_id, execution_id, prompt, context);
-  if (dedup_key != NULL && replay_duplicate (routes, msg, dedup_key))
+  if (dedup_key != NULL &&
+      replay_duplicate_or_orphan (routes, msg, dedup_key, routes->runner != NULL ? &orphan_id : NULL))
     return;
+
+  if (orphan_id != NULL)
+    {
+      /* The first request's message, exactly as it was stored */
+      g_autoptr(JsonNode) stored = prs_store_get_message (routes->store, orphan_id, &error);
+      g_autofree char *stored_context = NULL;
+      g_autofree char *stored_execution = NULL;
+      JsonObject *first;
+
+      if (stored == NULL)
+        {
+          internal_error (msg, error);
+          return;
+        }
+      first = json_node_get_object (stored);
+      if ((node = json_object_get_member (first, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+        stored_context = to_json_string (node);
+      if ((node = json_object_get_member (first, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+        stored_execution = to_json_string (node);
+      handle_inference_run (routes, msg, with_history, object,
+                            json_object_get_string_member_with_default (first, "content", prompt),
+                            json_object_get_string_member_with_default (first, "conversationId", conversation_id),
+                            json_object_get_string_member_with_default (first, "agentId", agent_id),
+                            stored_context, stored_execution, dedup_key, orphan_id);
+      return;
+    }
 
   if (routes->runner != NULL)
     {
       handle_inference_run (routes, msg, with_history, object, prompt, conversation_id, agent_id,
-                            context_json, execution_json, dedup_key);
+                            context_json, execution_json, dedup_key, NULL);
       return;
     }
 

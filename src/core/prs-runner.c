@@ -389,6 +389,19 @@ prs_runner_resume (PrsRunner *self)
 
   g_return_if_fail (PRS_IS_RUNNER (self));
 
+  /* Requests stored before a crash whose runs never began: failed, with a
+   * Retry in the conversation, until their workflow sends them again */
+  if (prs_store_interrupt_orphan_inbound (self->store,
+                                          "{\"success\":false,\"code\":\"" PRS_INBOUND_REASON_INTERRUPTED "\","
+                                          "\"error\":\"Prosponsive stopped before it answered this request; "
+                                          "send it again or retry it in Prosponsive.\"}",
+                                          _("Prosponsive stopped before it answered this request. Retry it, or let the workflow send it again."),
+                                          &error) < 0)
+    {
+      g_message ("Could not mark the unanswered requests: %s", error->message);
+      g_clear_error (&error);
+    }
+
   rows = prs_store_list_unfinished_runs (self->store, &error);
   if (rows == NULL)
     {

@@ -139,13 +139,16 @@ prs_store_list_context_fields (PrsStore    *self,
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
 
-  /* Per path, the most recently seen row first: it gives type and sample. */
+  /* Per path, the most recently seen row first: it gives type and sample.
+   * Two sightings in the same millisecond are ordered by the messages'
+   * insertion order (their rowid), never by an accident of titles. */
   stmt = prs_store_prepare_cached (self,
                                    "SELECT f.path, f.type, f.sample, f.conversation_id, c.title,"
                                    " f.workflow_id, f.message_id, f.seen_count, f.last_seen"
                                    " FROM context_fields f JOIN conversations c ON c.id = f.conversation_id"
+                                   " LEFT JOIN messages m ON m.id = f.message_id"
                                    " WHERE ?1 IS NULL OR f.conversation_id = ?1"
-                                   " ORDER BY f.path, f.last_seen DESC, c.title, f.conversation_id",
+                                   " ORDER BY f.path, f.last_seen DESC, m.rowid DESC, c.title, f.conversation_id",
                                    error);
   if (stmt == NULL)
     return NULL;

@@ -1633,6 +1633,49 @@ fail:
   return FALSE;
 }
 
+gint
+prs_store_interrupt_orphan_inbound (PrsStore    *self,
+                                    const char  *answer_json,
+                                    const char  *error_text,
+                                    GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  gint changed;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), -1);
+  g_return_val_if_fail (answer_json != NULL, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (!prs_store_begin_immediate (self, error))
+    return -1;
+
+  /* Stored, acknowledged to no one, and no run ever began for it */
+  stmt = prs_store_prepare_cached (self,
+                        "UPDATE messages SET status = 'failed',"
+                        " extra_json = json_set (COALESCE (extra_json, '{}'),"
+                        "   '$.reason', '" PRS_INBOUND_REASON_INTERRUPTED "',"
+                        "   '$.httpStatus', 503,"
+                        "   '$.answer', json (?1),"
+                        "   '$.error', ?2)"
+                        " WHERE kind = 'inbound' AND status = 'pending'"
+                        " AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.trigger_message_id = messages.id)",
+                        error);
+  if (stmt == NULL)
+    goto fail;
+  prs_store_bind_text (stmt, 1, answer_json);
+  prs_store_bind_text (stmt, 2, error_text);
+  if (!prs_store_step_done (self, stmt, "Could not mark the unanswered requests", error))
+    goto fail;
+  changed = sqlite3_changes (self->db);
+  if (!prs_store_commit (self, error))
+    return -1;
+  return changed;
+
+fail:
+  prs_store_rollback (self);
+  return -1;
+}
+
 #define MESSAGE_COLUMNS \
   "id, conversation_id, seq, kind, content, status, agent_id, context_json," \
   " execution_json, extra_json, created_at"

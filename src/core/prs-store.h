@@ -126,6 +126,16 @@ gboolean    prs_store_insert_message          (PrsStore              *self,
 /* The message id that carries @dedup_key, or NULL. */
 char       *prs_store_find_message_by_dedup_key (PrsStore  *self,
                                                const char  *dedup_key);
+/* extra.reason of an inbound message whose run never began because
+ * Prosponsive stopped first; a retried request with its key answers it. */
+#define PRS_INBOUND_REASON_INTERRUPTED "interrupted"
+/* At start: every inbound message still "pending" with no run becomes
+ * "failed" with extra {reason: interrupted, httpStatus: 503, answer, error}.
+ * Returns how many, or -1 with @error. */
+gint        prs_store_interrupt_orphan_inbound (PrsStore    *self,
+                                               const char  *answer_json,
+                                               const char  *error_text,
+                                               GError     **error);
 gboolean    prs_store_update_message          (PrsStore    *self,
                                                const char  *message_id,
                                                const char  *status,      /* NULL keeps it */

@@ -20,7 +20,7 @@ import time
 from prsapi import App, Tap, parse_args
 
 KILLS = 20
-PLAN = 5
+PLAN = 6
 
 
 def main():
@@ -77,7 +77,18 @@ def run(tap, app):
 
     restarts_ok = 0
     for k in range(KILLS):
-        time.sleep(0.15 + (k % 5) * 0.05)
+        # Each life acknowledges at least one message before it dies (a slow
+        # build, ASan say, would otherwise be killed before its first answer),
+        # then lives a little longer so the kill lands mid-request too.
+        with lock:
+            before = len(acked)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            with lock:
+                if len(acked) > before:
+                    break
+            time.sleep(0.01)
+        time.sleep((k % 5) * 0.04)
         app.kill(signal.SIGKILL)
         try:
             app.start(timeout=20)
@@ -108,6 +119,11 @@ def run(tap, app):
     # Only the inbound messages: a run may add notices or replies of its own
     contents = [m.get('content') for m in stored.values() if m.get('kind') == 'inbound']
     tap.ok(len(contents) == len(set(contents)), 'no message was stored twice (idempotencyKey)')
+    # A request stored just before a kill is answered when the client sends it
+    # again (never left "pending" forever, never answered "running" forever)
+    pending = [m['content'] for m in stored.values()
+               if m.get('kind') == 'inbound' and m.get('status') == 'pending']
+    tap.ok(not pending, 'no request was left unanswered', pending[:5])
 
     app.stop()
     db = os.path.join(app.data_dir, 'prosponsive.db')

@@ -1079,6 +1079,67 @@ test_messages (Fixture       *fixture,
   g_clear_error (&error);
 }
 
+/* After a crash: inbound requests stored but never begun are marked
+ * interrupted; those with a run, and other kinds, are left alone. */
+static void
+test_messages_orphans (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autofree char *conversation_id = resolve (store, "inbox");
+  g_autofree char *orphan_id = NULL;
+  g_autofree char *started_id = NULL;
+  g_autofree char *user_id = NULL;
+  g_autoptr(JsonNode) orphan = NULL;
+  g_autoptr(JsonNode) started = NULL;
+  g_autoptr(JsonNode) user = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *extra;
+  PrsRunRow run = { 0 };
+  PrsMessageInsert message = {
+    .conversation_id = conversation_id,
+    .kind = "inbound",
+    .content = "Hi",
+    .status = "pending",
+    .extra_json = "{\"route\":\"inference\",\"httpStatus\":202}",
+  };
+
+  g_assert_true (prs_store_insert_message (store, &message, &orphan_id, NULL, &error));
+  g_assert_true (prs_store_insert_message (store, &message, &started_id, NULL, &error));
+  message.kind = "user";
+  g_assert_true (prs_store_insert_message (store, &message, &user_id, NULL, &error));
+  g_assert_no_error (error);
+
+  run.id = (char *) "run-1";
+  run.conversation_id = conversation_id;
+  run.agent_id = (char *) "prosponsive";
+  run.origin = (char *) "inference";
+  run.status = (char *) "running";
+  run.trigger_message_id = started_id;
+  run.transcript_json = (char *) "[]";
+  g_assert_true (prs_store_save_run (store, &run, &error));
+
+  g_assert_cmpint (prs_store_interrupt_orphan_inbound (store, "{\"code\":\"interrupted\"}", "Stopped", &error), ==, 1);
+  g_assert_no_error (error);
+  /* A second start finds nothing more to mark */
+  g_assert_cmpint (prs_store_interrupt_orphan_inbound (store, "{}", "Stopped", &error), ==, 0);
+
+  orphan = prs_store_get_message (store, orphan_id, &error);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (orphan), "status"), ==, "failed");
+  extra = json_object_get_object_member (json_node_get_object (orphan), "extra");
+  g_assert_cmpstr (json_object_get_string_member (extra, "reason"), ==, PRS_INBOUND_REASON_INTERRUPTED);
+  g_assert_cmpstr (json_object_get_string_member (extra, "route"), ==, "inference");
+  g_assert_cmpstr (json_object_get_string_member (extra, "error"), ==, "Stopped");
+  g_assert_cmpint (json_object_get_int_member (extra, "httpStatus"), ==, 503);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (extra, "answer"), "code"),
+                   ==, "interrupted");
+
+  started = prs_store_get_message (store, started_id, &error);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (started), "status"), ==, "pending");
+  user = prs_store_get_message (store, user_id, &error);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (user), "status"), ==, "pending");
+}
+
 static void
 test_messages_dedup (Fixture       *fixture,
                      gconstpointer  user_data)
@@ -1230,6 +1291,7 @@ main (int   argc,
   ADD ("conversations/resolve-concurrent", test_resolve_concurrent);
   ADD ("messages/insert-get-update", test_messages);
   ADD ("messages/dedup-key", test_messages_dedup);
+  ADD ("messages/orphans-after-crash", test_messages_orphans);
   ADD ("messages/paging", test_messages_paging);
 
 #undef ADD
