@@ -35,6 +35,9 @@ struct _PrsService
   PrsSettings   *settings;
   PrsCallbackRegistry *registry;
   PrsRunner     *runner;
+
+  gboolean       storage_full;
+  guint          storage_check_id;
 };
 
 G_DEFINE_FINAL_TYPE (PrsService, prs_service, G_TYPE_OBJECT)
@@ -48,6 +51,20 @@ enum
 };
 
 static guint signals[N_SIGNALS];
+
+enum
+{
+  PROP_0,
+  PROP_STORAGE_FULL,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* While the disk is full, look again this often (seconds) */
+#define STORAGE_CHECK_INTERVAL 5
+/* …and try a write only once at least this much is free again */
+#define STORAGE_FREE_MARGIN (1024 * 1024)
 
 PrsService *
 prs_service_new (const char *data_dir,
@@ -244,6 +261,91 @@ prs_service_get_callback_registry (PrsService *self)
   return self->registry;
 }
 
+static gboolean on_storage_check (gpointer user_data);
+
+/* Follows prs_store_is_storage_full (): the property for the window, and
+ * a look every few seconds while it is full. */
+static void
+update_storage_full (PrsService *self)
+{
+  gboolean full = prs_store_is_storage_full ();
+
+  if (full && self->storage_check_id == 0 && self->store != NULL)
+    self->storage_check_id = g_timeout_add_seconds (STORAGE_CHECK_INTERVAL, on_storage_check, self);
+  else if (!full)
+    g_clear_handle_id (&self->storage_check_id, g_source_remove);
+
+  if (full != self->storage_full)
+    {
+      self->storage_full = full;
+      if (full)
+        g_message ("The disk holding %s is full: new messages cannot be saved until space is freed",
+                   self->data_dir);
+      else
+        g_message ("There is room on the disk again: saving works");
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STORAGE_FULL]);
+    }
+}
+
+static gboolean
+on_storage_full_changed (gpointer user_data)
+{
+  PrsService *self = user_data;
+
+  if (self->store != NULL)
+    update_storage_full (self);
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+prs_service_check_storage (PrsService *self)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *stamp = NULL;
+
+  g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+
+  if (self->store == NULL || !prs_store_is_storage_full ())
+    return TRUE;
+
+  folder = g_file_new_for_path (self->data_dir);
+  info = g_file_query_filesystem_info (folder, G_FILE_ATTRIBUTE_FILESYSTEM_FREE, NULL, NULL);
+  if (info != NULL && g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_FILESYSTEM_FREE) &&
+      g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_FILESYSTEM_FREE) < STORAGE_FREE_MARGIN)
+    return FALSE;
+
+  /* A small real write: it succeeds only if SQLite can write again, and its
+   * commit clears the state for every store */
+  now = g_date_time_new_now_utc ();
+  stamp = g_date_time_format_iso8601 (now);
+  prs_store_set_setting (self->store, "storage-checked-at", stamp, &error);
+  update_storage_full (self);
+  return !self->storage_full;
+}
+
+static gboolean
+on_storage_check (gpointer user_data)
+{
+  PrsService *self = user_data;
+
+  prs_service_check_storage (self);
+  if (self->storage_full)
+    return G_SOURCE_CONTINUE;
+  self->storage_check_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+prs_service_get_storage_full (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+
+  return self->storage_full;
+}
+
 gboolean
 prs_service_start (PrsService  *self,
                    GError     **error)
@@ -254,6 +356,8 @@ prs_service_start (PrsService  *self,
       !lock_data_dir (self, error))
     return FALSE;
 
+  prs_store_set_storage_full_handler (g_main_context_get_thread_default (),
+                                      on_storage_full_changed, G_OBJECT (self));
   self->store = prs_store_new (self->data_dir, error);
   if (self->store == NULL)
     return FALSE;
@@ -363,6 +467,8 @@ prs_service_dispose (GObject *object)
   PrsService *self = PRS_SERVICE (object);
 
   prs_service_stop (self);
+  prs_store_clear_storage_full_handler (G_OBJECT (self));
+  g_clear_handle_id (&self->storage_check_id, g_source_remove);
   g_clear_object (&self->settings);
   g_clear_object (&self->api_server);
   g_clear_object (&self->conversations);
@@ -389,12 +495,44 @@ prs_service_finalize (GObject *object)
 }
 
 static void
+prs_service_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  PrsService *self = PRS_SERVICE (object);
+
+  switch (prop_id)
+    {
+    case PROP_STORAGE_FULL:
+      g_value_set_boolean (value, self->storage_full);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 prs_service_class_init (PrsServiceClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = prs_service_dispose;
   object_class->finalize = prs_service_finalize;
+  object_class->get_property = prs_service_get_property;
+
+  /**
+   * PrsService:storage-full:
+   *
+   * Whether the disk holding the data folder is full: the last write
+   * failed for lack of space (the API answers 507 meanwhile). Checked again
+   * every few seconds and by prs_service_check_storage (); cleared by the
+   * first write that succeeds.
+   */
+  properties[PROP_STORAGE_FULL] =
+    g_param_spec_boolean ("storage-full", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * PrsService::message-added:

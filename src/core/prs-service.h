@@ -50,4 +50,11 @@ gboolean    prs_service_add_message  (PrsService              *self,
                                       char                   **out_message_id,
                                       GError                 **error);
 
+/* Whether the disk holding the data folder is full (the
+ * PrsService:storage-full property). */
+gboolean    prs_service_get_storage_full (PrsService *self);
+/* Looks again now whether there is room (free space, then a small real
+ * write); returns TRUE when saving works. */
+gboolean    prs_service_check_storage    (PrsService *self);
+
 G_END_DECLS

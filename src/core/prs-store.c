@@ -215,6 +215,69 @@ stmt_finalize (gpointer data)
   sqlite3_finalize (data);
 }
 
+/* ---- The disk being full, for the whole process ---- */
+
+/* Any connection (main thread, API thread) that hits a full disk sets it;
+ * the next successful commit clears it. A handler on one main context
+ * hears each change (PrsService: the window's banner). */
+static gint storage_full;
+static GMutex full_handler_lock;
+static GMainContext *full_handler_context;
+static GSourceFunc full_handler_func;
+static GObject *full_handler_data;     /* not a reference; each source holds one */
+
+static void
+storage_full_changed (void)
+{
+  g_mutex_lock (&full_handler_lock);
+  if (full_handler_func != NULL)
+    {
+      /* Always later, never inside the failing write's own stack */
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, full_handler_func, g_object_ref (full_handler_data), g_object_unref);
+      g_source_set_static_name (source, "[prosponsive] storage full");
+      g_source_attach (source, full_handler_context);
+      g_source_unref (source);
+    }
+  g_mutex_unlock (&full_handler_lock);
+}
+
+gboolean
+prs_store_is_storage_full (void)
+{
+  return g_atomic_int_get (&storage_full) != 0;
+}
+
+void
+prs_store_set_storage_full_handler (GMainContext *context,
+                                    GSourceFunc   func,
+                                    GObject      *data)
+{
+  g_return_if_fail (G_IS_OBJECT (data));
+
+  g_mutex_lock (&full_handler_lock);
+  g_clear_pointer (&full_handler_context, g_main_context_unref);
+  full_handler_context = context != NULL ? g_main_context_ref (context) : NULL;
+  full_handler_func = func;
+  full_handler_data = data;
+  g_mutex_unlock (&full_handler_lock);
+}
+
+void
+prs_store_clear_storage_full_handler (GObject *data)
+{
+  g_mutex_lock (&full_handler_lock);
+  if (full_handler_data == data)
+    {
+      g_clear_pointer (&full_handler_context, g_main_context_unref);
+      full_handler_func = NULL;
+      full_handler_data = NULL;
+    }
+  g_mutex_unlock (&full_handler_lock);
+}
+
 void
 prs_store_set_error (PrsStore    *self,
                   GError     **error,
@@ -228,6 +291,8 @@ prs_store_set_error (PrsStore    *self,
 
   g_set_error (error, PRS_ERROR, full ? PRS_ERROR_STORE_FULL : PRS_ERROR_STORE, "%s: %s",
                what, sqlite3_errmsg (self->db));
+  if (full && g_atomic_int_compare_and_exchange (&storage_full, 0, 1))
+    storage_full_changed ();
 }
 
 PrsStmt *
@@ -346,6 +411,9 @@ prs_store_commit (PrsStore  *self,
       return FALSE;
     }
 
+  /* A write went through: there is room again */
+  if (g_atomic_int_get (&storage_full) && g_atomic_int_compare_and_exchange (&storage_full, 1, 0))
+    storage_full_changed ();
   return TRUE;
 }
 

@@ -33,6 +33,17 @@ int         prs_store_get_latest_version      (void);
 int         prs_store_get_schema_version      (PrsStore    *self);
 const char *prs_store_get_path                (PrsStore    *self);
 
+/* Whether the last write of any store in this process failed because the
+ * disk is full (PRS_ERROR_STORE_FULL); a later successful commit clears
+ * it. @func runs on @context (in an idle source holding a reference to
+ * @data) after each change; one handler per process, removed with the same
+ * @data. */
+gboolean    prs_store_is_storage_full         (void);
+void        prs_store_set_storage_full_handler (GMainContext *context,
+                                               GSourceFunc   func,
+                                               GObject      *data);
+void        prs_store_clear_storage_full_handler (GObject    *data);
+
 /* Settings: small key → value strings (the n8n URL, …). Never secrets. */
 char       *prs_store_dup_setting             (PrsStore    *self,
                                                const char  *key);

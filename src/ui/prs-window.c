@@ -32,6 +32,7 @@ struct _PrsWindow
   GtkWidget            *refresh_button;
   GtkStack             *sidebar_stack;
   GtkSpinner           *spinner;
+  GtkRevealer          *storage_banner;
   AdwToastOverlay      *toast_overlay;
   PrsToolsPage         *tools_page;
 };
@@ -559,6 +560,26 @@ on_composer_stop (PrsComposer *composer,
 
 /* ---- life ---- */
 
+/* The disk is full: a banner over the conversation, until it is not */
+static void
+on_storage_full (PrsService *service,
+                 GParamSpec *pspec,
+                 PrsWindow  *self)
+{
+  gtk_revealer_set_reveal_child (self->storage_banner, prs_service_get_storage_full (service));
+}
+
+static void
+check_storage_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  if (!prs_service_check_storage (self->service))
+    prs_window_show_toast (self, _("The disk is still full. Free some space, then check again."));
+}
+
 PrsWindow *
 prs_window_new (gpointer    application,
                 PrsService *service)
@@ -596,6 +617,9 @@ prs_window_new (gpointer    application,
   gtk_list_view_set_model (self->conversation_list, GTK_SELECTION_MODEL (self->selection));
   update_sidebar_page (self);
   show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
+
+  g_signal_connect_object (service, "notify::storage-full", G_CALLBACK (on_storage_full), self, 0);
+  on_storage_full (service, NULL, self);
 
   discovery = prs_service_get_discovery (service);
   g_signal_connect_object (discovery, "notify::running", G_CALLBACK (on_discovery_running), self, 0);
@@ -639,6 +663,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, refresh_button);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, spinner);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, storage_banner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, tools_page);
 
@@ -650,6 +675,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_activated);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
+  gtk_widget_class_install_action (widget_class, "win.check-storage", NULL, check_storage_activated);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "win.rename-conversation", NULL);

@@ -11,6 +11,7 @@
 
 #include "prs-api-token.h"
 #include "prs-composer.h"
+#include "prs-error.h"
 #include "prs-conversation-view.h"
 #include "prs-kv-grid.h"
 #include "prs-launcher.h"
@@ -26,6 +27,7 @@ typedef struct
   char       *data_dir;
   PrsService *service;
   PrsWindow  *window;
+  gboolean    mounted;    /* a tmpfs over data_dir */
 } Fixture;
 
 static void
@@ -125,6 +127,12 @@ fixture_teardown (Fixture       *f,
     }
   while (g_main_context_iteration (NULL, FALSE))
     ;
+  if (f->mounted)
+    {
+      const char *umount_argv[] = { "umount", "-l", f->data_dir, NULL };
+
+      g_spawn_sync (NULL, (char **) umount_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+    }
   remove_tree (f->data_dir);
   g_free (f->data_dir);
 }
@@ -769,6 +777,96 @@ test_markdown_huge (void)
   g_string_free (text, TRUE);
 }
 
+/* ---- the disk fills up: a banner, and back when there is room ---- */
+
+static gboolean
+is_storage_banner (GtkWidget *widget,
+                   gpointer   data)
+{
+  GtkWidget *child = gtk_revealer_get_child (GTK_REVEALER (widget));
+
+  return child != NULL && gtk_widget_has_css_class (child, "storage-banner");
+}
+
+static gboolean
+banner_shown (gpointer data)
+{
+  return gtk_revealer_get_reveal_child (data) && gtk_revealer_get_child_revealed (data);
+}
+
+static gboolean
+banner_hidden (gpointer data)
+{
+  return !gtk_revealer_get_reveal_child (data) && !gtk_widget_get_mapped (gtk_revealer_get_child (data));
+}
+
+static void
+test_storage_full (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *filler = g_build_filename (f->data_dir, "filler", NULL);
+  g_autofree char *conversation_id = NULL;
+  g_autofree char *big = g_strnfill (100 * 1024, 'x');
+  g_autoptr(GError) error = NULL;
+  const char *mount_argv[] = { "mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", f->data_dir, NULL };
+  GtkRevealer *banner;
+  PrsMessageInsert message = { 0 };
+  int status = -1;
+  FILE *file;
+  guint attempts = 0;
+
+  /* A real full disk: a 2 MiB tmpfs over the data folder (root only) */
+  if (!g_spawn_sync (NULL, (char **) mount_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                     G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    {
+      g_test_skip ("mount -t tmpfs is not permitted here");
+      return;
+    }
+  f->mounted = TRUE;
+
+  fixture_open (f);
+  banner = GTK_REVEALER (prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_REVEALER,
+                                               is_storage_banner, NULL));
+  g_assert_nonnull (banner);
+  g_assert_false (gtk_revealer_get_reveal_child (banner));
+  g_assert_true (prs_store_resolve_conversation (prs_service_get_store (f->service), "inbox",
+                                                 &conversation_id, NULL, &error));
+  g_assert_no_error (error);
+
+  /* Fill it, then save until SQLite runs out of room */
+  file = g_fopen (filler, "wb");
+  g_assert_nonnull (file);
+  while (fwrite (big, 1, 64 * 1024, file) == 64 * 1024 && fflush (file) == 0)
+    ;
+  fclose (file);
+
+  message.conversation_id = conversation_id;
+  message.kind = "user";
+  message.content = big;
+  while (prs_service_add_message (f->service, &message, NULL, &error))
+    g_assert_cmpuint (++attempts, <, 100);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE_FULL);
+  g_clear_error (&error);
+
+  g_assert_true (prs_test_wait_until (banner_shown, banner));
+  g_assert_true (prs_service_get_storage_full (f->service));
+  g_assert_true (gtk_widget_get_mapped (gtk_revealer_get_child (banner)));
+
+  /* "Check Again" while still full changes nothing */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.check-storage", NULL));
+  g_assert_true (gtk_revealer_get_reveal_child (banner));
+
+  /* Room again: the check clears it, and saving works */
+  g_assert_cmpint (g_unlink (filler), ==, 0);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.check-storage", NULL));
+  g_assert_true (prs_test_wait_until (banner_hidden, banner));
+  g_assert_false (prs_service_get_storage_full (f->service));
+  message.content = "There is room again";
+  g_assert_true (prs_service_add_message (f->service, &message, NULL, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -795,6 +893,7 @@ main (int   argc,
   ADD ("/ui/window/composer-sends", test_composer_sends);
   ADD ("/ui/window/huge-conversation", test_huge_conversation);
   ADD ("/ui/window/stick-to-bottom", test_stick_to_bottom);
+  ADD ("/ui/window/storage-full", test_storage_full);
 #undef ADD
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
