@@ -247,8 +247,11 @@ store (PrsRun *self)
   return prs_runner_get_store (self->runner);
 }
 
+/* Saves the run; with @trigger_status, also its trigger message's status
+ * (one transaction) and says so to the views. */
 static void
-save (PrsRun *self)
+save_with_trigger (PrsRun     *self,
+                   const char *trigger_status)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), self->transcript);
@@ -257,8 +260,17 @@ save (PrsRun *self)
     return;
   g_free (self->row->transcript_json);
   self->row->transcript_json = prs_json_to_string (node, FALSE);
-  if (!prs_store_save_run (store (self), self->row, &error))
+  if (!prs_store_save_run_and_trigger (store (self), self->row, trigger_status, &error))
     g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+  else if (trigger_status != NULL && self->row->trigger_message_id != NULL)
+    prs_runner_emit_message_changed (self->runner, self->row->conversation_id,
+                                     self->row->trigger_message_id);
+}
+
+static void
+save (PrsRun *self)
+{
+  save_with_trigger (self, NULL);
 }
 
 static char *
@@ -383,16 +395,22 @@ static void
 rest (PrsRun     *self,
       const char *status)
 {
+  const char *trigger_status;
+
   g_free (self->row->status);
   self->row->status = g_strdup (status);
-  save (self);
 
   if (g_strcmp0 (status, PRS_RUN_COMPLETED) == 0)
-    set_trigger_status (self, "completed");
+    trigger_status = "completed";
   else if (g_strcmp0 (status, PRS_RUN_AWAITING_APPROVAL) == 0)
-    set_trigger_status (self, "awaiting_approval");
+    trigger_status = "awaiting_approval";
   else
-    set_trigger_status (self, "failed");
+    trigger_status = "failed";
+  /* The run and its request change together (a chat run's user message
+   * keeps its own status) */
+  if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
+    trigger_status = NULL;
+  save_with_trigger (self, trigger_status);
 
   if (!detached (self))
     prs_runner_run_rested (self->runner, self);

@@ -86,6 +86,15 @@ prs_store_save_run (PrsStore        *self,
                     const PrsRunRow *row,
                     GError         **error)
 {
+  return prs_store_save_run_and_trigger (self, row, NULL, error);
+}
+
+gboolean
+prs_store_save_run_and_trigger (PrsStore        *self,
+                                const PrsRunRow *row,
+                                const char      *trigger_status,
+                                GError         **error)
+{
   g_autoptr(PrsStmt) stmt = NULL;
   g_autofree char *now = now_iso8601 ();
 
@@ -123,6 +132,20 @@ prs_store_save_run (PrsStore        *self,
   if (!prs_store_step_done (self, stmt, "Could not save the agent run", error))
     goto fail;
   g_clear_pointer (&stmt, prs_stmt_release);
+
+  /* In the same transaction: a crash never leaves a finished run whose
+   * request still looks pending */
+  if (trigger_status != NULL && row->trigger_message_id != NULL)
+    {
+      stmt = prs_store_prepare_cached (self, "UPDATE messages SET status = ?2 WHERE id = ?1", error);
+      if (stmt == NULL)
+        goto fail;
+      prs_store_bind_text (stmt, 1, row->trigger_message_id);
+      prs_store_bind_text (stmt, 2, trigger_status);
+      if (!prs_store_step_done (self, stmt, "Could not update the request's status", error))
+        goto fail;
+      g_clear_pointer (&stmt, prs_stmt_release);
+    }
 
   return prs_store_commit (self, error);
 

@@ -311,6 +311,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsRunRow, prs_run_row_free)
 gboolean    prs_store_save_run                (PrsStore        *self,
                                                const PrsRunRow *row,
                                                GError         **error);
+/* The same, and in the same transaction the status of the run's trigger
+ * message (when @trigger_status and row->trigger_message_id are set). */
+gboolean    prs_store_save_run_and_trigger    (PrsStore        *self,
+                                               const PrsRunRow *row,
+                                               const char      *trigger_status,
+                                               GError         **error);
 /* NULL without an error when there is none. */
 PrsRunRow  *prs_store_lookup_run              (PrsStore    *self,
                                                const char  *run_id,
