@@ -13,15 +13,6 @@
 #define AGENT_COLUMNS \
   "id, name, description, system_prompt, allowed_tools, guidance_json, extra_json, created_at, updated_at"
 
-static char *
-now_iso8601 (void)
-{
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-
-  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
-}
-
 static JsonNode *
 parse_column (sqlite3_stmt  *stmt,
               int            column,
@@ -218,7 +209,7 @@ write_agent (PrsStore        *self,
   g_autofree char *tools_text = NULL;
   g_autofree char *guidance_text = NULL;
   g_autofree char *extra_text = NULL;
-  g_autofree char *now = now_iso8601 ();
+  g_autofree char *now = prs_store_now_iso8601 ();
 
   if (agent->allowed_tools != NULL)
     {

@@ -13,15 +13,6 @@
 /* The migration that created context_fields. */
 #define CONTEXT_FIELDS_VERSION 3
 
-static char *
-now_iso8601 (void)
-{
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-
-  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
-}
-
 gboolean
 prs_store_record_context_fields (PrsStore    *self,
                                  const char  *conversation_id,
@@ -59,7 +50,7 @@ prs_store_record_context_fields (PrsStore    *self,
   if (stmt == NULL)
     goto fail;
 
-  now = now_iso8601 ();
+  now = prs_store_now_iso8601 ();
   for (guint i = 0; i < fields->len; i++)
     {
       const PrsContextField *field = g_ptr_array_index (fields, i);

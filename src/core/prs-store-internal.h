@@ -55,6 +55,9 @@ gboolean      prs_store_exec_cached       (PrsStore     *self,
                                            const char   *sql,
                                            const char   *what,
                                            GError      **error);
+/* Now, as the store writes times: "2026-11-29T23:30:42.123Z" (UTC); fixed
+ * width (milliseconds, Z), so that the text sorts as the time does. */
+char         *prs_store_now_iso8601       (void);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
                                            GError      **error);

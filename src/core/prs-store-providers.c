@@ -12,15 +12,6 @@
 
 #define PROVIDER_COLUMNS "id, name, kind, base_url, model, enabled, priority, created_at"
 
-static char *
-now_iso8601 (void)
-{
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-
-  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
-}
-
 void
 prs_provider_row_free (PrsProviderRow *row)
 {
@@ -150,7 +141,7 @@ prs_store_add_provider (PrsStore              *self,
                         GError               **error)
 {
   g_autofree char *id = NULL;
-  g_autofree char *now = now_iso8601 ();
+  g_autofree char *now = prs_store_now_iso8601 ();
   gboolean taken = FALSE;
   int priority = row->priority;
 

@@ -20,15 +20,6 @@
   "id, run_id, message_id, result_message_id, round, position, provider_call_id, name," \
   " arguments_json, status, result_text"
 
-static char *
-now_iso8601 (void)
-{
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-
-  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
-}
-
 /* ---- runs ---- */
 
 void
@@ -96,7 +87,7 @@ prs_store_save_run_and_trigger (PrsStore        *self,
                                 GError         **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autofree char *now = now_iso8601 ();
+  g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   g_return_val_if_fail (row != NULL && row->id != NULL, FALSE);
@@ -267,7 +258,7 @@ prs_store_save_tool_call (PrsStore             *self,
                           GError              **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autofree char *now = now_iso8601 ();
+  g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   g_return_val_if_fail (row != NULL && row->id != NULL && row->message_id != NULL, FALSE);
@@ -384,7 +375,7 @@ prs_store_add_approval_rule (PrsStore    *self,
                              GError     **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autofree char *now = now_iso8601 ();
+  g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);

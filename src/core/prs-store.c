@@ -1170,9 +1170,8 @@ prs_store_get_discovery_status (PrsStore  *self,
 
 /* ---- Conversations and messages ------------------------------------------ */
 
-/* Fixed width (milliseconds, Z), so that the text sorts as the time does. */
-static char *
-now_iso8601 (void)
+char *
+prs_store_now_iso8601 (void)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
@@ -1245,7 +1244,7 @@ prs_store_resolve_conversation (PrsStore    *self,
       else
         {
           id = g_uuid_string_random ();
-          now = now_iso8601 ();
+          now = prs_store_now_iso8601 ();
 
           stmt = prs_store_prepare_cached (self,
                                 "INSERT INTO conversations (id, slug, title, created_at, updated_at)"
@@ -1575,7 +1574,7 @@ prs_store_insert_message (PrsStore                *self,
   seq = sqlite3_column_int64 (seq_stmt, 0);
 
   id = g_uuid_string_random ();
-  now = now_iso8601 ();
+  now = prs_store_now_iso8601 ();
 
   insert_stmt = prs_store_prepare_cached (self,
                                "INSERT INTO messages (id, conversation_id, seq, kind, content,"
