@@ -17,70 +17,63 @@ typedef enum
 } CheckStatus;
 
 static void
-add_check (JsonBuilder *builder,
+add_check (JsonArray   *checks,
            const char  *id,
            CheckStatus  status,
            const char  *message)
 {
   static const char * const names[] = { "pass", "warn", "fail" };
+  JsonObject *check = json_object_new ();
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "id");
-  json_builder_add_string_value (builder, id);
-  json_builder_set_member_name (builder, "status");
-  json_builder_add_string_value (builder, names[status]);
-  json_builder_set_member_name (builder, "message");
-  json_builder_add_string_value (builder, message);
-  json_builder_end_object (builder);
+  json_object_set_string_member (check, "id", id);
+  json_object_set_string_member (check, "status", names[status]);
+  json_object_set_string_member (check, "message", message);
+  json_array_add_object_element (checks, check);
 }
 
 static void
-check_published (JsonBuilder       *builder,
+check_published (JsonArray         *checks,
                  const PrsAnalysis *analysis)
 {
   const PrsWorkflow *workflow = analysis->workflow;
 
   if (workflow->archived)
-    add_check (builder, "published", CHECK_FAIL,
+    add_check (checks, "published", CHECK_FAIL,
                _("The workflow is archived. Restore and publish it in n8n."));
   else if (workflow->active == PRS_ACTIVE_YES)
-    add_check (builder, "published", CHECK_PASS, _("The workflow is published (active)."));
+    add_check (checks, "published", CHECK_PASS, _("The workflow is published (active)."));
   else if (workflow->active == PRS_ACTIVE_NO)
-    add_check (builder, "published", CHECK_FAIL,
+    add_check (checks, "published", CHECK_FAIL,
                _("The workflow is not published. Publish (activate) it in n8n."));
   else
-    add_check (builder, "published", CHECK_WARN,
+    add_check (checks, "published", CHECK_WARN,
                _("The file does not say whether the workflow is published. It must be published (active) in n8n to be discovered."));
 }
 
 /* Says why no webhook qualifies, from the first Webhook node there is. */
 static char *
-explain_missing_webhook (const PrsWorkflow *workflow)
+explain_missing_webhook (const PrsAnalysis *analysis)
 {
-  for (guint i = 0; i < workflow->nodes->len; i++)
+  const char *name = analysis->webhook_problem_node;
+
+  switch (analysis->webhook_problem)
     {
-      const PrsWorkflowNode *node = g_ptr_array_index (workflow->nodes, i);
-      const char *path;
-
-      if (g_strcmp0 (node->type, PRS_NODE_WEBHOOK) != 0)
-        continue;
-
-      if (node->disabled)
-        return g_strdup_printf (_("The Webhook node “%s” is disabled. Enable it."), node->name);
-
-      path = prs_json_object_get_string (node->parameters, "path");
-      if (path == NULL || path[strspn (path, " \t\r\n")] == '\0')
-        return g_strdup_printf (_("The Webhook node “%s” has no path. Give it one."), node->name);
-
+    case PRS_WEBHOOK_PROBLEM_DISABLED:
+      return g_strdup_printf (_("The Webhook node “%s” is disabled. Enable it."), name);
+    case PRS_WEBHOOK_PROBLEM_NO_PATH:
+      return g_strdup_printf (_("The Webhook node “%s” has no path. Give it one."), name);
+    case PRS_WEBHOOK_PROBLEM_NOT_POST:
       return g_strdup_printf (_("The Webhook node “%s” does not accept POST. Set its HTTP method to POST."),
-                              node->name);
+                              name);
+    case PRS_WEBHOOK_PROBLEM_NONE:
+    case PRS_WEBHOOK_PROBLEM_NO_NODE:
+    default:
+      return g_strdup (_("There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."));
     }
-
-  return g_strdup (_("There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."));
 }
 
 static void
-check_webhook (JsonBuilder       *builder,
+check_webhook (JsonArray         *checks,
                const PrsAnalysis *analysis)
 {
   if (analysis->has_webhook)
@@ -89,18 +82,18 @@ check_webhook (JsonBuilder       *builder,
         g_strdup_printf (_("The Webhook node “%s” accepts POST on the path “%s”."),
                          analysis->tool->webhook_node_name, analysis->tool->webhook_path);
 
-      add_check (builder, "webhook", CHECK_PASS, message);
+      add_check (checks, "webhook", CHECK_PASS, message);
     }
   else
     {
-      g_autofree char *message = explain_missing_webhook (analysis->workflow);
+      g_autofree char *message = explain_missing_webhook (analysis);
 
-      add_check (builder, "webhook", CHECK_FAIL, message);
+      add_check (checks, "webhook", CHECK_FAIL, message);
     }
 }
 
 static void
-check_tool_name (JsonBuilder       *builder,
+check_tool_name (JsonArray         *checks,
                  const PrsAnalysis *analysis)
 {
   g_autofree char *message = NULL;
@@ -109,45 +102,45 @@ check_tool_name (JsonBuilder       *builder,
     {
       message = g_strdup_printf (_("The tool is named “%s”: an older workflow already gives the name “%s”. Rename one of them."),
                                  analysis->tool->name, analysis->base_name);
-      add_check (builder, "tool-name", CHECK_WARN, message);
+      add_check (checks, "tool-name", CHECK_WARN, message);
     }
   else if (analysis->name_stripped)
     {
       message = g_strdup_printf (_("The tool is named “%s”: characters other than letters a–z, digits and spaces were removed."),
                                  analysis->tool->name);
-      add_check (builder, "tool-name", CHECK_WARN, message);
+      add_check (checks, "tool-name", CHECK_WARN, message);
     }
   else
     {
       message = g_strdup_printf (_("The tool is named “%s”."), analysis->tool->name);
-      add_check (builder, "tool-name", CHECK_PASS, message);
+      add_check (checks, "tool-name", CHECK_PASS, message);
     }
 }
 
 static void
-check_description (JsonBuilder       *builder,
+check_description (JsonArray         *checks,
                    const PrsAnalysis *analysis)
 {
   switch (analysis->tool->description_source)
     {
     case PRS_DESCRIPTION_WORKFLOW:
-      add_check (builder, "description", CHECK_PASS,
+      add_check (checks, "description", CHECK_PASS,
                  _("The description comes from the workflow’s description."));
       break;
     case PRS_DESCRIPTION_STICKY_NOTE:
-      add_check (builder, "description", CHECK_PASS,
+      add_check (checks, "description", CHECK_PASS,
                  _("The description comes from the first paragraph of a Sticky Note."));
       break;
     case PRS_DESCRIPTION_GENERATED:
     default:
-      add_check (builder, "description", CHECK_WARN,
+      add_check (checks, "description", CHECK_WARN,
                  _("There is no description, so a generic one was generated. Describe when to use the tool in the workflow’s description or in a Sticky Note."));
       break;
     }
 }
 
 static void
-check_parameters (JsonBuilder       *builder,
+check_parameters (JsonArray         *checks,
                   const PrsAnalysis *analysis)
 {
   GPtrArray *params = analysis->tool->params;
@@ -169,111 +162,120 @@ check_parameters (JsonBuilder       *builder,
       message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u parameter found: %s.",
                                               "%u parameters found: %s.", params->len),
                                  params->len, names->str);
-      add_check (builder, "parameters", CHECK_PASS, message);
+      add_check (checks, "parameters", CHECK_PASS, message);
     }
   else if (analysis->n_code_nodes > 0)
-    add_check (builder, "parameters", CHECK_WARN,
+    add_check (checks, "parameters", CHECK_WARN,
                _("Code nodes exist, but no parameter was found in them. Read inputs as “parameters.name ?? default”, “body.name ?? default” or “const name = body.name;”."));
   else
-    add_check (builder, "parameters", CHECK_PASS,
+    add_check (checks, "parameters", CHECK_PASS,
                _("There are no Code nodes, so the tool takes no parameters."));
 }
 
 static void
-check_response_mode (JsonBuilder       *builder,
+check_response_mode (JsonArray         *checks,
                      const PrsAnalysis *analysis)
 {
   const char *mode = analysis->tool->response_mode;
 
   if (!analysis->has_webhook)
-    add_check (builder, "response-mode", CHECK_WARN,
+    add_check (checks, "response-mode", CHECK_WARN,
                _("There is no webhook entry point to answer from."));
   else if (g_strcmp0 (mode, "onReceived") == 0)
-    add_check (builder, "response-mode", CHECK_WARN,
+    add_check (checks, "response-mode", CHECK_WARN,
                _("The webhook responds immediately, so results only arrive when the workflow posts them to /api/ai/agentic-loop-result. Choose “When Last Node Finishes” or “Using ‘Respond to Webhook’ Node” to answer directly."));
   else if (g_strcmp0 (mode, "responseNode") == 0)
-    add_check (builder, "response-mode", CHECK_PASS,
+    add_check (checks, "response-mode", CHECK_PASS,
                _("The result is what the Respond to Webhook node sends."));
   else if (g_strcmp0 (mode, "lastNode") == 0)
-    add_check (builder, "response-mode", CHECK_PASS,
+    add_check (checks, "response-mode", CHECK_PASS,
                _("The result is the output of the last node."));
   else
     {
       g_autofree char *message = g_strdup_printf (_("The webhook responds in the mode “%s”."), mode);
 
-      add_check (builder, "response-mode", CHECK_PASS, message);
+      add_check (checks, "response-mode", CHECK_PASS, message);
     }
 }
 
 static void
-check_webhook_url (JsonBuilder       *builder,
+check_webhook_url (JsonArray         *checks,
                    const PrsAnalysis *analysis)
 {
   if (!analysis->has_webhook)
-    add_check (builder, "webhook-url", CHECK_WARN,
+    add_check (checks, "webhook-url", CHECK_WARN,
                _("There is no webhook entry point to call."));
   else if (analysis->tool->webhook_id != NULL)
     {
       g_autofree char *message = g_strdup_printf (_("The tool is called at /webhook/%s."),
                                                   analysis->tool->webhook_path);
 
-      add_check (builder, "webhook-url", CHECK_PASS, message);
+      add_check (checks, "webhook-url", CHECK_PASS, message);
     }
   else
-    add_check (builder, "webhook-url", CHECK_WARN,
+    add_check (checks, "webhook-url", CHECK_WARN,
                _("The Webhook node has no webhookId, so n8n serves it under the workflow id and the node’s name, which change when either does. Add the Webhook node in the n8n editor to get a stable URL."));
 }
 
+static JsonArray *
+build_checks (const PrsAnalysis *analysis)
+{
+  JsonArray *checks = json_array_sized_new (8);
+
+  check_published (checks, analysis);
+  check_webhook (checks, analysis);
+  if (analysis->is_adapter)
+    add_check (checks, "not-adapter", CHECK_FAIL,
+               _("This is the Prosponsive adapter workflow, which is never offered as a tool."));
+  else
+    add_check (checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
+  check_tool_name (checks, analysis);
+  check_description (checks, analysis);
+  check_parameters (checks, analysis);
+  check_response_mode (checks, analysis);
+  check_webhook_url (checks, analysis);
+
+  return checks;
+}
+
+/* Built directly rather than through JsonBuilder: the same tree, without
+ * the builder's state and copies (a discovery makes one per workflow). */
 JsonNode *
 prs_analysis_build_checks (const PrsAnalysis *analysis)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  JsonNode *node;
 
   g_return_val_if_fail (analysis != NULL, NULL);
 
-  json_builder_begin_array (builder);
-  check_published (builder, analysis);
-  check_webhook (builder, analysis);
-  if (analysis->is_adapter)
-    add_check (builder, "not-adapter", CHECK_FAIL,
-               _("This is the Prosponsive adapter workflow, which is never offered as a tool."));
-  else
-    add_check (builder, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
-  check_tool_name (builder, analysis);
-  check_description (builder, analysis);
-  check_parameters (builder, analysis);
-  check_response_mode (builder, analysis);
-  check_webhook_url (builder, analysis);
-  json_builder_end_array (builder);
+  node = json_node_init (json_node_alloc (), JSON_NODE_ARRAY);
+  json_node_take_array (node, build_checks (analysis));
 
-  return json_builder_get_root (builder);
+  return node;
 }
 
 JsonNode *
 prs_analysis_to_checklist (const PrsAnalysis *analysis)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  JsonObject *checklist;
+  JsonNode *node;
 
   g_return_val_if_fail (analysis != NULL, NULL);
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "workflowId");
+  checklist = json_object_new ();
   if (analysis->workflow->id != NULL)
-    json_builder_add_string_value (builder, analysis->workflow->id);
+    json_object_set_string_member (checklist, "workflowId", analysis->workflow->id);
   else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "workflowName");
-  json_builder_add_string_value (builder, analysis->workflow->name);
-  json_builder_set_member_name (builder, "discoverable");
-  json_builder_add_boolean_value (builder, analysis->discoverable);
-  json_builder_set_member_name (builder, "toolName");
+    json_object_set_null_member (checklist, "workflowId");
+  json_object_set_string_member (checklist, "workflowName", analysis->workflow->name);
+  json_object_set_boolean_member (checklist, "discoverable", analysis->discoverable);
   if (analysis->discoverable)
-    json_builder_add_string_value (builder, analysis->tool->name);
+    json_object_set_string_member (checklist, "toolName", analysis->tool->name);
   else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "checks");
-  json_builder_add_value (builder, prs_analysis_build_checks (analysis));
-  json_builder_end_object (builder);
+    json_object_set_null_member (checklist, "toolName");
+  json_object_set_array_member (checklist, "checks", build_checks (analysis));
 
-  return json_builder_get_root (builder);
+  node = json_node_init (json_node_alloc (), JSON_NODE_OBJECT);
+  json_node_take_object (node, checklist);
+
+  return node;
 }

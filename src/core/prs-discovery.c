@@ -198,7 +198,7 @@ static void
 analyse_parameters (PrsAnalysis *self)
 {
   g_autoptr(PrsParamSet) set = prs_param_set_new ();
-  GPtrArray *params;
+  g_autoptr(GPtrArray) params = NULL;
 
   for (guint i = 0; i < self->workflow->nodes->len; i++)
     {
@@ -212,9 +212,35 @@ analyse_parameters (PrsAnalysis *self)
       self->n_code_matches += prs_param_set_scan (set, code, -1);
     }
 
-  params = prs_param_set_get_params (set);
-  for (guint i = 0; i < params->len; i++)
-    g_ptr_array_add (self->tool->params, prs_param_copy (g_ptr_array_index (params, i)));
+  params = prs_param_set_steal_params (set);
+  g_ptr_array_extend_and_steal (self->tool->params, g_steal_pointer (&params));
+}
+
+/* Says why no webhook qualifies, from the first Webhook node there is. */
+static void
+analyse_webhook_problem (PrsAnalysis *self)
+{
+  const PrsWorkflow *workflow = self->workflow;
+
+  self->webhook_problem = PRS_WEBHOOK_PROBLEM_NO_NODE;
+  for (guint i = 0; i < workflow->nodes->len; i++)
+    {
+      const PrsWorkflowNode *node = g_ptr_array_index (workflow->nodes, i);
+      const char *path;
+
+      if (g_strcmp0 (node->type, PRS_NODE_WEBHOOK) != 0)
+        continue;
+
+      self->webhook_problem_node = g_strdup (node->name);
+      path = prs_json_object_get_string (node->parameters, "path");
+      if (node->disabled)
+        self->webhook_problem = PRS_WEBHOOK_PROBLEM_DISABLED;
+      else if (path == NULL || path[strspn (path, " \t\r\n")] == '\0')
+        self->webhook_problem = PRS_WEBHOOK_PROBLEM_NO_PATH;
+      else
+        self->webhook_problem = PRS_WEBHOOK_PROBLEM_NOT_POST;
+      return;
+    }
 }
 
 PrsAnalysis *
@@ -260,9 +286,15 @@ prs_analysis_new (PrsWorkflow *workflow)
       self->tool->webhook_id = g_strdup (webhook->webhook_id);
       self->tool->webhook_node_name = g_strdup (webhook->name);
     }
+  else
+    analyse_webhook_problem (self);
 
   analyse_description (self);
   analyse_parameters (self);
+
+  /* Nothing reads the nodes from here on: drop them, and with them the
+   * references into the workflow's JSON. */
+  g_ptr_array_set_size (workflow->nodes, 0);
 
   return self;
 }
@@ -276,6 +308,7 @@ prs_analysis_free (PrsAnalysis *analysis)
   g_clear_pointer (&analysis->workflow, prs_workflow_free);
   g_clear_pointer (&analysis->tool, prs_tool_free);
   g_free (analysis->base_name);
+  g_free (analysis->webhook_problem_node);
   g_free (analysis);
 }
 
@@ -313,13 +346,16 @@ compare_by_creation (gconstpointer a,
   return g_strcmp0 (x->workflow->id, y->workflow->id);
 }
 
-static void
-resolve_collisions (GPtrArray *analyses)
+void
+prs_discovery_resolve_collisions (GPtrArray  *analyses,
+                                  GPtrArray **out_tools)
 {
   g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                                         (GDestroyNotify) g_ptr_array_unref);
   GHashTableIter iter;
   GPtrArray *group;
+
+  g_return_if_fail (analyses != NULL);
 
   for (guint i = 0; i < analyses->len; i++)
     {
@@ -354,39 +390,6 @@ resolve_collisions (GPtrArray *analyses)
           analysis->name_suffixed = TRUE;
         }
     }
-}
-
-GPtrArray *
-prs_discovery_analyse_all (GPtrArray  *workflows,
-                           GPtrArray **out_tools)
-{
-  g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
-
-  g_return_val_if_fail (workflows != NULL, NULL);
-
-  for (guint i = 0; i < workflows->len; i++)
-    {
-      JsonObject *object = g_ptr_array_index (workflows, i);
-      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
-      PrsWorkflow *workflow = prs_workflow_new_from_json (node, NULL);
-
-      if (workflow == NULL)
-        continue;
-
-      /* SPEC §2: skip archived workflows. The list was asked for active
-       * ones, so an answer that does not say is taken as active. */
-      if (workflow->archived || workflow->active == PRS_ACTIVE_NO)
-        {
-          prs_workflow_free (workflow);
-          continue;
-        }
-      if (workflow->active == PRS_ACTIVE_UNKNOWN)
-        workflow->active = PRS_ACTIVE_YES;
-
-      g_ptr_array_add (analyses, prs_analysis_new (workflow));
-    }
-
-  resolve_collisions (analyses);
 
   if (out_tools != NULL)
     {
@@ -399,6 +402,51 @@ prs_discovery_analyse_all (GPtrArray  *workflows,
             g_ptr_array_add (*out_tools, analysis->tool);
         }
     }
+}
+
+PrsAnalysis *
+prs_discovery_analyse_workflow (JsonObject *object)
+{
+  g_autoptr(JsonNode) node = NULL;
+  PrsWorkflow *workflow;
+
+  g_return_val_if_fail (object != NULL, NULL);
+
+  node = json_node_init_object (json_node_alloc (), object);
+  workflow = prs_workflow_new_from_json (node, NULL);
+  if (workflow == NULL)
+    return NULL;
+
+  /* SPEC §2: skip archived workflows. The list was asked for active
+   * ones, so an answer that does not say is taken as active. */
+  if (workflow->archived || workflow->active == PRS_ACTIVE_NO)
+    {
+      prs_workflow_free (workflow);
+      return NULL;
+    }
+  if (workflow->active == PRS_ACTIVE_UNKNOWN)
+    workflow->active = PRS_ACTIVE_YES;
+
+  return prs_analysis_new (workflow);
+}
+
+GPtrArray *
+prs_discovery_analyse_all (GPtrArray  *workflows,
+                           GPtrArray **out_tools)
+{
+  g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
+
+  g_return_val_if_fail (workflows != NULL, NULL);
+
+  for (guint i = 0; i < workflows->len; i++)
+    {
+      PrsAnalysis *analysis = prs_discovery_analyse_workflow (g_ptr_array_index (workflows, i));
+
+      if (analysis != NULL)
+        g_ptr_array_add (analyses, analysis);
+    }
+
+  prs_discovery_resolve_collisions (analyses, out_tools);
 
   return g_steal_pointer (&analyses);
 }
@@ -442,7 +490,7 @@ typedef struct
   char         *api_key;
   PrsN8nClient *client;
   GPtrArray    *listed;      /* JsonObject* from the list */
-  GPtrArray    *full;        /* JsonObject* from GET, NULL where skipped */
+  GPtrArray    *analyses;    /* PrsAnalysis* of each GET, in list order; NULL where skipped */
   guint         next;
   guint         in_flight;
   GError       *error;       /* the first failure */
@@ -457,16 +505,16 @@ run_data_free (RunData *data)
   g_free (data->api_key);
   g_clear_object (&data->client);
   g_clear_pointer (&data->listed, g_ptr_array_unref);
-  g_clear_pointer (&data->full, g_ptr_array_unref);
+  g_clear_pointer (&data->analyses, g_ptr_array_unref);
   g_clear_error (&data->error);
   g_free (data);
 }
 
 static void
-json_object_unref_nullable (gpointer object)
+analysis_free_nullable (gpointer analysis)
 {
-  if (object != NULL)
-    json_object_unref (object);
+  if (analysis != NULL)
+    prs_analysis_free (analysis);
 }
 
 static void
@@ -501,22 +549,23 @@ run_complete (GTask *task)
 {
   PrsDiscovery *self = g_task_get_source_object (task);
   RunData *data = g_task_get_task_data (task);
-  g_autoptr(GPtrArray) workflows = g_ptr_array_new ();
-  g_autoptr(GPtrArray) analyses = NULL;
+  g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
   g_autoptr(JsonArray) checklists = json_array_new ();
   GError *error = NULL;
 
-  for (guint i = 0; i < data->full->len; i++)
+  /* Each workflow was analysed as it arrived (its JSON dropped there);
+   * collisions need them all. */
+  for (guint i = 0; i < data->analyses->len; i++)
     {
-      JsonObject *object = g_ptr_array_index (data->full, i);
+      PrsAnalysis *analysis = g_ptr_array_index (data->analyses, i);
 
-      if (object != NULL)
-        g_ptr_array_add (workflows, object);
+      if (analysis != NULL)
+        g_ptr_array_add (analyses, g_steal_pointer (&g_ptr_array_index (data->analyses, i)));
     }
 
-  analyses = prs_discovery_analyse_all (workflows, &tools);
+  prs_discovery_resolve_collisions (analyses, &tools);
   for (guint i = 0; i < analyses->len; i++)
     json_array_add_element (checklists,
                             prs_analysis_to_checklist (g_ptr_array_index (analyses, i)));
@@ -559,7 +608,10 @@ get_workflow_cb (GObject      *source,
   data->in_flight--;
 
   if (object != NULL)
-    g_ptr_array_index (data->full, closure->index) = object;
+    {
+      g_ptr_array_index (data->analyses, closure->index) = prs_discovery_analyse_workflow (object);
+      json_object_unref (object);
+    }
   else if (g_error_matches (error, PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND))
     ; /* deleted since it was listed: not a failure */
   else if (data->error == NULL)
@@ -621,8 +673,8 @@ list_cb (GObject      *source,
       return;
     }
 
-  data->full = g_ptr_array_new_with_free_func (json_object_unref_nullable);
-  g_ptr_array_set_size (data->full, data->listed->len);
+  data->analyses = g_ptr_array_new_with_free_func (analysis_free_nullable);
+  g_ptr_array_set_size (data->analyses, data->listed->len);
 
   get_next (task);
 }

@@ -22,11 +22,23 @@ G_BEGIN_DECLS
  * is the secret PRS_SECRET_WEBHOOK_AUTH */
 #define PRS_SETTING_WEBHOOK_AUTH_HEADER "n8n-webhook-auth-header"
 
+/* Why no webhook qualifies, from the first Webhook node there is. */
+typedef enum
+{
+  PRS_WEBHOOK_PROBLEM_NONE,        /* an entry webhook was found */
+  PRS_WEBHOOK_PROBLEM_NO_NODE,     /* there is no Webhook node at all */
+  PRS_WEBHOOK_PROBLEM_DISABLED,
+  PRS_WEBHOOK_PROBLEM_NO_PATH,
+  PRS_WEBHOOK_PROBLEM_NOT_POST,
+} PrsWebhookProblem;
+
 /* What the rules found out about one workflow; the checklist is made from
- * it. */
+ * it. The workflow's nodes are released once analysed (their parameters
+ * are the bulk of its JSON): everything the collision pass and the
+ * checklist need is kept here or in the workflow's other fields. */
 typedef struct
 {
-  PrsWorkflow *workflow;
+  PrsWorkflow *workflow;            /* without nodes */
   gboolean     published;
   gboolean     has_webhook;
   gboolean     is_adapter;
@@ -36,6 +48,8 @@ typedef struct
   char        *base_name;           /* the tool name before any collision suffix */
   guint        n_code_nodes;        /* enabled Code and Function nodes */
   guint        n_code_matches;
+  PrsWebhookProblem webhook_problem;
+  char        *webhook_problem_node; /* the first Webhook node's name when it is the problem */
   PrsTool     *tool;                /* always set; webhook fields NULL without a webhook */
 } PrsAnalysis;
 
@@ -45,7 +59,8 @@ char        *prs_discovery_tool_name        (const char         *workflow_name,
 char        *prs_discovery_collision_name   (const char         *base_name,
                                              const char         *workflow_id);
 
-/* Analyses one workflow (takes ownership of @workflow). */
+/* Analyses one workflow (takes ownership of @workflow, and releases its
+ * nodes). */
 PrsAnalysis *prs_analysis_new               (PrsWorkflow        *workflow);
 void         prs_analysis_free              (PrsAnalysis        *analysis);
 /* The Workflow Checklist object: {workflowId, workflowName, discoverable,
@@ -59,9 +74,19 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsAnalysis, prs_analysis_free)
 /* Analyses a whole set of workflows (JsonObject*, as n8n returns them) and
  * resolves name collisions. Archived and inactive workflows are skipped.
  * Returns PrsAnalysis* in input order; @out_tools gets the discoverable
- * tools (PrsTool*, owned by the analyses). */
+ * tools (PrsTool*, owned by the analyses). The same as
+ * prs_discovery_analyse_workflow () on each, then
+ * prs_discovery_resolve_collisions (). */
 GPtrArray   *prs_discovery_analyse_all      (GPtrArray          *workflows,
                                              GPtrArray         **out_tools);
+/* The first half, one workflow at a time, so that its JSON can be dropped
+ * right after: NULL when @workflow is skipped (not a workflow, archived or
+ * inactive). The analysis keeps no reference to @workflow. */
+PrsAnalysis *prs_discovery_analyse_workflow (JsonObject         *workflow);
+/* The second half, over all the analyses (PrsAnalysis*) of one discovery:
+ * name collisions. @out_tools as in prs_discovery_analyse_all (). */
+void         prs_discovery_resolve_collisions (GPtrArray        *analyses,
+                                               GPtrArray       **out_tools);
 
 #define PRS_TYPE_DISCOVERY (prs_discovery_get_type ())
 G_DECLARE_FINAL_TYPE (PrsDiscovery, prs_discovery, PRS, DISCOVERY, GObject)

@@ -58,12 +58,20 @@ typedef struct
   guint8  flags;
 } Token;
 
+/* A growable array of tokens, appended to once per token. */
+typedef struct
+{
+  Token *data;
+  gsize  len;
+  gsize  alloc;
+} Tokens;
+
 typedef struct
 {
   const char *text;
   gsize       len;
   gsize       pos;
-  GArray     *tokens;
+  Tokens     *tokens;
   GArray     *brace_depths;    /* guint32 per open `${`: braces opened inside it */
   gboolean    nl_pending;
   gboolean    regex_allowed;   /* whether a `/` here starts a regular expression */
@@ -94,6 +102,74 @@ static const char * const punctuators[] = {
   "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
   "!", "~", "?", ":", "=", ".",
 };
+
+/* punctuators[] and regex_keywords[] by first character, in table order
+ * (so punctuators stay longest first): the tokenizer only tries the few
+ * entries that can match. */
+typedef struct
+{
+  guint8 n;
+  guint8 index[7];
+  guint8 len[7];     /* strlen of each */
+} Group;
+
+typedef struct
+{
+  Group punct_groups[128];
+  Group keyword_groups[26];  /* by first letter - 'a' */
+} Tables;
+
+static const Tables *
+tables (void)
+{
+  static Tables t;
+  static gsize initialised = 0;
+
+  if (g_once_init_enter (&initialised))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (punctuators); i++)
+        {
+          Group *group = &t.punct_groups[(guchar) punctuators[i][0]];
+
+          g_assert (group->n < G_N_ELEMENTS (group->index));
+          group->len[group->n] = (guint8) strlen (punctuators[i]);
+          group->index[group->n++] = (guint8) i;
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (regex_keywords); i++)
+        {
+          Group *group;
+
+          g_assert (regex_keywords[i][0] >= 'a' && regex_keywords[i][0] <= 'z');
+          group = &t.keyword_groups[regex_keywords[i][0] - 'a'];
+          g_assert (group->n < G_N_ELEMENTS (group->index));
+          group->len[group->n] = (guint8) strlen (regex_keywords[i]);
+          group->index[group->n++] = (guint8) i;
+        }
+      g_once_init_leave (&initialised, 1);
+    }
+
+  return &t;
+}
+
+/* Whether the identifier @s (@n bytes) is one of regex_keywords[]. */
+static gboolean
+is_regex_keyword (const char *s,
+                  gsize       n)
+{
+  const Group *group;
+
+  if (n < 2 || n > 10 || s[0] < 'a' || s[0] > 'z')
+    return FALSE;
+
+  group = &tables ()->keyword_groups[s[0] - 'a'];
+  for (guint g = 0; g < group->n; g++)
+    {
+      if (group->len[g] == n && memcmp (regex_keywords[group->index[g]], s, n) == 0)
+        return TRUE;
+    }
+
+  return FALSE;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Characters */
@@ -166,14 +242,37 @@ is_ascii_identifier (const char *s,
 /* ------------------------------------------------------------------------ */
 /* Pass 1: tokens */
 
+/* Appends a token, filled in place. */
+static inline void
+tokens_push (Tokens  *tokens,
+             guint32  start,
+             guint32  end,
+             TokKind  kind,
+             guint8   flags)
+{
+  Token *tok;
+
+  if (G_UNLIKELY (tokens->len == tokens->alloc))
+    {
+      tokens->alloc = MAX (16, tokens->alloc * 2);
+      tokens->data = g_renew (Token, tokens->data, tokens->alloc);
+    }
+
+  tok = &tokens->data[tokens->len++];
+  tok->start = start;
+  tok->end = end;
+  tok->match = NO_MATCH;
+  tok->non_json = 0;
+  tok->kind = kind;
+  tok->flags = flags;
+}
+
 static void
 lexer_emit (Lexer   *lx,
             TokKind  kind,
             gsize    start,
             guint8   flags)
 {
-  Token tok = { 0, };
-
   if (lx->nl_pending)
     flags |= TOK_FLAG_NL_BEFORE;
   lx->nl_pending = FALSE;
@@ -183,28 +282,17 @@ lexer_emit (Lexer   *lx,
   if (lx->brace_depths->len > 0)
     return;
 
-  tok.start = (guint32) start;
-  tok.end = (guint32) lx->pos;
-  tok.match = NO_MATCH;
-  tok.kind = kind;
-  tok.flags = flags;
-  g_array_append_val (lx->tokens, tok);
+  tokens_push (lx->tokens, (guint32) start, (guint32) lx->pos, kind, flags);
 }
 
 static void
 lexer_emit_template (Lexer   *lx,
                      gboolean terminated)
 {
-  Token tok = { 0, };
-
-  tok.start = lx->tmpl_start;
-  tok.end = (guint32) lx->pos;
-  tok.match = NO_MATCH;
-  tok.kind = TOK_TEMPLATE;
-  tok.flags = (lx->tmpl_nl ? TOK_FLAG_NL_BEFORE : 0) |
-              (lx->tmpl_subst ? TOK_FLAG_SUBST : 0) |
-              (terminated ? 0 : TOK_FLAG_UNTERMINATED);
-  g_array_append_val (lx->tokens, tok);
+  tokens_push (lx->tokens, lx->tmpl_start, (guint32) lx->pos, TOK_TEMPLATE,
+               (lx->tmpl_nl ? TOK_FLAG_NL_BEFORE : 0) |
+               (lx->tmpl_subst ? TOK_FLAG_SUBST : 0) |
+               (terminated ? 0 : TOK_FLAG_UNTERMINATED));
   lx->nl_pending = FALSE;
 }
 
@@ -361,16 +449,7 @@ lexer_ident (Lexer *lx)
     }
 
   n = lx->pos - start;
-  lx->regex_allowed = FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (regex_keywords) && n <= 10; i++)
-    {
-      if (regex_keywords[i][0] == lx->text[start] && strlen (regex_keywords[i]) == n &&
-          memcmp (regex_keywords[i], lx->text + start, n) == 0)
-        {
-          lx->regex_allowed = TRUE;
-          break;
-        }
-    }
+  lx->regex_allowed = is_regex_keyword (lx->text + start, n);
 
   lexer_emit (lx, TOK_IDENT, start, 0);
 }
@@ -431,15 +510,14 @@ lexer_punct (Lexer *lx)
   const char *p = lx->text + lx->pos;
   gsize avail = lx->len - lx->pos;
   gsize n = 0;
+  const Group *group = (guchar) p[0] < 128 ? &tables ()->punct_groups[(guchar) p[0]] : NULL;
 
-  for (guint i = 0; i < G_N_ELEMENTS (punctuators); i++)
+  for (guint g = 0; group != NULL && g < group->n; g++)
     {
-      gsize plen;
+      const char *punct = punctuators[group->index[g]];
+      gsize plen = group->len[g];
 
-      if (punctuators[i][0] != p[0])
-        continue;
-      plen = strlen (punctuators[i]);
-      if (plen <= avail && memcmp (punctuators[i], p, plen) == 0)
+      if (plen <= avail && memcmp (punct, p, plen) == 0)
         {
           /* `a?.5:1` is a conditional, not optional chaining. */
           if (plen == 2 && p[0] == '?' && p[1] == '.' && avail > 2 && g_ascii_isdigit (p[2]))
@@ -479,8 +557,6 @@ lexer_punct (Lexer *lx)
 static void
 lexer_run (Lexer *lx)
 {
-  Token eof = { 0, };
-
   while (lx->pos < lx->len)
     {
       const char *t = lx->text;
@@ -488,7 +564,17 @@ lexer_run (Lexer *lx)
       char next = lx->pos + 1 < lx->len ? t[lx->pos + 1] : '\0';
       gsize n;
 
-      if ((n = line_break_len (t, lx->len, lx->pos)) > 0)
+      /* The commonest characters first: the branches below would take
+       * them the same way. */
+      if (c == ' ')
+        {
+          lx->pos++;
+        }
+      else if (g_ascii_isalpha (c) || c == '_' || c == '$')
+        {
+          lexer_ident (lx);
+        }
+      else if ((n = line_break_len (t, lx->len, lx->pos)) > 0)
         {
           lx->nl_pending = TRUE;
           lx->pos += n;
@@ -559,11 +645,8 @@ lexer_run (Lexer *lx)
       lexer_emit_template (lx, FALSE);
     }
 
-  eof.start = eof.end = (guint32) lx->len;
-  eof.match = NO_MATCH;
-  eof.kind = TOK_EOF;
-  eof.flags = lx->nl_pending ? TOK_FLAG_NL_BEFORE : 0;
-  g_array_append_val (lx->tokens, eof);
+  tokens_push (lx->tokens, (guint32) lx->len, (guint32) lx->len, TOK_EOF,
+               lx->nl_pending ? TOK_FLAG_NL_BEFORE : 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -584,7 +667,7 @@ scan_tok (const Scan *sc,
   return &sc->toks[MIN (i, (gsize) sc->n_toks - 1)];
 }
 
-static gboolean
+static inline gboolean
 tok_is (const Scan  *sc,
         const Token *tok,
         TokKind      kind,
@@ -622,7 +705,15 @@ tok_json_ok (const Scan  *sc,
       return tok_is (sc, tok, TOK_IDENT, "true") || tok_is (sc, tok, TOK_IDENT, "false") ||
              tok_is (sc, tok, TOK_IDENT, "null");
     case TOK_PUNCT:
-      return tok->end - tok->start == 1 && strchr ("[]{},:-", sc->text[tok->start]) != NULL;
+      if (tok->end - tok->start != 1)
+        return FALSE;
+      switch (sc->text[tok->start])
+        {
+        case '[': case ']': case '{': case '}': case ',': case ':': case '-':
+          return TRUE;
+        default:
+          return FALSE;
+        }
     case TOK_TEMPLATE:
     case TOK_REGEX:
     case TOK_OTHER:
@@ -636,15 +727,15 @@ tok_json_ok (const Scan  *sc,
  * innermost opener stays unmatched and leaves the stack alone. */
 static void
 match_brackets (const char *text,
-                GArray     *tokens)
+                Tokens     *tokens)
 {
   g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  Scan sc = { text, (const Token *) tokens->data, tokens->len };
+  Scan sc = { text, tokens->data, (guint) tokens->len };
   guint32 non_json = 0;
 
   for (guint32 i = 0; i < tokens->len; i++)
     {
-      Token *tok = &g_array_index (tokens, Token, i);
+      Token *tok = &tokens->data[i];
       char c;
 
       tok->non_json = non_json;
@@ -662,13 +753,13 @@ match_brackets (const char *text,
       else if ((c == ')' || c == ']' || c == '}') && stack->len > 0)
         {
           guint32 open = g_array_index (stack, guint32, stack->len - 1);
-          char oc = text[g_array_index (tokens, Token, open).start];
+          char oc = text[tokens->data[open].start];
 
           if ((c == ')' && oc == '(') || (c == ']' && oc == '[') || (c == '}' && oc == '{'))
             {
               g_array_set_size (stack, stack->len - 1);
               tok->match = open;
-              g_array_index (tokens, Token, open).match = i;
+              tokens->data[open].match = i;
             }
         }
     }
@@ -905,8 +996,180 @@ ends_literal (const Scan *sc,
   if (tok->kind == TOK_EOF || (tok->flags & TOK_FLAG_NL_BEFORE))
     return TRUE;
 
-  return tok->kind == TOK_PUNCT && tok->end - tok->start == 1 &&
-         strchr (";,)]}:", sc->text[tok->start]) != NULL;
+  if (tok->kind != TOK_PUNCT || tok->end - tok->start != 1)
+    return FALSE;
+
+  switch (sc->text[tok->start])
+    {
+    case ';': case ',': case ')': case ']': case '}': case ':':
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* The tree of the strict JSON literal in tokens @first to @last when it
+ * holds nothing but brackets, ASCII strings without escapes, integers of at
+ * most 18 digits, true, false and null: built straight from the tokens,
+ * exactly as json-glib's parser would (its integers are 64-bit, so these
+ * cannot overflow). NULL for anything else, which json-glib then parses. */
+static JsonNode *
+json_literal_simple (const Scan *sc,
+                     gsize       first,
+                     gsize       last)
+{
+  g_autoptr(GPtrArray) stack = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  /* per open container: the key it goes under in its parent (NULL in an array) */
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *key = NULL;  /* the current object's member waiting for its value */
+  g_autoptr(JsonNode) root = NULL;
+  gboolean negative = FALSE;
+
+  for (gsize i = first; i <= last; i++)
+    {
+      const Token *tok = &sc->toks[i];
+      const char *s = sc->text + tok->start;
+      gsize len = tok->end - tok->start;
+      JsonNode *parent = stack->len > 0 ? g_ptr_array_index (stack, stack->len - 1) : NULL;
+      JsonNode *value = NULL;
+
+      if (negative && tok->kind != TOK_NUMBER)
+        return NULL;
+
+      switch ((TokKind) tok->kind)
+        {
+        case TOK_PUNCT:
+          if (len != 1)
+            return NULL;
+          if (s[0] == '[' || s[0] == '{')
+            {
+              JsonNode *container = json_node_alloc ();
+
+              if (s[0] == '[')
+                json_node_take_array (json_node_init (container, JSON_NODE_ARRAY), json_array_new ());
+              else
+                json_node_take_object (json_node_init (container, JSON_NODE_OBJECT), json_object_new ());
+              if (parent != NULL && !JSON_NODE_HOLDS_ARRAY (parent) && key == NULL)
+                {
+                  json_node_unref (container);
+                  return NULL;
+                }
+              g_ptr_array_add (stack, container);
+              g_ptr_array_add (keys, g_steal_pointer (&key));
+              continue;
+            }
+          if (s[0] == ']' || s[0] == '}')
+            {
+              if (parent == NULL || key != NULL ||
+                  JSON_NODE_HOLDS_ARRAY (parent) != (s[0] == ']'))
+                return NULL;
+              value = g_ptr_array_steal_index (stack, stack->len - 1);
+              key = g_ptr_array_steal_index (keys, keys->len - 1);
+              parent = stack->len > 0 ? g_ptr_array_index (stack, stack->len - 1) : NULL;
+              break;
+            }
+          if (s[0] == '-')
+            {
+              negative = TRUE;
+              continue;
+            }
+          if (s[0] == ',' || s[0] == ':')
+            continue;
+          return NULL;
+
+        case TOK_STRING:
+          if (len < 2 || s[0] != '"' || s[len - 1] != '"')
+            return NULL;
+          for (gsize j = 1; j + 1 < len; j++)
+            {
+              guchar c = s[j];
+
+              if (c < 0x20 || c > 0x7E || c == '\\' || c == '"')
+                return NULL;
+            }
+          if (parent != NULL && JSON_NODE_HOLDS_OBJECT (parent) && key == NULL)
+            {
+              key = g_strndup (s + 1, len - 2);
+              continue;
+            }
+          {
+            char buffer[64];
+            g_autofree char *heap = NULL;
+            char *str = len - 2 < sizeof buffer ? buffer : (heap = g_malloc (len - 1));
+
+            memcpy (str, s + 1, len - 2);
+            str[len - 2] = '\0';
+            value = json_node_init_string (json_node_alloc (), str);
+          }
+          break;
+
+        case TOK_NUMBER:
+          {
+            gint64 n = 0;
+
+            if (len > 18)
+              return NULL;
+            for (gsize j = 0; j < len; j++)
+              {
+                if (!g_ascii_isdigit (s[j]))
+                  return NULL;
+                n = n * 10 + (s[j] - '0');
+              }
+            value = json_node_init_int (json_node_alloc (), negative ? -n : n);
+            negative = FALSE;
+          }
+          break;
+
+        case TOK_IDENT:
+          if (len == 4 && memcmp (s, "true", 4) == 0)
+            value = json_node_init_boolean (json_node_alloc (), TRUE);
+          else if (len == 5 && memcmp (s, "false", 5) == 0)
+            value = json_node_init_boolean (json_node_alloc (), FALSE);
+          else if (len == 4 && memcmp (s, "null", 4) == 0)
+            value = json_node_init_null (json_node_alloc ());
+          else
+            return NULL;
+          break;
+
+        case TOK_TEMPLATE:
+        case TOK_REGEX:
+        case TOK_OTHER:
+        case TOK_EOF:
+        default:
+          return NULL;
+        }
+
+      if (parent == NULL)
+        {
+          if (root != NULL)
+            {
+              json_node_unref (value);
+              return NULL;
+            }
+          root = value;
+        }
+      else if (JSON_NODE_HOLDS_ARRAY (parent))
+        {
+          json_node_set_parent (value, parent);
+          json_array_add_element (json_node_get_array (parent), value);
+        }
+      else if (key != NULL)
+        {
+          json_node_set_parent (value, parent);
+          json_object_set_member (json_node_get_object (parent), key, value);
+          g_clear_pointer (&key, g_free);
+        }
+      else
+        {
+          json_node_unref (value);
+          return NULL;
+        }
+    }
+
+  if (stack->len > 0 || key != NULL || negative)
+    return NULL;
+
+  return g_steal_pointer (&root);
 }
 
 static JsonNode *
@@ -915,6 +1178,9 @@ json_literal (const Scan *sc,
               gsize       last)
 {
   g_autofree char *text = NULL;
+  const char *start;
+  gsize len;
+  JsonNode *node;
   guint depth = 0;
 
   /* Fast refusal, which also keeps nested forms from re-parsing each other. */
@@ -938,13 +1204,21 @@ json_literal (const Scan *sc,
         }
     }
 
-  text = g_strndup (sc->text + sc->toks[first].start,
-                    sc->toks[last].end - sc->toks[first].start);
+  /* As a C string: up to a NUL byte, if the code holds one. */
+  start = sc->text + sc->toks[first].start;
+  len = strnlen (start, sc->toks[last].end - sc->toks[first].start);
 
   /* SPEC §2: kept when it parses as JSON, strictly: JavaScript's single
    * quotes, bare keys and trailing commas do not. */
-  if (!prs_json_text_is_strict (text, strlen (text)))
+  if (!prs_json_text_is_strict (start, len))
     return NULL;
+
+  /* The tokens are the JSON text's tokens only when the whole text is. */
+  if (len == sc->toks[last].end - sc->toks[first].start &&
+      (node = json_literal_simple (sc, first, last)) != NULL)
+    return node;
+
+  text = g_strndup (start, len);
 
   return json_from_string (text, NULL);
 }
@@ -978,14 +1252,19 @@ read_literal (const Scan    *sc,
   if (num != NULL)
     {
       g_autofree char *text = NULL;
+      gsize sign = num == tok ? 0 : 1;
+      gsize digits = num->end - num->start;
       JsonNode *node;
       gint64 value;
 
       if (!ends_literal (sc, last + 1))
         return;
 
-      text = g_strdup_printf ("%s%.*s", num == tok ? "" : "-",
-                              (int) (num->end - num->start), sc->text + num->start);
+      /* "-" and the digits (a comment may separate them in the code) */
+      text = g_malloc (sign + digits + 1);
+      text[0] = '-';
+      memcpy (text + sign, sc->text + num->start, digits);
+      text[sign + digits] = '\0';
       node = json_node_new (JSON_NODE_VALUE);
       errno = 0;
       value = g_ascii_strtoll (text, NULL, 10);
@@ -1043,13 +1322,7 @@ static inline gboolean
 tok_is_regex_keyword (const Scan  *sc,
                       const Token *tok)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (regex_keywords); i++)
-    {
-      if (tok_is (sc, tok, TOK_IDENT, regex_keywords[i]))
-        return TRUE;
-    }
-
-  return FALSE;
+  return tok->kind == TOK_IDENT && is_regex_keyword (sc->text + tok->start, tok->end - tok->start);
 }
 
 /* Whether token @i, at the start of a new line, carries on the expression
@@ -1145,9 +1418,10 @@ is_const_initialiser (const Scan *sc,
          tok_is (sc, &sc->toks[i - 3], TOK_IDENT, "const");
 }
 
+/* Takes @name and @default_value. */
 static void
 param_set_add (PrsParamSet  *self,
-               const char   *name,
+               char         *name,
                PrsParamType  type,
                gboolean      optional,
                JsonNode     *default_value)
@@ -1158,10 +1432,18 @@ param_set_add (PrsParamSet  *self,
     {
       if (optional)
         param->required = FALSE;
+      g_free (name);
+      g_clear_pointer (&default_value, json_node_unref);
       return;
     }
 
-  param = prs_param_new (name, type, !optional, default_value);
+  /* prs_param_new () without its copies */
+  param = g_new0 (PrsParam, 1);
+  param->name = name;
+  param->type = type;
+  param->required = !optional;
+  param->default_value = default_value;
+  param->description = prs_param_describe (name);
   g_ptr_array_add (self->params, param);
   g_hash_table_insert (self->by_name, param->name, param);
 }
@@ -1214,7 +1496,7 @@ scan_form (PrsParamSet *self,
       PrsParamType type;
 
       read_literal (sc, key_end + 2, &type, &default_value);
-      param_set_add (self, key, type, TRUE, default_value);
+      param_set_add (self, g_steal_pointer (&key), type, TRUE, g_steal_pointer (&default_value));
       return TRUE;
     }
 
@@ -1225,7 +1507,7 @@ scan_form (PrsParamSet *self,
 
       if (is_const_initialiser (sc, obj))
         {
-          param_set_add (self, key, PRS_PARAM_STRING, FALSE, NULL);
+          param_set_add (self, g_steal_pointer (&key), PRS_PARAM_STRING, FALSE, NULL);
           return TRUE;
         }
     }
@@ -1263,7 +1545,7 @@ prs_param_set_scan (PrsParamSet *self,
                     const char  *code,
                     gssize       len)
 {
-  g_autoptr(GArray) tokens = NULL;
+  Tokens tokens = { NULL, 0, 0 };
   g_autoptr(GArray) brace_depths = NULL;
   Lexer lx = { 0, };
   Scan sc;
@@ -1284,21 +1566,22 @@ prs_param_set_scan (PrsParamSet *self,
       return 0;
     }
 
-  tokens = g_array_sized_new (FALSE, FALSE, sizeof (Token), len / 4 + 16);
+  tokens.alloc = len / 4 + 16;
+  tokens.data = g_new (Token, tokens.alloc);
   brace_depths = g_array_new (FALSE, FALSE, sizeof (guint32));
 
   lx.text = code;
   lx.len = len;
-  lx.tokens = tokens;
+  lx.tokens = &tokens;
   lx.brace_depths = brace_depths;
   lx.regex_allowed = TRUE;
   lexer_run (&lx);
 
-  match_brackets (code, tokens);
+  match_brackets (code, &tokens);
 
   sc.text = code;
-  sc.toks = (const Token *) tokens->data;
-  sc.n_toks = tokens->len;
+  sc.toks = tokens.data;
+  sc.n_toks = (guint) tokens.len;
 
   for (gsize i = 0; i + 1 < sc.n_toks; i++)
     {
@@ -1309,6 +1592,8 @@ prs_param_set_scan (PrsParamSet *self,
         found++;
     }
 
+  g_free (tokens.data);
+
   return found;
 }
 
@@ -1318,4 +1603,18 @@ prs_param_set_get_params (PrsParamSet *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return self->params;
+}
+
+GPtrArray *
+prs_param_set_steal_params (PrsParamSet *self)
+{
+  GPtrArray *params;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  params = g_steal_pointer (&self->params);
+  self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_param_free);
+  g_hash_table_remove_all (self->by_name);
+
+  return params;
 }

@@ -57,6 +57,9 @@ guint        prs_param_set_scan        (PrsParamSet  *self,
                                         gssize        len);
 /* The parameters so far, in order. Elements are PrsParam*, owned by the set. */
 GPtrArray   *prs_param_set_get_params  (PrsParamSet  *self);
+/* Takes the parameters so far out of the set (which starts empty again):
+ * PrsParam*, in order, freed with the array. */
+GPtrArray   *prs_param_set_steal_params (PrsParamSet *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsParamSet, prs_param_set_free)
 

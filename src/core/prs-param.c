@@ -104,8 +104,10 @@ prs_param_describe (const char *key)
 
   g_return_val_if_fail (key != NULL, NULL);
 
-  out = g_string_new ("The");
   len = strlen (key);
+  /* "The", then at most a space before each character */
+  out = g_string_sized_new (3 + 2 * len);
+  g_string_append_len (out, "The", 3);
 
   for (gsize i = 0; i < len; i++)
     {
