@@ -6,7 +6,17 @@
  * measured, messages appended) moves the view to the bottom on the next
  * frame. Scrolling up ends stickiness; reaching the bottom again restores
  * it. Rows of the paged model are read only when the list view realizes
- * them, so opening a long conversation reads a page or two. */
+ * them, so opening a long conversation reads a page or two.
+ *
+ * GTK 4.8's list view keeps up to 200 rows bound around its anchor, and
+ * setting a model anchors it at the top: a long conversation given to it
+ * whole would bind and measure 200 rows at the top, then 200 more at the
+ * bottom. So the list view is first given only the tail of the history (a
+ * screenful, PrsTailModel), the view is moved to the bottom in the same
+ * frame (in the frame clock's layout phase, after the window allocated),
+ * and the older messages are then revealed above it a chunk a frame — the
+ * rows within the list view's reach are bound a few at a time, and the rest
+ * of the history is revealed at once, which binds nothing. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -18,6 +28,149 @@
 /* How close to the bottom counts as "at the bottom", in pixels. */
 #define BOTTOM_SLACK 48.0
 
+/* The tail first shown: a screenful at this many pixels a row (about the
+ * average), plus a few; on_clock_layout adds what a screen still lacks. */
+#define TAIL_ROW_HEIGHT 80
+#define TAIL_EXTRA_ROWS 2
+/* Older messages revealed per frame while the list view can still bind
+ * them, and how many there are (GTK 4.8 binds up to 200 + 2 rows before
+ * its anchor); past that the rest is revealed in one go. */
+#define REVEAL_CHUNK 30
+#define REVEAL_REACH 210
+/* Layout passes the view may add to one frame (GDK runs at most 4). */
+#define MAX_LAYOUT_FIXES 2
+
+/* ---- PrsTailModel: the last items of a list model, growing upwards ---- */
+
+#define PRS_TYPE_TAIL_MODEL (prs_tail_model_get_type ())
+G_DECLARE_FINAL_TYPE (PrsTailModel, prs_tail_model, PRS, TAIL_MODEL, GObject)
+
+struct _PrsTailModel
+{
+  GObject     parent_instance;
+
+  GListModel *base;
+  guint       hidden;   /* leading items of base not shown */
+  guint       n_items;  /* shown: base's count - hidden */
+};
+
+static void prs_tail_model_model_init (GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PrsTailModel, prs_tail_model, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, prs_tail_model_model_init))
+
+static GType
+prs_tail_model_get_item_type (GListModel *model)
+{
+  return g_list_model_get_item_type (PRS_TAIL_MODEL (model)->base);
+}
+
+static guint
+prs_tail_model_get_n_items (GListModel *model)
+{
+  return PRS_TAIL_MODEL (model)->n_items;
+}
+
+static gpointer
+prs_tail_model_get_item (GListModel *model,
+                         guint       position)
+{
+  PrsTailModel *self = PRS_TAIL_MODEL (model);
+
+  if (position >= self->n_items)
+    return NULL;
+  return g_list_model_get_item (self->base, self->hidden + position);
+}
+
+static void
+prs_tail_model_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = prs_tail_model_get_item_type;
+  iface->get_n_items = prs_tail_model_get_n_items;
+  iface->get_item = prs_tail_model_get_item;
+}
+
+static void
+on_base_items_changed (GListModel   *base,
+                       guint         position,
+                       guint         removed,
+                       guint         added,
+                       PrsTailModel *self)
+{
+  guint old_n = self->n_items;
+  guint n = g_list_model_get_n_items (base);
+
+  if (position >= self->hidden)
+    {
+      self->n_items = n - self->hidden;
+      g_list_model_items_changed (G_LIST_MODEL (self), position - self->hidden, removed, added);
+    }
+  else if (position + removed <= self->hidden && removed == added)
+    {
+      /* Replaced where nothing is shown yet */
+    }
+  else
+    {
+      /* Anything else (the list shrank): everything, shown */
+      self->hidden = 0;
+      self->n_items = n;
+      g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, n);
+    }
+}
+
+static void
+prs_tail_model_dispose (GObject *object)
+{
+  PrsTailModel *self = PRS_TAIL_MODEL (object);
+
+  if (self->base != NULL)
+    g_signal_handlers_disconnect_by_func (self->base, on_base_items_changed, self);
+  g_clear_object (&self->base);
+
+  G_OBJECT_CLASS (prs_tail_model_parent_class)->dispose (object);
+}
+
+static void
+prs_tail_model_class_init (PrsTailModelClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = prs_tail_model_dispose;
+}
+
+static void
+prs_tail_model_init (PrsTailModel *self)
+{
+}
+
+/* Shows the last @shown items of @base (all of them when it has fewer). */
+static PrsTailModel *
+prs_tail_model_new (GListModel *base,
+                    guint       shown)
+{
+  PrsTailModel *self = g_object_new (PRS_TYPE_TAIL_MODEL, NULL);
+  guint n = g_list_model_get_n_items (base);
+
+  self->base = g_object_ref (base);
+  self->hidden = n > shown ? n - shown : 0;
+  self->n_items = n - self->hidden;
+  g_signal_connect (base, "items-changed", G_CALLBACK (on_base_items_changed), self);
+  return self;
+}
+
+/* Shows up to @count more of the older items, above the others. */
+static void
+prs_tail_model_reveal (PrsTailModel *self,
+                       guint         count)
+{
+  count = MIN (count, self->hidden);
+  if (count == 0)
+    return;
+  self->hidden -= count;
+  self->n_items += count;
+  g_list_model_items_changed (G_LIST_MODEL (self), 0, 0, count);
+}
+
+/* ---- the view ---- */
+
 struct _PrsConversationView
 {
   GtkWidget        parent_instance;
@@ -25,6 +178,7 @@ struct _PrsConversationView
   PrsService      *service;
   PrsConversation *conversation;
   PrsMessageList  *messages;
+  PrsTailModel    *tail;          /* what the list view shows of messages */
   GHashTable      *agent_names;   /* id → name */
 
   gboolean         sticky;
@@ -32,6 +186,13 @@ struct _PrsConversationView
   gboolean         allocating;
   double           last_value;
   guint            tick_id;
+  gboolean         laid_out;      /* the current model, at least once */
+  guint            reveal_id;     /* tick: older messages a chunk a frame */
+
+  GdkFrameClock   *clock;
+  gulong           layout_id;
+  gint64           fixes_frame;   /* frame counter of the last layout fix */
+  guint            fixes;         /* layout fixes in that frame */
 
   GtkWidget       *box;
   PrsComposer     *composer;
@@ -127,6 +288,94 @@ on_adjustment_value_changed (GtkAdjustment       *adj,
   self->last_value = value;
 }
 
+/* The frame clock's layout phase, after the window allocated (GDK lays out
+ * again, in the same frame, when something asks for it here): a tail
+ * shorter than the view shows more of the history, and a sticky view moves
+ * to the bottom before the frame is painted, not a frame later. */
+static void
+on_clock_layout (GdkFrameClock       *clock,
+                 PrsConversationView *self)
+{
+  GtkAdjustment *adj = vadjustment (self);
+  gint64 frame = gdk_frame_clock_get_frame_counter (clock);
+  double upper = gtk_adjustment_get_upper (adj);
+  double page = gtk_adjustment_get_page_size (adj);
+
+  if (self->tail == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->list_view)) || page <= 0)
+    return;
+  self->laid_out = TRUE;
+
+  if (frame != self->fixes_frame)
+    {
+      self->fixes_frame = frame;
+      self->fixes = 0;
+    }
+  if (self->fixes >= MAX_LAYOUT_FIXES)
+    {
+      if (self->sticky)
+        queue_stick (self);
+      return;
+    }
+
+  /* Not a screenful yet (the adjustment says the page then): as many rows
+   * more as the missing height needs, at the rows' average height */
+  if (self->tail->hidden > 0 && upper <= page + 1)
+    {
+      int content = 0;
+      guint more;
+
+      gtk_widget_measure (GTK_WIDGET (self->list_view), GTK_ORIENTATION_VERTICAL,
+                          gtk_widget_get_width (GTK_WIDGET (self->list_view)), NULL, &content, NULL, NULL);
+      if (content > 0 && self->tail->n_items > 0 && content < page)
+        more = (guint) ((page - content) / ((double) content / self->tail->n_items)) + TAIL_EXTRA_ROWS;
+      else
+        more = MAX (self->tail->n_items, TAIL_EXTRA_ROWS);
+      self->fixes++;
+      prs_tail_model_reveal (self->tail, more);
+      return;
+    }
+
+  if (self->sticky && gtk_adjustment_get_value (adj) < upper - page - 0.5)
+    {
+      self->fixes++;
+      scroll_to_bottom_now (self);
+    }
+}
+
+/* After the first frame, the older messages: a chunk a frame while the list
+ * view binds rows above its anchor, then the rest at once. */
+static gboolean
+reveal_tick (GtkWidget     *widget,
+             GdkFrameClock *frame_clock,
+             gpointer       user_data)
+{
+  PrsConversationView *self = user_data;
+
+  if (self->tail == NULL || self->tail->hidden == 0)
+    {
+      self->reveal_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (!self->laid_out)
+    return G_SOURCE_CONTINUE;
+
+  prs_tail_model_reveal (self->tail, self->tail->n_items < REVEAL_REACH ? REVEAL_CHUNK : self->tail->hidden);
+  return G_SOURCE_CONTINUE;
+}
+
+static guint
+initial_tail_size (PrsConversationView *self)
+{
+  int height = gtk_widget_get_height (GTK_WIDGET (self->scroller));
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  if (height <= 0 && root != NULL)
+    height = gtk_widget_get_height (GTK_WIDGET (root));
+  if (height <= 0)
+    height = 720;
+  return height / TAIL_ROW_HEIGHT + TAIL_EXTRA_ROWS;
+}
+
 void
 prs_conversation_view_scroll_to_bottom (PrsConversationView *self)
 {
@@ -182,6 +431,10 @@ setup_row (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (item, row);
 }
 
+/* GTK 4.8 unbinds and binds every row again when its position changes
+ * (older messages revealed above it): the row keeps what it built for the
+ * same message, so that costs nothing. There is no unbind handler: a row
+ * the list view no longer needs is destroyed, with what it built. */
 static void
 bind_row (GtkSignalListItemFactory *factory,
           GtkListItem              *item,
@@ -192,15 +445,6 @@ bind_row (GtkSignalListItemFactory *factory,
 
   prs_message_row_set_message (PRS_MESSAGE_ROW (gtk_list_item_get_child (item)), message,
                                agent != NULL ? g_hash_table_lookup (self->agent_names, agent) : NULL);
-}
-
-static void
-unbind_row (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            PrsConversationView      *self)
-{
-  /* Rows off screen keep no widgets. */
-  prs_message_row_set_message (PRS_MESSAGE_ROW (gtk_list_item_get_child (item)), NULL, NULL);
 }
 
 static void
@@ -289,15 +533,25 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
 
   if (self->messages != NULL)
     g_signal_handlers_disconnect_by_data (self->messages, self);
+  if (self->reveal_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->reveal_id);
+      self->reveal_id = 0;
+    }
+  g_clear_object (&self->tail);
   g_clear_object (&self->messages);
   g_set_object (&self->conversation, conversation);
+  self->laid_out = FALSE;
 
   if (conversation != NULL)
     {
       self->messages = prs_message_list_new (prs_service_get_store (self->service),
                                              prs_conversation_get_id (conversation));
       g_signal_connect_object (self->messages, "items-changed", G_CALLBACK (on_items_changed), self, 0);
-      selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->messages)));
+      self->tail = prs_tail_model_new (G_LIST_MODEL (self->messages), initial_tail_size (self));
+      if (self->tail->hidden > 0)
+        self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), reveal_tick, self, NULL);
+      selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->tail)));
       prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
       {
         /* Translators: the hint in the empty message entry; %s is the conversation */
@@ -309,7 +563,14 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
   set_sticky (self, TRUE);
   self->last_value = 0;
-  queue_stick (self);
+  /* No tick before the layout: the list view has not measured the new
+   * rows yet. on_clock_layout moves to the bottom once it has. */
+  if (self->tick_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->tick_id);
+      self->tick_id = 0;
+    }
+  gtk_widget_queue_allocate (GTK_WIDGET (self->list_view));
 }
 
 PrsConversation *
@@ -390,6 +651,32 @@ prs_conversation_view_size_allocate (GtkWidget *widget,
 }
 
 static void
+prs_conversation_view_realize (GtkWidget *widget)
+{
+  PrsConversationView *self = PRS_CONVERSATION_VIEW (widget);
+
+  GTK_WIDGET_CLASS (prs_conversation_view_parent_class)->realize (widget);
+
+  /* After the window's own handler, which allocates */
+  self->clock = g_object_ref (gtk_widget_get_frame_clock (widget));
+  self->layout_id = g_signal_connect_after (self->clock, "layout", G_CALLBACK (on_clock_layout), self);
+}
+
+static void
+prs_conversation_view_unrealize (GtkWidget *widget)
+{
+  PrsConversationView *self = PRS_CONVERSATION_VIEW (widget);
+
+  if (self->clock != NULL)
+    {
+      g_clear_signal_handler (&self->layout_id, self->clock);
+      g_clear_object (&self->clock);
+    }
+
+  GTK_WIDGET_CLASS (prs_conversation_view_parent_class)->unrealize (widget);
+}
+
+static void
 prs_conversation_view_dispose (GObject *object)
 {
   PrsConversationView *self = PRS_CONVERSATION_VIEW (object);
@@ -400,12 +687,18 @@ prs_conversation_view_dispose (GObject *object)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->tick_id);
       self->tick_id = 0;
     }
+  if (self->reveal_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->reveal_id);
+      self->reveal_id = 0;
+    }
   if (self->list_view != NULL)
     gtk_list_view_set_model (self->list_view, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_CONVERSATION_VIEW);
   /* The template's unnamed top child too. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
+  g_clear_object (&self->tail);
   g_clear_object (&self->messages);
   g_clear_object (&self->conversation);
   g_clear_object (&self->service);
@@ -434,6 +727,8 @@ prs_conversation_view_class_init (PrsConversationViewClass *klass)
 
   widget_class->measure = prs_conversation_view_measure;
   widget_class->size_allocate = prs_conversation_view_size_allocate;
+  widget_class->realize = prs_conversation_view_realize;
+  widget_class->unrealize = prs_conversation_view_unrealize;
 
   /**
    * PrsConversationView::tool-action:
@@ -481,7 +776,6 @@ prs_conversation_view_init (PrsConversationView *self)
   factory = gtk_signal_list_item_factory_new ();
   g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
   g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row), self);
   gtk_list_view_set_factory (self->list_view, factory);
   g_object_unref (factory);
 

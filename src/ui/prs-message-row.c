@@ -86,6 +86,39 @@ format_time (GDateTime *time)
   return time != NULL ? g_date_time_format (time, "%H:%M") : g_strdup ("");
 }
 
+/* The full date as the time's tooltip, formatted when it is shown:
+ * gtk_widget_set_tooltip_text () on a visible widget asks the display where
+ * the pointer is (a round trip to the X server), once per row bound. */
+static gboolean
+on_time_query_tooltip (GtkWidget  *widget,
+                       int         x,
+                       int         y,
+                       gboolean    keyboard_mode,
+                       GtkTooltip *tooltip,
+                       gpointer    user_data)
+{
+  const char *full = g_object_get_data (G_OBJECT (widget), "full-time");
+
+  if (full == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, full);
+  return TRUE;
+}
+
+static void
+set_time_tooltip (GtkWidget *label,
+                  GDateTime *time)
+{
+  char *full = g_date_time_format (time, "%c");
+
+  if (full == NULL)
+    return;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, full, -1);
+  g_object_set_data_full (G_OBJECT (label), "full-time", full, g_free);
+  g_signal_connect (label, "query-tooltip", G_CALLBACK (on_time_query_tooltip), NULL);
+  gtk_widget_set_has_tooltip (label, TRUE);
+}
+
 static GtkWidget *
 caption_label (const char *text)
 {
@@ -559,10 +592,7 @@ build_bubble (PrsMessageRow *self,
   gtk_label_set_xalign (GTK_LABEL (label), user ? 1.0 : 0.0);
   gtk_widget_set_hexpand (label, TRUE);
   if (prs_message_get_created_at (message) != NULL)
-    {
-      g_autofree char *full = g_date_time_format (prs_message_get_created_at (message), "%c");
-      gtk_widget_set_tooltip_text (label, full);
-    }
+    set_time_tooltip (label, prs_message_get_created_at (message));
   gtk_box_append (GTK_BOX (header), label);
   if ((link = make_link_button (self)) != NULL)
     gtk_box_append (GTK_BOX (header), link);
