@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Tests for prs-agent.c and the store's agents (prs-store-agents.c). */
 #include <string.h>
-#include <glib/gstdio.h>
 
 #include "prs-agent.h"
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-store.h"
+#include "prs-test-util.h"
 
 typedef struct
 {
@@ -32,18 +32,8 @@ static void
 fixture_teardown (Fixture       *fixture,
                   gconstpointer  user_data)
 {
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
   g_assert_finalize_object (fixture->store);
-  dir = g_dir_open (fixture->dir, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (fixture->dir, name, NULL);
-
-      g_unlink (child);
-    }
-  g_rmdir (fixture->dir);
+  prs_test_remove_tree (fixture->dir);
   g_free (fixture->dir);
 }
 

@@ -3,12 +3,12 @@
  * for the fields the store records from inbound messages
  * (prs-store-context.c). */
 #include <string.h>
-#include <glib/gstdio.h>
 
 #include "prs-context.h"
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-store.h"
+#include "prs-test-util.h"
 
 static JsonNode *
 parse (const char *text)
@@ -452,21 +452,6 @@ test_lookup (void)
 
 /* ---- Persisted fields ---------------------------------------------------- */
 
-static void
-remove_dir (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 static char *
 insert_inbound (PrsStore   *store,
                 const char *conversation_id,
@@ -579,7 +564,7 @@ test_store_fields (void)
   g_assert_cmpuint (json_array_get_length (none), ==, 0);
 
   g_clear_object (&store);
-  remove_dir (dir);
+  prs_test_remove_tree (dir);
 }
 
 int

@@ -4,11 +4,11 @@
  * that went away is recorded and keeps the previous tools. The real n8n is
  * exercised by the n8n suite. */
 #include <string.h>
-#include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 #include "prs-discovery.h"
 #include "prs-error.h"
+#include "prs-test-util.h"
 
 #define API_KEY "scripted-key"
 
@@ -115,25 +115,6 @@ fixture_set_up (Fixture       *fixture,
 }
 
 static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_clear_pointer (&dir, g_dir_close);
-  g_rmdir (path);
-}
-
-static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
@@ -143,7 +124,7 @@ fixture_tear_down (Fixture       *fixture,
   if (fixture->server != NULL)
     soup_server_disconnect (fixture->server);
   g_clear_object (&fixture->server);
-  remove_tree (fixture->data_dir);
+  prs_test_remove_tree (fixture->data_dir);
   g_free (fixture->data_dir);
   g_free (fixture->base_url);
 }

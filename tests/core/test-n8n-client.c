@@ -9,6 +9,7 @@
 #include "prs-error.h"
 #include "prs-n8n-client.h"
 #include "prs-n8n-client-private.h"
+#include "prs-test-util.h"
 
 #define API_KEY "test-key-Zq7xW"
 
@@ -571,29 +572,10 @@ test_too_large (Fixture       *fixture,
   g_assert_cmpuint (items->len, ==, 5);
 }
 
-static guint16
-closed_port (void)
-{
-  g_autoptr(GSocket) socket = NULL;
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GError) error = NULL;
-
-  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
-  g_assert_no_error (error);
-  g_socket_bind (socket, address, FALSE, &error);
-  g_assert_no_error (error);
-  bound = g_socket_get_local_address (socket, &error);
-  g_assert_no_error (error);
-  g_socket_close (socket, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 static void
 test_connection_refused (void)
 {
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", closed_port ());
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", prs_test_free_port ());
   g_autoptr(PrsN8nClient) client = prs_n8n_client_new (url, API_KEY);
   g_autoptr(GPtrArray) items = NULL;
   g_autoptr(GError) error = NULL;
@@ -612,22 +594,13 @@ test_connection_refused (void)
 static GSocket *
 silent_listener (char **out_url)
 {
-  g_autoptr(GSocket) socket = NULL;
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
+  guint port;
+  g_autoptr(GSocket) socket = prs_test_bind_loopback (&port);
   g_autoptr(GError) error = NULL;
 
-  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
-  g_assert_no_error (error);
-  g_socket_bind (socket, address, TRUE, &error);
-  g_assert_no_error (error);
   g_socket_listen (socket, &error);
   g_assert_no_error (error);
-  bound = g_socket_get_local_address (socket, &error);
-  g_assert_no_error (error);
-  *out_url = g_strdup_printf ("http://127.0.0.1:%u",
-                              g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+  *out_url = g_strdup_printf ("http://127.0.0.1:%u", port);
   return g_steal_pointer (&socket);
 }
 

@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-#include <glib/gstdio.h>
-
 #include "prs-error.h"
 #include "prs-event-stream.h"
 #include "prs-json.h"
@@ -17,158 +15,21 @@
 #include "prs-providers.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
+#include "prs-test-util.h"
 
 #define KEY "sk-test-Zq7xW"
 
-static char *python;   /* the real interpreter (pyenv shims are slow) */
-
-/* ---- The scripted server ------------------------------------------------ */
-
-typedef struct
-{
-  GSubprocess *process;
-  char        *dir;
-  char        *log_path;
-  guint16      port;
-  char        *root;       /* http://127.0.0.1:PORT */
-} Server;
-
-static void
-resolve_python (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  const char *argv[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
-  g_autoptr(GSubprocess) process = NULL;
-
-  process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  python = g_strstrip (g_steal_pointer (&out));
-  g_assert_true (g_file_test (python, G_FILE_TEST_IS_EXECUTABLE));
-}
-
-/* @script is JSON with ' for " (the texts used contain no apostrophes). */
-static Server *
-server_start (const char *script)
-{
-  Server *server = g_new0 (Server, 1);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *json = g_strdup (script);
-  g_autofree char *script_path = NULL;
-  g_autofree char *server_path = g_test_build_filename (G_TEST_DIST, "scripted-provider.py", NULL);
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-
-  g_strdelimit (json, "'", '"');
-  server->dir = g_dir_make_tmp ("prs-provider-XXXXXX", &error);
-  g_assert_no_error (error);
-  script_path = g_build_filename (server->dir, "script.json", NULL);
-  server->log_path = g_build_filename (server->dir, "log.json", NULL);
-  g_file_set_contents (script_path, json, -1, &error);
-  g_assert_no_error (error);
-
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                                      python, server_path, "--script", script_path,
-                                      "--log", server->log_path, NULL);
-  g_assert_no_error (error);
-
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  server->port = (guint16) g_ascii_strtoull (line, NULL, 10);
-  g_assert_cmpuint (server->port, >, 0);
-  server->root = g_strdup_printf ("http://127.0.0.1:%u", server->port);
-  return server;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
-static void
-server_stop (Server *server)
-{
-  g_subprocess_force_exit (server->process);
-  g_subprocess_wait (server->process, NULL, NULL);
-  g_object_unref (server->process);
-  remove_dir (server->dir);
-  g_free (server->dir);
-  g_free (server->log_path);
-  g_free (server->root);
-  g_free (server);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_stop)
-
-/* The requests the server received, as logged. */
-static JsonArray *
-server_requests (Server *server)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
-  gsize len;
-  g_autoptr(JsonNode) root = NULL;
-
-  g_file_get_contents (server->log_path, &text, &len, &error);
-  g_assert_no_error (error);
-  root = prs_json_parse_bounded (text, len, 256, &error);
-  g_assert_no_error (error);
-  return json_array_ref (json_object_get_array_member (json_node_get_object (root), "requests"));
-}
-
-static JsonObject *
-server_request (Server *server,
-                guint   index)
-{
-  g_autoptr(JsonArray) requests = server_requests (server);
-  JsonObject *request;
-
-  g_assert_cmpuint (json_array_get_length (requests), >, index);
-  request = json_array_get_object_element (requests, index);
-  /* The server checks every request the way the real API would. */
-  if (json_array_get_length (json_object_get_array_member (request, "violations")) > 0)
-    {
-      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), request);
-      g_autofree char *text = prs_json_to_string (node, TRUE);
-
-      g_error ("the request broke the protocol: %s", text);
-    }
-  return json_object_ref (request);
-}
-
-static const char *
-base_url_for (const char *kind,
-              Server     *server,
-              char      **to_free)
-{
-  if (g_str_equal (kind, "openai"))
-    return *to_free = g_strconcat (server->root, "/v1", NULL);
-  return *to_free = g_strdup (server->root);
-}
+/* ---- The scripted server (tests/lib) ----------------------------------- */
 
 static PrsProvider *
-make_provider (const char *kind,
-               Server     *server)
+make_provider (const char      *kind,
+               PrsTestProvider *server)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *url = NULL;
+  g_autofree char *url = prs_test_provider_base_url (server, kind);
   PrsProvider *provider;
 
-  provider = prs_provider_new (kind, base_url_for (kind, server, &url), "model-a", KEY, &error);
+  provider = prs_provider_new (kind, url, "model-a", KEY, &error);
   g_assert_no_error (error);
   return provider;
 }
@@ -328,7 +189,7 @@ test_text (gconstpointer data)
 {
   const char *kind = data;
   g_autofree char *script = script_for (kind, "{'response':{'text':'Hello there, friend.','usage':{'input':12,'output':5},'model':'model-a-2025'}}");
-  g_autoptr(Server) server = server_start (script);
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start (script);
   g_autoptr(PrsProvider) provider = make_provider (kind, server);
   g_autoptr(PrsChatRequest) request = simple_request (FALSE);
   g_auto(Wait) wait = { 0 };
@@ -345,7 +206,7 @@ test_text (gconstpointer data)
   g_assert_cmpstr (wait.response->model, ==, "model-a-2025");
   g_assert_cmpuint (wait.response->tool_calls->len, ==, 0);
 
-  logged = server_request (server, 0);
+  logged = prs_test_provider_request (server, 0);
   check_auth_header (kind, logged);
   g_assert_false (json_object_get_boolean_member (logged, "stream"));
   body = json_object_get_object_member (logged, "body");
@@ -371,7 +232,7 @@ test_stream (gconstpointer data)
 {
   const char *kind = data;
   g_autofree char *script = script_for (kind, "{'response':{'chunks':['Hel','lo, ','wor','ld','!'],'usage':{'input':7,'output':3}}}");
-  g_autoptr(Server) server = server_start (script);
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start (script);
   g_autoptr(PrsProvider) provider = make_provider (kind, server);
   g_autoptr(PrsChatRequest) request = simple_request (TRUE);
   g_auto(Wait) wait = { 0 };
@@ -392,7 +253,7 @@ test_stream (gconstpointer data)
     g_assert_cmpstr (g_ptr_array_index (wait.deltas, i), ==, expected[i]);
   g_assert_true (wait.streamed);
 
-  logged = server_request (server, 0);
+  logged = prs_test_provider_request (server, 0);
   g_assert_true (json_object_get_boolean_member (logged, "stream"));
   if (g_str_equal (kind, "openai"))
     {
@@ -440,7 +301,7 @@ run_tool_calls (const char *kind,
     "{%s'name':'get_time','arguments':{}}]}}",
     has_ids ? "'id':'call_w1'," : "", has_ids ? "'id':'call_t2'," : "");
   g_autofree char *script = script_for (kind, turn);
-  g_autoptr(Server) server = server_start (script);
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start (script);
   g_autoptr(PrsProvider) provider = make_provider (kind, server);
   g_autoptr(PrsChatRequest) request = simple_request (stream);
   g_auto(Wait) wait = { 0 };
@@ -457,7 +318,7 @@ run_tool_calls (const char *kind,
   g_assert_cmpint (wait.response->output_tokens, ==, 20);
 
   /* The tools went out in the kind's own shape (and passed its checks). */
-  logged = server_request (server, 0);
+  logged = prs_test_provider_request (server, 0);
   body_node = json_node_init_object (json_node_alloc (), json_object_get_object_member (logged, "body"));
   body = prs_json_to_string (body_node, FALSE);
   if (g_str_equal (kind, "gemini"))
@@ -492,7 +353,7 @@ test_tool_round (gconstpointer data)
 {
   const char *kind = data;
   g_autofree char *script = script_for (kind, "{'response':{'text':'It is sunny in Paris.'}}");
-  g_autoptr(Server) server = server_start (script);
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start (script);
   g_autoptr(PrsProvider) provider = make_provider (kind, server);
   g_autoptr(PrsChatRequest) request = simple_request (TRUE);
   g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_call_free);
@@ -511,7 +372,7 @@ test_tool_round (gconstpointer data)
   chat (provider, request, &wait);
   g_assert_no_error (wait.error);
   g_assert_cmpstr (wait.response->text, ==, "It is sunny in Paris.");
-  logged = server_request (server, 0);
+  logged = prs_test_provider_request (server, 0);
 }
 
 /* ---- Errors -------------------------------------------------------------- */
@@ -524,7 +385,7 @@ run_error (const char *kind,
 {
   g_autofree char *turn = g_strdup_printf ("{'response':%s}", response);
   g_autofree char *script = script_for (kind, turn);
-  g_autoptr(Server) server = server_start (script);
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start (script);
   g_autoptr(PrsProvider) provider = make_provider (kind, server);
   g_autoptr(PrsChatRequest) request = simple_request (stream);
   g_auto(Wait) wait = { 0 };
@@ -602,7 +463,7 @@ test_slow_stream (gconstpointer data)
   const char *kind = data;
   g_autofree char *script = script_for (kind, "{'response':{'chunks':['one ','two ','three ','four'],'delay':0.4}},"
                                               "{'response':{'text':'late','initial_delay':1.8}}");
-  g_autoptr(Server) server = server_start (script);
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start (script);
   g_autoptr(PrsProvider) provider = make_provider (kind, server);
   g_autoptr(PrsChatRequest) request = simple_request (TRUE);
   g_auto(Wait) wait = { 0 };
@@ -624,7 +485,7 @@ test_models (gconstpointer data)
   const char *kind = data;
   g_autofree char *script = script_for (kind, "{'response':{'models':[{'id':'m-one','name':'Model One'},{'id':'m-two','name':'Model Two'}]}},"
                                               "{'response':{'status':401}}");
-  g_autoptr(Server) server = server_start (script);
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start (script);
   g_autoptr(PrsProvider) provider = make_provider (kind, server);
   g_auto(Wait) wait = { 0 };
   g_auto(Wait) denied = { 0 };
@@ -640,7 +501,7 @@ test_models (gconstpointer data)
     g_assert_cmpstr (info->name, ==, "Model One");
   info = g_ptr_array_index (wait.models, 1);
   g_assert_cmpstr (info->id, ==, "m-two");
-  logged = server_request (server, 0);
+  logged = prs_test_provider_request (server, 0);
   check_auth_header (kind, logged);
 
   list_models (provider, &denied);
@@ -651,10 +512,6 @@ static void
 test_unreachable (gconstpointer data)
 {
   const char *kind = data;
-  g_autoptr(GSocket) socket = NULL;
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsProvider) provider = NULL;
   g_autoptr(PrsChatRequest) request = simple_request (TRUE);
@@ -663,16 +520,8 @@ test_unreachable (gconstpointer data)
   g_auto(Wait) models = { 0 };
 
   /* A port that was free a moment ago and is closed again. */
-  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
-  g_assert_no_error (error);
-  g_socket_bind (socket, address, TRUE, &error);
-  g_assert_no_error (error);
-  bound = g_socket_get_local_address (socket, &error);
-  g_assert_no_error (error);
-  url = g_strdup_printf ("http://127.0.0.1:%u%s",
-                         g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)),
+  url = g_strdup_printf ("http://127.0.0.1:%u%s", prs_test_free_port (),
                          g_str_equal (kind, "openai") ? "/v1" : "");
-  g_socket_close (socket, NULL);
 
   provider = prs_provider_new (kind, url, "model-a", KEY, &error);
   g_assert_no_error (error);
@@ -686,7 +535,7 @@ test_unreachable (gconstpointer data)
 static void
 test_cancel (void)
 {
-  g_autoptr(Server) server = server_start ("{'kind':'openai','turns':[{'response':{'chunks':['a','b','c','d'],'delay':0.3}}]}");
+  g_autoptr(PrsTestProvider) server = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'chunks':['a','b','c','d'],'delay':0.3}}]}");
   g_autoptr(PrsProvider) provider = make_provider ("openai", server);
   g_autoptr(PrsChatRequest) request = simple_request (TRUE);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -973,10 +822,10 @@ failover_wait_clear (FailoverWait *wait)
 static void
 test_failover_server_error (void)
 {
-  g_autoptr(Server) a = server_start ("{'kind':'openai','turns':[{'response':{'status':500}}]}");
-  g_autoptr(Server) b = server_start ("{'kind':'anthropic','turns':[{'response':{'text':'From B.'}}]}");
+  g_autoptr(PrsTestProvider) a = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'status':500}}]}");
+  g_autoptr(PrsTestProvider) b = prs_test_provider_start ("{'kind':'anthropic','turns':[{'response':{'text':'From B.'}}]}");
   g_auto(Config) config = { 0 };
-  g_autofree char *a_url = g_strconcat (a->root, "/v1", NULL);
+  g_autofree char *a_url = prs_test_provider_base_url (a, "openai");
   g_autofree char *a_id = NULL;
   g_autofree char *b_id = NULL;
   g_autoptr(PrsChatRequest) request = simple_request (TRUE);
@@ -995,7 +844,7 @@ test_failover_server_error (void)
   g_assert_cmpuint (wait.attempts->len, ==, 2);
 
   /* Each provider got its own key from the secrets. */
-  logged = server_request (b, 0);
+  logged = prs_test_provider_request (b, 0);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (logged, "headers"), "x-api-key"),
                    ==, "key-b");
   failover_wait_clear (&wait);
@@ -1006,8 +855,8 @@ test_failover_server_error (void)
 static void
 test_failover_auth (void)
 {
-  g_autoptr(Server) a = server_start ("{'kind':'gemini','repeat_last':true,'turns':[{'response':{'status':401}}]}");
-  g_autoptr(Server) b = server_start ("{'kind':'ollama','turns':[{'response':{'text':'From B.'}}]}");
+  g_autoptr(PrsTestProvider) a = prs_test_provider_start ("{'kind':'gemini','repeat_last':true,'turns':[{'response':{'status':401}}]}");
+  g_autoptr(PrsTestProvider) b = prs_test_provider_start ("{'kind':'ollama','turns':[{'response':{'text':'From B.'}}]}");
   g_auto(Config) config = { 0 };
   g_autofree char *a_id = NULL;
   g_autofree char *b_id = NULL;
@@ -1042,9 +891,9 @@ test_failover_auth (void)
 static void
 test_failover_all_fail (void)
 {
-  g_autoptr(Server) a = server_start ("{'kind':'openai','turns':[{'response':{'status':429,'retry_after':'3'}}]}");
+  g_autoptr(PrsTestProvider) a = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'status':429,'retry_after':'3'}}]}");
   g_auto(Config) config = { 0 };
-  g_autofree char *a_url = g_strconcat (a->root, "/v1", NULL);
+  g_autofree char *a_url = prs_test_provider_base_url (a, "openai");
   g_autofree char *a_id = NULL;
   g_autofree char *b_id = NULL;
   g_autofree char *c_id = NULL;
@@ -1151,10 +1000,8 @@ main (int   argc,
       char *argv[])
 {
   static const char *const kinds[] = { "openai", "ollama", "anthropic", "gemini" };
-  int status;
 
   g_test_init (&argc, &argv, NULL);
-  resolve_python ();
 
   g_test_add_func ("/prs/event-stream/sse", test_sse);
   g_test_add_func ("/prs/event-stream/ndjson", test_ndjson);
@@ -1187,7 +1034,5 @@ main (int   argc,
   g_test_add_func ("/prs/providers/failover/all-fail", test_failover_all_fail);
   g_test_add_func ("/prs/providers/failover/none", test_failover_none);
 
-  status = g_test_run ();
-  g_free (python);
-  return status;
+  return g_test_run ();
 }

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Tests for agent runs (prs-run.c, prs-runner.c, prs-store-runs.c): runs
  * driven end to end by tests/scripted-provider.py (each provider's wire
- * protocol, streaming) and a scripted n8n webhook (a SoupServer here):
- * approvals, rules, loop limits, failover, restarts, binding, hygiene. */
+ * protocol, streaming) and a scripted n8n webhook (a SoupServer), both
+ * from tests/lib: approvals, rules, loop limits, failover, restarts,
+ * binding, hygiene. */
 #include "config.h"
 
 #include <string.h>
-
-#include <glib/gstdio.h>
-#include <libsoup/soup.h>
 
 #include "prs-discovery.h"
 #include "prs-error.h"
@@ -18,216 +16,24 @@
 #include "prs-runner.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
+#include "prs-test-util.h"
 
 #define KEY "sk-test-Zq7xW"
 #define TAG_A "\xf3\xa0\x81\x81"     /* U+E0041 */
 #define ZWSP  "\xe2\x80\x8b"         /* U+200B */
 
-static char *python;
+/* ---- The scripted provider and n8n webhook (tests/lib) ------------------ */
 
-/* ---- The scripted provider (as in test-providers.c) ---------------------- */
-
-typedef struct
-{
-  GSubprocess *process;
-  char        *dir;
-  char        *log_path;
-  char        *root;
-} Server;
-
-static Server *
-server_start (const char *script)
-{
-  Server *server = g_new0 (Server, 1);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *json = g_strdup (script);
-  g_autofree char *script_path = NULL;
-  g_autofree char *server_path = g_test_build_filename (G_TEST_DIST, "scripted-provider.py", NULL);
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-
-  g_strdelimit (json, "'", '"');
-  server->dir = g_dir_make_tmp ("prs-runs-provider-XXXXXX", &error);
-  g_assert_no_error (error);
-  script_path = g_build_filename (server->dir, "script.json", NULL);
-  server->log_path = g_build_filename (server->dir, "log.json", NULL);
-  g_file_set_contents (script_path, json, -1, &error);
-  g_assert_no_error (error);
-
-  server->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                                      python, server_path, "--script", script_path,
-                                      "--log", server->log_path, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  server->root = g_strdup_printf ("http://127.0.0.1:%s", line);
-  return server;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr(GDir) handle = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (handle != NULL && (name = g_dir_read_name (handle)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
-static void
-server_stop (Server *server)
-{
-  g_subprocess_force_exit (server->process);
-  g_subprocess_wait (server->process, NULL, NULL);
-  g_object_unref (server->process);
-  remove_dir (server->dir);
-  g_free (server->dir);
-  g_free (server->log_path);
-  g_free (server->root);
-  g_free (server);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_stop)
-
-static JsonArray *
-server_requests (Server *server)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
-  gsize len;
-  g_autoptr(JsonNode) root = NULL;
-  JsonArray *requests;
-
-  if (!g_file_get_contents (server->log_path, &text, &len, NULL))
-    return json_array_new ();
-  root = prs_json_parse_bounded (text, len, 256, &error);
-  g_assert_no_error (error);
-  requests = json_object_get_array_member (json_node_get_object (root), "requests");
-  for (guint i = 0; i < json_array_get_length (requests); i++)
-    {
-      JsonObject *request = json_array_get_object_element (requests, i);
-
-      if (json_array_get_length (json_object_get_array_member (request, "violations")) > 0)
-        {
-          g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), request);
-          g_autofree char *dump = prs_json_to_string (node, TRUE);
-
-          g_error ("a request broke the protocol: %s", dump);
-        }
-    }
-  return json_array_ref (requests);
-}
-
-/* The JSON body of request @index, as text */
+/* The JSON body of request @index, as text (no request broke the protocol) */
 static char *
-request_body (Server *server,
-              guint   index)
+request_body (PrsTestProvider *server,
+              guint            index)
 {
-  g_autoptr(JsonArray) requests = server_requests (server);
-  JsonObject *request;
+  g_autoptr(JsonObject) request = NULL;
 
-  g_assert_cmpuint (json_array_get_length (requests), >, index);
-  request = json_array_get_object_element (requests, index);
+  json_array_unref (prs_test_provider_requests (server));
+  request = prs_test_provider_request (server, index);
   return prs_json_to_string (json_object_get_member (request, "body"), FALSE);
-}
-
-static const char *
-base_url_for (const char *kind,
-              Server     *server,
-              char      **to_free)
-{
-  if (g_str_equal (kind, "openai"))
-    return *to_free = g_strconcat (server->root, "/v1", NULL);
-  return *to_free = g_strdup (server->root);
-}
-
-/* ---- The scripted n8n webhook -------------------------------------------- */
-
-typedef struct
-{
-  SoupServer *soup;
-  guint       port;
-  GPtrArray  *bodies;    /* char*, one per call received */
-  GPtrArray  *paths;
-  gboolean    hang;      /* keep answers back (a long workflow) */
-  GPtrArray  *held;      /* SoupServerMessage* kept paused */
-  char       *answer;    /* the JSON every call gets */
-  char       *auth;      /* X-Prosponsive-Key of the last call, or NULL */
-} Hook;
-
-static void
-hook_handler (SoupServer        *soup,
-              SoupServerMessage *msg,
-              const char        *path,
-              GHashTable        *query,
-              gpointer           user_data)
-{
-  Hook *hook = user_data;
-  SoupMessageBody *body = soup_server_message_get_request_body (msg);
-  g_autoptr(GBytes) bytes = soup_message_body_flatten (body);
-
-  g_ptr_array_add (hook->bodies, g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
-  g_ptr_array_add (hook->paths, g_strdup (path));
-  g_free (hook->auth);
-  hook->auth = g_strdup (soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                       "X-Prosponsive-Key"));
-  if (hook->hang)
-    {
-      soup_server_message_pause (msg);
-      g_ptr_array_add (hook->held, g_object_ref (msg));
-      return;
-    }
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
-                                    hook->answer, strlen (hook->answer));
-}
-
-static Hook *
-hook_start (void)
-{
-  Hook *hook = g_new0 (Hook, 1);
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  hook->soup = soup_server_new (NULL, NULL);
-  hook->bodies = g_ptr_array_new_with_free_func (g_free);
-  hook->paths = g_ptr_array_new_with_free_func (g_free);
-  hook->held = g_ptr_array_new_with_free_func (g_object_unref);
-  hook->answer = g_strdup ("{\"forecast\":\"sunny-data\",\"temperature\":21}");
-  soup_server_add_handler (hook->soup, NULL, hook_handler, hook, NULL);
-  soup_server_listen_local (hook->soup, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (hook->soup);
-  hook->port = g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  return hook;
-}
-
-static void
-hook_stop (Hook *hook)
-{
-  for (guint i = 0; i < hook->held->len; i++)
-    {
-      SoupServerMessage *msg = g_ptr_array_index (hook->held, i);
-
-      soup_server_message_set_status (msg, 500, NULL);
-      soup_server_message_unpause (msg);
-    }
-  soup_server_disconnect (hook->soup);
-  g_object_unref (hook->soup);
-  g_ptr_array_unref (hook->bodies);
-  g_ptr_array_unref (hook->paths);
-  g_ptr_array_unref (hook->held);
-  g_free (hook->answer);
-  g_free (hook->auth);
-  g_free (hook);
 }
 
 /* ---- Fixture ------------------------------------------------------------- */
@@ -240,9 +46,9 @@ typedef struct
   PrsProviders        *providers;
   PrsCallbackRegistry *registry;
   PrsRunner           *runner;
-  Hook                *hook;
-  Server              *provider;
-  Server              *provider2;
+  PrsTestHook         *hook;
+  PrsTestProvider     *provider;
+  PrsTestProvider     *provider2;
   char                *conversation_id;
   GPtrArray           *snapshots;   /* assistant texts seen on message-changed */
   guint                approvals_needed;
@@ -277,7 +83,7 @@ static void
 open_runner (Fixture *fixture)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", fixture->hook->port);
+  g_autofree char *url = prs_test_hook_url (fixture->hook);
 
   fixture->store = prs_store_new (fixture->dir, &error);
   g_assert_no_error (error);
@@ -333,7 +139,7 @@ fixture_setup (Fixture       *fixture,
 
   fixture->dir = g_dir_make_tmp ("prs-test-runs-XXXXXX", &error);
   g_assert_no_error (error);
-  fixture->hook = hook_start ();
+  fixture->hook = prs_test_hook_start (FALSE);
   fixture->snapshots = g_ptr_array_new_with_free_func (g_free);
   open_runner (fixture);
 
@@ -352,27 +158,27 @@ fixture_teardown (Fixture       *fixture,
   g_autofree char *db_dir = g_strdup (fixture->dir);
 
   close_runner (fixture);
-  hook_stop (fixture->hook);
-  g_clear_pointer (&fixture->provider, server_stop);
-  g_clear_pointer (&fixture->provider2, server_stop);
+  prs_test_hook_stop (fixture->hook);
+  g_clear_pointer (&fixture->provider, prs_test_provider_stop);
+  g_clear_pointer (&fixture->provider2, prs_test_provider_stop);
   g_ptr_array_unref (fixture->snapshots);
   g_free (fixture->conversation_id);
   /* The data folder: the database, its WAL and the secrets file */
-  remove_dir (db_dir);
+  prs_test_remove_tree (db_dir);
   g_free (fixture->dir);
 }
 
 static void
-add_provider (Fixture    *fixture,
-              const char *kind,
-              const char *name,
-              Server     *server,
-              int         priority)
+add_provider (Fixture         *fixture,
+              const char      *kind,
+              const char      *name,
+              PrsTestProvider *server,
+              int              priority)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *url = NULL;
+  g_autofree char *url = prs_test_provider_base_url (server, kind);
 
-  prs_providers_add (fixture->providers, kind, name, base_url_for (kind, server, &url),
+  prs_providers_add (fixture->providers, kind, name, url,
                      "model-a", priority, KEY, NULL, &error);
   g_assert_no_error (error);
 }
@@ -382,7 +188,7 @@ use_script (Fixture    *fixture,
             const char *kind,
             const char *script)
 {
-  fixture->provider = server_start (script);
+  fixture->provider = prs_test_provider_start (script);
   add_provider (fixture, kind, "Scripted", fixture->provider, 0);
 }
 
@@ -796,8 +602,8 @@ test_failover (Fixture       *fixture,
   g_autoptr(PrsRun) run = NULL;
   g_autoptr(JsonObject) answer = NULL;
 
-  fixture->provider = server_start ("{'kind':'openai','turns':[{'response':{'status':500,'message':'Boom'}}]}");
-  fixture->provider2 = server_start ("{'kind':'anthropic','turns':[{'response':{'text':'From the second.'}}]}");
+  fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'status':500,'message':'Boom'}}]}");
+  fixture->provider2 = prs_test_provider_start ("{'kind':'anthropic','turns':[{'response':{'text':'From the second.'}}]}");
   add_provider (fixture, "openai", "First", fixture->provider, 0);
   add_provider (fixture, "anthropic", "Second", fixture->provider2, 1);
   run = start_run (fixture, "Hi", NULL, NULL);
@@ -839,7 +645,7 @@ test_restart_pending (Fixture       *fixture,
   g_autofree char *message_id = NULL;
   guint status;
 
-  fixture->provider = server_start ("{'kind':'openai','turns':["
+  fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':["
                                     "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
                                     "{'response':{'text':'Sunny, after the restart.'}}]}");
   add_provider (fixture, "openai", "Scripted", fixture->provider, 0);
@@ -882,7 +688,7 @@ test_restart_interrupted (Fixture       *fixture,
   g_autoptr(JsonNode) call_message = NULL;
 
   g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
-  fixture->provider = server_start ("{'kind':'openai','turns':["
+  fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':["
                                     "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
                                     "{'response':{'text':'Retried and done.'}}]}");
   add_provider (fixture, "openai", "Scripted", fixture->provider, 0);
@@ -976,7 +782,7 @@ test_binding_and_hygiene (Fixture       *fixture,
   g_assert_cmpstr (json_object_get_string_member (provenance, "unit"), ==, "constant");
 
   /* The model never saw an invisible character; the context came as data */
-  requests = server_requests (fixture->provider);
+  requests = prs_test_provider_requests (fixture->provider);
   for (guint i = 0; i < json_array_get_length (requests); i++)
     {
       g_autofree char *text = prs_json_to_string (json_object_get_member (json_array_get_object_element (requests, i),
@@ -1034,19 +840,9 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  const char *argv_py[] = { "python3", "-c", "import sys; print(sys.executable)", NULL };
-  g_autoptr(GSubprocess) process = NULL;
   static const char *kinds[] = { "openai", "ollama", "anthropic", "gemini" };
 
   g_test_init (&argc, &argv, NULL);
-
-  process = g_subprocess_newv (argv_py, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &out, NULL, &error);
-  python = g_strstrip (g_steal_pointer (&out));
-
   prs_tool_call_set_retry_delays_for_testing ((const guint[]) { 10, 10, 10 });
 
 #define ADD(path, func, data) \

@@ -10,6 +10,7 @@
 
 #include "prs-error.h"
 #include "prs-secrets.h"
+#include "prs-test-util.h"
 
 typedef struct
 {
@@ -39,30 +40,10 @@ fixture_setup (Fixture       *fixture,
 }
 
 static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
-static void
 fixture_teardown (Fixture       *fixture,
                   gconstpointer  user_data)
 {
-  remove_tree (fixture->dir);
+  prs_test_remove_tree (fixture->dir);
   g_free (fixture->dir);
   g_free (fixture->data_dir);
   g_free (fixture->other_dir);

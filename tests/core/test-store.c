@@ -10,6 +10,7 @@
 #include "prs-error.h"
 #include "prs-store.h"
 #include "prs-store-private.h"
+#include "prs-test-util.h"
 
 typedef struct
 {
@@ -29,30 +30,10 @@ fixture_setup (Fixture       *fixture,
 }
 
 static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
-static void
 fixture_teardown (Fixture       *fixture,
                   gconstpointer  user_data)
 {
-  remove_tree (fixture->dir);
+  prs_test_remove_tree (fixture->dir);
   g_free (fixture->dir);
   g_free (fixture->db_path);
 }
@@ -905,18 +886,6 @@ test_resolve_concurrent (Fixture       *fixture,
 
 /* ---- Messages ------------------------------------------------------------- */
 
-static char *
-resolve (PrsStore   *store,
-         const char *slug)
-{
-  g_autoptr(GError) error = NULL;
-  char *id = NULL;
-
-  g_assert_true (prs_store_resolve_conversation (store, slug, &id, NULL, &error));
-  g_assert_no_error (error);
-  return id;
-}
-
 static JsonObject *
 find_conversation (JsonArray  *list,
                    const char *id)
@@ -938,8 +907,8 @@ test_messages (Fixture       *fixture,
                gconstpointer  user_data)
 {
   g_autoptr(PrsStore) store = open_store (fixture);
-  g_autofree char *conversation_id = resolve (store, "inbox");
-  g_autofree char *other_id = resolve (store, "other");
+  g_autofree char *conversation_id = prs_test_resolve_conversation (store, "inbox");
+  g_autofree char *other_id = prs_test_resolve_conversation (store, "other");
   g_autofree char *user_id = NULL;
   g_autofree char *inbound_id = NULL;
   g_autoptr(GError) error = NULL;
@@ -1086,7 +1055,7 @@ test_messages_orphans (Fixture       *fixture,
                        gconstpointer  user_data)
 {
   g_autoptr(PrsStore) store = open_store (fixture);
-  g_autofree char *conversation_id = resolve (store, "inbox");
+  g_autofree char *conversation_id = prs_test_resolve_conversation (store, "inbox");
   g_autofree char *orphan_id = NULL;
   g_autofree char *started_id = NULL;
   g_autofree char *user_id = NULL;
@@ -1145,8 +1114,8 @@ test_messages_dedup (Fixture       *fixture,
                      gconstpointer  user_data)
 {
   g_autoptr(PrsStore) store = open_store (fixture);
-  g_autofree char *conversation_id = resolve (store, "inbox");
-  g_autofree char *other_id = resolve (store, "other");
+  g_autofree char *conversation_id = prs_test_resolve_conversation (store, "inbox");
+  g_autofree char *other_id = prs_test_resolve_conversation (store, "other");
   g_autofree char *first_id = NULL;
   g_autofree char *found = NULL;
   g_autofree char *second_id = NULL;
@@ -1203,7 +1172,7 @@ test_messages_paging (Fixture       *fixture,
   const guint n_messages = 1000;
   const guint page_size = 64;
   g_autoptr(PrsStore) store = open_store (fixture);
-  g_autofree char *conversation_id = resolve (store, "long");
+  g_autofree char *conversation_id = prs_test_resolve_conversation (store, "long");
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) conversations = NULL;
   gint64 after = 0;

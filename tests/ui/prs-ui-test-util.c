@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ui-test-util.c: helpers of the ui tests: fast seeding of huge
- * histories, free ports, and waiting for frames (never fixed sleeps). */
+ * histories, and waiting for frames (never fixed sleeps). */
 #include "config.h"
 
 #include <sqlite3.h>
@@ -65,24 +65,6 @@ prs_test_seed_messages (const char *db_path,
 
   g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
-}
-
-guint
-prs_test_free_port (void)
-{
-  g_autoptr(GSocket) socket = NULL;
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GError) error = NULL;
-
-  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
-  g_assert_no_error (error);
-  g_socket_bind (socket, address, FALSE, &error);
-  g_assert_no_error (error);
-  bound = g_socket_get_local_address (socket, &error);
-  g_assert_no_error (error);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
 }
 
 static void
@@ -178,4 +160,29 @@ prs_test_find_label (GtkWidget  *root,
                      const char *text)
 {
   return prs_test_find_widget (root, GTK_TYPE_LABEL, label_has_text, (gpointer) text);
+}
+
+static gboolean
+has_name (GtkWidget *widget,
+          gpointer   name)
+{
+  return g_strcmp0 (gtk_widget_get_name (widget), name) == 0;
+}
+
+GtkWidget *
+prs_test_find_named (GtkWidget  *root,
+                     const char *name)
+{
+  GtkWidget *widget = prs_test_find_widget (root, GTK_TYPE_WIDGET, has_name, (gpointer) name);
+
+  if (widget == NULL)
+    g_error ("No widget named “%s”", name);
+  return widget;
+}
+
+void
+prs_test_click (GtkWidget *button)
+{
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_signal_emit_by_name (button, "clicked");
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-ui-test-util.h: what the ui tests and the demo seeder share. */
+/* prs-ui-test-util.h: what the ui tests and the demo seeder share (with
+ * tests/lib's prs-test-util.h: free ports, folder removal, …). */
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include "prs-store.h"
+#include "prs-test-util.h"
 
 G_BEGIN_DECLS
 
@@ -15,8 +17,6 @@ G_BEGIN_DECLS
 void       prs_test_seed_messages  (const char  *db_path,
                                     const char  *conversation_id,
                                     guint        n);
-/* A TCP port nobody listens on now. */
-guint      prs_test_free_port      (void);
 /* Runs the main context until @widget's frame clock has painted @n frames. */
 void       prs_test_wait_frames    (GtkWidget   *widget,
                                     guint        n);
@@ -34,5 +34,12 @@ GtkWidget *prs_test_find_widget    (GtkWidget   *root,
 /* A GtkLabel under @root whose text is @text. */
 GtkWidget *prs_test_find_label     (GtkWidget   *root,
                                     const char  *text);
+/* The widget under @root named @name (gtk_widget_set_name, the templates'
+ * names); fails the test if there is none. */
+GtkWidget *prs_test_find_named     (GtkWidget   *root,
+                                    const char  *name);
+/* Emits "clicked" on @button, which must be sensitive, at once
+ * (gtk_widget_activate () on a button clicks 250 ms later). */
+void       prs_test_click          (GtkWidget   *button);
 
 G_END_DECLS

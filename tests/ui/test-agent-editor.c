@@ -5,8 +5,6 @@
  * source drop-down, then the picker's search entry and list item. */
 #include "config.h"
 
-#include <glib/gstdio.h>
-
 #include "prs-agent-editor.h"
 #include "prs-agent-file.h"
 #include "prs-agent-seed.h"
@@ -33,24 +31,6 @@ typedef struct
   PrsService *service;
   PrsWindow  *window;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 static PrsStore *
 open_store (Fixture *f)
@@ -128,7 +108,7 @@ fixture_teardown (Fixture       *f,
     }
   while (g_main_context_iteration (NULL, FALSE))
     ;
-  remove_tree (f->data_dir);
+  prs_test_remove_tree (f->data_dir);
   g_free (f->data_dir);
 }
 

@@ -9,8 +9,6 @@
 
 #include <string.h>
 
-#include <glib/gstdio.h>
-
 #include "prs-agent-editor.h"
 #include "prs-agent-seed.h"
 #include "prs-agents-page.h"
@@ -39,24 +37,6 @@ typedef struct
   char            *conversation_id;
   guint            approvals_needed;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 static PrsTool *
 make_weather_tool (void)
@@ -99,7 +79,7 @@ fixture_setup (Fixture       *f,
 
   f->data_dir = g_dir_make_tmp ("prs-ui-runs-XXXXXX", &error);
   g_assert_no_error (error);
-  f->hook = prs_test_hook_start ();
+  f->hook = prs_test_hook_start (TRUE);
 
   store = prs_store_new (f->data_dir, &error);
   g_assert_no_error (error);
@@ -172,7 +152,7 @@ fixture_teardown (Fixture       *f,
     ;
   g_clear_pointer (&f->provider, prs_test_provider_stop);
   g_clear_pointer (&f->hook, prs_test_hook_stop);
-  remove_tree (f->data_dir);
+  prs_test_remove_tree (f->data_dir);
   g_free (f->data_dir);
   g_free (f->conversation_id);
 }

@@ -6,7 +6,6 @@
  * window ends the application. */
 #include "config.h"
 
-#include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 #include "prs-application.h"
@@ -120,18 +119,7 @@ run_app (Run        *run,
   if (!run->timed_out)
     g_source_remove (timeout);
   g_clear_object (&run->app);
-  {
-    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-    const char *name;
-
-    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (dir, name, NULL);
-
-        g_unlink (path);
-      }
-    g_rmdir (dir);
-  }
+  prs_test_remove_tree (dir);
 }
 
 static void

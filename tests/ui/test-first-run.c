@@ -14,31 +14,6 @@
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
 
-static gboolean
-has_name (GtkWidget *widget,
-          gpointer   name)
-{
-  return g_strcmp0 (gtk_widget_get_name (widget), name) == 0;
-}
-
-static GtkWidget *
-find (GtkWidget  *root,
-      const char *name)
-{
-  GtkWidget *widget = prs_test_find_widget (root, GTK_TYPE_WIDGET, has_name, (gpointer) name);
-
-  if (widget == NULL)
-    g_error ("No widget named “%s”", name);
-  return widget;
-}
-
-static void
-click (GtkWidget *button)
-{
-  g_assert_true (gtk_widget_is_sensitive (button));
-  g_signal_emit_by_name (button, "clicked");
-}
-
 static const char *
 row_state (GtkWidget *row)
 {
@@ -65,7 +40,7 @@ wait_settled (GtkWidget *row)
 static gboolean
 editor_tested (gpointer root)
 {
-  const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (find (root, "provider-test-result")));
+  const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (prs_test_find_named (root, "provider-test-result")));
 
   return g_str_has_prefix (subtitle, "Connected") || strstr (subtitle, "rejected") != NULL;
 }
@@ -104,33 +79,33 @@ test_first_run (void)
   prs_test_wait_frames (root, 2);
 
   /* 1. n8n: Test runs a discovery and says what it found. */
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "first-run-n8n-url")), g_getenv ("PRS_TEST_N8N_URL"));
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "first-run-n8n-key")), "wrong-n8n-key");
-  row = find (root, "first-run-n8n-result");
-  click (find (root, "first-run-n8n-test"));
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "first-run-n8n-url")), g_getenv ("PRS_TEST_N8N_URL"));
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "first-run-n8n-key")), "wrong-n8n-key");
+  row = prs_test_find_named (root, "first-run-n8n-result");
+  prs_test_click (prs_test_find_named (root, "first-run-n8n-test"));
   wait_settled (row);
   g_assert_cmpstr (row_state (row), ==, "error");
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "rejected the API key"));
   g_print ("# n8n with a wrong key: %s\n", adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
 
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "first-run-n8n-key")), g_getenv ("PRS_TEST_N8N_KEY"));
-  click (find (root, "first-run-n8n-test"));
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "first-run-n8n-key")), g_getenv ("PRS_TEST_N8N_KEY"));
+  prs_test_click (prs_test_find_named (root, "first-run-n8n-test"));
   wait_settled (row);
   g_assert_cmpstr (row_state (row), ==, "ok");
   g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "Connected: 0 tools found"));
   g_print ("# n8n: %s\n", adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
-  click (find (root, "first-run-next"));
+  prs_test_click (prs_test_find_named (root, "first-run-next"));
   g_assert_cmpstr (prs_first_run_get_step (first_run), ==, "provider");
 
   /* 2. A provider: Test loads its models; Next saves it. */
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-url")), g_getenv ("PRS_TEST_PROVIDER_URL"));
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-key")), g_getenv ("PRS_TEST_PROVIDER_KEY"));
-  click (find (root, "provider-test"));
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "provider-url")), g_getenv ("PRS_TEST_PROVIDER_URL"));
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "provider-key")), g_getenv ("PRS_TEST_PROVIDER_KEY"));
+  prs_test_click (prs_test_find_named (root, "provider-test"));
   for (guint i = 0; i < 3 && !editor_tested (root); i++)
     prs_test_wait_until (editor_tested, root);
-  g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (find (root, "provider-test-result"))),
+  g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (prs_test_find_named (root, "provider-test-result"))),
                                    "Connected"));
-  click (find (root, "first-run-next"));
+  prs_test_click (prs_test_find_named (root, "first-run-next"));
   g_assert_cmpstr (prs_first_run_get_step (first_run), ==, "api");
   {
     g_autoptr(GPtrArray) providers = prs_store_list_providers (prs_service_get_store (service), NULL);
@@ -140,26 +115,26 @@ test_first_run (void)
   }
 
   /* 3. The credential, then the examples. */
-  row = find (root, "first-run-credential");
-  click (find (root, "first-run-credential-create"));
+  row = prs_test_find_named (root, "first-run-credential");
+  prs_test_click (prs_test_find_named (root, "first-run-credential-create"));
   wait_settled (row);
   g_print ("# credential: %s\n", adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
   g_assert_cmpstr (row_state (row), ==, "ok");
   credential_id = prs_store_dup_setting (prs_service_get_store (service), "n8n-api-credential-id");
   g_assert_nonnull (credential_id);
 
-  row = find (root, "first-run-import");
-  click (find (root, "first-run-import-button"));
+  row = prs_test_find_named (root, "first-run-import");
+  prs_test_click (prs_test_find_named (root, "first-run-import-button"));
   wait_settled (row);
   g_print ("# examples: %s\n", adw_action_row_get_subtitle (ADW_ACTION_ROW (row)));
-  for (GtkWidget *r = find (root, "first-run-example"); r != NULL; r = gtk_widget_get_next_sibling (r))
+  for (GtkWidget *r = prs_test_find_named (root, "first-run-example"); r != NULL; r = gtk_widget_get_next_sibling (r))
     if (ADW_IS_ACTION_ROW (r))
       g_print ("#   %s [%s]: %s\n", adw_preferences_row_get_title (ADW_PREFERENCES_ROW (r)), row_state (r),
                adw_action_row_get_subtitle (ADW_ACTION_ROW (r)));
-  g_assert_cmpstr (row_state (find (root, "first-run-example")), ==, "ok");  /* Hello World, published */
+  g_assert_cmpstr (row_state (prs_test_find_named (root, "first-run-example")), ==, "ok");  /* Hello World, published */
 
   /* Done: discovery runs and finds the Hello World tool. */
-  click (find (root, "first-run-next"));
+  prs_test_click (prs_test_find_named (root, "first-run-next"));
   g_assert_true (prs_test_wait_until (has_hello_tool, service) || prs_test_wait_until (has_hello_tool, service));
   g_print ("# hello_world discovered\n");
 
@@ -169,7 +144,7 @@ test_first_run (void)
 
     gtk_window_present (GTK_WINDOW (prefs));
     prs_test_wait_frames (GTK_WIDGET (prefs), 2);
-    gtk_spin_button_set_value (GTK_SPIN_BUTTON (find (GTK_WIDGET (prefs), "discovery-interval")), 30);
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (prs_test_find_named (GTK_WIDGET (prefs), "discovery-interval")), 30);
     g_assert_cmpuint (prs_settings_get_discovery_interval (prs_service_get_settings (service)), ==, 30);
     g_settings_sync ();
     gtk_window_destroy (GTK_WINDOW (prefs));

@@ -8,9 +8,6 @@
  * steps are captured there (design review; data/screenshots). */
 #include "config.h"
 
-#include <sys/prctl.h>
-#include <signal.h>
-#include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 #include "prs-api-token.h"
@@ -27,24 +24,6 @@ typedef struct
   char       *data_dir;
   PrsService *service;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 static void
 fixture_setup (Fixture       *f,
@@ -67,37 +46,11 @@ fixture_teardown (Fixture       *f,
   g_clear_object (&f->service);
   while (g_main_context_iteration (NULL, FALSE))
     ;
-  remove_tree (f->data_dir);
+  prs_test_remove_tree (f->data_dir);
   g_free (f->data_dir);
 }
 
 /* ---- helpers ---- */
-
-static gboolean
-has_name (GtkWidget *widget,
-          gpointer   name)
-{
-  return g_strcmp0 (gtk_widget_get_name (widget), name) == 0;
-}
-
-static GtkWidget *
-find (GtkWidget  *root,
-      const char *name)
-{
-  GtkWidget *widget = prs_test_find_widget (root, GTK_TYPE_WIDGET, has_name, (gpointer) name);
-
-  if (widget == NULL)
-    g_error ("No widget named “%s”", name);
-  return widget;
-}
-
-/* "clicked" at once (gtk_widget_activate () on a button clicks 250 ms later). */
-static void
-click (GtkWidget *button)
-{
-  g_assert_true (gtk_widget_is_sensitive (button));
-  g_signal_emit_by_name (button, "clicked");
-}
 
 typedef struct
 {
@@ -165,92 +118,7 @@ screenshot (GtkWidget  *window,
   g_assert_no_error (error);
 }
 
-/* ---- a scripted provider ---- */
-
-typedef struct
-{
-  GSubprocess *process;
-  char        *dir;
-  char        *url;
-} Provider;
-
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static Provider *
-provider_start (const char *script)
-{
-  Provider *p = g_new0 (Provider, 1);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *server = g_test_build_filename (G_TEST_DIST, "..", "scripted-provider.py", NULL);
-  g_autofree char *script_path = NULL;
-  g_autofree char *log_path = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autofree char *line = NULL;
-
-  p->dir = g_dir_make_tmp ("prs-prefs-provider-XXXXXX", &error);
-  g_assert_no_error (error);
-  script_path = g_build_filename (p->dir, "script.json", NULL);
-  log_path = g_build_filename (p->dir, "log.json", NULL);
-  g_file_set_contents (script_path, script, -1, &error);
-  g_assert_no_error (error);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  /* A failed assertion aborts the test: the server must not outlive it. */
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  p->process = g_subprocess_launcher_spawn (launcher, &error, "python3", server,
-                                            "--script", script_path, "--log", log_path, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (p->process));
-  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  p->url = g_strdup_printf ("http://127.0.0.1:%s/v1", g_strstrip (line));
-  return p;
-}
-
-static void
-provider_stop (Provider *p)
-{
-  g_subprocess_force_exit (p->process);
-  g_subprocess_wait (p->process, NULL, NULL);
-  g_object_unref (p->process);
-  remove_tree (p->dir);
-  g_free (p->dir);
-  g_free (p->url);
-  g_free (p);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Provider, provider_stop)
-
 /* ---- HTTPS ---- */
-
-static gboolean
-accept_any_certificate (SoupMessage *msg, GTlsCertificate *c, GTlsCertificateFlags e, gpointer d)
-{
-  return TRUE;
-}
-
-typedef struct
-{
-  gboolean done;
-  guint    status;
-} Reply;
-
-static void
-on_sent (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Reply *reply = user_data;
-  g_autoptr(GBytes) body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, NULL);
-
-  reply->status = soup_message_get_status (soup_session_get_async_result_message (SOUP_SESSION (source), result));
-  reply->done = TRUE;
-}
 
 /* GET /api/conversations with @token over real HTTPS; the status. */
 static guint
@@ -258,21 +126,16 @@ api_get (Fixture    *f,
          const char *path,
          const char *token)
 {
-  g_autoptr(SoupSession) session = soup_session_new ();
   g_autofree char *url = g_strdup_printf ("https://127.0.0.1:%u%s", prs_service_get_port (f->service), path);
   g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-  Reply reply = { 0 };
 
-  g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
   if (token != NULL)
     {
       g_autofree char *bearer = g_strdup_printf ("Bearer %s", token);
 
       soup_message_headers_append (soup_message_get_request_headers (msg), "Authorization", bearer);
     }
-  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_sent, &reply);
-  g_assert_true (prs_test_wait_for (&reply.done));
-  return reply.status;
+  return prs_test_https_send (msg, 10, NULL, NULL);
 }
 
 /* ---- tests ---- */
@@ -319,11 +182,12 @@ static void
 test_provider_wrong_key (Fixture       *f,
                          gconstpointer  data)
 {
-  g_autoptr(Provider) provider =
-    provider_start ("{\"kind\":\"openai\",\"turns\":["
+  g_autoptr(PrsTestProvider) provider =
+    prs_test_provider_start ("{\"kind\":\"openai\",\"turns\":["
                     "{\"response\":{\"status\":401,\"message\":\"Incorrect API key provided: wrong-***-key\"}},"
                     "{\"expect\":{\"headers\":{\"authorization\":\"Bearer right-key\"}},"
                     " \"response\":{\"models\":[{\"id\":\"model-a\"},{\"id\":\"model-b\"}]}}]}");
+  g_autofree char *url = prs_test_provider_base_url (provider, "openai");
   PrsPreferencesWindow *prefs = prs_preferences_window_new (NULL, f->service);
   GtkWidget *root = GTK_WIDGET (prefs);
   GtkWidget *result;
@@ -335,11 +199,11 @@ test_provider_wrong_key (Fixture       *f,
   prs_preferences_window_edit_provider (prefs, NULL);
   prs_test_wait_frames (root, 2);
 
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-name")), "Scripted");
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-url")), provider->url);
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-key")), "wrong-key");
-  click (find (root, "provider-test"));
-  result = find (root, "provider-test-result");
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "provider-name")), "Scripted");
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "provider-url")), url);
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "provider-key")), "wrong-key");
+  prs_test_click (prs_test_find_named (root, "provider-test"));
+  result = prs_test_find_named (root, "provider-test-result");
   g_assert_true (prs_test_wait_until (subtitle_settled, result));
   subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (result));
   /* The provider's own reason, and never the key. */
@@ -348,18 +212,18 @@ test_provider_wrong_key (Fixture       *f,
   screenshot (root, "prefs-provider-wrong-key");
 
   /* Saving is refused until a model was picked from the provider's list. */
-  click (find (root, "provider-save"));
+  prs_test_click (prs_test_find_named (root, "provider-save"));
   g_assert_null (prs_store_lookup_provider (prs_service_get_store (f->service), "Scripted", NULL));
 
-  gtk_editable_set_text (GTK_EDITABLE (find (root, "provider-key")), "right-key");
-  click (find (root, "provider-test"));
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_named (root, "provider-key")), "right-key");
+  prs_test_click (prs_test_find_named (root, "provider-test"));
   g_assert_true (prs_test_wait_until (subtitle_settled, result));
   g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (result)), ==, "Connected: 2 models available");
-  click (find (root, "provider-save"));
+  prs_test_click (prs_test_find_named (root, "provider-save"));
   rows = prs_store_list_providers (prs_service_get_store (f->service), NULL);
   g_assert_cmpuint (rows->len, ==, 1);
   g_assert_cmpstr (((PrsProviderRow *) g_ptr_array_index (rows, 0))->model, ==, "model-a");
-  g_assert_nonnull (find (root, "provider-row"));
+  g_assert_nonnull (prs_test_find_named (root, "provider-row"));
 
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
@@ -396,10 +260,10 @@ test_token_rotation (Fixture       *f,
   prefs = prs_preferences_window_new (NULL, f->service);
   gtk_window_present (GTK_WINDOW (prefs));
   prs_test_wait_frames (GTK_WIDGET (prefs), 2);
-  row = find (GTK_WIDGET (prefs), "api-token");
+  row = prs_test_find_named (GTK_WIDGET (prefs), "api-token");
   g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, old_token);
 
-  click (find (GTK_WIDGET (prefs), "api-token-rotate"));
+  prs_test_click (prs_test_find_named (GTK_WIDGET (prefs), "api-token-rotate"));
   dialog = find_message_dialog ();
   g_assert_nonnull (dialog);
   adw_message_dialog_response (dialog, "rotate");
@@ -484,7 +348,7 @@ test_tools_page (Fixture       *f,
 
   page = PRS_TOOLS_PAGE (prs_test_find_widget (GTK_WIDGET (window), PRS_TYPE_TOOLS_PAGE, NULL, NULL));
   g_assert_cmpint (prs_tools_page_reload (page, &error), ==, 1);
-  tool_row = find (GTK_WIDGET (page), "tool-row");
+  tool_row = prs_test_find_named (GTK_WIDGET (page), "tool-row");
   g_assert_nonnull (prs_test_find_label (tool_row, "email_move_to_folder"));
   g_assert_nonnull (prs_test_find_label (tool_row, "string · optional, default INBOX — The mailbox"));
   g_assert_nonnull (prs_test_find_label (GTK_WIDGET (page), "Nightly Report"));
@@ -492,9 +356,9 @@ test_tools_page (Fixture       *f,
                                          "Not a tool: There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."));
 
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (tool_row), TRUE);
-  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (find (GTK_WIDGET (page), "workflow-row")), TRUE);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (prs_test_find_named (GTK_WIDGET (page), "workflow-row")), TRUE);
   prs_launcher_set_hook (on_launch, &launched);
-  click (find (tool_row, "open-in-n8n"));
+  prs_test_click (prs_test_find_named (tool_row, "open-in-n8n"));
   prs_launcher_set_hook (NULL, NULL);
   g_assert_cmpstr (launched, ==, "http://127.0.0.1:5678/workflow/wf-move-1");
   screenshot (GTK_WIDGET (window), "tools");
@@ -523,9 +387,9 @@ test_screenshots (Fixture       *f,
   first_run = prs_first_run_new (NULL, f->service);
   gtk_window_present (GTK_WINDOW (first_run));
   screenshot (GTK_WIDGET (first_run), "first-run-1");
-  click (find (GTK_WIDGET (first_run), "first-run-next"));
+  prs_test_click (prs_test_find_named (GTK_WIDGET (first_run), "first-run-next"));
   screenshot (GTK_WIDGET (first_run), "first-run-2");
-  click (find (GTK_WIDGET (first_run), "first-run-next"));
+  prs_test_click (prs_test_find_named (GTK_WIDGET (first_run), "first-run-next"));
   screenshot (GTK_WIDGET (first_run), "first-run-3");
   gtk_window_destroy (GTK_WINDOW (first_run));
 
@@ -539,7 +403,7 @@ test_screenshots (Fixture       *f,
       adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), pages[i]);
       if (i == 0)
         {
-          GtkWidget *row = find (GTK_WIDGET (prefs), "health-api");
+          GtkWidget *row = prs_test_find_named (GTK_WIDGET (prefs), "health-api");
 
           wait_row_state (row, "ok");
         }

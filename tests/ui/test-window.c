@@ -30,36 +30,6 @@ typedef struct
   gboolean    mounted;    /* a tmpfs over data_dir */
 } Fixture;
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static char *
-create_conversation (PrsStore   *store,
-                     const char *slug)
-{
-  g_autoptr(GError) error = NULL;
-  char *id = NULL;
-
-  g_assert_true (prs_store_resolve_conversation (store, slug, &id, NULL, &error));
-  g_assert_no_error (error);
-  return id;
-}
-
 static char *
 add_message (PrsStore   *store,
              const char *conversation_id,
@@ -133,7 +103,7 @@ fixture_teardown (Fixture       *f,
 
       g_spawn_sync (NULL, (char **) umount_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
     }
-  remove_tree (f->data_dir);
+  prs_test_remove_tree (f->data_dir);
   g_free (f->data_dir);
 }
 
@@ -182,9 +152,9 @@ test_seeded_conversations (Fixture       *f,
                            gconstpointer  data)
 {
   g_autoptr(PrsStore) store = open_store (f);
-  g_autofree char *a = create_conversation (store, "email-inbox");
-  g_autofree char *b = create_conversation (store, "daily-briefing");
-  g_autofree char *c = create_conversation (store, "support");
+  g_autofree char *a = prs_test_resolve_conversation (store, "email-inbox");
+  g_autofree char *b = prs_test_resolve_conversation (store, "daily-briefing");
+  g_autofree char *c = prs_test_resolve_conversation (store, "support");
   g_autofree char *m = add_message (store, b, "user", "Hello", NULL, NULL, NULL);
   GtkListView *list;
 
@@ -204,36 +174,6 @@ test_seeded_conversations (Fixture       *f,
 
 /* ---- resolve through the HTTPS API while the window is open ---- */
 
-static gboolean
-accept_any_certificate (SoupMessage          *msg,
-                        GTlsCertificate      *certificate,
-                        GTlsCertificateFlags  errors,
-                        gpointer              user_data)
-{
-  return TRUE;
-}
-
-typedef struct
-{
-  gboolean  done;
-  guint     status;
-  GBytes   *body;
-} Reply;
-
-static void
-on_sent (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Reply *reply = user_data;
-  g_autoptr(GError) error = NULL;
-
-  reply->body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
-  g_assert_no_error (error);
-  reply->status = soup_message_get_status (soup_session_get_async_result_message (SOUP_SESSION (source), result));
-  reply->done = TRUE;
-}
-
 static void
 test_resolve_through_api (Fixture       *f,
                           gconstpointer  data)
@@ -242,12 +182,11 @@ test_resolve_through_api (Fixture       *f,
   g_autofree char *token = NULL;
   g_autofree char *url = NULL;
   g_autofree char *bearer = NULL;
-  g_autoptr(SoupSession) session = soup_session_new ();
   g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GBytes) body = g_bytes_new_static ("{\"slug\":\"from-n8n\"}", 19);
   GtkListView *list;
   GListModel *model;
-  Reply reply = { 0 };
+  guint status;
   gboolean shown = FALSE;
 
   fixture_open (f);
@@ -261,14 +200,11 @@ test_resolve_through_api (Fixture       *f,
   url = g_strdup_printf ("https://127.0.0.1:%u/api/conversations/resolve", prs_service_get_port (f->service));
   bearer = g_strdup_printf ("Bearer %s", token);
   msg = soup_message_new ("POST", url);
-  g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
   soup_message_headers_append (soup_message_get_request_headers (msg), "Authorization", bearer);
   soup_message_set_request_body_from_bytes (msg, "application/json", body);
-  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_sent, &reply);
-
-  g_assert_true (prs_test_wait_for (&reply.done));
-  g_assert_cmpuint (reply.status, ==, 200);
-  g_clear_pointer (&reply.body, g_bytes_unref);
+  status = prs_test_https_send (msg, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (status, ==, 200);
 
   /* The server's notification reaches the main context after its reply. */
   while (g_list_model_get_n_items (model) == 0)
@@ -297,7 +233,7 @@ test_context_and_link (Fixture       *f,
                        gconstpointer  data)
 {
   g_autoptr(PrsStore) store = open_store (f);
-  g_autofree char *conversation = create_conversation (store, "email-inbox");
+  g_autofree char *conversation = prs_test_resolve_conversation (store, "email-inbox");
   g_autofree char *reply_id = add_message (store, conversation, "assistant",
                                            "Subject: Re: Q3 Planning\nFrom: Ann Example\n\nShe agrees.",
                                            "completed", CONTEXT_JSON, NULL);
@@ -360,7 +296,7 @@ test_kv_grid (Fixture       *f,
               gconstpointer  data)
 {
   g_autoptr(PrsStore) store = open_store (f);
-  g_autofree char *conversation = create_conversation (store, "email-inbox");
+  g_autofree char *conversation = prs_test_resolve_conversation (store, "email-inbox");
   g_autofree char *reply_id = add_message (store, conversation, "assistant",
                                            "Here is the email:\n\n"
                                            "**Subject:** Re: Q3 Planning\n"
@@ -434,7 +370,7 @@ test_tool_card_approve (Fixture       *f,
                         gconstpointer  data)
 {
   g_autoptr(PrsStore) store = open_store (f);
-  g_autofree char *conversation = create_conversation (store, "email-inbox");
+  g_autofree char *conversation = prs_test_resolve_conversation (store, "email-inbox");
   g_autofree char *call_id = add_message (store, conversation, "tool-call", NULL, "proposed", NULL,
                                           "{\"name\":\"email_move_to_folder\","
                                           "\"arguments\":{\"uid\":\"4711\",\"destination\":\"Archive\",\"limit\":3},"
@@ -501,7 +437,7 @@ test_composer_sends (Fixture       *f,
                      gconstpointer  data)
 {
   g_autoptr(PrsStore) store = open_store (f);
-  g_autofree char *conversation = create_conversation (store, "chat");
+  g_autofree char *conversation = prs_test_resolve_conversation (store, "chat");
   g_autofree char *first = add_message (store, conversation, "assistant", "Hello! How can I help?", "completed", NULL, NULL);
   PrsConversationView *view;
   PrsComposer *composer;
@@ -559,8 +495,8 @@ test_huge_conversation (Fixture       *f,
                         gconstpointer  data)
 {
   g_autoptr(PrsStore) store = open_store (f);
-  g_autofree char *small = create_conversation (store, "small");
-  g_autofree char *huge = create_conversation (store, "huge");
+  g_autofree char *small = prs_test_resolve_conversation (store, "small");
+  g_autofree char *huge = prs_test_resolve_conversation (store, "huge");
   g_autofree char *db_path = g_strdup (prs_store_get_path (store));
   g_autofree char *last_id = g_strdup_printf ("%s-%u", huge, 100000);
   g_autofree char *first_id = g_strdup_printf ("%s-%u", huge, 1);
@@ -642,7 +578,7 @@ test_stick_to_bottom (Fixture       *f,
                       gconstpointer  data)
 {
   g_autoptr(PrsStore) store = open_store (f);
-  g_autofree char *conversation = create_conversation (store, "busy");
+  g_autofree char *conversation = prs_test_resolve_conversation (store, "busy");
   g_autofree char *db_path = g_strdup (prs_store_get_path (store));
   PrsMessageInsert message = { 0 };
   g_autoptr(GError) error = NULL;

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-test-util.c: the scripted provider, the scripted webhook,
+ * conversations, HTTPS to the local API, free ports and folder removal for
+ * every test program. */
+#include "config.h"
+
+#include <string.h>
+#include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <glib/gstdio.h>
+
+#include "prs-json.h"
+#include "prs-test-util.h"
+
+/* ---- the scripted provider ---- */
+
+/* The real interpreter, asked once (pyenv shims are slow). */
+static const char *
+python (void)
+{
+  static char *path = NULL;
+
+  if (path == NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GSubprocess) process = NULL;
+      g_autofree char *out = NULL;
+
+      process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                                  "python3", "-c", "import sys; print(sys.executable)", NULL);
+      g_assert_no_error (error);
+      g_subprocess_communicate_utf8 (process, NULL, NULL, &out, NULL, &error);
+      g_assert_no_error (error);
+      path = g_strstrip (g_steal_pointer (&out));
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_EXECUTABLE));
+    }
+  return path;
+}
+
+/* tests/scripted-provider.py from G_TEST_SRCDIR: tests/ or one of its
+ * folders. */
+static char *
+server_path (void)
+{
+  char *path = g_test_build_filename (G_TEST_DIST, "scripted-provider.py", NULL);
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_free (path);
+      path = g_test_build_filename (G_TEST_DIST, "..", "scripted-provider.py", NULL);
+    }
+  return path;
+}
+
+/* A failed assertion aborts the test: the server must not outlive it. */
+static void
+die_with_parent (gpointer data)
+{
+#ifdef __linux__
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+#endif
+}
+
+PrsTestProvider *
+prs_test_provider_start (const char *script)
+{
+  PrsTestProvider *provider = g_new0 (PrsTestProvider, 1);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = g_strdup (script);
+  g_autofree char *script_path = NULL;
+  g_autofree char *server = server_path ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *line = NULL;
+
+  g_strdelimit (json, "'", '"');
+  provider->dir = g_dir_make_tmp ("prs-test-provider-XXXXXX", &error);
+  g_assert_no_error (error);
+  script_path = g_build_filename (provider->dir, "script.json", NULL);
+  provider->log_path = g_build_filename (provider->dir, "log.json", NULL);
+  g_file_set_contents (script_path, json, -1, &error);
+  g_assert_no_error (error);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  provider->process = g_subprocess_launcher_spawn (launcher, &error,
+                                                   python (), server, "--script", script_path,
+                                                   "--log", provider->log_path, NULL);
+  g_assert_no_error (error);
+
+  /* The server's first line is its port. */
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (provider->process));
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  provider->port = (guint16) g_ascii_strtoull (line, NULL, 10);
+  g_assert_cmpuint (provider->port, >, 0);
+  provider->root = g_strdup_printf ("http://127.0.0.1:%u", provider->port);
+  return provider;
+}
+
+void
+prs_test_provider_stop (PrsTestProvider *provider)
+{
+  g_subprocess_force_exit (provider->process);
+  g_subprocess_wait (provider->process, NULL, NULL);
+  g_object_unref (provider->process);
+  prs_test_remove_tree (provider->dir);
+  g_free (provider->dir);
+  g_free (provider->log_path);
+  g_free (provider->root);
+  g_free (provider);
+}
+
+char *
+prs_test_provider_base_url (PrsTestProvider *provider,
+                            const char      *kind)
+{
+  if (g_str_equal (kind, "openai"))
+    return g_strconcat (provider->root, "/v1", NULL);
+  return g_strdup (provider->root);
+}
+
+static JsonArray *
+read_log (PrsTestProvider *provider)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gsize len;
+  g_autoptr(JsonNode) root = NULL;
+
+  if (!g_file_get_contents (provider->log_path, &text, &len, NULL))
+    return json_array_new ();
+  root = prs_json_parse_bounded (text, len, 256, &error);
+  g_assert_no_error (error);
+  return json_array_ref (json_object_get_array_member (json_node_get_object (root), "requests"));
+}
+
+static void
+assert_no_violation (JsonObject *request)
+{
+  if (json_array_get_length (json_object_get_array_member (request, "violations")) > 0)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), request);
+      g_autofree char *dump = prs_json_to_string (node, TRUE);
+
+      g_error ("a request broke the protocol: %s", dump);
+    }
+}
+
+JsonArray *
+prs_test_provider_requests (PrsTestProvider *provider)
+{
+  JsonArray *requests = read_log (provider);
+
+  for (guint i = 0; i < json_array_get_length (requests); i++)
+    assert_no_violation (json_array_get_object_element (requests, i));
+  return requests;
+}
+
+JsonObject *
+prs_test_provider_request (PrsTestProvider *provider,
+                           guint            index)
+{
+  g_autoptr(JsonArray) requests = read_log (provider);
+  JsonObject *request;
+
+  g_assert_cmpuint (json_array_get_length (requests), >, index);
+  request = json_array_get_object_element (requests, index);
+  assert_no_violation (request);
+  return json_object_ref (request);
+}
+
+/* ---- the scripted n8n webhook ---- */
+
+static void
+hook_handler (SoupServer        *soup,
+              SoupServerMessage *msg,
+              const char        *path,
+              GHashTable        *query,
+              gpointer           user_data)
+{
+  PrsTestHook *hook = user_data;
+  SoupMessageBody *body = soup_server_message_get_request_body (msg);
+  g_autoptr(GBytes) bytes = NULL;
+
+  if (hook->only_webhooks && !g_str_has_prefix (path, "/webhook/"))
+    {
+      soup_server_message_set_status (msg, 404, NULL);
+      return;
+    }
+  bytes = soup_message_body_flatten (body);
+  g_ptr_array_add (hook->bodies, g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
+  g_ptr_array_add (hook->paths, g_strdup (path));
+  g_free (hook->auth);
+  hook->auth = g_strdup (soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                       "X-Prosponsive-Key"));
+  if (hook->hang)
+    {
+      soup_server_message_pause (msg);
+      g_ptr_array_add (hook->held, g_object_ref (msg));
+      return;
+    }
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY,
+                                    hook->answer, strlen (hook->answer));
+}
+
+PrsTestHook *
+prs_test_hook_start (gboolean only_webhooks)
+{
+  PrsTestHook *hook = g_new0 (PrsTestHook, 1);
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  hook->soup = soup_server_new (NULL, NULL);
+  hook->only_webhooks = only_webhooks;
+  hook->bodies = g_ptr_array_new_with_free_func (g_free);
+  hook->paths = g_ptr_array_new_with_free_func (g_free);
+  hook->held = g_ptr_array_new_with_free_func (g_object_unref);
+  hook->answer = g_strdup ("{\"forecast\":\"sunny-data\",\"temperature\":21}");
+  soup_server_add_handler (hook->soup, NULL, hook_handler, hook, NULL);
+  soup_server_listen_local (hook->soup, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (hook->soup);
+  hook->port = g_uri_get_port (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  return hook;
+}
+
+void
+prs_test_hook_stop (PrsTestHook *hook)
+{
+  for (guint i = 0; i < hook->held->len; i++)
+    {
+      SoupServerMessage *msg = g_ptr_array_index (hook->held, i);
+
+      soup_server_message_set_status (msg, 500, NULL);
+      soup_server_message_unpause (msg);
+    }
+  soup_server_disconnect (hook->soup);
+  g_object_unref (hook->soup);
+  g_ptr_array_unref (hook->bodies);
+  g_ptr_array_unref (hook->paths);
+  g_ptr_array_unref (hook->held);
+  g_free (hook->answer);
+  g_free (hook->auth);
+  g_free (hook);
+}
+
+char *
+prs_test_hook_url (PrsTestHook *hook)
+{
+  return g_strdup_printf ("http://127.0.0.1:%u", hook->port);
+}
+
+/* ---- the store ---- */
+
+char *
+prs_test_resolve_conversation (PrsStore   *store,
+                               const char *slug)
+{
+  g_autoptr(GError) error = NULL;
+  char *id = NULL;
+
+  g_assert_true (prs_store_resolve_conversation (store, slug, &id, NULL, &error));
+  g_assert_no_error (error);
+  return id;
+}
+
+/* ---- HTTPS ---- */
+
+static gboolean
+accept_any_certificate (SoupMessage          *msg,
+                        GTlsCertificate      *certificate,
+                        GTlsCertificateFlags  errors,
+                        gpointer              user_data)
+{
+  return TRUE;
+}
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  timed_out;
+  GBytes   *body;
+  GError   *error;
+} Reply;
+
+static void
+on_sent (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reply *reply = user_data;
+
+  reply->body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &reply->error);
+  reply->done = TRUE;
+}
+
+static gboolean
+on_timeout (gpointer data)
+{
+  ((Reply *) data)->timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+guint
+prs_test_https_send (SoupMessage  *msg,
+                     guint         timeout_s,
+                     GBytes      **out_body,
+                     GError      **error)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  Reply reply = { 0 };
+  guint timeout = 0;
+
+  g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
+  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_sent, &reply);
+  if (timeout_s > 0)
+    timeout = g_timeout_add_seconds (timeout_s, on_timeout, &reply);
+  while (!reply.done && !reply.timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (reply.done);
+  if (timeout != 0 && !reply.timed_out)
+    g_source_remove (timeout);
+
+  if (reply.error != NULL)
+    g_propagate_error (error, reply.error);
+  if (out_body != NULL)
+    *out_body = reply.body;
+  else
+    g_clear_pointer (&reply.body, g_bytes_unref);
+  return soup_message_get_status (msg);
+}
+
+/* ---- ports and folders ---- */
+
+GSocket *
+prs_test_bind_loopback (guint *out_port)
+{
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_bind (socket, address, FALSE, &error);
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (socket, &error);
+  g_assert_no_error (error);
+  *out_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return g_steal_pointer (&socket);
+}
+
+guint
+prs_test_free_port (void)
+{
+  guint port;
+  g_autoptr(GSocket) socket = prs_test_bind_loopback (&port);
+
+  g_socket_close (socket, NULL);
+  return port;
+}
+
+void
+prs_test_remove_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          prs_test_remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}

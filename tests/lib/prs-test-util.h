@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-test-util.h: helpers every test program shares (tests/lib, no GTK):
+ * the scripted AI provider (tests/scripted-provider.py, each provider's wire
+ * protocol), a scripted n8n webhook (a SoupServer), conversations, HTTPS
+ * to the local API, free ports and removing a test's folders. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+
+#include "prs-store.h"
+
+G_BEGIN_DECLS
+
+/* ---- the scripted provider ---- */
+
+/* tests/scripted-provider.py running a script on a free loopback port */
+typedef struct
+{
+  GSubprocess *process;
+  char        *dir;        /* the script and the log */
+  char        *log_path;
+  guint16      port;
+  char        *root;       /* http://127.0.0.1:PORT */
+} PrsTestProvider;
+
+/* Starts it with @script: JSON with ' for " (the texts used contain no
+ * apostrophes). It runs under the real interpreter (pyenv shims are slow)
+ * and dies with the test. */
+PrsTestProvider *prs_test_provider_start    (const char      *script);
+void             prs_test_provider_stop     (PrsTestProvider *provider);
+/* The base URL to configure for @kind ("openai": ROOT/v1); a new string. */
+char            *prs_test_provider_base_url (PrsTestProvider *provider,
+                                             const char      *kind);
+/* Every request it received, as logged (none yet: empty); fails the test
+ * if any of them broke the protocol. */
+JsonArray       *prs_test_provider_requests (PrsTestProvider *provider);
+/* Request @index, which must have come; fails the test if it broke the
+ * protocol (the server checks each the way the real API would). */
+JsonObject      *prs_test_provider_request  (PrsTestProvider *provider,
+                                             guint            index);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsTestProvider, prs_test_provider_stop)
+
+/* ---- the scripted n8n webhook ---- */
+
+/* Every call answers 200 with @answer, unless @hang holds it back. */
+typedef struct
+{
+  SoupServer *soup;
+  guint       port;
+  gboolean    only_webhooks; /* anything but /webhook/… answers 404, unrecorded */
+  GPtrArray  *bodies;        /* char*, one per call received */
+  GPtrArray  *paths;
+  gboolean    hang;          /* keep answers back (a long workflow) */
+  GPtrArray  *held;          /* SoupServerMessage* kept paused, 500 at stop */
+  char       *answer;        /* the JSON every call gets */
+  char       *auth;          /* X-Prosponsive-Key of the last call, or NULL */
+} PrsTestHook;
+
+/* @only_webhooks: TRUE where a service also sends n8n's API requests (its
+ * discovery) to the same URL. */
+PrsTestHook *prs_test_hook_start (gboolean     only_webhooks);
+void         prs_test_hook_stop  (PrsTestHook *hook);
+/* http://127.0.0.1:PORT (the n8n URL setting); a new string */
+char        *prs_test_hook_url   (PrsTestHook *hook);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsTestHook, prs_test_hook_stop)
+
+/* ---- the store ---- */
+
+/* The id of conversation @slug, made if missing; a new string. */
+char        *prs_test_resolve_conversation (PrsStore   *store,
+                                            const char *slug);
+
+/* ---- HTTPS, ports, folders ---- */
+
+/* Sends @msg on a new session, accepting any certificate (the local API's
+ * is self-signed), and runs the main context until the answer came: the
+ * test fails if that takes more than @timeout_s seconds (0: no limit).
+ * Returns the HTTP status; *@out_body the body (NULL on an error). */
+guint        prs_test_https_send    (SoupMessage  *msg,
+                                     guint         timeout_s,
+                                     GBytes      **out_body,
+                                     GError      **error);
+/* A TCP socket bound to a free loopback port (IPv4); *@out_port the port. */
+GSocket     *prs_test_bind_loopback (guint        *out_port);
+/* A loopback TCP port nobody listens on now (bound a moment, closed again). */
+guint        prs_test_free_port     (void);
+/* Removes @path and, if it is a folder, everything under it (symbolic links
+ * are removed, never followed). */
+void         prs_test_remove_tree   (const char   *path);
+
+G_END_DECLS
