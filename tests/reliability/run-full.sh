@@ -6,7 +6,8 @@
 # api suite's 20-kill durability test):
 #   - durability: 200 SIGKILLs while a client posts inbound messages;
 #   - disk full and prompt injection (as in CI);
-#   - fuzzing: each libFuzzer target for FUZZ_SECONDS (default 3600).
+#   - fuzzing: each libFuzzer target for FUZZ_SECONDS (default 3600); with
+#     FUZZ_PARALLEL=1 all targets at once.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,5 +23,5 @@ status=0
 (cd "$top/tests/api" && python3 test-api-durability.py --full "${app[@]}") || status=1
 (cd "$top/tests/reliability" && python3 test-disk-full.py "${app[@]}") || status=1
 (cd "$top/tests/reliability" && python3 test-injection.py "${app[@]}") || status=1
-"$top/tests/fuzz/run.sh" "${FUZZ_SECONDS:-3600}" || status=1
+"$top/tests/fuzz/run.sh" "${FUZZ_SECONDS:-3600}" ${FUZZ_PARALLEL:+--parallel} || status=1
 exit $status
