@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <string.h>
 #include <unistd.h>
 #include <glib/gi18n-lib.h>
 
@@ -336,6 +337,40 @@ on_storage_check (gpointer user_data)
     return G_SOURCE_CONTINUE;
   self->storage_check_id = 0;
   return G_SOURCE_REMOVE;
+}
+
+PrsN8nClient *
+prs_service_dup_n8n_client (PrsService  *self,
+                            const char  *not_configured,
+                            GError     **error)
+{
+  g_autofree char *url = NULL;
+  g_autofree char *key = NULL;
+  g_autoptr(GError) local_error = NULL;
+  PrsN8nClient *client;
+
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  g_return_val_if_fail (not_configured != NULL, NULL);
+
+  if (self->store != NULL)
+    url = prs_store_dup_setting (self->store, PRS_SETTING_N8N_URL);
+  if (url == NULL || url[0] == '\0')
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, not_configured);
+      return NULL;
+    }
+  key = prs_secrets_lookup_sync (self->secrets, PRS_SECRET_N8N_API_KEY, NULL, &local_error);
+  if (key == NULL)
+    {
+      if (local_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, not_configured);
+      return NULL;
+    }
+  client = prs_n8n_client_new (url, key);
+  memset (key, 0, strlen (key));
+  return client;
 }
 
 gboolean

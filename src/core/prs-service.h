@@ -8,6 +8,7 @@
 
 #include "prs-conversation-list.h"
 #include "prs-discovery.h"
+#include "prs-n8n-client.h"
 #include "prs-providers.h"
 #include "prs-runner.h"
 #include "prs-secrets.h"
@@ -50,6 +51,12 @@ gboolean    prs_service_add_message  (PrsService              *self,
                                       char                   **out_message_id,
                                       GError                 **error);
 
+/* A client for the configured n8n (URL from the store, API key from the
+ * keyring, looked up synchronously), or NULL: PRS_ERROR_NOT_CONFIGURED with
+ * @not_configured when either is missing, or the keyring's error. */
+PrsN8nClient *prs_service_dup_n8n_client (PrsService  *self,
+                                          const char  *not_configured,
+                                          GError     **error);
 /* Whether the disk holding the data folder is full (the
  * PrsService:storage-full property). */
 gboolean    prs_service_get_storage_full (PrsService *self);

@@ -14,6 +14,7 @@
 #include "prs-n8n-client.h"
 #include "prs-n8n-setup.h"
 #include "prs-provider-editor.h"
+#include "prs-status-row.h"
 #include "prs-tls.h"
 
 static const char * const steps[] = { "n8n", "provider", "api", NULL };
@@ -106,48 +107,6 @@ copy_button (PrsFirstRun *self,
              GtkWidget   *row,
              const char  *tooltip,
              const char  *text);
-
-static void
-set_row_state (AdwActionRow *row,
-               const char   *state,
-               const char   *subtitle)
-{
-  GtkWidget *icon = g_object_get_data (G_OBJECT (row), "state-icon");
-  GtkWidget *spinner = g_object_get_data (G_OBJECT (row), "state-spinner");
-
-  if (icon == NULL)
-    {
-      icon = gtk_image_new ();
-      spinner = gtk_spinner_new ();
-      adw_action_row_add_prefix (row, icon);
-      adw_action_row_add_prefix (row, spinner);
-      g_object_set_data (G_OBJECT (row), "state-icon", icon);
-      g_object_set_data (G_OBJECT (row), "state-spinner", spinner);
-    }
-  gtk_widget_remove_css_class (icon, "success");
-  gtk_widget_remove_css_class (icon, "warning");
-  gtk_widget_remove_css_class (icon, "error");
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), g_str_equal (state, "busy"));
-  gtk_widget_set_visible (spinner, g_str_equal (state, "busy"));
-  gtk_widget_set_visible (icon, g_str_equal (state, "ok") || g_str_equal (state, "warn") || g_str_equal (state, "error"));
-  if (g_str_equal (state, "ok"))
-    {
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "emblem-ok-symbolic");
-      gtk_widget_add_css_class (icon, "success");
-    }
-  else if (g_str_equal (state, "warn"))
-    {
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "dialog-warning-symbolic");
-      gtk_widget_add_css_class (icon, "warning");
-    }
-  else if (g_str_equal (state, "error"))
-    {
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "dialog-error-symbolic");
-      gtk_widget_add_css_class (icon, "error");
-    }
-  g_object_set_data_full (G_OBJECT (row), "state", g_strdup (state), g_free);
-  adw_action_row_set_subtitle (row, subtitle);
-}
 
 /* A page: a scrolled, clamped column with a heading, then @groups. */
 static GtkWidget *
@@ -280,7 +239,7 @@ n8n_test_finished (PrsFirstRun  *self,
   gtk_widget_set_sensitive (GTK_WIDGET (self->n8n_test_button), TRUE);
   if (tools == NULL)
     {
-      set_row_state (self->n8n_test_row, "error", error->message);
+      prs_status_row_set_state (self->n8n_test_row, "error", error->message);
       return;
     }
   else
@@ -293,7 +252,7 @@ n8n_test_finished (PrsFirstRun  *self,
                                                             "%s in %u published workflows", n_workflows),
                                                tools_text, n_workflows);
 
-      set_row_state (self->n8n_test_row, "ok", text);
+      prs_status_row_set_state (self->n8n_test_row, "ok", text);
     }
 }
 
@@ -377,11 +336,11 @@ on_n8n_test_clicked (PrsFirstRun *self)
 
   if (!save_n8n (self, &error))
     {
-      set_row_state (self->n8n_test_row, "error", error->message);
+      prs_status_row_set_state (self->n8n_test_row, "error", error->message);
       return;
     }
   gtk_widget_set_sensitive (GTK_WIDGET (self->n8n_test_button), FALSE);
-  set_row_state (self->n8n_test_row, "busy", _("Reading the published workflows…"));
+  prs_status_row_set_state (self->n8n_test_row, "busy", _("Reading the published workflows…"));
   if (prs_discovery_get_running (discovery))
     self->n8n_test_pending = TRUE;
   else
@@ -464,26 +423,10 @@ static PrsN8nClient *
 make_client (PrsFirstRun  *self,
              GError      **error)
 {
-  g_autofree char *url = prs_store_dup_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_URL);
-  g_autofree char *key = NULL;
-  PrsN8nClient *client;
+  PrsN8nClient *client = prs_service_dup_n8n_client (self->service, _("Connect n8n first (step 1)."), error);
 
-  if (url == NULL || url[0] == '\0')
-    {
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
-                           _("Connect n8n first (step 1)."));
-      return NULL;
-    }
-  key = prs_secrets_lookup_sync (prs_service_get_secrets (self->service), PRS_SECRET_N8N_API_KEY, NULL, error);
-  if (key == NULL)
-    {
-      if (error != NULL && *error == NULL)
-        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, _("Connect n8n first (step 1)."));
-      return NULL;
-    }
-  client = prs_n8n_client_new (url, key);
-  prs_n8n_client_set_timeout (client, 30);
-  memset (key, 0, strlen (key));
+  if (client != NULL)
+    prs_n8n_client_set_timeout (client, 30);
   return client;
 }
 
@@ -501,11 +444,11 @@ on_credential_created (GObject      *source,
   gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), id == NULL);
   if (id == NULL)
     {
-      set_row_state (self->credential_row, "error", error->message);
+      prs_status_row_set_state (self->credential_row, "error", error->message);
       return;
     }
   prs_store_set_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_CREDENTIAL_ID, id, NULL);
-  set_row_state (self->credential_row, "ok",
+  prs_status_row_set_state (self->credential_row, "ok",
                  _("Created. HTTP Request nodes use it with Authentication → Generic → Header Auth."));
 }
 
@@ -517,11 +460,11 @@ on_credential_clicked (PrsFirstRun *self)
 
   if (client == NULL || self->token == NULL)
     {
-      set_row_state (self->credential_row, "error", error != NULL ? error->message : _("The token is not available."));
+      prs_status_row_set_state (self->credential_row, "error", error != NULL ? error->message : _("The token is not available."));
       return;
     }
   gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), FALSE);
-  set_row_state (self->credential_row, "busy", _("Creating the credential…"));
+  prs_status_row_set_state (self->credential_row, "busy", _("Creating the credential…"));
   prs_n8n_setup_create_credential_async (client, self->token, self->cancellable, on_credential_created,
                                          g_object_ref (self));
 }
@@ -541,7 +484,7 @@ on_examples_imported (GObject      *source,
   gtk_widget_set_sensitive (GTK_WIDGET (self->import_button), results == NULL);
   if (results == NULL)
     {
-      set_row_state (self->import_row, "error", error->message);
+      prs_status_row_set_state (self->import_row, "error", error->message);
       return;
     }
 
@@ -560,7 +503,7 @@ on_examples_imported (GObject      *source,
         subtitle = g_strdup (_("Imported and published"));
       row = action_row (example->name, NULL, "first-run-example");
       adw_preferences_group_add (self->examples_group, row);
-      set_row_state (ADW_ACTION_ROW (row), state, subtitle);
+      prs_status_row_set_state (ADW_ACTION_ROW (row), state, subtitle);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->examples_group), TRUE);
   {
@@ -568,7 +511,7 @@ on_examples_imported (GObject      *source,
                                                           "%u of %u workflows imported", results->len),
                                              n_ok, results->len);
 
-    set_row_state (self->import_row, n_ok == results->len ? "ok" : "warn", text);
+    prs_status_row_set_state (self->import_row, n_ok == results->len ? "ok" : "warn", text);
   }
 }
 
@@ -583,7 +526,7 @@ on_import_clicked (PrsFirstRun *self)
 
   if (client == NULL)
     {
-      set_row_state (self->import_row, "error", error->message);
+      prs_status_row_set_state (self->import_row, "error", error->message);
       return;
     }
 
@@ -594,7 +537,7 @@ on_import_clicked (PrsFirstRun *self)
 
       if (bytes == NULL)
         {
-          set_row_state (self->import_row, "error", error->message);
+          prs_status_row_set_state (self->import_row, "error", error->message);
           return;
         }
       g_ptr_array_add (templates, g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
@@ -604,7 +547,7 @@ on_import_clicked (PrsFirstRun *self)
   api_url = g_strdup_printf ("https://127.0.0.1:%u", prs_service_get_port (self->service));
   credential_id = prs_store_dup_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_CREDENTIAL_ID);
   gtk_widget_set_sensitive (GTK_WIDGET (self->import_button), FALSE);
-  set_row_state (self->import_row, "busy", _("Importing…"));
+  prs_status_row_set_state (self->import_row, "busy", _("Importing…"));
   prs_n8n_setup_import_examples_async (client, (const char * const *) templates->pdata, api_url, credential_id,
                                        gtk_switch_get_active (self->ignore_tls_switch), self->cancellable,
                                        on_examples_imported, g_object_ref (self));

@@ -15,6 +15,7 @@
 #include "prs-n8n-setup.h"
 #include "prs-preferences-window.h"
 #include "prs-provider-editor.h"
+#include "prs-status-row.h"
 #include "prs-tls.h"
 
 struct _PrsPreferencesWindow
@@ -175,56 +176,6 @@ spin_row (PrsPreferencesWindow *self,
   return row;
 }
 
-static void
-set_row_state (AdwActionRow *row,
-               const char   *state,      /* "ok", "warn", "error", "busy", "idle" */
-               const char   *subtitle)
-{
-  GtkWidget *icon = g_object_get_data (G_OBJECT (row), "state-icon");
-  GtkWidget *spinner = g_object_get_data (G_OBJECT (row), "state-spinner");
-
-  if (icon == NULL)
-    {
-      icon = gtk_image_new ();
-      spinner = gtk_spinner_new ();
-      adw_action_row_add_prefix (row, icon);
-      adw_action_row_add_prefix (row, spinner);
-      g_object_set_data (G_OBJECT (row), "state-icon", icon);
-      g_object_set_data (G_OBJECT (row), "state-spinner", spinner);
-    }
-
-  gtk_widget_remove_css_class (icon, "success");
-  gtk_widget_remove_css_class (icon, "warning");
-  gtk_widget_remove_css_class (icon, "error");
-  gtk_widget_remove_css_class (icon, "dim-label");
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), g_str_equal (state, "busy"));
-  gtk_widget_set_visible (spinner, g_str_equal (state, "busy"));
-  gtk_widget_set_visible (icon, !g_str_equal (state, "busy"));
-
-  if (g_str_equal (state, "ok"))
-    {
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "emblem-ok-symbolic");
-      gtk_widget_add_css_class (icon, "success");
-    }
-  else if (g_str_equal (state, "warn"))
-    {
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "dialog-warning-symbolic");
-      gtk_widget_add_css_class (icon, "warning");
-    }
-  else if (g_str_equal (state, "error"))
-    {
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "dialog-error-symbolic");
-      gtk_widget_add_css_class (icon, "error");
-    }
-  else
-    {
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "content-loading-symbolic");
-      gtk_widget_add_css_class (icon, "dim-label");
-    }
-  g_object_set_data_full (G_OBJECT (row), "state", g_strdup (state), g_free);
-  adw_action_row_set_subtitle (row, subtitle);
-}
-
 static char *
 dup_api_url (PrsPreferencesWindow *self)
 {
@@ -245,23 +196,23 @@ update_n8n_health (PrsPreferencesWindow *self)
   prs_store_get_discovery_status (store, &attempt, &success, &last_error);
 
   if (prs_discovery_get_running (discovery))
-    set_row_state (self->health_n8n, "busy", _("Asking n8n for its workflows…"));
+    prs_status_row_set_state (self->health_n8n, "busy", _("Asking n8n for its workflows…"));
   else if (url == NULL || url[0] == '\0')
-    set_row_state (self->health_n8n, "error", _("Not set up. Fix: enter the n8n URL and an API key on the n8n page."));
+    prs_status_row_set_state (self->health_n8n, "error", _("Not set up. Fix: enter the n8n URL and an API key on the n8n page."));
   else if (attempt == 0)
-    set_row_state (self->health_n8n, "idle", _("Not checked yet"));
+    prs_status_row_set_state (self->health_n8n, "idle", _("Not checked yet"));
   else if (last_error != NULL && attempt > success)
     {
       g_autofree char *text = g_strdup_printf (_("%s Fix: check the URL and key on the n8n page."), last_error);
 
-      set_row_state (self->health_n8n, "error", text);
+      prs_status_row_set_state (self->health_n8n, "error", text);
     }
   else
     {
       /* Translators: %s is the n8n URL */
       g_autofree char *text = g_strdup_printf (_("Reachable and authorised at %s"), url);
 
-      set_row_state (self->health_n8n, "ok", text);
+      prs_status_row_set_state (self->health_n8n, "ok", text);
     }
 }
 
@@ -279,11 +230,11 @@ update_discovery_row (PrsPreferencesWindow *self)
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->discovery_button), !running);
   if (running)
-    set_row_state (self->discovery_row, "busy", _("Discovering…"));
+    prs_status_row_set_state (self->discovery_row, "busy", _("Discovering…"));
   else if (attempt == 0)
-    set_row_state (self->discovery_row, "idle", _("Not run yet"));
+    prs_status_row_set_state (self->discovery_row, "idle", _("Not run yet"));
   else if (last_error != NULL && attempt > success)
-    set_row_state (self->discovery_row, "error", last_error);
+    prs_status_row_set_state (self->discovery_row, "error", last_error);
   else
     {
       g_autoptr(GDateTime) when = g_date_time_new_from_unix_local (success);
@@ -293,7 +244,7 @@ update_discovery_row (PrsPreferencesWindow *self)
       /* Translators: a date and time, then "3 tools" */
       g_autofree char *text = g_strdup_printf (_("%s: %s found"), time, count);
 
-      set_row_state (self->discovery_row, "ok", text);
+      prs_status_row_set_state (self->discovery_row, "ok", text);
     }
 }
 
@@ -321,14 +272,14 @@ on_provider_models (GObject      *source,
     {
       g_autofree char *text = g_strdup_printf (_("%s Fix: check it on the AI Providers page."), error->message);
 
-      set_row_state (self->health_provider, "error", text);
+      prs_status_row_set_state (self->health_provider, "error", text);
     }
   else
     {
       /* Translators: %s is a provider's name */
       g_autofree char *text = g_strdup_printf (_("%s answers"), name);
 
-      set_row_state (self->health_provider, "ok", text);
+      prs_status_row_set_state (self->health_provider, "ok", text);
     }
 }
 
@@ -349,7 +300,7 @@ check_provider_health (PrsPreferencesWindow *self)
 
   if (providers == NULL || first == NULL)
     {
-      set_row_state (self->health_provider, "error",
+      prs_status_row_set_state (self->health_provider, "error",
                      rows != NULL && rows->len > 0
                        ? _("Every provider is turned off. Fix: turn one on on the AI Providers page.")
                        : _("No AI provider. Fix: add one on the AI Providers page."));
@@ -357,7 +308,7 @@ check_provider_health (PrsPreferencesWindow *self)
     }
 
   g_object_set_data_full (G_OBJECT (self->health_provider), "provider-name", g_strdup (first->name), g_free);
-  set_row_state (self->health_provider, "busy", _("Asking the provider…"));
+  prs_status_row_set_state (self->health_provider, "busy", _("Asking the provider…"));
   prs_providers_list_models_async (providers, first->id, self->cancellable, on_provider_models, g_object_ref (self));
 }
 
@@ -389,7 +340,7 @@ on_health_answer (GObject      *source,
       /* Translators: %s is the API's URL */
       g_autofree char *text = g_strdup_printf (_("Listening on %s"), url);
 
-      set_row_state (self->health_api, "ok", text);
+      prs_status_row_set_state (self->health_api, "ok", text);
     }
   else
     {
@@ -398,7 +349,7 @@ on_health_answer (GObject      *source,
                                                  "change it on the Local API page and restart Prosponsive."),
                                                url, error != NULL ? error->message : soup_message_get_reason_phrase (msg));
 
-      set_row_state (self->health_api, "error", text);
+      prs_status_row_set_state (self->health_api, "error", text);
     }
 }
 
@@ -411,7 +362,7 @@ check_api_health (PrsPreferencesWindow *self)
   url = g_strdup_printf ("https://127.0.0.1:%u/api/health", prs_service_get_port (self->service));
   msg = soup_message_new (SOUP_METHOD_GET, url);
   g_signal_connect_object (msg, "accept-certificate", G_CALLBACK (on_accept_certificate), self, 0);
-  set_row_state (self->health_api, "busy", _("Calling /api/health…"));
+  prs_status_row_set_state (self->health_api, "busy", _("Calling /api/health…"));
   soup_session_send_and_read_async (self->health_session, msg, G_PRIORITY_DEFAULT, self->cancellable,
                                     on_health_answer, g_object_ref (self));
 }
@@ -420,11 +371,11 @@ static void
 check_keyring (PrsPreferencesWindow *self)
 {
   if (prs_secrets_is_using_fallback (prs_service_get_secrets (self->service)))
-    set_row_state (self->health_keyring, "warn",
+    prs_status_row_set_state (self->health_keyring, "warn",
                    _("No keyring answered, so keys are kept in a file only you can read, in the data folder. "
                      "Fix: install and unlock GNOME Keyring (or another Secret Service), then restart Prosponsive."));
   else
-    set_row_state (self->health_keyring, "ok", _("Keys and the token are kept in the keyring"));
+    prs_status_row_set_state (self->health_keyring, "ok", _("Keys and the token are kept in the keyring"));
 }
 
 static void
@@ -1046,32 +997,6 @@ on_rotate_clicked (PrsPreferencesWindow *self)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
-static PrsN8nClient *
-make_n8n_client (PrsPreferencesWindow  *self,
-                 GError               **error)
-{
-  g_autofree char *url = prs_store_dup_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_URL);
-  g_autofree char *key = NULL;
-  PrsN8nClient *client;
-
-  if (url == NULL || url[0] == '\0')
-    {
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
-                           _("Connect n8n first: enter its URL and an API key on the n8n page."));
-      return NULL;
-    }
-  key = prs_secrets_lookup_sync (prs_service_get_secrets (self->service), PRS_SECRET_N8N_API_KEY, NULL, error);
-  if (key == NULL)
-    {
-      if (error != NULL && *error == NULL)
-        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, _("No n8n API key is stored yet."));
-      return NULL;
-    }
-  client = prs_n8n_client_new (url, key);
-  memset (key, 0, strlen (key));
-  return client;
-}
-
 static void
 on_credential_created (GObject      *source,
                        GAsyncResult *result,
@@ -1084,11 +1009,11 @@ on_credential_created (GObject      *source,
   gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), TRUE);
   if (id == NULL)
     {
-      set_row_state (self->credential_row, "error", error->message);
+      prs_status_row_set_state (self->credential_row, "error", error->message);
       return;
     }
   prs_store_set_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_CREDENTIAL_ID, id, NULL);
-  set_row_state (self->credential_row, "ok",
+  prs_status_row_set_state (self->credential_row, "ok",
                  _("Created in n8n with the current token. Choose it in your HTTP Request nodes (Header Auth)."));
 }
 
@@ -1096,15 +1021,15 @@ static void
 on_credential_clicked (PrsPreferencesWindow *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsN8nClient) client = make_n8n_client (self, &error);
+  g_autoptr(PrsN8nClient) client = prs_service_dup_n8n_client (self->service, _("Connect n8n first: enter its URL and an API key on the n8n page."), &error);
 
   if (client == NULL || self->token == NULL)
     {
-      set_row_state (self->credential_row, "error", error != NULL ? error->message : _("No token"));
+      prs_status_row_set_state (self->credential_row, "error", error != NULL ? error->message : _("No token"));
       return;
     }
   gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), FALSE);
-  set_row_state (self->credential_row, "busy", _("Creating the credential in n8n…"));
+  prs_status_row_set_state (self->credential_row, "busy", _("Creating the credential in n8n…"));
   prs_n8n_setup_create_credential_async (client, self->token, self->cancellable, on_credential_created,
                                          g_object_ref (self));
 }
@@ -1216,7 +1141,7 @@ health_row (AdwPreferencesGroup *group,
 
   gtk_widget_set_name (row, name);
   adw_preferences_group_add (group, row);
-  set_row_state (ADW_ACTION_ROW (row), "idle", _("Not checked yet"));
+  prs_status_row_set_state (ADW_ACTION_ROW (row), "idle", _("Not checked yet"));
   return row;
 }
 
