@@ -342,18 +342,6 @@ add_notice (PrsRun     *self,
   (void) id;
 }
 
-static void
-set_trigger_status (PrsRun     *self,
-                    const char *status)
-{
-  g_autoptr(JsonNode) message = NULL;
-
-  if (self->row->trigger_message_id == NULL ||
-      g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
-    return;
-  update_message (self, self->row->trigger_message_id, status, NULL, NULL);
-}
-
 /* ---- resting ---- */
 
 gboolean
@@ -439,8 +427,8 @@ set_working (PrsRun *self)
     {
       g_free (self->row->status);
       self->row->status = g_strdup (PRS_RUN_RUNNING);
-      save (self);
-      set_trigger_status (self, "running");
+      /* The run and its request change together, in one transaction */
+      save_with_trigger (self, g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0 ? NULL : "running");
     }
 }
 
