@@ -5,6 +5,19 @@
 
 #include "prs-store-internal.h"
 
+/* Steps a statement that must return one row. */
+static gboolean
+step_one_row (PrsStore      *self,
+              sqlite3_stmt  *stmt,
+              GError       **error)
+{
+  int row = prs_store_step_row (self, stmt, "Could not count the messages", error);
+
+  if (row == 0)
+    g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE, "Could not count the messages");
+  return row == 1;
+}
+
 gboolean
 prs_store_count_messages (PrsStore    *self,
                           const char  *conversation_id,
@@ -15,7 +28,6 @@ prs_store_count_messages (PrsStore    *self,
 {
   g_autoptr(PrsStmt) stmt = NULL;
   gint64 count, min_seq, max_seq;
-  int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
@@ -36,13 +48,8 @@ prs_store_count_messages (PrsStore    *self,
     return FALSE;
 
   prs_store_bind_text (stmt, 1, conversation_id);
-  row = prs_store_step_row (self, stmt, "Could not count the messages", error);
-  if (row != 1)
-    {
-      if (row == 0)
-        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE, "Could not count the messages");
-      return FALSE;
-    }
+  if (!step_one_row (self, stmt, error))
+    return FALSE;
 
   if (sqlite3_column_type (stmt, 1) == SQLITE_NULL)
     {
@@ -63,13 +70,8 @@ prs_store_count_messages (PrsStore    *self,
           if (stmt == NULL)
             return FALSE;
           prs_store_bind_text (stmt, 1, conversation_id);
-          row = prs_store_step_row (self, stmt, "Could not count the messages", error);
-          if (row != 1)
-            {
-              if (row == 0)
-                g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE, "Could not count the messages");
-              return FALSE;
-            }
+          if (!step_one_row (self, stmt, error))
+            return FALSE;
           count = sqlite3_column_int64 (stmt, 0);
         }
     }
