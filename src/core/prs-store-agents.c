@@ -114,8 +114,6 @@ prs_store_list_agents (PrsStore  *self,
                        GError   **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autoptr(GPtrArray) agents = NULL;
-  int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
 
@@ -126,19 +124,8 @@ prs_store_list_agents (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  agents = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_agent_free);
-  while ((row = prs_store_step_row (self, stmt, "Could not list the agents", error)) == 1)
-    {
-      PrsAgent *agent = agent_from_row (stmt, error);
-
-      if (agent == NULL)
-        return NULL;
-      g_ptr_array_add (agents, agent);
-    }
-  if (row < 0)
-    return NULL;
-
-  return g_steal_pointer (&agents);
+  return prs_store_collect_rows (self, stmt, "Could not list the agents",
+                                 (PrsStoreReadRow) agent_from_row, (GDestroyNotify) prs_agent_free, error);
 }
 
 PrsAgent *

@@ -58,6 +58,17 @@ gboolean      prs_store_exec_cached       (PrsStore     *self,
 /* Now, as the store writes times: "2026-11-29T23:30:42.123Z" (UTC); fixed
  * width (milliseconds, Z), so that the text sorts as the time does. */
 char         *prs_store_now_iso8601       (void);
+/* Reads the current row of @stmt into a new object, or NULL with @error. */
+typedef gpointer (*PrsStoreReadRow) (sqlite3_stmt  *stmt,
+                                     GError       **error);
+/* Every row of @stmt through @read, in an array that frees its items with
+ * @free_func; NULL with @error (@what says what was being read). */
+GPtrArray    *prs_store_collect_rows      (PrsStore        *self,
+                                           sqlite3_stmt    *stmt,
+                                           const char      *what,
+                                           PrsStoreReadRow  read,
+                                           GDestroyNotify   free_func,
+                                           GError         **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
                                            GError      **error);

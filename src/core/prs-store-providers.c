@@ -28,7 +28,8 @@ prs_provider_row_free (PrsProviderRow *row)
 }
 
 static PrsProviderRow *
-read_row (sqlite3_stmt *stmt)
+read_row (sqlite3_stmt  *stmt,
+          GError       **error)
 {
   PrsProviderRow *row = g_new0 (PrsProviderRow, 1);
 
@@ -48,8 +49,6 @@ prs_store_list_providers (PrsStore  *self,
                           GError   **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autoptr(GPtrArray) rows = NULL;
-  int rc;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -61,13 +60,8 @@ prs_store_list_providers (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_provider_row_free);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the AI providers", error)) == 1)
-    g_ptr_array_add (rows, read_row (stmt));
-  if (rc < 0)
-    return NULL;
-
-  return g_steal_pointer (&rows);
+  return prs_store_collect_rows (self, stmt, "Could not read the AI providers",
+                                 (PrsStoreReadRow) read_row, (GDestroyNotify) prs_provider_row_free, error);
 }
 
 PrsProviderRow *
@@ -93,7 +87,7 @@ prs_store_lookup_provider (PrsStore    *self,
   prs_store_bind_text (stmt, 1, id_or_name);
 
   rc = prs_store_step_row (self, stmt, "Could not read the AI provider", error);
-  return rc == 1 ? read_row (stmt) : NULL;
+  return rc == 1 ? read_row (stmt, NULL) : NULL;
 }
 
 static gboolean

@@ -47,7 +47,8 @@ prs_run_row_free (PrsRunRow *row)
 }
 
 static PrsRunRow *
-read_run (sqlite3_stmt *stmt)
+read_run (sqlite3_stmt  *stmt,
+          GError       **error)
 {
   PrsRunRow *row = g_new0 (PrsRunRow, 1);
 
@@ -161,7 +162,7 @@ prs_store_lookup_run (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, run_id);
-  return prs_store_step_row (self, stmt, "Could not read the agent run", error) == 1 ? read_run (stmt) : NULL;
+  return prs_store_step_row (self, stmt, "Could not read the agent run", error) == 1 ? read_run (stmt, NULL) : NULL;
 }
 
 PrsRunRow *
@@ -182,7 +183,7 @@ prs_store_lookup_run_by_trigger (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, message_id);
-  return prs_store_step_row (self, stmt, "Could not read the agent run", error) == 1 ? read_run (stmt) : NULL;
+  return prs_store_step_row (self, stmt, "Could not read the agent run", error) == 1 ? read_run (stmt, NULL) : NULL;
 }
 
 GPtrArray *
@@ -190,8 +191,6 @@ prs_store_list_unfinished_runs (PrsStore  *self,
                                 GError   **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autoptr(GPtrArray) rows = NULL;
-  int rc;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
 
@@ -203,12 +202,8 @@ prs_store_list_unfinished_runs (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_run_row_free);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the agent runs", error)) == 1)
-    g_ptr_array_add (rows, read_run (stmt));
-  if (rc < 0)
-    return NULL;
-  return g_steal_pointer (&rows);
+  return prs_store_collect_rows (self, stmt, "Could not read the agent runs",
+                                 (PrsStoreReadRow) read_run, (GDestroyNotify) prs_run_row_free, error);
 }
 
 /* ---- tool calls ---- */
@@ -232,7 +227,8 @@ prs_tool_call_row_free (PrsToolCallRow *row)
 }
 
 static PrsToolCallRow *
-read_tool_call (sqlite3_stmt *stmt)
+read_tool_call (sqlite3_stmt  *stmt,
+                GError       **error)
 {
   PrsToolCallRow *row = g_new0 (PrsToolCallRow, 1);
 
@@ -321,8 +317,6 @@ prs_store_list_tool_calls (PrsStore    *self,
                            GError     **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autoptr(GPtrArray) rows = NULL;
-  int rc;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
 
@@ -334,12 +328,8 @@ prs_store_list_tool_calls (PrsStore    *self,
     return NULL;
   prs_store_bind_text (stmt, 1, run_id);
 
-  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_call_row_free);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the tool calls", error)) == 1)
-    g_ptr_array_add (rows, read_tool_call (stmt));
-  if (rc < 0)
-    return NULL;
-  return g_steal_pointer (&rows);
+  return prs_store_collect_rows (self, stmt, "Could not read the tool calls",
+                                 (PrsStoreReadRow) read_tool_call, (GDestroyNotify) prs_tool_call_row_free, error);
 }
 
 PrsToolCallRow *
@@ -360,7 +350,7 @@ prs_store_lookup_tool_call (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, id_or_message_id);
-  return prs_store_step_row (self, stmt, "Could not read the tool call", error) == 1 ? read_tool_call (stmt) : NULL;
+  return prs_store_step_row (self, stmt, "Could not read the tool call", error) == 1 ? read_tool_call (stmt, NULL) : NULL;
 }
 
 /* ---- approval rules ---- */

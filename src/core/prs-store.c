@@ -1037,8 +1037,6 @@ prs_store_list_tools (PrsStore  *self,
                       GError   **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autoptr(GPtrArray) tools = NULL;
-  int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -1050,19 +1048,8 @@ prs_store_list_tools (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-  while ((row = prs_store_step_row (self, stmt, "Could not read the tools", error)) == 1)
-    {
-      PrsTool *tool = tool_from_row (stmt, error);
-
-      if (tool == NULL)
-        return NULL;
-      g_ptr_array_add (tools, tool);
-    }
-  if (row < 0)
-    return NULL;
-
-  return g_steal_pointer (&tools);
+  return prs_store_collect_rows (self, stmt, "Could not read the tools",
+                                 (PrsStoreReadRow) tool_from_row, (GDestroyNotify) prs_tool_free, error);
 }
 
 PrsTool *
@@ -1169,6 +1156,31 @@ prs_store_get_discovery_status (PrsStore  *self,
 }
 
 /* ---- Conversations and messages ------------------------------------------ */
+
+GPtrArray *
+prs_store_collect_rows (PrsStore         *self,
+                        sqlite3_stmt     *stmt,
+                        const char       *what,
+                        PrsStoreReadRow   read,
+                        GDestroyNotify    free_func,
+                        GError          **error)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (free_func);
+  int row;
+
+  while ((row = prs_store_step_row (self, stmt, what, error)) == 1)
+    {
+      gpointer item = read (stmt, error);
+
+      if (item == NULL)
+        return NULL;
+      g_ptr_array_add (items, item);
+    }
+  if (row < 0)
+    return NULL;
+
+  return g_steal_pointer (&items);
+}
 
 char *
 prs_store_now_iso8601 (void)
