@@ -71,7 +71,8 @@ def run(tap, app):
             except Exception:
                 time.sleep(0.01)
 
-    threads = [threading.Thread(target=client) for _ in range(1)]
+    # daemon: a test ended early (SIGTERM → SystemExit) must not wait for it
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(1)]
     for t in threads:
         t.start()
 

@@ -209,7 +209,7 @@ def run(tap, app, report_only):
                 break
             time.sleep(0.02)
 
-    sampler = threading.Thread(target=sample)
+    sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     result = upload(app, 200 * 1024 * 1024, auth=False)
     time.sleep(0.3)
