@@ -483,14 +483,15 @@ handle_resolve (PrsApiRoutes      *routes,
 
 /* Replays the stored answer of the message carrying @dedup_key. A message
  * whose run never began because Prosponsive stopped first (marked
- * "interrupted" at the next start) has no answer to replay: when @orphan_id
- * is given, it is returned there instead, with FALSE, so that this request
- * answers it (nothing acted for it yet, and no one heard back). */
+ * "interrupted" at the next start) has no answer to replay: when @orphan
+ * is given, that stored message is returned there instead, with FALSE, so
+ * that this request answers it (nothing acted for it yet, and no one heard
+ * back). */
 static gboolean
 replay_duplicate_or_orphan (PrsApiRoutes      *routes,
                             SoupServerMessage *msg,
                             const char        *dedup_key,
-                            char             **orphan_id)
+                            JsonNode         **orphan)
 {
   g_autofree char *message_id = prs_store_find_message_by_dedup_key (routes->store, dedup_key);
   g_autoptr(JsonNode) message = NULL;
@@ -517,13 +518,13 @@ replay_duplicate_or_orphan (PrsApiRoutes      *routes,
     return FALSE;
 
   extra = json_object_get_member (json_node_get_object (message), "extra");
-  if (orphan_id != NULL && extra != NULL && JSON_NODE_HOLDS_OBJECT (extra) &&
+  if (orphan != NULL && extra != NULL && JSON_NODE_HOLDS_OBJECT (extra) &&
       g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (message), "status", ""),
                  "failed") == 0 &&
       g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (extra), "reason", ""),
                  PRS_INBOUND_REASON_INTERRUPTED) == 0)
     {
-      *orphan_id = g_steal_pointer (&message_id);
+      *orphan = g_steal_pointer (&message);
       return FALSE;
     }
   if (extra != NULL && JSON_NODE_HOLDS_OBJECT (extra) &&
@@ -1014,7 +1015,7 @@ handle_inference (PrsApiRoutes      *routes,
   g_autofree char *context_json = NULL;
   g_autofree char *execution_json = NULL;
   g_autofree char *dedup_key = NULL;
-  g_autofree char *orphan_id = NULL;
+  g_autoptr(JsonNode) orphan = NULL;
   g_autofree char *message_id = NULL;
   g_autofree char *extra_json = NULL;
   const char *prompt, *conversation_id, *agent_id = NULL, *idempotency_key;
@@ -1152,23 +1153,16 @@ handle_inference (PrsApiRoutes      *routes,
 
   dedup_key = compute_dedup_key (idempotency_key, workflow_id, execution_id, prompt, context);
   if (dedup_key != NULL &&
-      replay_duplicate_or_orphan (routes, msg, dedup_key, routes->runner != NULL ? &orphan_id : NULL))
+      replay_duplicate_or_orphan (routes, msg, dedup_key, routes->runner != NULL ? &orphan : NULL))
     return;
 
-  if (orphan_id != NULL)
+  if (orphan != NULL)
     {
       /* The first request's message, exactly as it was stored */
-      g_autoptr(JsonNode) stored = prs_store_get_message (routes->store, orphan_id, &error);
+      JsonObject *first = json_node_get_object (orphan);
       g_autofree char *stored_context = NULL;
       g_autofree char *stored_execution = NULL;
-      JsonObject *first;
 
-      if (stored == NULL)
-        {
-          internal_error (msg, error);
-          return;
-        }
-      first = json_node_get_object (stored);
       if ((node = json_object_get_member (first, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
         stored_context = to_json_string (node);
       if ((node = json_object_get_member (first, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
@@ -1177,7 +1171,8 @@ handle_inference (PrsApiRoutes      *routes,
                             json_object_get_string_member_with_default (first, "content", prompt),
                             json_object_get_string_member_with_default (first, "conversationId", conversation_id),
                             json_object_get_string_member_with_default (first, "agentId", agent_id),
-                            stored_context, stored_execution, dedup_key, orphan_id);
+                            stored_context, stored_execution, dedup_key,
+                            json_object_get_string_member (first, "id"));
       return;
     }
 
