@@ -96,7 +96,7 @@ def main():
         tap.ok(not recorder.hits, '0 requests reached the recorder (no webhook, no image, no link)',
                recorder.hits[:5])
 
-        view = open(os.path.join(TOP, 'src', 'ui', 'prs-markdown-view.c')).read()
+        view = open(os.path.join(TOP, 'src', 'ui', 'conversation', 'prs-markdown-view.c')).read()
         network = [w for w in ('soup_', 'g_file_new_for_uri', 'gdk_texture_new_from_file',
                                'gtk_picture_new_for_file', 'g_file_load_contents', 'GtkMediaFile')
                    if w in view]
