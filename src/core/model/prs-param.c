@@ -2,7 +2,7 @@
 /* prs-param.c: a tool parameter: name, type, requiredness, default, wording. */
 #include <string.h>
 
-#include "prs-js-scan.h"
+#include "prs-param.h"
 
 PrsParam *
 prs_param_new (const char   *name,

@@ -4,7 +4,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include "prs-js-scan.h"
+#include "prs-param.h"
 
 G_BEGIN_DECLS
 

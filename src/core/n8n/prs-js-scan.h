@@ -9,38 +9,9 @@
 
 #include <json-glib/json-glib.h>
 
+#include "prs-param.h"
+
 G_BEGIN_DECLS
-
-typedef enum
-{
-  PRS_PARAM_STRING,
-  PRS_PARAM_NUMBER,
-  PRS_PARAM_BOOLEAN,
-  PRS_PARAM_ARRAY,
-  PRS_PARAM_OBJECT,
-} PrsParamType;
-
-typedef struct
-{
-  char         *name;           /* the KEY, a JavaScript identifier */
-  PrsParamType  type;
-  gboolean      required;
-  JsonNode     *default_value;  /* NULL when the parameter has no default */
-  char         *description;    /* "The max results" */
-} PrsParam;
-
-PrsParam    *prs_param_new             (const char   *name,
-                                        PrsParamType  type,
-                                        gboolean      required,
-                                        JsonNode     *default_value);
-PrsParam    *prs_param_copy            (const PrsParam *param);
-void         prs_param_free            (PrsParam     *param);
-const char  *prs_param_type_to_string  (PrsParamType  type);
-gboolean     prs_param_type_from_string (const char  *str,
-                                        PrsParamType *out_type);
-char        *prs_param_describe        (const char   *key);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsParam, prs_param_free)
 
 /* Accumulates parameters over several Code nodes, applying the merge rules:
  * the first occurrence (node order, then text order) gives type and default;
