@@ -257,7 +257,7 @@ def run(args, pages, root, test_module):
     data_dir = os.path.join(work_dir, 'data')
     os.makedirs(data_dir)
     env = T.tool_env(args, data_dir)
-    provider = T.Provider(TURNS, work_dir)
+    provider = T.Provider(TURNS)
     app = n8n = None
     try:
         T.add_provider(args, env, provider)

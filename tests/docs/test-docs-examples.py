@@ -353,30 +353,15 @@ def workflow_around(name, code=None):
 
 # --------------------------------------------------------------------- the scripted model
 
-class Provider:
-    def __init__(self, turns, work_dir):
-        self.dir = os.path.join(work_dir, 'provider')
-        os.makedirs(self.dir, exist_ok=True)
-        self.log = os.path.join(self.dir, 'log.json')
-        script = os.path.join(self.dir, 'script.json')
-        with open(script, 'w') as f:
-            json.dump({'kind': 'openai', 'turns': turns}, f)
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'scripted-provider.py'),
-                                      '--script', script, '--log', self.log],
-                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.port = int(self.proc.stdout.readline())
+class Provider(prsapi.ScriptedProvider):
+    """The scripted model answering @turns (OpenAI-compatible); requests()
+    are its chat requests only."""
+
+    def __init__(self, turns):
+        super().__init__({'kind': 'openai', 'turns': turns})
 
     def requests(self):
-        try:
-            with open(self.log) as f:
-                return [r for r in json.load(f)['requests'] if r['method'] == 'POST']
-        except (OSError, ValueError):
-            return []
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        return super().requests('POST')
 
 
 def add_provider(args, env, provider):
@@ -423,7 +408,7 @@ def run_page(args, path, root):
     port = None
     try:
         if page_needs_app(items):
-            provider = Provider(API_PAGE_TURNS, work_dir)
+            provider = Provider(API_PAGE_TURNS)
             add_provider(args, env, provider)
             app = start_app(args, data_dir, {'PROSPONSIVE_INFERENCE_WAIT_SECONDS': str(INFERENCE_WAIT),
                                              'PROSPONSIVE_SECRETS': 'file', 'GSETTINGS_BACKEND': 'memory'})
