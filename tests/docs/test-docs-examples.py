@@ -37,8 +37,8 @@ DOC_PORT = '3100'
 BLOCK_TIMEOUT = 90
 # The API page's answers wait this long instead of 110 s, so its "long run"
 # example (a model that takes LONG_RUN_DELAY s) gets its 202 quickly.
-INFERENCE_WAIT = 5
-LONG_RUN_DELAY = 15
+INFERENCE_WAIT = 8
+LONG_RUN_DELAY = 16
 
 MARKER = re.compile(r'^<!--\s*([a-z0-9-]+)(?::\s*(.*?))?\s*-->\s*$')
 FENCE = re.compile(r'^(`{3,})\s*([A-Za-z0-9_+-]*)\s*$')
