@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-paths.c: the data folder, from --data-dir, PROSPONSIVE_DATA_DIR, or XDG,
- * and how its files are checked. */
+ * and the rules for using it: the folder is the user's own and private, and
+ * its files are opened without following links, checked for owner and mode.
+ * A folder other users can write would let them swap secrets.json, the
+ * token stamp or the database under the app. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gi18n-lib.h>
@@ -51,6 +57,99 @@ set_errno_error (GError     **error,
                _("Could not open “%s”: %s"), path, g_strerror (saved_errno));
 }
 
+/* A folder above the data folder that anyone may change (and not sticky,
+ * like /tmp is) lets anyone rename the data folder away and put their own
+ * in its place. Owners are not compared: in a Flatpak sandbox the system's
+ * folders belong to an unmapped user. */
+static gboolean
+check_ancestors (const char  *data_dir,
+                 GError     **error)
+{
+  g_autofree char *real = realpath (data_dir, NULL);
+  g_autofree char *dir = NULL;
+
+  if (real == NULL)
+    {
+      set_errno_error (error, errno, data_dir);
+      return FALSE;
+    }
+
+  dir = g_path_get_dirname (real);
+  for (;;)
+    {
+      struct stat st;
+      char *parent;
+
+      if (stat (dir, &st) == 0 && (st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH,
+                       _("The folder “%s” above the data folder can be changed by every user of this "
+                         "computer, who could swap the data folder. Choose a data folder elsewhere."),
+                       dir);
+          return FALSE;
+        }
+
+      parent = g_path_get_dirname (dir);
+      if (g_str_equal (parent, dir))
+        {
+          g_free (parent);
+          return TRUE;
+        }
+      g_free (dir);
+      dir = parent;
+    }
+}
+
+/* The data folder must be the user's own; one that others may read or
+ * change is made private (its files are private already, but a folder
+ * others can write lets them replace those files). */
+static gboolean
+check_data_dir (const char  *data_dir,
+                GError     **error)
+{
+  struct stat st;
+  int fd;
+
+  /* Through a descriptor, so that the folder checked is the one changed */
+  fd = open (data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) != 0)
+    {
+      set_errno_error (error, errno, data_dir);
+      if (fd >= 0)
+        close (fd);
+      return FALSE;
+    }
+
+  if (st.st_uid != geteuid ())
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH,
+                   _("The data folder “%s” belongs to another user (user id %u). Prosponsive keeps "
+                     "its data only in a folder of your own; choose another with --data-dir."),
+                   data_dir, (guint) st.st_uid);
+      close (fd);
+      return FALSE;
+    }
+
+  if ((st.st_mode & 077) != 0)
+    {
+      if (fchmod (fd, 0700) != 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH,
+                       _("The data folder “%s” is open to other users and could not be made "
+                         "private: %s"), data_dir, g_strerror (saved_errno));
+          close (fd);
+          return FALSE;
+        }
+      g_message ("The data folder %s was open to other users (mode %04o); it is now private to you (0700)",
+                 data_dir, (guint) (st.st_mode & 07777));
+    }
+
+  close (fd);
+  return TRUE;
+}
+
 gboolean
 prs_paths_ensure_data_dir (const char  *data_dir,
                            GError     **error)
@@ -67,7 +166,7 @@ prs_paths_ensure_data_dir (const char  *data_dir,
       return FALSE;
     }
 
-  return TRUE;
+  return check_ancestors (data_dir, error) && check_data_dir (data_dir, error);
 }
 
 /* What makes a file of the data folder one not to use, from lstat or from
@@ -141,5 +240,92 @@ prs_paths_check_file (const char  *path,
       log_tightened (path, &st);
     }
 
+  return TRUE;
+}
+
+int
+prs_paths_open_file (const char  *path,
+                     int          flags,
+                     GError     **error)
+{
+  struct stat st;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, -1);
+
+  /* O_NONBLOCK: a planted FIFO must not hang the open; a regular file
+   * ignores it */
+  fd = open (path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ELOOP && lstat (path, &st) == 0)
+        check_file_stat (path, &st, error);
+      else
+        set_errno_error (error, saved_errno, path);
+      return -1;
+    }
+
+  if (fstat (fd, &st) != 0 || !check_file_stat (path, &st, error) ||
+      ((st.st_mode & 077) != 0 && fchmod (fd, 0600) != 0))
+    {
+      if (error != NULL && *error == NULL)
+        set_errno_error (error, errno, path);
+      close (fd);
+      return -1;
+    }
+  if ((st.st_mode & 077) != 0)
+    log_tightened (path, &st);
+
+  return fd;
+}
+
+gboolean
+prs_paths_read_file (const char  *path,
+                     gsize        max_bytes,
+                     char       **out_contents,
+                     gsize       *out_length,
+                     GError     **error)
+{
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  guint8 chunk[4096];
+  gssize n;
+  int fd;
+
+  g_return_val_if_fail (out_contents != NULL, FALSE);
+
+  fd = prs_paths_open_file (path, O_RDONLY, error);
+  if (fd < 0)
+    return FALSE;
+
+  while ((n = read (fd, chunk, sizeof chunk)) != 0)
+    {
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 || buffer->len + (gsize) n > max_bytes)
+        {
+          int saved_errno = errno;
+
+          if (n < 0)
+            g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                         _("Could not read “%s”: %s"), path, g_strerror (saved_errno));
+          else
+            g_set_error (error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH,
+                         _("“%s” is larger than such a file can be; remove it if you did not make it."),
+                         path);
+          memset (chunk, 0, sizeof chunk);
+          close (fd);
+          return FALSE;
+        }
+      g_byte_array_append (buffer, chunk, n);
+    }
+  memset (chunk, 0, sizeof chunk);
+  close (fd);
+
+  if (out_length != NULL)
+    *out_length = buffer->len;
+  g_byte_array_append (buffer, (const guint8 *) "", 1);
+  *out_contents = (char *) g_byte_array_free (g_steal_pointer (&buffer), FALSE);
   return TRUE;
 }
