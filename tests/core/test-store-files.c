@@ -206,6 +206,77 @@ test_private_whatever_the_umask (Fixture       *fixture,
   g_assert_cmpuint (file_mode (shm), ==, 0600);
 }
 
+/* ---- planted files ---------------------------------------------------------- */
+
+static void
+assert_unsafe (const GError *error,
+               const char   *path)
+{
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH);
+  g_assert_nonnull (strstr (error->message, path));
+}
+
+/* A link planted as prosponsive.db (or beside it) is never followed: the
+ * file it points to is neither opened nor changed. */
+static void
+test_planted_links_refused (Fixture       *fixture,
+                            gconstpointer  user_data)
+{
+  static const char * const suffixes[] = { "", "-wal", "-journal" };
+  g_autofree char *target = g_build_filename (fixture->dir, "someone-elses.db", NULL);
+
+  g_assert_cmpint (g_chmod (fixture->dir, 0700), ==, 0);
+  g_object_unref (open_store (fixture));
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *path = g_strconcat (fixture->db_path, suffixes[i], NULL);
+      g_autofree char *moved = g_strconcat (path, ".moved", NULL);
+      g_autofree char *contents = NULL;
+      g_autoptr(GError) error = NULL;
+      PrsStore *store;
+
+      g_assert_true (g_file_set_contents (target, "not a database", -1, NULL));
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        g_assert_cmpint (g_rename (path, moved), ==, 0);
+      g_assert_cmpint (symlink (target, path), ==, 0);
+
+      store = prs_store_new (fixture->dir, &error);
+      g_assert_null (store);
+      assert_unsafe (error, path);
+      g_assert_true (g_file_get_contents (target, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "not a database");
+
+      g_assert_cmpint (g_unlink (path), ==, 0);
+      if (g_file_test (moved, G_FILE_TEST_EXISTS))
+        g_assert_cmpint (g_rename (moved, path), ==, 0);
+    }
+}
+
+/* A WAL another user left beside the database would be replayed into it */
+static void
+test_foreign_wal_refused (Fixture       *fixture,
+                          gconstpointer  user_data)
+{
+  g_autofree char *wal = g_strconcat (fixture->db_path, "-wal", NULL);
+  g_autoptr(GError) error = NULL;
+  PrsStore *store;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("making a file another user's needs root");
+      return;
+    }
+
+  g_object_unref (open_store (fixture));
+  g_assert_true (g_file_set_contents (wal, "", 0, NULL));
+  g_assert_cmpint (chown (wal, 65534, 65534), ==, 0);
+
+  store = prs_store_new (fixture->dir, &error);
+  g_assert_null (store);
+  assert_unsafe (error, wal);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -218,6 +289,8 @@ main (int   argc,
   ADD ("locks/second-connection", test_second_connection_keeps_locks);
   ADD ("locks/other-process-sees-writes", test_other_process_sees_writes);
   ADD ("modes/private-whatever-the-umask", test_private_whatever_the_umask);
+  ADD ("planted/links-refused", test_planted_links_refused);
+  ADD ("planted/foreign-wal-refused", test_foreign_wal_refused);
 
 #undef ADD
 
