@@ -66,8 +66,7 @@ agent_import (PrsCtl  *ctl,
   if ((store = prs_store_new (ctl->data_dir, &error)) == NULL ||
       !prs_store_save_agent (store, agent, NULL, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   g_print ("%s\n", agent->id);
@@ -102,8 +101,7 @@ agent_export (PrsCtl  *ctl,
       (tools = prs_store_list_tools (store, &error)) == NULL ||
       (text = prs_agent_file_write (agent, tools, &error)) == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   g_print ("%s", text);
@@ -136,8 +134,7 @@ agent_list (PrsCtl  *ctl,
   if ((store = prs_store_new (ctl->data_dir, &error)) == NULL ||
       (agents = prs_store_list_agents (store, &error)) == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   if (json)

@@ -105,8 +105,7 @@ provider_add (PrsCtl          *ctl,
 
   if (!open_providers (ctl, &store, &providers, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   ok = prs_providers_add (providers, kind, name, base_url, model, priority, key, &id, &error);
@@ -116,7 +115,7 @@ provider_add (PrsCtl          *ctl,
     {
       g_printerr (_("Could not add the provider: %s\n"), error->message);
       return g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) ? PRS_CTL_EXIT_USAGE
-                                                                          : PRS_CTL_EXIT_NEGATIVE;
+                                                                          : prs_ctl_exit_status (error);
     }
 
   g_print (_("Added the %s provider “%s” (%s), model %s.\n"),
@@ -139,8 +138,7 @@ provider_list (PrsCtl   *ctl,
   if (!open_providers (ctl, &store, &providers, &error) ||
       (rows = prs_store_list_providers (store, &error)) == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   if (!json && rows->len == 0)
@@ -208,8 +206,7 @@ provider_remove (PrsCtl     *ctl,
   if (!open_providers (ctl, &store, &providers, &error) ||
       !prs_providers_remove (providers, name, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   g_print (_("Removed the provider “%s” and its key.\n"), name);
@@ -265,13 +262,14 @@ provider_test (PrsCtl     *ctl,
 
   if (!open_providers (ctl, &store, &providers, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
   row = prs_store_lookup_provider (store, name, &error);
   if (row == NULL)
     {
-      g_printerr ("%s\n", error != NULL ? error->message : _("There is no such AI provider."));
+      if (error != NULL)
+        return prs_ctl_fail (error);
+      g_printerr ("%s\n", _("There is no such AI provider."));
       return PRS_CTL_EXIT_NEGATIVE;
     }
 

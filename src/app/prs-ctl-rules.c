@@ -39,8 +39,7 @@ rule_add (PrsCtl         *ctl,
   store = prs_store_new (ctl->data_dir, &error);
   if (store == NULL || !prs_store_add_approval_rule (store, tool, agent, conversation, action, &id, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
   id_text = g_strdup_printf ("%" G_GINT64_FORMAT, id);
   /* Translators: the rule's number, approve or deny, then the tool, agent and conversation */
@@ -61,8 +60,7 @@ rule_list (PrsCtl   *ctl,
     rules = prs_store_list_approval_rules (store, &error);
   if (rules == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   if (json)
@@ -105,8 +103,7 @@ rule_remove (PrsCtl         *ctl,
   store = prs_store_new (ctl->data_dir, &error);
   if (store == NULL || !prs_store_remove_approval_rule (store, (gint64) id, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
   g_print (_("Rule %s removed\n"), id_text);
   return 0;

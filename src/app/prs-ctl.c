@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl.c: prosponsive-ctl, the core's functions for workflow authors and
  * scripts (SPEC §12). Exit codes: 0 success, 1 a negative answer or a
- * failed operation, 2 bad usage or unreadable input. */
+ * failed operation, 2 bad usage or unreadable input, 75 (EX_TEMPFAIL) the
+ * database stayed busy: try again. */
 #include "config.h"
 
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <gio/gunixinputstream.h>
 
 #include "prs-api-token.h"
@@ -34,6 +36,19 @@ prs_ctl_print_json (JsonNode *node)
   g_autofree char *text = prs_json_to_string (node, TRUE);
 
   g_print ("%s\n", text);
+}
+
+int
+prs_ctl_exit_status (const GError *error)
+{
+  return g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_BUSY) ? PRS_CTL_EXIT_BUSY : EXIT_NEGATIVE;
+}
+
+int
+prs_ctl_fail (const GError *error)
+{
+  g_printerr ("%s\n", error->message);
+  return prs_ctl_exit_status (error);
 }
 
 int
@@ -307,8 +322,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
   if ((store = open_store (ctl, &error)) == NULL ||
       !prs_store_set_setting (store, PRS_SETTING_WEBHOOK_AUTH_HEADER, header, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   secrets = prs_secrets_new (ctl->data_dir);
@@ -318,8 +332,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
     {
       if (value != NULL)
         memset (value, 0, strlen (value));
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
   if (value != NULL)
     memset (value, 0, strlen (value));
@@ -375,14 +388,12 @@ cmd_n8n (Ctl   *ctl,
 
   if ((store = open_store (ctl, &error)) == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   if (url != NULL && !prs_store_set_setting (store, PRS_SETTING_N8N_URL, url, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   if (key != NULL)
@@ -481,8 +492,7 @@ cmd_discover (Ctl   *ctl,
 
   if ((store = open_store (ctl, &error)) == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   secrets = prs_secrets_new (ctl->data_dir);
@@ -494,10 +504,12 @@ cmd_discover (Ctl   *ctl,
 
   if (wait.tools == NULL)
     {
+      int status = prs_ctl_exit_status (wait.error);
+
       g_printerr (_("Discovery failed: %s\n"), wait.error->message);
       g_printerr (_("The tools found before are kept.\n"));
       g_clear_error (&wait.error);
-      return EXIT_NEGATIVE;
+      return status;
     }
 
   print_tools (wait.tools, json);
@@ -530,8 +542,7 @@ cmd_tools (Ctl   *ctl,
   if ((store = open_store (ctl, &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   print_tools (tools, json);
@@ -577,8 +588,7 @@ cmd_token (Ctl   *ctl,
 
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   secrets = prs_secrets_new (ctl->data_dir);
@@ -589,8 +599,7 @@ cmd_token (Ctl   *ctl,
 
   if (!ok)
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   g_print ("%s\n", token);
@@ -626,8 +635,7 @@ cmd_cert (Ctl   *ctl,
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error) ||
       (certificate = prs_tls_ensure_certificate (ctl->data_dir, &error)) == NULL)
     {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
 
   text = pem ? prs_tls_dup_pem (certificate) : prs_tls_dup_fingerprint (certificate);
@@ -666,6 +674,10 @@ commands_summary (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     g_string_append_printf (out, "\n  %-16s %s", commands[i].name, _(commands[i].summary));
+  g_string_append_printf (out, "\n\n%s",
+                          _("Exit status: 0 done, 1 a negative answer or a failed operation, 2 bad usage "
+                            "or unreadable input, 75 the database stayed in use by another program "
+                            "(try again in a moment)."));
 
   return g_string_free (out, FALSE);
 }

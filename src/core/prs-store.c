@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
 #include "prs-paths.h"
@@ -13,7 +14,7 @@
 #include "prs-store-private.h"
 
 #define DB_FILE_NAME    "prosponsive.db"
-#define BUSY_TIMEOUT_MS 5000
+#define BUSY_TIMEOUT_MS PRS_STORE_BUSY_TIMEOUT_MS
 
 G_DEFINE_FINAL_TYPE (PrsStore, prs_store, G_TYPE_OBJECT)
 
@@ -275,6 +276,20 @@ prs_store_clear_storage_full_handler (GObject *data)
   g_mutex_unlock (&full_handler_lock);
 }
 
+/* Every connection waits BUSY_TIMEOUT_MS for another (in this process or
+ * another: the app, prosponsive-ctl) to finish writing; past that, the
+ * person reading the error must learn what happened and that trying again
+ * is the answer. */
+void
+prs_store_set_busy_error (PrsStore  *self,
+                          GError   **error)
+{
+  g_set_error (error, PRS_ERROR, PRS_ERROR_STORE_BUSY,
+               _("The database “%s” stayed in use by another program (Prosponsive or "
+                 "prosponsive-ctl) for more than %d seconds. Try again in a moment."),
+               self->path, BUSY_TIMEOUT_MS / 1000);
+}
+
 void
 prs_store_set_error (PrsStore    *self,
                   GError     **error,
@@ -285,6 +300,12 @@ prs_store_set_error (PrsStore    *self,
   gboolean full = (sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_FULL ||
                   sqlite3_system_errno (self->db) == ENOSPC ||
                   sqlite3_system_errno (self->db) == EDQUOT;
+
+  if ((sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_BUSY)
+    {
+      prs_store_set_busy_error (self, error);
+      return;
+    }
 
   g_set_error (error, PRS_ERROR, full ? PRS_ERROR_STORE_FULL : PRS_ERROR_STORE, "%s: %s",
                what, sqlite3_errmsg (self->db));
@@ -508,9 +529,12 @@ enable_wal (PrsStore  *self,
           continue;
         }
 
-      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not open the database “%s”: %s",
-                   self->path, sqlite3_errmsg (self->db));
+      if ((rc & 0xff) == SQLITE_BUSY)
+        prs_store_set_busy_error (self, error);
+      else
+        g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                     "Could not open the database “%s”: %s",
+                     self->path, sqlite3_errmsg (self->db));
       sqlite3_finalize (stmt);
       return FALSE;
     }

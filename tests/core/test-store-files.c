@@ -277,6 +277,39 @@ test_foreign_wal_refused (Fixture       *fixture,
   assert_unsafe (error, wal);
 }
 
+/* ---- busy ------------------------------------------------------------------- */
+
+/* Another connection keeps a write transaction open past the busy timeout:
+ * the writer waited, then says so in words, with its own code. */
+static void
+test_busy_says_so (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  sqlite3 *other = NULL;
+  gint64 start;
+
+  g_assert_cmpint (sqlite3_open_v2 (fixture->db_path, &other, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (other, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+
+  start = g_get_monotonic_time ();
+  g_assert_false (prs_store_set_setting (store, "k", "v", &error));
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, 4 * G_USEC_PER_SEC);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_nonnull (strstr (error->message, fixture->db_path));
+  g_assert_nonnull (strstr (error->message, "Try again"));
+  g_clear_error (&error);
+
+  /* Reading is not held up by a writer (WAL) */
+  g_assert_null (prs_store_dup_setting (store, "k"));
+
+  g_assert_cmpint (sqlite3_exec (other, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (other);
+  g_assert_true (prs_store_set_setting (store, "k", "v", &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -289,6 +322,7 @@ main (int   argc,
   ADD ("locks/second-connection", test_second_connection_keeps_locks);
   ADD ("locks/other-process-sees-writes", test_other_process_sees_writes);
   ADD ("modes/private-whatever-the-umask", test_private_whatever_the_umask);
+  ADD ("busy/says-so", test_busy_says_so);
   ADD ("planted/links-refused", test_planted_links_refused);
   ADD ("planted/foreign-wal-refused", test_foreign_wal_refused);
 
