@@ -562,6 +562,49 @@ cmd_tools (Ctl   *ctl,
   return EXIT_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- backup */
+
+static int
+cmd_backup (Ctl   *ctl,
+            int    argc,
+            char **argv)
+{
+  GOptionEntry entries[] = {
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE — a consistent copy of the database, also while Prosponsive runs"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autofree char *size = NULL;
+  GStatBuf st;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_description (context,
+    _("The copy holds the conversations and their messages, agent runs and tool calls, agents, "
+      "the tools found, AI providers, approval rules and settings. It does not hold the secrets, "
+      "which stay in the keyring (or in secrets.json when no keyring answers): the n8n API key, "
+      "provider keys, the local API token and the webhook Header Auth value; nor the local API's "
+      "certificate.\n\n"
+      "To restore: make a new folder, copy FILE into it as prosponsive.db, and start "
+      "“prosponsive --data-dir FOLDER”. Give the n8n API key and provider keys again there; "
+      "a new API token and certificate are made, so update n8n's “Prosponsive API” credential.\n\n"
+      "FILE is written readable only by you; an existing file is replaced, a symbolic link is "
+      "refused."));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  if (argc != 2)
+    return prs_ctl_usage_error (context, _("backup takes exactly one file."));
+
+  if ((store = open_store (ctl, &error)) == NULL ||
+      !prs_store_backup (store, argv[1], &error))
+    return prs_ctl_fail (error);
+
+  size = g_stat (argv[1], &st) == 0 ? g_format_size (st.st_size) : g_strdup ("?");
+  /* Translators: the first %s is a file name, the second a size such as "1.2 MB" */
+  g_print (_("Backed up the database to “%s” (%s).\n"), argv[1], size);
+  return EXIT_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- token */
 
 static int
@@ -655,6 +698,7 @@ typedef struct
 
 static const Command commands[] = {
   { "agent", prs_ctl_cmd_agent, N_("Import, export or list agents (agent import FILE.md, agent export ID, agent list)") },
+  { "backup", cmd_backup, N_("Write a consistent copy of the database to FILE, also while Prosponsive runs") },
   { "cert", cmd_cert, N_("Print the local API certificate's SHA-256 fingerprint (or --pem)") },
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
