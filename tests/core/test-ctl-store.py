@@ -173,8 +173,12 @@ try:
     data = os.path.join(work, "data")
     r = run(data, "rule", "add", "--tool", "first", "--action", "deny")
     check(r.returncode == 0, "a first verb makes the data folder", r.stderr)
-    busy(data)
-    backup(data, work)
+    for part in (busy, backup):
+        try:
+            part(data, work) if part is backup else part(data)
+        except Exception:
+            import traceback
+            check(False, "%s: unexpected exception" % part.__name__, traceback.format_exc())
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
