@@ -22,7 +22,6 @@ is_live_database_file (PrsStore          *self,
                        const char        *dest_path,
                        const struct stat *dest_st)
 {
-  static const char * const suffixes[] = { "", "-wal", "-shm", "-journal" };
   g_autofree char *dest_dir = g_path_get_dirname (dest_path);
   g_autofree char *dest_base = g_path_get_basename (dest_path);
   g_autofree char *real_dest_dir = realpath (dest_dir, NULL);
@@ -30,10 +29,10 @@ is_live_database_file (PrsStore          *self,
   g_autofree char *live_base = g_path_get_basename (self->path);
   g_autofree char *real_live_dir = realpath (live_dir, NULL);
 
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+  for (guint i = 0; prs_store_file_suffixes[i] != NULL; i++)
     {
-      g_autofree char *live = g_strconcat (self->path, suffixes[i], NULL);
-      g_autofree char *name = g_strconcat (live_base, suffixes[i], NULL);
+      g_autofree char *live = g_strconcat (self->path, prs_store_file_suffixes[i], NULL);
+      g_autofree char *name = g_strconcat (live_base, prs_store_file_suffixes[i], NULL);
       struct stat st;
 
       if (dest_st != NULL && stat (live, &st) == 0 &&

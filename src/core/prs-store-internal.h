@@ -22,6 +22,10 @@ struct _PrsStore
   GHashTable *statements;
 };
 
+/* The database file's name and those SQLite keeps beside it, appended to
+ * the database's path: "", "-wal", "-shm", "-journal", then NULL. */
+extern const char * const prs_store_file_suffixes[];
+
 /* How long a connection waits for another (in this process or another:
  * the app, prosponsive-ctl) that is writing. */
 #define PRS_STORE_BUSY_TIMEOUT_MS 5000

@@ -585,6 +585,8 @@ fail:
   return FALSE;
 }
 
+const char * const prs_store_file_suffixes[] = { "", "-wal", "-shm", "-journal", NULL };
+
 /* The database and the files SQLite keeps beside it: each is checked by
  * name only (see prs_paths_check_file) before SQLite opens it. A planted
  * -wal or -journal would be replayed into the database. */
@@ -592,11 +594,9 @@ static gboolean
 check_database_files (const char  *db_path,
                       GError     **error)
 {
-  static const char * const suffixes[] = { "", "-wal", "-shm", "-journal" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+  for (guint i = 0; prs_store_file_suffixes[i] != NULL; i++)
     {
-      g_autofree char *path = g_strconcat (db_path, suffixes[i], NULL);
+      g_autofree char *path = g_strconcat (db_path, prs_store_file_suffixes[i], NULL);
 
       if (!prs_paths_check_file (path, error))
         return FALSE;
