@@ -10,7 +10,8 @@ a random moment, 20 times (200 with --full: tests/reliability/run-full.sh).
 Each round, before the kill, another process reads the live database and
 must find everything the API has answered for (a WAL deleted under the app
 would hide it), and the app must already use what the ctl committed (the
-agent it imported). At the end every acknowledged write of both sides is
+agent it imported). Before the rounds, a write held open by another
+program past the busy timeout makes the API answer 503 storage-busy. At the end every acknowledged write of both sides is
 there, the database passes PRAGMA integrity_check, and a backup taken
 mid-run, restored as the prosponsive.db of a new folder, starts and holds
 what had been acknowledged before it began."""
@@ -31,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from prsapi import App, Tap, free_port, parse_args  # noqa: E402
 
 ROUNDS = 20
-PLAN = 11
+PLAN = 12
 
 
 class Ctl:
@@ -255,8 +256,28 @@ def main():
     tap.finish()
 
 
+def api_waits_then_says_busy(tap, app, db_path):
+    """Another program (a ctl verb, sqlite3) keeps a write open: the API
+    waits for it, and past the busy timeout answers 503 with Retry-After,
+    storing nothing, instead of failing with a 500."""
+    db = sqlite3.connect(db_path, timeout=10, isolation_level=None)
+    db.execute('BEGIN IMMEDIATE')
+    try:
+        r = app.post('/api/conversations/resolve', {'slug': 'while-busy'}, timeout=20)
+    finally:
+        db.execute('ROLLBACK')
+        db.close()
+    body = r.json() or {}
+    after = app.post('/api/conversations/resolve', {'slug': 'after-busy'})
+    tap.ok(r.status == 503 and body.get('code') == 'storage-busy' and r.headers.get('Retry-After')
+           and after.status == 200,
+           'the API waits for another writer, then answers 503 storage-busy with Retry-After; '
+           'once it is free, 200', '%r %r' % (r, after))
+
+
 def run(tap, app, work):
     db_path = os.path.join(app.data_dir, 'prosponsive.db')
+    api_waits_then_says_busy(tap, app, db_path)
     client = Client(app)
     ctl = Ctl(app, work)
     threads = [threading.Thread(target=client.loop, daemon=True),
