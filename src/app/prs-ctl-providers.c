@@ -104,9 +104,7 @@ provider_add (PrsCtl          *ctl,
                 prs_provider_kind_get_label (kind));
 
   if (!open_providers (ctl, &store, &providers, &error))
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   ok = prs_providers_add (providers, kind, name, base_url, model, priority, key, &id, &error);
   if (key != NULL)
@@ -137,9 +135,7 @@ provider_list (PrsCtl   *ctl,
 
   if (!open_providers (ctl, &store, &providers, &error) ||
       (rows = prs_store_list_providers (store, &error)) == NULL)
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   if (!json && rows->len == 0)
     g_print (_("No AI providers. Add one with “provider add”.\n"));
@@ -205,9 +201,7 @@ provider_remove (PrsCtl     *ctl,
 
   if (!open_providers (ctl, &store, &providers, &error) ||
       !prs_providers_remove (providers, name, &error))
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   g_print (_("Removed the provider “%s” and its key.\n"), name);
   return EXIT_SUCCESS;
@@ -261,9 +255,7 @@ provider_test (PrsCtl     *ctl,
   int status;
 
   if (!open_providers (ctl, &store, &providers, &error))
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
   row = prs_store_lookup_provider (store, name, &error);
   if (row == NULL)
     {

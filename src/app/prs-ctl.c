@@ -321,9 +321,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
 
   if ((store = open_store (ctl, &error)) == NULL ||
       !prs_store_set_setting (store, PRS_SETTING_WEBHOOK_AUTH_HEADER, header, &error))
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
   if (clear ? !prs_secrets_clear_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error)
@@ -387,14 +385,10 @@ cmd_n8n (Ctl   *ctl,
     }
 
   if ((store = open_store (ctl, &error)) == NULL)
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   if (url != NULL && !prs_store_set_setting (store, PRS_SETTING_N8N_URL, url, &error))
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   if (key != NULL)
     {
@@ -491,9 +485,7 @@ cmd_discover (Ctl   *ctl,
     return prs_ctl_usage_error (context, _("discover takes no arguments."));
 
   if ((store = open_store (ctl, &error)) == NULL)
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
   discovery = prs_discovery_new (store, secrets);
@@ -541,9 +533,7 @@ cmd_tools (Ctl   *ctl,
 
   if ((store = open_store (ctl, &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL)
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   print_tools (tools, json);
 
@@ -630,9 +620,7 @@ cmd_token (Ctl   *ctl,
     return prs_ctl_usage_error (context, _("token takes no arguments."));
 
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error))
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
   if (rotate)
@@ -641,9 +629,7 @@ cmd_token (Ctl   *ctl,
     ok = prs_api_token_ensure (secrets, ctl->data_dir, &token, &error);
 
   if (!ok)
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   g_print ("%s\n", token);
   memset (token, 0, strlen (token));
@@ -677,9 +663,7 @@ cmd_cert (Ctl   *ctl,
   /* The same material the running service uses (made on first use). */
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error) ||
       (certificate = prs_tls_ensure_certificate (ctl->data_dir, &error)) == NULL)
-    {
-      return prs_ctl_fail (error);
-    }
+    return prs_ctl_fail (error);
 
   text = pem ? prs_tls_dup_pem (certificate) : prs_tls_dup_fingerprint (certificate);
   g_print (pem ? "%s" : "%s\n", text);

@@ -3,7 +3,6 @@
  * headless mode start the same one. */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <string.h>
