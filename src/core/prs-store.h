@@ -90,12 +90,23 @@ gboolean    prs_store_resolve_conversation    (PrsStore    *self,
                                                char       **out_id,
                                                gboolean    *out_created,
                                                GError     **error);
+/* Only finds: *@out_id is the id of the conversation named @slug, or NULL
+ * when there is none (FALSE only when the store fails). */
+gboolean    prs_store_lookup_conversation_slug (PrsStore    *self,
+                                               const char  *slug,
+                                               char       **out_id,
+                                               GError     **error);
 /* NULL-safe lookups; FALSE / NULL when there is no such conversation. */
 gboolean    prs_store_has_conversation        (PrsStore    *self,
                                                const char  *conversation_id);
 /* [{id, slug, title, messageCount, unreadCount, defaultAgent, createdAt,
  *   updatedAt}] ordered by updatedAt, newest first. Times are ISO 8601 UTC. */
 JsonArray  *prs_store_list_conversations      (PrsStore    *self,
+                                               GError     **error);
+/* One element of prs_store_list_conversations (), or NULL: with @error set
+ * when the store failed, without when there is no such conversation. */
+JsonObject *prs_store_get_conversation        (PrsStore    *self,
+                                               const char  *conversation_id,
                                                GError     **error);
 gboolean    prs_store_rename_conversation     (PrsStore    *self,
                                                const char  *conversation_id,
