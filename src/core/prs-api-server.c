@@ -130,6 +130,8 @@ struct _PrsApiServer
   PrsApiAllowlist *allowlist;
   PrsRunner    *runner;         /* the main thread's; see prs_api_server_set_runner */
   guint         wait_seconds;
+  guint         new_conversations_burst;
+  guint         new_conversations_per_minute;
 
   GThread      *thread;
   GMainContext *thread_context;
@@ -911,6 +913,8 @@ thread_setup (ApiThread  *t,
   t->routes.registry = self->runner != NULL ? prs_runner_get_registry (self->runner) : NULL;
   t->routes.main_context = self->main_context;
   t->routes.wait_seconds = self->wait_seconds;
+  prs_rate_limit_init (&t->routes.new_conversations, self->new_conversations_burst,
+                       self->new_conversations_per_minute, g_get_monotonic_time ());
 
   t->soup = soup_server_new ("server-header", "Prosponsive/" PACKAGE_VERSION " ", NULL);
   g_signal_connect (t->soup, "request-started", G_CALLBACK (on_request_started), t);
@@ -1087,6 +1091,24 @@ prs_api_server_init (PrsApiServer *self)
   g_cond_init (&self->cond);
 }
 
+/* PRS_API_NEW_CONVERSATIONS_*; tests that flood the API with new slugs
+ * set PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE (the burst is then the
+ * same number). */
+static void
+set_new_conversation_limit (PrsApiServer *self)
+{
+  const char *limit = g_getenv ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE");
+  guint64 value = limit != NULL ? g_ascii_strtoull (limit, NULL, 10) : 0;
+
+  self->new_conversations_burst = PRS_API_NEW_CONVERSATIONS_BURST;
+  self->new_conversations_per_minute = PRS_API_NEW_CONVERSATIONS_PER_MINUTE;
+  if (value > 0)
+    {
+      self->new_conversations_burst = (guint) MIN (value, G_MAXINT);
+      self->new_conversations_per_minute = (guint) MIN (value, G_MAXINT);
+    }
+}
+
 PrsApiServer *
 prs_api_server_new (const char *data_dir,
                     PrsSecrets *secrets,
@@ -1103,6 +1125,7 @@ prs_api_server_new (const char *data_dir,
   self->secrets = g_object_ref (secrets);
   self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
   self->main_context = g_main_context_ref_thread_default ();
+  set_new_conversation_limit (self);
   return self;
 }
 
