@@ -73,9 +73,9 @@ prs_ctl_read_input (const char  *path,
     {
       if (buffer->len + (gsize) n > max_bytes)
         {
-          g_autofree char *size = g_format_size (max_bytes);
+          g_autofree char *size = g_format_size_full (max_bytes, G_FORMAT_SIZE_IEC_UNITS);
 
-          /* Translators: %s is a size such as "67.1 MB" */
+          /* Translators: %s is a size such as "4.0 MiB" */
           g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                        _("The input is larger than %s."), size);
           return FALSE;
