@@ -1091,22 +1091,16 @@ prs_api_server_init (PrsApiServer *self)
   g_cond_init (&self->cond);
 }
 
-/* PRS_API_NEW_CONVERSATIONS_*; tests that flood the API with new slugs
- * set PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE (the burst is then the
- * same number). */
-static void
-set_new_conversation_limit (PrsApiServer *self)
+/* A number from the environment, where tests shorten waits and lift
+ * limits; @fallback when unset */
+static guint
+env_uint (const char *name,
+          guint       fallback,
+          guint       max)
 {
-  const char *limit = g_getenv ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE");
-  guint64 value = limit != NULL ? g_ascii_strtoull (limit, NULL, 10) : 0;
+  guint64 value = g_getenv (name) != NULL ? g_ascii_strtoull (g_getenv (name), NULL, 10) : 0;
 
-  self->new_conversations_burst = PRS_API_NEW_CONVERSATIONS_BURST;
-  self->new_conversations_per_minute = PRS_API_NEW_CONVERSATIONS_PER_MINUTE;
-  if (value > 0)
-    {
-      self->new_conversations_burst = (guint) MIN (value, G_MAXINT);
-      self->new_conversations_per_minute = (guint) MIN (value, G_MAXINT);
-    }
+  return value > 0 ? (guint) MIN (value, max) : fallback;
 }
 
 PrsApiServer *
@@ -1125,7 +1119,10 @@ prs_api_server_new (const char *data_dir,
   self->secrets = g_object_ref (secrets);
   self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
   self->main_context = g_main_context_ref_thread_default ();
-  set_new_conversation_limit (self);
+  /* Tests that flood the API with new slugs lift both to the same number */
+  self->new_conversations_per_minute = env_uint ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE",
+                                                 PRS_API_NEW_CONVERSATIONS_PER_MINUTE, G_MAXINT);
+  self->new_conversations_burst = MAX (self->new_conversations_per_minute, PRS_API_NEW_CONVERSATIONS_BURST);
   return self;
 }
 
@@ -1192,17 +1189,12 @@ void
 prs_api_server_set_runner (PrsApiServer *self,
                            PrsRunner    *runner)
 {
-  const char *wait;
-
   g_return_if_fail (PRS_IS_API_SERVER (self));
   g_return_if_fail (self->thread == NULL);
 
   g_set_object (&self->runner, runner);
   /* Tests shorten the 110 s wait */
-  wait = g_getenv ("PROSPONSIVE_INFERENCE_WAIT_SECONDS");
-  self->wait_seconds = PRS_API_INFERENCE_WAIT_SECONDS;
-  if (wait != NULL && g_ascii_strtoull (wait, NULL, 10) > 0)
-    self->wait_seconds = (guint) MIN (g_ascii_strtoull (wait, NULL, 10), 3600);
+  self->wait_seconds = env_uint ("PROSPONSIVE_INFERENCE_WAIT_SECONDS", PRS_API_INFERENCE_WAIT_SECONDS, 3600);
 }
 
 static gboolean
