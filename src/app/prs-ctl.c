@@ -24,7 +24,6 @@
 #define EXIT_NEGATIVE PRS_CTL_EXIT_NEGATIVE
 #define EXIT_USAGE    PRS_CTL_EXIT_USAGE
 
-#define MAX_WORKFLOW_FILE (64 * 1024 * 1024)
 
 typedef PrsCtl Ctl;
 
@@ -158,7 +157,7 @@ cmd_check_workflow (Ctl   *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("check-workflow takes exactly one file."));
 
-  if (!prs_ctl_read_input (argv[1], MAX_WORKFLOW_FILE, &contents, &length, &error))
+  if (!prs_ctl_read_input (argv[1], PRS_WORKFLOW_MAX_BYTES, &contents, &length, &error))
     {
       g_printerr (_("Could not read “%s”: %s\n"), argv[1], error->message);
       return EXIT_USAGE;
