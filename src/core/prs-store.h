@@ -209,6 +209,17 @@ gboolean    prs_store_save_agent              (PrsStore       *self,
                                                const PrsAgent *agent,
                                                const char     *previous_id,
                                                GError        **error);
+/* Saves an imported @agent: a new id is inserted; an id that exists fails
+ * with PRS_ERROR_EXISTS unless @replace, in one transaction (so nothing
+ * can appear between the check and the write). Replacing keeps the id,
+ * so conversations that use the agent keep it; the default agent is
+ * replaced in place like any other and can still never be deleted.
+ * *@out_replaced (may be NULL) says whether one was replaced. */
+gboolean    prs_store_import_agent            (PrsStore       *self,
+                                               const PrsAgent *agent,
+                                               gboolean        replace,
+                                               gboolean       *out_replaced,
+                                               GError        **error);
 /* The default agent cannot be deleted (PRS_ERROR_INVALID_INPUT); the
  * conversations that used the agent fall back to the default. */
 gboolean    prs_store_delete_agent            (PrsStore    *self,
