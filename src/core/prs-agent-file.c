@@ -854,6 +854,52 @@ split_body (const char  *body,
   return g_strdup (p);
 }
 
+static void
+set_too_large (guint64   size,
+               GError  **error)
+{
+  g_autofree char *formatted = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *limit = g_format_size_full (PRS_AGENT_FILE_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+
+  /* Translators: the first %s is the file's size, the second the limit, both such as "1.0 MiB" */
+  g_set_error (error, PRS_ERROR, PRS_ERROR_TOO_LARGE,
+               _("The file is %s; an agent file may be at most %s."), formatted, limit);
+}
+
+PrsAgent *
+prs_agent_file_load (GFile   *file,
+                     GError **error)
+{
+  g_autoptr(GFileInputStream) in = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  in = g_file_read (file, NULL, error);
+  if (in == NULL)
+    return NULL;
+  info = g_file_input_stream_query_info (in, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL, NULL);
+  if (info != NULL && g_file_info_get_size (info) > (goffset) PRS_AGENT_FILE_MAX_BYTES)
+    {
+      set_too_large (g_file_info_get_size (info), error);
+      return NULL;
+    }
+
+  /* One byte more than allowed tells a file that grew (or a pipe) apart */
+  contents = g_malloc (PRS_AGENT_FILE_MAX_BYTES + 1);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (in), contents, PRS_AGENT_FILE_MAX_BYTES + 1,
+                                &length, NULL, error))
+    return NULL;
+  if (length > PRS_AGENT_FILE_MAX_BYTES)
+    {
+      set_too_large (length, error);
+      return NULL;
+    }
+  return prs_agent_file_parse (contents, length, error);
+}
+
 PrsAgent *
 prs_agent_file_parse (const char  *text,
                       gssize       length,
@@ -877,12 +923,7 @@ prs_agent_file_parse (const char  *text,
     length = strlen (text);
   if ((gsize) length > PRS_AGENT_FILE_MAX_BYTES)
     {
-      g_autofree char *size = g_format_size_full (length, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *limit = g_format_size_full (PRS_AGENT_FILE_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
-
-      /* Translators: the first %s is the file's size, the second the limit, both such as "1.0 MiB" */
-      g_set_error (error, PRS_ERROR, PRS_ERROR_TOO_LARGE,
-                   _("The file is %s; an agent file may be at most %s."), size, limit);
+      set_too_large (length, error);
       return NULL;
     }
   if (!g_utf8_validate (text, length, NULL))

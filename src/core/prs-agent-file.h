@@ -25,6 +25,8 @@
  */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "prs-agent.h"
 
 G_BEGIN_DECLS
@@ -55,6 +57,11 @@ G_BEGIN_DECLS
  * PRS_ERROR_TOO_LARGE. */
 PrsAgent *prs_agent_file_parse (const char      *text,
                                 gssize           length,
+                                GError         **error);
+
+/* Reads and parses @file, reading no more than PRS_AGENT_FILE_MAX_BYTES
+ * (a bigger file fails with PRS_ERROR_TOO_LARGE, its size named). */
+PrsAgent *prs_agent_file_load  (GFile           *file,
                                 GError         **error);
 
 /* The file of @agent: front matter written with libyaml's emitter (strings

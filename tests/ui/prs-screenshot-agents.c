@@ -6,7 +6,7 @@
  *
  *   prs-screenshot-agents DATA_DIR OUT.png [--edit ID | --new-id ID] [--map] [--picker PARAM]
  *                         [--search TEXT] [--scroll FRACTION] [--only-editor]
- *                         [--width W] [--height H] [--dark]
+ *                         [--import FILE.md] [--width W] [--height H] [--dark]
  */
 #include "config.h"
 
@@ -29,6 +29,7 @@ static int width = 1060;
 static int height = 720;
 static int editor_height = 0;
 static gboolean dark;
+static char *import_path;
 
 static const GOptionEntry entries[] = {
   { "edit", 0, 0, G_OPTION_ARG_STRING, &edit_id, "Open the editor on this agent", "ID" },
@@ -42,6 +43,7 @@ static const GOptionEntry entries[] = {
   { "height", 0, 0, G_OPTION_ARG_INT, &height, "Window height", "H" },
   { "editor-height", 0, 0, G_OPTION_ARG_INT, &editor_height, "Editor height", "H" },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
+  { "import", 0, 0, G_OPTION_ARG_FILENAME, &import_path, "Import this agent file (its question, if any)", "FILE.md" },
   { NULL }
 };
 
@@ -159,6 +161,13 @@ main (int   argc,
       prs_test_wait_frames (GTK_WIDGET (editor), 8);
       if (only_editor)
         shot = GTK_WIDGET (editor);
+    }
+  if (import_path != NULL)
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (import_path);
+
+      prs_agents_page_import_file (prs_window_get_agents_page (window), file);
+      prs_test_wait_frames (GTK_WIDGET (window), 12);
     }
   prs_test_wait_frames (GTK_WIDGET (window), 4);
 
