@@ -6,19 +6,13 @@ an existing slug never limited), and with the limit lifted, thousands of new
 slugs leave the main thread free: provider-info (answered there) keeps
 answering throughout, and an inference after the flood is answered."""
 
-import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 
-from prsapi import App, Tap, parse_args
+from prsapi import App, ScriptedProvider, Tap, parse_args
 
 PLAN = 12
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 # As in src/core/prs-api-routes.h
 BURST = 120
@@ -127,33 +121,13 @@ def flood(app, n, threads):
     return errors
 
 
-class Provider:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix='prs-api-provider-')
-        script = os.path.join(self.dir, 'script.json')
-        with open(script, 'w') as f:
-            json.dump({'kind': 'openai', 'repeat_last': True,
-                       'turns': [{'response': {'text': 'Still here.'}}]}, f)
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'scripted-provider.py'),
-                                      '--script', script, '--log', os.path.join(self.dir, 'log.json')],
-                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.port = int(self.proc.stdout.readline())
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 def test_flood(tap, args):
     os.environ['PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE'] = '1000000'
-    provider = Provider()
+    provider = ScriptedProvider({'kind': 'openai', 'repeat_last': True,
+                                 'turns': [{'response': {'text': 'Still here.'}}]})
     app = App(args)
     try:
-        res = subprocess.run([args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
-                              '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % provider.port,
-                              '--model', 'model-a', '--api-key-stdin'],
-                             input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
+        res = provider.add_to(app)
         tap.ok(res.returncode == 0, 'provider add', res.stderr)
         app.start()
 

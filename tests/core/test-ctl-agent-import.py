@@ -15,24 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, name, diag=""):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-            for line in str(diag).splitlines():
-                print("# " + line)
-        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, name))
-        sys.stdout.flush()
-
-    def finish(self):
-        print("1..%d" % self.n)
-        return 1 if self.failed else 0
+from ctltap import Tap
 
 
 def main():

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from ctltap import Tap
+
 SAMPLE = (
     "Here is the email:\r\n"
     "\r\n"
@@ -37,25 +39,6 @@ EXPECTED = [
     ]},
     {"type": "text", "text": "Body:\nHi team,\nLink: https://example.com/q3"},
 ]
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, name, diag=""):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-            for line in str(diag).splitlines():
-                print("# " + line)
-        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, name))
-        sys.stdout.flush()
-
-    def finish(self):
-        print("1..%d" % self.n)
-        return 1 if self.failed else 0
 
 
 # The longest reply laid out (PRS_LAYOUT_MAX_INPUT), and the address space

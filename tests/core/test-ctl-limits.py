@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from ctltap import Tap
+
 AGENT_MAX_BYTES = 1024 * 1024
 AGENT_MAX_TOOLS = 1000
 TOOL_MAX_PARAMS = 256
@@ -28,25 +30,6 @@ CPU_SECONDS = 10
 ADDRESS_SPACE = 768 * 1024 * 1024
 # ASan reserves terabytes of address space: no limit can apply there
 SANITIZED = bool(os.environ.get("PROSPONSIVE_SANITIZED"))
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, name, diag=""):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-            for line in str(diag).splitlines()[-20:]:
-                print("# " + line)
-        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, name))
-        sys.stdout.flush()
-
-    def finish(self):
-        print("1..%d" % self.n)
-        return 1 if self.failed else 0
 
 
 def limits():
