@@ -75,6 +75,17 @@ pick (GtkWidget          *window,
   prs_test_wait_frames (window, 2);
 }
 
+/* Imports @path as Import… does, and lets its question (if any) appear */
+static void
+import_file (PrsWindow  *window,
+             const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+
+  prs_agents_page_import_file (prs_window_get_agents_page (window), file);
+  prs_test_wait_frames (GTK_WIDGET (window), 12);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -163,12 +174,7 @@ main (int   argc,
         shot = GTK_WIDGET (editor);
     }
   if (import_path != NULL)
-    {
-      g_autoptr(GFile) file = g_file_new_for_commandline_arg (import_path);
-
-      prs_agents_page_import_file (prs_window_get_agents_page (window), file);
-      prs_test_wait_frames (GTK_WIDGET (window), 12);
-    }
+    import_file (window, import_path);
   prs_test_wait_frames (GTK_WIDGET (window), 4);
 
   if (shot != GTK_WIDGET (window))
