@@ -8,12 +8,14 @@ and `prosponsive-ctl rule`."""
 
 import json
 import os
+import subprocess
 import threading
 import time
 
 from prsapi import App, ScriptedProvider, Tap, parse_args, wait_until
 
 PLAN = 25
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 SCRIPT = {
     'kind': 'openai',
@@ -30,14 +32,22 @@ SCRIPT = {
 }
 
 
+class Provider(ScriptedProvider):
+    def __init__(self):
+        super().__init__(SCRIPT)
+
+
 def main():
     args = parse_args()
     tap = Tap(PLAN)
     os.environ['PROSPONSIVE_INFERENCE_WAIT_SECONDS'] = '2'
-    provider = ScriptedProvider(SCRIPT)
+    provider = Provider()
     app = App(args)
     try:
-        res = provider.add_to(app)
+        res = subprocess.run([args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
+                              '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % provider.port,
+                              '--model', 'model-a', '--api-key-stdin'],
+                             input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
         tap.ok(res.returncode == 0, 'provider add', res.stderr)
         app.start()
         run(tap, app, provider)
