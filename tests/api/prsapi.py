@@ -258,6 +258,13 @@ class ScriptedProvider:
                                      stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
         self.port = int(self.proc.stdout.readline())
 
+    def add_to(self, app):
+        """`prosponsive-ctl provider add` for it: OpenAI kind, model model-a."""
+        return subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
+                               '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % self.port,
+                               '--model', 'model-a', '--api-key-stdin'],
+                              input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
+
     def requests(self, method=None):
         try:
             with open(self.log) as f:
@@ -280,39 +287,3 @@ def wait_until(pred, timeout, interval=0.1):
             return True
         time.sleep(interval)
     return pred()
-
-
-class ScriptedProvider:
-    """tests/scripted-provider.py running `script` (a dict) on a free
-    loopback port, and its log of requests."""
-
-    def __init__(self, script):
-        here = os.path.dirname(os.path.abspath(__file__))
-        self.dir = tempfile.mkdtemp(prefix='prs-api-provider-')
-        self.log = os.path.join(self.dir, 'log.json')
-        path = os.path.join(self.dir, 'script.json')
-        with open(path, 'w') as f:
-            json.dump(script, f)
-        self.proc = subprocess.Popen([sys.executable, os.path.join(here, '..', 'scripted-provider.py'),
-                                      '--script', path, '--log', self.log],
-                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.port = int(self.proc.stdout.readline())
-
-    def add_to(self, app):
-        """`prosponsive-ctl provider add` for it: OpenAI kind, model model-a."""
-        return subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
-                               '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % self.port,
-                               '--model', 'model-a', '--api-key-stdin'],
-                              input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
-
-    def requests(self):
-        try:
-            with open(self.log) as f:
-                return json.load(f)['requests']
-        except (OSError, ValueError):
-            return []
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
