@@ -26,7 +26,6 @@
 #define EXIT_NEGATIVE PRS_CTL_EXIT_NEGATIVE
 #define EXIT_USAGE    PRS_CTL_EXIT_USAGE
 
-#define MAX_WORKFLOW_FILE (64 * 1024 * 1024)
 
 typedef PrsCtl Ctl;
 
@@ -88,9 +87,9 @@ prs_ctl_read_input (const char  *path,
     {
       if (buffer->len + (gsize) n > max_bytes)
         {
-          g_autofree char *size = g_format_size (max_bytes);
+          g_autofree char *size = g_format_size_full (max_bytes, G_FORMAT_SIZE_IEC_UNITS);
 
-          /* Translators: %s is a size such as "67.1 MB" */
+          /* Translators: %s is a size such as "4.0 MiB" */
           g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                        _("The input is larger than %s."), size);
           return FALSE;
@@ -173,7 +172,7 @@ cmd_check_workflow (Ctl   *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("check-workflow takes exactly one file."));
 
-  if (!prs_ctl_read_input (argv[1], MAX_WORKFLOW_FILE, &contents, &length, &error))
+  if (!prs_ctl_read_input (argv[1], PRS_WORKFLOW_MAX_BYTES, &contents, &length, &error))
     {
       g_printerr (_("Could not read “%s”: %s\n"), argv[1], error->message);
       return EXIT_USAGE;

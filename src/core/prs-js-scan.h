@@ -20,6 +20,13 @@ typedef enum
   PRS_PARAM_OBJECT,
 } PrsParamType;
 
+/* The most parameters a tool takes. A tool that a person or a model fills
+ * in has a handful; past a few hundred no model reads the schema, and a
+ * Code node of millions of reads (a generated file) would otherwise cost
+ * gigabytes. A workflow reading more is not discoverable, and the
+ * checklist says why. */
+#define PRS_TOOL_MAX_PARAMS 256
+
 typedef struct
 {
   char         *name;           /* the KEY, a JavaScript identifier */
@@ -57,6 +64,9 @@ guint        prs_param_set_scan        (PrsParamSet  *self,
                                         gssize        len);
 /* The parameters so far, in order. Elements are PrsParam*, owned by the set. */
 GPtrArray   *prs_param_set_get_params  (PrsParamSet  *self);
+/* TRUE when the scanned code reads more than PRS_TOOL_MAX_PARAMS
+ * parameters: only the first ones were kept. */
+gboolean     prs_param_set_overflowed  (PrsParamSet  *self);
 /* Takes the parameters so far out of the set (which starts empty again):
  * PrsParam*, in order, freed with the array. */
 GPtrArray   *prs_param_set_steal_params (PrsParamSet *self);

@@ -120,16 +120,15 @@ on_interval_changed (PrsSettings *settings,
   update_schedule (self);
 }
 
-/* The API thread stored something: the window's models follow at once. */
+/* The API thread stored something: the window's models follow, once per
+ * main loop turn however many arrive (a flood of new conversations must
+ * not cost the main thread more than the rows that changed). */
 static void
 on_api_conversation_created (PrsApiServer *server,
                              const char   *conversation_id,
                              PrsService   *self)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (!prs_conversation_list_reload (self->conversations, &error))
-    g_message ("Could not read the conversations: %s", error->message);
+  prs_conversation_list_queue_update (self->conversations, conversation_id);
 }
 
 static void
@@ -138,10 +137,7 @@ on_api_message_added (PrsApiServer *server,
                       const char   *message_id,
                       PrsService   *self)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (!prs_conversation_list_reload (self->conversations, &error))
-    g_message ("Could not read the conversations: %s", error->message);
+  prs_conversation_list_queue_update (self->conversations, conversation_id);
   g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, conversation_id, message_id);
 }
 

@@ -1253,6 +1253,22 @@ lookup_conversation_by_slug (PrsStore    *self,
 }
 
 gboolean
+prs_store_lookup_conversation_slug (PrsStore    *self,
+                                    const char  *slug,
+                                    char       **out_id,
+                                    GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  g_return_val_if_fail (out_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  *out_id = NULL;
+  if (slug == NULL)
+    return TRUE;
+  return lookup_conversation_by_slug (self, slug, out_id, error);
+}
+
+gboolean
 prs_store_resolve_conversation (PrsStore    *self,
                                 const char  *slug,
                                 char       **out_id,
@@ -1379,6 +1395,31 @@ add_json_member (JsonBuilder *builder,
     json_builder_add_null_value (builder);
 }
 
+#define CONVERSATION_COLUMNS \
+  "id, slug, title, message_count, unread_count, default_agent, created_at, updated_at"
+
+/* One row selected with CONVERSATION_COLUMNS, as prs-conversation reads it */
+static JsonNode *
+conversation_row_to_json (sqlite3_stmt *stmt)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
+  add_string_member (builder, "title", prs_store_column_text (stmt, 2));
+  json_builder_set_member_name (builder, "messageCount");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
+  json_builder_set_member_name (builder, "unreadCount");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 4));
+  add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
+  add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
+  add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
 JsonArray *
 prs_store_list_conversations (PrsStore  *self,
                               GError   **error)
@@ -1391,8 +1432,7 @@ prs_store_list_conversations (PrsStore  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   stmt = prs_store_prepare_cached (self,
-                        "SELECT id, slug, title, message_count, unread_count, default_agent,"
-                        " created_at, updated_at FROM conversations"
+                        "SELECT " CONVERSATION_COLUMNS " FROM conversations"
                         " ORDER BY updated_at DESC, created_at DESC, id",
                         error);
   if (stmt == NULL)
@@ -1400,28 +1440,41 @@ prs_store_list_conversations (PrsStore  *self,
 
   conversations = json_array_new ();
   while ((row = prs_store_step_row (self, stmt, "Could not read the conversations", error)) == 1)
-    {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-
-      json_builder_begin_object (builder);
-      add_string_member (builder, "id", prs_store_column_text (stmt, 0));
-      add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
-      add_string_member (builder, "title", prs_store_column_text (stmt, 2));
-      json_builder_set_member_name (builder, "messageCount");
-      json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
-      json_builder_set_member_name (builder, "unreadCount");
-      json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 4));
-      add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
-      add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
-      add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
-      json_builder_end_object (builder);
-
-      json_array_add_element (conversations, json_builder_get_root (builder));
-    }
+    json_array_add_element (conversations, conversation_row_to_json (stmt));
   if (row < 0)
     return NULL;
 
   return g_steal_pointer (&conversations);
+}
+
+JsonObject *
+prs_store_get_conversation (PrsStore    *self,
+                            const char  *conversation_id,
+                            GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  int row;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (conversation_id == NULL)
+    return NULL;
+
+  stmt = prs_store_prepare_cached (self,
+                                   "SELECT " CONVERSATION_COLUMNS " FROM conversations WHERE id = ?1",
+                                   error);
+  if (stmt == NULL)
+    return NULL;
+
+  prs_store_bind_text (stmt, 1, conversation_id);
+  row = prs_store_step_row (self, stmt, "Could not read a conversation", error);
+  if (row != 1)
+    return NULL;
+
+  node = conversation_row_to_json (stmt);
+  return json_object_ref (json_node_get_object (node));
 }
 
 /* Runs one UPDATE of a conversation, bound as (?1 = id, ?2 = value), in its

@@ -258,6 +258,13 @@ class ScriptedProvider:
                                      stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
         self.port = int(self.proc.stdout.readline())
 
+    def add_to(self, app):
+        """`prosponsive-ctl provider add` for it: OpenAI kind, model model-a."""
+        return subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
+                               '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % self.port,
+                               '--model', 'model-a', '--api-key-stdin'],
+                              input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
+
     def requests(self, method=None):
         try:
             with open(self.log) as f:
