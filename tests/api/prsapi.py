@@ -241,6 +241,45 @@ class App:
         return 0
 
 
+class ScriptedProvider:
+    """tests/scripted-provider.py serving @script (a dict, its SCRIPT FORMAT)
+    on a free port, with its request log, in its own temporary folder."""
+
+    def __init__(self, script):
+        self.dir = tempfile.mkdtemp(prefix='prs-provider-')
+        self.log = os.path.join(self.dir, 'log.json')
+        path = os.path.join(self.dir, 'script.json')
+        with open(path, 'w') as f:
+            json.dump(script, f)
+        self.proc = subprocess.Popen([sys.executable,
+                                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                                   'scripted-provider.py'),
+                                      '--script', path, '--log', self.log],
+                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.port = int(self.proc.stdout.readline())
+
+    def add_to(self, app):
+        """`prosponsive-ctl provider add` for it: OpenAI kind, model model-a."""
+        return subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
+                               '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % self.port,
+                               '--model', 'model-a', '--api-key-stdin'],
+                              input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
+
+    def requests(self, method=None):
+        try:
+            with open(self.log) as f:
+                requests = json.load(f)['requests']
+        except (OSError, ValueError):
+            return []
+        return [r for r in requests if method is None or r['method'] == method]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
 def wait_until(pred, timeout, interval=0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -8,14 +8,11 @@ and `prosponsive-ctl rule`."""
 
 import json
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 
-from prsapi import App, Tap, parse_args, wait_until
+from prsapi import App, ScriptedProvider, Tap, parse_args, wait_until
 
 PLAN = 25
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,29 +32,9 @@ SCRIPT = {
 }
 
 
-class Provider:
+class Provider(ScriptedProvider):
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix='prs-api-provider-')
-        self.log = os.path.join(self.dir, 'log.json')
-        script = os.path.join(self.dir, 'script.json')
-        with open(script, 'w') as f:
-            json.dump(SCRIPT, f)
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'scripted-provider.py'),
-                                      '--script', script, '--log', self.log],
-                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.port = int(self.proc.stdout.readline())
-
-    def requests(self):
-        try:
-            with open(self.log) as f:
-                return json.load(f)['requests']
-        except (OSError, ValueError):
-            return []
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        super().__init__(SCRIPT)
 
 
 def main():

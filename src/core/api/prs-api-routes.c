@@ -92,6 +92,14 @@ internal_error (SoupServerMessage *msg,
                              "Free some space and retry.");
       return;
     }
+  if (g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_BUSY))
+    {
+      /* prosponsive-ctl (or another program) held the database: a retry works */
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "1");
+      prs_api_respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "storage-busy",
+                             "Prosponsive's database was busy; nothing was stored. Retry in a moment.");
+      return;
+    }
   prs_api_respond_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "internal-error",
                          "The request could not be completed.");
 }
@@ -428,12 +436,56 @@ handle_health (SoupServerMessage *msg)
   prs_api_respond_json (msg, SOUP_STATUS_OK, node);
 }
 
+/* Resolves @slug; a new conversation takes a token of the client's
+ * allowance first (an existing slug never does), and without one the
+ * answer is 429 with Retry-After. FALSE when @msg was answered. */
+static gboolean
+resolve_limited (PrsApiRoutes       *routes,
+                 SoupServerMessage  *msg,
+                 const char         *slug,
+                 char              **out_id,
+                 gboolean           *out_created)
+{
+  g_autoptr(GError) error = NULL;
+  guint retry_after = 0;
+
+  if (!prs_store_lookup_conversation_slug (routes->store, slug, out_id, &error))
+    {
+      internal_error (msg, error);
+      return FALSE;
+    }
+  if (*out_id != NULL)
+    return TRUE;
+
+  if (!prs_rate_limit_take (&routes->new_conversations, g_get_monotonic_time (), &retry_after))
+    {
+      g_autofree char *seconds = g_strdup_printf ("%u", retry_after);
+
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                    "Retry-After", seconds);
+      prs_api_respond_error (msg, 429, "too-many-new-conversations",
+                             "Too many new conversations were created in the last minute; "
+                             "retry later, or resolve a conversation that exists.");
+      return FALSE;
+    }
+
+  if (!prs_store_resolve_conversation (routes->store, slug, out_id, out_created, &error))
+    {
+      prs_rate_limit_give_back (&routes->new_conversations);
+      internal_error (msg, error);
+      return FALSE;
+    }
+  /* Another process created it meanwhile: nothing new after all */
+  if (!*out_created)
+    prs_rate_limit_give_back (&routes->new_conversations);
+  return TRUE;
+}
+
 static void
 handle_resolve (PrsApiRoutes      *routes,
                 SoupServerMessage *msg)
 {
   g_autoptr(JsonNode) body = parse_json_body (msg);
-  g_autoptr(GError) error = NULL;
   g_autofree char *slug = NULL;
   g_autofree char *conversation_id = NULL;
   const char *raw_slug;
@@ -463,11 +515,8 @@ handle_resolve (PrsApiRoutes      *routes,
       return;
     }
 
-  if (!prs_store_resolve_conversation (routes->store, slug, &conversation_id, &created, &error))
-    {
-      internal_error (msg, error);
-      return;
-    }
+  if (!resolve_limited (routes, msg, slug, &conversation_id, &created))
+    return;
 
   if (created && routes->conversation_created != NULL)
     routes->conversation_created (routes->notify_data, conversation_id);

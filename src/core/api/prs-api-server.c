@@ -130,6 +130,8 @@ struct _PrsApiServer
   PrsApiAllowlist *allowlist;
   PrsRunner    *runner;         /* the main thread's; see prs_api_server_set_runner */
   guint         wait_seconds;
+  guint         new_conversations_burst;
+  guint         new_conversations_per_minute;
 
   GThread      *thread;
   GMainContext *thread_context;
@@ -911,6 +913,8 @@ thread_setup (ApiThread  *t,
   t->routes.registry = self->runner != NULL ? prs_runner_get_registry (self->runner) : NULL;
   t->routes.main_context = self->main_context;
   t->routes.wait_seconds = self->wait_seconds;
+  prs_rate_limit_init (&t->routes.new_conversations, self->new_conversations_burst,
+                       self->new_conversations_per_minute, g_get_monotonic_time ());
 
   t->soup = soup_server_new ("server-header", "Prosponsive/" PACKAGE_VERSION " ", NULL);
   g_signal_connect (t->soup, "request-started", G_CALLBACK (on_request_started), t);
@@ -1087,6 +1091,18 @@ prs_api_server_init (PrsApiServer *self)
   g_cond_init (&self->cond);
 }
 
+/* A number from the environment, where tests shorten waits and lift
+ * limits; @fallback when unset */
+static guint
+env_uint (const char *name,
+          guint       fallback,
+          guint       max)
+{
+  guint64 value = g_getenv (name) != NULL ? g_ascii_strtoull (g_getenv (name), NULL, 10) : 0;
+
+  return value > 0 ? (guint) MIN (value, max) : fallback;
+}
+
 PrsApiServer *
 prs_api_server_new (const char *data_dir,
                     PrsSecrets *secrets,
@@ -1103,6 +1119,10 @@ prs_api_server_new (const char *data_dir,
   self->secrets = g_object_ref (secrets);
   self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
   self->main_context = g_main_context_ref_thread_default ();
+  /* Tests that flood the API with new slugs lift both to the same number */
+  self->new_conversations_per_minute = env_uint ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE",
+                                                 PRS_API_NEW_CONVERSATIONS_PER_MINUTE, G_MAXINT);
+  self->new_conversations_burst = MAX (self->new_conversations_per_minute, PRS_API_NEW_CONVERSATIONS_BURST);
   return self;
 }
 
@@ -1169,17 +1189,12 @@ void
 prs_api_server_set_runner (PrsApiServer *self,
                            PrsRunner    *runner)
 {
-  const char *wait;
-
   g_return_if_fail (PRS_IS_API_SERVER (self));
   g_return_if_fail (self->thread == NULL);
 
   g_set_object (&self->runner, runner);
   /* Tests shorten the 110 s wait */
-  wait = g_getenv ("PROSPONSIVE_INFERENCE_WAIT_SECONDS");
-  self->wait_seconds = PRS_API_INFERENCE_WAIT_SECONDS;
-  if (wait != NULL && g_ascii_strtoull (wait, NULL, 10) > 0)
-    self->wait_seconds = (guint) MIN (g_ascii_strtoull (wait, NULL, 10), 3600);
+  self->wait_seconds = env_uint ("PROSPONSIVE_INFERENCE_WAIT_SECONDS", PRS_API_INFERENCE_WAIT_SECONDS, 3600);
 }
 
 static gboolean

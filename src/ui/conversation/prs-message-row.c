@@ -270,6 +270,17 @@ append_blocks (PrsMessageRow *self,
   if (content == NULL || content[0] == '\0')
     return;
 
+  /* Nobody reads a reply that long as a layout; parsing it would cost
+   * several times its size */
+  if (strlen (content) > PRS_LAYOUT_MAX_INPUT)
+    {
+      GtkWidget *widget = prs_text_new (content, FALSE);
+
+      g_ptr_array_add (self->blocks, widget);
+      gtk_box_append (GTK_BOX (box), widget);
+      return;
+    }
+
   blocks = prs_layout_parse (content, -1);
   for (guint i = 0; i < blocks->len; i++)
     {
