@@ -9,8 +9,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-agent-file.h"
-#include "prs-context-private.h"
 #include "prs-error.h"
+#include "prs-json.h"
 
 /* Nesting of the front matter; deeper is refused (and never recursed). */
 #define MAX_YAML_DEPTH 32
@@ -1031,7 +1031,7 @@ emit_json (Writer   *w,
         {
           g_autoptr(GString) text = g_string_new (NULL);
 
-          prs_json_append_compact (text, node, G_MAXSIZE);
+          prs_json_append (text, node, PRS_JSON_COMPACT, G_MAXSIZE);
           /* A double stays a double when read back. */
           if (json_node_get_value_type (node) == G_TYPE_DOUBLE && strpbrk (text->str, ".eE") == NULL)
             g_string_append (text, ".0");
