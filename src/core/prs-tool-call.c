@@ -283,18 +283,15 @@ prs_tool_call_result_for_model (const PrsToolCallResult *result)
     {
     case PRS_TOOL_CALL_SUCCEEDED:
       {
-        g_autoptr(JsonGenerator) generator = json_generator_new ();
         g_autoptr(JsonNode) null_node = json_node_new (JSON_NODE_NULL);
 
-        json_generator_set_root (generator, result->result != NULL ? result->result : null_node);
-        text = json_generator_to_data (generator, NULL);
+        text = prs_json_to_string (result->result != NULL ? result->result : null_node, FALSE);
       }
       break;
 
     case PRS_TOOL_CALL_FAILED:
       {
         g_autoptr(JsonBuilder) builder = json_builder_new ();
-        g_autoptr(JsonGenerator) generator = json_generator_new ();
         g_autoptr(JsonNode) root = NULL;
 
         json_builder_begin_object (builder);
@@ -304,8 +301,7 @@ prs_tool_call_result_for_model (const PrsToolCallResult *result)
         json_builder_add_string_value (builder, result->error != NULL ? result->error : "the tool call failed");
         json_builder_end_object (builder);
         root = json_builder_get_root (builder);
-        json_generator_set_root (generator, root);
-        text = json_generator_to_data (generator, NULL);
+        text = prs_json_to_string (root, FALSE);
       }
       break;
 
@@ -898,8 +894,6 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GUri) uri = NULL;
   g_autoptr(JsonNode) body = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
-  gsize body_len = 0;
   char *body_text;
   Call *call;
 
@@ -943,10 +937,8 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
     }
 
   body = prs_tool_call_request_build_body (req);
-  generator = json_generator_new ();
-  json_generator_set_root (generator, body);
-  body_text = json_generator_to_data (generator, &body_len);
-  call->body = g_bytes_new_take (body_text, body_len);
+  body_text = prs_json_to_string (body, FALSE);
+  call->body = g_bytes_new_take (body_text, strlen (body_text));
 
   call->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
                                                  "timeout", 0,
