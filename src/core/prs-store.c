@@ -192,6 +192,18 @@ static const PrsMigration migrations[] = {
     "CREATE INDEX tool_calls_run ON tool_calls (run_id, round, position);"
     "CREATE INDEX tool_calls_message ON tool_calls (message_id);"
     "PRAGMA user_version = 4;" },
+
+  { 5,
+    /* Duplicate keys of inference requests are scoped to route,
+     * conversation and agent (prs-api-idempotency.h); before, one
+     * conversation's idempotencyKey answered another's request. Each
+     * stored key keeps its meaning, in its own scope only. */
+    "UPDATE messages SET dedup_key = substr (dedup_key, 1, 5)"
+    "  || COALESCE (CASE WHEN json_valid (extra_json) THEN json_extract (extra_json, '$.route') END,"
+    "               'agent-inference')"
+    "  || ':' || conversation_id || ':' || COALESCE (agent_id, '') || ':' || substr (dedup_key, 6)"
+    " WHERE substr (dedup_key, 1, 5) IN ('idem:', 'exec:');"
+    "PRAGMA user_version = 5;" },
 };
 
 int
