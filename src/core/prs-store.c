@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-paths.h"
 #include "prs-store-internal.h"
 #include "prs-store-private.h"
@@ -833,8 +834,8 @@ insert_tool (PrsStore       *self,
 
   tool_node = prs_tool_to_json (tool);
   schema_node = prs_tool_build_input_schema (tool);
-  tool_json = json_to_string (tool_node, FALSE);
-  schema_json = json_to_string (schema_node, FALSE);
+  tool_json = prs_json_to_string (tool_node, FALSE);
+  schema_json = prs_json_to_string (schema_node, FALSE);
 
   stmt = prs_store_prepare_cached (self,
                         "INSERT INTO tools (name, workflow_id, webhook_path, webhook_method,"
@@ -899,7 +900,7 @@ insert_workflow_check (PrsStore    *self,
   if (workflow_id == NULL)
     goto invalid;
 
-  checklist_json = json_to_string (node, FALSE);
+  checklist_json = prs_json_to_string (node, FALSE);
 
   stmt = prs_store_prepare_cached (self,
                         "INSERT INTO workflow_checks (workflow_id, workflow_name,"
