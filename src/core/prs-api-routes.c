@@ -477,14 +477,76 @@ handle_provider_info (PrsApiRoutes      *routes,
   prs_api_respond_json (msg, SOUP_STATUS_OK, node);
 }
 
+/* The answer to a delivery the registry did not take */
+static void
+respond_undelivered (SoupServerMessage   *msg,
+                     PrsCallbackDelivery  outcome,
+                     guint                wrong_left)
+{
+  g_autofree char *message = NULL;
+
+  switch (outcome)
+    {
+    case PRS_CALLBACK_SECRET_MISSING:
+      prs_api_respond_error (msg, SOUP_STATUS_FORBIDDEN, "callback-secret-missing",
+                             "This result has no callback secret. Post it to prosponsive.callbackUrl "
+                             "exactly as the webhook received it (the secret is its callbackSecret "
+                             "parameter), or send prosponsive.callbackSecret as “callbackSecret” in "
+                             "the body.");
+      break;
+    case PRS_CALLBACK_SECRET_WRONG:
+      message = g_strdup_printf ("The callback secret is not this tool call's; %u more wrong secrets "
+                                 "end the call. Post the result to prosponsive.callbackUrl exactly as "
+                                 "the webhook received it.", wrong_left);
+      prs_api_respond_error (msg, SOUP_STATUS_FORBIDDEN, "callback-secret-wrong", message);
+      break;
+    case PRS_CALLBACK_LOCKED:
+      prs_api_respond_error (msg, SOUP_STATUS_FORBIDDEN, "callback-secret-locked",
+                             "Too many results came with a wrong callback secret: the tool call has "
+                             "ended as failed and takes no result any more.");
+      break;
+    case PRS_CALLBACK_UNKNOWN:
+    case PRS_CALLBACK_DELIVERED:
+    default:
+      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "tool-call-not-found",
+                             "No tool call with this toolCallId is waiting for a result.");
+      break;
+    }
+}
+
+/* The call's secret: the "callbackSecret" query parameter of the
+ * callbackUrl the webhook received, or the same in the body */
+static gboolean
+get_callback_secret (SoupServerMessage  *msg,
+                     JsonObject         *object,
+                     GHashTable         *query,
+                     const char        **out)
+{
+  const char *in_query = query != NULL ? g_hash_table_lookup (query, "callbackSecret") : NULL;
+  const char *in_body;
+
+  if (!prs_api_get_string (msg, object, "callbackSecret", "callbackSecret", FALSE, FALSE,
+                           PRS_API_MAX_ID_CHARS, &in_body))
+    return FALSE;
+  if (in_body != NULL && in_query != NULL && strcmp (in_body, in_query) != 0)
+    return prs_api_field_error (msg, "callbackSecret",
+                                "differs from the callbackSecret of the URL (send one, or the same)");
+
+  *out = in_body != NULL ? in_body : in_query;
+  return TRUE;
+}
+
 static void
 handle_loop_result (PrsApiRoutes      *routes,
-                    SoupServerMessage *msg)
+                    SoupServerMessage *msg,
+                    GHashTable        *query)
 {
   g_autoptr(JsonNode) body = prs_api_parse_body (msg);
+  PrsCallbackDelivery outcome = PRS_CALLBACK_UNKNOWN;
+  const char *tool_call_id, *error_text, *secret = NULL;
+  guint wrong_left = 0;
   JsonObject *object;
   JsonNode *success;
-  const char *tool_call_id, *error_text;
 
   if (body == NULL)
     return;
@@ -499,12 +561,16 @@ handle_loop_result (PrsApiRoutes      *routes,
       prs_api_field_error (msg, "success", "is required and must be a boolean");
       return;
     }
-  if (!prs_api_get_string (msg, object, "error", "error", FALSE, FALSE, 0, &error_text))
+  if (!prs_api_get_string (msg, object, "error", "error", FALSE, FALSE, 0, &error_text) ||
+      !get_callback_secret (msg, object, query, &secret))
     return;
 
-  if (routes->registry != NULL &&
-      prs_callback_registry_deliver (routes->registry, tool_call_id, json_node_get_boolean (success),
-                                     json_object_get_member (object, "result"), error_text))
+  if (routes->registry != NULL)
+    outcome = prs_callback_registry_deliver (routes->registry, tool_call_id, secret,
+                                             json_node_get_boolean (success),
+                                             json_object_get_member (object, "result"), error_text,
+                                             &wrong_left);
+  if (outcome == PRS_CALLBACK_DELIVERED)
     {
       JsonObject *answer = json_object_new ();
 
@@ -515,8 +581,7 @@ handle_loop_result (PrsApiRoutes      *routes,
       return;
     }
 
-  prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "tool-call-not-found",
-                         "No tool call with this toolCallId is waiting for a result.");
+  respond_undelivered (msg, outcome, wrong_left);
 }
 
 static void
@@ -680,7 +745,7 @@ prs_api_routes_handle (PrsApiRoutes      *routes,
   else if (strcmp (path, "/api/ai/agentic-loop-result") == 0)
     {
       if (is_post)
-        handle_loop_result (routes, msg);
+        handle_loop_result (routes, msg, query);
       else
         method_not_allowed (msg, "POST");
     }
