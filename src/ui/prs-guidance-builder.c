@@ -532,7 +532,7 @@ param_row_new (PrsGuidanceBuilder *self,
   gtk_string_list_append (missing_items, _("Ask the user"));
   if (tool_param != NULL && tool_param->default_value != NULL)
     {
-      g_autofree char *json = prs_json_to_string (tool_param->default_value, FALSE);
+      g_autofree char *json = json_to_string (tool_param->default_value, FALSE);
       /* Translators: %s is the tool's default value as JSON */
       g_autofree char *text = g_strdup_printf (_("Use the default (%s)"), json);
 
