@@ -14,25 +14,12 @@ import json
 import socket
 import time
 
-from prsapi import App, Tap, parse_args
+from prsapi import run_suite
 
 PLAN = 24
 QUICK = 3.0     # seconds: an answer "at once" (a held connection took 10 s)
 
 
-def main():
-    args = parse_args()
-    tap = Tap(PLAN)
-    app = App(args)
-    try:
-        app.start()
-        run(tap, app)
-    except Exception:
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-    tap.finish()
 
 
 class Answer:
@@ -176,4 +163,4 @@ def run(tap, app):
 
 
 if __name__ == '__main__':
-    main()
+    run_suite(PLAN, run)

@@ -7,17 +7,11 @@ differs only in `execution` (n8n's IMAP trigger re-sending its last batch
 after a restart) gets the first answer and starts no run; a reused
 idempotencyKey whose prompt or context differ is refused with 409."""
 
-import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 
-from prsapi import App, Tap, parse_args
+from prsapi import run_suite
 
-PLAN = 17
-HERE = os.path.dirname(os.path.abspath(__file__))
+PLAN = 16
 
 SCRIPT = {'kind': 'openai', 'repeat_last': True,
           'turns': [{'response': {'text': 'Filed it.'}}]}
@@ -31,56 +25,14 @@ You file mail.
 """
 
 
-class Provider:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix='prs-api-provider-')
-        self.log = os.path.join(self.dir, 'log.json')
-        script = os.path.join(self.dir, 'script.json')
-        with open(script, 'w') as f:
-            json.dump(SCRIPT, f)
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'scripted-provider.py'),
-                                      '--script', script, '--log', self.log],
-                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.port = int(self.proc.stdout.readline())
-
-    def count(self):
-        try:
-            with open(self.log) as f:
-                return len(json.load(f)['requests'])
-        except (OSError, ValueError):
-            return 0
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def main():
-    args = parse_args()
-    tap = Tap(PLAN)
-    provider = Provider()
-    app = App(args)
-    try:
-        res = subprocess.run([args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
-                              '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % provider.port,
-                              '--model', 'model-a', '--api-key-stdin'],
-                             input='sk-test\n', capture_output=True, text=True, env=app.env(), timeout=30)
-        agent_file = os.path.join(app.data_dir, 'mail-agent.md')
-        with open(agent_file, 'w') as f:
-            f.write(SECOND_AGENT)
-        res2 = app.ctl('agent', 'import', agent_file)
-        tap.ok(res.returncode == 0 and res2.returncode == 0, 'a provider and a second agent are set up',
-               (res.stderr, res2.stderr))
-        app.start()
-        run(tap, app, provider)
-    except Exception:
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-        provider.stop()
-    tap.finish()
+def setup(app):
+    app.provider = app.add_scripted_provider(SCRIPT)
+    agent_file = os.path.join(app.data_dir, 'mail-agent.md')
+    with open(agent_file, 'w') as f:
+        f.write(SECOND_AGENT)
+    res = app.ctl('agent', 'import', agent_file)
+    if res.returncode != 0:
+        raise RuntimeError('agent import failed: ' + res.stderr)
 
 
 def messages(app, cid):
@@ -96,7 +48,8 @@ def infer(app, body, route='/api/ai/agent-inference'):
     return r, (r.json() or {})
 
 
-def run(tap, app, provider):
+def run(tap, app):
+    provider = app.provider
     a = app.resolve('Inbox A')
     b = app.resolve('Inbox B')
     mail = {'prompt': 'New email from alice: Q3', 'agentId': 'prosponsive', 'idempotencyKey': '<m1@example>',
@@ -104,7 +57,7 @@ def run(tap, app, provider):
             'execution': {'workflowId': 'wf-imap', 'executionId': '100'}}
 
     r1, j1 = infer(app, dict(mail, conversationId=a))
-    runs = provider.count()
+    runs = len(provider.requests())
     tap.ok(r1.status == 200 and j1.get('status') == 'completed' and j1.get('messageId'),
            'conversation A: the first request runs and completes', r1)
 
@@ -116,18 +69,18 @@ def run(tap, app, provider):
     stored = inbound(app, b)
     tap.ok(len(stored) == 1 and stored[0]['content'] == other['prompt'] and stored[0]['context'] == {'uid': '777'},
            "B's prompt and context are stored in B", stored)
-    tap.ok(provider.count() == runs + 1, "B's request started its own run", provider.count() - runs)
+    tap.ok(len(provider.requests()) == runs + 1, "B's request started its own run", len(provider.requests()) - runs)
 
     # -- n8n's IMAP trigger, restarted, re-sends its last batch under new execution ids --
-    runs = provider.count()
+    runs = len(provider.requests())
     n_a = len(messages(app, a))
     resent = dict(mail, conversationId=a, execution={'workflowId': 'wf-imap', 'executionId': '205'},
                   context={'mailbox': 'INBOX', 'uid': '12345'})
     r3, j3 = infer(app, resent)
     tap.ok(r3.status == 200 and j3.get('messageId') == j1.get('messageId') and j3.get('content') == j1.get('content'),
            'a re-send under a new execution id (context members reordered) gets the first answer', r3)
-    tap.ok(provider.count() == runs and len(messages(app, a)) == n_a,
-           'the re-send started no run and stored nothing', (provider.count() - runs, len(messages(app, a)) - n_a))
+    tap.ok(len(provider.requests()) == runs and len(messages(app, a)) == n_a,
+           'the re-send started no run and stored nothing', (len(provider.requests()) - runs, len(messages(app, a)) - n_a))
 
     # -- a reused key for a different request: 409, nothing stored --
     r4, j4 = infer(app, dict(mail, conversationId=a, prompt='New email from carol: lunch'))
@@ -139,9 +92,9 @@ def run(tap, app, provider):
            'the same key with another context → 409', r5)
     r6, j6 = infer(app, dict(mail, conversationId=a, context=None))
     tap.ok(r6.status == 409, 'the same key without the context → 409', r6)
-    tap.ok(provider.count() == runs and len(messages(app, a)) == n_a,
+    tap.ok(len(provider.requests()) == runs and len(messages(app, a)) == n_a,
            'the refused requests started no run and stored nothing',
-           (provider.count() - runs, len(messages(app, a)) - n_a))
+           (len(provider.requests()) - runs, len(messages(app, a)) - n_a))
 
     # -- scoped to the agent and the route --
     r7, j7 = infer(app, dict(mail, conversationId=a, agentId='mail-agent'))
@@ -170,4 +123,4 @@ def run(tap, app, provider):
 
 
 if __name__ == '__main__':
-    main()
+    run_suite(PLAN, run, setup)

@@ -11,24 +11,11 @@ import json
 import shutil
 import subprocess
 
-from prsapi import App, Tap, parse_args
+from prsapi import run_suite
 
 PLAN = 20
 
 
-def main():
-    args = parse_args()
-    tap = Tap(PLAN)
-    app = App(args)
-    try:
-        app.start()
-        run(tap, app)
-    except Exception:
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-    tap.finish()
 
 
 def is_error(r, status, code):
@@ -150,4 +137,4 @@ def run(tap, app):
 
 
 if __name__ == '__main__':
-    main()
+    run_suite(PLAN, run)

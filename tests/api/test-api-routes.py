@@ -9,24 +9,9 @@ import ssl
 import threading
 import time
 
-from prsapi import App, Tap, parse_args
+from prsapi import run_suite
 
 PLAN = 73
-
-
-def main():
-    args = parse_args()
-    tap = Tap(PLAN)
-    app = App(args)
-    try:
-        app.start()
-        run(tap, app)
-    except Exception as e:  # report, then count the rest as failures
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-    tap.finish()
 
 
 def is_error(r, status, code=None, field=None):
@@ -367,4 +352,4 @@ def plain_http_dropped(app):
 
 
 if __name__ == '__main__':
-    main()
+    run_suite(PLAN, run)
