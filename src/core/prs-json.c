@@ -672,57 +672,86 @@ prs_json_parse_strict (const char  *data,
 /* ---- the writer ---- */
 
 static void
+append_escaped_ascii (GString *out,
+                      guchar   c)
+{
+  switch (c)
+    {
+    case '"':
+      g_string_append (out, "\\\"");
+      break;
+    case '\\':
+      g_string_append (out, "\\\\");
+      break;
+    case '\b':
+      g_string_append (out, "\\b");
+      break;
+    case '\f':
+      g_string_append (out, "\\f");
+      break;
+    case '\n':
+      g_string_append (out, "\\n");
+      break;
+    case '\r':
+      g_string_append (out, "\\r");
+      break;
+    case '\t':
+      g_string_append (out, "\\t");
+      break;
+    default:
+      /* The other controls, and DEL */
+      g_string_append_printf (out, "\\u%04x", c);
+      break;
+    }
+}
+
+static void
 append_string (GString    *out,
                const char *s,
                gsize       limit)
 {
-  g_string_append_c (out, '"');
-  while (*s != '\0' && out->len <= limit)
-    {
-      gunichar c = g_utf8_get_char_validated (s, -1);
+  const guchar *p = (const guchar *) s;
 
+  g_string_append_c (out, '"');
+  while (*p != '\0' && out->len <= limit)
+    {
+      const guchar *run = p;
+      gunichar c;
+
+      /* Printable ASCII goes as it is, a run at a time */
+      while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+        p++;
+      if (p > run)
+        g_string_append_len (out, (const char *) run, p - run);
+      if (*p == '\0')
+        break;
+      if (*p < 0x80)
+        {
+          append_escaped_ascii (out, *p++);
+          continue;
+        }
+
+      c = g_utf8_get_char_validated ((const char *) p, -1);
       if (c == (gunichar) -1 || c == (gunichar) -2)
         {
           /* Not UTF-8 (a string built in code, or json-glib's reading of
            * an escaped lone surrogate): one replacement character per byte */
           g_string_append (out, "\\ufffd");
-          s++;
-          continue;
+          p++;
         }
-
-      switch (c)
+      else if (c == 0x2028 || c == 0x2029)
         {
-        case '"':
-          g_string_append (out, "\\\"");
-          break;
-        case '\\':
-          g_string_append (out, "\\\\");
-          break;
-        case '\b':
-          g_string_append (out, "\\b");
-          break;
-        case '\f':
-          g_string_append (out, "\\f");
-          break;
-        case '\n':
-          g_string_append (out, "\\n");
-          break;
-        case '\r':
-          g_string_append (out, "\\r");
-          break;
-        case '\t':
-          g_string_append (out, "\\t");
-          break;
-        default:
-          /* Controls, DEL, and the two line separators JavaScript source
-           * (not JSON.parse) chokes on */
-          if (c < 0x20 || c == 0x7f || c == 0x2028 || c == 0x2029)
-            g_string_append_printf (out, "\\u%04x", c);
-          else
-            g_string_append_unichar (out, c);
-          break;
+          /* Line separators that JavaScript source (not JSON.parse) chokes on */
+          g_string_append_printf (out, "\\u%04x", c);
+          p += 3;
         }
-      s = g_utf8_next_char (s);
+      else
+        {
+          int len = g_utf8_skip[*p];
+
+          g_string_append_len (out, (const char *) p, len);
+          p += len;
+        }
     }
   g_string_append_c (out, '"');
 }
