@@ -326,7 +326,13 @@ check_secret (PrsCallbackRegistry  *self,
               Entry               **settled)
 {
   if (secret == NULL || *secret == '\0')
-    return PRS_CALLBACK_SECRET_MISSING;
+    {
+      /* Likely a workflow posting to a URL of its own: say so where its
+       * author may look */
+      g_message ("A result for tool call %s was refused: it came without the call's callback secret "
+                 "(the workflow should post to prosponsive.callbackUrl as it received it)", tool_call_id);
+      return PRS_CALLBACK_SECRET_MISSING;
+    }
   if (prs_random_token_equal (entry->secret, secret, strlen (secret)))
     return PRS_CALLBACK_DELIVERED;
 

@@ -420,7 +420,10 @@ classify_success (const guint8 *data,
   if (len == 0 || is_blank (data, len))
     return prs_tool_call_result_new_failure (PRS_ERROR_N8N_BAD_RESPONSE, EMPTY_ANSWER);
 
-  root = prs_json_parse_bounded ((const char *) data, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  /* Strict, so a result is never changed on its way (a 30-digit id read
+   * as -1, a string cut at \u0000): what JSON cannot keep exactly goes to
+   * the model as the text it is */
+  root = prs_json_parse_strict ((const char *) data, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
   if (root == NULL)
     {
       /* Text from a Respond to Webhook node: the model gets it as a string.

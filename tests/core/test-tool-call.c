@@ -530,6 +530,26 @@ test_answer_text (void)
   g_assert_cmpstr (model, ==, "\"It is sunny in Zürich.\"");
 }
 
+/* A result JSON cannot keep exactly reaches the model as its text, never
+ * changed (json-glib read the id as -1 and cut the string at \u0000) */
+static void
+test_answer_exact (void)
+{
+  static const char *inexact = "{\"id\":123456789012345678901234567890,\"note\":\"a\\u0000b\"}";
+  g_autoptr(PrsToolCallResult) result = call_with_answer (200, "application/json", inexact);
+  g_autoptr(PrsToolCallResult) exact = NULL;
+  g_autofree char *model = NULL;
+
+  g_assert_cmpint (result->status, ==, PRS_TOOL_CALL_SUCCEEDED);
+  g_assert_true (JSON_NODE_HOLDS_VALUE (result->result));
+  g_assert_cmpstr (json_node_get_string (result->result), ==, inexact);
+
+  exact = call_with_answer (200, "application/json", "{\"score\":0.1,\"big\":18446744073709552000}");
+  model = prs_tool_call_result_for_model (exact);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (exact->result));
+  g_assert_cmpstr (model, ==, "{\"score\":0.1,\"big\":1.8446744073709552e+19}");
+}
+
 static void
 test_answer_not_found (void)
 {
@@ -1040,6 +1060,7 @@ main (int   argc,
   g_test_add_func ("/prs/tool-call/answer/workflow-started", test_answer_workflow_started);
   g_test_add_func ("/prs/tool-call/answer/empty", test_answer_empty);
   g_test_add_func ("/prs/tool-call/answer/text", test_answer_text);
+  g_test_add_func ("/prs/tool-call/answer/exact", test_answer_exact);
   g_test_add_func ("/prs/tool-call/answer/not-found", test_answer_not_found);
   g_test_add_func ("/prs/tool-call/answer/server-error", test_answer_server_error);
   g_test_add_func ("/prs/tool-call/bad-auth-header", test_bad_auth_header);
