@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-api-idempotency.h: which inference requests are the same request
- * (SPEC §9's duplicates), as the key stored with the inbound message. */
+ * (the API's duplicates), as the key stored with the inbound message. */
 #pragma once
 
 #include <json-glib/json-glib.h>

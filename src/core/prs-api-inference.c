@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-inference.c: POST /api/ai/agent-inference and /api/ai/inference
- * (SPEC §9). The request is checked whole, its duplicate key decides
- * whether it is a retry (the first answer), a reused idempotencyKey (409)
- * or new; a new one's inbound message is committed before any run starts,
- * and the answer waits for the run to rest, or the wait to end. */
+/* prs-api-inference.c: POST /api/ai/agent-inference and /api/ai/inference.
+ * The request is checked whole; its duplicate key decides whether it is a
+ * retry (the first answer), a reused idempotencyKey (409) or new; a new
+ * one's inbound message is committed before any run starts, and the answer
+ * waits for the run to rest, or the wait to end. */
 #include "config.h"
 
 #include <string.h>
@@ -563,7 +563,7 @@ start_run_on_main (gpointer user_data)
 }
 
 /* Stores the inbound message, hands the run to the main thread, answers
- * when it rests or after the wait (SPEC §9). @orphan: the stored message
+ * when it rests or after the wait. @orphan: the stored message
  * of an earlier request whose run never began; it runs as it was stored. */
 static void
 run_inference (PrsApiRoutes      *routes,

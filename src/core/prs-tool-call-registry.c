@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-tool-call-registry.c: PrsCallbackRegistry, the tool calls waiting for
- * the result a "Respond Immediately" workflow posts back later (SPEC §3),
+ * the result a "Respond Immediately" workflow posts back later,
  * each with the secret only its own webhook was told. Thread-safe: the API
  * thread delivers, the run's thread waits. */
 #include "config.h"
