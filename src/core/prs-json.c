@@ -777,9 +777,12 @@ append_value (GString  *out,
       break;
     case G_TYPE_DOUBLE:
       value = json_node_get_double (node);
-      /* JSON has no infinity or NaN; only code can make them */
+      /* JSON has no infinity or NaN; only code can make them. -0 is
+       * written as JavaScript writes it, 0 (read back, "-0" is an integer) */
       if (!isfinite (value))
         g_string_append (out, "null");
+      else if (value == 0)
+        g_string_append_c (out, '0');
       else
         {
           format_double (buf, sizeof buf, value);

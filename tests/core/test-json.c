@@ -67,7 +67,7 @@ test_parse_strict (void)
 {
   static const struct { const char *text; const char *back; const char *problem; } cases[] = {
     { "{\"a\":0.1}", "{\"a\":0.1}", NULL },
-    { "{\"a\":[1,-2,1.5e3,-0.0,1e300,1E-7]}", "{\"a\":[1,-2,1500,-0,1e+300,1e-07]}", NULL },
+    { "{\"a\":[1,-2,1.5e3,-0.0,1e300,1E-7]}", "{\"a\":[1,-2,1500,0,1e+300,1e-07]}", NULL },
     { "[9223372036854775807,-9223372036854775808]", "[9223372036854775807,-9223372036854775808]", NULL },
     /* JavaScript's way of writing 2^64: a double, kept as one */
     { "[18446744073709552000]", "[1.8446744073709552e+19]", NULL },
