@@ -3,7 +3,7 @@
 #
 # The whole test suite, from a clean clone on Debian 12: installs what is
 # missing (Debian packages; a real n8n from npm, cached outside the
-# repository), builds, and runs every meson suite (unit, api, ui, n8n, data)
+# repository), builds, and runs every meson suite (unit, api, ui, n8n, data, docs)
 # under a virtual X server. Extra arguments go to `meson test` (for
 # example --suite unit).
 set -euo pipefail

@@ -65,10 +65,7 @@ agent_import (PrsCtl  *ctl,
 
   if ((store = prs_store_new (ctl->data_dir, &error)) == NULL ||
       !prs_store_save_agent (store, agent, NULL, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   g_print ("%s\n", agent->id);
   return EXIT_SUCCESS;
@@ -101,10 +98,7 @@ agent_export (PrsCtl  *ctl,
       (agent = prs_store_lookup_agent (store, argv[1], &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL ||
       (text = prs_agent_file_write (agent, tools, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   g_print ("%s", text);
   return EXIT_SUCCESS;
@@ -135,10 +129,7 @@ agent_list (PrsCtl  *ctl,
 
   if ((store = prs_store_new (ctl->data_dir, &error)) == NULL ||
       (agents = prs_store_list_agents (store, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   if (json)
     {

@@ -81,6 +81,14 @@ prs_api_internal_error (SoupServerMessage *msg,
                              "Free some space and retry.");
       return;
     }
+  if (g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_BUSY))
+    {
+      /* prosponsive-ctl (or another program) held the database: a retry works */
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "1");
+      prs_api_respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "storage-busy",
+                             "Prosponsive's database was busy; nothing was stored. Retry in a moment.");
+      return;
+    }
   prs_api_respond_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "internal-error",
                          "The request could not be completed.");
 }

@@ -9,9 +9,11 @@
 
 #include "prs-api-token.h"
 #include "prs-error.h"
+#include "prs-paths.h"
 #include "prs-random.h"
 
 #define TOKEN_LABEL "Prosponsive API token"
+#define STAMP_MAX_SIZE 64
 
 struct _PrsApiTokenWatch
 {
@@ -32,10 +34,16 @@ bump_stamp (const char  *data_dir,
   g_autofree char *path = g_build_filename (data_dir, PRS_API_TOKEN_STAMP_FILE, NULL);
   g_autofree char *old = NULL;
   g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
   guint64 generation = 0;
 
-  if (g_file_get_contents (path, &old, NULL, NULL))
+  if (prs_paths_read_file (path, STAMP_MAX_SIZE, &old, NULL, &local_error))
     generation = g_ascii_strtoull (old, NULL, 10);
+  else if (!g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
 
   /* A new file renamed over the old one: its inode changes even when the
    * mtime's granularity would hide two rotations in a row. */
@@ -119,7 +127,8 @@ stat_stamp (const char *path,
 {
   struct stat st;
 
-  if (stat (path, &st) != 0)
+  /* The name's own identity: a link is never followed in the data folder */
+  if (lstat (path, &st) != 0)
     {
       *dev = 0;
       *ino = 0;

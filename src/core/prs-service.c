@@ -3,7 +3,6 @@
  * headless mode start the same one. */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <string.h>
@@ -88,15 +87,10 @@ lock_data_dir (PrsService  *self,
 {
   g_autofree char *path = g_build_filename (self->data_dir, "instance.lock", NULL);
 
-  self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  /* Not through a link, not another user's file (prs-paths) */
+  self->lock_fd = prs_paths_open_file (path, O_RDWR | O_CREAT, error);
   if (self->lock_fd < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not open “%s”: %s"),
-                   path, g_strerror (saved_errno));
-      return FALSE;
-    }
+    return FALSE;
 
   if (flock (self->lock_fd, LOCK_EX | LOCK_NB) != 0)
     {

@@ -5,10 +5,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sqlite3.h>
-#include <sys/stat.h>
-#include <glib/gstdio.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
 #include "prs-json.h"
@@ -17,7 +15,7 @@
 #include "prs-store-private.h"
 
 #define DB_FILE_NAME    "prosponsive.db"
-#define BUSY_TIMEOUT_MS 5000
+#define BUSY_TIMEOUT_MS PRS_STORE_BUSY_TIMEOUT_MS
 
 G_DEFINE_FINAL_TYPE (PrsStore, prs_store, G_TYPE_OBJECT)
 
@@ -291,6 +289,20 @@ prs_store_clear_storage_full_handler (GObject *data)
   g_mutex_unlock (&full_handler_lock);
 }
 
+/* Every connection waits BUSY_TIMEOUT_MS for another (in this process or
+ * another: the app, prosponsive-ctl) to finish writing; past that, the
+ * person reading the error must learn what happened and that trying again
+ * is the answer. */
+void
+prs_store_set_busy_error (PrsStore  *self,
+                          GError   **error)
+{
+  g_set_error (error, PRS_ERROR, PRS_ERROR_STORE_BUSY,
+               _("The database “%s” stayed in use by another program (Prosponsive or "
+                 "prosponsive-ctl) for more than %d seconds. Try again in a moment."),
+               self->path, BUSY_TIMEOUT_MS / 1000);
+}
+
 void
 prs_store_set_error (PrsStore    *self,
                   GError     **error,
@@ -301,6 +313,12 @@ prs_store_set_error (PrsStore    *self,
   gboolean full = (sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_FULL ||
                   sqlite3_system_errno (self->db) == ENOSPC ||
                   sqlite3_system_errno (self->db) == EDQUOT;
+
+  if ((sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_BUSY)
+    {
+      prs_store_set_busy_error (self, error);
+      return;
+    }
 
   g_set_error (error, PRS_ERROR, full ? PRS_ERROR_STORE_FULL : PRS_ERROR_STORE, "%s: %s",
                what, sqlite3_errmsg (self->db));
@@ -524,9 +542,12 @@ enable_wal (PrsStore  *self,
           continue;
         }
 
-      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not open the database “%s”: %s",
-                   self->path, sqlite3_errmsg (self->db));
+      if ((rc & 0xff) == SQLITE_BUSY)
+        prs_store_set_busy_error (self, error);
+      else
+        g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                     "Could not open the database “%s”: %s",
+                     self->path, sqlite3_errmsg (self->db));
       sqlite3_finalize (stmt);
       return FALSE;
     }
@@ -577,41 +598,59 @@ fail:
   return FALSE;
 }
 
+const char * const prs_store_file_suffixes[] = { "", "-wal", "-shm", "-journal", NULL };
+
+/* The database and the files SQLite keeps beside it: each is checked by
+ * name only (see prs_paths_check_file) before SQLite opens it. A planted
+ * -wal or -journal would be replayed into the database. */
+static gboolean
+check_database_files (const char  *db_path,
+                      GError     **error)
+{
+  for (guint i = 0; prs_store_file_suffixes[i] != NULL; i++)
+    {
+      g_autofree char *path = g_strconcat (db_path, prs_store_file_suffixes[i], NULL);
+
+      if (!prs_paths_check_file (path, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 static PrsStore *
 store_open (const char  *db_path,
             int          target_version,
             GError     **error)
 {
   g_autoptr(PrsStore) self = NULL;
-  int fd;
   int version;
 
-  /* Create the file ourselves so that it is 0600 from the start; SQLite
-   * gives the -wal and -shm files the mode of the database file. */
-  fd = g_open (db_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not open the database “%s”: %s",
-                   db_path, g_strerror (saved_errno));
-      return NULL;
-    }
-  /* A file left more open by something else: best effort. */
-  (void) fchmod (fd, 0600);
-  g_close (fd, NULL);
+  if (!check_database_files (db_path, error))
+    return NULL;
 
   self = g_object_new (PRS_TYPE_STORE, NULL);
   self->path = g_strdup (db_path);
 
-  if (sqlite3_open_v2 (db_path, &self->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+  /* Only SQLite ever opens the database's files. POSIX locks belong to the
+   * process and the file, not to a descriptor: closing any descriptor of
+   * the file would silently drop every lock this process's connections
+   * hold, and another process would then checkpoint and delete the WAL
+   * under them. */
+  if (sqlite3_open_v2 (db_path, &self->db,
+                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+                       NULL) != SQLITE_OK)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
                    "Could not open the database “%s”: %s", db_path,
                    self->db != NULL ? sqlite3_errmsg (self->db) : "out of memory");
       return NULL;
     }
+
+  /* SQLite makes a new file 0644 & ~umask: made 0600 by name before the first byte
+   * is written; SQLite then gives the -wal and -shm files its mode. */
+  if (!prs_paths_check_file (db_path, error))
+    return NULL;
 
   sqlite3_extended_result_codes (self->db, 1);
   sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);

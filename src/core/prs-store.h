@@ -29,6 +29,14 @@ PrsStore   *prs_store_new_at_version          (const char  *db_path,
                                                int          version,
                                                GError     **error);
 
+/* Writes a consistent copy of the database to @dest_path (SQLite's online
+ * backup: others may keep reading and writing meanwhile) as a new 0600
+ * file renamed into place when complete and checked. Refuses a symbolic
+ * link at @dest_path and the live database's own files. */
+gboolean    prs_store_backup                  (PrsStore    *self,
+                                               const char  *dest_path,
+                                               GError     **error);
+
 int         prs_store_get_latest_version      (void);
 int         prs_store_get_schema_version      (PrsStore    *self);
 const char *prs_store_get_path                (PrsStore    *self);

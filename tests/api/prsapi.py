@@ -16,8 +16,6 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
 # meson test ends a test that runs out of time with SIGTERM: turn it into an
 # exception, so that the tests' finally blocks stop the prosponsive they
 # started instead of leaving it running
@@ -88,35 +86,6 @@ class Response:
 
     def __repr__(self):
         return '<%d %r>' % (self.status, self.body[:300])
-
-
-class ScriptedProvider:
-    """tests/scripted-provider.py answering from @script (its format is
-    documented there), on a free port, with the requests it got logged."""
-
-    def __init__(self, script):
-        self.dir = tempfile.mkdtemp(prefix='prs-api-provider-')
-        self.log = os.path.join(self.dir, 'log.json')
-        path = os.path.join(self.dir, 'script.json')
-        with open(path, 'w') as f:
-            json.dump(script, f)
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'scripted-provider.py'),
-                                      '--script', path, '--log', self.log],
-                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.port = int(self.proc.stdout.readline())
-
-    def requests(self):
-        try:
-            with open(self.log) as f:
-                return json.load(f)['requests']
-        except (OSError, ValueError):
-            return []
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class App:
@@ -286,6 +255,38 @@ class App:
                 if line.startswith('VmRSS:'):
                     return int(line.split()[1])
         return 0
+
+
+class ScriptedProvider:
+    """tests/scripted-provider.py serving @script (a dict, its SCRIPT FORMAT)
+    on a free port, with its request log, in its own temporary folder."""
+
+    def __init__(self, script):
+        self.dir = tempfile.mkdtemp(prefix='prs-provider-')
+        self.log = os.path.join(self.dir, 'log.json')
+        path = os.path.join(self.dir, 'script.json')
+        with open(path, 'w') as f:
+            json.dump(script, f)
+        self.proc = subprocess.Popen([sys.executable,
+                                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                                   'scripted-provider.py'),
+                                      '--script', path, '--log', self.log],
+                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.port = int(self.proc.stdout.readline())
+
+    def requests(self, method=None):
+        try:
+            with open(self.log) as f:
+                requests = json.load(f)['requests']
+        except (OSError, ValueError):
+            return []
+        return [r for r in requests if method is None or r['method'] == method]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def run_suite(plan, run, setup=None):

@@ -6,6 +6,8 @@
  * frames or main-loop conditions, never sleeps. */
 #include "config.h"
 
+#include <sqlite3.h>
+#include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
@@ -803,6 +805,109 @@ test_storage_full (Fixture       *f,
   g_assert_no_error (error);
 }
 
+/* ---- prosponsive-ctl beside the open window ---- */
+
+/* Runs PRS_TEST_CTL (the built prosponsive-ctl) on the fixture's data
+ * folder, as a person would in a terminal beside the window; its exit
+ * status. */
+static int
+run_ctl (Fixture *f,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  const char *arg;
+  va_list args;
+  int status = -1;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("PRS_TEST_CTL"));
+  g_ptr_array_add (argv, (gpointer) "--data-dir");
+  g_ptr_array_add (argv, f->data_dir);
+  va_start (args, f);
+  while ((arg = va_arg (args, const char *)) != NULL)
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_test_message ("prosponsive-ctl %s: %s", (const char *) argv->pdata[3], err);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static guint
+count_messages_in (const char *db_path,
+                   const char *content)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  guint count = 0;
+
+  g_assert_cmpint (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT count(*) FROM messages WHERE content = ?1", -1, &stmt, NULL),
+                   ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, content, -1, SQLITE_STATIC);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    count = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return count;
+}
+
+/* The window and its API thread hold the database open while ctl verbs
+ * that read and write it come and go: the WAL keeps its name, what the
+ * window writes afterwards is what another process reads, and the window
+ * shows what the ctl wrote. */
+static void
+test_ctl_beside (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *conversation = prs_test_resolve_conversation (store, "chat");
+  g_autofree char *db_path = g_build_filename (f->data_dir, "prosponsive.db", NULL);
+  g_autofree char *wal = g_strconcat (db_path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (db_path, "-shm", NULL);
+  g_autofree char *agent_path = g_build_filename (f->data_dir, "beside.md", NULL);
+  g_autofree char *backup_path = g_build_filename (f->data_dir, "backup.db", NULL);
+  const char *text = "Written by the window after the ctl verbs";
+  PrsComposer *composer;
+
+  if (g_getenv ("PRS_TEST_CTL") == NULL)
+    {
+      g_test_skip ("PRS_TEST_CTL (the prosponsive-ctl to run) is not set");
+      return;
+    }
+  g_clear_object (&store);
+  fixture_open (f);
+  open_conversation (f, conversation);
+
+  g_assert_true (g_file_set_contents (agent_path, "---\nid: beside\nname: Imported Beside\n"
+                                      "allowedTools: []\n---\nAnswer briefly.\n", -1, NULL));
+  g_assert_cmpint (run_ctl (f, "rule", "add", "--tool", "send_email", "--action", "deny", NULL), ==, 0);
+  g_assert_cmpint (run_ctl (f, "agent", "import", agent_path, NULL), ==, 0);
+  /* No n8n is set up: it fails, having opened and closed the store */
+  g_assert_cmpint (run_ctl (f, "discover", NULL), ==, 1);
+  g_assert_cmpint (run_ctl (f, "tools", NULL), ==, 0);
+  g_assert_true (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (shm, G_FILE_TEST_EXISTS));
+
+  composer = prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window));
+  prs_composer_set_text (composer, text);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+
+  /* Another process reads the live database: the backup holds it */
+  g_assert_cmpint (run_ctl (f, "backup", backup_path, NULL), ==, 0);
+  g_assert_cmpuint (count_messages_in (backup_path, text), ==, 1);
+
+  /* The window uses what the ctl committed */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-agents", NULL));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (prs_window_get_agents_page (f->window)), "Imported Beside"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -830,6 +935,7 @@ main (int   argc,
   ADD ("/ui/window/huge-conversation", test_huge_conversation);
   ADD ("/ui/window/stick-to-bottom", test_stick_to_bottom);
   ADD ("/ui/window/storage-full", test_storage_full);
+  ADD ("/ui/window/ctl-beside", test_ctl_beside);
 #undef ADD
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
