@@ -8,14 +8,12 @@ and `prosponsive-ctl rule`."""
 
 import json
 import os
-import subprocess
 import threading
 import time
 
-from prsapi import App, ScriptedProvider, Tap, parse_args, wait_until
+from prsapi import run_suite, wait_until
 
-PLAN = 25
-HERE = os.path.dirname(os.path.abspath(__file__))
+PLAN = 24
 
 SCRIPT = {
     'kind': 'openai',
@@ -32,35 +30,12 @@ SCRIPT = {
 }
 
 
-class Provider(ScriptedProvider):
-    def __init__(self):
-        super().__init__(SCRIPT)
+def setup(app):
+    app.provider = app.add_scripted_provider(SCRIPT)
 
 
-def main():
-    args = parse_args()
-    tap = Tap(PLAN)
-    os.environ['PROSPONSIVE_INFERENCE_WAIT_SECONDS'] = '2'
-    provider = Provider()
-    app = App(args)
-    try:
-        res = subprocess.run([args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
-                              '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % provider.port,
-                              '--model', 'model-a', '--api-key-stdin'],
-                             input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
-        tap.ok(res.returncode == 0, 'provider add', res.stderr)
-        app.start()
-        run(tap, app, provider)
-    except Exception:
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-        provider.stop()
-    tap.finish()
-
-
-def run(tap, app, provider):
+def run(tap, app):
+    provider = app.provider
     cid = app.resolve('runs')
 
     # -- provider-info is the real state --
@@ -187,4 +162,6 @@ def run(tap, app, provider):
 
 
 if __name__ == '__main__':
-    main()
+    # Shortens the 110 s wait for a run to rest
+    os.environ['PROSPONSIVE_INFERENCE_WAIT_SECONDS'] = '2'
+    run_suite(PLAN, run, setup)

@@ -27,6 +27,7 @@
 #include <libsoup/soup.h>
 
 #include "prs-api-allowlist.h"
+#include "prs-api-framing.h"
 #include "prs-api-guard.h"
 #include "prs-api-routes.h"
 #include "prs-api-server.h"
@@ -659,22 +660,6 @@ conn_for_message (ApiThread         *t,
 }
 
 static void
-reject_message (SoupServerMessage *msg,
-                guint              status,
-                const char        *code,
-                const char        *message)
-{
-  SoupMessageBody *body = soup_server_message_get_request_body (msg);
-
-  /* libsoup reads the body anyway (3.2.3): at least never keep it */
-  soup_message_body_set_accumulate (body, FALSE);
-  soup_message_body_truncate (body);
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                "Connection", "close");
-  prs_api_respond_error (msg, status, code, message);
-}
-
-static void
 on_got_chunk (SoupServerMessage *msg,
               GBytes            *chunk,
               gpointer           user_data)
@@ -688,9 +673,11 @@ on_got_chunk (SoupServerMessage *msg,
   conn->body_bytes += g_bytes_get_size (chunk);
   if (conn->body_bytes > PRS_API_MAX_BODY)
     {
+      PrsApiRejection too_large = { SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "body-too-large",
+                                    "The request body is larger than 1 MiB." };
+
       conn->rejected = TRUE;
-      reject_message (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "body-too-large",
-                      "The request body is larger than 1 MiB.");
+      prs_api_guard_reject (msg, &too_large);
     }
 }
 
@@ -749,11 +736,20 @@ early_handler (SoupServer        *soup,
       conn->deadline = g_get_monotonic_time () + BODY_TIMEOUT_US;
     }
 
+  /* Framing first: the end of a badly framed request is unknown */
+  if (conn != NULL && !prs_api_framing_check (msg, &rejection))
+    {
+      conn->rejected = TRUE;
+      prs_api_framing_reject (msg, conn->tls, &rejection);
+      conn_close (conn);
+      return;
+    }
+
   if (!prs_api_guard_check (t->guard, msg, path, &rejection))
     {
       if (conn != NULL)
         conn->rejected = TRUE;
-      reject_message (msg, rejection.status, rejection.code, rejection.message);
+      prs_api_guard_reject (msg, &rejection);
       return;
     }
 

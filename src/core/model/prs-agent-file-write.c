@@ -10,7 +10,7 @@
 
 #include "prs-agent-file.h"
 #include "prs-agent-file-private.h"
-#include "prs-context-private.h"
+#include "prs-json.h"
 #include "prs-error.h"
 
 typedef struct
@@ -160,7 +160,7 @@ emit_json (Writer   *w,
         {
           g_autoptr(GString) text = g_string_new (NULL);
 
-          prs_json_append_compact (text, node, G_MAXSIZE);
+          prs_json_append (text, node, PRS_JSON_COMPACT, G_MAXSIZE);
           /* A double stays a double when read back. */
           if (json_node_get_value_type (node) == G_TYPE_DOUBLE && strpbrk (text->str, ".eE") == NULL)
             g_string_append (text, ".0");

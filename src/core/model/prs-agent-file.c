@@ -12,6 +12,7 @@
 #include "prs-agent-file.h"
 #include "prs-agent-file-private.h"
 #include "prs-error.h"
+#include "prs-json.h"
 
 /* Nesting of the front matter; deeper is refused (and never recursed). */
 #define MAX_YAML_DEPTH 32

@@ -15,6 +15,7 @@
 #include <libsoup/soup.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-n8n-client.h"
 #include "prs-n8n-client-private.h"
 #include "prs-n8n-client-internal.h"
@@ -677,7 +678,7 @@ request_json_async (PrsN8nClient        *self,
   if (body != NULL)
     {
       gsize len = 0;
-      char *text = json_to_string (body, FALSE);
+      char *text = prs_json_to_string (body, FALSE);
       g_autoptr(GBytes) bytes = NULL;
 
       len = strlen (text);

@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-paths.h"
 #include "prs-store-internal.h"
 #include "prs-store-private.h"
@@ -190,6 +191,18 @@ static const PrsMigration migrations[] = {
     "CREATE INDEX tool_calls_run ON tool_calls (run_id, round, position);"
     "CREATE INDEX tool_calls_message ON tool_calls (message_id);"
     "PRAGMA user_version = 4;" },
+
+  { 5,
+    /* Duplicate keys of inference requests are scoped to route,
+     * conversation and agent (prs-api-idempotency.h); before, one
+     * conversation's idempotencyKey answered another's request. Each
+     * stored key keeps its meaning, in its own scope only. */
+    "UPDATE messages SET dedup_key = substr (dedup_key, 1, 5)"
+    "  || COALESCE (CASE WHEN json_valid (extra_json) THEN json_extract (extra_json, '$.route') END,"
+    "               'agent-inference')"
+    "  || ':' || conversation_id || ':' || COALESCE (agent_id, '') || ':' || substr (dedup_key, 6)"
+    " WHERE substr (dedup_key, 1, 5) IN ('idem:', 'exec:');"
+    "PRAGMA user_version = 5;" },
 };
 
 int
@@ -860,8 +873,8 @@ insert_tool (PrsStore       *self,
 
   tool_node = prs_tool_to_json (tool);
   schema_node = prs_tool_build_input_schema (tool);
-  tool_json = json_to_string (tool_node, FALSE);
-  schema_json = json_to_string (schema_node, FALSE);
+  tool_json = prs_json_to_string (tool_node, FALSE);
+  schema_json = prs_json_to_string (schema_node, FALSE);
 
   stmt = prs_store_prepare_cached (self,
                         "INSERT INTO tools (name, workflow_id, webhook_path, webhook_method,"
@@ -926,7 +939,7 @@ insert_workflow_check (PrsStore    *self,
   if (workflow_id == NULL)
     goto invalid;
 
-  checklist_json = json_to_string (node, FALSE);
+  checklist_json = prs_json_to_string (node, FALSE);
 
   stmt = prs_store_prepare_cached (self,
                         "INSERT INTO workflow_checks (workflow_id, workflow_name,"

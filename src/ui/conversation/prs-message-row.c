@@ -10,6 +10,7 @@
 
 #include "prs-context.h"
 #include "prs-kv-grid.h"
+#include "prs-json.h"
 #include "prs-launcher.h"
 #include "prs-layout.h"
 #include "prs-markdown-view.h"
@@ -66,7 +67,7 @@ prs_message_row_format_context (JsonNode *context,
   if (context == NULL)
     return g_strdup ("");
 
-  text = json_to_string (context, TRUE);
+  text = prs_json_to_string (context, TRUE);
   len = strlen (text);
   if (len <= max_bytes)
     return g_steal_pointer (&text);
@@ -174,7 +175,7 @@ on_copy_context (GtkButton *button,
                  gpointer   user_data)
 {
   JsonNode *context = user_data;
-  g_autofree char *text = json_to_string (context, TRUE);
+  g_autofree char *text = prs_json_to_string (context, TRUE);
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), text);
   gtk_widget_activate_action (GTK_WIDGET (button), "win.show-toast", "s", _("Request Context copied"));
