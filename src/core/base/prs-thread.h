@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-thread.h: which thread may touch what, checked in debug builds.
+ *
+ * Two threads matter (HACKING.md, "Threads"): the main thread, which owns
+ * every GObject the window binds to, the runner and its runs; and the API
+ * thread, which owns the HTTPS server, its SQLite connection and the
+ * routes. Objects that belong to one of them say so with
+ * PRS_ASSERT_MAIN_THREAD () or a PrsThreadOwner, the way GNOME Calendar
+ * asserts GCAL_IS_MAIN_THREAD (). The checks compile to nothing when the
+ * build has no debug information (meson's -Ddebug=false).
+ */
+#pragma once
+
+#include "config.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The thread that started the program (set before main () runs). */
+GThread  *prs_thread_get_main (void);
+
+#define PRS_IS_MAIN_THREAD() (g_thread_self () == prs_thread_get_main ())
+
+/* An object owned by whichever thread first claims it. */
+typedef struct
+{
+  GThread *thread;
+} PrsThreadOwner;
+
+/* Makes the calling thread the owner (again, when ownership is handed over
+ * before the object is used, e.g. a connection opened on one thread for
+ * another). */
+static inline void
+prs_thread_owner_claim (PrsThreadOwner *owner)
+{
+  owner->thread = g_thread_self ();
+}
+
+static inline gboolean
+prs_thread_owner_is_current (const PrsThreadOwner *owner)
+{
+  return owner->thread == NULL || owner->thread == g_thread_self ();
+}
+
+#if PRS_ENABLE_THREAD_CHECKS
+# define PRS_ASSERT_MAIN_THREAD() g_assert (PRS_IS_MAIN_THREAD ())
+# define PRS_ASSERT_OWNER(owner)  g_assert (prs_thread_owner_is_current (owner))
+#else
+# define PRS_ASSERT_MAIN_THREAD() G_STMT_START { } G_STMT_END
+# define PRS_ASSERT_OWNER(owner)  G_STMT_START { (void) (owner); } G_STMT_END
+#endif
+
+G_END_DECLS
