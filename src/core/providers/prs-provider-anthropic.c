@@ -19,7 +19,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-anthropic.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
 

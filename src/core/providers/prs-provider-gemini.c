@@ -27,7 +27,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-gemini.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 #define MAX_SCHEMA_DEPTH 32
 

@@ -15,7 +15,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-ollama.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 struct _PrsProviderOllama
 {

@@ -17,7 +17,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-openai.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 struct _PrsProviderOpenai
 {

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-provider-private.h: what the four provider implementations share —
- * their configuration (PrsHttp) and one HTTP exchange engine (PrsExchange)
- * that sends a JSON request, maps failures to PRS_ERROR_PROVIDER_* codes,
- * and hands the answer to the implementation as one JSON document or as a
- * stream of SSE/NDJSON events. Only prs-provider*.c include this. */
+/* prs-http-provider-private.h: what the four provider implementations
+ * share (prs-http-provider.c) — their configuration (PrsHttp) and one HTTP
+ * exchange (PrsExchange) that sends a JSON request, maps failures to
+ * PRS_ERROR_PROVIDER_* codes, and hands the answer to the implementation as
+ * one JSON document or as a stream of SSE/NDJSON events. Only the backends
+ * and prs-http-provider.c include this. */
 #pragma once
 
 #include <libsoup/soup.h>
 
 #include "prs-event-stream.h"
 #include "prs-http-provider.h"
-#include "prs-provider.h"
+#include "prs-provider-kinds.h"
 
 G_BEGIN_DECLS
 
@@ -171,9 +172,5 @@ void         prs_json_builder_add_function_tools (JsonBuilder *b,
                                       GPtrArray   *tools);
 /* The tool's input schema, or an empty object schema when it has none. */
 JsonNode    *prs_chat_tool_dup_schema (PrsChatTool *tool);
-/* The normalised stop reason of a response once it is complete. */
-void         prs_chat_response_set_stop (PrsChatResponse *response,
-                                      const char      *normalised,
-                                      const char      *raw);
 
 G_END_DECLS
