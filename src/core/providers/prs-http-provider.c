@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-http-provider.c: PrsHttpProvider, the half the four providers share:
  * their configuration, the PrsProvider calls they answer alike, and the
- * HTTP exchange that carries each call.
+ * exchange that carries each call over one PrsHttpRequest.
  *
- * The engine sends one JSON request with libsoup, never follows redirects
- * (the API key would travel along), and turns every failure into one of the
+ * An exchange sends one JSON request (the engine never follows redirects:
+ * the API key would travel along) and turns every failure into one of the
  * PRS_ERROR_PROVIDER_* codes with a sentence naming the provider and what to
- * do. Keys never appear in messages or logs. */
+ * do; a status is read with the backend's own reading of its error body.
+ * Keys never appear in messages or logs. */
 #include "config.h"
 
 #include <string.h>
@@ -17,63 +18,60 @@
 #include "prs-json.h"
 #include "prs-http-provider-private.h"
 
-#define READ_CHUNK_SIZE     ((gsize) 64 * 1024)
-#define MAX_JSON_BODY       ((guint64) 64 * 1024 * 1024)
-#define MAX_ERROR_BODY      ((guint64) 64 * 1024)
-#define MAX_STREAM_BYTES    ((guint64) 256 * 1024 * 1024)
+#define MAX_JSON_BODY       ((gsize) 64 * 1024 * 1024)
+#define MAX_ERROR_BODY      ((gsize) 64 * 1024)
+#define MAX_STREAM_BYTES    ((gsize) 256 * 1024 * 1024)
 #define MAX_QUOTED_MESSAGE  300   /* characters of a provider's own message */
 #define MAX_RETRY_AFTER     86400
 
 /* ---- Shared configuration ----------------------------------------------- */
 
-PrsHttp *
-prs_http_new (const char *kind,
-              const char *base_url,
-              const char *model,
-              const char *api_key)
+PrsProviderConfig *
+prs_provider_config_new (const char *kind,
+                         const char *base_url,
+                         const char *model,
+                         const char *api_key)
 {
-  PrsHttp *http = g_new0 (PrsHttp, 1);
+  PrsProviderConfig *config = g_new0 (PrsProviderConfig, 1);
   g_autofree char *key = g_strstrip (g_strdup (api_key != NULL ? api_key : ""));
 
-  http->kind = kind;
-  http->base_url = g_strdup (base_url);
-  http->model = g_strdup (model != NULL ? model : "");
-  http->api_key = key[0] != '\0' ? g_steal_pointer (&key) : NULL;
-  http->timeout = PRS_PROVIDER_DEFAULT_TIMEOUT;
-  http->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
-                                                 "timeout", http->timeout,
-                                                 NULL);
-  return http;
+  config->kind = kind;
+  config->base_url = g_strdup (base_url);
+  config->model = g_strdup (model != NULL ? model : "");
+  config->api_key = key[0] != '\0' ? g_steal_pointer (&key) : NULL;
+  config->timeout = PRS_PROVIDER_DEFAULT_TIMEOUT;
+  config->session = prs_http_session_new (config->timeout);
+  return config;
 }
 
 void
-prs_http_free (PrsHttp *http)
+prs_provider_config_free (PrsProviderConfig *config)
 {
-  if (http == NULL)
+  if (config == NULL)
     return;
 
-  g_clear_object (&http->session);
-  if (http->api_key != NULL)
-    memset (http->api_key, 0, strlen (http->api_key));
-  g_free (http->api_key);
-  g_free (http->base_url);
-  g_free (http->model);
-  g_free (http);
+  g_clear_object (&config->session);
+  if (config->api_key != NULL)
+    memset (config->api_key, 0, strlen (config->api_key));
+  g_free (config->api_key);
+  g_free (config->base_url);
+  g_free (config->model);
+  g_free (config);
 }
 
 void
-prs_http_set_timeout (PrsHttp *http,
-                      guint    seconds)
+prs_provider_config_set_timeout (PrsProviderConfig *config,
+                                 guint              seconds)
 {
-  http->timeout = seconds;
-  soup_session_set_timeout (http->session, seconds);
+  config->timeout = seconds;
+  soup_session_set_timeout (config->session, seconds);
 }
 
 /* ---- PrsHttpProvider: the common half of the four providers --------------- */
 
 typedef struct
 {
-  PrsHttp *http;
+  PrsProviderConfig *config;
 } PrsHttpProviderPrivate;
 
 static void prs_http_provider_iface_init (PrsProviderInterface *iface);
@@ -82,48 +80,48 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (PrsHttpProvider, prs_http_provider, G_TYPE_OBJ
                                   G_ADD_PRIVATE (PrsHttpProvider)
                                   G_IMPLEMENT_INTERFACE (PRS_TYPE_PROVIDER, prs_http_provider_iface_init))
 
-PrsHttp *
-prs_http_provider_get_http (gpointer self)
+PrsProviderConfig *
+prs_http_provider_get_config (gpointer self)
 {
   PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (PRS_HTTP_PROVIDER (self));
 
-  return priv->http;
+  return priv->config;
 }
 
 void
-prs_http_provider_set_http (PrsHttpProvider *self,
-                            PrsHttp         *http)
+prs_http_provider_set_config (PrsHttpProvider   *self,
+                              PrsProviderConfig *config)
 {
   PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (self);
 
-  g_return_if_fail (priv->http == NULL);
+  g_return_if_fail (priv->config == NULL);
 
-  priv->http = http;
+  priv->config = config;
 }
 
 static const char *
 http_provider_get_kind (PrsProvider *provider)
 {
-  return prs_http_provider_get_http (provider)->kind;
+  return prs_http_provider_get_config (provider)->kind;
 }
 
 static const char *
 http_provider_get_base_url (PrsProvider *provider)
 {
-  return prs_http_provider_get_http (provider)->base_url;
+  return prs_http_provider_get_config (provider)->base_url;
 }
 
 static const char *
 http_provider_get_model (PrsProvider *provider)
 {
-  return prs_http_provider_get_http (provider)->model;
+  return prs_http_provider_get_config (provider)->model;
 }
 
 static void
 http_provider_set_timeout (PrsProvider *provider,
                            guint        seconds)
 {
-  prs_http_set_timeout (prs_http_provider_get_http (provider), seconds);
+  prs_provider_config_set_timeout (prs_http_provider_get_config (provider), seconds);
 }
 
 static void
@@ -213,7 +211,7 @@ prs_http_provider_finalize (GObject *object)
 {
   PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (PRS_HTTP_PROVIDER (object));
 
-  g_clear_pointer (&priv->http, prs_http_free);
+  g_clear_pointer (&priv->config, prs_provider_config_free);
 
   G_OBJECT_CLASS (prs_http_provider_parent_class)->finalize (object);
 }
@@ -376,91 +374,18 @@ prs_chat_tool_dup_schema (PrsChatTool *tool)
 
 /* ---- Errors ------------------------------------------------------------- */
 
-static gboolean
-has_control_chars (const char *str)
-{
-  for (const char *p = str; *p != '\0'; p++)
-    {
-      if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static const char *
 label (PrsExchange *ex)
 {
-  return prs_provider_kind_get_label (ex->http->kind);
-}
-
-/* A provider's own words, cut and without control characters. */
-static char *
-sanitize_message (const char *message)
-{
-  GString *out;
-  const char *p;
-  guint chars = 0;
-
-  if (message == NULL || !g_utf8_validate (message, -1, NULL))
-    return NULL;
-
-  out = g_string_new (NULL);
-  for (p = message; *p != '\0' && chars < MAX_QUOTED_MESSAGE; p = g_utf8_next_char (p), chars++)
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      g_string_append_unichar (out, g_unichar_iscntrl (c) ? ' ' : c);
-    }
-  if (*p != '\0')
-    g_string_append (out, "…");
-  g_strstrip (out->str);
-  if (out->str[0] == '\0')
-    {
-      g_string_free (out, TRUE);
-      return NULL;
-    }
-  return g_string_free (out, FALSE);
-}
-
-static guint
-parse_retry_after (SoupMessage *msg)
-{
-  SoupMessageHeaders *headers = soup_message_get_response_headers (msg);
-  const char *value = soup_message_headers_get_one (headers, "Retry-After");
-  g_autoptr(GDateTime) when = NULL;
-  g_autoptr(GDateTime) now = NULL;
-  guint64 seconds;
-  char *end = NULL;
-
-  if (value == NULL)
-    return 0;
-
-  while (g_ascii_isspace (*value))
-    value++;
-  if (g_ascii_isdigit (*value))
-    {
-      seconds = g_ascii_strtoull (value, &end, 10);
-      /* Some send fractions ("1.5"): round up. */
-      if (end != NULL && *end == '.' && g_ascii_isdigit (end[1]))
-        seconds++;
-      return (guint) MIN (seconds, MAX_RETRY_AFTER);
-    }
-
-  when = soup_date_time_new_from_http_string (value);
-  if (when == NULL)
-    return 0;
-  now = g_date_time_new_now_utc ();
-  seconds = g_date_time_difference (when, now) > 0
-            ? (g_date_time_difference (when, now) + G_TIME_SPAN_SECOND - 1) / G_TIME_SPAN_SECOND
-            : 0;
-  return (guint) MIN (seconds, MAX_RETRY_AFTER);
+  return prs_provider_kind_get_label (ex->config->kind);
 }
 
 static GError *
 status_error (PrsExchange *ex)
 {
-  guint status = soup_message_get_status (ex->msg);
-  const char *reason = soup_message_get_reason_phrase (ex->msg);
+  guint status = prs_http_request_get_status (ex->request);
+  const char *reason = prs_http_request_get_reason (ex->request);
+  GBytes *bytes = prs_http_request_get_body (ex->request);
   g_autoptr(JsonNode) body = NULL;
   g_autofree char *raw_message = NULL;
   g_autofree char *message = NULL;
@@ -468,27 +393,22 @@ status_error (PrsExchange *ex)
   gboolean model_not_found = FALSE;
   gboolean bad_key = FALSE;
 
-  if (reason == NULL || reason[0] == '\0' || has_control_chars (reason))
-    reason = soup_status_get_phrase (status);
-  if (reason == NULL)
-    reason = "";
-
-  if (ex->body != NULL && ex->body->len > 0)
-    body = prs_json_parse_bounded ((const char *) ex->body->data, ex->body->len,
+  if (bytes != NULL && g_bytes_get_size (bytes) > 0)
+    body = prs_json_parse_bounded (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                                    PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
   raw_message = ex->ops->error_message (body, &model_not_found, &bad_key);
-  message = sanitize_message (raw_message);
+  message = prs_http_clean_text (raw_message, MAX_QUOTED_MESSAGE);
   said = message != NULL ? g_strdup_printf (": “%s”", message) : g_strdup ("");
 
   if (status == 401 || status == 403 || bad_key)
     return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_AUTH,
                         _("%s at %s rejected the API key (%u %s%s). "
                           "Check the key stored for this provider."),
-                        label (ex), ex->http->base_url, status, reason, said);
+                        label (ex), ex->config->base_url, status, reason, said);
 
   if (status == 429)
     {
-      ex->retry_after = parse_retry_after (ex->msg);
+      ex->retry_after = prs_http_request_get_retry_after (ex->request, MAX_RETRY_AFTER);
       if (ex->retry_after > 0)
         return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_RATE_LIMITED,
                             g_dngettext (GETTEXT_PACKAGE,
@@ -497,91 +417,38 @@ status_error (PrsExchange *ex)
                                          "%s at %s is limiting requests (%u %s%s). "
                                          "Try again in %u seconds.",
                                          ex->retry_after),
-                            label (ex), ex->http->base_url, status, reason, said,
+                            label (ex), ex->config->base_url, status, reason, said,
                             ex->retry_after);
       return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_RATE_LIMITED,
                           _("%s at %s is limiting requests (%u %s%s). Try again later."),
-                          label (ex), ex->http->base_url, status, reason, said);
+                          label (ex), ex->config->base_url, status, reason, said);
     }
 
   if (status >= 500 || status == 408)
     return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_SERVER,
                         _("%s at %s had a server error (%u %s%s). Try again later."),
-                        label (ex), ex->http->base_url, status, reason, said);
+                        label (ex), ex->config->base_url, status, reason, said);
 
   if (ex->is_chat && (model_not_found || status == 404))
     return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_UNKNOWN_MODEL,
                         _("%s at %s does not know the model “%s” (%u %s%s). "
                           "Choose a model from the provider’s list, and check the base URL."),
-                        label (ex), ex->http->base_url, ex->model, status, reason, said);
+                        label (ex), ex->config->base_url, ex->model, status, reason, said);
 
   if (SOUP_STATUS_IS_REDIRECTION (status))
     return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_REJECTED,
                         _("%s at %s answered with a redirect (%u %s). "
                           "Use the address it redirects to as the base URL."),
-                        label (ex), ex->http->base_url, status, reason);
+                        label (ex), ex->config->base_url, status, reason);
 
   if (status == 404)
     return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_REJECTED,
                         _("%s at %s has no such endpoint (%u %s%s). Check the base URL."),
-                        label (ex), ex->http->base_url, status, reason, said);
+                        label (ex), ex->config->base_url, status, reason, said);
 
   return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_REJECTED,
                       _("%s at %s refused the request (%u %s%s)."),
-                      label (ex), ex->http->base_url, status, reason, said);
-}
-
-static GError *
-transport_error (PrsExchange  *ex,
-                 const GError *error)
-{
-  const char *base = ex->http->base_url;
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      /* Our own cancellable fired while the caller's did not: a bug. */
-      return g_error_copy (error);
-    }
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-    return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_UNREACHABLE,
-                        g_dngettext (GETTEXT_PACKAGE,
-                                     "%s at %s did not answer within %u second. "
-                                     "Is it running, and is it not overloaded?",
-                                     "%s at %s did not answer within %u seconds. "
-                                     "Is it running, and is it not overloaded?",
-                                     ex->http->timeout),
-                        label (ex), base, ex->http->timeout);
-
-  if (error->domain == SOUP_SESSION_ERROR)
-    return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE,
-                        _("%s at %s sent an answer that is not valid HTTP (%s). "
-                          "Check the base URL."), label (ex), base, error->message);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
-    return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_UNREACHABLE,
-                        _("Could not connect to %s at %s: connection refused. Is it running?"),
-                        label (ex), base);
-
-  if (error->domain == G_RESOLVER_ERROR)
-    return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_UNREACHABLE,
-                        _("Could not connect to %s at %s: the host name could not be "
-                          "resolved (%s). Check the base URL and the network."),
-                        label (ex), base, error->message);
-
-  if (error->domain == G_TLS_ERROR)
-    return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_UNREACHABLE,
-                        _("Could not connect to %s at %s: the secure (TLS) connection "
-                          "failed (%s)."), label (ex), base, error->message);
-
-  if (ex->stream != NULL)
-    return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_UNREACHABLE,
-                        _("The connection to %s at %s broke off during the answer (%s)."),
-                        label (ex), base, error->message);
-
-  return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_UNREACHABLE,
-                      _("Could not connect to %s at %s: %s."),
-                      label (ex), base, error->message);
+                      label (ex), ex->config->base_url, status, reason, said);
 }
 
 gboolean
@@ -591,7 +458,7 @@ prs_exchange_bad_response (PrsExchange  *ex,
 {
   g_set_error (error, PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE,
                _("%s at %s sent an answer Prosponsive cannot read: %s."),
-               label (ex), ex->http->base_url, what);
+               label (ex), ex->config->base_url, what);
   return FALSE;
 }
 
@@ -601,8 +468,8 @@ prs_exchange_stream_error (PrsExchange  *ex,
                            const char   *type,
                            const char   *message)
 {
-  g_autofree char *clean = sanitize_message (message);
-  g_autofree char *clean_type = sanitize_message (type);
+  g_autofree char *clean = prs_http_clean_text (message, MAX_QUOTED_MESSAGE);
+  g_autofree char *clean_type = prs_http_clean_text (type, MAX_QUOTED_MESSAGE);
   int code = PRS_ERROR_PROVIDER_SERVER;
 
   if (type != NULL && (strstr (type, "rate_limit") != NULL || strstr (type, "RESOURCE_EXHAUSTED") != NULL))
@@ -614,7 +481,7 @@ prs_exchange_stream_error (PrsExchange  *ex,
 
   g_set_error (error, PRS_ERROR, code,
                _("%s at %s reported an error during the answer (%s: “%s”)."),
-               label (ex), ex->http->base_url,
+               label (ex), ex->config->base_url,
                clean_type != NULL ? clean_type : _("error"),
                clean != NULL ? clean : _("no details"));
   return FALSE;
@@ -650,13 +517,7 @@ exchange_free (gpointer data)
 {
   PrsExchange *ex = data;
 
-  if (ex->outer != NULL && ex->outer_handler != 0)
-    g_cancellable_disconnect (ex->outer, ex->outer_handler);
-  g_clear_object (&ex->outer);
-  g_clear_object (&ex->internal);
-  g_clear_object (&ex->stream);
-  g_clear_object (&ex->msg);
-  g_clear_pointer (&ex->body, g_byte_array_unref);
+  g_clear_object (&ex->request);
   g_clear_pointer (&ex->parser, prs_event_stream_free);
   g_clear_pointer (&ex->response, prs_chat_response_free);
   if (ex->text != NULL)
@@ -670,15 +531,52 @@ exchange_free (gpointer data)
   g_free (ex);
 }
 
-static void
-on_outer_cancelled (GCancellable *outer,
-                    gpointer      user_data)
+static gboolean
+on_stream_event (const char  *event,
+                 const char  *data,
+                 gsize        len,
+                 const char  *id,
+                 gpointer     user_data,
+                 GError     **error)
 {
-  g_cancellable_cancel (G_CANCELLABLE (user_data));
+  PrsExchange *ex = user_data;
+
+  return ex->ops->on_event (ex, event, data, len, error);
+}
+
+static gboolean
+on_chunk (const char  *data,
+          gsize        len,
+          gpointer     user_data,
+          GError     **error)
+{
+  PrsExchange *ex = user_data;
+
+  return prs_event_stream_feed (ex->parser, data, len, error);
+}
+
+/* A server asked to stream may still answer with one JSON document (some
+ * OpenAI-compatible servers ignore "stream"); that is read as such. */
+static void
+on_headers (PrsHttpRequest *request,
+            gpointer        user_data)
+{
+  PrsExchange *ex = user_data;
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (prs_http_request_get_status (request)) || ex->wire == PRS_WIRE_JSON ||
+      (ex->wire == PRS_WIRE_SSE && prs_http_request_has_content_type (request, "application/json")))
+    return;
+
+  ex->parser = prs_event_stream_new (ex->wire == PRS_WIRE_SSE ? PRS_EVENT_STREAM_SSE
+                                                              : PRS_EVENT_STREAM_NDJSON,
+                                     PRS_EVENT_STREAM_DEFAULT_MAX_LINE,
+                                     on_stream_event, ex);
+  prs_http_request_set_limits (request, MAX_STREAM_BYTES, MAX_ERROR_BODY);
+  prs_http_request_stream_body (request, on_chunk, ex);
 }
 
 PrsExchange *
-prs_exchange_new (PrsHttp              *http,
+prs_exchange_new (PrsProviderConfig    *config,
                   GTask                *task,
                   const PrsExchangeOps *ops,
                   PrsWire               wire,
@@ -687,33 +585,20 @@ prs_exchange_new (PrsHttp              *http,
                   JsonNode             *body)
 {
   PrsExchange *ex = g_new0 (PrsExchange, 1);
-  g_autofree char *url = g_strconcat (http->base_url, path, NULL);
-  GCancellable *outer = g_task_get_cancellable (task);
+  g_autofree char *url = g_strconcat (config->base_url, path, NULL);
 
-  ex->http = http;
+  ex->config = config;
   ex->task = task;
   ex->ops = ops;
   ex->wire = wire;
-  ex->internal = g_cancellable_new ();
-  if (outer != NULL)
-    {
-      ex->outer = g_object_ref (outer);
-      ex->outer_handler = g_cancellable_connect (outer, G_CALLBACK (on_outer_cancelled),
-                                                 g_object_ref (ex->internal), g_object_unref);
-    }
 
-  ex->msg = soup_message_new (method, url);
-  g_assert (ex->msg != NULL);  /* the base URL was validated */
-  soup_message_add_flags (ex->msg, SOUP_MESSAGE_NO_REDIRECT);
-
+  ex->request = prs_http_request_new (config->session, method, url);
+  g_assert (ex->request != NULL);  /* the base URL was validated */
   if (body != NULL)
-    {
-      g_autoptr(GBytes) bytes = NULL;
-      char *text = prs_json_to_string (body, FALSE);
-
-      bytes = g_bytes_new_take (text, strlen (text));
-      soup_message_set_request_body_from_bytes (ex->msg, "application/json", bytes);
-    }
+    prs_http_request_set_json_body (ex->request, body);
+  /* An error body is only read for its message: keep the start. */
+  prs_http_request_set_limits (ex->request, MAX_JSON_BODY, MAX_ERROR_BODY);
+  prs_http_request_set_headers_func (ex->request, on_headers, ex);
 
   g_task_set_task_data (task, ex, exchange_free);
   return ex;
@@ -740,7 +625,7 @@ prs_exchange_set_header (PrsExchange *ex,
                          const char  *name,
                          const char  *value)
 {
-  soup_message_headers_replace (soup_message_get_request_headers (ex->msg), name, value);
+  prs_http_request_set_header (ex->request, name, value);
 }
 
 void
@@ -748,10 +633,10 @@ prs_exchange_set_bearer (PrsExchange *ex)
 {
   g_autofree char *value = NULL;
 
-  if (ex->http->api_key == NULL)
+  if (ex->config->api_key == NULL)
     return;
 
-  value = g_strconcat ("Bearer ", ex->http->api_key, NULL);
+  value = g_strconcat ("Bearer ", ex->config->api_key, NULL);
   prs_exchange_set_header (ex, "Authorization", value);
   memset (value, 0, strlen (value));
 }
@@ -800,212 +685,80 @@ return_result (GTask       *task,
     }
 }
 
-static void
-fail (GTask  *task,
-      GError *error)
-{
-  PrsExchange *ex = g_task_get_task_data (task);
-
-  /* Drop the connection rather than drain what is left of the body. */
-  g_cancellable_cancel (ex->internal);
-  g_task_return_error (task, error);
-}
-
+/* A whole JSON answer, or the end of a stream. */
 static gboolean
-content_type_is (SoupMessage *msg,
-                 const char  *type)
+finish_body (PrsExchange  *ex,
+             GError      **error)
 {
-  const char *content_type = soup_message_headers_get_content_type (soup_message_get_response_headers (msg),
-                                                                    NULL);
-
-  return content_type != NULL && g_ascii_strcasecmp (content_type, type) == 0;
-}
-
-static void
-finish_body (GTask *task)
-{
-  PrsExchange *ex = g_task_get_task_data (task);
-  guint status = soup_message_get_status (ex->msg);
-  GError *error = NULL;
-
-  g_clear_object (&ex->stream);
-
-  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
-    {
-      g_task_return_error (task, status_error (ex));
-      return;
-    }
-
-  if (ex->parser != NULL)
-    {
-      if (!prs_event_stream_finish (ex->parser, &error) || !ex->ops->on_end (ex, &error))
-        {
-          g_task_return_error (task, error);
-          return;
-        }
-    }
-  else
-    {
-      g_autoptr(JsonNode) root = NULL;
-
-      if (ex->body->len == 0)
-        {
-          prs_exchange_bad_response (ex, &error, _("an empty body"));
-          g_task_return_error (task, error);
-          return;
-        }
-      if (!content_type_is (ex->msg, "application/json") &&
-          (ex->body->data[0] == '<' || !g_utf8_validate ((const char *) ex->body->data, ex->body->len, NULL)))
-        {
-          const char *type = soup_message_headers_get_content_type (soup_message_get_response_headers (ex->msg),
-                                                                    NULL);
-          g_autofree char *what = g_strdup_printf (_("an answer that is not JSON (%s); check the base URL"),
-                                                   type != NULL && !has_control_chars (type)
-                                                   ? type : _("no content type"));
-
-          prs_exchange_bad_response (ex, &error, what);
-          g_task_return_error (task, error);
-          return;
-        }
-      root = prs_exchange_parse (ex, (const char *) ex->body->data, ex->body->len, &error);
-      if (root == NULL || !ex->ops->on_json (ex, root, &error))
-        {
-          g_task_return_error (task, error);
-          return;
-        }
-    }
-
-  return_result (task, ex);
-}
-
-static void read_next_chunk (GTask *task);
-
-static gboolean
-on_stream_event (const char  *event,
-                 const char  *data,
-                 gsize        len,
-                 const char  *id,
-                 gpointer     user_data,
-                 GError     **error)
-{
-  PrsExchange *ex = user_data;
-
-  return ex->ops->on_event (ex, event, data, len, error);
-}
-
-static void
-on_chunk_read (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  PrsExchange *ex = g_task_get_task_data (task);
-  g_autoptr(GBytes) chunk = NULL;
-  g_autoptr(GError) error = NULL;
-  GError *parse_error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  GBytes *body;
+  const char *data;
   gsize len;
 
-  chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
-  if (chunk == NULL)
-    {
-      if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
-        g_task_return_error (task, g_steal_pointer (&error));
-      else
-        fail (task, transport_error (ex, error));
-      return;
-    }
-
-  len = g_bytes_get_size (chunk);
-  if (len == 0)
-    {
-      finish_body (task);
-      return;
-    }
-
-  ex->received += len;
   if (ex->parser != NULL)
-    {
-      if (ex->received > MAX_STREAM_BYTES)
-        {
-          prs_exchange_bad_response (ex, &parse_error, _("the stream is too long"));
-          fail (task, parse_error);
-          return;
-        }
-      if (!prs_event_stream_feed (ex->parser, g_bytes_get_data (chunk, NULL), len, &parse_error))
-        {
-          fail (task, parse_error);
-          return;
-        }
-    }
-  else
-    {
-      guint64 cap = SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (ex->msg))
-                    ? MAX_JSON_BODY : MAX_ERROR_BODY;
+    return prs_event_stream_finish (ex->parser, error) && ex->ops->on_end (ex, error);
 
-      /* An error body is only read for its message: keep the start. */
-      if (ex->received > cap)
-        {
-          if (!SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (ex->msg)))
-            {
-              g_cancellable_cancel (ex->internal);
-              g_clear_object (&ex->stream);
-              g_task_return_error (task, status_error (ex));
-              return;
-            }
-          prs_exchange_bad_response (ex, &parse_error, _("the answer is too large"));
-          fail (task, parse_error);
-          return;
-        }
-      g_byte_array_append (ex->body, g_bytes_get_data (chunk, NULL), len);
-    }
+  body = prs_http_request_get_body (ex->request);
+  data = g_bytes_get_data (body, &len);
+  if (len == 0)
+    return prs_exchange_bad_response (ex, error, _("an empty body"));
+  if (!prs_http_request_has_content_type (ex->request, "application/json") &&
+      (data[0] == '<' || !g_utf8_validate (data, len, NULL)))
+    {
+      const char *type = prs_http_request_get_content_type (ex->request);
+      g_autofree char *what = g_strdup_printf (_("an answer that is not JSON (%s); check the base URL"),
+                                               type != NULL ? type : _("no content type"));
 
-  read_next_chunk (g_steal_pointer (&task));
+      return prs_exchange_bad_response (ex, error, what);
+    }
+  root = prs_exchange_parse (ex, data, len, error);
+  return root != NULL && ex->ops->on_json (ex, root, error);
 }
 
-static void
-read_next_chunk (GTask *task)
+static GError *
+transport_error (PrsExchange *ex,
+                 GError      *cause)
 {
-  PrsExchange *ex = g_task_get_task_data (task);
+  GError *error = NULL;
 
-  g_input_stream_read_bytes_async (ex->stream, READ_CHUNK_SIZE, G_PRIORITY_DEFAULT,
-                                   ex->internal, on_chunk_read, task);
+  switch (prs_http_request_get_failure (ex->request))
+    {
+    case PRS_HTTP_FAILURE_NONE:        /* the parser's or the backend's */
+    case PRS_HTTP_FAILURE_CANCELLED:
+      return cause;
+
+    case PRS_HTTP_FAILURE_TOO_LARGE:
+      prs_exchange_bad_response (ex, &error, ex->parser != NULL ? _("the stream is too long")
+                                                                : _("the answer is too large"));
+      break;
+
+    default:
+      error = prs_http_request_describe_failure (ex->request, cause, label (ex), ex->config->base_url,
+                                                 PRS_ERROR_PROVIDER_UNREACHABLE,
+                                                 PRS_ERROR_PROVIDER_BAD_RESPONSE);
+      break;
+    }
+  g_error_free (cause);
+  return error;
 }
 
 static void
-on_sent (GObject      *source,
+on_done (GObject      *source,
          GAsyncResult *result,
          gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   PrsExchange *ex = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  guint status;
+  GError *error = NULL;
 
-  ex->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
-  if (ex->stream == NULL)
-    {
-      if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
-        g_task_return_error (task, g_steal_pointer (&error));
-      else
-        g_task_return_error (task, transport_error (ex, error));
-      return;
-    }
-
-  status = soup_message_get_status (ex->msg);
-  g_debug ("%s: %s %s → %u", ex->http->kind, soup_message_get_method (ex->msg),
-           g_uri_get_path (soup_message_get_uri (ex->msg)), status);
-
-  ex->body = g_byte_array_new ();
-  /* A server asked to stream may still answer with one JSON document (some
-   * OpenAI-compatible servers ignore "stream"); read that as such. */
-  if (SOUP_STATUS_IS_SUCCESSFUL (status) && ex->wire != PRS_WIRE_JSON &&
-      !(ex->wire == PRS_WIRE_SSE && content_type_is (ex->msg, "application/json")))
-    ex->parser = prs_event_stream_new (ex->wire == PRS_WIRE_SSE ? PRS_EVENT_STREAM_SSE
-                                                                : PRS_EVENT_STREAM_NDJSON,
-                                       PRS_EVENT_STREAM_DEFAULT_MAX_LINE,
-                                       on_stream_event, ex);
-
-  read_next_chunk (g_steal_pointer (&task));
+  if (!prs_http_request_send_finish (ex->request, result, &error))
+    g_task_return_error (task, transport_error (ex, error));
+  else if (!SOUP_STATUS_IS_SUCCESSFUL (prs_http_request_get_status (ex->request)))
+    g_task_return_error (task, status_error (ex));
+  else if (!finish_body (ex, &error))
+    g_task_return_error (task, error);
+  else
+    return_result (task, ex);
 }
 
 void
@@ -1015,10 +768,10 @@ prs_exchange_send (PrsExchange *ex)
     {
       g_task_return_new_error (ex->task, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
                                _("No model is set for %s at %s. Choose one from its model list."),
-                               label (ex), ex->http->base_url);
+                               label (ex), ex->config->base_url);
       return;
     }
 
-  soup_session_send_async (ex->http->session, ex->msg, G_PRIORITY_DEFAULT, ex->internal,
-                           on_sent, g_object_ref (ex->task));
+  prs_http_request_send_async (ex->request, g_task_get_cancellable (ex->task), on_done,
+                               g_object_ref (ex->task));
 }

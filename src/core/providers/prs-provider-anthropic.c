@@ -497,8 +497,8 @@ static void
 add_headers (PrsProviderAnthropic *self,
              PrsExchange          *ex)
 {
-  if (prs_http_provider_get_http (self)->api_key != NULL)
-    prs_exchange_set_header (ex, "x-api-key", prs_http_provider_get_http (self)->api_key);
+  if (prs_http_provider_get_config (self)->api_key != NULL)
+    prs_exchange_set_header (ex, "x-api-key", prs_http_provider_get_config (self)->api_key);
   prs_exchange_set_header (ex, "anthropic-version", ANTHROPIC_VERSION);
 }
 
@@ -514,14 +514,14 @@ anthropic_chat_async (PrsProvider         *provider,
 {
   PrsProviderAnthropic *self = PRS_PROVIDER_ANTHROPIC (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_config (self)->model;
   g_autoptr(JsonNode) body = NULL;
   PrsExchange *ex;
 
   g_task_set_source_tag (task, anthropic_chat_async);
 
   body = build_chat_body (request, model);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", "/v1/messages", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -544,7 +544,7 @@ anthropic_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, anthropic_list_models_async);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET",
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &models_ops, PRS_WIRE_JSON, "GET",
                          "/v1/models?limit=1000", NULL);
   add_headers (self, ex);
   prs_exchange_send (ex);
@@ -571,6 +571,6 @@ prs_provider_anthropic_new (const char *base_url,
 {
   PrsProviderAnthropic *self = g_object_new (PRS_TYPE_PROVIDER_ANTHROPIC, NULL);
 
-  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("anthropic", base_url, model, api_key));
+  prs_http_provider_set_config (PRS_HTTP_PROVIDER (self), prs_provider_config_new ("anthropic", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

@@ -539,8 +539,8 @@ static void
 add_headers (PrsProviderGemini *self,
              PrsExchange       *ex)
 {
-  if (prs_http_provider_get_http (self)->api_key != NULL)
-    prs_exchange_set_header (ex, "x-goog-api-key", prs_http_provider_get_http (self)->api_key);
+  if (prs_http_provider_get_config (self)->api_key != NULL)
+    prs_exchange_set_header (ex, "x-goog-api-key", prs_http_provider_get_config (self)->api_key);
 }
 
 static void
@@ -555,7 +555,7 @@ gemini_chat_async (PrsProvider         *provider,
 {
   PrsProviderGemini *self = PRS_PROVIDER_GEMINI (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_config (self)->model;
   g_autoptr(JsonNode) body = NULL;
   g_autofree char *escaped = NULL;
   g_autofree char *path = NULL;
@@ -570,7 +570,7 @@ gemini_chat_async (PrsProvider         *provider,
                           request->stream ? "streamGenerateContent?alt=sse" : "generateContent");
 
   body = build_chat_body (request);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", path, body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -589,7 +589,7 @@ gemini_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, gemini_list_models_async);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET",
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &models_ops, PRS_WIRE_JSON, "GET",
                          "/v1beta/models?pageSize=1000", NULL);
   add_headers (self, ex);
   prs_exchange_send (ex);
@@ -616,6 +616,6 @@ prs_provider_gemini_new (const char *base_url,
 {
   PrsProviderGemini *self = g_object_new (PRS_TYPE_PROVIDER_GEMINI, NULL);
 
-  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("gemini", base_url, model, api_key));
+  prs_http_provider_set_config (PRS_HTTP_PROVIDER (self), prs_provider_config_new ("gemini", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }
