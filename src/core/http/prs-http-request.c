@@ -40,7 +40,6 @@ struct _PrsHttpRequest
   GByteArray         *body;          /* while the answer is read and kept */
   GBytes             *body_bytes;    /* once it is complete */
   guint8             *buffer;        /* for a streamed body */
-  gsize               asked;         /* by the pending read into body */
   guint64             received;
   gboolean            started;
   gboolean            sent;          /* the request's headers went out */
@@ -116,6 +115,7 @@ prs_http_request_new (SoupSession *session,
 {
   PrsHttpRequest *self;
   SoupMessage *msg;
+  const char *scheme;
 
   g_return_val_if_fail (SOUP_IS_SESSION (session), NULL);
   g_return_val_if_fail (method != NULL && url != NULL, NULL);
@@ -123,6 +123,12 @@ prs_http_request_new (SoupSession *session,
   msg = soup_message_new (method, url);
   if (msg == NULL)
     return NULL;
+  scheme = g_uri_get_scheme (soup_message_get_uri (msg));
+  if (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0)
+    {
+      g_object_unref (msg);
+      return NULL;
+    }
 
   self = g_object_new (PRS_TYPE_HTTP_REQUEST, NULL);
   self->session = g_object_ref (session);
@@ -318,45 +324,28 @@ static void on_read (GObject      *source,
                      GAsyncResult *result,
                      gpointer      user_data);
 
-/* How many bytes the next read asks for: a kept body one byte past its
- * cap, so that an answer over it is noticed; an error body up to its cut. */
-static gsize
-next_read_size (PrsHttpRequest *self)
-{
-  gsize kept = self->body->len;
-  gsize cap = self->cutting ? self->max_error_body : self->max_body;
-
-  if (cap - kept >= READ_CHUNK_SIZE)
-    return READ_CHUNK_SIZE;
-  return self->cutting ? cap - kept : cap - kept + 1;
-}
-
+/* Every read asks for a whole chunk: libsoup's chunked decoder reads the
+ * trailer line into the caller's buffer and needs room for it, so a read
+ * is never cut to what is left below a cap; what arrived is counted after. */
 static void
 read_next (GTask *task)
 {
   PrsHttpRequest *self = g_task_get_source_object (task);
-  gsize size;
+  guint8 *into;
 
   if (self->streaming)
     {
       if (self->buffer == NULL)
         self->buffer = g_malloc (READ_CHUNK_SIZE);
-      g_input_stream_read_async (self->stream, self->buffer, READ_CHUNK_SIZE, G_PRIORITY_DEFAULT,
-                                 self->internal, on_read, task);
-      return;
+      into = self->buffer;
     }
-
-  size = next_read_size (self);
-  if (size == 0)
+  else
     {
-      complete (task);   /* an error body cut at its limit */
-      g_object_unref (task);
-      return;
+      g_byte_array_set_size (self->body, self->body->len + READ_CHUNK_SIZE);
+      into = self->body->data + self->body->len - READ_CHUNK_SIZE;
     }
-  self->asked = size;
-  g_byte_array_set_size (self->body, self->body->len + size);
-  g_input_stream_read_async (self->stream, self->body->data + self->body->len - size, size,
-                             G_PRIORITY_DEFAULT, self->internal, on_read, task);
+  g_input_stream_read_async (self->stream, into, READ_CHUNK_SIZE, G_PRIORITY_DEFAULT,
+                             self->internal, on_read, task);
 }
 
 static void
@@ -372,15 +361,22 @@ on_read (GObject      *source,
   PRS_ASSERT_OWNER (&self->owner);
 
   n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
-  /* The array was grown by what was asked for; keep what arrived. */
   if (!self->streaming)
-    g_byte_array_set_size (self->body, self->body->len - self->asked + MAX (n, 0));
+    {
+      gsize before = self->body->len - READ_CHUNK_SIZE;
+      gsize keep = MAX (n, 0);
+
+      /* An error body is kept up to its cut, and read no further. */
+      if (self->cutting)
+        keep = MIN (keep, self->max_error_body - before);
+      g_byte_array_set_size (self->body, before + keep);
+    }
   if (n < 0)
     {
       fail (task, g_steal_pointer (&error));
       return;
     }
-  if (n == 0)
+  if (n == 0 || (self->cutting && self->body->len >= self->max_error_body))
     {
       complete (task);
       return;
