@@ -47,6 +47,77 @@ partial_call_free (gpointer data)
 
 /* ---- Requests ----------------------------------------------------------- */
 
+/* An assistant turn's calls, with their arguments as JSON text. */
+static void
+add_tool_calls (JsonBuilder *b,
+                GPtrArray   *calls)
+{
+  json_builder_set_member_name (b, "tool_calls");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < calls->len; i++)
+    {
+      PrsToolCall *call = g_ptr_array_index (calls, i);
+      g_autoptr(JsonNode) args = json_node_init_object (json_node_alloc (), call->arguments);
+      g_autofree char *args_text = prs_json_to_string (args, FALSE);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_string_value (b, call->id);
+      json_builder_set_member_name (b, "type");
+      json_builder_add_string_value (b, "function");
+      json_builder_set_member_name (b, "function");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, call->name);
+      json_builder_set_member_name (b, "arguments");
+      json_builder_add_string_value (b, args_text);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_message (JsonBuilder    *b,
+             PrsChatMessage *message)
+{
+  json_builder_begin_object (b);
+  switch (message->role)
+    {
+    case PRS_CHAT_ROLE_USER:
+      json_builder_set_member_name (b, "role");
+      json_builder_add_string_value (b, "user");
+      json_builder_set_member_name (b, "content");
+      json_builder_add_string_value (b, message->text != NULL ? message->text : "");
+      break;
+
+    case PRS_CHAT_ROLE_ASSISTANT:
+      json_builder_set_member_name (b, "role");
+      json_builder_add_string_value (b, "assistant");
+      json_builder_set_member_name (b, "content");
+      if (message->text != NULL && message->text[0] != '\0')
+        json_builder_add_string_value (b, message->text);
+      else
+        json_builder_add_null_value (b);
+      if (message->tool_calls->len > 0)
+        add_tool_calls (b, message->tool_calls);
+      break;
+
+    case PRS_CHAT_ROLE_TOOL:
+      json_builder_set_member_name (b, "role");
+      json_builder_add_string_value (b, "tool");
+      json_builder_set_member_name (b, "tool_call_id");
+      json_builder_add_string_value (b, message->tool_call_id);
+      json_builder_set_member_name (b, "content");
+      json_builder_add_string_value (b, message->text != NULL ? message->text : "");
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+  json_builder_end_object (b);
+}
+
 static JsonNode *
 build_chat_body (PrsChatRequest *request,
                  const char     *model)
@@ -69,69 +140,7 @@ build_chat_body (PrsChatRequest *request,
       json_builder_end_object (b);
     }
   for (guint i = 0; i < request->messages->len; i++)
-    {
-      PrsChatMessage *message = g_ptr_array_index (request->messages, i);
-
-      json_builder_begin_object (b);
-      switch (message->role)
-        {
-        case PRS_CHAT_ROLE_USER:
-          json_builder_set_member_name (b, "role");
-          json_builder_add_string_value (b, "user");
-          json_builder_set_member_name (b, "content");
-          json_builder_add_string_value (b, message->text != NULL ? message->text : "");
-          break;
-
-        case PRS_CHAT_ROLE_ASSISTANT:
-          json_builder_set_member_name (b, "role");
-          json_builder_add_string_value (b, "assistant");
-          json_builder_set_member_name (b, "content");
-          if (message->text != NULL && message->text[0] != '\0')
-            json_builder_add_string_value (b, message->text);
-          else
-            json_builder_add_null_value (b);
-          if (message->tool_calls->len > 0)
-            {
-              json_builder_set_member_name (b, "tool_calls");
-              json_builder_begin_array (b);
-              for (guint j = 0; j < message->tool_calls->len; j++)
-                {
-                  PrsToolCall *call = g_ptr_array_index (message->tool_calls, j);
-                  g_autoptr(JsonNode) args = json_node_init_object (json_node_alloc (), call->arguments);
-                  g_autofree char *args_text = prs_json_to_string (args, FALSE);
-
-                  json_builder_begin_object (b);
-                  json_builder_set_member_name (b, "id");
-                  json_builder_add_string_value (b, call->id);
-                  json_builder_set_member_name (b, "type");
-                  json_builder_add_string_value (b, "function");
-                  json_builder_set_member_name (b, "function");
-                  json_builder_begin_object (b);
-                  json_builder_set_member_name (b, "name");
-                  json_builder_add_string_value (b, call->name);
-                  json_builder_set_member_name (b, "arguments");
-                  json_builder_add_string_value (b, args_text);
-                  json_builder_end_object (b);
-                  json_builder_end_object (b);
-                }
-              json_builder_end_array (b);
-            }
-          break;
-
-        case PRS_CHAT_ROLE_TOOL:
-          json_builder_set_member_name (b, "role");
-          json_builder_add_string_value (b, "tool");
-          json_builder_set_member_name (b, "tool_call_id");
-          json_builder_add_string_value (b, message->tool_call_id);
-          json_builder_set_member_name (b, "content");
-          json_builder_add_string_value (b, message->text != NULL ? message->text : "");
-          break;
-
-        default:
-          g_assert_not_reached ();
-        }
-      json_builder_end_object (b);
-    }
+    add_message (b, g_ptr_array_index (request->messages, i));
   json_builder_end_array (b);
 
   if (request->tools->len > 0)
