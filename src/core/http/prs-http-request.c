@@ -561,10 +561,10 @@ prs_http_request_get_status (PrsHttpRequest *self)
   return soup_message_get_status (self->msg);
 }
 
-static gboolean
-has_control_chars (const char *str)
+gboolean
+prs_http_has_control_chars (const char *text)
 {
-  for (const char *p = str; *p != '\0'; p++)
+  for (const char *p = text; *p != '\0'; p++)
     {
       if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
         return TRUE;
@@ -580,7 +580,7 @@ prs_http_request_get_reason (PrsHttpRequest *self)
   g_return_val_if_fail (PRS_IS_HTTP_REQUEST (self), "");
 
   reason = soup_message_get_reason_phrase (self->msg);
-  if (reason == NULL || reason[0] == '\0' || has_control_chars (reason))
+  if (reason == NULL || reason[0] == '\0' || prs_http_has_control_chars (reason))
     reason = soup_status_get_phrase (soup_message_get_status (self->msg));
   return reason != NULL ? reason : "";
 }
@@ -593,7 +593,7 @@ prs_http_request_get_content_type (PrsHttpRequest *self)
   g_return_val_if_fail (PRS_IS_HTTP_REQUEST (self), NULL);
 
   type = soup_message_headers_get_content_type (soup_message_get_response_headers (self->msg), NULL);
-  return type != NULL && !has_control_chars (type) ? type : NULL;
+  return type != NULL && !prs_http_has_control_chars (type) ? type : NULL;
 }
 
 gboolean
@@ -614,7 +614,7 @@ prs_http_request_get_response_header (PrsHttpRequest *self,
   g_return_val_if_fail (PRS_IS_HTTP_REQUEST (self), NULL);
 
   value = soup_message_headers_get_one (soup_message_get_response_headers (self->msg), name);
-  return value != NULL && !has_control_chars (value) ? value : NULL;
+  return value != NULL && !prs_http_has_control_chars (value) ? value : NULL;
 }
 
 guint

@@ -141,6 +141,10 @@ GError         *prs_http_request_describe_failure (PrsHttpRequest   *self,
                                                  const char         *url,
                                                  int                 unreachable,
                                                  int                 bad_response);
+/* Whether @text holds a control character (tab included): such text must
+ * not go into a URL or a header (libsoup would print a header value with a
+ * line break in a warning, key and all) nor into a message. */
+gboolean        prs_http_has_control_chars      (const char         *text);
 /* A peer's own words, fit to quote in a message: at most @max_chars
  * characters (then "…"), control characters as spaces, trimmed. NULL when
  * @text is NULL, not UTF-8, or blank. */

@@ -99,17 +99,6 @@ prs_n8n_client_init (PrsN8nClient *self)
 }
 
 static gboolean
-has_control_chars (const char *str)
-{
-  for (const char *p = str; *p != '\0'; p++)
-    {
-      if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
 str_has_suffix_ascii_nocase (const char *str,
                              const char *suffix)
 {
@@ -150,7 +139,7 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
     }
 
   uri = g_uri_parse (trimmed, G_URI_FLAGS_ENCODED, NULL);
-  if (uri == NULL || has_control_chars (trimmed))
+  if (uri == NULL || prs_http_has_control_chars (trimmed))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                    "“%s” is not a valid URL. Enter the address of your n8n instance, %s.",
@@ -223,7 +212,7 @@ prs_n8n_client_new (const char *base_url,
   self->api_key = g_strstrip (g_strdup (api_key != NULL ? api_key : ""));
   /* libsoup warns about (and prints) header values with line breaks; the key
    * must never reach a log, so refuse it here. */
-  if (self->config_error == NULL && has_control_chars (self->api_key))
+  if (self->config_error == NULL && prs_http_has_control_chars (self->api_key))
     self->config_error = g_error_new (PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                                       "The n8n API key contains line breaks or control "
                                       "characters. Paste the key again as a single line.");

@@ -14,6 +14,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-provider-anthropic.h"
 #include "prs-provider-gemini.h"
 #include "prs-provider-ollama.h"
@@ -139,17 +140,6 @@ secret_name (const char *id)
 
 /* ---- Making one provider ------------------------------------------------ */
 
-static gboolean
-has_control_chars (const char *str)
-{
-  for (const char *p = str; *p != '\0'; p++)
-    {
-      if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static void
 strip_api_suffix (char       *url,
                   const char *suffix)
@@ -196,7 +186,7 @@ prs_provider_new (const char  *kind,
 
   uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, NULL);
   scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;
-  if (uri == NULL || has_control_chars (url) ||
+  if (uri == NULL || prs_http_has_control_chars (url) ||
       (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0) ||
       g_uri_get_host (uri) == NULL || g_uri_get_host (uri)[0] == '\0' ||
       g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
@@ -214,7 +204,7 @@ prs_provider_new (const char  *kind,
       return NULL;
     }
 
-  if (api_key != NULL && has_control_chars (api_key))
+  if (api_key != NULL && prs_http_has_control_chars (api_key))
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                            _("The API key contains line breaks or control characters. "
