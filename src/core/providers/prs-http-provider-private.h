@@ -9,7 +9,6 @@
 #pragma once
 
 #include "prs-event-stream.h"
-#include "prs-http-provider.h"
 #include "prs-http-request.h"
 #include "prs-provider-kinds.h"
 
@@ -36,7 +35,7 @@ void               prs_provider_config_set_timeout (PrsProviderConfig *config,
 /* A PrsHttpProvider's configuration; set once, by the subclass's _new(),
  * which hands it over. */
 PrsProviderConfig *prs_http_provider_get_config    (gpointer           self);
-void               prs_http_provider_set_config    (PrsHttpProvider   *self,
+void               prs_http_provider_set_config    (gpointer           self,
                                                     PrsProviderConfig *config);
 
 typedef enum

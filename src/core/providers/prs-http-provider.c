@@ -16,6 +16,7 @@
 
 #include "prs-error.h"
 #include "prs-json.h"
+#include "prs-http-provider.h"
 #include "prs-http-provider-private.h"
 
 #define MAX_JSON_BODY       ((gsize) 64 * 1024 * 1024)
@@ -89,10 +90,10 @@ prs_http_provider_get_config (gpointer self)
 }
 
 void
-prs_http_provider_set_config (PrsHttpProvider   *self,
+prs_http_provider_set_config (gpointer           self,
                               PrsProviderConfig *config)
 {
-  PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (self);
+  PrsHttpProviderPrivate *priv = prs_http_provider_get_instance_private (PRS_HTTP_PROVIDER (self));
 
   g_return_if_fail (priv->config == NULL);
 
