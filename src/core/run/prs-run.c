@@ -94,11 +94,11 @@ prs_run_strip_invisible (const char *text)
   return g_string_free (out, FALSE);
 }
 
-void
+JsonNode *
 prs_run_strip_invisible_json (JsonNode *node)
 {
   if (node == NULL)
-    return;
+    return NULL;
 
   if (JSON_NODE_HOLDS_OBJECT (node))
     {
@@ -108,65 +108,49 @@ prs_run_strip_invisible_json (JsonNode *node)
 
       for (GList *l = members; l != NULL; l = l->next)
         {
-          JsonNode *child = json_object_dup_member (object, l->data);
           g_autofree char *key = prs_run_strip_invisible (l->data);
 
-          prs_run_strip_invisible_json (child);
-          json_object_set_member (cleaned, key, child);
+          json_object_set_member (cleaned, key,
+                                  prs_run_strip_invisible_json (json_object_get_member (object, l->data)));
         }
       g_list_free (members);
-      json_node_set_object (node, cleaned);
+      return json_node_init_object (json_node_alloc (), cleaned);
     }
-  else if (JSON_NODE_HOLDS_ARRAY (node))
+  if (JSON_NODE_HOLDS_ARRAY (node))
     {
       JsonArray *array = json_node_get_array (node);
+      g_autoptr(JsonArray) cleaned = json_array_sized_new (json_array_get_length (array));
 
       for (guint i = 0; i < json_array_get_length (array); i++)
-        prs_run_strip_invisible_json (json_array_get_element (array, i));
+        json_array_add_element (cleaned, prs_run_strip_invisible_json (json_array_get_element (array, i)));
+      return json_node_init_array (json_node_alloc (), cleaned);
     }
-  else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     {
       g_autofree char *clean = prs_run_strip_invisible (json_node_get_string (node));
 
-      json_node_set_string (node, clean);
+      return json_node_init_string (json_node_alloc (), clean);
     }
+  return json_node_copy (node);
 }
 
-/* ---- JSON helpers ---- */
+/* ---- JSON ---- */
 
-/* A mutable tree (prs_json_parse_bounded's nodes are sealed), depth-checked */
+/* Stored JSON text (a row's column), to read, not to change: NULL when
+ * absent or not JSON */
 static JsonNode *
-parse_json (const char *text)
+parse_stored (const char *text)
 {
-  g_autoptr(JsonParser) parser = NULL;
-  gsize len;
-
   if (text == NULL)
     return NULL;
-  len = strlen (text);
-  if (prs_json_nesting_depth (text, len, 64) > 64)
-    return NULL;
-  parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, text, (gssize) len, NULL))
-    return NULL;
-  return json_parser_steal_root (parser);
+  return prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
 }
 
-static JsonNode *
-deep_copy (JsonNode *node)
-{
-  g_autofree char *text = NULL;
-
-  if (node == NULL)
-    return NULL;
-  text = prs_json_to_string (node, FALSE);
-  return parse_json (text);
-}
-
+/* …and when it must be an object (options, arguments, execution) */
 static JsonObject *
 parse_object (const char *text)
 {
-  g_autoptr(JsonNode) node = parse_json (text);
+  g_autoptr(JsonNode) node = parse_stored (text);
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return NULL;
@@ -181,55 +165,18 @@ object_to_string (JsonObject *object)
   return prs_json_to_string (node, FALSE);
 }
 
-/* Keys sorted: the same arguments in any order compare equal */
-static void
-canonical (GString  *out,
-           JsonNode *node)
-{
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *object = json_node_get_object (node);
-      GList *members = g_list_sort (json_object_get_members (object), (GCompareFunc) strcmp);
-
-      g_string_append_c (out, '{');
-      for (GList *l = members; l != NULL; l = l->next)
-        {
-          g_string_append_printf (out, "%s\"%s\":", l == members ? "" : ",", (char *) l->data);
-          canonical (out, json_object_get_member (object, l->data));
-        }
-      g_string_append_c (out, '}');
-      g_list_free (members);
-    }
-  else if (JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *array = json_node_get_array (node);
-
-      g_string_append_c (out, '[');
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          if (i > 0)
-            g_string_append_c (out, ',');
-          canonical (out, json_array_get_element (array, i));
-        }
-      g_string_append_c (out, ']');
-    }
-  else
-    {
-      g_autofree char *text = prs_json_to_string (node, FALSE);
-
-      g_string_append (out, text);
-    }
-}
-
+/* The call's name and its arguments with members sorted: the same
+ * arguments in any order compare equal */
 static char *
 call_signature (const char *name,
                 JsonObject *arguments)
 {
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), arguments);
+  g_autoptr(JsonObject) none = arguments == NULL ? json_object_new () : NULL;
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), arguments != NULL ? arguments : none);
   GString *out = g_string_new (name);
 
   g_string_append_c (out, '\n');
-  canonical (out, node);
+  prs_json_append (out, node, PRS_JSON_SORTED, G_MAXSIZE);
   return g_string_free (out, FALSE);
 }
 
@@ -805,8 +752,9 @@ call_extra (PrsRun         *self,
   g_autoptr(JsonNode) message = prs_store_get_message (store (self), call->message_id, NULL);
   JsonNode *old = message != NULL ? json_object_get_member (json_node_get_object (message), "extra") : NULL;
   g_autoptr(JsonObject) arguments = parse_object (call->arguments_json);
-
-  g_autoptr(JsonNode) copy = old != NULL ? deep_copy (old) : NULL;
+  /* A tree of our own to change: the stored one, read again from its text */
+  g_autofree char *old_text = old != NULL ? prs_json_to_string (old, FALSE) : NULL;
+  g_autoptr(JsonNode) copy = old_text != NULL ? json_from_string (old_text, NULL) : NULL;
 
   if (copy != NULL && JSON_NODE_HOLDS_OBJECT (copy))
     extra = json_object_ref (json_node_get_object (copy));
@@ -884,7 +832,7 @@ propose_calls (PrsRun          *self,
     {
       PrsToolCallRow *row = g_ptr_array_index (earlier, i);
       g_autoptr(JsonObject) args = parse_object (row->arguments_json);
-      char *signature = call_signature (row->name, args != NULL ? args : json_object_new ());
+      char *signature = call_signature (row->name, args);
 
       g_hash_table_insert (seen, signature,
                            GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (seen, signature)) + 1));
@@ -1023,11 +971,8 @@ settle_call (PrsRun            *self,
   extra = call_extra (self, call, NULL);
   if (ok && result->result != NULL)
     {
-      JsonNode *copy = deep_copy (result->result);
+      JsonNode *copy = prs_run_strip_invisible_json (result->result);
 
-      if (copy == NULL)
-        copy = json_node_new (JSON_NODE_NULL);
-      prs_run_strip_invisible_json (copy);
       json_object_set_member (extra, "result", json_node_copy (copy));
       json_object_set_member (result_extra, "result", copy);
     }
@@ -1529,15 +1474,18 @@ load_common (PrsRun  *self,
   if (self->agent == NULL)
     return FALSE;
 
-  context = parse_json (self->row->context_json);
+  context = parse_stored (self->row->context_json);
   if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
     {
       /* Invisible characters never reach the model */
-      prs_run_strip_invisible_json (context);
-      self->context = json_object_ref (json_node_get_object (context));
+      g_autoptr(JsonNode) clean = prs_run_strip_invisible_json (context);
+
+      self->context = json_object_ref (json_node_get_object (clean));
     }
 
-  transcript = parse_json (self->row->transcript_json);
+  /* Our own text, and a tree the run goes on writing to */
+  if (self->row->transcript_json != NULL)
+    transcript = json_from_string (self->row->transcript_json, NULL);
   if (transcript != NULL && JSON_NODE_HOLDS_ARRAY (transcript))
     self->transcript = json_array_ref (json_node_get_array (transcript));
   else
@@ -1815,7 +1763,7 @@ prs_run_build_answer (PrsStore   *store_,
     return NULL;
 
   calls = prs_store_list_tool_calls (store_, row->id, NULL);
-  transcript = parse_json (row->transcript_json);
+  transcript = parse_stored (row->transcript_json);
   if (transcript != NULL && JSON_NODE_HOLDS_ARRAY (transcript))
     {
       JsonArray *array = json_node_get_array (transcript);
@@ -1892,7 +1840,7 @@ prs_run_build_answer (PrsStore   *store_,
   for (guint i = 0; calls != NULL && i < calls->len; i++)
     {
       PrsToolCallRow *call = g_ptr_array_index (calls, i);
-      g_autoptr(JsonNode) arguments = parse_json (call->arguments_json);
+      g_autoptr(JsonNode) arguments = parse_stored (call->arguments_json);
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "id");

@@ -82,7 +82,7 @@ JsonNode   *prs_run_build_answer        (PrsStore    *store,
 /* Removes invisible characters (tags U+E0000–E007F, U+200B–U+200D, U+2060,
  * U+FEFF) from @text; a new string. */
 char       *prs_run_strip_invisible     (const char  *text);
-/* The same on every string (keys and values) of @node, in place. */
-void        prs_run_strip_invisible_json (JsonNode   *node);
+/* The same on every string (keys and values) of @node: a new tree. */
+JsonNode   *prs_run_strip_invisible_json (JsonNode   *node);
 
 G_END_DECLS
