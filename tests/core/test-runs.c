@@ -84,15 +84,18 @@ open_runner (Fixture *fixture)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *url = prs_test_hook_url (fixture->hook);
+  g_autoptr(PrsRunEnv) env = NULL;
+  PrsRunLimits limits;
 
   fixture->store = prs_store_new (fixture->dir, &error);
   g_assert_no_error (error);
   fixture->secrets = prs_secrets_new (fixture->dir);
   fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
   fixture->registry = prs_callback_registry_new ();
-  fixture->runner = prs_runner_new (fixture->store, fixture->providers, fixture->registry);
-  prs_runner_set_secrets (fixture->runner, fixture->secrets);
-  prs_runner_set_callback_url (fixture->runner, "https://127.0.0.1:1/api/ai/agentic-loop-result");
+  prs_run_limits_init (&limits);
+  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, fixture->registry,
+                         "https://127.0.0.1:1/api/ai/agentic-loop-result", &limits);
+  fixture->runner = prs_runner_new (env);
   g_signal_connect (fixture->runner, "message-changed", G_CALLBACK (on_message_changed), fixture);
   g_signal_connect (fixture->runner, "approval-needed", G_CALLBACK (on_approval_needed), fixture);
   g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_N8N_URL, url, &error));
@@ -558,8 +561,11 @@ test_max_rounds (Fixture       *fixture,
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *kinds = NULL;
+  PrsRunLimits limits;
 
-  prs_runner_set_max_rounds (fixture->runner, 2);
+  prs_run_limits_init (&limits);
+  limits.max_rounds = 2;
+  prs_runner_set_limits (fixture->runner, &limits);
   g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
   use_script (fixture, "openai",
               "{'kind':'openai','turns':["

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-run-tools.c: a run's tool round — the calls the model proposes,
- * bound to the agent's guidance, checked for repeats, decided by a rule or
- * a person, run against n8n (waiting for a callback when the workflow
- * answers later), and their cleaned results fed back to the model. */
+/* prs-run-tools.c: a run's tool round — the tools its agent may use, the
+ * calls the model proposes (bound to the agent's guidance, checked for
+ * repeats and the round limit, decided by a rule or left to a person),
+ * a person's decisions, running a call against n8n (and waiting for its
+ * callback when the workflow answers later), settling its result, and the
+ * hygiene that keeps invisible characters from the model. The state
+ * machine (prs-run.c) calls these and goes on; nothing here does. */
 #include "config.h"
 
 #include <string.h>
@@ -14,7 +17,6 @@
 #include "prs-guidance.h"
 #include "prs-json.h"
 #include "prs-run-private.h"
-#include "prs-tool-call.h"
 
 /* ---- hygiene ---- */
 
@@ -87,7 +89,59 @@ prs_run_strip_invisible_json (JsonNode *node)
   return json_node_copy (node);
 }
 
-/* ---- tool calls ---- */
+/* ---- the tools of the agent ---- */
+
+GPtrArray *
+_prs_run_allowed_tools (PrsRun *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) all = prs_store_list_tools (self->env->store, &error);
+  GPtrArray *tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+
+  if (all == NULL)
+    {
+      g_message ("Could not read the tools: %s", error->message);
+      return tools;
+    }
+  for (guint i = 0; i < all->len; i++)
+    {
+      PrsTool *tool = g_ptr_array_index (all, i);
+
+      if (prs_agent_allows_tool (self->agent, tool->name))
+        g_ptr_array_add (tools, prs_tool_copy (tool));
+    }
+  return tools;
+}
+
+/* An allowed tool that is not discovered is said, not fatal */
+void
+_prs_run_say_missing_tools (PrsRun *self)
+{
+  g_autoptr(GPtrArray) tools = NULL;
+
+  if (self->agent->allowed_tools == NULL)
+    return;
+
+  tools = _prs_run_allowed_tools (self);
+  for (guint i = 0; self->agent->allowed_tools[i] != NULL; i++)
+    {
+      gboolean found = FALSE;
+
+      for (guint j = 0; j < tools->len; j++)
+        found = found || g_strcmp0 (((PrsTool *) g_ptr_array_index (tools, j))->name,
+                                    self->agent->allowed_tools[i]) == 0;
+      if (!found)
+        {
+          g_autofree char *notice =
+            g_strdup_printf (_("The agent’s tool “%s” is not discovered on n8n; the agent runs without it."),
+                             self->agent->allowed_tools[i]);
+
+          _prs_run_add_notice (self, notice);
+        }
+    }
+}
+
+/* ---- proposals ---- */
 
 /* The call's name and its arguments with members sorted: the same
  * arguments in any order compare equal */
@@ -110,7 +164,7 @@ _prs_run_call_extra (PrsRun         *self,
                      JsonObject     *provenance)
 {
   JsonObject *extra = NULL;
-  g_autoptr(JsonNode) message = prs_store_get_message (_prs_run_store (self), call->message_id, NULL);
+  g_autoptr(JsonNode) message = prs_store_get_message (self->env->store, call->message_id, NULL);
   JsonNode *old = message != NULL ? json_object_get_member (json_node_get_object (message), "extra") : NULL;
   g_autoptr(JsonObject) arguments = _prs_run_parse_object (call->arguments_json);
   /* A tree of our own to change: the stored one, read again from its text */
@@ -141,14 +195,14 @@ _prs_run_save_call (PrsRun         *self,
   g_autoptr(GError) error = NULL;
   g_autofree char *extra_json = extra != NULL ? _prs_run_object_to_string (extra) : NULL;
 
-  if (_prs_run_detached (self))
+  if (self->detached)
     return;
   g_free (call->status);
   call->status = g_strdup (status);
-  if (!prs_store_save_tool_call (_prs_run_store (self), call, status, extra_json, &error))
+  if (!prs_store_save_tool_call (self->env->store, call, status, extra_json, &error))
     g_message ("Could not save tool call %s: %s", call->id, error->message);
   else
-    prs_runner_emit_message_changed (self->runner, self->row->conversation_id, call->message_id);
+    _prs_run_emit_message_changed (self, call->message_id);
 }
 
 static void
@@ -173,12 +227,12 @@ _prs_run_propose_calls (PrsRun          *self,
                         PrsChatResponse *response)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) earlier = prs_store_list_tool_calls (_prs_run_store (self), self->row->id, &error);
+  g_autoptr(GPtrArray) earlier = prs_store_list_tool_calls (self->env->store, self->row->id, &error);
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GPtrArray) tools = _prs_run_allowed_tools (self);
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_call_row_free);
   g_autoptr(GPtrArray) provenances = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
-  guint max_rounds = prs_runner_get_max_rounds (self->runner);
+  guint max_rounds = self->env->limits.max_rounds;
 
   if ((guint) self->row->round >= max_rounds)
     {
@@ -221,7 +275,7 @@ _prs_run_propose_calls (PrsRun          *self,
       signature = call_signature (model_call->name, arguments);
       count = GPOINTER_TO_UINT (g_hash_table_lookup (seen, signature)) + 1;
       g_hash_table_insert (seen, g_strdup (signature), GUINT_TO_POINTER (count));
-      if (count >= PRS_RUNNER_MAX_REPEATS)
+      if (count >= self->env->limits.max_repeats)
         {
           g_autofree char *notice =
             g_strdup_printf (_("The agent asked for the same call (%s with the same arguments) %u times; the run stopped."),
@@ -268,7 +322,7 @@ _prs_run_propose_calls (PrsRun          *self,
           _prs_run_finish (self, PRS_RUN_FAILED, "store-error", _("A tool call could not be stored."));
           return;
         }
-      if (!prs_store_save_tool_call (_prs_run_store (self), row, NULL, NULL, &local_error))
+      if (!prs_store_save_tool_call (self->env->store, row, NULL, NULL, &local_error))
         {
           g_message ("Could not store tool call %s: %s", row->id, local_error->message);
           _prs_run_finish (self, PRS_RUN_FAILED, "store-error", local_error->message);
@@ -276,7 +330,7 @@ _prs_run_propose_calls (PrsRun          *self,
         }
 
       /* Enforced here, where calls run, not in the UI */
-      rule = prs_store_match_approval_rule (_prs_run_store (self), row->name, self->row->agent_id, self->slug);
+      rule = prs_store_match_approval_rule (self->env->store, row->name, self->row->agent_id, self->slug);
       if (g_strcmp0 (rule, "approve") == 0)
         {
           g_autoptr(JsonObject) call_extra_object = _prs_run_call_extra (self, row, NULL);
@@ -287,302 +341,30 @@ _prs_run_propose_calls (PrsRun          *self,
       else if (g_strcmp0 (rule, "deny") == 0)
         deny_call (self, row, _("An auto-approval rule denied this tool call."));
       else
-        prs_runner_emit_approval_needed (self->runner, self->row->conversation_id, row->message_id, row->name);
+        _prs_run_emit_approval_needed (self, row->message_id, row->name);
     }
-
-  _prs_run_advance (self);
-}
-
-typedef struct
-{
-  PrsRun            *run;
-  char              *call_id;
-  PrsToolCallResult *result;
-} CallData;
-
-static void
-call_data_free (CallData *data)
-{
-  g_object_unref (data->run);
-  g_free (data->call_id);
-  g_clear_pointer (&data->result, prs_tool_call_result_free);
-  g_free (data);
-}
-
-static void
-settle_call (PrsRun            *self,
-             const char        *call_id,
-             PrsToolCallResult *result)
-{
-  g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (_prs_run_store (self), call_id, NULL);
-  g_autoptr(JsonObject) extra = NULL;
-  g_autoptr(JsonObject) result_extra = json_object_new ();
-  g_autofree char *for_model = NULL;
-  g_autofree char *clean = NULL;
-  gboolean ok = result->status == PRS_TOOL_CALL_SUCCEEDED;
-  const char *status = ok ? "succeeded" : "failed";
-
-  g_hash_table_remove (self->executing, call_id);
-  if (call == NULL)
-    return;
-
-  for_model = prs_tool_call_result_for_model (result);
-  clean = prs_run_strip_invisible (for_model);
-
-  extra = _prs_run_call_extra (self, call, NULL);
-  if (ok && result->result != NULL)
-    {
-      JsonNode *copy = prs_run_strip_invisible_json (result->result);
-
-      json_object_set_member (extra, "result", json_node_copy (copy));
-      json_object_set_member (result_extra, "result", copy);
-    }
-  if (!ok && result->error != NULL)
-    {
-      json_object_set_string_member (extra, "error", result->error);
-      json_object_set_string_member (result_extra, "error", result->error);
-    }
-  json_object_remove_member (extra, "waitingForCallback");
-  json_object_set_string_member (result_extra, "name", call->name);
-  json_object_set_string_member (result_extra, "toolCallId", call->id);
-  json_object_set_string_member (result_extra, "toolCallMessageId", call->message_id);
-
-  g_free (call->result_message_id);
-  call->result_message_id = _prs_run_insert_message (self, "tool-result", clean, status, result_extra);
-  g_free (call->result_text);
-  call->result_text = g_steal_pointer (&clean);
-  _prs_run_save_call (self, call, status, extra);
-
-  _prs_run_advance (self);
-}
-
-static gboolean
-settle_later (gpointer user_data)
-{
-  CallData *data = user_data;
-
-  if (!_prs_run_detached (data->run))
-    settle_call (data->run, data->call_id, data->result);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_callback_done (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  CallData *data = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsToolCallResult) call_result = NULL;
-
-  call_result = prs_callback_registry_wait_finish (PRS_CALLBACK_REGISTRY (source), result, &error);
-  if (!_prs_run_detached (data->run))
-    {
-      if (call_result == NULL)
-        call_result = prs_tool_call_result_new_failure (PRS_ERROR_FAILED,
-                                                        error != NULL ? error->message : _("The call was stopped."));
-      settle_call (data->run, data->call_id, call_result);
-    }
-  call_data_free (data);
-}
-
-static void
-on_tool_done (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  CallData *data = user_data;
-  PrsRun *self = data->run;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsToolCallResult) call_result = prs_tool_call_run_finish (result, &error);
-
-  if (_prs_run_detached (self))
-    {
-      call_data_free (data);
-      return;
-    }
-
-  if (call_result == NULL)
-    call_result = prs_tool_call_result_new_failure (PRS_ERROR_FAILED, _("The call was stopped."));
-
-  if (call_result->status == PRS_TOOL_CALL_WAITING_CALLBACK)
-    {
-      g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (_prs_run_store (self), data->call_id, NULL);
-
-      if (call != NULL)
-        {
-          g_autoptr(JsonObject) extra = _prs_run_call_extra (self, call, NULL);
-
-          json_object_set_boolean_member (extra, "waitingForCallback", TRUE);
-          _prs_run_save_call (self, call, "running", extra);
-        }
-      prs_callback_registry_wait_async (prs_runner_get_registry (self->runner), data->call_id,
-                                        prs_runner_get_callback_timeout (self->runner),
-                                        self->cancellable, on_callback_done, data);
-      return;
-    }
-
-  settle_call (self, data->call_id, call_result);
-  call_data_free (data);
-}
-
-static char *
-execution_id (PrsRun *self)
-{
-  g_autoptr(JsonObject) execution = _prs_run_parse_object (self->row->execution_json);
-  JsonNode *node = execution != NULL ? json_object_get_member (execution, "executionId") : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return NULL;
-  if (json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (node));
-  return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
-}
-
-/* docs/workflows.md: the n8n Header Auth, when configured: the header's name in the
- * store, its value in the keyring (read only when a name is set). */
-static void
-set_webhook_auth (PrsRun             *self,
-                  PrsToolCallRequest *request)
-{
-  PrsSecrets *secrets = prs_runner_get_secrets (self->runner);
-  g_autofree char *name = prs_store_dup_setting (_prs_run_store (self), PRS_SETTING_WEBHOOK_AUTH_HEADER);
-  g_autoptr(GError) error = NULL;
-  char *value;
-
-  if (name == NULL || name[0] == '\0' || secrets == NULL)
-    return;
-
-  value = prs_secrets_lookup_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error);
-  if (value == NULL)
-    {
-      g_message ("The webhook Header Auth “%s” has no value stored%s%s", name,
-                 error != NULL ? ": " : "", error != NULL ? error->message : "");
-      return;
-    }
-
-  request->auth_header_name = g_steal_pointer (&name);
-  request->auth_header_value = value;
-}
-
-void
-_prs_run_call_tool (PrsRun         *self,
-                    PrsToolCallRow *call)
-{
-  g_autoptr(PrsTool) tool = NULL;
-  g_autofree char *n8n_url = NULL;
-  g_autoptr(PrsToolCallRequest) request = NULL;
-  g_autoptr(JsonObject) extra = NULL;
-  CallData *data;
-
-  if (g_hash_table_contains (self->executing, call->id))
-    return;
-  g_hash_table_add (self->executing, g_strdup (call->id));
-  _prs_run_set_working (self);
-
-  tool = prs_store_lookup_tool (_prs_run_store (self), call->name, NULL);
-  n8n_url = prs_store_dup_setting (_prs_run_store (self), PRS_SETTING_N8N_URL);
-  if (tool == NULL || n8n_url == NULL)
-    {
-      g_autoptr(PrsToolCallResult) failure = NULL;
-      g_autofree char *message = tool == NULL
-        ? g_strdup_printf (_("There is no tool “%s” (it is not discovered on n8n)."), call->name)
-        : g_strdup (_("n8n is not set up, so no tool can run."));
-
-      failure = prs_tool_call_result_new_failure (PRS_ERROR_NOT_FOUND, message);
-      /* Settled from the main loop: _prs_run_advance () is iterating the calls now */
-      data = g_new0 (CallData, 1);
-      data->run = g_object_ref (self);
-      data->call_id = g_strdup (call->id);
-      data->result = g_steal_pointer (&failure);
-      g_idle_add_full (G_PRIORITY_DEFAULT, settle_later, data, (GDestroyNotify) call_data_free);
-      return;
-    }
-
-  extra = _prs_run_call_extra (self, call, NULL);
-  _prs_run_save_call (self, call, "running", extra);
-
-  request = prs_tool_call_request_new (tool, n8n_url);
-  g_clear_pointer (&request->arguments, json_object_unref);
-  request->arguments = _prs_run_parse_object (call->arguments_json);
-  g_free (request->tool_call_id);
-  request->tool_call_id = g_strdup (call->id);
-  request->conversation_id = g_strdup (self->row->conversation_id);
-  request->agent_id = g_strdup (self->row->agent_id);
-  request->callback_url = g_strdup (prs_runner_get_callback_url (self->runner));
-  request->execution = execution_id (self);
-  request->timeout_seconds = prs_runner_get_tool_timeout (self->runner);
-  request->callback_registry = g_object_ref (prs_runner_get_registry (self->runner));
-  set_webhook_auth (self, request);
-
-  if (self->cancellable == NULL || g_cancellable_is_cancelled (self->cancellable))
-    {
-      g_clear_object (&self->cancellable);
-      self->cancellable = g_cancellable_new ();
-    }
-
-  data = g_new0 (CallData, 1);
-  data->run = g_object_ref (self);
-  data->call_id = g_strdup (call->id);
-  prs_tool_call_run_async (request, self->cancellable, on_tool_done, data);
-}
-
-void
-_prs_run_feed_results (PrsRun    *self,
-                       GPtrArray *calls)
-{
-  JsonObject *assistant = _prs_run_last_entry (self);
-  JsonArray *model_calls = json_object_get_array_member (assistant, "toolCalls");
-
-  for (guint i = 0; i < calls->len; i++)
-    {
-      PrsToolCallRow *call = g_ptr_array_index (calls, i);
-      JsonObject *entry = json_object_new ();
-
-      /* The model sees the arguments that ran (bound, edited) */
-      for (guint j = 0; j < json_array_get_length (model_calls); j++)
-        {
-          JsonObject *model_call = json_array_get_object_element (model_calls, j);
-          JsonObject *arguments = _prs_run_parse_object (call->arguments_json);
-
-          if (g_strcmp0 (json_object_get_string_member_with_default (model_call, "id", NULL),
-                         call->provider_call_id) == 0 && arguments != NULL)
-            json_object_set_object_member (model_call, "arguments", arguments);
-          else if (arguments != NULL)
-            json_object_unref (arguments);
-        }
-
-      json_object_set_string_member (entry, "role", "tool");
-      json_object_set_string_member (entry, "toolCallId", call->provider_call_id);
-      json_object_set_string_member (entry, "toolName", call->name);
-      json_object_set_string_member (entry, "text", call->result_text != NULL ? call->result_text : "{}");
-      json_array_add_object_element (self->transcript, entry);
-    }
-  _prs_run_save (self);
 }
 
 /* ---- decisions ---- */
 
 gboolean
-prs_run_decide (PrsRun      *self,
-                const char  *message_id,
-                const char  *action,
-                const char  *arguments_json,
-                gboolean     whole_turn,
-                GError     **error)
+_prs_run_decide_call (PrsRun      *self,
+                      const char  *message_id,
+                      const char  *action,
+                      const char  *arguments_json,
+                      gboolean     whole_turn,
+                      GError     **error)
 {
   g_autoptr(PrsToolCallRow) call = NULL;
   g_autoptr(JsonObject) edited = NULL;
   g_autoptr(GPtrArray) all = NULL;
 
-  g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
-
-  if (_prs_run_detached (self))
+  if (self->detached)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
       return FALSE;
     }
-  call = prs_store_lookup_tool_call (_prs_run_store (self), message_id, error);
+  call = prs_store_lookup_tool_call (self->env->store, message_id, error);
   if (call == NULL)
     {
       if (error != NULL && *error == NULL)
@@ -622,7 +404,6 @@ prs_run_decide (PrsRun      *self,
       json_object_remove_member (extra, "error");
       json_object_remove_member (extra, "result");
       _prs_run_save_call (self, call, "approved", extra);
-      _prs_run_advance (self);
       return TRUE;
     }
 
@@ -636,7 +417,6 @@ prs_run_decide (PrsRun      *self,
   if (strcmp (action, "deny") == 0)
     {
       deny_call (self, call, _("The user denied this tool call."));
-      _prs_run_advance (self);
       return TRUE;
     }
 
@@ -647,7 +427,7 @@ prs_run_decide (PrsRun      *self,
     }
 
   /* Approve this one (with edits), and with whole_turn every proposed one of its round */
-  all = prs_store_list_tool_calls (_prs_run_store (self), self->row->id, error);
+  all = prs_store_list_tool_calls (self->env->store, self->row->id, error);
   if (all == NULL)
     return FALSE;
   for (guint i = 0; i < all->len; i++)
@@ -684,7 +464,285 @@ prs_run_decide (PrsRun      *self,
       json_object_set_string_member (extra, "decidedBy", "user");
       _prs_run_save_call (self, other, "approved", extra);
     }
-
-  _prs_run_advance (self);
   return TRUE;
+}
+
+/* After a restart: a call that was running (or about to) may have acted,
+ * so it is never run again unasked */
+void
+_prs_run_interrupt_calls (PrsRun *self)
+{
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (self->env->store, self->row->id, NULL);
+
+  for (guint i = 0; calls != NULL && i < calls->len; i++)
+    {
+      PrsToolCallRow *call = g_ptr_array_index (calls, i);
+
+      if (g_strcmp0 (call->status, "running") == 0 || g_strcmp0 (call->status, "approved") == 0)
+        {
+          g_autoptr(JsonObject) extra = _prs_run_call_extra (self, call, NULL);
+
+          json_object_remove_member (extra, "waitingForCallback");
+          json_object_set_string_member (extra, "error", _("Prosponsive stopped while this call ran; it may or may not have acted."));
+          _prs_run_save_call (self, call, "interrupted", extra);
+        }
+    }
+}
+
+/* ---- running a call ---- */
+
+static char *
+execution_id (PrsRun *self)
+{
+  g_autoptr(JsonObject) execution = _prs_run_parse_object (self->row->execution_json);
+  JsonNode *node = execution != NULL ? json_object_get_member (execution, "executionId") : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return NULL;
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+}
+
+/* docs/workflows.md: the n8n Header Auth, when configured: the header's name in the
+ * store, its value in the keyring (read only when a name is set). */
+static void
+set_webhook_auth (PrsRun             *self,
+                  PrsToolCallRequest *request)
+{
+  PrsSecrets *secrets = self->env->secrets;
+  g_autofree char *name = prs_store_dup_setting (self->env->store, PRS_SETTING_WEBHOOK_AUTH_HEADER);
+  g_autoptr(GError) error = NULL;
+  char *value;
+
+  if (name == NULL || name[0] == '\0' || secrets == NULL)
+    return;
+
+  value = prs_secrets_lookup_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error);
+  if (value == NULL)
+    {
+      g_message ("The webhook Header Auth “%s” has no value stored%s%s", name,
+                 error != NULL ? ": " : "", error != NULL ? error->message : "");
+      return;
+    }
+
+  request->auth_header_name = g_steal_pointer (&name);
+  request->auth_header_value = value;
+}
+
+static void
+on_callback_done (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsRun *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsToolCallResult) call_result = NULL;
+
+  call_result = prs_callback_registry_wait_finish (PRS_CALLBACK_REGISTRY (source), result, &error);
+  if (self->detached)
+    {
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+  if (call_result == NULL)
+    call_result = prs_tool_call_result_new_failure (PRS_ERROR_FAILED,
+                                                    error != NULL ? error->message : _("The call was stopped."));
+  g_task_return_pointer (task, g_steal_pointer (&call_result), (GDestroyNotify) prs_tool_call_result_free);
+}
+
+static void
+on_webhook_done (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsRun *self = g_task_get_source_object (task);
+  const char *call_id = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsToolCallResult) call_result = prs_tool_call_run_finish (result, &error);
+
+  if (self->detached)
+    {
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+
+  if (call_result == NULL)
+    call_result = prs_tool_call_result_new_failure (PRS_ERROR_FAILED, _("The call was stopped."));
+
+  if (call_result->status == PRS_TOOL_CALL_WAITING_CALLBACK)
+    {
+      g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (self->env->store, call_id, NULL);
+
+      if (call != NULL)
+        {
+          g_autoptr(JsonObject) extra = _prs_run_call_extra (self, call, NULL);
+
+          json_object_set_boolean_member (extra, "waitingForCallback", TRUE);
+          _prs_run_save_call (self, call, "running", extra);
+        }
+      prs_callback_registry_wait_async (self->env->registry, call_id,
+                                        self->env->limits.callback_timeout,
+                                        self->cancellable, on_callback_done, g_steal_pointer (&task));
+      return;
+    }
+
+  g_task_return_pointer (task, g_steal_pointer (&call_result), (GDestroyNotify) prs_tool_call_result_free);
+}
+
+void
+_prs_run_call_tool_async (PrsRun              *self,
+                          PrsToolCallRow      *call,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(PrsTool) tool = NULL;
+  g_autofree char *n8n_url = NULL;
+  g_autoptr(PrsToolCallRequest) request = NULL;
+  g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(GTask) task = NULL;
+
+  if (g_hash_table_contains (self->executing, call->id))
+    return;
+  g_hash_table_add (self->executing, g_strdup (call->id));
+  _prs_run_set_working (self);
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, _prs_run_call_tool_async);
+  g_task_set_task_data (task, g_strdup (call->id), g_free);
+
+  tool = prs_store_lookup_tool (self->env->store, call->name, NULL);
+  n8n_url = prs_store_dup_setting (self->env->store, PRS_SETTING_N8N_URL);
+  if (tool == NULL || n8n_url == NULL)
+    {
+      g_autoptr(PrsToolCallResult) failure = NULL;
+      g_autofree char *message = tool == NULL
+        ? g_strdup_printf (_("There is no tool “%s” (it is not discovered on n8n)."), call->name)
+        : g_strdup (_("n8n is not set up, so no tool can run."));
+
+      failure = prs_tool_call_result_new_failure (PRS_ERROR_NOT_FOUND, message);
+      /* GTask answers from the main loop, not from inside the caller's
+       * loop over the round's calls */
+      g_task_return_pointer (task, g_steal_pointer (&failure), (GDestroyNotify) prs_tool_call_result_free);
+      return;
+    }
+
+  extra = _prs_run_call_extra (self, call, NULL);
+  _prs_run_save_call (self, call, "running", extra);
+
+  request = prs_tool_call_request_new (tool, n8n_url);
+  g_clear_pointer (&request->arguments, json_object_unref);
+  request->arguments = _prs_run_parse_object (call->arguments_json);
+  g_free (request->tool_call_id);
+  request->tool_call_id = g_strdup (call->id);
+  request->conversation_id = g_strdup (self->row->conversation_id);
+  request->agent_id = g_strdup (self->row->agent_id);
+  request->callback_url = g_strdup (self->env->callback_url);
+  request->execution = execution_id (self);
+  request->timeout_seconds = self->env->limits.tool_timeout;
+  request->callback_registry = g_object_ref (self->env->registry);
+  set_webhook_auth (self, request);
+
+  if (self->cancellable == NULL || g_cancellable_is_cancelled (self->cancellable))
+    {
+      g_clear_object (&self->cancellable);
+      self->cancellable = g_cancellable_new ();
+    }
+
+  prs_tool_call_run_async (request, self->cancellable, on_webhook_done, g_steal_pointer (&task));
+}
+
+PrsToolCallResult *
+_prs_run_call_tool_finish (PrsRun        *self,
+                           GAsyncResult  *result,
+                           char         **out_call_id)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  if (out_call_id != NULL)
+    *out_call_id = g_strdup (g_task_get_task_data (G_TASK (result)));
+  return g_task_propagate_pointer (G_TASK (result), NULL);
+}
+
+void
+_prs_run_settle_call (PrsRun            *self,
+                      const char        *call_id,
+                      PrsToolCallResult *result)
+{
+  g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (self->env->store, call_id, NULL);
+  g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(JsonObject) result_extra = json_object_new ();
+  g_autofree char *for_model = NULL;
+  g_autofree char *clean = NULL;
+  gboolean ok = result->status == PRS_TOOL_CALL_SUCCEEDED;
+  const char *status = ok ? "succeeded" : "failed";
+
+  g_hash_table_remove (self->executing, call_id);
+  if (call == NULL)
+    return;
+
+  for_model = prs_tool_call_result_for_model (result);
+  clean = prs_run_strip_invisible (for_model);
+
+  extra = _prs_run_call_extra (self, call, NULL);
+  if (ok && result->result != NULL)
+    {
+      JsonNode *copy = prs_run_strip_invisible_json (result->result);
+
+      json_object_set_member (extra, "result", json_node_copy (copy));
+      json_object_set_member (result_extra, "result", copy);
+    }
+  if (!ok && result->error != NULL)
+    {
+      json_object_set_string_member (extra, "error", result->error);
+      json_object_set_string_member (result_extra, "error", result->error);
+    }
+  json_object_remove_member (extra, "waitingForCallback");
+  json_object_set_string_member (result_extra, "name", call->name);
+  json_object_set_string_member (result_extra, "toolCallId", call->id);
+  json_object_set_string_member (result_extra, "toolCallMessageId", call->message_id);
+
+  g_free (call->result_message_id);
+  call->result_message_id = _prs_run_insert_message (self, "tool-result", clean, status, result_extra);
+  g_free (call->result_text);
+  call->result_text = g_steal_pointer (&clean);
+  _prs_run_save_call (self, call, status, extra);
+}
+
+/* ---- results for the model ---- */
+
+void
+_prs_run_feed_results (PrsRun    *self,
+                       GPtrArray *calls)
+{
+  JsonObject *assistant = _prs_run_last_entry (self);
+  JsonArray *model_calls = json_object_get_array_member (assistant, "toolCalls");
+
+  for (guint i = 0; i < calls->len; i++)
+    {
+      PrsToolCallRow *call = g_ptr_array_index (calls, i);
+      JsonObject *entry = json_object_new ();
+
+      /* The model sees the arguments that ran (bound, edited) */
+      for (guint j = 0; j < json_array_get_length (model_calls); j++)
+        {
+          JsonObject *model_call = json_array_get_object_element (model_calls, j);
+          JsonObject *arguments = _prs_run_parse_object (call->arguments_json);
+
+          if (g_strcmp0 (json_object_get_string_member_with_default (model_call, "id", NULL),
+                         call->provider_call_id) == 0 && arguments != NULL)
+            json_object_set_object_member (model_call, "arguments", arguments);
+          else if (arguments != NULL)
+            json_object_unref (arguments);
+        }
+
+      json_object_set_string_member (entry, "role", "tool");
+      json_object_set_string_member (entry, "toolCallId", call->provider_call_id);
+      json_object_set_string_member (entry, "toolName", call->name);
+      json_object_set_string_member (entry, "text", call->result_text != NULL ? call->result_text : "{}");
+      json_array_add_object_element (self->transcript, entry);
+    }
+  _prs_run_save (self);
 }

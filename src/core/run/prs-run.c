@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-run.c: one agent run (docs/runs.md). The run's state is its stored row:
+/* prs-run.c: one agent run (docs/runs.md) — the GObject, its state machine
+ * and its model call; the prompt, the tool round, the answer and the
+ * record have their own files (prs-run-private.h). The run's state is its
+ * stored row:
  * the transcript (what the model saw and said) and the tool calls of the
  * current round decide the next step, so the same code goes on after a
  * restart:
@@ -26,235 +29,9 @@
 
 G_DEFINE_FINAL_TYPE (PrsRun, prs_run, G_TYPE_OBJECT)
 
-/* ---- JSON ---- */
+static void advance (PrsRun *self);
 
-/* Stored JSON text (a row's column), to read, not to change: NULL when
- * absent or not JSON */
-JsonNode *
-_prs_run_parse_stored (const char *text)
-{
-  if (text == NULL)
-    return NULL;
-  return prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
-}
-
-/* …and when it must be an object (options, arguments, execution) */
-JsonObject *
-_prs_run_parse_object (const char *text)
-{
-  g_autoptr(JsonNode) node = _prs_run_parse_stored (text);
-
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-  return json_object_ref (json_node_get_object (node));
-}
-
-char *
-_prs_run_object_to_string (JsonObject *object)
-{
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
-
-  return prs_json_to_string (node, FALSE);
-}
-
-/* ---- persistence ---- */
-
-gboolean
-_prs_run_detached (PrsRun *self)
-{
-  return self->runner == NULL;
-}
-
-PrsStore *
-_prs_run_store (PrsRun *self)
-{
-  return prs_runner_get_store (self->runner);
-}
-
-/* Saves the run; with @trigger_status, also its trigger message's status
- * (one transaction) and says so to the views. */
-static void
-save_with_trigger (PrsRun     *self,
-                   const char *trigger_status)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), self->transcript);
-
-  if (_prs_run_detached (self))
-    return;
-  g_free (self->row->transcript_json);
-  self->row->transcript_json = prs_json_to_string (node, FALSE);
-  if (!prs_store_save_run_and_trigger (_prs_run_store (self), self->row, trigger_status, &error))
-    g_message ("Could not save agent run %s: %s", self->row->id, error->message);
-  else if (trigger_status != NULL && self->row->trigger_message_id != NULL)
-    prs_runner_emit_message_changed (self->runner, self->row->conversation_id,
-                                     self->row->trigger_message_id);
-}
-
-void
-_prs_run_save (PrsRun *self)
-{
-  save_with_trigger (self, NULL);
-}
-
-char *
-_prs_run_insert_message (PrsRun     *self,
-                         const char *kind,
-                         const char *content,
-                         const char *status,
-                         JsonObject *extra)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *extra_json = NULL;
-  char *message_id = NULL;
-  PrsMessageInsert insert = { 0 };
-  gboolean assistant = g_strcmp0 (kind, "assistant") == 0;
-
-  if (extra != NULL)
-    {
-      json_object_set_string_member (extra, "runId", self->row->id);
-      extra_json = _prs_run_object_to_string (extra);
-    }
-
-  insert.conversation_id = self->row->conversation_id;
-  insert.kind = kind;
-  insert.content = content;
-  insert.status = status;
-  insert.agent_id = g_strcmp0 (kind, "notice") != 0 ? self->row->agent_id : NULL;
-  /* The Request Context goes with every assistant message of the run (docs/conversations.md) */
-  insert.context_json = assistant ? self->row->context_json : NULL;
-  insert.extra_json = extra_json;
-
-  if (!prs_store_insert_message (_prs_run_store (self), &insert, &message_id, NULL, &error))
-    {
-      g_message ("Could not store a %s message of run %s: %s", kind, self->row->id, error->message);
-      return NULL;
-    }
-  prs_runner_emit_message_added (self->runner, self->row->conversation_id, message_id);
-  return message_id;
-}
-
-void
-_prs_run_update_message (PrsRun     *self,
-                         const char *message_id,
-                         const char *status,
-                         const char *content,
-                         JsonObject *extra)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *extra_json = NULL;
-
-  if (message_id == NULL || _prs_run_detached (self))
-    return;
-  if (extra != NULL)
-    {
-      json_object_set_string_member (extra, "runId", self->row->id);
-      extra_json = _prs_run_object_to_string (extra);
-    }
-  if (!prs_store_update_message (_prs_run_store (self), message_id, status, content, extra_json, &error))
-    g_message ("Could not update message %s: %s", message_id, error->message);
-  else
-    prs_runner_emit_message_changed (self->runner, self->row->conversation_id, message_id);
-}
-
-void
-_prs_run_add_notice (PrsRun     *self,
-                     const char *text)
-{
-  g_autofree char *id = _prs_run_insert_message (self, "notice", text, NULL, json_object_new ());
-
-  (void) id;
-}
-
-/* ---- resting ---- */
-
-gboolean
-prs_run_is_finished (PrsRun *self)
-{
-  g_return_val_if_fail (PRS_IS_RUN (self), TRUE);
-
-  return g_strcmp0 (self->row->status, PRS_RUN_COMPLETED) == 0 ||
-         g_strcmp0 (self->row->status, PRS_RUN_FAILED) == 0 ||
-         g_strcmp0 (self->row->status, PRS_RUN_CANCELLED) == 0;
-}
-
-gboolean
-prs_run_is_resting (PrsRun *self)
-{
-  g_return_val_if_fail (PRS_IS_RUN (self), TRUE);
-
-  return prs_run_is_finished (self) ||
-         g_strcmp0 (self->row->status, PRS_RUN_AWAITING_APPROVAL) == 0;
-}
-
-static void
-wake_waiters (PrsRun *self)
-{
-  GList *waiters = g_steal_pointer (&self->waiters);
-
-  for (GList *l = waiters; l != NULL; l = l->next)
-    {
-      GTask *task = l->data;
-
-      g_task_return_boolean (task, TRUE);
-      g_object_unref (task);
-    }
-  g_list_free (waiters);
-}
-
-/* The run stops working: it ended or waits for a person. */
-static void
-rest (PrsRun     *self,
-      const char *status)
-{
-  const char *trigger_status;
-
-  g_free (self->row->status);
-  self->row->status = g_strdup (status);
-
-  if (g_strcmp0 (status, PRS_RUN_COMPLETED) == 0)
-    trigger_status = "completed";
-  else if (g_strcmp0 (status, PRS_RUN_AWAITING_APPROVAL) == 0)
-    trigger_status = "awaiting_approval";
-  else
-    trigger_status = "failed";
-  /* The run and its request change together (a chat run's user message
-   * keeps its own status) */
-  if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
-    trigger_status = NULL;
-  save_with_trigger (self, trigger_status);
-
-  if (!_prs_run_detached (self))
-    prs_runner_run_rested (self->runner, self);
-  wake_waiters (self);
-}
-
-void
-_prs_run_finish (PrsRun     *self,
-                 const char *status,
-                 const char *stop_reason,
-                 const char *error)
-{
-  g_free (self->row->stop_reason);
-  self->row->stop_reason = g_strdup (stop_reason);
-  g_free (self->row->error);
-  self->row->error = g_strdup (error);
-  rest (self, status);
-}
-
-void
-_prs_run_set_working (PrsRun *self)
-{
-  if (!self->has_slot && !_prs_run_detached (self))
-    prs_runner_run_wakes (self->runner, self);
-  if (g_strcmp0 (self->row->status, PRS_RUN_RUNNING) != 0)
-    {
-      g_free (self->row->status);
-      self->row->status = g_strdup (PRS_RUN_RUNNING);
-      /* The run and its request change together, in one transaction */
-      save_with_trigger (self, g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0 ? NULL : "running");
-    }
-}
+/* ---- waiting for a rest ---- */
 
 void
 prs_run_wait_rest_async (PrsRun              *self,
@@ -268,7 +45,7 @@ prs_run_wait_rest_async (PrsRun              *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, prs_run_wait_rest_async);
-  if (prs_run_is_resting (self) || _prs_run_detached (self))
+  if (prs_run_is_resting (self) || self->detached)
     {
       g_task_return_boolean (task, TRUE);
       return;
@@ -286,12 +63,12 @@ prs_run_wait_rest_finish (PrsRun        *self,
 
   if (!g_task_propagate_boolean (G_TASK (result), error))
     return NULL;
-  if (_prs_run_detached (self))
+  if (self->detached)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
       return NULL;
     }
-  return prs_run_build_answer (_prs_run_store (self), self->row->trigger_message_id, out_http_status);
+  return prs_run_build_answer (self->env->store, self->row->trigger_message_id, out_http_status);
 }
 
 /* ---- the model ---- */
@@ -322,7 +99,7 @@ on_delta (const char *text,
 {
   PrsRun *self = user_data;
 
-  if (_prs_run_detached (self) || self->stream_text == NULL)
+  if (self->detached || self->stream_text == NULL)
     return;
 
   g_string_append (self->stream_text, text);
@@ -410,7 +187,7 @@ on_model_done (GObject      *source,
   response = prs_providers_chat_finish (PRS_PROVIDERS (source), result, &error);
   self->model_in_flight = FALSE;
   g_clear_handle_id (&self->flush_id, g_source_remove);
-  if (_prs_run_detached (self))
+  if (self->detached)
     return;
 
   if (response == NULL)
@@ -480,6 +257,7 @@ on_model_done (GObject      *source,
     }
 
   _prs_run_propose_calls (self, response);
+  advance (self);
 }
 
 static void
@@ -499,28 +277,35 @@ call_model (PrsRun *self)
   request = _prs_run_build_request (self);
   self->model_in_flight = TRUE;
   self->stream_text = g_string_new (NULL);
-  prs_providers_chat_async (prs_runner_get_providers (self->runner), request,
+  prs_providers_chat_async (self->env->providers, request,
                             on_delta, g_object_ref (self), g_object_unref,
                             self->cancellable, on_model_done, g_object_ref (self));
 }
 
 /* ---- the loop ---- */
 
-JsonObject *
-_prs_run_last_entry (PrsRun *self)
+static void
+on_call_done (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
-  guint n = json_array_get_length (self->transcript);
+  PrsRun *self = PRS_RUN (source);
+  g_autofree char *call_id = NULL;
+  g_autoptr(PrsToolCallResult) outcome = _prs_run_call_tool_finish (self, result, &call_id);
 
-  return n > 0 ? json_array_get_object_element (self->transcript, n - 1) : NULL;
+  if (self->detached || outcome == NULL)
+    return;
+  _prs_run_settle_call (self, call_id, outcome);
+  advance (self);
 }
 
-void
-_prs_run_advance (PrsRun *self)
+static void
+advance (PrsRun *self)
 {
   JsonObject *last;
   const char *role;
 
-  if (_prs_run_detached (self) || prs_run_is_finished (self))
+  if (self->detached || prs_run_is_finished (self))
     return;
   if (self->cancel_requested)
     {
@@ -535,7 +320,7 @@ _prs_run_advance (PrsRun *self)
   if (strcmp (role, "assistant") == 0 && json_object_has_member (last, "toolCalls"))
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) all = prs_store_list_tool_calls (_prs_run_store (self), self->row->id, &error);
+      g_autoptr(GPtrArray) all = prs_store_list_tool_calls (self->env->store, self->row->id, &error);
       g_autoptr(GPtrArray) calls = g_ptr_array_new ();
       gboolean working = FALSE, waiting = FALSE;
 
@@ -558,7 +343,7 @@ _prs_run_advance (PrsRun *self)
 
           if (g_strcmp0 (call->status, "approved") == 0)
             {
-              _prs_run_call_tool (self, call);
+              _prs_run_call_tool_async (self, call, on_call_done, NULL);
               working = TRUE;
             }
           else if (g_strcmp0 (call->status, "running") == 0)
@@ -568,9 +353,9 @@ _prs_run_advance (PrsRun *self)
             waiting = TRUE;
         }
 
-      if (_prs_run_detached (self) || prs_run_is_finished (self))
+      if (self->detached || prs_run_is_finished (self))
         return;
-      /* call_tool may have settled a call (and advanced) already */
+      /* A call that could not start may have ended the run (a store error) */
       if (working)
         {
           _prs_run_set_working (self);
@@ -578,8 +363,8 @@ _prs_run_advance (PrsRun *self)
         }
       if (waiting)
         {
-          if (g_strcmp0 (self->row->status, PRS_RUN_AWAITING_APPROVAL) != 0 || self->has_slot)
-            rest (self, PRS_RUN_AWAITING_APPROVAL);
+          if (g_strcmp0 (self->row->status, PRS_RUN_AWAITING_APPROVAL) != 0 || self->working)
+            _prs_run_rest (self, PRS_RUN_AWAITING_APPROVAL);
           return;
         }
 
@@ -601,6 +386,23 @@ _prs_run_advance (PrsRun *self)
 
 /* ---- decisions ---- */
 
+gboolean
+prs_run_decide (PrsRun      *self,
+                const char  *message_id,
+                const char  *action,
+                const char  *arguments_json,
+                gboolean     whole_turn,
+                GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
+  g_return_val_if_fail (message_id != NULL && action != NULL, FALSE);
+
+  if (!_prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error))
+    return FALSE;
+  advance (self);
+  return TRUE;
+}
+
 void
 prs_run_cancel (PrsRun *self)
 {
@@ -619,24 +421,13 @@ prs_run_cancel (PrsRun *self)
 void
 prs_run_detach (PrsRun *self)
 {
-  self->runner = NULL;
+  g_return_if_fail (PRS_IS_RUN (self));
+
+  self->detached = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->flush_id, g_source_remove);
-  wake_waiters (self);
-}
-
-gboolean
-prs_run_has_slot (PrsRun *self)
-{
-  return self->has_slot;
-}
-
-void
-prs_run_set_has_slot (PrsRun   *self,
-                      gboolean  has_slot)
-{
-  self->has_slot = has_slot;
+  _prs_run_wake_waiters (self);
 }
 
 /* ---- making runs ---- */
@@ -648,7 +439,7 @@ load_common (PrsRun  *self,
   g_autoptr(JsonNode) transcript = NULL;
   g_autoptr(JsonNode) context = NULL;
 
-  self->agent = prs_store_lookup_agent (_prs_run_store (self), self->row->agent_id, error);
+  self->agent = prs_store_lookup_agent (self->env->store, self->row->agent_id, error);
   if (self->agent == NULL)
     return FALSE;
 
@@ -669,43 +460,25 @@ load_common (PrsRun  *self,
   else
     self->transcript = json_array_new ();
 
-  self->slug = prs_store_dup_conversation_slug (_prs_run_store (self), self->row->conversation_id);
+  self->slug = prs_store_dup_conversation_slug (self->env->store, self->row->conversation_id);
   return TRUE;
 }
 
-PrsRun *
-prs_run_new_for_start (PrsRunner            *runner,
-                       const PrsRunOptions  *options,
-                       GError              **error)
+static PrsRunRow *
+row_for (const PrsRunOptions *options)
 {
-  g_autoptr(PrsRun) self = g_object_new (PRS_TYPE_RUN, NULL);
-  g_autoptr(JsonNode) trigger = NULL;
+  PrsRunRow *row = g_new0 (PrsRunRow, 1);
   g_autoptr(JsonObject) run_options = json_object_new ();
-  g_autoptr(GPtrArray) tools = NULL;
-  JsonObject *prompt;
-  const char *prompt_text;
-  g_autofree char *clean_prompt = NULL;
-  gboolean with_history;
 
-  self->runner = runner;
-  self->row = g_new0 (PrsRunRow, 1);
-  self->row->id = g_uuid_string_random ();
-  self->row->conversation_id = g_strdup (options->conversation_id);
-  self->row->agent_id = g_strdup (options->agent_id != NULL ? options->agent_id : PRS_AGENT_DEFAULT_ID);
-  self->row->origin = g_strdup (options->origin);
-  self->row->trigger_message_id = g_strdup (options->trigger_message_id);
-  self->row->status = g_strdup (PRS_RUN_RUNNING);
-  self->row->context_json = g_strdup (options->context_json);
-  self->row->execution_json = g_strdup (options->execution_json);
-  self->row->transcript_json = g_strdup ("[]");
-
-  if (!prs_store_has_conversation (_prs_run_store (self), options->conversation_id))
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such conversation."));
-      return NULL;
-    }
-  if (!load_common (self, error))
-    return NULL;
+  row->id = g_uuid_string_random ();
+  row->conversation_id = g_strdup (options->conversation_id);
+  row->agent_id = g_strdup (options->agent_id != NULL ? options->agent_id : PRS_AGENT_DEFAULT_ID);
+  row->origin = g_strdup (options->origin);
+  row->trigger_message_id = g_strdup (options->trigger_message_id);
+  row->status = g_strdup (PRS_RUN_RUNNING);
+  row->context_json = g_strdup (options->context_json);
+  row->execution_json = g_strdup (options->execution_json);
+  row->transcript_json = g_strdup ("[]");
 
   if (options->system_prompt != NULL)
     json_object_set_string_member (run_options, "systemPrompt", options->system_prompt);
@@ -713,58 +486,51 @@ prs_run_new_for_start (PrsRunner            *runner,
     json_object_set_double_member (run_options, "temperature", options->temperature);
   if (options->max_tokens > 0)
     json_object_set_int_member (run_options, "maxTokens", options->max_tokens);
-  self->row->options_json = _prs_run_object_to_string (run_options);
+  row->options_json = _prs_run_object_to_string (run_options);
+  return row;
+}
 
-  trigger = prs_store_get_message (_prs_run_store (self), options->trigger_message_id, NULL);
-  prompt_text = trigger != NULL
-                ? json_object_get_string_member_with_default (json_node_get_object (trigger), "content", "")
-                : "";
+PrsRun *
+prs_run_new (PrsRunEnv            *env,
+             const PrsRunOptions  *options,
+             GError              **error)
+{
+  g_autoptr(PrsRun) self = NULL;
 
-  with_history = g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0;
-  if (with_history)
-    _prs_run_add_history (self, self->transcript, prs_runner_get_history_depth (runner));
+  g_return_val_if_fail (env != NULL, NULL);
+  g_return_val_if_fail (options != NULL && options->conversation_id != NULL, NULL);
 
-  clean_prompt = prs_run_strip_invisible (prompt_text);
-  prompt = json_object_new ();
-  json_object_set_string_member (prompt, "role", "user");
-  json_object_set_string_member (prompt, "text", clean_prompt);
-  json_array_add_object_element (self->transcript, prompt);
+  self = g_object_new (PRS_TYPE_RUN, NULL);
+  self->env = prs_run_env_ref (env);
+  self->row = row_for (options);
 
-  _prs_run_save (self);
-
-  /* An allowed tool that is not discovered is said, not fatal */
-  if (self->agent->allowed_tools != NULL)
+  if (!prs_store_has_conversation (self->env->store, options->conversation_id))
     {
-      tools = _prs_run_allowed_tools (self);
-      for (guint i = 0; self->agent->allowed_tools[i] != NULL; i++)
-        {
-          gboolean found = FALSE;
-
-          for (guint j = 0; j < tools->len; j++)
-            found = found || g_strcmp0 (((PrsTool *) g_ptr_array_index (tools, j))->name,
-                                        self->agent->allowed_tools[i]) == 0;
-          if (!found)
-            {
-              g_autofree char *notice =
-                g_strdup_printf (_("The agent’s tool “%s” is not discovered on n8n; the agent runs without it."),
-                                 self->agent->allowed_tools[i]);
-
-              _prs_run_add_notice (self, notice);
-            }
-        }
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such conversation."));
+      return NULL;
     }
+  if (!load_common (self, error))
+    return NULL;
 
+  _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
+  _prs_run_save (self);
+  /* Said once it begins, when someone listens */
+  self->check_tools = TRUE;
   return g_steal_pointer (&self);
 }
 
 PrsRun *
-prs_run_new_for_resume (PrsRunner  *runner,
+prs_run_new_for_resume (PrsRunEnv  *env,
                         PrsRunRow  *row,
                         GError    **error)
 {
-  g_autoptr(PrsRun) self = g_object_new (PRS_TYPE_RUN, NULL);
+  g_autoptr(PrsRun) self = NULL;
 
-  self->runner = runner;
+  g_return_val_if_fail (env != NULL, NULL);
+  g_return_val_if_fail (row != NULL, NULL);
+
+  self = g_object_new (PRS_TYPE_RUN, NULL);
+  self->env = prs_run_env_ref (env);
   self->row = row;
   if (!load_common (self, error))
     {
@@ -777,35 +543,29 @@ prs_run_new_for_resume (PrsRunner  *runner,
 void
 prs_run_begin (PrsRun *self)
 {
-  _prs_run_advance (self);
+  g_return_if_fail (PRS_IS_RUN (self));
+
+  if (self->check_tools)
+    {
+      self->check_tools = FALSE;
+      _prs_run_say_missing_tools (self);
+    }
+  self->working = TRUE;
+  advance (self);
 }
 
 void
 prs_run_resume_after_restart (PrsRun *self)
 {
-  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (_prs_run_store (self), self->row->id, NULL);
   JsonObject *last = _prs_run_last_entry (self);
 
-  /* A call that was running may have acted: never run it again unasked */
-  for (guint i = 0; calls != NULL && i < calls->len; i++)
-    {
-      PrsToolCallRow *call = g_ptr_array_index (calls, i);
-
-      if (g_strcmp0 (call->status, "running") == 0 || g_strcmp0 (call->status, "approved") == 0)
-        {
-          g_autoptr(JsonObject) extra = _prs_run_call_extra (self, call, NULL);
-
-          json_object_remove_member (extra, "waitingForCallback");
-          json_object_set_string_member (extra, "error", _("Prosponsive stopped while this call ran; it may or may not have acted."));
-          _prs_run_save_call (self, call, "interrupted", extra);
-        }
-    }
+  _prs_run_interrupt_calls (self);
 
   /* A reply that was streaming is kept as it was, and asked for again */
   if (last != NULL && g_strcmp0 (json_object_get_string_member_with_default (last, "role", ""), "assistant") != 0 &&
       self->row->assistant_message_id != NULL)
     {
-      g_autoptr(JsonNode) message = prs_store_get_message (_prs_run_store (self), self->row->assistant_message_id, NULL);
+      g_autoptr(JsonNode) message = prs_store_get_message (self->env->store, self->row->assistant_message_id, NULL);
 
       if (message != NULL &&
           g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (message), "status", ""),
@@ -817,7 +577,7 @@ prs_run_resume_after_restart (PrsRun *self)
   g_free (self->row->status);
   self->row->status = g_strdup (PRS_RUN_AWAITING_APPROVAL);
   _prs_run_save (self);
-  _prs_run_advance (self);
+  advance (self);
 }
 
 /* ---- accessors ---- */
@@ -876,6 +636,7 @@ prs_run_finalize (GObject *object)
   g_clear_pointer (&self->context, json_object_unref);
   g_clear_pointer (&self->transcript, json_array_unref);
   g_clear_pointer (&self->executing, g_hash_table_unref);
+  g_clear_pointer (&self->env, prs_run_env_unref);
   g_free (self->slug);
   if (self->stream_text != NULL)
     g_string_free (self->stream_text, TRUE);
@@ -891,6 +652,7 @@ prs_run_class_init (PrsRunClass *klass)
 
   object_class->dispose = prs_run_dispose;
   object_class->finalize = prs_run_finalize;
+  _prs_run_install_signals (object_class);
 }
 
 static void
