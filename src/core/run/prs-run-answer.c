@@ -4,105 +4,109 @@
  * a finished run without the main thread. */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
-#include "prs-run-private.h"
+#include "prs-json.h"
+#include "prs-run.h"
 
-JsonNode *
-prs_run_build_answer (PrsStore   *store_,
-                      const char *trigger_message_id,
-                      guint      *out_http_status)
+/* What the model said over the whole run: its last reply, who gave it,
+ * and the tokens of every reply */
+typedef struct
 {
-  g_autoptr(PrsRunRow) row = prs_store_lookup_run_by_trigger (store_, trigger_message_id, NULL);
-  g_autoptr(GPtrArray) calls = NULL;
-  g_autoptr(JsonNode) transcript = NULL;
-  g_autoptr(JsonBuilder) builder = NULL;
-  const char *status, *content = "", *model = NULL, *provider_id = NULL, *provider_name = NULL;
-  gint64 input = 0, output = 0;
-  guint http_status = 200;
+  JsonNode   *transcript;     /* holds the strings below */
+  const char *content;
+  const char *model;
+  const char *provider_id;
+  const char *provider_name;
+  gint64      input_tokens;
+  gint64      output_tokens;
+} Replies;
 
-  if (row == NULL)
-    return NULL;
+static void
+read_replies (Replies   *replies,
+              PrsRunRow *row)
+{
+  JsonArray *array;
 
-  calls = prs_store_list_tool_calls (store_, row->id, NULL);
-  transcript = _prs_run_parse_stored (row->transcript_json);
-  if (transcript != NULL && JSON_NODE_HOLDS_ARRAY (transcript))
+  replies->content = "";
+  /* Never NULL: the store reads a missing transcript as [] */
+  replies->transcript = prs_json_parse_bounded (row->transcript_json, strlen (row->transcript_json),
+                                                PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (replies->transcript == NULL || !JSON_NODE_HOLDS_ARRAY (replies->transcript))
+    return;
+
+  array = json_node_get_array (replies->transcript);
+  for (guint i = 0; i < json_array_get_length (array); i++)
     {
-      JsonArray *array = json_node_get_array (transcript);
+      JsonObject *entry = json_array_get_object_element (array, i);
 
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          JsonObject *entry = json_array_get_object_element (array, i);
-
-          if (g_strcmp0 (json_object_get_string_member_with_default (entry, "role", ""), "assistant") != 0 ||
-              !json_object_has_member (entry, "providerId"))
-            continue;
-          content = json_object_get_string_member_with_default (entry, "text", "");
-          model = json_object_get_string_member_with_default (entry, "model", NULL);
-          provider_id = json_object_get_string_member_with_default (entry, "providerId", NULL);
-          provider_name = json_object_get_string_member_with_default (entry, "providerName", NULL);
-          input += json_object_get_int_member_with_default (entry, "inputTokens", 0);
-          output += json_object_get_int_member_with_default (entry, "outputTokens", 0);
-        }
+      if (g_strcmp0 (json_object_get_string_member_with_default (entry, "role", ""), "assistant") != 0 ||
+          !json_object_has_member (entry, "providerId"))
+        continue;
+      replies->content = json_object_get_string_member_with_default (entry, "text", "");
+      replies->model = json_object_get_string_member_with_default (entry, "model", NULL);
+      replies->provider_id = json_object_get_string_member_with_default (entry, "providerId", NULL);
+      replies->provider_name = json_object_get_string_member_with_default (entry, "providerName", NULL);
+      replies->input_tokens += json_object_get_int_member_with_default (entry, "inputTokens", 0);
+      replies->output_tokens += json_object_get_int_member_with_default (entry, "outputTokens", 0);
     }
+}
 
-  status = row->status;
-  if (g_strcmp0 (status, PRS_RUN_CANCELLED) == 0)
-    status = PRS_RUN_FAILED;
-  if (g_strcmp0 (status, PRS_RUN_RUNNING) == 0)
-    http_status = 202;
-  else if (g_strcmp0 (status, PRS_RUN_FAILED) == 0 &&
-           (g_strcmp0 (row->stop_reason, "no-provider") == 0 ||
-            g_strcmp0 (row->stop_reason, "provider-error") == 0))
-    http_status = 503;
-
-  builder = json_builder_new ();
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "success");
-  json_builder_add_boolean_value (builder, g_strcmp0 (status, PRS_RUN_FAILED) != 0);
-  json_builder_set_member_name (builder, "messageId");
-  json_builder_add_string_value (builder, trigger_message_id);
-  json_builder_set_member_name (builder, "runId");
-  json_builder_add_string_value (builder, row->id);
-  json_builder_set_member_name (builder, "status");
-  json_builder_add_string_value (builder, status);
-  json_builder_set_member_name (builder, "content");
-  json_builder_add_string_value (builder, content);
-  json_builder_set_member_name (builder, "stopReason");
-  if (row->stop_reason != NULL)
-    json_builder_add_string_value (builder, row->stop_reason);
+static void
+add_string_or_null (JsonBuilder *builder,
+                    const char  *name,
+                    const char  *value)
+{
+  json_builder_set_member_name (builder, name);
+  if (value != NULL)
+    json_builder_add_string_value (builder, value);
   else
     json_builder_add_null_value (builder);
+}
+
+static void
+add_replies (JsonBuilder   *builder,
+             const Replies *replies,
+             const char    *stop_reason)
+{
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, replies->content);
+  add_string_or_null (builder, "stopReason", stop_reason);
   json_builder_set_member_name (builder, "usage");
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "inputTokens");
-  json_builder_add_int_value (builder, input);
+  json_builder_add_int_value (builder, replies->input_tokens);
   json_builder_set_member_name (builder, "outputTokens");
-  json_builder_add_int_value (builder, output);
+  json_builder_add_int_value (builder, replies->output_tokens);
   json_builder_end_object (builder);
-  json_builder_set_member_name (builder, "model");
-  if (model != NULL)
-    json_builder_add_string_value (builder, model);
-  else
-    json_builder_add_null_value (builder);
+  add_string_or_null (builder, "model", replies->model);
   json_builder_set_member_name (builder, "provider");
-  if (provider_id != NULL)
+  if (replies->provider_id != NULL)
     {
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "id");
-      json_builder_add_string_value (builder, provider_id);
+      json_builder_add_string_value (builder, replies->provider_id);
       json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, provider_name);
+      json_builder_add_string_value (builder, replies->provider_name);
       json_builder_end_object (builder);
     }
   else
     json_builder_add_null_value (builder);
+}
+
+static void
+add_tool_calls (JsonBuilder *builder,
+                GPtrArray   *calls)
+{
   json_builder_set_member_name (builder, "toolCalls");
   json_builder_begin_array (builder);
   for (guint i = 0; calls != NULL && i < calls->len; i++)
     {
       PrsToolCallRow *call = g_ptr_array_index (calls, i);
-      g_autoptr(JsonNode) arguments = _prs_run_parse_stored (call->arguments_json);
+      g_autoptr(JsonNode) arguments = prs_json_parse_bounded (call->arguments_json, strlen (call->arguments_json),
+                                                              PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "id");
@@ -116,7 +120,62 @@ prs_run_build_answer (PrsStore   *store_,
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
-  if (g_strcmp0 (status, PRS_RUN_FAILED) == 0)
+}
+
+/* The API's words for the run's status, and the HTTP status that goes
+ * with them */
+static const char *
+answer_status (PrsRunRow *row,
+               guint     *out_http_status)
+{
+  const char *status = row->status;
+
+  *out_http_status = 200;
+  if (g_strcmp0 (status, PRS_RUN_CANCELLED) == 0)
+    status = PRS_RUN_FAILED;
+  if (g_strcmp0 (status, PRS_RUN_RUNNING) == 0)
+    *out_http_status = 202;
+  else if (g_strcmp0 (status, PRS_RUN_FAILED) == 0 &&
+           (g_strcmp0 (row->stop_reason, "no-provider") == 0 ||
+            g_strcmp0 (row->stop_reason, "provider-error") == 0))
+    *out_http_status = 503;
+  return status;
+}
+
+JsonNode *
+prs_run_build_answer (PrsStore   *store,
+                      const char *trigger_message_id,
+                      guint      *out_http_status)
+{
+  g_autoptr(PrsRunRow) row = prs_store_lookup_run_by_trigger (store, trigger_message_id, NULL);
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  Replies replies = { 0 };
+  const char *status;
+  guint http_status;
+  gboolean failed;
+
+  if (row == NULL)
+    return NULL;
+
+  calls = prs_store_list_tool_calls (store, row->id, NULL);
+  read_replies (&replies, row);
+  status = answer_status (row, &http_status);
+  failed = g_strcmp0 (status, PRS_RUN_FAILED) == 0;
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "success");
+  json_builder_add_boolean_value (builder, !failed);
+  json_builder_set_member_name (builder, "messageId");
+  json_builder_add_string_value (builder, trigger_message_id);
+  json_builder_set_member_name (builder, "runId");
+  json_builder_add_string_value (builder, row->id);
+  json_builder_set_member_name (builder, "status");
+  json_builder_add_string_value (builder, status);
+  add_replies (builder, &replies, row->stop_reason);
+  add_tool_calls (builder, calls);
+  if (failed)
     {
       json_builder_set_member_name (builder, "error");
       json_builder_add_string_value (builder, row->error != NULL ? row->error : _("The agent run failed."));
@@ -124,6 +183,7 @@ prs_run_build_answer (PrsStore   *store_,
       json_builder_add_string_value (builder, row->stop_reason != NULL ? row->stop_reason : "failed");
     }
   json_builder_end_object (builder);
+  g_clear_pointer (&replies.transcript, json_node_unref);
 
   if (out_http_status != NULL)
     *out_http_status = http_status;

@@ -222,26 +222,12 @@ deny_call (PrsRun         *self,
   _prs_run_save_call (self, call, "denied", extra);
 }
 
-void
-_prs_run_propose_calls (PrsRun          *self,
-                        PrsChatResponse *response)
+/* How often each call (name and arguments) was made in the run so far */
+static GHashTable *
+count_earlier_calls (PrsRun *self)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) earlier = prs_store_list_tool_calls (self->env->store, self->row->id, &error);
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GPtrArray) tools = _prs_run_allowed_tools (self);
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_call_row_free);
-  g_autoptr(GPtrArray) provenances = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
-  guint max_rounds = self->env->limits.max_rounds;
-
-  if ((guint) self->row->round >= max_rounds)
-    {
-      g_autofree char *notice = g_strdup_printf (_("The agent stopped after %u rounds of tool calls."), max_rounds);
-
-      _prs_run_add_notice (self, notice);
-      _prs_run_finish (self, PRS_RUN_COMPLETED, "max_tool_rounds", NULL);
-      return;
-    }
+  g_autoptr(GPtrArray) earlier = prs_store_list_tool_calls (self->env->store, self->row->id, NULL);
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   for (guint i = 0; earlier != NULL && i < earlier->len; i++)
     {
@@ -252,26 +238,64 @@ _prs_run_propose_calls (PrsRun          *self,
       g_hash_table_insert (seen, signature,
                            GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (seen, signature)) + 1));
     }
+  return seen;
+}
 
-  self->row->round++;
+static const PrsTool *
+find_tool (GPtrArray  *tools,
+           const char *name)
+{
+  const PrsTool *found = NULL;
 
-  /* Bind first, then look for repeats: the arguments that would run count */
+  for (guint j = 0; j < tools->len; j++)
+    if (g_strcmp0 (((PrsTool *) g_ptr_array_index (tools, j))->name, name) == 0)
+      found = g_ptr_array_index (tools, j);
+  return found;
+}
+
+static PrsToolCallRow *
+proposal_new (PrsRun      *self,
+              guint        position,
+              PrsToolCall *model_call,
+              JsonObject  *arguments)
+{
+  PrsToolCallRow *row = g_new0 (PrsToolCallRow, 1);
+
+  row->id = g_uuid_string_random ();
+  row->run_id = g_strdup (self->row->id);
+  row->round = self->row->round;
+  row->position = (int) position;
+  row->provider_call_id = g_strdup (model_call->id);
+  row->name = g_strdup (model_call->name);
+  row->arguments_json = _prs_run_object_to_string (arguments);
+  row->status = g_strdup ("proposed");
+  return row;
+}
+
+/* The model's calls bound to the agent's guidance and the Request Context,
+ * added to @rows and @provenances. Bound first, then counted: the
+ * arguments that would run are the ones that repeat. FALSE when a call
+ * repeats too often: the run has stopped. */
+static gboolean
+bind_calls (PrsRun          *self,
+            PrsChatResponse *response,
+            GPtrArray       *rows,
+            GPtrArray       *provenances)
+{
+  g_autoptr(GHashTable) seen = count_earlier_calls (self);
+  g_autoptr(GPtrArray) tools = _prs_run_allowed_tools (self);
+
   for (guint i = 0; i < response->tool_calls->len; i++)
     {
       PrsToolCall *model_call = g_ptr_array_index (response->tool_calls, i);
-      const PrsTool *tool = NULL;
       const PrsToolGuidance *guidance = prs_guidance_find_tool (self->agent->guidance, model_call->name);
       JsonObject *provenance = NULL;
       g_autoptr(JsonObject) arguments = NULL;
       g_autofree char *signature = NULL;
       guint count;
-      PrsToolCallRow *row;
 
-      for (guint j = 0; j < tools->len; j++)
-        if (g_strcmp0 (((PrsTool *) g_ptr_array_index (tools, j))->name, model_call->name) == 0)
-          tool = g_ptr_array_index (tools, j);
-
-      arguments = prs_guidance_bind (guidance, tool, self->context, model_call->arguments, &provenance);
+      arguments = prs_guidance_bind (guidance, find_tool (tools, model_call->name), self->context,
+                                     model_call->arguments, &provenance);
       signature = call_signature (model_call->name, arguments);
       count = GPOINTER_TO_UINT (g_hash_table_lookup (seen, signature)) + 1;
       g_hash_table_insert (seen, g_strdup (signature), GUINT_TO_POINTER (count));
@@ -285,149 +309,189 @@ _prs_run_propose_calls (PrsRun          *self,
             json_object_unref (provenance);
           _prs_run_add_notice (self, notice);
           _prs_run_finish (self, PRS_RUN_COMPLETED, "repeated_call", NULL);
-          return;
+          return FALSE;
         }
 
-      row = g_new0 (PrsToolCallRow, 1);
-      row->id = g_uuid_string_random ();
-      row->run_id = g_strdup (self->row->id);
-      row->round = self->row->round;
-      row->position = (int) i;
-      row->provider_call_id = g_strdup (model_call->id);
-      row->name = g_strdup (model_call->name);
-      row->arguments_json = _prs_run_object_to_string (arguments);
-      row->status = g_strdup ("proposed");
-      g_ptr_array_add (rows, row);
+      g_ptr_array_add (rows, proposal_new (self, i, model_call, arguments));
       g_ptr_array_add (provenances, provenance != NULL ? provenance : json_object_new ());
     }
+  return TRUE;
+}
 
+/* The tool-call message, then the call's row. FALSE when either could not
+ * be stored: the run has failed. */
+static gboolean
+store_proposal (PrsRun         *self,
+                PrsToolCallRow *row,
+                JsonObject     *provenance)
+{
+  g_autoptr(JsonObject) extra = json_object_new ();
+  g_autoptr(JsonObject) arguments = _prs_run_parse_object (row->arguments_json);
+  g_autoptr(GError) error = NULL;
+
+  json_object_set_string_member (extra, "name", row->name);
+  json_object_set_string_member (extra, "toolCallId", row->id);
+  json_object_set_int_member (extra, "round", row->round);
+  json_object_set_object_member (extra, "arguments", json_object_ref (arguments));
+  json_object_set_object_member (extra, "provenance", json_object_ref (provenance));
+  row->message_id = _prs_run_insert_message (self, "tool-call", row->name, "proposed", extra);
+  if (row->message_id == NULL)
+    {
+      _prs_run_finish (self, PRS_RUN_FAILED, "store-error", _("A tool call could not be stored."));
+      return FALSE;
+    }
+  if (!prs_store_save_tool_call (self->env->store, row, NULL, NULL, &error))
+    {
+      g_message ("Could not store tool call %s: %s", row->id, error->message);
+      _prs_run_finish (self, PRS_RUN_FAILED, "store-error", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Enforced here, where calls run, not in the UI */
+static void
+apply_rule (PrsRun         *self,
+            PrsToolCallRow *row)
+{
+  g_autofree char *rule = prs_store_match_approval_rule (self->env->store, row->name,
+                                                         self->row->agent_id, self->slug);
+
+  if (g_strcmp0 (rule, "approve") == 0)
+    {
+      g_autoptr(JsonObject) extra = _prs_run_call_extra (self, row, NULL);
+
+      json_object_set_string_member (extra, "decidedBy", "rule");
+      _prs_run_save_call (self, row, "approved", extra);
+    }
+  else if (g_strcmp0 (rule, "deny") == 0)
+    deny_call (self, row, _("An auto-approval rule denied this tool call."));
+  else
+    _prs_run_emit_approval_needed (self, row->message_id, row->name);
+}
+
+void
+_prs_run_propose_calls (PrsRun          *self,
+                        PrsChatResponse *response)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_call_row_free);
+  g_autoptr(GPtrArray) provenances = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  guint max_rounds = self->env->limits.max_rounds;
+
+  if ((guint) self->row->round >= max_rounds)
+    {
+      g_autofree char *notice = g_strdup_printf (_("The agent stopped after %u rounds of tool calls."), max_rounds);
+
+      _prs_run_add_notice (self, notice);
+      _prs_run_finish (self, PRS_RUN_COMPLETED, "max_tool_rounds", NULL);
+      return;
+    }
+
+  self->row->round++;
+  if (!bind_calls (self, response, rows, provenances))
+    return;
   _prs_run_save (self);
 
   for (guint i = 0; i < rows->len; i++)
     {
       PrsToolCallRow *row = g_ptr_array_index (rows, i);
-      g_autoptr(JsonObject) extra = json_object_new ();
-      g_autoptr(JsonObject) arguments = _prs_run_parse_object (row->arguments_json);
-      g_autofree char *rule = NULL;
-      g_autoptr(GError) local_error = NULL;
 
-      json_object_set_string_member (extra, "name", row->name);
-      json_object_set_string_member (extra, "toolCallId", row->id);
-      json_object_set_int_member (extra, "round", row->round);
-      json_object_set_object_member (extra, "arguments", json_object_ref (arguments));
-      json_object_set_object_member (extra, "provenance", json_object_ref (g_ptr_array_index (provenances, i)));
-      row->message_id = _prs_run_insert_message (self, "tool-call", row->name, "proposed", extra);
-      if (row->message_id == NULL)
-        {
-          _prs_run_finish (self, PRS_RUN_FAILED, "store-error", _("A tool call could not be stored."));
-          return;
-        }
-      if (!prs_store_save_tool_call (self->env->store, row, NULL, NULL, &local_error))
-        {
-          g_message ("Could not store tool call %s: %s", row->id, local_error->message);
-          _prs_run_finish (self, PRS_RUN_FAILED, "store-error", local_error->message);
-          return;
-        }
-
-      /* Enforced here, where calls run, not in the UI */
-      rule = prs_store_match_approval_rule (self->env->store, row->name, self->row->agent_id, self->slug);
-      if (g_strcmp0 (rule, "approve") == 0)
-        {
-          g_autoptr(JsonObject) call_extra_object = _prs_run_call_extra (self, row, NULL);
-
-          json_object_set_string_member (call_extra_object, "decidedBy", "rule");
-          _prs_run_save_call (self, row, "approved", call_extra_object);
-        }
-      else if (g_strcmp0 (rule, "deny") == 0)
-        deny_call (self, row, _("An auto-approval rule denied this tool call."));
-      else
-        _prs_run_emit_approval_needed (self, row->message_id, row->name);
+      if (!store_proposal (self, row, g_ptr_array_index (provenances, i)))
+        return;
+      apply_rule (self, row);
     }
 }
 
 /* ---- decisions ---- */
 
-gboolean
-_prs_run_decide_call (PrsRun      *self,
-                      const char  *message_id,
-                      const char  *action,
-                      const char  *arguments_json,
-                      gboolean     whole_turn,
-                      GError     **error)
+/* The call of this run that @message_id names, still open to a decision */
+static PrsToolCallRow *
+open_call (PrsRun      *self,
+           const char  *message_id,
+           GError     **error)
 {
-  g_autoptr(PrsToolCallRow) call = NULL;
-  g_autoptr(JsonObject) edited = NULL;
-  g_autoptr(GPtrArray) all = NULL;
+  PrsToolCallRow *call;
 
   if (self->detached)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
-      return FALSE;
+      return NULL;
     }
   call = prs_store_lookup_tool_call (self->env->store, message_id, error);
   if (call == NULL)
     {
       if (error != NULL && *error == NULL)
         g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such tool call."));
-      return FALSE;
+      return NULL;
     }
   if (prs_run_is_finished (self))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("This agent run has ended."));
-      return FALSE;
+      prs_tool_call_row_free (call);
+      return NULL;
     }
+  return call;
+}
 
-  if (arguments_json != NULL && arguments_json[0] != '\0')
-    {
-      edited = _prs_run_parse_object (arguments_json);
-      if (edited == NULL)
-        {
-          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                       _("The edited arguments must be a JSON object."));
-          return FALSE;
-        }
-    }
+static gboolean
+retry_call (PrsRun          *self,
+            PrsToolCallRow  *call,
+            GError         **error)
+{
+  g_autoptr(JsonObject) extra = NULL;
 
-  if (strcmp (action, "retry") == 0)
-    {
-      g_autoptr(JsonObject) extra = NULL;
-
-      if (g_strcmp0 (call->status, "interrupted") != 0 &&
-          !(g_strcmp0 (call->status, "failed") == 0 && call->round == self->row->round &&
-            json_object_has_member (_prs_run_last_entry (self), "toolCalls")))
-        {
-          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                       _("Only an interrupted call, or a failed one whose results the agent has not seen yet, can be retried."));
-          return FALSE;
-        }
-      extra = _prs_run_call_extra (self, call, NULL);
-      json_object_remove_member (extra, "error");
-      json_object_remove_member (extra, "result");
-      _prs_run_save_call (self, call, "approved", extra);
-      return TRUE;
-    }
-
-  if (g_strcmp0 (call->status, "proposed") != 0)
+  if (g_strcmp0 (call->status, "interrupted") != 0 &&
+      !(g_strcmp0 (call->status, "failed") == 0 && call->round == self->row->round &&
+        json_object_has_member (_prs_run_last_entry (self), "toolCalls")))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   _("This tool call was already decided (%s)."), call->status);
+                   _("Only an interrupted call, or a failed one whose results the agent has not seen yet, can be retried."));
       return FALSE;
     }
+  extra = _prs_run_call_extra (self, call, NULL);
+  json_object_remove_member (extra, "error");
+  json_object_remove_member (extra, "result");
+  _prs_run_save_call (self, call, "approved", extra);
+  return TRUE;
+}
 
-  if (strcmp (action, "deny") == 0)
+/* A person's edits: the arguments that run, and "user" as the provenance
+ * of every value that changed */
+static void
+apply_edits (PrsToolCallRow *call,
+             JsonObject     *extra,
+             JsonObject     *edited)
+{
+  g_autoptr(JsonObject) before = _prs_run_parse_object (call->arguments_json);
+  JsonObject *provenance = json_object_has_member (extra, "provenance")
+                           ? json_object_get_object_member (extra, "provenance") : NULL;
+  GList *members = json_object_get_members (edited);
+
+  for (GList *l = members; l != NULL; l = l->next)
     {
-      deny_call (self, call, _("The user denied this tool call."));
-      return TRUE;
-    }
+      JsonNode *old_value = before != NULL ? json_object_get_member (before, l->data) : NULL;
+      JsonNode *new_value = json_object_get_member (edited, l->data);
 
-  if (strcmp (action, "approve") != 0)
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("Unknown action “%s”."), action);
-      return FALSE;
+      if (provenance != NULL && (old_value == NULL || !json_node_equal (old_value, new_value)))
+        json_object_set_string_member (provenance, l->data, "user");
     }
+  g_list_free (members);
+  g_free (call->arguments_json);
+  call->arguments_json = _prs_run_object_to_string (edited);
+  json_object_set_object_member (extra, "arguments", json_object_ref (edited));
+}
 
-  /* Approve this one (with edits), and with whole_turn every proposed one of its round */
-  all = prs_store_list_tool_calls (self->env->store, self->row->id, error);
+/* Approves @call (with @edited, when given), and with @whole_turn every
+ * proposed call of its round */
+static gboolean
+approve_calls (PrsRun          *self,
+               PrsToolCallRow  *call,
+               JsonObject      *edited,
+               gboolean         whole_turn,
+               GError         **error)
+{
+  g_autoptr(GPtrArray) all = prs_store_list_tool_calls (self->env->store, self->row->id, error);
+
   if (all == NULL)
     return FALSE;
   for (guint i = 0; i < all->len; i++)
@@ -442,29 +506,58 @@ _prs_run_decide_call (PrsRun      *self,
 
       extra = _prs_run_call_extra (self, other, NULL);
       if (this_one && edited != NULL)
-        {
-          g_autoptr(JsonObject) before = _prs_run_parse_object (other->arguments_json);
-          JsonObject *provenance = json_object_has_member (extra, "provenance")
-                                   ? json_object_get_object_member (extra, "provenance") : NULL;
-          GList *members = json_object_get_members (edited);
-
-          for (GList *l = members; l != NULL; l = l->next)
-            {
-              JsonNode *old_value = before != NULL ? json_object_get_member (before, l->data) : NULL;
-              JsonNode *new_value = json_object_get_member (edited, l->data);
-
-              if (provenance != NULL && (old_value == NULL || !json_node_equal (old_value, new_value)))
-                json_object_set_string_member (provenance, l->data, "user");
-            }
-          g_list_free (members);
-          g_free (other->arguments_json);
-          other->arguments_json = _prs_run_object_to_string (edited);
-          json_object_set_object_member (extra, "arguments", json_object_ref (edited));
-        }
+        apply_edits (other, extra, edited);
       json_object_set_string_member (extra, "decidedBy", "user");
       _prs_run_save_call (self, other, "approved", extra);
     }
   return TRUE;
+}
+
+gboolean
+_prs_run_decide_call (PrsRun      *self,
+                      const char  *message_id,
+                      const char  *action,
+                      const char  *arguments_json,
+                      gboolean     whole_turn,
+                      GError     **error)
+{
+  g_autoptr(PrsToolCallRow) call = open_call (self, message_id, error);
+  g_autoptr(JsonObject) edited = NULL;
+
+  if (call == NULL)
+    return FALSE;
+
+  if (arguments_json != NULL && arguments_json[0] != '\0')
+    {
+      edited = _prs_run_parse_object (arguments_json);
+      if (edited == NULL)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("The edited arguments must be a JSON object."));
+          return FALSE;
+        }
+    }
+
+  if (strcmp (action, "retry") == 0)
+    return retry_call (self, call, error);
+
+  if (g_strcmp0 (call->status, "proposed") != 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("This tool call was already decided (%s)."), call->status);
+      return FALSE;
+    }
+
+  if (strcmp (action, "deny") == 0)
+    {
+      deny_call (self, call, _("The user denied this tool call."));
+      return TRUE;
+    }
+  if (strcmp (action, "approve") == 0)
+    return approve_calls (self, call, edited, whole_turn, error);
+
+  g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("Unknown action “%s”."), action);
+  return FALSE;
 }
 
 /* After a restart: a call that was running (or about to) may have acted,

@@ -174,56 +174,32 @@ clear_stream (PrsRun *self)
   g_clear_pointer (&self->stream_message_id, g_free);
 }
 
+/* The assistant message: the streamed one, or a new one when there is text */
 static void
-on_model_done (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+store_reply (PrsRun          *self,
+             PrsChatResponse *response)
 {
-  g_autoptr(PrsRun) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsChatResponse) response = NULL;
-  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(JsonObject) extra = assistant_extra (response);
+  const char *text = response->text[0] != '\0' ? response->text
+                     : (self->stream_text != NULL ? self->stream_text->str : "");
 
-  response = prs_providers_chat_finish (PRS_PROVIDERS (source), result, &error);
-  self->model_in_flight = FALSE;
-  g_clear_handle_id (&self->flush_id, g_source_remove);
-  if (self->detached)
-    return;
-
-  if (response == NULL)
+  if (self->stream_message_id != NULL)
+    _prs_run_update_message (self, self->stream_message_id, "completed", text, extra);
+  else if (text[0] != '\0' || response->tool_calls->len == 0)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          if (self->stream_message_id != NULL)
-            _prs_run_update_message (self, self->stream_message_id, "stopped", self->stream_text->str, NULL);
-          clear_stream (self);
-          _prs_run_finish (self, PRS_RUN_CANCELLED, "cancelled", NULL);
-          return;
-        }
-      model_failed (self, error);
-      clear_stream (self);
-      return;
+      g_autofree char *id = _prs_run_insert_message (self, "assistant", text, "completed", extra);
+
+      g_free (self->row->assistant_message_id);
+      self->row->assistant_message_id = g_steal_pointer (&id);
     }
+}
 
-  /* The assistant message: the streamed one, or a new one when there is text */
-  {
-    g_autoptr(JsonObject) extra = assistant_extra (response);
-    const char *text = response->text[0] != '\0' ? response->text
-                       : (self->stream_text != NULL ? self->stream_text->str : "");
+/* What the model said, as the transcript keeps it */
+static JsonObject *
+transcript_entry (PrsChatResponse *response)
+{
+  JsonObject *entry = json_object_new ();
 
-    if (self->stream_message_id != NULL)
-      _prs_run_update_message (self, self->stream_message_id, "completed", text, extra);
-    else if (text[0] != '\0' || response->tool_calls->len == 0)
-      {
-        g_autofree char *id = _prs_run_insert_message (self, "assistant", text, "completed", extra);
-
-        g_free (self->row->assistant_message_id);
-        self->row->assistant_message_id = g_steal_pointer (&id);
-      }
-  }
-  clear_stream (self);
-
-  entry = json_object_new ();
   json_object_set_string_member (entry, "role", "assistant");
   json_object_set_string_member (entry, "text", response->text);
   json_object_set_string_member (entry, "model", response->model);
@@ -248,7 +224,42 @@ on_model_done (GObject      *source,
         }
       json_object_set_array_member (entry, "toolCalls", calls);
     }
-  json_array_add_object_element (self->transcript, g_steal_pointer (&entry));
+  return entry;
+}
+
+static void
+on_model_done (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(PrsRun) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsChatResponse) response = NULL;
+
+  response = prs_providers_chat_finish (PRS_PROVIDERS (source), result, &error);
+  self->model_in_flight = FALSE;
+  g_clear_handle_id (&self->flush_id, g_source_remove);
+  if (self->detached)
+    return;
+
+  if (response == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          if (self->stream_message_id != NULL)
+            _prs_run_update_message (self, self->stream_message_id, "stopped", self->stream_text->str, NULL);
+          clear_stream (self);
+          _prs_run_finish (self, PRS_RUN_CANCELLED, "cancelled", NULL);
+          return;
+        }
+      model_failed (self, error);
+      clear_stream (self);
+      return;
+    }
+
+  store_reply (self, response);
+  clear_stream (self);
+  json_array_add_object_element (self->transcript, transcript_entry (response));
 
   if (response->tool_calls->len == 0)
     {
@@ -299,6 +310,68 @@ on_call_done (GObject      *source,
   advance (self);
 }
 
+/* The calls of the current round */
+static GPtrArray *
+round_calls (PrsRun  *self,
+             GError **error)
+{
+  GPtrArray *calls = prs_store_list_tool_calls (self->env->store, self->row->id, error);
+
+  for (guint i = calls != NULL ? calls->len : 0; i > 0; i--)
+    if (((PrsToolCallRow *) g_ptr_array_index (calls, i - 1))->round != self->row->round)
+      g_ptr_array_remove_index (calls, i - 1);
+  return calls;
+}
+
+/* The model proposed calls: run the approved ones, wait for a person, or,
+ * once every call is settled, give the model the results */
+static void
+advance_round (PrsRun *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = round_calls (self, &error);
+  gboolean working = FALSE, waiting = FALSE;
+
+  if (calls == NULL)
+    {
+      _prs_run_finish (self, PRS_RUN_FAILED, "store-error", error->message);
+      return;
+    }
+
+  for (guint i = 0; i < calls->len; i++)
+    {
+      PrsToolCallRow *call = g_ptr_array_index (calls, i);
+
+      if (g_strcmp0 (call->status, "approved") == 0)
+        {
+          _prs_run_call_tool_async (self, call, on_call_done, NULL);
+          working = TRUE;
+        }
+      else if (g_strcmp0 (call->status, "running") == 0)
+        working = TRUE;
+      else if (g_strcmp0 (call->status, "proposed") == 0 ||
+               g_strcmp0 (call->status, "interrupted") == 0)
+        waiting = TRUE;
+    }
+
+  if (self->detached || prs_run_is_finished (self))
+    return;
+  if (working)
+    {
+      _prs_run_set_working (self);
+      return;
+    }
+  if (waiting)
+    {
+      if (g_strcmp0 (self->row->status, PRS_RUN_AWAITING_APPROVAL) != 0 || self->working)
+        _prs_run_rest (self, PRS_RUN_AWAITING_APPROVAL);
+      return;
+    }
+
+  _prs_run_feed_results (self, calls);
+  call_model (self);
+}
+
 static void
 advance (PrsRun *self)
 {
@@ -318,70 +391,13 @@ advance (PrsRun *self)
   role = last != NULL ? json_object_get_string_member_with_default (last, "role", "") : "";
 
   if (strcmp (role, "assistant") == 0 && json_object_has_member (last, "toolCalls"))
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) all = prs_store_list_tool_calls (self->env->store, self->row->id, &error);
-      g_autoptr(GPtrArray) calls = g_ptr_array_new ();
-      gboolean working = FALSE, waiting = FALSE;
-
-      if (all == NULL)
-        {
-          _prs_run_finish (self, PRS_RUN_FAILED, "store-error", error->message);
-          return;
-        }
-      for (guint i = 0; i < all->len; i++)
-        {
-          PrsToolCallRow *call = g_ptr_array_index (all, i);
-
-          if (call->round == self->row->round)
-            g_ptr_array_add (calls, call);
-        }
-
-      for (guint i = 0; i < calls->len; i++)
-        {
-          PrsToolCallRow *call = g_ptr_array_index (calls, i);
-
-          if (g_strcmp0 (call->status, "approved") == 0)
-            {
-              _prs_run_call_tool_async (self, call, on_call_done, NULL);
-              working = TRUE;
-            }
-          else if (g_strcmp0 (call->status, "running") == 0)
-            working = TRUE;
-          else if (g_strcmp0 (call->status, "proposed") == 0 ||
-                   g_strcmp0 (call->status, "interrupted") == 0)
-            waiting = TRUE;
-        }
-
-      if (self->detached || prs_run_is_finished (self))
-        return;
-      /* A call that could not start may have ended the run (a store error) */
-      if (working)
-        {
-          _prs_run_set_working (self);
-          return;
-        }
-      if (waiting)
-        {
-          if (g_strcmp0 (self->row->status, PRS_RUN_AWAITING_APPROVAL) != 0 || self->working)
-            _prs_run_rest (self, PRS_RUN_AWAITING_APPROVAL);
-          return;
-        }
-
-      _prs_run_feed_results (self, calls);
-      call_model (self);
-      return;
-    }
-
-  if (strcmp (role, "user") == 0 || strcmp (role, "tool") == 0)
-    {
-      call_model (self);
-      return;
-    }
-
-  _prs_run_finish (self, PRS_RUN_COMPLETED,
-                   last != NULL ? json_object_get_string_member_with_default (last, "stopReason", NULL) : NULL,
-                   NULL);
+    advance_round (self);
+  else if (strcmp (role, "user") == 0 || strcmp (role, "tool") == 0)
+    call_model (self);
+  else
+    _prs_run_finish (self, PRS_RUN_COMPLETED,
+                     last != NULL ? json_object_get_string_member_with_default (last, "stopReason", NULL) : NULL,
+                     NULL);
 }
 
 /* ---- decisions ---- */

@@ -5,6 +5,8 @@
  * prs_runner_try_reserve (an atomic counter), in-app runs queue for one. */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
@@ -412,29 +414,42 @@ prs_runner_retry (PrsRunner   *self,
   return decide (self, message_id, "retry", NULL, FALSE, error);
 }
 
-PrsRun *
-prs_runner_retry_inbound (PrsRunner   *self,
-                          const char  *message_id,
-                          GError     **error)
+/* What a retry of an inbound message runs with, and the memory its
+ * options point into */
+typedef struct
 {
-  g_autoptr(JsonNode) message = NULL;
-  g_autoptr(PrsRunRow) last = NULL;
-  g_autoptr(JsonNode) options_node = NULL;
-  g_autofree char *context_json = NULL;
-  g_autofree char *execution_json = NULL;
-  g_autoptr(GError) local_error = NULL;
+  PrsRunOptions  options;
+  JsonNode      *message;
+  PrsRunRow     *last;          /* the message's last run, or NULL */
+  JsonNode      *last_options;  /* its options_json, parsed */
+  char          *context_json;
+  char          *execution_json;
+} Retry;
+
+static void
+retry_clear (Retry *retry)
+{
+  g_clear_pointer (&retry->message, json_node_unref);
+  g_clear_pointer (&retry->last, prs_run_row_free);
+  g_clear_pointer (&retry->last_options, json_node_unref);
+  g_clear_pointer (&retry->context_json, g_free);
+  g_clear_pointer (&retry->execution_json, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Retry, retry_clear)
+
+/* The stored message @message_id, when it is an inbound one whose answer
+ * failed and no run answers it now */
+static JsonNode *
+retryable_inbound (PrsRunner   *self,
+                   const char  *message_id,
+                   GError     **error)
+{
+  g_autoptr(JsonNode) message = prs_store_get_message (self->env->store, message_id, NULL);
   JsonObject *object;
-  JsonObject *stored_options = NULL;
-  JsonNode *node;
   GHashTableIter iter;
   gpointer value;
-  PrsRunOptions options = { 0 };
-  PrsRun *run;
 
-  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
-  g_return_val_if_fail (message_id != NULL, NULL);
-
-  message = prs_store_get_message (self->env->store, message_id, NULL);
   if (message == NULL)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such message."));
@@ -455,56 +470,93 @@ prs_runner_retry_inbound (PrsRunner   *self,
         g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("This request is being answered already."));
         return NULL;
       }
+  return g_steal_pointer (&message);
+}
 
-  last = prs_store_lookup_run_by_trigger (self->env->store, message_id, &local_error);
+/* The conversation, agent, origin, Request Context, execution and
+ * options of the message's last run, or, without one, the message's own
+ * and the default agent */
+static gboolean
+read_retry (PrsRunner   *self,
+            const char  *message_id,
+            Retry       *retry,
+            GError     **error)
+{
+  PrsRunOptions *options = &retry->options;
+  g_autoptr(GError) local_error = NULL;
+  JsonObject *object, *stored = NULL;
+  JsonNode *node;
+
+  retry->message = retryable_inbound (self, message_id, error);
+  if (retry->message == NULL)
+    return FALSE;
+  object = json_node_get_object (retry->message);
+  retry->last = prs_store_lookup_run_by_trigger (self->env->store, message_id, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
+      return FALSE;
     }
 
-  options.conversation_id = json_object_get_string_member_with_default (object, "conversationId", NULL);
-  options.trigger_message_id = message_id;
-  options.temperature = -1;
-  if (last != NULL)
+  options->conversation_id = json_object_get_string_member_with_default (object, "conversationId", NULL);
+  options->trigger_message_id = message_id;
+  options->temperature = -1;
+  if (retry->last != NULL)
     {
-      options.origin = last->origin;
-      options.agent_id = last->agent_id;
-      options.context_json = last->context_json;
-      options.execution_json = last->execution_json;
-      if (last->options_json != NULL &&
-          (options_node = json_from_string (last->options_json, NULL)) != NULL &&
-          JSON_NODE_HOLDS_OBJECT (options_node))
-        stored_options = json_node_get_object (options_node);
+      options->origin = retry->last->origin;
+      options->agent_id = retry->last->agent_id;
+      options->context_json = retry->last->context_json;
+      options->execution_json = retry->last->execution_json;
+      if (retry->last->options_json != NULL)
+        retry->last_options = prs_json_parse_bounded (retry->last->options_json, strlen (retry->last->options_json),
+                                                      PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+      if (retry->last_options != NULL && JSON_NODE_HOLDS_OBJECT (retry->last_options))
+        stored = json_node_get_object (retry->last_options);
     }
   else
     {
-      options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
-      options.agent_id = json_object_get_string_member_with_default (object, "agentId", NULL);
+      options->origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+      options->agent_id = json_object_get_string_member_with_default (object, "agentId", NULL);
       if ((node = json_object_get_member (object, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        options.context_json = context_json = prs_json_to_string (node, FALSE);
+        options->context_json = retry->context_json = prs_json_to_string (node, FALSE);
       if ((node = json_object_get_member (object, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        options.execution_json = execution_json = prs_json_to_string (node, FALSE);
+        options->execution_json = retry->execution_json = prs_json_to_string (node, FALSE);
     }
-  if (stored_options != NULL)
+  if (stored != NULL)
     {
-      options.system_prompt = json_object_get_string_member_with_default (stored_options, "systemPrompt", NULL);
-      if (json_object_has_member (stored_options, "temperature"))
-        options.temperature = json_object_get_double_member (stored_options, "temperature");
-      if (json_object_has_member (stored_options, "maxTokens"))
-        options.max_tokens = (guint) json_object_get_int_member (stored_options, "maxTokens");
+      options->system_prompt = json_object_get_string_member_with_default (stored, "systemPrompt", NULL);
+      if (json_object_has_member (stored, "temperature"))
+        options->temperature = json_object_get_double_member (stored, "temperature");
+      if (json_object_has_member (stored, "maxTokens"))
+        options->max_tokens = (guint) json_object_get_int_member (stored, "maxTokens");
     }
+  return TRUE;
+}
+
+PrsRun *
+prs_runner_retry_inbound (PrsRunner   *self,
+                          const char  *message_id,
+                          GError     **error)
+{
+  g_auto(Retry) retry = { { 0 } };
+  PrsRun *run;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  g_return_val_if_fail (message_id != NULL, NULL);
+
+  if (!read_retry (self, message_id, &retry, error))
+    return NULL;
 
   if (!prs_store_update_message (self->env->store, message_id, "pending", NULL, NULL, error))
     return NULL;
-  g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, options.conversation_id, message_id);
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, retry.options.conversation_id, message_id);
 
-  run = prs_runner_start (self, &options, FALSE, error);
+  run = prs_runner_start (self, &retry.options, FALSE, error);
   if (run == NULL)
     {
       /* Still retryable */
       prs_store_update_message (self->env->store, message_id, "failed", NULL, NULL, NULL);
-      g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, options.conversation_id, message_id);
+      g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, retry.options.conversation_id, message_id);
     }
   return run;
 }
