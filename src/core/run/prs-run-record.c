@@ -10,6 +10,7 @@
 
 #include "prs-json.h"
 #include "prs-run-private.h"
+#include "prs-thread.h"
 
 enum
 {
@@ -225,6 +226,7 @@ gboolean
 prs_run_is_finished (PrsRun *self)
 {
   g_return_val_if_fail (PRS_IS_RUN (self), TRUE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return g_strcmp0 (self->row->status, PRS_RUN_COMPLETED) == 0 ||
          g_strcmp0 (self->row->status, PRS_RUN_FAILED) == 0 ||
@@ -235,6 +237,7 @@ gboolean
 prs_run_is_resting (PrsRun *self)
 {
   g_return_val_if_fail (PRS_IS_RUN (self), TRUE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return prs_run_is_finished (self) ||
          g_strcmp0 (self->row->status, PRS_RUN_AWAITING_APPROVAL) == 0;

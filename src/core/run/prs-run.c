@@ -24,6 +24,7 @@
 #include "prs-json.h"
 #include "prs-providers.h"
 #include "prs-run-private.h"
+#include "prs-thread.h"
 
 #define FLUSH_INTERVAL_MS 250
 
@@ -42,6 +43,7 @@ prs_run_wait_rest_async (PrsRun              *self,
   g_autoptr(GTask) task = NULL;
 
   g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, prs_run_wait_rest_async);
@@ -60,6 +62,7 @@ prs_run_wait_rest_finish (PrsRun        *self,
                           GError       **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!g_task_propagate_boolean (G_TASK (result), error))
     return NULL;
@@ -412,6 +415,7 @@ prs_run_decide (PrsRun      *self,
 {
   g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
   g_return_val_if_fail (message_id != NULL && action != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!_prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error))
     return FALSE;
@@ -423,6 +427,7 @@ void
 prs_run_cancel (PrsRun *self)
 {
   g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (prs_run_is_finished (self))
     return;
@@ -438,6 +443,7 @@ void
 prs_run_detach (PrsRun *self)
 {
   g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   self->detached = TRUE;
   if (self->cancellable != NULL)
@@ -515,6 +521,7 @@ prs_run_new (PrsRunEnv            *env,
 
   g_return_val_if_fail (env != NULL, NULL);
   g_return_val_if_fail (options != NULL && options->conversation_id != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   self = g_object_new (PRS_TYPE_RUN, NULL);
   self->env = prs_run_env_ref (env);
@@ -544,6 +551,7 @@ prs_run_new_for_resume (PrsRunEnv  *env,
 
   g_return_val_if_fail (env != NULL, NULL);
   g_return_val_if_fail (row != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   self = g_object_new (PRS_TYPE_RUN, NULL);
   self->env = prs_run_env_ref (env);
@@ -560,6 +568,7 @@ void
 prs_run_begin (PrsRun *self)
 {
   g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (self->check_tools)
     {
@@ -573,9 +582,13 @@ prs_run_begin (PrsRun *self)
 void
 prs_run_resume_after_restart (PrsRun *self)
 {
-  JsonObject *last = _prs_run_last_entry (self);
+  JsonObject *last;
+
+  g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   _prs_run_interrupt_calls (self);
+  last = _prs_run_last_entry (self);
 
   /* A reply that was streaming is kept as it was, and asked for again */
   if (last != NULL && g_strcmp0 (json_object_get_string_member_with_default (last, "role", ""), "assistant") != 0 &&
@@ -602,6 +615,7 @@ const char *
 prs_run_get_id (PrsRun *self)
 {
   g_return_val_if_fail (PRS_IS_RUN (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
   return self->row->id;
 }
 
@@ -609,6 +623,7 @@ const char *
 prs_run_get_status (PrsRun *self)
 {
   g_return_val_if_fail (PRS_IS_RUN (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
   return self->row->status;
 }
 
@@ -616,6 +631,7 @@ const char *
 prs_run_get_conversation_id (PrsRun *self)
 {
   g_return_val_if_fail (PRS_IS_RUN (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
   return self->row->conversation_id;
 }
 
@@ -623,6 +639,7 @@ const char *
 prs_run_get_trigger_message_id (PrsRun *self)
 {
   g_return_val_if_fail (PRS_IS_RUN (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
   return self->row->trigger_message_id;
 }
 

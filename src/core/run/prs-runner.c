@@ -12,6 +12,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-runner.h"
+#include "prs-thread.h"
 
 struct _PrsRunner
 {
@@ -44,6 +45,7 @@ prs_runner_new (PrsRunEnv *env)
   PrsRunner *self;
 
   g_return_val_if_fail (env != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   self = g_object_new (PRS_TYPE_RUNNER, NULL);
   self->env = prs_run_env_ref (env);
@@ -58,6 +60,7 @@ prs_runner_set_limits (PrsRunner          *self,
 
   g_return_if_fail (PRS_IS_RUNNER (self));
   g_return_if_fail (limits != NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   env = prs_run_env_new_with_limits (self->env, limits);
   prs_run_env_unref (self->env);
@@ -65,6 +68,10 @@ prs_runner_set_limits (PrsRunner          *self,
 }
 
 /* ---- slots ---- */
+
+/* The three functions below are the only ones the API thread calls, and
+ * touch nothing but the atomic counter: no PRS_ASSERT_MAIN_THREAD here, on
+ * purpose (the API answers 429 without a hop to the main thread). */
 
 gboolean
 prs_runner_try_reserve (PrsRunner *self)
@@ -189,6 +196,7 @@ prs_runner_start (PrsRunner            *self,
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
   g_return_val_if_fail (options != NULL && options->conversation_id != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   run = prs_run_new (self->env, options, error);
   if (run == NULL)
@@ -222,6 +230,7 @@ prs_runner_start_chat (PrsRunner   *self,
   PrsRunOptions options = { 0 };
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!prs_store_count_messages (self->env->store, conversation_id, &count, NULL, NULL, error))
     return NULL;
@@ -261,6 +270,7 @@ prs_runner_resume (PrsRunner *self)
   g_autoptr(GPtrArray) rows = NULL;
 
   g_return_if_fail (PRS_IS_RUNNER (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   /* Requests stored before a crash whose runs never began: failed, with a
    * Retry in the conversation, until their workflow sends them again */
@@ -315,6 +325,7 @@ prs_runner_lookup_run (PrsRunner  *self,
                        const char *run_id)
 {
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
   return run_id != NULL ? g_hash_table_lookup (self->runs, run_id) : NULL;
 }
 
@@ -327,6 +338,7 @@ prs_runner_get_conversation_run (PrsRunner  *self,
   PrsRun *found = NULL;
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   g_hash_table_iter_init (&iter, self->runs);
   while (g_hash_table_iter_next (&iter, NULL, &value))
@@ -372,6 +384,7 @@ decide (PrsRunner   *self,
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
   g_return_val_if_fail (message_id != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   run = run_of_call (self, message_id, error);
   if (run == NULL)
@@ -543,6 +556,7 @@ prs_runner_retry_inbound (PrsRunner   *self,
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
   g_return_val_if_fail (message_id != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!read_retry (self, message_id, &retry, error))
     return NULL;
@@ -569,6 +583,7 @@ prs_runner_tool_action (PrsRunner   *self,
                         GError     **error)
 {
   g_return_val_if_fail (action != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (g_str_equal (action, "approve") || g_str_equal (action, "edit"))
     return prs_runner_approve (self, message_id, arguments_json, error);
@@ -597,6 +612,7 @@ prs_runner_cancel (PrsRunner  *self,
   g_autoptr(PrsRun) keep = NULL;
 
   g_return_if_fail (PRS_IS_RUNNER (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   run = prs_runner_lookup_run (self, run_id);
   if (run == NULL)
@@ -614,6 +630,7 @@ prs_runner_is_idle (PrsRunner *self)
   gpointer value;
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), TRUE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   g_hash_table_iter_init (&iter, self->runs);
   while (g_hash_table_iter_next (&iter, NULL, &value))
