@@ -688,10 +688,13 @@ on_run_approval (PrsRun     *run,
   g_ptr_array_add (heard->approvals, g_strdup (message_id));
 }
 
+/* The status is stored before either is said: a window that asks the run
+ * whether it rests hears the truth */
 static void
 on_run_working (PrsRun *run,
                 Heard  *heard)
 {
+  g_assert_false (prs_run_is_resting (run));
   heard->working++;
 }
 
@@ -699,6 +702,7 @@ static void
 on_run_rested (PrsRun *run,
                Heard  *heard)
 {
+  g_assert_true (prs_run_is_resting (run));
   heard->rested++;
 }
 

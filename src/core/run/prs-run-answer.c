@@ -54,16 +54,11 @@ read_replies (Replies   *replies,
     }
 }
 
-static void
-add_string_or_null (JsonBuilder *builder,
-                    const char  *name,
-                    const char  *value)
+/* @value as a JSON string, or null */
+static JsonNode *
+string_or_null (const char *value)
 {
-  json_builder_set_member_name (builder, name);
-  if (value != NULL)
-    json_builder_add_string_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
+  return value != NULL ? json_node_init_string (json_node_alloc (), value) : json_node_new (JSON_NODE_NULL);
 }
 
 static void
@@ -73,7 +68,8 @@ add_replies (JsonBuilder   *builder,
 {
   json_builder_set_member_name (builder, "content");
   json_builder_add_string_value (builder, replies->content);
-  add_string_or_null (builder, "stopReason", stop_reason);
+  json_builder_set_member_name (builder, "stopReason");
+  json_builder_add_value (builder, string_or_null (stop_reason));
   json_builder_set_member_name (builder, "usage");
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "inputTokens");
@@ -81,7 +77,8 @@ add_replies (JsonBuilder   *builder,
   json_builder_set_member_name (builder, "outputTokens");
   json_builder_add_int_value (builder, replies->output_tokens);
   json_builder_end_object (builder);
-  add_string_or_null (builder, "model", replies->model);
+  json_builder_set_member_name (builder, "model");
+  json_builder_add_value (builder, string_or_null (replies->model));
   json_builder_set_member_name (builder, "provider");
   if (replies->provider_id != NULL)
     {

@@ -301,20 +301,22 @@ _prs_run_finish (PrsRun     *self,
   _prs_run_rest (self, status);
 }
 
+/* The run works (calls the model or a tool). Said after the status is
+ * stored, so that a handler reads "running" */
 void
 _prs_run_set_working (PrsRun *self)
 {
-  if (!self->working && !self->detached)
-    {
-      self->working = TRUE;
-      g_signal_emit (self, signals[SIGNAL_WORKING], 0);
-    }
   if (g_strcmp0 (self->row->status, PRS_RUN_RUNNING) != 0)
     {
       g_free (self->row->status);
       self->row->status = g_strdup (PRS_RUN_RUNNING);
       /* The run and its request change together, in one transaction */
       save_with_trigger (self, g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0 ? NULL : "running");
+    }
+  if (!self->working && !self->detached)
+    {
+      self->working = TRUE;
+      g_signal_emit (self, signals[SIGNAL_WORKING], 0);
     }
 }
 
