@@ -21,7 +21,6 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
-#include "prs-json.h"
 #include "prs-providers.h"
 #include "prs-run-private.h"
 #include "prs-thread.h"
