@@ -31,6 +31,11 @@ typedef enum
   PRS_ERROR_PROVIDER_BAD_RESPONSE,   /* malformed JSON, chunks or stream */
   PRS_ERROR_PROVIDER_REJECTED,       /* any other 4xx: the request itself was refused */
   PRS_ERROR_STORE_FULL,              /* SQLite: the disk (or its quota) is full */
+  /* MCP servers (src/core/mcp/). */
+  PRS_ERROR_MCP_UNAVAILABLE,         /* could not start or reach the server, or it stopped */
+  PRS_ERROR_MCP_PROTOCOL,            /* not JSON-RPC, not JSON, too large, unsupported revision */
+  PRS_ERROR_MCP_SERVER,              /* the server answered a request with a JSON-RPC error or an HTTP error status */
+  PRS_ERROR_MCP_TOOL_FAILED,         /* a tools/call result with isError: the message is the server's text */
 } PrsError;
 
 GQuark prs_error_quark (void);

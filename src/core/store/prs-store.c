@@ -192,6 +192,28 @@ static const PrsMigration migrations[] = {
     "CREATE INDEX tool_calls_run ON tool_calls (run_id, round, position);"
     "CREATE INDEX tool_calls_message ON tool_calls (message_id);"
     "PRAGMA user_version = 4;" },
+
+  { 5,
+    /* MCP servers the user added (src/core/mcp/). Secrets are not here:
+     * header values and the env values marked secret live in the keyring;
+     * headers_json and secret_env_json only name them. */
+    "CREATE TABLE mcp_servers ("
+    "  id              TEXT PRIMARY KEY,"
+    "  name            TEXT NOT NULL UNIQUE,"
+    "  transport       TEXT NOT NULL CHECK (transport IN ('stdio', 'http')),"
+    "  command         TEXT,"
+    "  args_json       TEXT NOT NULL DEFAULT '[]',"
+    "  env_json        TEXT NOT NULL DEFAULT '[]',"
+    "  secret_env_json TEXT NOT NULL DEFAULT '[]',"
+    "  url             TEXT,"
+    "  headers_json    TEXT NOT NULL DEFAULT '[]',"
+    "  enabled         INTEGER NOT NULL DEFAULT 1,"
+    "  shared          INTEGER NOT NULL DEFAULT 0,"
+    "  created_at      TEXT NOT NULL,"
+    "  CHECK ((transport = 'stdio' AND command IS NOT NULL AND url IS NULL) OR"
+    "         (transport = 'http' AND url IS NOT NULL AND command IS NULL))"
+    ");"
+    "PRAGMA user_version = 5;" },
 };
 
 int
