@@ -208,6 +208,18 @@ take_chunk (GTask    *task,
   return TRUE;
 }
 
+static void on_chunk (GObject *source, GAsyncResult *result, gpointer user_data);
+
+/* Reads the next chunk of the answer; the read owns @task. */
+static void
+read_chunk (GTask *task)
+{
+  Post *post = g_task_get_task_data (task);
+
+  g_input_stream_read_bytes_async (post->stream, READ_CHUNK, G_PRIORITY_DEFAULT,
+                                   g_task_get_cancellable (task), on_chunk, task);
+}
+
 static void
 on_chunk (GObject      *source,
           GAsyncResult *result,
@@ -247,8 +259,7 @@ on_chunk (GObject      *source,
       g_input_stream_close_async (post->stream, G_PRIORITY_DEFAULT, NULL, NULL, NULL);
       return;
     }
-  g_input_stream_read_bytes_async (post->stream, READ_CHUNK, G_PRIORITY_DEFAULT,
-                                   g_task_get_cancellable (task), on_chunk, g_steal_pointer (&task));
+  read_chunk (g_steal_pointer (&task));
 }
 
 static void
@@ -310,8 +321,7 @@ on_sent (GObject      *source,
   else
     post->body = g_byte_array_new ();
 
-  g_input_stream_read_bytes_async (post->stream, READ_CHUNK, G_PRIORITY_DEFAULT,
-                                   g_task_get_cancellable (task), on_chunk, g_steal_pointer (&task));
+  read_chunk (g_steal_pointer (&task));
 }
 
 /* ---- The transport ---- */

@@ -110,6 +110,15 @@ end_process (Run *run)
                       g_object_ref (run->process), g_object_unref);
 }
 
+/* Reads the next chunk of one of @run's pipes; the read owns @run. */
+static void
+read_more (GInputStream        *stream,
+           Run                 *run,
+           GAsyncReadyCallback  callback)
+{
+  g_input_stream_read_bytes_async (stream, READ_CHUNK, G_PRIORITY_DEFAULT, run->cancellable, callback, run);
+}
+
 /* ---- stderr ---- */
 
 static void
@@ -182,8 +191,7 @@ on_stderr_read (GObject      *source,
   self = run->owner;
   if (self != NULL)
     keep_stderr (self, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk));
-  g_input_stream_read_bytes_async (G_INPUT_STREAM (source), READ_CHUNK, G_PRIORITY_DEFAULT,
-                                   run->cancellable, on_stderr_read, g_steal_pointer (&run));
+  read_more (G_INPUT_STREAM (source), g_steal_pointer (&run), on_stderr_read);
 }
 
 /* ---- The end of a run ---- */
@@ -340,8 +348,7 @@ on_stdout_read (GObject      *source,
       return;
     }
 
-  g_input_stream_read_bytes_async (G_INPUT_STREAM (source), READ_CHUNK, G_PRIORITY_DEFAULT,
-                                   run->cancellable, on_stdout_read, g_steal_pointer (&run));
+  read_more (G_INPUT_STREAM (source), g_steal_pointer (&run), on_stdout_read);
 }
 
 /* ---- Starting ---- */
@@ -449,10 +456,8 @@ start_process (PrsMcpStdio  *self,
                                      on_line, self);
   self->run = run;
 
-  g_input_stream_read_bytes_async (g_subprocess_get_stdout_pipe (run->process), READ_CHUNK,
-                                   G_PRIORITY_DEFAULT, run->cancellable, on_stdout_read, run_ref (run));
-  g_input_stream_read_bytes_async (g_subprocess_get_stderr_pipe (run->process), READ_CHUNK,
-                                   G_PRIORITY_DEFAULT, run->cancellable, on_stderr_read, run_ref (run));
+  read_more (g_subprocess_get_stdout_pipe (run->process), run_ref (run), on_stdout_read);
+  read_more (g_subprocess_get_stderr_pipe (run->process), run_ref (run), on_stderr_read);
   g_subprocess_wait_async (run->process, NULL, on_process_exited, run_ref (run));
   g_debug ("MCP stdio server %s started (pid %s)", self->command,
            g_subprocess_get_identifier (run->process));
