@@ -10,6 +10,7 @@
 #include "prs-error.h"
 #include "prs-mcp-http.h"
 #include "prs-mcp-names.h"
+#include "prs-mcp-stdio.h"
 #include "prs-mcp-test-util.h"
 
 static const PrsMcpTool *
@@ -201,6 +202,30 @@ test_http (void)
   prs_mcp_client_close (client);
 }
 
+/* The server gets the variables the user set and a few of the basics,
+ * never the rest of Prosponsive's environment. */
+static void
+test_environment (void)
+{
+  g_autofree char *entry = prs_mcp_test_everything_entry ();
+  const char *args[] = { entry, "stdio", NULL };
+  const char *env[] = { "PRS_TEST_MARKER=forty-two", NULL };
+  g_autoptr(PrsMcpTransport) transport = prs_mcp_stdio_new ("node", args, env);
+  g_autoptr(PrsMcpClient) client = prs_mcp_client_new ("everything", transport);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) result = NULL;
+  const char *text;
+
+  g_assert_nonnull (g_getenv ("G_TEST_SRCDIR"));
+  result = prs_mcp_test_call (client, "get-env", NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  text = result_text (result);
+  g_assert_nonnull (strstr (text, "\"PRS_TEST_MARKER\": \"forty-two\""));
+  g_assert_nonnull (strstr (text, "\"PATH\""));
+  g_assert_null (strstr (text, "G_TEST_SRCDIR"));
+  g_assert_null (strstr (text, "PRS_MCP_PEERS"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -209,6 +234,7 @@ main (int   argc,
 
   g_test_add_func ("/mcp/everything/stdio", test_stdio);
   g_test_add_func ("/mcp/everything/http", test_http);
+  g_test_add_func ("/mcp/everything/environment", test_environment);
 
   return g_test_run ();
 }
