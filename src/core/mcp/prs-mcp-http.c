@@ -180,13 +180,7 @@ take_chunk (GTask    *task,
     {
       if (prs_event_stream_feed (post->events, g_bytes_get_data (chunk, NULL), len, error))
         return TRUE;
-      if (g_error_matches (*error, PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE))
-        {
-          g_autofree char *message = prs_mcp_transport_describe_limit (PRS_MCP_TRANSPORT (self));
-
-          g_clear_error (error);
-          g_set_error_literal (error, PRS_ERROR, PRS_ERROR_MCP_PROTOCOL, message);
-        }
+      prs_mcp_transport_word_stream_error (PRS_MCP_TRANSPORT (self), error);
       return FALSE;
     }
 

@@ -335,14 +335,7 @@ on_stdout_read (GObject      *source,
 
   if (!prs_event_stream_feed (run->lines, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk), &error))
     {
-      if (g_error_matches (error, PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE))
-        {
-          /* The line reader's own limit: say it in our words */
-          g_autofree char *message = prs_mcp_transport_describe_limit (PRS_MCP_TRANSPORT (self));
-
-          g_clear_error (&error);
-          g_set_error_literal (&error, PRS_ERROR, PRS_ERROR_MCP_PROTOCOL, message);
-        }
+      prs_mcp_transport_word_stream_error (PRS_MCP_TRANSPORT (self), &error);
       abandon_run (self, run, g_steal_pointer (&error));
       maybe_finish_run (g_object_ref (self), run);
       return;

@@ -199,6 +199,19 @@ prs_mcp_transport_describe_limit (PrsMcpTransport *self)
                           size);
 }
 
+void
+prs_mcp_transport_word_stream_error (PrsMcpTransport  *self,
+                                     GError          **error)
+{
+  g_autofree char *message = NULL;
+
+  if (error == NULL || !g_error_matches (*error, PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE))
+    return;
+  message = prs_mcp_transport_describe_limit (self);
+  g_clear_error (error);
+  g_set_error_literal (error, PRS_ERROR, PRS_ERROR_MCP_PROTOCOL, message);
+}
+
 static void
 set_not_json (const char  *data,
               gsize        len,

@@ -92,5 +92,10 @@ void      prs_mcp_transport_emit_closed  (PrsMcpTransport      *self,
                                           const GError         *error);
 /* The message text shown for a size limit: "larger than 4 MiB". */
 char     *prs_mcp_transport_describe_limit (PrsMcpTransport    *self);
+/* For transports: a line or event over the limit, as prs-event-stream
+ * reports it, becomes PRS_ERROR_MCP_PROTOCOL in these words; other errors
+ * stay as they are. */
+void      prs_mcp_transport_word_stream_error (PrsMcpTransport  *self,
+                                               GError          **error);
 
 G_END_DECLS

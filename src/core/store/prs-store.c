@@ -439,6 +439,32 @@ prs_store_commit (PrsStore  *self,
   return TRUE;
 }
 
+gboolean
+prs_store_delete_one (PrsStore    *self,
+                      const char  *sql,
+                      const char  *id,
+                      const char  *what,
+                      gboolean    *out_found,
+                      GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  stmt = prs_store_prepare_cached (self, sql, error);
+  if (stmt != NULL)
+    prs_store_bind_text (stmt, 1, id);
+  if (stmt == NULL || !prs_store_step_done (self, stmt, what, error))
+    {
+      g_clear_pointer (&stmt, prs_stmt_release);
+      prs_store_rollback (self);
+      return FALSE;
+    }
+  *out_found = sqlite3_changes (self->db) > 0;
+  g_clear_pointer (&stmt, prs_stmt_release);
+  return prs_store_commit (self, error);
+}
+
 /* ---- Opening ------------------------------------------------------------- */
 
 static void
