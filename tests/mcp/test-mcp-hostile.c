@@ -276,6 +276,45 @@ test_exit_at_start (void)
 }
 
 static void
+on_state (PrsMcpClient *client,
+          GParamSpec   *pspec,
+          GArray       *pauses)
+{
+  guint pause = prs_mcp_client_get_restart_pause (client);
+
+  if (prs_mcp_client_get_state (client) == PRS_MCP_CLIENT_RESTARTING)
+    g_array_append_val (pauses, pause);
+}
+
+static gboolean
+restarted_four_times (gpointer data)
+{
+  return ((GArray *) data)->len >= 4;
+}
+
+/* A server that dies at every start is started again after pauses that
+ * double each time. */
+static void
+test_restart_backoff (void)
+{
+  g_autoptr(PrsMcpClient) client = prs_mcp_test_hostile_stdio ("exit-at-start", NULL);
+  g_autoptr(GArray) pauses = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GError) error = NULL;
+
+  prs_mcp_client_set_restart_delay (client, 50);
+  g_signal_connect (client, "notify::state", G_CALLBACK (on_state), pauses);
+  g_assert_false (prs_mcp_test_connect (client, &error));
+  assert_message_has (error, "exited with code 1");
+  g_assert_true (prs_mcp_test_wait_until (restarted_four_times, pauses, 20000));
+  g_assert_cmpuint (g_array_index (pauses, guint, 0), ==, 50);
+  g_assert_cmpuint (g_array_index (pauses, guint, 1), ==, 100);
+  g_assert_cmpuint (g_array_index (pauses, guint, 2), ==, 200);
+  g_assert_cmpuint (g_array_index (pauses, guint, 3), ==, 400);
+  prs_mcp_client_close (client);
+  g_assert_cmpuint (prs_mcp_client_get_restart_pause (client), ==, 0);
+}
+
+static void
 test_command_not_found (void)
 {
   const char *args[] = { "--stdio", NULL };
@@ -515,6 +554,7 @@ main (int   argc,
   g_test_add_func ("/mcp/hostile/injected-description", test_injected_description);
   g_test_add_func ("/mcp/hostile/versions", test_versions);
   g_test_add_func ("/mcp/hostile/exit-at-start", test_exit_at_start);
+  g_test_add_func ("/mcp/hostile/restart-backoff", test_restart_backoff);
   g_test_add_func ("/mcp/hostile/command-not-found", test_command_not_found);
   g_test_add_func ("/mcp/hostile/list-changed", test_list_changed);
   g_test_add_func ("/mcp/hostile/is-error", test_is_error);

@@ -28,6 +28,7 @@ struct _PrsMcpClient
   gboolean            auto_restart;
   guint               first_restart_ms;
   guint               restart_ms;         /* the next pause */
+  guint               waiting_ms;         /* the pause under way, 0 when none */
   GSource            *restart_source;
   gint64              ready_since;        /* monotonic µs */
 

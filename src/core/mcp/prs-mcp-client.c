@@ -78,6 +78,7 @@ on_restart_timer (gpointer data)
   PrsMcpClient *self = data;
 
   g_clear_pointer (&self->restart_source, g_source_unref);
+  self->waiting_ms = 0;
   if (self->state == PRS_MCP_CLIENT_RESTARTING)
     start_connect (self);
   return G_SOURCE_REMOVE;
@@ -88,7 +89,10 @@ schedule_restart (PrsMcpClient *self)
 {
   guint delay = self->restart_ms;
 
+  g_return_if_fail (self->restart_source == NULL);
+
   self->restart_ms = MIN (self->restart_ms * 2, MAX_RESTART_MS);
+  self->waiting_ms = delay;
   set_state (self, PRS_MCP_CLIENT_RESTARTING);
   g_debug ("MCP server %s: starting again in %u ms", self->server_name, delay);
   self->restart_source = g_timeout_source_new (delay);
@@ -113,13 +117,15 @@ connection_failed (PrsMcpClient *self,
 
   g_clear_error (&self->last_error);
   self->last_error = g_error_copy (error);
-  prs_mcp_transport_close (self->transport);
-  prs_mcp_rpc_fail_all (self, error);
 
+  /* The state first: failing the requests below runs their callbacks,
+   * which must see that the connection is over */
   if (can_restart (self))
     schedule_restart (self);
   else
     set_state (self, PRS_MCP_CLIENT_FAILED);
+  prs_mcp_transport_close (self->transport);
+  prs_mcp_rpc_fail_all (self, error);
 
   for (GList *l = waiters; l != NULL; l = l->next)
     {
@@ -838,6 +844,13 @@ prs_mcp_client_set_restart_delay (PrsMcpClient *self,
   g_return_if_fail (first_ms > 0);
 
   self->first_restart_ms = self->restart_ms = first_ms;
+}
+
+guint
+prs_mcp_client_get_restart_pause (PrsMcpClient *self)
+{
+  g_return_val_if_fail (PRS_IS_MCP_CLIENT (self), 0);
+  return self->state == PRS_MCP_CLIENT_RESTARTING ? self->waiting_ms : 0;
 }
 
 void

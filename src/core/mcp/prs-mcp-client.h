@@ -68,6 +68,9 @@ void               prs_mcp_client_set_auto_restart    (PrsMcpClient     *self,
  * doubles up to 60 s). */
 void               prs_mcp_client_set_restart_delay   (PrsMcpClient     *self,
                                                        guint             first_ms);
+/* While RESTARTING, the pause before the server starts again, in
+ * milliseconds (for "starts again in 4 s"); 0 otherwise. */
+guint              prs_mcp_client_get_restart_pause   (PrsMcpClient     *self);
 /* Names models must not get (the n8n tools'): a tool whose name would be
  * one of them gets a suffix instead (prs-mcp-names.h). */
 void               prs_mcp_client_set_reserved_names  (PrsMcpClient       *self,
