@@ -13,11 +13,34 @@ test_plain (void)
   g_autofree char *echo = prs_mcp_tool_name_build ("everything", "echo", 0);
   g_autofree char *dashed = prs_mcp_tool_name_build ("files", "read-file", 0);
   g_autofree char *digit = prs_mcp_tool_name_build ("3d", "render", 0);
+  g_autofree char *underscored = prs_mcp_tool_name_build ("my_files", "read_file", 0);
 
-  g_assert_cmpstr (echo, ==, "everything_echo");
-  g_assert_cmpstr (dashed, ==, "files_read-file");
+  g_assert_cmpstr (echo, ==, "everything__echo");
+  g_assert_cmpstr (dashed, ==, "files__read-file");
+  g_assert_cmpstr (underscored, ==, "my_files__read_file");
   /* Some providers want a letter first; the prefix loses nothing */
-  g_assert_cmpstr (digit, ==, "mcp_3d_render");
+  g_assert_cmpstr (digit, ==, "mcp_3d__render");
+}
+
+/* "__" only separates the server from the tool: a server and tool split
+ * differently never meet, and an n8n tool name (never with "__") is never
+ * made. */
+static void
+test_unambiguous (void)
+{
+  g_autofree char *one = prs_mcp_tool_name_build ("a_b", "c", 0);
+  g_autofree char *two = prs_mcp_tool_name_build ("a", "b_c", 0);
+  g_autofree char *doubled = prs_mcp_tool_name_build ("a__b", "c", 0);
+  g_autofree char *edges = prs_mcp_tool_name_build ("_a_", "_b", 0);
+
+  g_assert_cmpstr (one, ==, "a_b__c");
+  g_assert_cmpstr (two, ==, "a__b_c");
+  g_assert_cmpstr (one, !=, two);
+  /* "__" inside a part, or "_" at its ends, would blur the border: made
+   * single or dropped, which changes the name, so it gets the suffix */
+  g_assert_true (g_str_has_prefix (doubled, "a_b__c_"));
+  g_assert_cmpstr (doubled, !=, one);
+  g_assert_true (g_str_has_prefix (edges, "a__b_"));
 }
 
 static void
@@ -27,18 +50,20 @@ test_lossy_gets_suffix (void)
   g_autofree char *dotted_again = prs_mcp_tool_name_build ("My Files", "fs.read", 0);
   g_autofree char *underscored = prs_mcp_tool_name_build ("My_Files", "fs_read", 0);
   g_autofree char *unicode = prs_mcp_tool_name_build ("büro", "öffnen", 0);
+  g_autofree char *empty = prs_mcp_tool_name_build ("srv", "...", 0);
   g_autofree char *long_name = NULL;
   g_autofree char *tool = g_strnfill (100, 'a');
 
   /* Replaced characters make a suffix from the original names: stable,
    * and different from the name that was already like that */
-  g_assert_true (g_str_has_prefix (dotted, "My_Files_fs_read_"));
-  g_assert_cmpuint (strlen (dotted), ==, strlen ("My_Files_fs_read_") + PRS_MCP_TOOL_NAME_SUFFIX);
+  g_assert_true (g_str_has_prefix (dotted, "My_Files__fs_read_"));
+  g_assert_cmpuint (strlen (dotted), ==, strlen ("My_Files__fs_read_") + PRS_MCP_TOOL_NAME_SUFFIX);
   g_assert_cmpstr (dotted, ==, dotted_again);
-  g_assert_cmpstr (underscored, ==, "My_Files_fs_read");
+  g_assert_cmpstr (underscored, ==, "My_Files__fs_read");
   g_assert_cmpstr (dotted, !=, underscored);
   g_assert_true (prs_mcp_tool_name_is_valid (unicode));
   g_assert_true (g_str_has_prefix (unicode, "b_ro__ffnen_"));
+  g_assert_true (g_str_has_prefix (empty, "srv__x_"));
 
   long_name = prs_mcp_tool_name_build ("server", tool, 0);
   g_assert_cmpuint (strlen (long_name), ==, PRS_MCP_TOOL_NAME_MAX);
@@ -89,14 +114,14 @@ static void
 test_collisions (void)
 {
   const char *pairs[] = {
-    "a_b", "c",       /* both make a_b_c */
-    "a", "b_c",
-    "mail", "send",   /* an n8n tool is already called mail_send */
-    "Mail", "Move",   /* mail_move, ignoring case, too */
-    "files", "read",  /* unique */
+    "tools", "Echo",   /* one server, two names that differ only in case */
+    "tools", "echo",
+    "mail", "send",    /* an n8n tool is called mail__send (as if n8n named it so) */
+    "Mail2", "Move",   /* mail2__move, ignoring case, too */
+    "files", "read",   /* unique */
     NULL
   };
-  const char *reserved[] = { "mail_send", "MAIL_MOVE", NULL };
+  const char *reserved[] = { "mail__send", "MAIL2__MOVE", NULL };
   g_autoptr(GPtrArray) entries = entries_of (pairs);
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
@@ -108,23 +133,23 @@ test_collisions (void)
       g_assert_true (prs_mcp_tool_name_is_valid (entry->exposed_name));
       g_assert_true (g_hash_table_add (seen, g_ascii_strdown (entry->exposed_name, -1)));
     }
-  g_assert_false (g_hash_table_contains (seen, "mail_send"));
-  g_assert_false (g_hash_table_contains (seen, "mail_move"));
+  g_assert_false (g_hash_table_contains (seen, "mail__send"));
+  g_assert_false (g_hash_table_contains (seen, "mail2__move"));
 
   /* Every party to a collision gets the suffix, so no one depends on order */
-  g_assert_true (g_str_has_prefix (entry_for (entries, "a_b", "c")->exposed_name, "a_b_c_"));
-  g_assert_true (g_str_has_prefix (entry_for (entries, "a", "b_c")->exposed_name, "a_b_c_"));
-  g_assert_nonnull (strstr (entry_for (entries, "a", "b_c")->note, "another MCP tool"));
+  g_assert_true (g_str_has_prefix (entry_for (entries, "tools", "Echo")->exposed_name, "tools__Echo_"));
+  g_assert_true (g_str_has_prefix (entry_for (entries, "tools", "echo")->exposed_name, "tools__echo_"));
+  g_assert_nonnull (strstr (entry_for (entries, "tools", "echo")->note, "another MCP tool"));
   g_assert_nonnull (strstr (entry_for (entries, "mail", "send")->note, "n8n tool"));
-  g_assert_cmpstr (entry_for (entries, "files", "read")->exposed_name, ==, "files_read");
+  g_assert_cmpstr (entry_for (entries, "files", "read")->exposed_name, ==, "files__read");
   g_assert_null (entry_for (entries, "files", "read")->note);
 }
 
 static void
 test_stable_across_order (void)
 {
-  const char *pairs[] = { "a_b", "c", "a", "b_c", "x", "y", "srv", "t.1", NULL };
-  const char *reversed[] = { "srv", "t.1", "x", "y", "a", "b_c", "a_b", "c", NULL };
+  const char *pairs[] = { "s", "Echo", "s", "echo", "x", "y", "srv", "t.1", NULL };
+  const char *reversed[] = { "srv", "t.1", "x", "y", "s", "echo", "s", "Echo", NULL };
   g_autoptr(GPtrArray) first = entries_of (pairs);
   g_autoptr(GPtrArray) second = entries_of (reversed);
 
@@ -147,6 +172,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/mcp/names/plain", test_plain);
+  g_test_add_func ("/mcp/names/unambiguous", test_unambiguous);
   g_test_add_func ("/mcp/names/lossy-gets-suffix", test_lossy_gets_suffix);
   g_test_add_func ("/mcp/names/is-valid", test_is_valid);
   g_test_add_func ("/mcp/names/collisions", test_collisions);

@@ -121,7 +121,12 @@ test_crud (Fixture       *fixture,
   g_assert_false (loaded->shared);
   g_assert_nonnull (loaded->created_at);
 
-  /* Names are unique; an update keeps the id */
+  /* Names are unique, ignoring case (they start tool names); an update
+   * keeps the id */
+  g_assert_false (prs_store_add_mcp_server (store, &stdio, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+  stdio.name = (char *) "FILES";
   g_assert_false (prs_store_add_mcp_server (store, &stdio, NULL, &error));
   g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
   g_clear_error (&error);

@@ -90,28 +90,30 @@ try:
           "list --json has the arguments and the plain environment")
 
     # ---- test ----
+    # MCP names hold "__", which n8n's never do; should an n8n tool still
+    # have one (planted here), the MCP tool is the one renamed, visibly
     db = sqlite3.connect(os.path.join(data, "prosponsive.db"))
-    n8n_tool = {"name": "everything_echo", "description": "An n8n workflow.", "workflowId": "wf1",
+    n8n_tool = {"name": "everything__echo", "description": "An n8n workflow.", "workflowId": "wf1",
                 "workflowName": "Everything Echo", "descriptionSource": "workflow",
                 "webhook": {"path": "echo", "method": "POST", "responseMode": "responseNode"},
                 "parameters": []}
     db.execute("INSERT INTO tools (name, workflow_id, tool_json, schema_json, discovered_at)"
-               " VALUES ('everything_echo', 'wf1', ?, '{}', 1)", (json.dumps(n8n_tool),))
+               " VALUES ('everything__echo', 'wf1', ?, '{}', 1)", (json.dumps(n8n_tool),))
     db.commit()
     db.close()
     r = run("test", "everything")
     check(r.returncode == 0 and "MCP revision 2025-06-18" in r.stdout and "mcp-servers/everything" in r.stdout,
           "test connects and names the server and revision")
-    check("everything_get-sum — Returns the sum of two numbers" in r.stdout and "a (number, required)" in r.stdout,
+    check("everything__get-sum — Returns the sum of two numbers" in r.stdout and "a (number, required)" in r.stdout,
           "test prints the tools with their descriptions and parameters")
-    check("renamed: “everything_echo” is the name of an n8n tool" in r.stdout,
+    check("renamed: “everything__echo” is the name of an n8n tool" in r.stdout,
           "a name taken by an n8n tool is changed, and says so")
     t = json.loads(run("test", "everything", "--json").stdout)
     names = [tool["exposedName"] for tool in t["tools"]]
     echo = [tool for tool in t["tools"] if tool["name"] == "echo"][0]
-    check(len(names) >= 10 and len(set(names)) == len(names) and "everything_echo" not in names,
+    check(len(names) >= 10 and len(set(names)) == len(names) and "everything__echo" not in names,
           "test --json: unique names, none an n8n tool's")
-    check(echo["exposedName"].startswith("everything_echo_") and echo["inputSchema"]["type"] == "object",
+    check(echo["exposedName"].startswith("everything__echo_") and echo["inputSchema"]["type"] == "object",
           "test --json: the renamed tool and its schema")
     check(run("test", "everything", "--json").stdout == run("test", "everything", "--json").stdout,
           "the names are the same on every start")
@@ -124,7 +126,7 @@ try:
         if "listening on port" in line:
             break
     r = run("test", "remote")
-    check(r.returncode == 0 and "everything_echo" not in r.stdout and "remote_echo — Echoes back" in r.stdout,
+    check(r.returncode == 0 and "everything__echo" not in r.stdout and "remote__echo — Echoes back" in r.stdout,
           "test over Streamable HTTP")
 
     # Failures in words

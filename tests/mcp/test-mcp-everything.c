@@ -63,9 +63,9 @@ check_handshake_and_tools (PrsMcpClient *client)
     }
   echo = find_by_server_name (client, "echo");
   g_assert_nonnull (echo);
-  g_assert_cmpstr (echo->exposed_name, ==, "everything_echo");
+  g_assert_cmpstr (echo->exposed_name, ==, "everything__echo");
   g_assert_cmpstr (echo->title, ==, "Echo Tool");
-  g_assert_true (prs_mcp_client_find_tool (client, "everything_echo") == echo);
+  g_assert_true (prs_mcp_client_find_tool (client, "everything__echo") == echo);
   g_assert_nonnull (find_by_server_name (client, "get-sum"));
   g_assert_nonnull (find_by_server_name (client, "trigger-long-running-operation"));
 }

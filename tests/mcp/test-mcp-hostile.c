@@ -196,7 +196,7 @@ test_many_tools (void)
       g_assert_true (prs_mcp_tool_name_is_valid (tool->exposed_name));
       g_assert_true (g_hash_table_add (names, tool->exposed_name));
     }
-  g_assert_cmpstr (((PrsMcpTool *) g_ptr_array_index (tools, 999))->exposed_name, ==, "hostile-many-tools_tool_0999");
+  g_assert_cmpstr (((PrsMcpTool *) g_ptr_array_index (tools, 999))->exposed_name, ==, "hostile-many-tools__tool_0999");
 }
 
 static void
@@ -230,8 +230,8 @@ test_injected_description (void)
   tools = prs_mcp_client_get_tools (client);
   /* A nameless entry and a repeated name are left out */
   g_assert_cmpuint (tools->len, ==, 2);
-  add = prs_mcp_client_find_tool (client, "hostile-injection_add");
-  lengthy = prs_mcp_client_find_tool (client, "hostile-injection_long");
+  add = prs_mcp_client_find_tool (client, "hostile-injection__add");
+  lengthy = prs_mcp_client_find_tool (client, "hostile-injection__long");
   g_assert_nonnull (add);
   g_assert_nonnull (lengthy);
   /* The instructions stay data: kept verbatim as the description, never
@@ -353,12 +353,12 @@ test_list_changed (void)
   prs_mcp_test_connect (client, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (changes, ==, 1);
-  g_assert_null (prs_mcp_client_find_tool (client, "hostile-list-changed_added_later"));
+  g_assert_null (prs_mcp_client_find_tool (client, "hostile-list-changed__added_later"));
 
   result = prs_mcp_test_call (client, "add_tool", NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (prs_mcp_test_wait_until (changed_twice, &changes, 10000));
-  g_assert_nonnull (prs_mcp_client_find_tool (client, "hostile-list-changed_added_later"));
+  g_assert_nonnull (prs_mcp_client_find_tool (client, "hostile-list-changed__added_later"));
 }
 
 static void

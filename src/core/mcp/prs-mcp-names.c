@@ -13,22 +13,30 @@ is_name_char (gunichar c)
   return c < 128 && (g_ascii_isalnum (c) || c == '_' || c == '-');
 }
 
-/* Appends @text (UTF-8) with every character outside the allowed set made
- * "_"; returns TRUE when something was replaced. */
+/* Appends @text (UTF-8) as one part of a name: every character outside
+ * the allowed set made "_", runs of "_" made one, none at either end (so
+ * "__" only ever separates the server from the tool), "x" when nothing is
+ * left; returns TRUE when that changed anything. */
 static gboolean
-append_sanitized (GString    *out,
-                  const char *text)
+append_part (GString    *out,
+             const char *text)
 {
-  gboolean lossy = FALSE;
+  gsize start = out->len;
 
   for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
     {
       gunichar c = g_utf8_get_char (p);
+      char ch = is_name_char (c) ? (char) c : '_';
 
-      lossy = lossy || !is_name_char (c);
-      g_string_append_c (out, is_name_char (c) ? (char) c : '_');
+      if (ch == '_' && (out->len == start || out->str[out->len - 1] == '_'))
+        continue;
+      g_string_append_c (out, ch);
     }
-  return lossy;
+  if (out->len > start && out->str[out->len - 1] == '_')
+    g_string_truncate (out, out->len - 1);
+  if (out->len == start)
+    g_string_append_c (out, 'x');
+  return strlen (text) != out->len - start || strncmp (text, out->str + start, out->len - start) != 0;
 }
 
 char *
@@ -45,9 +53,9 @@ prs_mcp_tool_name_build (const char *server_name,
   g_return_val_if_fail (server_name != NULL && g_utf8_validate (server_name, -1, NULL), NULL);
   g_return_val_if_fail (tool_name != NULL && g_utf8_validate (tool_name, -1, NULL), NULL);
 
-  lossy = append_sanitized (name, server_name);
-  g_string_append_c (name, '_');
-  lossy = append_sanitized (name, tool_name) || lossy;
+  lossy = append_part (name, server_name);
+  g_string_append (name, "__");
+  lossy = append_part (name, tool_name) || lossy;
   if (!g_ascii_isalpha (name->str[0]))
     g_string_prepend (name, "mcp_");
   lossy = lossy || name->len > PRS_MCP_TOOL_NAME_MAX;
@@ -163,7 +171,7 @@ is_reserved (const char * const *reserved,
 static gboolean
 name_is_plain (const PrsMcpNameEntry *entry)
 {
-  g_autofree char *joined = g_strconcat (entry->server_name, "_", entry->tool_name, NULL);
+  g_autofree char *joined = g_strconcat (entry->server_name, "__", entry->tool_name, NULL);
   const char *name = entry->exposed_name;
 
   if (g_str_has_prefix (name, "mcp_") && !g_str_has_prefix (joined, "mcp_"))

@@ -14,13 +14,16 @@ G_BEGIN_DECLS
 /* Hex digits of the stable suffix added on a lossy or colliding name. */
 #define PRS_MCP_TOOL_NAME_SUFFIX 6
 
-/* "<server>_<tool>": every character outside [A-Za-z0-9_-] becomes "_",
- * "mcp_" goes in front when the first character is not a letter. When that
- * lost something (a character replaced, the text cut to 64) or
- * @suffix_digits > 0, "_" and the first @suffix_digits (at least
- * PRS_MCP_TOOL_NAME_SUFFIX) hex digits of SHA-256 (server NUL tool) end the
- * name, the rest cut so the whole stays within 64 characters. The same
- * input always gives the same name. */
+/* "<server>__<tool>": in each part every character outside [A-Za-z0-9_-]
+ * becomes "_", runs of "_" become one and none stay at either end, so the
+ * double "__" only ever separates the two parts: tools of different servers
+ * (whose names are unique, ignoring case) never share a name, and n8n tool
+ * names (which never hold "__") are never taken. "mcp_" goes in front when
+ * the first character is not a letter. When that changed something (a
+ * character replaced, the text cut to 64) or @suffix_digits > 0, "_" and
+ * the first @suffix_digits (at least PRS_MCP_TOOL_NAME_SUFFIX) hex digits of
+ * SHA-256 (server NUL tool) end the name, the rest cut so the whole stays
+ * within 64 characters. The same input always gives the same name. */
 char     *prs_mcp_tool_name_build    (const char  *server_name,
                                       const char  *tool_name,
                                       guint        suffix_digits);
@@ -45,9 +48,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsMcpNameEntry, prs_mcp_name_entry_free)
 /* Gives every entry of @entries (PrsMcpNameEntry*) its exposed name: the
  * plain form of prs_mcp_tool_name_build() unless it is the name of an n8n
  * tool in @reserved or of another entry (compared ignoring case, as some
- * providers do); then every entry that shares it gets the hash suffix, so
- * the result does not depend on the order of @entries, and n8n tools keep
- * their names. */
+ * providers do: one server may list "Echo" and "echo"); then every entry
+ * that shares it gets the hash suffix, so the result does not depend on the
+ * order of @entries, and n8n tools keep their names. */
 void             prs_mcp_assign_tool_names (GPtrArray          *entries,
                                             const char * const *reserved);
 

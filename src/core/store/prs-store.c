@@ -199,7 +199,9 @@ static const PrsMigration migrations[] = {
      * headers_json and secret_env_json only name them. */
     "CREATE TABLE mcp_servers ("
     "  id              TEXT PRIMARY KEY,"
-    "  name            TEXT NOT NULL UNIQUE,"
+    /* Unique ignoring case: the name starts its tools' names, and some
+     * providers compare those ignoring case */
+    "  name            TEXT NOT NULL UNIQUE COLLATE NOCASE,"
     "  transport       TEXT NOT NULL CHECK (transport IN ('stdio', 'http')),"
     "  command         TEXT,"
     "  args_json       TEXT NOT NULL DEFAULT '[]',"
