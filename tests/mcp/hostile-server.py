@@ -176,6 +176,19 @@ def stdio_main():
 
 # ---- Streamable HTTP ----
 
+streams = []            # the open GET streams' writers
+streams_lock = threading.Lock()
+
+
+def push_streams(obj):
+    """Sends a message of the server's own on every open GET stream."""
+    data = ("event: message\ndata: " + json.dumps(obj) + "\n\n").encode()
+    with streams_lock:
+        for wfile in streams:
+            wfile.write(data)
+            wfile.flush()
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -190,6 +203,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
+
+    def do_GET(self):
+        log({"httpMethod": "GET", "headers": {k.lower(): v for k, v in self.headers.items()}})
+        if mode != "list-changed":
+            return self.reply(405, b"")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        self.wfile.flush()
+        with streams_lock:
+            streams.append(self.wfile)
+        threading.Event().wait(600)
 
     def do_DELETE(self):
         log({"httpMethod": "DELETE", "session": self.headers.get("Mcp-Session-Id")})
@@ -208,7 +234,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(202)
         if mode == "progress" and msg.get("method") == "tools/call":
             return self.stream(msg)
-        answer = handle(msg, lambda obj: None)
+        answer = handle(msg, push_streams)
         if isinstance(answer, str):
             return self.reply(200, answer[4:].encode())
         self.reply(200, json.dumps(answer).encode(), headers={"Mcp-Session-Id": "hostile-session-1"})

@@ -41,7 +41,7 @@ count_logged (const char *log,
       JsonObject *entry = json_node_get_object (g_ptr_array_index (entries, i));
 
       if (json_object_has_member (entry, "headers") &&
-          g_strcmp0 (json_object_get_string_member (entry, "method"), method) == 0)
+          g_strcmp0 (json_object_get_string_member_with_default (entry, "method", ""), method) == 0)
         n++;
     }
   return n;
@@ -490,7 +490,7 @@ test_http_headers (void)
       JsonObject *entry = json_node_get_object (g_ptr_array_index (entries, i));
 
       if (json_object_has_member (entry, "headers") &&
-          g_strcmp0 (json_object_get_string_member (entry, "method"), "tools/list") == 0)
+          g_strcmp0 (json_object_get_string_member_with_default (entry, "method", ""), "tools/list") == 0)
         last = json_object_get_object_member (entry, "headers");
     }
   g_assert_nonnull (last);
@@ -537,6 +537,44 @@ test_http_progress_stream (void)
   g_assert_nonnull (json_object_get_object_member (json_node_get_object (result), "structured"));
 }
 
+/* Over HTTP the server says its tools changed on its own GET stream. */
+static void
+test_http_list_changed (void)
+{
+  g_autoptr(PrsMcpTestServer) server = prs_mcp_test_hostile_http ("list-changed");
+  g_autoptr(PrsMcpClient) client = http_client (server, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) result = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  gboolean listened = FALSE;
+  guint changes = 0;
+
+  g_signal_connect (client, "tools-changed", G_CALLBACK (on_tools_changed), &changes);
+  prs_mcp_test_connect (client, &error);
+  g_assert_no_error (error);
+  g_assert_null (prs_mcp_client_find_tool (client, "hostile-http__added_later"));
+
+  result = prs_mcp_test_call (client, "add_tool", NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_mcp_test_wait_until (changed_twice, &changes, 10000));
+  g_assert_nonnull (prs_mcp_client_find_tool (client, "hostile-http__added_later"));
+
+  entries = prs_mcp_test_read_log (server->log_path);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      JsonObject *entry = json_node_get_object (g_ptr_array_index (entries, i));
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (entry, "httpMethod", ""), "GET") == 0)
+        {
+          JsonObject *headers = json_object_get_object_member (entry, "headers");
+
+          listened = g_strcmp0 (json_object_get_string_member (headers, "mcp-session-id"), "hostile-session-1") == 0 &&
+                     g_strcmp0 (json_object_get_string_member (headers, "accept"), "text/event-stream") == 0;
+        }
+    }
+  g_assert_true (listened);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -564,6 +602,7 @@ main (int   argc,
   g_test_add_func ("/mcp/hostile/http-headers", test_http_headers);
   g_test_add_func ("/mcp/hostile/http-session-expired", test_http_session_expired);
   g_test_add_func ("/mcp/hostile/http-progress-stream", test_http_progress_stream);
+  g_test_add_func ("/mcp/hostile/http-list-changed", test_http_list_changed);
 
   return g_test_run ();
 }

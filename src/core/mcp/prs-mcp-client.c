@@ -469,6 +469,7 @@ on_initialized (GObject      *source,
 
   prs_mcp_transport_set_protocol_version (self->transport, self->protocol_version);
   prs_mcp_rpc_notify (self, "notifications/initialized", NULL);
+  prs_mcp_transport_listen (self->transport);
   listing = list_all (self, NULL, on_connect_listed, NULL);
 }
 

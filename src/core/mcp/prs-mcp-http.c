@@ -11,6 +11,7 @@
 
 #include "prs-error.h"
 #include "prs-event-stream.h"
+#include "prs-json.h"
 #include "prs-mcp-http.h"
 
 #define READ_CHUNK      65536
@@ -25,6 +26,7 @@ struct _PrsMcpHttp
   char           **headers;
   char            *session_id;
   SoupSession     *session;
+  GCancellable    *listening;    /* the GET stream's, NULL when there is none */
 };
 
 G_DEFINE_FINAL_TYPE (PrsMcpHttp, prs_mcp_http, PRS_TYPE_MCP_TRANSPORT)
@@ -36,6 +38,7 @@ typedef struct
   PrsEventStream  *events;     /* an event-stream answer; NULL for JSON */
   GByteArray      *body;       /* a JSON answer or an error body */
   gsize            limit;
+  gboolean         listening;  /* the GET stream, not a POST */
 } Post;
 
 static void
@@ -77,7 +80,7 @@ error_body_message (GByteArray *body)
 
   if (body == NULL || body->len == 0)
     return NULL;
-  root = json_from_string ((const char *) body->data, NULL);
+  root = prs_json_parse_bounded ((const char *) body->data, body->len, 16, NULL);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return NULL;
   object = json_node_get_object (root);
@@ -124,7 +127,7 @@ set_status_error (PrsMcpHttp  *self,
   else
     g_set_error_literal (error, PRS_ERROR,
                          status == SOUP_STATUS_NOT_FOUND ? PRS_ERROR_MCP_UNAVAILABLE : PRS_ERROR_MCP_SERVER, what);
-  if (status == SOUP_STATUS_NOT_FOUND)
+  if (status == SOUP_STATUS_NOT_FOUND && !post->listening)
     g_clear_pointer (&self->session_id, g_free);
 }
 
@@ -395,8 +398,56 @@ open_async (PrsMcpTransport     *transport,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
   /* Nothing to start: a new connection is a new session */
+  if (self->listening != NULL)
+    g_cancellable_cancel (self->listening);
+  g_clear_object (&self->listening);
   g_clear_pointer (&self->session_id, g_free);
   g_task_return_boolean (task, TRUE);
+}
+
+/* ---- The server's own stream (GET) ---- */
+
+static void
+on_listen_done (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* A server without the stream answers 405, which is fine: its
+   * notifications then come within the answers to requests */
+  if (!g_task_propagate_boolean (G_TASK (result), &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("MCP GET stream of %s ended: %s", PRS_MCP_HTTP (source)->url, error->message);
+}
+
+static void
+listen_stream (PrsMcpTransport *transport)
+{
+  PrsMcpHttp *self = PRS_MCP_HTTP (transport);
+  g_autoptr(GTask) task = NULL;
+  Post *post;
+
+  if (self->listening != NULL)
+    g_cancellable_cancel (self->listening);
+  g_clear_object (&self->listening);
+  self->listening = g_cancellable_new ();
+
+  task = g_task_new (self, self->listening, on_listen_done, NULL);
+  post = g_new0 (Post, 1);
+  post->listening = TRUE;
+  g_task_set_task_data (task, post, (GDestroyNotify) post_free);
+  post->msg = soup_message_new (SOUP_METHOD_GET, self->url);
+  if (post->msg == NULL)
+    {
+      g_task_return_boolean (task, FALSE);
+      return;
+    }
+  soup_message_add_flags (post->msg, SOUP_MESSAGE_NO_REDIRECT);
+  add_headers (self, post->msg);
+  soup_message_headers_replace (soup_message_get_request_headers (post->msg), "Accept", "text/event-stream");
+  soup_session_send_async (self->session, post->msg, G_PRIORITY_DEFAULT, self->listening,
+                           on_sent, g_steal_pointer (&task));
 }
 
 static void
@@ -416,6 +467,9 @@ close_transport (PrsMcpTransport *transport)
   PrsMcpHttp *self = PRS_MCP_HTTP (transport);
   g_autoptr(SoupMessage) msg = NULL;
 
+  if (self->listening != NULL)
+    g_cancellable_cancel (self->listening);
+  g_clear_object (&self->listening);
   soup_session_abort (self->session);
   if (self->session_id == NULL)
     return;
@@ -435,6 +489,7 @@ prs_mcp_http_finalize (GObject *object)
 {
   PrsMcpHttp *self = PRS_MCP_HTTP (object);
 
+  g_clear_object (&self->listening);
   g_clear_object (&self->session);
   g_free (self->url);
   g_strfreev (self->headers);
@@ -455,6 +510,7 @@ prs_mcp_http_class_init (PrsMcpHttpClass *klass)
   transport_class->open_finish = task_finish;
   transport_class->send_async = send_async;
   transport_class->send_finish = task_finish;
+  transport_class->listen = listen_stream;
   transport_class->close = close_transport;
   transport_class->answers_inline = TRUE;
 }

@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-mcp-tool.h"
 
 /* An isError text longer than this is cut in the error message. */
@@ -222,7 +223,8 @@ text_repeats (const char *text,
 
   if (structured == NULL)
     return FALSE;
-  parsed = json_from_string (text, NULL);
+  /* The server's text: untrusted, so parsed with a depth limit */
+  parsed = prs_json_parse_bounded (text, strlen (text), 128, NULL);
   return parsed != NULL && json_node_equal (parsed, structured);
 }
 

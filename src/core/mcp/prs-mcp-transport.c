@@ -119,6 +119,15 @@ prs_mcp_transport_send_finish (PrsMcpTransport  *self,
 }
 
 void
+prs_mcp_transport_listen (PrsMcpTransport *self)
+{
+  g_return_if_fail (PRS_IS_MCP_TRANSPORT (self));
+
+  if (PRS_MCP_TRANSPORT_GET_CLASS (self)->listen != NULL)
+    PRS_MCP_TRANSPORT_GET_CLASS (self)->listen (self);
+}
+
+void
 prs_mcp_transport_close (PrsMcpTransport *self)
 {
   g_return_if_fail (PRS_IS_MCP_TRANSPORT (self));

@@ -41,6 +41,9 @@ struct _PrsMcpTransportClass
   gboolean  (*send_finish)     (PrsMcpTransport      *self,
                                 GAsyncResult         *result,
                                 GError              **error);
+  /* The session is initialized: listen for what the server sends on its
+   * own (HTTP: a GET event stream). Optional. */
+  void      (*listen)          (PrsMcpTransport      *self);
   /* Ends the connection; "closed" is not emitted for it. */
   void      (*close)           (PrsMcpTransport      *self);
   /* What the server said on the side (stdio: the last lines of stderr),
@@ -66,6 +69,7 @@ void      prs_mcp_transport_send_async   (PrsMcpTransport      *self,
 gboolean  prs_mcp_transport_send_finish  (PrsMcpTransport      *self,
                                           GAsyncResult         *result,
                                           GError              **error);
+void      prs_mcp_transport_listen       (PrsMcpTransport      *self);
 void      prs_mcp_transport_close        (PrsMcpTransport      *self);
 char     *prs_mcp_transport_dup_diagnostics (PrsMcpTransport   *self);
 gboolean  prs_mcp_transport_answers_inline  (PrsMcpTransport   *self);
