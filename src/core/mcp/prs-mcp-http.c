@@ -13,6 +13,7 @@
 #include "prs-event-stream.h"
 #include "prs-json.h"
 #include "prs-mcp-http.h"
+#include "prs-mcp-tool.h"
 
 #define READ_CHUNK      65536
 /* How much of an error answer's body is read for its message. */
@@ -90,7 +91,7 @@ error_body_message (GByteArray *body)
   if (!json_object_has_member (object, "message") ||
       json_node_get_value_type (json_object_get_member (object, "message")) != G_TYPE_STRING)
     return NULL;
-  return g_utf8_make_valid (json_object_get_string_member (object, "message"), 200);
+  return prs_mcp_clean_text (json_object_get_string_member (object, "message"), 200);
 }
 
 static void
