@@ -468,6 +468,13 @@ def bench_inference():
     inference_bench.run(ARGS, WORK, app_env, bench_line, failed, note)
 
 
+def bench_flood():
+    """flood-5000: agent-inference before and after 5,000 new conversations."""
+    import flood_bench
+    import inference_bench
+    flood_bench.run(ARGS, WORK, app_env, bench_line, failed, note, inference_bench._provider)
+
+
 BENCHES = {
     'discovery-1000': bench_discovery,
     'layout-throughput': bench_layout,
@@ -476,11 +483,13 @@ BENCHES = {
     'ui-under-load': bench_ui_under_load,
     'resolve-throughput': bench_resolve,  # also headless-rss
     'inference-overhead': bench_inference,
+    'flood-5000': bench_flood,
 }
 UNITS = {
     'discovery-1000': ('ms', '2.0'), 'layout-throughput': ('MB/s', '>=100MB/s,linear<=1.5'),
     'idle-rss': ('MB', '1.5'), 'open-100k': ('ms', '2.0,<300ms'), 'ui-under-load': ('ms', '2.0,<33ms'),
     'resolve-throughput': ('req/s', '1.0'), 'inference-overhead': ('ms', '<=2ms'),
+    'flood-5000': ('ms', '1.5,catch-up<1s'),
 }
 
 RESULTS = []

@@ -52,6 +52,74 @@ def _provider_round_trips(port, n):
     return times
 
 
+class Client:
+    """HTTPS to a local `prosponsive --headless`, a new connection a call
+    (no keep-alive on libsoup < 3.3)."""
+
+    def __init__(self, port, token):
+        self.port = port
+        self.token = token
+        self.ctx = ssl.create_default_context()
+        self.ctx.check_hostname = False
+        self.ctx.verify_mode = ssl.CERT_NONE
+
+    def call(self, method, path, body=None, timeout=30):
+        conn = http.client.HTTPSConnection('127.0.0.1', self.port, context=self.ctx, timeout=timeout)
+        try:
+            headers = {'Authorization': 'Bearer ' + self.token, 'Host': '127.0.0.1:%d' % self.port}
+            if body is not None:
+                headers['Content-Type'] = 'application/json'
+                body = json.dumps(body)
+            conn.request(method, path, body, headers)
+            r = conn.getresponse()
+            return r.status, r.read()
+        finally:
+            conn.close()
+
+
+def add_provider(ctl, d, env, pport):
+    add = subprocess.run([ctl, '--data-dir', d, 'provider', 'add', '--kind', 'openai',
+                          '--name', 'instant', '--model', 'instant',
+                          '--base-url', 'http://127.0.0.1:%d/v1' % pport, '--api-key-stdin'],
+                         input='k\n', capture_output=True, text=True, env=env, timeout=60)
+    if add.returncode != 0:
+        raise RuntimeError('provider add failed: ' + add.stderr.strip())
+
+
+def start_headless(prosponsive, d, env, slug):
+    """Starts it on a free port; returns (process, client, id of conversation @slug)."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    log = open(os.path.join(d, 'headless.log'), 'ab')
+    app = subprocess.Popen([prosponsive, '--headless', '--data-dir', d, '--port', str(port)],
+                           stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
+    log.close()
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with open(os.path.join(d, 'secrets.json')) as f:
+                client = Client(port, json.load(f)['api-token'])
+            status, body = client.call('POST', '/api/conversations/resolve', {'slug': slug})
+            return app, client, json.loads(body)['conversationId']
+        except (OSError, ValueError, KeyError, http.client.HTTPException):
+            if time.monotonic() > deadline or app.poll() is not None:
+                stop_all(app)
+                raise RuntimeError('prosponsive --headless did not start')
+            time.sleep(0.1)
+
+
+def stop_all(*procs):
+    for p in procs:
+        if p is not None and p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 def run(args, work, app_env, bench_line, failed, note):
     n = 30 if args.quick else 200
     d = os.path.join(work, 'inference')
@@ -63,12 +131,7 @@ def run(args, work, app_env, bench_line, failed, note):
     app = None
     try:
         base = _provider_round_trips(pport, n)
-        add = subprocess.run([ctl, '--data-dir', d, 'provider', 'add', '--kind', 'openai',
-                              '--name', 'instant', '--model', 'instant',
-                              '--base-url', 'http://127.0.0.1:%d/v1' % pport, '--api-key-stdin'],
-                             input='k\n', capture_output=True, text=True, env=env, timeout=60)
-        if add.returncode != 0:
-            raise RuntimeError('provider add failed: ' + add.stderr.strip())
+        add_provider(ctl, d, env, pport)
         agent = os.path.join(work, 'bench-agent.md')
         with open(agent, 'w') as f:
             f.write('---\nid: bench\nname: Bench\nallowedTools: []\n---\nAnswer briefly.\n')
@@ -78,47 +141,13 @@ def run(args, work, app_env, bench_line, failed, note):
             raise RuntimeError('agent import failed: ' + imp.stderr.strip())
 
 
-        with socket.socket() as s:
-            s.bind(('127.0.0.1', 0))
-            port = s.getsockname()[1]
-        log = open(os.path.join(d, 'headless.log'), 'ab')
-        app = subprocess.Popen([prosponsive, '--headless', '--data-dir', d, '--port', str(port)],
-                               stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
-        log.close()
-        token = None
-        ctx = ssl.create_default_context()
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-
-        def call(path, body, timeout=30):
-            conn = http.client.HTTPSConnection('127.0.0.1', port, context=ctx, timeout=timeout)
-            try:
-                conn.request('POST', path, json.dumps(body),
-                             {'Content-Type': 'application/json', 'Authorization': 'Bearer ' + token,
-                              'Host': '127.0.0.1:%d' % port})
-                r = conn.getresponse()
-                return r.status, r.read()
-            finally:
-                conn.close()
-
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with open(os.path.join(d, 'secrets.json')) as f:
-                    token = json.load(f)['api-token']
-                status, body = call('/api/conversations/resolve', {'slug': 'bench'})
-                break
-            except (OSError, ValueError, KeyError):
-                if time.monotonic() > deadline or app.poll() is not None:
-                    raise RuntimeError('prosponsive --headless did not start')
-                time.sleep(0.1)
-        cid = json.loads(body)['conversationId']
+        app, client, cid = start_headless(prosponsive, d, env, 'bench')
 
         times = []
         for i in range(n):
             t0 = time.perf_counter()
-            status, body = call('/api/ai/agent-inference',
-                                {'prompt': 'Hi %d' % i, 'conversationId': cid, 'agentId': 'bench'})
+            status, body = client.call('POST', '/api/ai/agent-inference',
+                                       {'prompt': 'Hi %d' % i, 'conversationId': cid, 'agentId': 'bench'})
             times.append((time.perf_counter() - t0) * 1000)
             if status != 200:
                 raise RuntimeError('agent-inference answered %d %s (the run engine is not wired to '
@@ -133,11 +162,4 @@ def run(args, work, app_env, bench_line, failed, note):
     except Exception as e:
         failed('inference-overhead', 'ms', '<=2ms', str(e).replace('\n', ' ')[:500])
     finally:
-        for p in (app, provider):
-            if p is not None and p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        stop_all(app, provider)

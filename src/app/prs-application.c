@@ -20,6 +20,7 @@ struct _PrsApplication
   PrsService     *service;
   PrsAppOptions   options;
   int             exit_status;
+  GError         *start_error;   /* why the service did not start, shown in a dialog */
   gboolean        held;          /* keep-running-in-background */
 };
 
@@ -191,6 +192,7 @@ prs_application_startup (GApplication *app)
     {
       g_printerr ("prosponsive: %s\n", error->message);
       self->exit_status = EXIT_FAILURE;
+      self->start_error = g_steal_pointer (&error);
       g_clear_object (&self->service);
       return;
     }
@@ -205,6 +207,23 @@ prs_application_startup (GApplication *app)
 
 }
 
+/* Started from the desktop, stderr is seen by nobody: say why in a window
+ * (a data folder that is not the user's own, a planted link, another
+ * instance on the same folder…) and quit when it is dismissed. */
+static void
+show_start_error (PrsApplication *self)
+{
+  GtkWidget *dialog = adw_message_dialog_new (NULL, _("Prosponsive Cannot Start"),
+                                              self->start_error->message);
+
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "quit", _("_Quit"));
+  /* Its name in the shell's window list: there is no main window to be over */
+  gtk_window_set_title (GTK_WINDOW (dialog), _("Prosponsive"));
+  gtk_window_set_application (GTK_WINDOW (dialog), GTK_APPLICATION (self));
+  g_signal_connect_object (dialog, "response", G_CALLBACK (g_application_quit), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 prs_application_activate (GApplication *app)
 {
@@ -213,7 +232,13 @@ prs_application_activate (GApplication *app)
 
   if (self->service == NULL)
     {
-      g_application_quit (app);
+      window = gtk_application_get_active_window (GTK_APPLICATION (app));
+      if (window != NULL)
+        gtk_window_present (window);
+      else if (self->start_error != NULL)
+        show_start_error (self);
+      else
+        g_application_quit (app);
       return;
     }
 
@@ -287,6 +312,7 @@ prs_application_finalize (GObject *object)
   PrsApplication *self = PRS_APPLICATION (object);
 
   g_clear_object (&self->service);
+  g_clear_error (&self->start_error);
   prs_app_options_clear (&self->options);
 
   G_OBJECT_CLASS (prs_application_parent_class)->finalize (object);

@@ -10,20 +10,36 @@
 #include "prs-agent-file.h"
 #include "prs-context.h"
 #include "prs-ctl.h"
+#include "prs-error.h"
 #include "prs-json.h"
 #include "prs-store.h"
 
-#define MAX_AGENT_FILE   (4 * 1024 * 1024)
 #define MAX_CONTEXT_FILE (64 * 1024 * 1024)
 
 /* ---------------------------------------------------------------- agent import */
+
+/* An agent with the file's id exists and --replace was not given */
+static int
+refuse_existing (const PrsAgent *agent,
+                 const GError   *error)
+{
+  if (g_strcmp0 (agent->id, PRS_AGENT_DEFAULT_ID) == 0)
+    g_printerr ("%s %s\n", error->message,
+                _("It is the default agent: with --replace its name, description, prompt, tools "
+                  "and guidance are replaced, and its id stays, so conversations keep using it."));
+  else
+    g_printerr ("%s %s\n", error->message, _("Use --replace to replace it."));
+  return PRS_CTL_EXIT_NEGATIVE;
+}
 
 static int
 agent_import (PrsCtl  *ctl,
               int      argc,
               char   **argv)
 {
+  gboolean replace = FALSE;
   GOptionEntry entries[] = {
+    { "replace", 0, 0, G_OPTION_ARG_NONE, &replace, N_("Replace an agent that has the same id"), NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (_("import FILE.md — save an agent from a Markdown file"));
@@ -33,6 +49,7 @@ agent_import (PrsCtl  *ctl,
   g_autoptr(PrsAgent) agent = NULL;
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(GList) extra = NULL;
+  gboolean replaced = FALSE;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -40,7 +57,8 @@ agent_import (PrsCtl  *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("agent import takes exactly one file."));
 
-  if (!prs_ctl_read_input (argv[1], MAX_AGENT_FILE, &contents, &length, &error))
+  /* Never more than an agent file may hold: a huge file costs nothing */
+  if (!prs_ctl_read_input (argv[1], PRS_AGENT_FILE_MAX_BYTES, &contents, &length, &error))
     {
       g_printerr (_("Could not read “%s”: %s\n"), argv[1], error->message);
       return PRS_CTL_EXIT_USAGE;
@@ -64,12 +82,16 @@ agent_import (PrsCtl  *ctl,
     }
 
   if ((store = prs_store_new (ctl->data_dir, &error)) == NULL ||
-      !prs_store_save_agent (store, agent, NULL, &error))
+      !prs_store_import_agent (store, agent, replace, &replaced, &error))
     {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
+      if (g_error_matches (error, PRS_ERROR, PRS_ERROR_EXISTS))
+        return refuse_existing (agent, error);
+      return prs_ctl_fail (error);
     }
 
+  /* Translators: %s is an agent id */
+  if (replaced)
+    g_printerr (_("Replaced the agent “%s”.\n"), agent->id);
   g_print ("%s\n", agent->id);
   return EXIT_SUCCESS;
 }
@@ -101,10 +123,7 @@ agent_export (PrsCtl  *ctl,
       (agent = prs_store_lookup_agent (store, argv[1], &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL ||
       (text = prs_agent_file_write (agent, tools, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   g_print ("%s", text);
   return EXIT_SUCCESS;
@@ -135,10 +154,7 @@ agent_list (PrsCtl  *ctl,
 
   if ((store = prs_store_new (ctl->data_dir, &error)) == NULL ||
       (agents = prs_store_list_agents (store, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   if (json)
     {

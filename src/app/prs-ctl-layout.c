@@ -8,10 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-ctl.h"
-#include "prs-json.h"
 #include "prs-layout.h"
-
-#define MAX_LAYOUT_INPUT (64 * 1024 * 1024)
 
 int
 prs_ctl_cmd_layout (PrsCtl  *ctl,
@@ -29,7 +26,7 @@ prs_ctl_cmd_layout (PrsCtl  *ctl,
   gsize length = 0;
   const char *path;
   g_autoptr(GPtrArray) blocks = NULL;
-  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *json = NULL;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -38,23 +35,18 @@ prs_ctl_cmd_layout (PrsCtl  *ctl,
     return prs_ctl_usage_error (context, _("layout takes at most one file."));
 
   path = argc == 2 ? argv[1] : NULL;
-  if (!prs_ctl_read_input (path, MAX_LAYOUT_INPUT, &contents, &length, &error))
+  if (!prs_ctl_read_input (path, PRS_LAYOUT_MAX_INPUT, &contents, &length, &error))
     {
       g_printerr (_("Could not read “%s”: %s\n"), path != NULL ? path : "-", error->message);
       return PRS_CTL_EXIT_USAGE;
     }
 
   blocks = prs_layout_parse (contents, length);
-  node = prs_layout_to_json (blocks);
+  g_clear_pointer (&contents, g_free);
   /* One compact line by default: exactly the form SPEC §5 shows. */
-  if (pretty)
-    prs_ctl_print_json (node);
-  else
-    {
-      g_autofree char *json = prs_json_to_string (node, FALSE);
-
-      g_print ("%s\n", json);
-    }
+  json = prs_layout_to_json (blocks, pretty);
+  g_clear_pointer (&blocks, g_ptr_array_unref);
+  g_print ("%s\n", json);
 
   return EXIT_SUCCESS;
 }

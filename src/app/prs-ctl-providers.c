@@ -104,10 +104,7 @@ provider_add (PrsCtl          *ctl,
                 prs_provider_kind_get_label (kind));
 
   if (!open_providers (ctl, &store, &providers, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   ok = prs_providers_add (providers, kind, name, base_url, model, priority, key, &id, &error);
   if (key != NULL)
@@ -116,7 +113,7 @@ provider_add (PrsCtl          *ctl,
     {
       g_printerr (_("Could not add the provider: %s\n"), error->message);
       return g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) ? PRS_CTL_EXIT_USAGE
-                                                                          : PRS_CTL_EXIT_NEGATIVE;
+                                                                          : prs_ctl_exit_status (error);
     }
 
   g_print (_("Added the %s provider “%s” (%s), model %s.\n"),
@@ -138,10 +135,7 @@ provider_list (PrsCtl   *ctl,
 
   if (!open_providers (ctl, &store, &providers, &error) ||
       (rows = prs_store_list_providers (store, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   if (!json && rows->len == 0)
     g_print (_("No AI providers. Add one with “provider add”.\n"));
@@ -207,10 +201,7 @@ provider_remove (PrsCtl     *ctl,
 
   if (!open_providers (ctl, &store, &providers, &error) ||
       !prs_providers_remove (providers, name, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   g_print (_("Removed the provider “%s” and its key.\n"), name);
   return EXIT_SUCCESS;
@@ -264,14 +255,13 @@ provider_test (PrsCtl     *ctl,
   int status;
 
   if (!open_providers (ctl, &store, &providers, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
   row = prs_store_lookup_provider (store, name, &error);
   if (row == NULL)
     {
-      g_printerr ("%s\n", error != NULL ? error->message : _("There is no such AI provider."));
+      if (error != NULL)
+        return prs_ctl_fail (error);
+      g_printerr ("%s\n", _("There is no such AI provider."));
       return PRS_CTL_EXIT_NEGATIVE;
     }
 

@@ -38,10 +38,7 @@ rule_add (PrsCtl         *ctl,
 
   store = prs_store_new (ctl->data_dir, &error);
   if (store == NULL || !prs_store_add_approval_rule (store, tool, agent, conversation, action, &id, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
   id_text = g_strdup_printf ("%" G_GINT64_FORMAT, id);
   /* Translators: the rule's number, approve or deny, then the tool, agent and conversation */
   g_print (_("Rule %s: %s calls of tool %s by agent %s in conversation %s\n"),
@@ -60,10 +57,7 @@ rule_list (PrsCtl   *ctl,
   if (store != NULL)
     rules = prs_store_list_approval_rules (store, &error);
   if (rules == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   if (json)
     {
@@ -104,10 +98,7 @@ rule_remove (PrsCtl         *ctl,
 
   store = prs_store_new (ctl->data_dir, &error);
   if (store == NULL || !prs_store_remove_approval_rule (store, (gint64) id, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
   g_print (_("Rule %s removed\n"), id_text);
   return 0;
 }

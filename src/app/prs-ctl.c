@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl.c: prosponsive-ctl, the core's functions for workflow authors and
  * scripts (SPEC §12). Exit codes: 0 success, 1 a negative answer or a
- * failed operation, 2 bad usage or unreadable input. */
+ * failed operation, 2 bad usage or unreadable input, 75 (EX_TEMPFAIL) the
+ * database stayed busy: try again. */
 #include "config.h"
 
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <gio/gunixinputstream.h>
 
 #include "prs-api-token.h"
@@ -24,7 +26,6 @@
 #define EXIT_NEGATIVE PRS_CTL_EXIT_NEGATIVE
 #define EXIT_USAGE    PRS_CTL_EXIT_USAGE
 
-#define MAX_WORKFLOW_FILE (64 * 1024 * 1024)
 
 typedef PrsCtl Ctl;
 
@@ -34,6 +35,19 @@ prs_ctl_print_json (JsonNode *node)
   g_autofree char *text = prs_json_to_string (node, TRUE);
 
   g_print ("%s\n", text);
+}
+
+int
+prs_ctl_exit_status (const GError *error)
+{
+  return g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_BUSY) ? PRS_CTL_EXIT_BUSY : EXIT_NEGATIVE;
+}
+
+int
+prs_ctl_fail (const GError *error)
+{
+  g_printerr ("%s\n", error->message);
+  return prs_ctl_exit_status (error);
 }
 
 int
@@ -73,9 +87,9 @@ prs_ctl_read_input (const char  *path,
     {
       if (buffer->len + (gsize) n > max_bytes)
         {
-          g_autofree char *size = g_format_size (max_bytes);
+          g_autofree char *size = g_format_size_full (max_bytes, G_FORMAT_SIZE_IEC_UNITS);
 
-          /* Translators: %s is a size such as "67.1 MB" */
+          /* Translators: %s is a size such as "4.0 MiB" */
           g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                        _("The input is larger than %s."), size);
           return FALSE;
@@ -158,7 +172,7 @@ cmd_check_workflow (Ctl   *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("check-workflow takes exactly one file."));
 
-  if (!prs_ctl_read_input (argv[1], MAX_WORKFLOW_FILE, &contents, &length, &error))
+  if (!prs_ctl_read_input (argv[1], PRS_WORKFLOW_MAX_BYTES, &contents, &length, &error))
     {
       g_printerr (_("Could not read “%s”: %s\n"), argv[1], error->message);
       return EXIT_USAGE;
@@ -306,10 +320,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
 
   if ((store = open_store (ctl, &error)) == NULL ||
       !prs_store_set_setting (store, PRS_SETTING_WEBHOOK_AUTH_HEADER, header, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
   if (clear ? !prs_secrets_clear_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error)
@@ -318,8 +329,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
     {
       if (value != NULL)
         memset (value, 0, strlen (value));
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
+      return prs_ctl_fail (error);
     }
   if (value != NULL)
     memset (value, 0, strlen (value));
@@ -374,16 +384,10 @@ cmd_n8n (Ctl   *ctl,
     }
 
   if ((store = open_store (ctl, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   if (url != NULL && !prs_store_set_setting (store, PRS_SETTING_N8N_URL, url, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   if (key != NULL)
     {
@@ -480,10 +484,7 @@ cmd_discover (Ctl   *ctl,
     return prs_ctl_usage_error (context, _("discover takes no arguments."));
 
   if ((store = open_store (ctl, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
   discovery = prs_discovery_new (store, secrets);
@@ -494,10 +495,12 @@ cmd_discover (Ctl   *ctl,
 
   if (wait.tools == NULL)
     {
+      int status = prs_ctl_exit_status (wait.error);
+
       g_printerr (_("Discovery failed: %s\n"), wait.error->message);
       g_printerr (_("The tools found before are kept.\n"));
       g_clear_error (&wait.error);
-      return EXIT_NEGATIVE;
+      return status;
     }
 
   print_tools (wait.tools, json);
@@ -529,10 +532,7 @@ cmd_tools (Ctl   *ctl,
 
   if ((store = open_store (ctl, &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   print_tools (tools, json);
 
@@ -548,6 +548,49 @@ cmd_tools (Ctl   *ctl,
         g_print (_("\nThe last discovery failed: %s\n"), last_error);
     }
 
+  return EXIT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- backup */
+
+static int
+cmd_backup (Ctl   *ctl,
+            int    argc,
+            char **argv)
+{
+  GOptionEntry entries[] = {
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE — a consistent copy of the database, also while Prosponsive runs"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autofree char *size = NULL;
+  GStatBuf st;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_description (context,
+    _("The copy holds the conversations and their messages, agent runs and tool calls, agents, "
+      "the tools found, AI providers, approval rules and settings. It does not hold the secrets, "
+      "which stay in the keyring (or in secrets.json when no keyring answers): the n8n API key, "
+      "provider keys, the local API token and the webhook Header Auth value; nor the local API's "
+      "certificate.\n\n"
+      "To restore: make a new folder, copy FILE into it as prosponsive.db, and start "
+      "“prosponsive --data-dir FOLDER”. Give the n8n API key and provider keys again there; "
+      "a new API token and certificate are made, so update n8n's “Prosponsive API” credential.\n\n"
+      "FILE is written readable only by you; an existing file is replaced, a symbolic link is "
+      "refused."));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  if (argc != 2)
+    return prs_ctl_usage_error (context, _("backup takes exactly one file."));
+
+  if ((store = open_store (ctl, &error)) == NULL ||
+      !prs_store_backup (store, argv[1], &error))
+    return prs_ctl_fail (error);
+
+  size = g_stat (argv[1], &st) == 0 ? g_format_size (st.st_size) : g_strdup ("?");
+  /* Translators: the first %s is a file name, the second a size such as "1.2 MB" */
+  g_print (_("Backed up the database to “%s” (%s).\n"), argv[1], size);
   return EXIT_SUCCESS;
 }
 
@@ -576,10 +619,7 @@ cmd_token (Ctl   *ctl,
     return prs_ctl_usage_error (context, _("token takes no arguments."));
 
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
   if (rotate)
@@ -588,10 +628,7 @@ cmd_token (Ctl   *ctl,
     ok = prs_api_token_ensure (secrets, ctl->data_dir, &token, &error);
 
   if (!ok)
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   g_print ("%s\n", token);
   memset (token, 0, strlen (token));
@@ -625,10 +662,7 @@ cmd_cert (Ctl   *ctl,
   /* The same material the running service uses (made on first use). */
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error) ||
       (certificate = prs_tls_ensure_certificate (ctl->data_dir, &error)) == NULL)
-    {
-      g_printerr ("%s\n", error->message);
-      return EXIT_NEGATIVE;
-    }
+    return prs_ctl_fail (error);
 
   text = pem ? prs_tls_dup_pem (certificate) : prs_tls_dup_fingerprint (certificate);
   g_print (pem ? "%s" : "%s\n", text);
@@ -647,6 +681,7 @@ typedef struct
 
 static const Command commands[] = {
   { "agent", prs_ctl_cmd_agent, N_("Import, export or list agents (agent import FILE.md, agent export ID, agent list)") },
+  { "backup", cmd_backup, N_("Write a consistent copy of the database to FILE, also while Prosponsive runs") },
   { "cert", cmd_cert, N_("Print the local API certificate's SHA-256 fingerprint (or --pem)") },
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
@@ -667,6 +702,10 @@ commands_summary (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     g_string_append_printf (out, "\n  %-16s %s", commands[i].name, _(commands[i].summary));
+  g_string_append_printf (out, "\n\n%s",
+                          _("Exit status: 0 done, 1 a negative answer or a failed operation, 2 bad usage "
+                            "or unreadable input, 75 the database stayed in use by another program "
+                            "(try again in a moment)."));
 
   return g_string_free (out, FALSE);
 }

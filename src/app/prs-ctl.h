@@ -10,6 +10,9 @@ G_BEGIN_DECLS
 
 #define PRS_CTL_EXIT_NEGATIVE 1
 #define PRS_CTL_EXIT_USAGE    2
+/* sysexits.h's EX_TEMPFAIL: another program kept the database past the
+ * busy timeout; the same command may work in a moment */
+#define PRS_CTL_EXIT_BUSY     75
 
 typedef struct
 {
@@ -18,6 +21,11 @@ typedef struct
 
 /* Prints @node as pretty JSON on standard output. */
 void prs_ctl_print_json  (JsonNode       *node);
+/* The exit status for a failed operation: PRS_CTL_EXIT_BUSY when the
+ * database stayed busy, PRS_CTL_EXIT_NEGATIVE otherwise. */
+int  prs_ctl_exit_status (const GError   *error);
+/* Prints @error's message; returns prs_ctl_exit_status (@error). */
+int  prs_ctl_fail        (const GError   *error);
 /* Prints @message and the command's help; returns PRS_CTL_EXIT_USAGE. */
 int  prs_ctl_usage_error (GOptionContext *context,
                           const char     *message);

@@ -3,7 +3,6 @@
  * headless mode start the same one. */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <string.h>
@@ -88,15 +87,10 @@ lock_data_dir (PrsService  *self,
 {
   g_autofree char *path = g_build_filename (self->data_dir, "instance.lock", NULL);
 
-  self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  /* Not through a link, not another user's file (prs-paths) */
+  self->lock_fd = prs_paths_open_file (path, O_RDWR | O_CREAT, error);
   if (self->lock_fd < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not open “%s”: %s"),
-                   path, g_strerror (saved_errno));
-      return FALSE;
-    }
+    return FALSE;
 
   if (flock (self->lock_fd, LOCK_EX | LOCK_NB) != 0)
     {
@@ -126,16 +120,15 @@ on_interval_changed (PrsSettings *settings,
   update_schedule (self);
 }
 
-/* The API thread stored something: the window's models follow at once. */
+/* The API thread stored something: the window's models follow, once per
+ * main loop turn however many arrive (a flood of new conversations must
+ * not cost the main thread more than the rows that changed). */
 static void
 on_api_conversation_created (PrsApiServer *server,
                              const char   *conversation_id,
                              PrsService   *self)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (!prs_conversation_list_reload (self->conversations, &error))
-    g_message ("Could not read the conversations: %s", error->message);
+  prs_conversation_list_queue_update (self->conversations, conversation_id);
 }
 
 static void
@@ -144,10 +137,7 @@ on_api_message_added (PrsApiServer *server,
                       const char   *message_id,
                       PrsService   *self)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (!prs_conversation_list_reload (self->conversations, &error))
-    g_message ("Could not read the conversations: %s", error->message);
+  prs_conversation_list_queue_update (self->conversations, conversation_id);
   g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, conversation_id, message_id);
 }
 

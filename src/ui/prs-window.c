@@ -242,21 +242,33 @@ on_message_added (PrsService *service,
                   const char *message_id,
                   PrsWindow  *self)
 {
-  /* What arrives in the open conversation is read. */
+  g_autoptr(GError) error = NULL;
+
+  /* What arrives in the open conversation is read. The list follows the
+   * store once per main loop turn: read this one row now, so its unread
+   * count is the store's. */
   if (self->shown != NULL && gtk_window_is_active (GTK_WINDOW (self)) &&
       g_strcmp0 (prs_conversation_get_id (self->shown), conversation_id) == 0 &&
       g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "conversation") == 0)
-    mark_shown_read (self);
+    {
+      if (!prs_conversation_list_update (conversations (self), conversation_id, &error))
+        g_message ("Could not read a conversation: %s", error->message);
+      mark_shown_read (self);
+    }
 }
 
 void
 prs_window_select_conversation (PrsWindow  *self,
                                 const char *conversation_id)
 {
+  g_autoptr(GError) error = NULL;
   guint position;
 
   g_return_if_fail (PRS_IS_WINDOW (self));
 
+  /* It may be new since the last main loop turn */
+  if (!prs_conversation_list_flush (conversations (self), &error))
+    g_message ("Could not read the conversations: %s", error->message);
   if (prs_conversation_list_find (conversations (self), conversation_id, &position) != NULL)
     {
       gtk_single_selection_set_selected (self->selection, position);

@@ -93,6 +93,7 @@ class App:
 
     def __init__(self, args, data_dir=None, port=None):
         self.args = args
+        self.providers = []
         self.own_dir = data_dir is None
         self.data_dir = data_dir or tempfile.mkdtemp(prefix='prs-api-')
         self.port = port or free_port()
@@ -155,6 +156,8 @@ class App:
 
     def cleanup(self):
         self.stop()
+        for provider in self.providers:
+            provider.stop()
         if self.own_dir and not getattr(self.args, 'keep', False):
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
@@ -163,6 +166,19 @@ class App:
     def ctl(self, *argv):
         return subprocess.run([self.args.ctl, '--data-dir', self.data_dir] + list(argv),
                               capture_output=True, text=True, env=self.env(), timeout=30)
+
+    def add_scripted_provider(self, script, name='Scripted', model='model-a'):
+        """Starts a ScriptedProvider, configures it with prosponsive-ctl (an
+        OpenAI-compatible provider) and returns it; cleanup() stops it."""
+        provider = ScriptedProvider(script)
+        self.providers.append(provider)
+        res = subprocess.run([self.args.ctl, '--data-dir', self.data_dir, 'provider', 'add', '--kind', 'openai',
+                              '--name', name, '--base-url', 'http://127.0.0.1:%d/v1' % provider.port,
+                              '--model', model, '--api-key-stdin'],
+                             input='sk-test-key\n', capture_output=True, text=True, env=self.env(), timeout=30)
+        if res.returncode != 0:
+            raise RuntimeError('provider add failed: ' + res.stderr)
+        return provider
 
     @property
     def token(self):
@@ -239,6 +255,66 @@ class App:
                 if line.startswith('VmRSS:'):
                     return int(line.split()[1])
         return 0
+
+
+class ScriptedProvider:
+    """tests/scripted-provider.py serving @script (a dict, its SCRIPT FORMAT)
+    on a free port, with its request log, in its own temporary folder."""
+
+    def __init__(self, script):
+        self.dir = tempfile.mkdtemp(prefix='prs-provider-')
+        self.log = os.path.join(self.dir, 'log.json')
+        path = os.path.join(self.dir, 'script.json')
+        with open(path, 'w') as f:
+            json.dump(script, f)
+        self.proc = subprocess.Popen([sys.executable,
+                                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                                   'scripted-provider.py'),
+                                      '--script', path, '--log', self.log],
+                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.port = int(self.proc.stdout.readline())
+
+    def add_to(self, app):
+        """`prosponsive-ctl provider add` for it: OpenAI kind, model model-a."""
+        return subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
+                               '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % self.port,
+                               '--model', 'model-a', '--api-key-stdin'],
+                              input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
+
+    def requests(self, method=None):
+        try:
+            with open(self.log) as f:
+                requests = json.load(f)['requests']
+        except (OSError, ValueError):
+            return []
+        return [r for r in requests if method is None or r['method'] == method]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_suite(plan, run, setup=None):
+    """The usual test program: one App on a fresh data folder; @setup(app)
+    before it starts, @run(tap, app) once it answers; an exception is a
+    failure with the server's log; everything is stopped; exits with the
+    TAP verdict."""
+    args = parse_args()
+    tap = Tap(plan)
+    app = App(args)
+    try:
+        if setup is not None:
+            setup(app)
+        app.start()
+        run(tap, app)
+    except Exception:
+        import traceback
+        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
+    finally:
+        app.cleanup()
+    tap.finish()
 
 
 def wait_until(pred, timeout, interval=0.1):

@@ -17,34 +17,18 @@ import sys
 import threading
 import time
 
-from prsapi import App, Tap, parse_args
+from prsapi import run_suite
 
 KILLS = 20
 PLAN = 6
 
 
-def main():
-    global KILLS
-    if '--full' in sys.argv:
-        sys.argv.remove('--full')
-        KILLS = 200
-    args = parse_args()
-    tap = Tap(PLAN)
-    app = App(args)
-    try:
-        # The agent the inbound messages name (agent-inference checks it exists)
-        agent = os.path.join(app.data_dir, 'durability-agent.md')
-        with open(agent, 'w') as f:
-            f.write('---\nid: a\nname: A\nallowedTools: []\n---\nAnswer briefly.\n')
-        app.ctl('agent', 'import', agent)
-        app.start()
-        run(tap, app)
-    except Exception:
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-    tap.finish()
+def setup(app):
+    # The agent the inbound messages name (agent-inference checks it exists)
+    agent = os.path.join(app.data_dir, 'durability-agent.md')
+    with open(agent, 'w') as f:
+        f.write('---\nid: a\nname: A\nallowedTools: []\n---\nAnswer briefly.\n')
+    app.ctl('agent', 'import', agent)
 
 
 def run(tap, app):
@@ -137,4 +121,7 @@ def run(tap, app):
 
 
 if __name__ == '__main__':
-    main()
+    if '--full' in sys.argv:
+        sys.argv.remove('--full')
+        KILLS = 200
+    run_suite(PLAN, run, setup)

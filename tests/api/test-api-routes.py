@@ -9,24 +9,9 @@ import ssl
 import threading
 import time
 
-from prsapi import App, Tap, parse_args
+from prsapi import run_suite
 
-PLAN = 72
-
-
-def main():
-    args = parse_args()
-    tap = Tap(PLAN)
-    app = App(args)
-    try:
-        app.start()
-        run(tap, app)
-    except Exception as e:  # report, then count the rest as failures
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-    tap.finish()
+PLAN = 73
 
 
 def is_error(r, status, code=None, field=None):
@@ -221,12 +206,17 @@ def run(tap, app):
     tap.ok(app.token not in r.body.decode(), 'provider-info never carries a key')
     bad = [({}, 'toolCallId'), ({'toolCallId': 1, 'success': True}, 'toolCallId'),
            ({'toolCallId': 't'}, 'success'), ({'toolCallId': 't', 'success': 'yes'}, 'success'),
-           ({'toolCallId': 't', 'success': False, 'error': 5}, 'error')]
+           ({'toolCallId': 't', 'success': False, 'error': 5}, 'error'),
+           ({'toolCallId': 't', 'success': True, 'callbackSecret': 5}, 'callbackSecret')]
     results = [(app.post('/api/ai/agentic-loop-result', b), f) for b, f in bad]
     fails = [(f, r) for r, f in results if not is_error(r, 400, 'invalid-field', f)]
     tap.ok(not fails, 'agentic-loop-result: bad inputs → 400 naming the field', fails)
     r = app.post('/api/ai/agentic-loop-result', {'toolCallId': 'unknown', 'success': True, 'result': {'a': 1}})
     tap.ok(is_error(r, 404, 'tool-call-not-found'), 'agentic-loop-result: unknown toolCallId → 404', r)
+    r = app.post('/api/ai/agentic-loop-result?callbackSecret=one',
+                 {'toolCallId': 'unknown', 'success': True, 'callbackSecret': 'two'})
+    tap.ok(is_error(r, 400, 'invalid-field', 'callbackSecret'),
+           'agentic-loop-result: a callbackSecret in the body other than the URL\'s → 400', r)
 
     # -- routes and methods --
     r = app.get('/api/nothing-here')
@@ -362,4 +352,4 @@ def plain_http_dropped(app):
 
 
 if __name__ == '__main__':
-    main()
+    run_suite(PLAN, run)

@@ -8,17 +8,12 @@ and `prosponsive-ctl rule`."""
 
 import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 
-from prsapi import App, Tap, parse_args, wait_until
+from prsapi import run_suite, wait_until
 
-PLAN = 25
-HERE = os.path.dirname(os.path.abspath(__file__))
+PLAN = 24
 
 SCRIPT = {
     'kind': 'openai',
@@ -35,55 +30,12 @@ SCRIPT = {
 }
 
 
-class Provider:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix='prs-api-provider-')
-        self.log = os.path.join(self.dir, 'log.json')
-        script = os.path.join(self.dir, 'script.json')
-        with open(script, 'w') as f:
-            json.dump(SCRIPT, f)
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'scripted-provider.py'),
-                                      '--script', script, '--log', self.log],
-                                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        self.port = int(self.proc.stdout.readline())
-
-    def requests(self):
-        try:
-            with open(self.log) as f:
-                return json.load(f)['requests']
-        except (OSError, ValueError):
-            return []
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+def setup(app):
+    app.provider = app.add_scripted_provider(SCRIPT)
 
 
-def main():
-    args = parse_args()
-    tap = Tap(PLAN)
-    os.environ['PROSPONSIVE_INFERENCE_WAIT_SECONDS'] = '2'
-    provider = Provider()
-    app = App(args)
-    try:
-        res = subprocess.run([args.ctl, '--data-dir', app.data_dir, 'provider', 'add', '--kind', 'openai',
-                              '--name', 'Scripted', '--base-url', 'http://127.0.0.1:%d/v1' % provider.port,
-                              '--model', 'model-a', '--api-key-stdin'],
-                             input='sk-test-key\n', capture_output=True, text=True, env=app.env(), timeout=30)
-        tap.ok(res.returncode == 0, 'provider add', res.stderr)
-        app.start()
-        run(tap, app, provider)
-    except Exception:
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-        provider.stop()
-    tap.finish()
-
-
-def run(tap, app, provider):
+def run(tap, app):
+    provider = app.provider
     cid = app.resolve('runs')
 
     # -- provider-info is the real state --
@@ -210,4 +162,6 @@ def run(tap, app, provider):
 
 
 if __name__ == '__main__':
-    main()
+    # Shortens the 110 s wait for a run to rest
+    os.environ['PROSPONSIVE_INFERENCE_WAIT_SECONDS'] = '2'
+    run_suite(PLAN, run, setup)

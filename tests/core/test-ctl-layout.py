@@ -11,9 +11,12 @@ order, and the exit codes for unreadable input and bad usage.
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+
+from ctltap import Tap
 
 SAMPLE = (
     "Here is the email:\r\n"
@@ -38,33 +41,28 @@ EXPECTED = [
 ]
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, name, diag=""):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-            for line in str(diag).splitlines():
-                print("# " + line)
-        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, name))
-        sys.stdout.flush()
-
-    def finish(self):
-        print("1..%d" % self.n)
-        return 1 if self.failed else 0
+# The longest reply laid out (PRS_LAYOUT_MAX_INPUT), and the address space
+# its worst case (one-letter pairs) must fit in: the JSON used to be built
+# as a json-glib tree, ~180 times the input
+MAX_INPUT = 8 * 1024 * 1024
+ADDRESS_SPACE = 512 * 1024 * 1024
+# ASan reserves terabytes of address space: no limit can apply there
+SANITIZED = bool(os.environ.get("PROSPONSIVE_SANITIZED"))
 
 
-def run(ctl, args, stdin=b"", data_dir=None):
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def run(ctl, args, stdin=b"", data_dir=None, limited=False):
     env = dict(os.environ)
     env.setdefault("LC_ALL", "C.UTF-8")
     cmd = [ctl]
     if data_dir is not None:
         cmd += ["--data-dir", data_dir]
     return subprocess.run(cmd + ["layout"] + args, input=stdin, capture_output=True,
-                          env=env, timeout=60)
+                          env=env, timeout=120,
+                          preexec_fn=limit_memory if limited and not SANITIZED else None)
 
 
 def ordered_keys(text):
@@ -136,6 +134,24 @@ def main():
         big = ("Key: value\nSome text line\n" * 200000).encode()
         r = run(ctl, [], big, data_dir)
         tap.ok(r.returncode == 0 and len(json.loads(r.stdout)) == 1, "a 5 MiB reply", r.stderr)
+
+        # The worst case at the limit: every line a pair, one grid
+        pairs = MAX_INPUT // 5
+        worst = b"a: b\n" * pairs
+        for args in ([], ["--pretty"]):
+            r = run(ctl, args, worst, data_dir, limited=True)
+            ok = r.returncode == 0
+            if ok:
+                blocks = json.loads(r.stdout)
+                ok = len(blocks) == 1 and len(blocks[0]["rows"]) == pairs
+            tap.ok(ok, "%d one-letter pairs (%s) within %d MiB of address space%s"
+                   % (pairs, "pretty" if args else "compact", ADDRESS_SPACE >> 20,
+                      " (no limit under ASan)" if SANITIZED else ""),
+                   "exit %d: %s" % (r.returncode, r.stderr[-300:]))
+
+        r = run(ctl, [], b"x" * (MAX_INPUT + 1), data_dir)
+        tap.ok(r.returncode == 2 and b"larger than 8.0" in r.stderr and b"MiB" in r.stderr,
+               "a reply over 8 MiB: exit 2 with the limit named", r.stderr)
 
         r = run(ctl, [os.path.join(tmp, "missing.txt")], b"", data_dir)
         tap.ok(r.returncode == 2 and b"missing.txt" in r.stderr, "a missing file: exit 2", r.stderr)

@@ -21,6 +21,8 @@ typedef struct
   PrsSecrets   *secrets;
   PrsDiscovery *discovery;
   gboolean      reject;
+  gboolean      huge;     /* also list w5 (too large to read) and w6 (too many parameters) */
+  GBytes       *huge_body;
   guint         lists;
 } Fixture;
 
@@ -47,6 +49,48 @@ workflow_json (const char *id,
   return NULL;
 }
 
+/* A workflow whose Code node reads more parameters than a tool takes */
+static const char *
+many_params_json (void)
+{
+  static char *json;
+
+  if (json == NULL)
+    {
+      GString *code = g_string_new (NULL);
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+      g_autofree char *quoted = NULL;
+
+      for (guint i = 0; i < PRS_TOOL_MAX_PARAMS + 44; i++)
+        g_string_append_printf (code, "const v%u = body.p%u;\n", i, i);
+      json_node_set_string (node, code->str);
+      quoted = json_to_string (node, FALSE);
+      json = g_strdup_printf ("{\"id\":\"w6\",\"name\":\"Many Inputs\",\"active\":true,\"nodes\":[" HOOK ("many") ","
+                              "{\"name\":\"Code\",\"type\":\"n8n-nodes-base.code\",\"parameters\":{\"jsCode\":%s}}]}",
+                              quoted);
+      g_string_free (code, TRUE);
+    }
+  return json;
+}
+
+/* More than any limit ever read from n8n before (64 MiB), as n8n would
+ * send a workflow whose Code node holds a generated file */
+static GBytes *
+huge_workflow_body (void)
+{
+  const char *head = "{\"id\":\"w5\",\"name\":\"Generated Monster\",\"active\":true,\"nodes\":[" HOOK ("monster") ","
+                     "{\"name\":\"Code\",\"type\":\"n8n-nodes-base.code\",\"parameters\":{\"jsCode\":\"";
+  const char *tail = "\"}}]}";
+  gsize fill = (gsize) 65 * 1024 * 1024;
+  GString *body = g_string_sized_new (fill + 1024);
+
+  g_string_append (body, head);
+  for (gsize i = 0; i < fill / 16; i++)
+    g_string_append (body, "body.x ?? 1;    ");
+  g_string_append (body, tail);
+  return g_string_free_to_bytes (body);
+}
+
 static void
 on_request (SoupServer        *server,
             SoupServerMessage *msg,
@@ -70,12 +114,27 @@ on_request (SoupServer        *server,
   if (g_str_equal (path, "/api/v1/workflows"))
     {
       fixture->lists++;
-      body = "{\"data\":[{\"id\":\"w1\",\"name\":\"Email Move To Folder\",\"active\":true,\"nodes\":[]},"
-             "{\"id\":\"w2\",\"name\":\"Hello\",\"active\":true,\"nodes\":[]},"
-             "{\"id\":\"w3\",\"name\":\"Scheduled Only\",\"active\":true,\"nodes\":[]},"
-             "{\"id\":\"w4\",\"name\":\"Archived\",\"active\":true,\"isArchived\":true,\"nodes\":[]},"
-             "{\"id\":\"gone\",\"name\":\"Deleted since\",\"active\":true,\"nodes\":[]}],\"nextCursor\":null}";
+      body = fixture->huge
+        ? "{\"data\":[{\"id\":\"w1\",\"name\":\"Email Move To Folder\",\"active\":true,\"nodes\":[]},"
+          "{\"id\":\"w5\",\"name\":\"Generated Monster\",\"active\":true,\"nodes\":[]},"
+          "{\"id\":\"w6\",\"name\":\"Many Inputs\",\"active\":true,\"nodes\":[]},"
+          "{\"id\":\"w2\",\"name\":\"Hello\",\"active\":true,\"nodes\":[]}],\"nextCursor\":null}"
+        : "{\"data\":[{\"id\":\"w1\",\"name\":\"Email Move To Folder\",\"active\":true,\"nodes\":[]},"
+          "{\"id\":\"w2\",\"name\":\"Hello\",\"active\":true,\"nodes\":[]},"
+          "{\"id\":\"w3\",\"name\":\"Scheduled Only\",\"active\":true,\"nodes\":[]},"
+          "{\"id\":\"w4\",\"name\":\"Archived\",\"active\":true,\"isArchived\":true,\"nodes\":[]},"
+          "{\"id\":\"gone\",\"name\":\"Deleted since\",\"active\":true,\"nodes\":[]}],\"nextCursor\":null}";
     }
+  else if (g_str_equal (path, "/api/v1/workflows/w5") && fixture->huge)
+    {
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC,
+                                        g_bytes_get_data (fixture->huge_body, NULL),
+                                        g_bytes_get_size (fixture->huge_body));
+      return;
+    }
+  else if (g_str_equal (path, "/api/v1/workflows/w6") && fixture->huge)
+    body = many_params_json ();
   else if (g_str_has_prefix (path, "/api/v1/workflows/"))
     body = workflow_json (path + strlen ("/api/v1/workflows/"), TRUE);
 
@@ -124,6 +183,7 @@ fixture_tear_down (Fixture       *fixture,
   if (fixture->server != NULL)
     soup_server_disconnect (fixture->server);
   g_clear_object (&fixture->server);
+  g_clear_pointer (&fixture->huge_body, g_bytes_unref);
   prs_test_remove_tree (fixture->data_dir);
   g_free (fixture->data_dir);
   g_free (fixture->base_url);
@@ -251,6 +311,73 @@ test_failures_keep_tools (Fixture       *fixture,
   g_assert_nonnull (last_error);
 }
 
+static JsonObject *
+find_checklist (JsonArray  *checklists,
+                const char *workflow_id)
+{
+  for (guint i = 0; i < json_array_get_length (checklists); i++)
+    {
+      JsonObject *checklist = json_array_get_object_element (checklists, i);
+
+      if (g_strcmp0 (json_object_get_string_member (checklist, "workflowId"), workflow_id) == 0)
+        return checklist;
+    }
+  return NULL;
+}
+
+static const char *
+check_status (JsonObject *checklist,
+              const char *id)
+{
+  JsonArray *checks = json_object_get_array_member (checklist, "checks");
+
+  for (guint i = 0; i < json_array_get_length (checks); i++)
+    {
+      JsonObject *check = json_array_get_object_element (checks, i);
+
+      if (g_str_equal (json_object_get_string_member (check, "id"), id))
+        return json_object_get_string_member (check, "status");
+    }
+  return NULL;
+}
+
+/* A workflow too large to read, and one reading too many parameters, are
+ * skipped with a checklist entry; the others are discovered. */
+static void
+test_huge_workflows_skipped (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(JsonArray) checklists = NULL;
+  JsonObject *monster, *many;
+
+  fixture->huge = TRUE;
+  fixture->huge_body = huge_workflow_body ();
+  configure (fixture);
+  tools = run (fixture, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tools->len, ==, 2);
+  g_assert_cmpstr (((PrsTool *) g_ptr_array_index (tools, 0))->name, ==, "email_move_to_folder");
+  g_assert_cmpstr (((PrsTool *) g_ptr_array_index (tools, 1))->name, ==, "hello");
+
+  checklists = prs_store_list_workflow_checks (fixture->store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (checklists), ==, 4);
+
+  monster = find_checklist (checklists, "w5");
+  g_assert_nonnull (monster);
+  g_assert_cmpstr (json_object_get_string_member (monster, "workflowName"), ==, "Generated Monster");
+  g_assert_false (json_object_get_boolean_member (monster, "discoverable"));
+  g_assert_cmpstr (check_status (monster, "size"), ==, "fail");
+
+  many = find_checklist (checklists, "w6");
+  g_assert_nonnull (many);
+  g_assert_false (json_object_get_boolean_member (many, "discoverable"));
+  g_assert_cmpstr (check_status (many, "parameters"), ==, "fail");
+  g_assert_cmpstr (check_status (many, "webhook"), ==, "pass");
+}
+
 static void
 test_not_configured (Fixture       *fixture,
                      gconstpointer  data)
@@ -313,6 +440,8 @@ main (int   argc,
               fixture_set_up, test_run_stores_tools, fixture_tear_down);
   g_test_add ("/prs/discovery-run/failures-keep-tools", Fixture, NULL,
               fixture_set_up, test_failures_keep_tools, fixture_tear_down);
+  g_test_add ("/prs/discovery-run/huge-workflows-skipped", Fixture, NULL,
+              fixture_set_up, test_huge_workflows_skipped, fixture_tear_down);
   g_test_add ("/prs/discovery-run/not-configured", Fixture, NULL,
               fixture_set_up, test_not_configured, fixture_tear_down);
   g_test_add ("/prs/discovery-run/schedule", Fixture, NULL,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for prs-json.c: strict JSON, depth limits, bounded parsing. */
+/* Tests for prs-json.c: strict JSON, depth limits, bounded and strict
+ * parsing, the writer. */
 #include <string.h>
 
 #include "prs-error.h"
@@ -58,6 +59,113 @@ test_parse_bounded (void)
   g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
 }
 
+
+/* Each text, what prs_json_parse_strict answers: NULL for a refusal (the
+ * error names the byte), else the text written back by prs_json_to_string */
+static void
+test_parse_strict (void)
+{
+  static const struct { const char *text; const char *back; const char *problem; } cases[] = {
+    { "{\"a\":0.1}", "{\"a\":0.1}", NULL },
+    { "{\"a\":[1,-2,1.5e3,-0.0,1e300,1E-7]}", "{\"a\":[1,-2,1500,0,1e+300,1e-07]}", NULL },
+    { "[9223372036854775807,-9223372036854775808]", "[9223372036854775807,-9223372036854775808]", NULL },
+    /* JavaScript's way of writing 2^64: a double, kept as one */
+    { "[18446744073709552000]", "[1.8446744073709552e+19]", NULL },
+    { "[0.30000000000000004]", "[0.30000000000000004]", NULL },
+    { "[\"\\ud83d\\ude00 \\u00e9\"]", "[\"😀 é\"]", NULL },
+    { "{\"a\":123456789012345678901234567890}", NULL, "the number 123456789012345678901234567890 cannot be kept exactly" },
+    { "[9223372036854775808]", NULL, "the number 9223372036854775808" },
+    { "[1e999]", NULL, "the number 1e999" },
+    { "[-1e999]", NULL, "the number -1e999" },
+    { "[1e-999]", NULL, "the number 1e-999" },
+    { "[0.12345678901234567891]", NULL, "the number 0.12345678901234567891" },
+    { "[1e99999999999999999999]", NULL, "cannot be kept exactly" },
+    { "{\"a\":\"ab\\u0000cd\"}", NULL, "U+0000 (\\u0000), which cannot be kept (at byte 8)" },
+    { "[\"\\ud800\"]", NULL, "lone high surrogate (\\uD800)" },
+    { "[\"\\ud800x\"]", NULL, "lone high surrogate" },
+    { "[\"\\ud800\\u0041\"]", NULL, "lone high surrogate" },
+    { "[\"\\udc00\"]", NULL, "lone low surrogate (\\uDC00)" },
+    { "{'a':1}", NULL, "a member name must be a string in double quotes (at byte 1)" },
+    { "{\"a\":1}{\"b\":2}", NULL, "more text follows the JSON value (at byte 7)" },
+    { "{\"a\":1} x", NULL, "more text follows the JSON value (at byte 8)" },
+    { "[0x10]", NULL, "(at byte 2)" },
+    { "[01]", NULL, "a number must not start with 0 (at byte 1)" },
+    { "[1,]", NULL, "“]” was not expected here (at byte 3)" },
+    { "{\"a\":1 // c\n}", NULL, "“/” was not expected here" },
+    { "[\"a\tb\"]", NULL, "a control character (U+0009) must be escaped" },
+    { "", NULL, "a value is missing (at byte 0)" },
+    { "[1", NULL, "the text ends too early (at byte 2)" },
+    { "[\"\xff\"]", NULL, "not valid UTF-8 (at byte 2)" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) node = NULL;
+
+      g_test_message ("%s", cases[i].text);
+      node = prs_json_parse_strict (cases[i].text, strlen (cases[i].text), 64, &error);
+      if (cases[i].back != NULL)
+        {
+          g_autofree char *back = NULL;
+
+          g_assert_no_error (error);
+          back = prs_json_to_string (node, FALSE);
+          g_assert_cmpstr (back, ==, cases[i].back);
+        }
+      else
+        {
+          g_assert_null (node);
+          g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+          g_assert_nonnull (strstr (error->message, cases[i].problem));
+        }
+    }
+}
+
+/* json-glib 1.6's generator writes U+001F and bytes that are not UTF-8 raw,
+ * 0.1 as 0.10000000000000001 and infinity as "inf.0": this writer never. */
+static void
+test_write (void)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *pretty = NULL;
+  g_autoptr(JsonArray) sorted_members = json_array_new ();
+  g_autoptr(GString) sorted = g_string_new (NULL);
+  g_autoptr(GString) cut = g_string_new (NULL);
+
+  json_object_set_string_member (object, "z\x1f", "a\x01\x1f\x7f\b\f\n\r\t\"\\/é\xe2\x80\xa8");
+  json_object_set_string_member (object, "bad", "a\xff\xed\xa0\x80z");
+  json_object_set_double_member (object, "d", 0.1);
+  json_object_set_double_member (object, "inf", 1.0 / 0.0);
+  json_object_set_int_member (object, "i", G_MININT64);
+  json_object_set_array_member (object, "e", json_array_new ());
+  json_object_set_object_member (object, "o", json_object_new ());
+  node = json_node_init_object (json_node_alloc (), object);
+
+  text = prs_json_to_string (node, FALSE);
+  g_assert_cmpstr (text, ==,
+                   "{\"z\\u001f\":\"a\\u0001\\u001f\\u007f\\b\\f\\n\\r\\t\\\"\\\\/é\\u2028\","
+                   "\"bad\":\"a\\ufffd\\ufffd\\ufffd\\ufffdz\",\"d\":0.1,\"inf\":null,"
+                   "\"i\":-9223372036854775808,\"e\":[],\"o\":{}}");
+  /* What it wrote reads back strictly */
+  g_assert_true (prs_json_text_is_strict (text, strlen (text)));
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+
+  json_array_add_int_element (sorted_members, 1);
+  json_object_set_array_member (object, "a", json_array_ref (sorted_members));
+  prs_json_append (sorted, node, PRS_JSON_SORTED, G_MAXSIZE);
+  g_assert_true (g_str_has_prefix (sorted->str, "{\"a\":[1],\"bad\":"));
+
+  pretty = prs_json_to_string (json_object_get_member (object, "a"), TRUE);
+  g_assert_cmpstr (pretty, ==, "[\n  1\n]");
+
+  /* A limit stops soon after it */
+  prs_json_append (cut, node, PRS_JSON_COMPACT, 10);
+  g_assert_cmpuint (cut->len, <, 60);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -67,6 +175,8 @@ main (int   argc,
   g_test_add_func ("/prs/json/strict", test_strict);
   g_test_add_func ("/prs/json/strict-deep", test_strict_deep);
   g_test_add_func ("/prs/json/parse-bounded", test_parse_bounded);
+  g_test_add_func ("/prs/json/parse-strict", test_parse_strict);
+  g_test_add_func ("/prs/json/write", test_write);
 
   return g_test_run ();
 }

@@ -364,18 +364,18 @@ test_paging (Fixture       *fixture,
   g_assert_cmpstr (fixture->accept, ==, "application/json");
   g_assert_cmpstr (fixture->limit, ==, "250");
   g_assert_cmpstr (fixture->active, ==, "true");
-  g_assert_cmpstr (fixture->queries->pdata[0], ==, "active=true&limit=250");
+  g_assert_cmpstr (fixture->queries->pdata[0], ==, "active=true&excludePinnedData=true&limit=250");
   g_assert_cmpstr (fixture->cursors->pdata[0], ==, "");
   g_assert_cmpstr (fixture->cursors->pdata[1], ==, "eyJsaW1pdCI6MjUwLCJvZmZzZXQiOjJ9");
   g_assert_cmpstr (fixture->cursors->pdata[2], ==, "a+b/c=&d");
-  g_assert_cmpstr (fixture->queries->pdata[2], ==, "active=true&limit=250&cursor=a%2Bb%2Fc%3D%26d");
+  g_assert_cmpstr (fixture->queries->pdata[2], ==, "active=true&excludePinnedData=true&limit=250&cursor=a%2Bb%2Fc%3D%26d");
 
   /* All workflows: no active parameter at all. */
   g_clear_pointer (&items, g_ptr_array_unref);
   items = list_workflows (client, FALSE, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (items->len, ==, 5);
-  g_assert_cmpstr (fixture->queries->pdata[3], ==, "limit=250");
+  g_assert_cmpstr (fixture->queries->pdata[3], ==, "excludePinnedData=true&limit=250");
   g_assert_null (fixture->active);
 
   g_clear_pointer (&items, g_ptr_array_unref);
@@ -547,7 +547,7 @@ test_too_large (Fixture       *fixture,
 
   items = list_workflows (client, TRUE, NULL, &error);
   g_assert_null (items);
-  g_assert_error (error, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_TOO_LARGE);
   assert_good_message (error, fixture->base_url);
   assert_message_mentions (error, "larger than");
   g_clear_error (&error);
@@ -555,7 +555,7 @@ test_too_large (Fixture       *fixture,
   fixture->mode = MODE_LARGE_CHUNKED;
   items = list_workflows (client, TRUE, NULL, &error);
   g_assert_null (items);
-  g_assert_error (error, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_TOO_LARGE);
   assert_message_mentions (error, "larger than");
   g_clear_error (&error);
 

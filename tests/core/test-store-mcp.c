@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test-store-mcp.c: the MCP servers in the store (migration 5,
+/* test-store-mcp.c: the MCP servers in the store (migration 6,
  * prs-store-mcp.c) and with their secrets (prs-mcp-servers.c): secrets go
  * to the secrets, never to SQLite. */
 #include "config.h"
@@ -39,7 +39,7 @@ fixture_teardown (Fixture       *fixture,
 }
 
 static void
-test_migration_5 (Fixture       *fixture,
+test_migration_6 (Fixture       *fixture,
                   gconstpointer  user_data)
 {
   g_autoptr(PrsStore) store = NULL;
@@ -50,16 +50,16 @@ test_migration_5 (Fixture       *fixture,
   const char *args[] = { "/srv/index.js", "stdio", NULL };
   PrsMcpServerRow row = { 0 };
 
-  /* A version-4 database with a rule and a conversation */
-  store = prs_store_new_at_version (fixture->db_path, 4, &error);
+  /* A version-5 database with a rule and a conversation */
+  store = prs_store_new_at_version (fixture->db_path, 5, &error);
   g_assert_no_error (error);
   g_assert_true (prs_store_add_approval_rule (store, "email_move", NULL, NULL, "approve", NULL, &error));
   id = prs_test_resolve_conversation (store, "Email Inbox");
   g_assert_finalize_object (g_steal_pointer (&store));
 
-  store = prs_store_new_at_version (fixture->db_path, 5, &error);
+  store = prs_store_new_at_version (fixture->db_path, 6, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (prs_store_get_schema_version (store), ==, 5);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 6);
   action = prs_store_match_approval_rule (store, "email_move", "prosponsive", "Email Inbox");
   g_assert_cmpstr (action, ==, "approve");
   g_assert_true (prs_store_has_conversation (store, id));
@@ -267,7 +267,7 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add ("/prs/store-mcp/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
-  ADD ("migration/5", test_migration_5);
+  ADD ("migration/6", test_migration_6);
   ADD ("crud", test_crud);
   ADD ("rejects", test_rejects);
   ADD ("secrets-stay-out", test_secrets_stay_out);

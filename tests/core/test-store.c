@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <glib/gstdio.h>
 
+#include "prs-api-idempotency.h"
 #include "prs-error.h"
 #include "prs-store.h"
 #include "prs-store-private.h"
@@ -715,6 +716,87 @@ test_migration_4 (Fixture       *fixture,
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (message), "status"), ==, "approved");
 }
 
+static char *
+insert_keyed_inbound (PrsStore   *store,
+                      const char *conversation_id,
+                      const char *agent_id,
+                      const char *dedup_key,
+                      const char *extra_json)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert insert = { 0 };
+  char *message_id = NULL;
+
+  insert.conversation_id = conversation_id;
+  insert.kind = "inbound";
+  insert.content = "mail 1";
+  insert.status = "failed";
+  insert.agent_id = agent_id;
+  insert.dedup_key = dedup_key;
+  insert.extra_json = extra_json;
+  g_assert_true (prs_store_insert_message (store, &insert, &message_id, NULL, &error));
+  g_assert_no_error (error);
+  return message_id;
+}
+
+static void
+test_migration_5 (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *chat = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *stored = NULL;
+  PrsApiRequestIdentity request = { 0 };
+
+  /* A version-4 database with keys stored before they were scoped */
+  store = prs_store_new_at_version (fixture->db_path, 4, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_store_resolve_conversation (store, "Email Inbox", &a, NULL, &error));
+  g_assert_true (prs_store_resolve_conversation (store, "Other", &b, NULL, &error));
+  first = insert_keyed_inbound (store, a, "prosponsive", "idem:<m1@example>",
+                                "{\"route\":\"agent-inference\",\"httpStatus\":503}");
+  second = insert_keyed_inbound (store, b, "prosponsive", "exec:0123abcd", "{\"route\":\"inference\"}");
+  third = insert_keyed_inbound (store, a, "prosponsive", "idem:no-route", NULL);
+  chat = insert_keyed_inbound (store, a, NULL, NULL, NULL);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 5);
+
+  /* The key a retry of the first request computes now finds it, in its
+   * own conversation only */
+  request.route = "agent-inference";
+  request.conversation_id = a;
+  request.agent_id = "prosponsive";
+  request.idempotency_key = "<m1@example>";
+  request.prompt = "mail 1";
+  key = prs_api_request_dedup_key (&request);
+  found = prs_store_find_message_by_dedup_key (store, key);
+  g_assert_cmpstr (found, ==, first);
+  request.conversation_id = b;
+  other = prs_api_request_dedup_key (&request);
+  g_assert_null (prs_store_find_message_by_dedup_key (store, other));
+
+  g_assert_finalize_object (g_steal_pointer (&store));
+  stored = query_one (fixture->db_path, "SELECT group_concat (dedup_key, '|') FROM"
+                                        " (SELECT dedup_key FROM messages ORDER BY rowid)");
+  g_clear_pointer (&key, g_free);
+  key = g_strdup_printf ("idem:agent-inference:%s:prosponsive:<m1@example>|"
+                         "exec:inference:%s:prosponsive:0123abcd|"
+                         "idem:agent-inference:%s:prosponsive:no-route", a, b, a);
+  g_assert_cmpstr (stored, ==, key);
+}
+
 /* ---- Conversations -------------------------------------------------------- */
 
 static void
@@ -1256,6 +1338,7 @@ main (int   argc,
   ADD ("migration/2", test_migration_2);
   ADD ("migration/3", test_migration_3);
   ADD ("migration/4", test_migration_4);
+  ADD ("migration/5", test_migration_5);
   ADD ("conversations/resolve", test_resolve_conversation);
   ADD ("conversations/resolve-concurrent", test_resolve_concurrent);
   ADD ("messages/insert-get-update", test_messages);

@@ -209,6 +209,8 @@ test_envelope (void)
   g_autoptr(JsonObject) args = json_object_new ();
   g_autoptr(JsonArray) list = json_array_new ();
   JsonObject *body, *parameters, *envelope;
+  g_autofree char *callback_url = NULL;
+  g_autoptr(PrsToolCallRequest) other = NULL;
 
   hook_reset ();
   hook_start (0);
@@ -260,14 +262,23 @@ test_envelope (void)
 
   envelope = json_object_get_object_member (body, "prosponsive");
   g_assert_nonnull (envelope);
-  g_assert_cmpuint (json_object_get_size (envelope), ==, 7);
+  g_assert_cmpuint (json_object_get_size (envelope), ==, 8);
   g_assert_cmpstr (json_object_get_string_member (envelope, "toolName"), ==, "get_weather");
   g_assert_cmpstr (json_object_get_string_member (envelope, "toolCallId"), ==, "call-123");
   g_assert_cmpstr (json_object_get_string_member (envelope, "workflowId"), ==, "W1abc");
   g_assert_cmpstr (json_object_get_string_member (envelope, "conversationId"), ==, "conv-1");
   g_assert_cmpstr (json_object_get_string_member (envelope, "agentId"), ==, "prosponsive");
-  g_assert_cmpstr (json_object_get_string_member (envelope, "callbackUrl"), ==,
-                   "https://127.0.0.1:8443/api/ai/agentic-loop-result");
+  /* The call's secret: 256 random bits, in the envelope and in the URL the
+   * workflow posts its result to */
+  g_assert_cmpuint (strlen (req->callback_secret), ==, 43);
+  g_assert_cmpuint (strspn (req->callback_secret, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                            "0123456789-_"), ==, 43);
+  g_assert_cmpstr (json_object_get_string_member (envelope, "callbackSecret"), ==, req->callback_secret);
+  callback_url = g_strconcat ("https://127.0.0.1:8443/api/ai/agentic-loop-result?callbackSecret=",
+                              req->callback_secret, NULL);
+  g_assert_cmpstr (json_object_get_string_member (envelope, "callbackUrl"), ==, callback_url);
+  other = make_request (TRUE);
+  g_assert_cmpstr (other->callback_secret, !=, req->callback_secret);
   g_assert_true (json_object_has_member (envelope, "execution"));
   g_assert_true (json_object_get_null_member (envelope, "execution"));
 }
@@ -519,6 +530,26 @@ test_answer_text (void)
   g_assert_cmpstr (model, ==, "\"It is sunny in Zürich.\"");
 }
 
+/* A result JSON cannot keep exactly reaches the model as its text, never
+ * changed (json-glib read the id as -1 and cut the string at \u0000) */
+static void
+test_answer_exact (void)
+{
+  static const char *inexact = "{\"id\":123456789012345678901234567890,\"note\":\"a\\u0000b\"}";
+  g_autoptr(PrsToolCallResult) result = call_with_answer (200, "application/json", inexact);
+  g_autoptr(PrsToolCallResult) exact = NULL;
+  g_autofree char *model = NULL;
+
+  g_assert_cmpint (result->status, ==, PRS_TOOL_CALL_SUCCEEDED);
+  g_assert_true (JSON_NODE_HOLDS_VALUE (result->result));
+  g_assert_cmpstr (json_node_get_string (result->result), ==, inexact);
+
+  exact = call_with_answer (200, "application/json", "{\"score\":0.1,\"big\":18446744073709552000}");
+  model = prs_tool_call_result_for_model (exact);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (exact->result));
+  g_assert_cmpstr (model, ==, "{\"score\":0.1,\"big\":1.8446744073709552e+19}");
+}
+
 static void
 test_answer_not_found (void)
 {
@@ -755,6 +786,7 @@ typedef struct
 {
   PrsCallbackRegistry *registry;
   char                *id;
+  char                *secret;
   gboolean             delivered;
 } DeliverJob;
 
@@ -765,7 +797,8 @@ deliver_thread (gpointer data)
   g_autoptr(JsonNode) node = json_from_string ("{\"forecast\":\"rain\"}", NULL);
 
   g_usleep (100 * 1000);
-  job->delivered = prs_callback_registry_deliver (job->registry, job->id, TRUE, node, NULL);
+  job->delivered = prs_callback_registry_deliver (job->registry, job->id, job->secret, TRUE, node, NULL,
+                                                  NULL) == PRS_CALLBACK_DELIVERED;
   return NULL;
 }
 
@@ -800,11 +833,12 @@ static void
 test_registry_deliver_from_thread (void)
 {
   g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
-  DeliverJob job = { registry, (char *) "call-async-1", FALSE };
+  DeliverJob job = { registry, (char *) "call-async-1", (char *) "s3cret", FALSE };
   WaitOutcome out = { 0 };
   g_autofree char *text = NULL;
   GThread *thread;
 
+  prs_callback_registry_expect (registry, job.id, job.secret);
   prs_callback_registry_wait_async (registry, job.id, 30, NULL, on_waited, &out);
   thread = g_thread_new ("deliver", deliver_thread, &job);
   wait_for (&out);
@@ -819,7 +853,8 @@ test_registry_deliver_from_thread (void)
   prs_tool_call_result_free (out.result);
 
   /* The id is gone now: a second delivery is refused. */
-  g_assert_false (prs_callback_registry_deliver (registry, job.id, TRUE, NULL, NULL));
+  g_assert_cmpint (prs_callback_registry_deliver (registry, job.id, job.secret, TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
   g_assert_false (prs_callback_registry_is_expected (registry, job.id));
 }
 
@@ -829,13 +864,17 @@ test_registry_unknown_and_early (void)
   g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
   WaitOutcome out = { 0 };
 
-  g_assert_false (prs_callback_registry_deliver (registry, "nobody", TRUE, NULL, NULL));
-  g_assert_false (prs_callback_registry_deliver (registry, NULL, TRUE, NULL, NULL));
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "nobody", "s", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, NULL, "s", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
 
   /* A result that arrives before the wait starts is kept for it. */
-  prs_callback_registry_expect (registry, "early");
-  g_assert_true (prs_callback_registry_deliver (registry, "early", FALSE, NULL, "the city is unknown"));
-  g_assert_false (prs_callback_registry_deliver (registry, "early", TRUE, NULL, NULL));
+  prs_callback_registry_expect (registry, "early", "s1");
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "early", "s1", FALSE, NULL, "the city is unknown",
+                                                  NULL), ==, PRS_CALLBACK_DELIVERED);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "early", "s1", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
   prs_callback_registry_wait_async (registry, "early", 30, NULL, on_waited, &out);
   wait_for (&out);
   g_assert_no_error (out.error);
@@ -844,9 +883,10 @@ test_registry_unknown_and_early (void)
   prs_tool_call_result_free (out.result);
 
   /* Forgotten ids are unknown again. */
-  prs_callback_registry_expect (registry, "later");
+  prs_callback_registry_expect (registry, "later", "s2");
   prs_callback_registry_forget (registry, "later");
-  g_assert_false (prs_callback_registry_deliver (registry, "later", TRUE, NULL, NULL));
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "later", "s2", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
 }
 
 static void
@@ -870,7 +910,8 @@ test_registry_timeout (void)
   prs_tool_call_result_free (out.result);
 
   /* Too late: refused. */
-  g_assert_false (prs_callback_registry_deliver (registry, "slow", TRUE, NULL, NULL));
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "slow", "s", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
 }
 
 static void
@@ -885,7 +926,93 @@ test_registry_cancel (void)
   wait_for (&out);
   g_assert_error (out.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&out.error);
-  g_assert_false (prs_callback_registry_deliver (registry, "c", TRUE, NULL, NULL));
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c", "s", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
+}
+
+/* Only the secret the webhook was told delivers a result; a missing one
+ * counts nothing, a wrong one counts */
+static void
+test_registry_secrets (void)
+{
+  g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
+  g_autoptr(JsonNode) forged = json_from_string ("{\"forged\":true}", NULL);
+  g_autoptr(JsonNode) genuine = json_from_string ("{\"forecast\":\"sun\"}", NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  WaitOutcome out = { 0 };
+  g_autofree char *text = NULL;
+  guint left = 0;
+
+  prs_callback_registry_expect (registry, "c1", "right-secret");
+  prs_callback_registry_wait_async (registry, "c1", 30, NULL, on_waited, &out);
+
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c1", NULL, TRUE, forged, NULL, &left), ==,
+                   PRS_CALLBACK_SECRET_MISSING);
+  g_assert_cmpuint (left, ==, PRS_CALLBACK_MAX_WRONG_SECRETS);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c1", "", TRUE, forged, NULL, &left), ==,
+                   PRS_CALLBACK_SECRET_MISSING);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c1", "wrong", TRUE, forged, NULL, &left), ==,
+                   PRS_CALLBACK_SECRET_WRONG);
+  g_assert_cmpuint (left, ==, PRS_CALLBACK_MAX_WRONG_SECRETS - 1);
+  /* A prefix, and the secret with more after it, are wrong too */
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c1", "right", TRUE, forged, NULL, &left), ==,
+                   PRS_CALLBACK_SECRET_WRONG);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c1", "right-secretX", TRUE, forged, NULL, &left), ==,
+                   PRS_CALLBACK_SECRET_WRONG);
+  g_assert_cmpuint (left, ==, PRS_CALLBACK_MAX_WRONG_SECRETS - 3);
+  g_assert_false (out.done);
+
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c1", "right-secret", TRUE, genuine, NULL, NULL), ==,
+                   PRS_CALLBACK_DELIVERED);
+  wait_for (&out);
+  g_assert_cmpint (out.result->status, ==, PRS_TOOL_CALL_SUCCEEDED);
+  text = json_to_string (out.result->result, FALSE);
+  g_assert_cmpstr (text, ==, "{\"forecast\":\"sun\"}");
+  prs_tool_call_result_free (out.result);
+
+  /* An id waited for without being expected has no secret: nothing delivers */
+  memset (&out, 0, sizeof out);
+  prs_callback_registry_wait_async (registry, "c2", 30, cancellable, on_waited, &out);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c2", "anything", TRUE, forged, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
+  g_cancellable_cancel (cancellable);
+  wait_for (&out);
+  g_assert_error (out.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&out.error);
+}
+
+/* The last wrong secret allowed ends the call as failed, saying why; the
+ * right secret is refused afterwards */
+static void
+test_registry_locked (void)
+{
+  g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
+  WaitOutcome out = { 0 };
+  WaitOutcome later = { 0 };
+
+  prs_callback_registry_expect (registry, "c3", "right-secret");
+  prs_callback_registry_wait_async (registry, "c3", 30, NULL, on_waited, &out);
+  for (guint i = 1; i < PRS_CALLBACK_MAX_WRONG_SECRETS; i++)
+    g_assert_cmpint (prs_callback_registry_deliver (registry, "c3", "guess", TRUE, NULL, NULL, NULL), ==,
+                     PRS_CALLBACK_SECRET_WRONG);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c3", "guess", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_LOCKED);
+  wait_for (&out);
+  g_assert_cmpint (out.result->status, ==, PRS_TOOL_CALL_FAILED);
+  g_assert_nonnull (strstr (out.result->error, "wrong callback secret"));
+  g_assert_nonnull (strstr (out.result->error, "prosponsive.callbackUrl"));
+  prs_tool_call_result_free (out.result);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c3", "right-secret", TRUE, NULL, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
+
+  /* Locked before anyone waits: the waiter hears it */
+  prs_callback_registry_expect (registry, "c4", "right-secret");
+  for (guint i = 0; i < PRS_CALLBACK_MAX_WRONG_SECRETS; i++)
+    prs_callback_registry_deliver (registry, "c4", "guess", TRUE, NULL, NULL, NULL);
+  prs_callback_registry_wait_async (registry, "c4", 30, NULL, on_waited, &later);
+  wait_for (&later);
+  g_assert_cmpint (later.result->status, ==, PRS_TOOL_CALL_FAILED);
+  prs_tool_call_result_free (later.result);
 }
 
 static void
@@ -933,6 +1060,7 @@ main (int   argc,
   g_test_add_func ("/prs/tool-call/answer/workflow-started", test_answer_workflow_started);
   g_test_add_func ("/prs/tool-call/answer/empty", test_answer_empty);
   g_test_add_func ("/prs/tool-call/answer/text", test_answer_text);
+  g_test_add_func ("/prs/tool-call/answer/exact", test_answer_exact);
   g_test_add_func ("/prs/tool-call/answer/not-found", test_answer_not_found);
   g_test_add_func ("/prs/tool-call/answer/server-error", test_answer_server_error);
   g_test_add_func ("/prs/tool-call/bad-auth-header", test_bad_auth_header);
@@ -945,6 +1073,8 @@ main (int   argc,
   g_test_add_func ("/prs/tool-call/registry/unknown-and-early", test_registry_unknown_and_early);
   g_test_add_func ("/prs/tool-call/registry/timeout", test_registry_timeout);
   g_test_add_func ("/prs/tool-call/registry/cancel", test_registry_cancel);
+  g_test_add_func ("/prs/tool-call/registry/secrets", test_registry_secrets);
+  g_test_add_func ("/prs/tool-call/registry/locked", test_registry_locked);
   g_test_add_func ("/prs/tool-call/with-registry", test_call_with_registry);
 
   ret = g_test_run ();

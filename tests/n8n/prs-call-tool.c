@@ -11,7 +11,8 @@
  *
  * With --callback-server it also plays /api/ai/agentic-loop-result: a
  * SoupServer on its own thread and GMainContext (like the real API server)
- * that hands {toolCallId, success, result?, error?} to a
+ * that hands {toolCallId, success, result?, error?}, with the call's secret
+ * from the callbackUrl's query or the body, to a
  * PrsCallbackRegistry, on which the main thread waits when the workflow
  * answered "Workflow was started". The Header Auth value comes from the
  * environment (PRS_WEBHOOK_AUTH_VALUE), never from the command line. */
@@ -61,6 +62,7 @@ on_callback (SoupServer        *server,
   JsonNode *success;
   const char *id;
   const char *error = NULL;
+  const char *secret = NULL;
 
   if (g_strcmp0 (soup_server_message_get_method (msg), "POST") != 0 ||
       !g_str_equal (path, "/api/ai/agentic-loop-result"))
@@ -88,12 +90,31 @@ on_callback (SoupServer        *server,
       json_node_get_value_type (json_object_get_member (object, "error")) == G_TYPE_STRING)
     error = json_object_get_string_member (object, "error");
 
+  /* The secret as the real route takes it: the body's callbackSecret, or
+   * the one in the callbackUrl the webhook was given */
+  if (json_object_has_member (object, "callbackSecret") &&
+      json_node_get_value_type (json_object_get_member (object, "callbackSecret")) == G_TYPE_STRING)
+    secret = json_object_get_string_member (object, "callbackSecret");
+  else if (query != NULL)
+    secret = g_hash_table_lookup (query, "callbackSecret");
+
   g_atomic_int_inc (&cb->deliveries);
-  if (prs_callback_registry_deliver (cb->registry, id, json_node_get_boolean (success),
-                                     json_object_get_member (object, "result"), error))
-    respond_json (msg, 200, "{\"ok\":true}");
-  else
-    respond_json (msg, 404, "{\"error\":\"no tool call waits for this toolCallId\"}");
+  switch (prs_callback_registry_deliver (cb->registry, id, secret, json_node_get_boolean (success),
+                                         json_object_get_member (object, "result"), error, NULL))
+    {
+    case PRS_CALLBACK_DELIVERED:
+      respond_json (msg, 200, "{\"ok\":true}");
+      break;
+    case PRS_CALLBACK_SECRET_MISSING:
+    case PRS_CALLBACK_SECRET_WRONG:
+    case PRS_CALLBACK_LOCKED:
+      respond_json (msg, 403, "{\"error\":\"missing or wrong callback secret\"}");
+      break;
+    case PRS_CALLBACK_UNKNOWN:
+    default:
+      respond_json (msg, 404, "{\"error\":\"no tool call waits for this toolCallId\"}");
+      break;
+    }
 }
 
 static gpointer

@@ -23,6 +23,7 @@ import queue
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -297,6 +298,9 @@ JIRA_PARAMS = [
     {"name": "options", "type": "object", "required": False, "default": {"expand": "names"}},
 ]
 
+MANY_INPUTS_CODE = "const body = $input.first().json.body;\n" + "".join(
+    "const v%d = body.p%d;\n" % (i, i) for i in range(300)) + "return [{ json: {} }];\n"
+
 WORKFLOW_DESCRIPTION = "Looks up the current weather for a city. Input: {\"city\": string}."
 STICKY_CONTENT = ("## Forecast tool\n\n"
                   "Returns the **forecast** for a `city`.\n"
@@ -349,6 +353,10 @@ class Scenario:
                                       [webhook_node("disabled-webhook", disabled=True), schedule_node()]))
         self.add("adapter", workflow("Prosponsive: n8n Workflow Adapter", [webhook_node("prosponsive-adapter")]))
         self.add("schedule", workflow("Nightly Cleanup", [schedule_node()]))
+        # Reads more parameters than a tool takes (256): published, but no tool
+        self.add("many_inputs", workflow("Many Inputs",
+                                         [webhook_node("many-inputs"), code_node(MANY_INPUTS_CODE)],
+                                         chain("Webhook", "Code")))
 
 
 def create_workflows(n8n, scenario):
@@ -559,6 +567,23 @@ def check_tools(scenario, tools, expected_names, title):
            "got %s" % json.dumps(hooks))
 
 
+def check_many_inputs(ctl, scenario):
+    """The workflow reading 300 parameters: its stored checklist says why it is no tool."""
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(ctl.data_dir, "prosponsive.db"), uri=True)
+    try:
+        checklists = [json.loads(row[0]) for row in
+                      db.execute("SELECT checklist_json FROM workflow_checks ORDER BY position")]
+    finally:
+        db.close()
+    mine = next((c for c in checklists if c.get("workflowId") == scenario.ids["many_inputs"]), {})
+    checks = {c.get("id"): c for c in mine.get("checks", [])}
+    params = checks.get("parameters", {})
+    TAP.ok(mine.get("discoverable") is False and checks.get("webhook", {}).get("status") == "pass"
+           and params.get("status") == "fail" and "more than 256 parameters" in params.get("message", ""),
+           "a workflow reading 300 parameters is no tool, and its checklist says why",
+           json.dumps(mine)[:800])
+
+
 def ctl_scenario(ctl_path, n8n, scenario, work_dir):
     expected_names = set(collision_names(scenario).values())
     expected_names |= {s["tool"] for s in scenario.specs if s["tool"] is not None}
@@ -579,6 +604,7 @@ def ctl_scenario(ctl_path, n8n, scenario, work_dir):
         raise RuntimeError("discover failed; the remaining checks need its tools")
     check_tools(scenario, tools, expected_names, "discover")
     count = len(tools)
+    check_many_inputs(ctl, scenario)
 
     proc, stored = ctl.tools("tools")
     TAP.ok(isinstance(stored, list) and sorted(t.get("name") for t in stored) == sorted(expected_names),

@@ -208,6 +208,9 @@ def scenario(driver, n8n):
            and "callbackUrl" in envelope,
            "body.prosponsive carries toolName, toolCallId, workflowId, conversationId, agentId, "
            "callbackUrl, execution", envelope)
+    secret = envelope.get("callbackSecret")
+    TAP.ok(isinstance(secret, str) and len(secret) == 43 and secret not in json.dumps(out["call"]["url"]),
+           "body.prosponsive carries the call's callbackSecret (256 random bits)", envelope)
     TAP.ok(out["tool"]["url"] == n8n.url + "/webhook/echo-tool-" + RUN and call["attempts"] == 1,
            "a node with a webhookId is called at /webhook/{path}", out["tool"])
     TAP.ok(json.loads(call["forModel"]) == result, "the model receives the JSON text", call["forModel"][:300])

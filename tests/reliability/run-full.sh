@@ -5,6 +5,8 @@
 # demand (CI runs the short ones: `meson test --suite reliability` and the
 # api suite's 20-kill durability test):
 #   - durability: 200 SIGKILLs while a client posts inbound messages;
+#   - the store shared with prosponsive-ctl: 200 SIGKILLs while API writes
+#     and ctl verbs run side by side;
 #   - disk full and prompt injection (as in CI);
 #   - fuzzing: each libFuzzer target for FUZZ_SECONDS (default 3600); with
 #     FUZZ_PARALLEL=1 all targets at once.
@@ -21,6 +23,7 @@ app=(--prosponsive "$build/src/app/prosponsive" --ctl "$build/src/app/prosponsiv
 
 status=0
 (cd "$top/tests/api" && python3 test-api-durability.py --full "${app[@]}") || status=1
+(cd "$top/tests/reliability" && python3 test-store-sharing.py --full "${app[@]}") || status=1
 (cd "$top/tests/reliability" && python3 test-disk-full.py "${app[@]}") || status=1
 (cd "$top/tests/reliability" && python3 test-injection.py "${app[@]}") || status=1
 "$top/tests/fuzz/run.sh" "${FUZZ_SECONDS:-3600}" ${FUZZ_PARALLEL:+--parallel} || status=1

@@ -6,7 +6,7 @@
  *
  *   prs-screenshot-agents DATA_DIR OUT.png [--edit ID | --new-id ID] [--map] [--picker PARAM]
  *                         [--search TEXT] [--scroll FRACTION] [--only-editor]
- *                         [--width W] [--height H] [--dark]
+ *                         [--import FILE.md] [--width W] [--height H] [--dark]
  */
 #include "config.h"
 
@@ -29,6 +29,7 @@ static int width = 1060;
 static int height = 720;
 static int editor_height = 0;
 static gboolean dark;
+static char *import_path;
 
 static const GOptionEntry entries[] = {
   { "edit", 0, 0, G_OPTION_ARG_STRING, &edit_id, "Open the editor on this agent", "ID" },
@@ -42,6 +43,7 @@ static const GOptionEntry entries[] = {
   { "height", 0, 0, G_OPTION_ARG_INT, &height, "Window height", "H" },
   { "editor-height", 0, 0, G_OPTION_ARG_INT, &editor_height, "Editor height", "H" },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
+  { "import", 0, 0, G_OPTION_ARG_FILENAME, &import_path, "Import this agent file (its question, if any)", "FILE.md" },
   { NULL }
 };
 
@@ -71,6 +73,17 @@ pick (GtkWidget          *window,
   prs_test_wait_frames (window, 2);
   gtk_widget_activate_action (GTK_WIDGET (prs_field_picker_get_list_view (picker)), "list.activate-item", "u", 0);
   prs_test_wait_frames (window, 2);
+}
+
+/* Imports @path as Import… does, and lets its question (if any) appear */
+static void
+import_file (PrsWindow  *window,
+             const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+
+  prs_agents_page_import_file (prs_window_get_agents_page (window), file);
+  prs_test_wait_frames (GTK_WIDGET (window), 12);
 }
 
 int
@@ -160,6 +173,8 @@ main (int   argc,
       if (only_editor)
         shot = GTK_WIDGET (editor);
     }
+  if (import_path != NULL)
+    import_file (window, import_path);
   prs_test_wait_frames (GTK_WIDGET (window), 4);
 
   if (shot != GTK_WIDGET (window))

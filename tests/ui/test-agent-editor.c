@@ -609,6 +609,144 @@ test_duplicate_export_import (Fixture       *f,
   respond (dialog, "close");
 }
 
+static void
+write_file (const char *path,
+            const char *text)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+}
+
+/* An agent file with @id whose name and prompt say @what */
+static GFile *
+agent_file (Fixture    *f,
+            const char *id,
+            const char *what)
+{
+  g_autofree char *path = g_strdup_printf ("%s/%s-%s.md", f->data_dir, id, what);
+  g_autofree char *text = g_strdup_printf ("---\nid: %s\nname: %s\nallowedTools: all\n---\nPrompt %s.\n",
+                                           id, what, what);
+
+  write_file (path, text);
+  return g_file_new_for_path (path);
+}
+
+static char *
+stored_name (Fixture    *f,
+             const char *id)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autoptr(PrsAgent) agent = prs_store_lookup_agent (store, id, NULL);
+
+  return agent != NULL ? g_strdup (agent->name) : NULL;
+}
+
+/* Importing an id that exists asks first ("Replace “Name”?"); Cancel
+ * keeps the agent, Replace replaces it; the default agent is named as
+ * such and replaced in place. */
+static void
+test_import_confirms_replace (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(GFile) renamed = agent_file (f, "mail-triage", "Imported Triage");
+  g_autoptr(GFile) fresh = agent_file (f, "brand-new", "Brand New");
+  g_autoptr(GFile) mine = agent_file (f, PRS_AGENT_DEFAULT_ID, "My Default");
+  g_autofree char *name = NULL;
+  AdwMessageDialog *dialog;
+
+  /* A new id needs no question */
+  prs_agents_page_import_file (page (f), fresh);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_null (find_message_dialog ());
+  g_assert_nonnull (prs_agents_page_get_row (page (f), "brand-new"));
+
+  prs_agents_page_import_file (page (f), renamed);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Replace “Mail Triage”?");
+  g_assert_cmpint (adw_message_dialog_get_response_appearance (dialog, "replace"), ==, ADW_RESPONSE_DESTRUCTIVE);
+  g_assert_cmpstr (adw_message_dialog_get_close_response (dialog), ==, "cancel");
+  respond (dialog, "cancel");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  name = stored_name (f, "mail-triage");
+  g_assert_cmpstr (name, ==, "Mail Triage");
+  g_clear_pointer (&name, g_free);
+
+  prs_agents_page_import_file (page (f), renamed);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  respond (dialog, "replace");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  name = stored_name (f, "mail-triage");
+  g_assert_cmpstr (name, ==, "Imported Triage");
+  g_clear_pointer (&name, g_free);
+
+  /* The built-in agent */
+  prs_agents_page_import_file (page (f), mine);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  g_test_message ("default agent: %s", adw_message_dialog_get_body (dialog));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "default agent"));
+  respond (dialog, "cancel");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  name = stored_name (f, PRS_AGENT_DEFAULT_ID);
+  g_assert_cmpstr (name, !=, "My Default");
+  g_clear_pointer (&name, g_free);
+
+  prs_agents_page_import_file (page (f), mine);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  respond (find_message_dialog (), "replace");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  name = stored_name (f, PRS_AGENT_DEFAULT_ID);
+  g_assert_cmpstr (name, ==, "My Default");
+  g_assert_nonnull (prs_agents_page_get_row (page (f), PRS_AGENT_DEFAULT_ID));
+}
+
+/* Files past an agent file's limits are explained, not read whole */
+static void
+test_import_limits (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *big_path = g_build_filename (f->data_dir, "big.md", NULL);
+  g_autofree char *many_path = g_build_filename (f->data_dir, "many.md", NULL);
+  g_autoptr(GFile) big = g_file_new_for_path (big_path);
+  g_autoptr(GFile) many = g_file_new_for_path (many_path);
+  g_autoptr(GString) text = g_string_new ("---\nid: big\nname: Big\n---\n");
+  AdwMessageDialog *dialog;
+
+  while (text->len <= 2 * PRS_AGENT_FILE_MAX_BYTES)
+    g_string_append (text, "A long prompt line that nobody would ever write by hand.\n");
+  write_file (big_path, text->str);
+  prs_agents_page_import_file (page (f), big);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Could Not Import “big.md”");
+  g_test_message ("too large: %s", adw_message_dialog_get_body (dialog));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "at most 1.0"));
+  respond (dialog, "close");
+  g_assert_null (prs_agents_page_get_row (page (f), "big"));
+
+  g_string_assign (text, "---\nid: many\nallowedTools:\n");
+  for (guint i = 0; i <= PRS_AGENT_FILE_MAX_TOOLS; i++)
+    g_string_append_printf (text, "  - tool_%u\n", i);
+  g_string_append (text, "---\nPrompt.\n");
+  write_file (many_path, text->str);
+  prs_agents_page_import_file (page (f), many);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  g_test_message ("too many tools: %s", adw_message_dialog_get_body (dialog));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "at most 1000"));
+  respond (dialog, "close");
+  g_assert_null (prs_agents_page_get_row (page (f), "many"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -635,6 +773,8 @@ main (int   argc,
   ADD ("/ui/agent-editor/delete-confirmed", test_delete_confirmed);
   ADD ("/ui/agent-editor/default-not-deletable", test_default_not_deletable);
   ADD ("/ui/agent-editor/duplicate-export-import", test_duplicate_export_import);
+  ADD ("/ui/agent-editor/import-confirms-replace", test_import_confirms_replace);
+  ADD ("/ui/agent-editor/import-limits", test_import_limits);
 #undef ADD
 
   return g_test_run ();

@@ -3,9 +3,13 @@
  * under Xvfb. With keep-running-in-background on (the default), closing
  * the last window leaves the service running: /api/health still answers
  * over HTTPS, until app.quit ends it. With the setting off, closing the
- * window ends the application. */
+ * window ends the application. A data folder that must be refused is said in
+ * a dialog. */
 #include "config.h"
 
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 #include "prs-application.h"
@@ -19,6 +23,8 @@ typedef struct
   gboolean        closed_window;
   gboolean        quit_requested;
   gboolean        timed_out;
+  int             exit_status;
+  char           *refusal;       /* the start error dialog's text */
 } Run;
 
 static gboolean
@@ -95,20 +101,18 @@ give_up (gpointer user_data)
 }
 
 static void
-run_app (Run        *run,
-         GSourceFunc after_activate)
+run_app_in (Run         *run,
+            const char  *dir,
+            GSourceFunc  after_activate)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("prs-background-XXXXXX", &error);
   g_autofree char *port = NULL;
   guint timeout;
   int status;
 
-  g_assert_no_error (error);
   run->port = prs_test_free_port ();
   port = g_strdup_printf ("%u", run->port);
   {
-    char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", dir, (char *) "--port", port, NULL };
+    char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", (char *) dir, (char *) "--port", port, NULL };
 
     run->app = prs_application_new ();
     timeout = g_timeout_add_seconds (30, give_up, run);
@@ -118,7 +122,19 @@ run_app (Run        *run,
   g_assert_cmpint (status, ==, 0);
   if (!run->timed_out)
     g_source_remove (timeout);
+  run->exit_status = prs_application_get_exit_status (run->app);
   g_clear_object (&run->app);
+}
+
+static void
+run_app (Run        *run,
+         GSourceFunc after_activate)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prs-background-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  run_app_in (run, dir, after_activate);
   prs_test_remove_tree (dir);
 }
 
@@ -150,6 +166,49 @@ test_quits_when_off (void)
   g_assert_false (run.timed_out);
 }
 
+static gboolean
+answer_start_error (gpointer user_data)
+{
+  Run *run = user_data;
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (run->app));
+
+  /* The service did not start: one window, the dialog saying why */
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  g_assert_true (ADW_IS_MESSAGE_DIALOG (windows->data));
+  run->refusal = g_strdup (adw_message_dialog_get_body (windows->data));
+  adw_message_dialog_response (windows->data, "quit");
+  return G_SOURCE_REMOVE;
+}
+
+/* A data folder the app must refuse (here a prosponsive.db planted as a
+ * link) is said in a window, not only on a terminal nobody sees; Quit
+ * ends the application with a failure status. */
+static void
+test_start_refused (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prs-background-XXXXXX", &error);
+  g_autofree char *target = g_build_filename (dir, "elsewhere.db", NULL);
+  g_autofree char *data = g_build_filename (dir, "data", NULL);
+  g_autofree char *db = g_build_filename (data, "prosponsive.db", NULL);
+  Run run = { 0 };
+
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir (data, 0700), ==, 0);
+  g_assert_cmpint (symlink (target, db), ==, 0);
+
+  run_app_in (&run, data, answer_start_error);
+  g_assert_false (run.timed_out);
+  g_assert_nonnull (run.refusal);
+  g_assert_nonnull (strstr (run.refusal, db));
+  g_assert_nonnull (strstr (run.refusal, "symbolic link"));
+  g_assert_cmpint (run.exit_status, ==, EXIT_FAILURE);
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+
+  g_free (run.refusal);
+  prs_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -157,5 +216,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ui/background/keeps-running", test_keeps_running);
   g_test_add_func ("/ui/background/quits-when-off", test_quits_when_off);
+  g_test_add_func ("/ui/background/start-refused", test_start_refused);
   return g_test_run ();
 }

@@ -6,6 +6,8 @@
  * frames or main-loop conditions, never sleeps. */
 #include "config.h"
 
+#include <sqlite3.h>
+#include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
@@ -214,6 +216,161 @@ test_resolve_through_api (Fixture       *f,
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   shown = prs_test_find_label (GTK_WIDGET (list), "from-n8n") != NULL;
   g_assert_true (shown);
+}
+
+/* ---- a flood of new conversations through the API ---- */
+
+#define FLOOD_SLUGS   3000
+#define FLOOD_CLIENTS 2
+/* A frame may wait this long at most while the flood goes on: before, each
+ * new conversation reloaded and compared the whole list on the main thread
+ * and frames stopped for tens of seconds */
+#define FLOOD_MAX_GAP_US (2 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  char         *url;
+  char         *bearer;
+  guint         first;
+  volatile gint *failures;
+  volatile gint *running;
+} FloodClient;
+
+static gboolean
+accept_any_certificate (SoupMessage          *msg,
+                        GTlsCertificate      *certificate,
+                        GTlsCertificateFlags  errors,
+                        gpointer              data)
+{
+  return TRUE;
+}
+
+/* One client on its own thread and context: resolve a new slug after the
+ * other, as an n8n loop over a backlog would */
+static gpointer
+flood_client (gpointer data)
+{
+  FloodClient *client = data;
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(SoupSession) session = NULL;
+
+  g_main_context_push_thread_default (context);
+  session = soup_session_new ();
+  for (guint i = client->first; i < FLOOD_SLUGS; i += FLOOD_CLIENTS)
+    {
+      g_autoptr(SoupMessage) msg = soup_message_new ("POST", client->url);
+      char *body = g_strdup_printf ("{\"slug\":\"flood-%05u\"}", i);
+      g_autoptr(GBytes) bytes = g_bytes_new_take (body, strlen (body));
+      g_autoptr(GBytes) answer = NULL;
+
+      soup_message_headers_append (soup_message_get_request_headers (msg), "Authorization", client->bearer);
+      soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+      g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate), NULL);
+      answer = soup_session_send_and_read (session, msg, NULL, NULL);
+      if (answer == NULL || soup_message_get_status (msg) != 200)
+        g_atomic_int_inc (client->failures);
+    }
+  g_clear_object (&session);
+  g_main_context_pop_thread_default (context);
+  g_atomic_int_dec_and_test (client->running);
+  return NULL;
+}
+
+typedef struct
+{
+  gint64 last;
+  gint64 max_gap;
+  guint  frames;
+} Ticks;
+
+static gboolean
+conversation_is (gpointer    item,
+                 const char *conversation_id)
+{
+  return item != NULL && g_strcmp0 (prs_conversation_get_id (item), conversation_id) == 0;
+}
+
+static gboolean
+on_tick (GtkWidget     *widget,
+         GdkFrameClock *clock,
+         gpointer       data)
+{
+  Ticks *ticks = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (ticks->last != 0)
+    ticks->max_gap = MAX (ticks->max_gap, now - ticks->last);
+  ticks->last = now;
+  ticks->frames++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* Thousands of new conversations from API clients while the window is
+ * open: the frame clock keeps ticking, the list ends with every one of
+ * them, and the conversation that was selected stays selected. */
+static void
+test_flood_of_new_conversations (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *kept = prs_test_resolve_conversation (store, "kept-open");
+  g_autofree char *m = add_message (store, kept, "user", "Hello", NULL, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *bearer = NULL;
+  FloodClient clients[FLOOD_CLIENTS];
+  GThread *threads[FLOOD_CLIENTS];
+  volatile gint failures = 0, running = FLOOD_CLIENTS;
+  Ticks ticks = { 0 };
+  GtkSingleSelection *selection;
+  GListModel *model;
+  guint tick_id;
+  gint64 started;
+
+  g_clear_object (&store);
+  /* The creation limit would stop the flood after 120: lift it */
+  g_setenv ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE", "1000000", TRUE);
+  fixture_open (f);
+  g_unsetenv ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE");
+  prs_window_select_conversation (f->window, kept);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+
+  selection = GTK_SINGLE_SELECTION (gtk_list_view_get_model (prs_window_get_conversation_list (f->window)));
+  model = G_LIST_MODEL (selection);
+  g_assert_true (conversation_is (gtk_single_selection_get_selected_item (selection), kept));
+
+  g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &token, &error));
+  g_assert_no_error (error);
+  url = g_strdup_printf ("https://127.0.0.1:%u/api/conversations/resolve", prs_service_get_port (f->service));
+  bearer = g_strdup_printf ("Bearer %s", token);
+
+  tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (f->window), on_tick, &ticks, NULL);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  started = g_get_monotonic_time ();
+  for (guint i = 0; i < FLOOD_CLIENTS; i++)
+    {
+      clients[i] = (FloodClient) { url, bearer, i, &failures, &running };
+      threads[i] = g_thread_new ("flood-client", flood_client, &clients[i]);
+    }
+  while (g_atomic_int_get (&running) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  for (guint i = 0; i < FLOOD_CLIENTS; i++)
+    g_thread_join (threads[i]);
+  /* The last notifications reach the main context after their answers */
+  while (g_list_model_get_n_items (model) < FLOOD_SLUGS + 1)
+    g_main_context_iteration (NULL, TRUE);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  gtk_widget_remove_tick_callback (GTK_WIDGET (f->window), tick_id);
+
+  g_test_message ("%d new conversations in %.1f s; %u frames, the longest gap %.0f ms",
+                  FLOOD_SLUGS, (g_get_monotonic_time () - started) / 1e6, ticks.frames, ticks.max_gap / 1e3);
+  g_assert_cmpint (failures, ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, FLOOD_SLUGS + 1);
+  g_assert_cmpint (ticks.max_gap, <, FLOOD_MAX_GAP_US);
+  /* Newest first, and the selection followed its conversation down */
+  g_assert_true (conversation_is (gtk_single_selection_get_selected_item (selection), kept));
+  g_assert_cmpuint (gtk_single_selection_get_selected (selection), ==, FLOOD_SLUGS);
 }
 
 /* ---- a reply with context: expander, link icon, launcher ---- */
@@ -803,6 +960,109 @@ test_storage_full (Fixture       *f,
   g_assert_no_error (error);
 }
 
+/* ---- prosponsive-ctl beside the open window ---- */
+
+/* Runs PRS_TEST_CTL (the built prosponsive-ctl) on the fixture's data
+ * folder, as a person would in a terminal beside the window; its exit
+ * status. */
+static int
+run_ctl (Fixture *f,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  const char *arg;
+  va_list args;
+  int status = -1;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("PRS_TEST_CTL"));
+  g_ptr_array_add (argv, (gpointer) "--data-dir");
+  g_ptr_array_add (argv, f->data_dir);
+  va_start (args, f);
+  while ((arg = va_arg (args, const char *)) != NULL)
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_test_message ("prosponsive-ctl %s: %s", (const char *) argv->pdata[3], err);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static guint
+count_messages_in (const char *db_path,
+                   const char *content)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  guint count = 0;
+
+  g_assert_cmpint (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT count(*) FROM messages WHERE content = ?1", -1, &stmt, NULL),
+                   ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, content, -1, SQLITE_STATIC);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    count = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return count;
+}
+
+/* The window and its API thread hold the database open while ctl verbs
+ * that read and write it come and go: the WAL keeps its name, what the
+ * window writes afterwards is what another process reads, and the window
+ * shows what the ctl wrote. */
+static void
+test_ctl_beside (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *conversation = prs_test_resolve_conversation (store, "chat");
+  g_autofree char *db_path = g_build_filename (f->data_dir, "prosponsive.db", NULL);
+  g_autofree char *wal = g_strconcat (db_path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (db_path, "-shm", NULL);
+  g_autofree char *agent_path = g_build_filename (f->data_dir, "beside.md", NULL);
+  g_autofree char *backup_path = g_build_filename (f->data_dir, "backup.db", NULL);
+  const char *text = "Written by the window after the ctl verbs";
+  PrsComposer *composer;
+
+  if (g_getenv ("PRS_TEST_CTL") == NULL)
+    {
+      g_test_skip ("PRS_TEST_CTL (the prosponsive-ctl to run) is not set");
+      return;
+    }
+  g_clear_object (&store);
+  fixture_open (f);
+  open_conversation (f, conversation);
+
+  g_assert_true (g_file_set_contents (agent_path, "---\nid: beside\nname: Imported Beside\n"
+                                      "allowedTools: []\n---\nAnswer briefly.\n", -1, NULL));
+  g_assert_cmpint (run_ctl (f, "rule", "add", "--tool", "send_email", "--action", "deny", NULL), ==, 0);
+  g_assert_cmpint (run_ctl (f, "agent", "import", agent_path, NULL), ==, 0);
+  /* No n8n is set up: it fails, having opened and closed the store */
+  g_assert_cmpint (run_ctl (f, "discover", NULL), ==, 1);
+  g_assert_cmpint (run_ctl (f, "tools", NULL), ==, 0);
+  g_assert_true (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (shm, G_FILE_TEST_EXISTS));
+
+  composer = prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window));
+  prs_composer_set_text (composer, text);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+
+  /* Another process reads the live database: the backup holds it */
+  g_assert_cmpint (run_ctl (f, "backup", backup_path, NULL), ==, 0);
+  g_assert_cmpuint (count_messages_in (backup_path, text), ==, 1);
+
+  /* The window uses what the ctl committed */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-agents", NULL));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (prs_window_get_agents_page (f->window)), "Imported Beside"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -823,6 +1083,7 @@ main (int   argc,
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/ui/window/seeded-conversations", test_seeded_conversations);
   ADD ("/ui/window/resolve-through-api", test_resolve_through_api);
+  ADD ("/ui/window/flood-of-new-conversations", test_flood_of_new_conversations);
   ADD ("/ui/window/context-and-link", test_context_and_link);
   ADD ("/ui/window/kv-grid", test_kv_grid);
   ADD ("/ui/window/tool-card-approve", test_tool_card_approve);
@@ -830,6 +1091,7 @@ main (int   argc,
   ADD ("/ui/window/huge-conversation", test_huge_conversation);
   ADD ("/ui/window/stick-to-bottom", test_stick_to_bottom);
   ADD ("/ui/window/storage-full", test_storage_full);
+  ADD ("/ui/window/ctl-beside", test_ctl_beside);
 #undef ADD
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);

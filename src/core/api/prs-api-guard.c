@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "prs-api-guard.h"
+#include "prs-api-routes.h"
 
 struct _PrsApiGuard
 {
@@ -205,4 +206,20 @@ prs_api_guard_check (PrsApiGuard       *guard,
     }
 
   return TRUE;
+}
+
+void
+prs_api_guard_reject (SoupServerMessage     *msg,
+                      const PrsApiRejection *rejection)
+{
+  SoupMessageBody *body = soup_server_message_get_request_body (msg);
+
+  g_return_if_fail (rejection != NULL);
+
+  /* libsoup reads the body anyway (3.2.3): at least never keep it */
+  soup_message_body_set_accumulate (body, FALSE);
+  soup_message_body_truncate (body);
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                "Connection", "close");
+  prs_api_respond_error (msg, rejection->status, rejection->code, rejection->message);
 }

@@ -37,6 +37,11 @@ gboolean     prs_api_guard_check          (PrsApiGuard        *guard,
                                            const char         *path,
                                            PrsApiRejection    *rejection);
 
+/* Answers @msg with @rejection's JSON error and Connection: close, and
+ * stops libsoup keeping the body it still reads. */
+void         prs_api_guard_reject         (SoupServerMessage  *msg,
+                                           const PrsApiRejection *rejection);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsApiGuard, prs_api_guard_free)
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "prs-rate-limit.h"
 #include "prs-runner.h"
 #include "prs-store.h"
 
@@ -13,10 +14,22 @@ G_BEGIN_DECLS
 
 #define PRS_API_MAX_CONCURRENT_RUNS 4
 
+/* New conversations an API client may create through resolve: a burst of
+ * 120, then 60 a minute. An n8n workflow names a handful of conversations
+ * (a mailbox, a channel, one per customer or ticket), so even a first run
+ * over a backlog stays far below, and a steady 60 a minute is 86,400 a
+ * day; a runaway loop that names a new slug per call is stopped at a pace
+ * the store and the sidebar take in their stride, with 429 and a
+ * Retry-After. Resolving a slug that exists is never limited. */
+#define PRS_API_NEW_CONVERSATIONS_BURST      120
+#define PRS_API_NEW_CONVERSATIONS_PER_MINUTE 60
+
 typedef struct
 {
   PrsStore *store;
   guint     running_inferences;
+  /* resolve's new conversations (PRS_API_NEW_CONVERSATIONS_*) */
+  PrsRateLimit new_conversations;
   /* Called on the API thread; the server forwards them to the main context */
   void    (*conversation_created) (gpointer    data,
                                    const char *conversation_id);

@@ -27,6 +27,7 @@
 #include <libsoup/soup.h>
 
 #include "prs-api-allowlist.h"
+#include "prs-api-framing.h"
 #include "prs-api-guard.h"
 #include "prs-api-routes.h"
 #include "prs-api-server.h"
@@ -130,6 +131,8 @@ struct _PrsApiServer
   PrsApiAllowlist *allowlist;
   PrsRunner    *runner;         /* the main thread's; see prs_api_server_set_runner */
   guint         wait_seconds;
+  guint         new_conversations_burst;
+  guint         new_conversations_per_minute;
 
   GThread      *thread;
   GMainContext *thread_context;
@@ -657,22 +660,6 @@ conn_for_message (ApiThread         *t,
 }
 
 static void
-reject_message (SoupServerMessage *msg,
-                guint              status,
-                const char        *code,
-                const char        *message)
-{
-  SoupMessageBody *body = soup_server_message_get_request_body (msg);
-
-  /* libsoup reads the body anyway (3.2.3): at least never keep it */
-  soup_message_body_set_accumulate (body, FALSE);
-  soup_message_body_truncate (body);
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                "Connection", "close");
-  prs_api_respond_error (msg, status, code, message);
-}
-
-static void
 on_got_chunk (SoupServerMessage *msg,
               GBytes            *chunk,
               gpointer           user_data)
@@ -686,9 +673,11 @@ on_got_chunk (SoupServerMessage *msg,
   conn->body_bytes += g_bytes_get_size (chunk);
   if (conn->body_bytes > PRS_API_MAX_BODY)
     {
+      PrsApiRejection too_large = { SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "body-too-large",
+                                    "The request body is larger than 1 MiB." };
+
       conn->rejected = TRUE;
-      reject_message (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "body-too-large",
-                      "The request body is larger than 1 MiB.");
+      prs_api_guard_reject (msg, &too_large);
     }
 }
 
@@ -747,11 +736,20 @@ early_handler (SoupServer        *soup,
       conn->deadline = g_get_monotonic_time () + BODY_TIMEOUT_US;
     }
 
+  /* Framing first: the end of a badly framed request is unknown */
+  if (conn != NULL && !prs_api_framing_check (msg, &rejection))
+    {
+      conn->rejected = TRUE;
+      prs_api_framing_reject (msg, conn->tls, &rejection);
+      conn_close (conn);
+      return;
+    }
+
   if (!prs_api_guard_check (t->guard, msg, path, &rejection))
     {
       if (conn != NULL)
         conn->rejected = TRUE;
-      reject_message (msg, rejection.status, rejection.code, rejection.message);
+      prs_api_guard_reject (msg, &rejection);
       return;
     }
 
@@ -911,6 +909,8 @@ thread_setup (ApiThread  *t,
   t->routes.registry = self->runner != NULL ? prs_runner_get_registry (self->runner) : NULL;
   t->routes.main_context = self->main_context;
   t->routes.wait_seconds = self->wait_seconds;
+  prs_rate_limit_init (&t->routes.new_conversations, self->new_conversations_burst,
+                       self->new_conversations_per_minute, g_get_monotonic_time ());
 
   t->soup = soup_server_new ("server-header", "Prosponsive/" PACKAGE_VERSION " ", NULL);
   g_signal_connect (t->soup, "request-started", G_CALLBACK (on_request_started), t);
@@ -1087,6 +1087,18 @@ prs_api_server_init (PrsApiServer *self)
   g_cond_init (&self->cond);
 }
 
+/* A number from the environment, where tests shorten waits and lift
+ * limits; @fallback when unset */
+static guint
+env_uint (const char *name,
+          guint       fallback,
+          guint       max)
+{
+  guint64 value = g_getenv (name) != NULL ? g_ascii_strtoull (g_getenv (name), NULL, 10) : 0;
+
+  return value > 0 ? (guint) MIN (value, max) : fallback;
+}
+
 PrsApiServer *
 prs_api_server_new (const char *data_dir,
                     PrsSecrets *secrets,
@@ -1103,6 +1115,10 @@ prs_api_server_new (const char *data_dir,
   self->secrets = g_object_ref (secrets);
   self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
   self->main_context = g_main_context_ref_thread_default ();
+  /* Tests that flood the API with new slugs lift both to the same number */
+  self->new_conversations_per_minute = env_uint ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE",
+                                                 PRS_API_NEW_CONVERSATIONS_PER_MINUTE, G_MAXINT);
+  self->new_conversations_burst = MAX (self->new_conversations_per_minute, PRS_API_NEW_CONVERSATIONS_BURST);
   return self;
 }
 
@@ -1169,17 +1185,12 @@ void
 prs_api_server_set_runner (PrsApiServer *self,
                            PrsRunner    *runner)
 {
-  const char *wait;
-
   g_return_if_fail (PRS_IS_API_SERVER (self));
   g_return_if_fail (self->thread == NULL);
 
   g_set_object (&self->runner, runner);
   /* Tests shorten the 110 s wait */
-  wait = g_getenv ("PROSPONSIVE_INFERENCE_WAIT_SECONDS");
-  self->wait_seconds = PRS_API_INFERENCE_WAIT_SECONDS;
-  if (wait != NULL && g_ascii_strtoull (wait, NULL, 10) > 0)
-    self->wait_seconds = (guint) MIN (g_ascii_strtoull (wait, NULL, 10), 3600);
+  self->wait_seconds = env_uint ("PROSPONSIVE_INFERENCE_WAIT_SECONDS", PRS_API_INFERENCE_WAIT_SECONDS, 3600);
 }
 
 static gboolean

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <glib/gstdio.h>
-#include <gnutls/gnutls.h>
-#include <gnutls/crypto.h>
 
 #include "prs-api-token.h"
 #include "prs-error.h"
+#include "prs-paths.h"
+#include "prs-random.h"
 
-#define TOKEN_BYTES 32
 #define TOKEN_LABEL "Prosponsive API token"
+#define STAMP_MAX_SIZE 64
 
 struct _PrsApiTokenWatch
 {
@@ -27,41 +27,6 @@ struct _PrsApiTokenWatch
   off_t       size;
 };
 
-/* base64url without padding: safe in a header and in a shell */
-static char *
-generate_token (GError **error)
-{
-  guint8 bytes[TOKEN_BYTES];
-  g_autofree char *b64 = NULL;
-  int ret;
-
-  ret = gnutls_rnd (GNUTLS_RND_KEY, bytes, sizeof bytes);
-  if (ret < 0)
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
-                   "Could not draw random bytes: %s", gnutls_strerror (ret));
-      return NULL;
-    }
-
-  b64 = g_base64_encode (bytes, sizeof bytes);
-  gnutls_memset (bytes, 0, sizeof bytes);
-
-  for (char *p = b64; *p != '\0'; p++)
-    {
-      if (*p == '+')
-        *p = '-';
-      else if (*p == '/')
-        *p = '_';
-      else if (*p == '=')
-        {
-          *p = '\0';
-          break;
-        }
-    }
-
-  return g_steal_pointer (&b64);
-}
-
 static gboolean
 bump_stamp (const char  *data_dir,
             GError     **error)
@@ -69,10 +34,16 @@ bump_stamp (const char  *data_dir,
   g_autofree char *path = g_build_filename (data_dir, PRS_API_TOKEN_STAMP_FILE, NULL);
   g_autofree char *old = NULL;
   g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
   guint64 generation = 0;
 
-  if (g_file_get_contents (path, &old, NULL, NULL))
+  if (prs_paths_read_file (path, STAMP_MAX_SIZE, &old, NULL, &local_error))
     generation = g_ascii_strtoull (old, NULL, 10);
+  else if (!g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
 
   /* A new file renamed over the old one: its inode changes even when the
    * mtime's granularity would hide two rotations in a row. */
@@ -122,7 +93,7 @@ prs_api_token_rotate (PrsSecrets  *secrets,
   g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
   g_return_val_if_fail (data_dir != NULL, FALSE);
 
-  token = generate_token (error);
+  token = prs_random_token (error);
   if (token == NULL)
     return FALSE;
 
@@ -144,23 +115,7 @@ prs_api_token_equal (const char *expected,
                      const char *presented,
                      gsize       presented_len)
 {
-  gsize expected_len;
-  volatile guint8 diff;
-
-  if (expected == NULL || presented == NULL)
-    return FALSE;
-
-  expected_len = strlen (expected);
-  if (expected_len == 0)
-    return FALSE;
-
-  /* No early exit: every presented byte is compared, and a length mismatch
-   * only sets a bit in the same accumulator. */
-  diff = (expected_len != presented_len);
-  for (gsize i = 0; i < presented_len; i++)
-    diff |= (guint8) presented[i] ^ (guint8) expected[i % expected_len];
-
-  return diff == 0;
+  return prs_random_token_equal (expected, presented, presented_len);
 }
 
 static void
@@ -172,7 +127,8 @@ stat_stamp (const char *path,
 {
   struct stat st;
 
-  if (stat (path, &st) != 0)
+  /* The name's own identity: a link is never followed in the data folder */
+  if (lstat (path, &st) != 0)
     {
       *dev = 0;
       *ino = 0;

@@ -12,11 +12,14 @@
 #include <gnutls/x509.h>
 
 #include "prs-error.h"
+#include "prs-paths.h"
 #include "prs-tls.h"
 
 #define VALIDITY_DAYS      825
 #define RENEW_BEFORE_DAYS  30
 #define SECONDS_PER_DAY    (24 * 60 * 60)
+/* far more than a key or certificate in PEM */
+#define MAX_PEM_SIZE       (256 * 1024)
 
 static const char * const san_dns_names[] = {
   "localhost",
@@ -35,23 +38,17 @@ set_gnutls_error (GError     **error,
   return FALSE;
 }
 
-/* TRUE when @cert_path holds a certificate that is valid for at least
- * RENEW_BEFORE_DAYS more days and @key_path exists. */
+/* TRUE when @pem is a certificate valid for at least RENEW_BEFORE_DAYS
+ * more days. */
 static gboolean
-existing_material_is_current (const char *cert_path,
-                              const char *key_path)
+certificate_is_current (const char *pem,
+                        gsize       len)
 {
-  g_autofree char *pem = NULL;
-  gsize len = 0;
   gnutls_x509_crt_t crt = NULL;
   gnutls_datum_t datum;
   time_t expires;
   gboolean current = FALSE;
 
-  if (!g_file_test (key_path, G_FILE_TEST_IS_REGULAR))
-    return FALSE;
-  if (!g_file_get_contents (cert_path, &pem, &len, NULL))
-    return FALSE;
   if (gnutls_x509_crt_init (&crt) < 0)
     return FALSE;
 
@@ -66,6 +63,26 @@ existing_material_is_current (const char *cert_path,
 
   gnutls_x509_crt_deinit (crt);
   return current;
+}
+
+/* The file's contents, NULL when it does not exist; FALSE when it may not
+ * be used (a link, another user's file: see prs_paths_read_file). */
+static gboolean
+read_material (const char  *path,
+               char       **out_pem,
+               gsize       *out_len,
+               GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  *out_pem = NULL;
+  if (prs_paths_read_file (path, MAX_PEM_SIZE, out_pem, out_len, &local_error))
+    return TRUE;
+  if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    return TRUE;
+
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
 }
 
 static gboolean
@@ -209,6 +226,8 @@ prs_tls_ensure_certificate (const char  *data_dir,
   g_autofree char *cert_pem = NULL;
   g_autofree char *key_pem = NULL;
   g_autofree char *both = NULL;
+  gsize cert_len = 0;
+  gsize key_len = 0;
   g_autoptr(GError) local_error = NULL;
   GTlsCertificate *certificate;
 
@@ -217,8 +236,20 @@ prs_tls_ensure_certificate (const char  *data_dir,
   cert_path = g_build_filename (data_dir, PRS_TLS_CERT_FILE, NULL);
   key_path = g_build_filename (data_dir, PRS_TLS_KEY_FILE, NULL);
 
-  if (!existing_material_is_current (cert_path, key_path))
+  if (!read_material (key_path, &key_pem, &key_len, error) ||
+      !read_material (cert_path, &cert_pem, &cert_len, error))
     {
+      if (key_pem != NULL)
+        memset (key_pem, 0, key_len);
+      return NULL;
+    }
+
+  if (key_pem == NULL || cert_pem == NULL || !certificate_is_current (cert_pem, cert_len))
+    {
+      if (key_pem != NULL)
+        memset (key_pem, 0, key_len);
+      g_clear_pointer (&key_pem, g_free);
+      g_clear_pointer (&cert_pem, g_free);
       if (!generate_material (&cert_pem, &key_pem, error))
         return NULL;
       /* The key first: a certificate never exists without its key */
@@ -226,14 +257,6 @@ prs_tls_ensure_certificate (const char  *data_dir,
           !write_private_file (cert_path, cert_pem, error))
         return NULL;
       g_message ("Made a new TLS certificate for the local API");
-    }
-  else
-    {
-      if (!g_file_get_contents (cert_path, &cert_pem, NULL, error) ||
-          !g_file_get_contents (key_path, &key_pem, NULL, error))
-        return NULL;
-      g_chmod (key_path, 0600);
-      g_chmod (cert_path, 0600);
     }
 
   both = g_strconcat (cert_pem, "\n", key_pem, NULL);

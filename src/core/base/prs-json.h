@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-json.h: parsing untrusted JSON safely. json-glib's parser recurses
- * once per nesting level, so depth is checked before it runs. */
+/* prs-json.h: JSON in and out. Parsing untrusted JSON safely (json-glib's
+ * parser recurses once per nesting level, so depth is checked before it
+ * runs; it is also lenient and lossy, so contracts check strictly first),
+ * and the one writer of JSON text. */
 #pragma once
 
 #include <json-glib/json-glib.h>
@@ -28,7 +30,38 @@ JsonNode *prs_json_parse_bounded  (const char  *data,
 gboolean  prs_json_text_is_strict (const char  *s,
                                    gsize        n);
 
-/* Compact or pretty text of @node. */
+/* Parses @data only when it is one strict JSON text (RFC 8259), valid
+ * UTF-8, nested at most @max_depth deep, and json-glib can hold everything
+ * it says: no U+0000 in a string (json-glib's strings end there), no lone
+ * surrogate escape, and every number kept exactly — integers within 64
+ * bits, and any other number whose nearest double writes back as the same
+ * value (0.1, 1e300, 18446744073709552000; not 1e999 or 30-digit
+ * integers). Otherwise fails with PRS_ERROR_INVALID_INPUT and an English
+ * sentence fragment for an API answer, naming the problem and its byte. */
+JsonNode *prs_json_parse_strict   (const char  *data,
+                                   gsize        len,
+                                   guint        max_depth,
+                                   GError     **error);
+
+typedef enum
+{
+  PRS_JSON_COMPACT = 0,
+  PRS_JSON_PRETTY  = 1 << 0,   /* two-space indent, "name" : value */
+  PRS_JSON_SORTED  = 1 << 1,   /* members by name: a canonical text for comparing */
+} PrsJsonFormat;
+
+/* Appends the JSON text of @node to @out, stopping soon after @out reaches
+ * @limit bytes (G_MAXSIZE: the whole text). Every control character, DEL,
+ * U+2028 and U+2029 is escaped, bytes that are not UTF-8 become U+FFFD,
+ * numbers are written in their shortest exact form (0.1), and a double
+ * that is not finite becomes null. Recursion: one level per nesting level
+ * of @node. */
+void      prs_json_append         (GString       *out,
+                                   JsonNode      *node,
+                                   PrsJsonFormat  format,
+                                   gsize          limit);
+
+/* Compact or pretty text of @node (prs_json_append, whole). */
 char     *prs_json_to_string      (JsonNode    *node,
                                    gboolean     pretty);
 

@@ -13,6 +13,7 @@
 #include "prs-secrets.h"
 
 #define FALLBACK_FILE_NAME "secrets.json"
+#define FALLBACK_MAX_SIZE  (1024 * 1024)
 
 struct _PrsSecrets
 {
@@ -111,10 +112,17 @@ fallback_read (PrsSecrets  *self,
   g_autoptr(JsonNode) root = NULL;
   gsize length;
 
-  if (!g_file_get_contents (self->fallback_path, &contents, &length, &local_error))
+  /* Never through a link, never another user's file: whoever could put
+   * one here would choose the token the API accepts */
+  if (!prs_paths_read_file (self->fallback_path, FALLBACK_MAX_SIZE, &contents, &length, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return json_object_new ();
+      if (local_error->domain == PRS_ERROR)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
 
       g_set_error (error, PRS_ERROR, PRS_ERROR_SECRETS,
                    "Could not read the secrets file “%s”: %s",

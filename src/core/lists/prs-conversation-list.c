@@ -1,18 +1,36 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-conversation-list.c: the conversations, newest first, refreshed in
- * place from the store. There are tens or hundreds of conversations, so a
- * refresh reads them all (one indexed query) and reports the smallest
- * changed range. */
+/* prs-conversation-list.c: the conversations, newest first, kept in the
+ * store's order and changed in place.
+ *
+ * An API client can create thousands of conversations and messages, each
+ * a notification on the main thread, so nothing here may cost more than
+ * the list's length per change, nor more than one change signal per main
+ * loop turn: changed ids are queued, and one idle source (before GTK
+ * paints) reads only those rows, merges them into the sorted array and
+ * emits one items-changed for the range that really changed. A full
+ * reload (start, or a batch larger than a quarter of the list) is one
+ * query, with an id → item hash so it stays linear too. */
 #include "config.h"
 
 #include "prs-conversation-list.h"
 
+/* After the main loop's pending events (G_PRIORITY_DEFAULT, where the API
+ * thread's notifications arrive), before GDK's frame clock paints
+ * (GDK_PRIORITY_REDRAW = G_PRIORITY_HIGH_IDLE + 20): every change of one
+ * turn lands in one update, and the next frame shows it. The core does not
+ * link GTK, so the number is written out. */
+#define FLUSH_PRIORITY (G_PRIORITY_HIGH_IDLE + 10)
+
 struct _PrsConversationList
 {
-  GObject    parent_instance;
+  GObject       parent_instance;
 
-  PrsStore  *store;
-  GPtrArray *items;   /* PrsConversation, newest first */
+  PrsStore     *store;
+  GPtrArray    *items;     /* PrsConversation, in prs_conversation_compare order */
+  GHashTable   *by_id;     /* id (the item's own string) → PrsConversation */
+  GHashTable   *pending;   /* ids (owned) waiting for the flush */
+  GMainContext *context;   /* where the flush runs: the creator's */
+  GSource      *flush_source;
 };
 
 static void prs_conversation_list_model_init (GListModelInterface *iface);
@@ -65,29 +83,83 @@ prs_conversation_list_new (PrsStore *store)
   return self;
 }
 
+/* The first index in @items whose item does not come before @conversation */
+static guint
+lower_bound (GPtrArray       *items,
+             PrsConversation *conversation)
+{
+  guint lo = 0, hi = items->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (prs_conversation_compare (g_ptr_array_index (items, mid), conversation) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+
+  return lo;
+}
+
+static guint
+position_of (PrsConversationList *self,
+             PrsConversation     *conversation)
+{
+  guint position = lower_bound (self->items, conversation);
+
+  if (position < self->items->len && g_ptr_array_index (self->items, position) == conversation)
+    return position;
+
+  /* Unreachable while the array stays sorted; never answer wrongly. */
+  g_critical ("The conversation list is out of order");
+  g_ptr_array_find (self->items, conversation, &position);
+  return position;
+}
+
 PrsConversation *
 prs_conversation_list_find (PrsConversationList *self,
                             const char          *conversation_id,
                             guint               *position)
 {
+  PrsConversation *conversation;
+
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), NULL);
 
   if (conversation_id == NULL)
     return NULL;
 
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      PrsConversation *conversation = g_ptr_array_index (self->items, i);
+  conversation = g_hash_table_lookup (self->by_id, conversation_id);
+  if (conversation != NULL && position != NULL)
+    *position = position_of (self, conversation);
+  return conversation;
+}
 
-      if (g_strcmp0 (prs_conversation_get_id (conversation), conversation_id) == 0)
-        {
-          if (position != NULL)
-            *position = i;
-          return conversation;
-        }
-    }
+/* Makes @fresh the items and says what changed as one signal: the range
+ * between the common head and the common tail of the old and new order.
+ * A conversation moving to the top is then one removed-and-added range
+ * that holds it, so a selection follows it. */
+static void
+replace_items (PrsConversationList *self,
+               GPtrArray           *fresh)
+{
+  g_autoptr(GPtrArray) old = g_steal_pointer (&self->items);
+  guint head = 0, tail = 0;
+  guint old_len = old->len, new_len = fresh->len;
 
-  return NULL;
+  self->items = g_ptr_array_ref (fresh);
+
+  while (head < old_len && head < new_len &&
+         g_ptr_array_index (old, head) == g_ptr_array_index (fresh, head))
+    head++;
+  while (tail < old_len - head && tail < new_len - head &&
+         g_ptr_array_index (old, old_len - 1 - tail) == g_ptr_array_index (fresh, new_len - 1 - tail))
+    tail++;
+
+  if (head < old_len || head < new_len)
+    g_list_model_items_changed (G_LIST_MODEL (self), head,
+                                old_len - head - tail, new_len - head - tail);
 }
 
 gboolean
@@ -96,9 +168,8 @@ prs_conversation_list_reload (PrsConversationList  *self,
 {
   g_autoptr(JsonArray) rows = NULL;
   g_autoptr(GPtrArray) fresh = NULL;
-  g_autoptr(GPtrArray) old = NULL;
-  guint head = 0, tail = 0;
-  guint old_len, new_len;
+  g_autoptr(GHashTable) by_id = NULL;
+  guint n_rows;
 
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
 
@@ -106,8 +177,13 @@ prs_conversation_list_reload (PrsConversationList  *self,
   if (rows == NULL)
     return FALSE;
 
-  fresh = g_ptr_array_new_full (json_array_get_length (rows), g_object_unref);
-  for (guint i = 0; i < json_array_get_length (rows); i++)
+  /* What was queued is in these rows too. */
+  g_hash_table_remove_all (self->pending);
+
+  n_rows = json_array_get_length (rows);
+  fresh = g_ptr_array_new_full (n_rows, g_object_unref);
+  by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < n_rows; i++)
     {
       JsonObject *object = json_array_get_object_element (rows, i);
       PrsConversation *conversation;
@@ -115,32 +191,196 @@ prs_conversation_list_reload (PrsConversationList  *self,
       if (object == NULL)
         continue;
 
-      conversation = prs_conversation_list_find (self, json_object_get_string_member_with_default (object, "id", NULL), NULL);
+      conversation = g_hash_table_lookup (self->by_id,
+                                          json_object_get_string_member_with_default (object, "id", ""));
       if (conversation != NULL)
         {
-          g_ptr_array_add (fresh, g_object_ref (conversation));
+          g_object_ref (conversation);
           prs_conversation_update_from_json (conversation, object);
         }
-      else if ((conversation = prs_conversation_new_from_json (object)) != NULL)
-        g_ptr_array_add (fresh, conversation);
+      else if ((conversation = prs_conversation_new_from_json (object)) == NULL)
+        continue;
+
+      g_ptr_array_add (fresh, conversation);
+      g_hash_table_insert (by_id, (gpointer) prs_conversation_get_id (conversation), conversation);
     }
 
-  old = g_steal_pointer (&self->items);
-  self->items = g_steal_pointer (&fresh);
-
-  old_len = old->len;
-  new_len = self->items->len;
-  while (head < old_len && head < new_len &&
-         g_ptr_array_index (old, head) == g_ptr_array_index (self->items, head))
-    head++;
-  while (tail < old_len - head && tail < new_len - head &&
-         g_ptr_array_index (old, old_len - 1 - tail) == g_ptr_array_index (self->items, new_len - 1 - tail))
-    tail++;
-
-  if (head < old_len || head < new_len)
-    g_list_model_items_changed (G_LIST_MODEL (self), head,
-                                old_len - head - tail, new_len - head - tail);
+  g_hash_table_unref (self->by_id);
+  self->by_id = g_steal_pointer (&by_id);
+  replace_items (self, fresh);
   return TRUE;
+}
+
+static int
+compare_indirect (gconstpointer a,
+                  gconstpointer b)
+{
+  return prs_conversation_compare (*(PrsConversation **) a, *(PrsConversation **) b);
+}
+
+/* Reads the rows of @ids (a set) and merges them into the order: the
+ * changed items are taken out (one pass), updated, sorted among
+ * themselves, and merged back (one pass). O(n + k log k) for k ids; every
+ * row is read before anything changes, so a failed read changes nothing. */
+static gboolean
+apply_changes (PrsConversationList  *self,
+               GHashTable           *ids,
+               GError              **error)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(GPtrArray) moved = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GHashTable) taken = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) fresh = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  guint i = 0, j = 0;
+
+  g_hash_table_iter_init (&iter, ids);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      g_autoptr(GError) local_error = NULL;
+      JsonObject *row = prs_store_get_conversation (self->store, key, &local_error);
+      PrsConversation *conversation = g_hash_table_lookup (self->by_id, key);
+
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+      if (conversation != NULL)
+        g_hash_table_add (taken, conversation);
+      if (row != NULL)  /* otherwise gone: taken out and not merged back */
+        g_ptr_array_add (rows, row);
+    }
+
+  for (guint k = 0; k < rows->len; k++)
+    {
+      JsonObject *row = g_ptr_array_index (rows, k);
+      PrsConversation *conversation;
+
+      conversation = g_hash_table_lookup (self->by_id, json_object_get_string_member_with_default (row, "id", ""));
+      if (conversation != NULL)
+        {
+          /* Taken out of the order already, so changing its keys is safe */
+          prs_conversation_update_from_json (conversation, row);
+          g_ptr_array_add (moved, g_object_ref (conversation));
+        }
+      else if ((conversation = prs_conversation_new_from_json (row)) != NULL)
+        g_ptr_array_add (moved, conversation);
+    }
+
+  if (g_hash_table_size (taken) == 0 && moved->len == 0)
+    return TRUE;
+
+  g_ptr_array_sort (moved, compare_indirect);
+
+  fresh = g_ptr_array_new_full (self->items->len + moved->len, g_object_unref);
+  while (i < self->items->len || j < moved->len)
+    {
+      PrsConversation *next;
+
+      if (i < self->items->len && g_hash_table_contains (taken, g_ptr_array_index (self->items, i)))
+        {
+          i++;
+          continue;
+        }
+      if (j < moved->len &&
+          (i >= self->items->len ||
+           prs_conversation_compare (g_ptr_array_index (moved, j), g_ptr_array_index (self->items, i)) < 0))
+        next = g_ptr_array_index (moved, j++);
+      else
+        next = g_ptr_array_index (self->items, i++);
+      g_ptr_array_add (fresh, g_object_ref (next));
+    }
+
+  g_hash_table_iter_init (&iter, taken);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_remove (self->by_id, prs_conversation_get_id (key));
+  for (guint k = 0; k < moved->len; k++)
+    {
+      PrsConversation *conversation = g_ptr_array_index (moved, k);
+
+      g_hash_table_insert (self->by_id, (gpointer) prs_conversation_get_id (conversation), conversation);
+    }
+
+  replace_items (self, fresh);
+  return TRUE;
+}
+
+gboolean
+prs_conversation_list_flush (PrsConversationList  *self,
+                             GError              **error)
+{
+  g_autoptr(GHashTable) ids = NULL;
+
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+
+  if (self->flush_source != NULL)
+    {
+      g_source_destroy (self->flush_source);
+      g_clear_pointer (&self->flush_source, g_source_unref);
+    }
+  if (g_hash_table_size (self->pending) == 0)
+    return TRUE;
+
+  /* Many rows at once (a start, a flood): one query beats k */
+  if (g_hash_table_size (self->pending) > MAX (64, self->items->len / 4))
+    return prs_conversation_list_reload (self, error);
+
+  ids = g_steal_pointer (&self->pending);
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return apply_changes (self, ids, error);
+}
+
+static gboolean
+flush_cb (gpointer data)
+{
+  PrsConversationList *self = data;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&self->flush_source, g_source_unref);
+  if (!prs_conversation_list_flush (self, &error))
+    g_message ("Could not read the conversations: %s", error->message);
+  return G_SOURCE_REMOVE;
+}
+
+void
+prs_conversation_list_queue_update (PrsConversationList *self,
+                                    const char          *conversation_id)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_LIST (self));
+
+  if (conversation_id == NULL)
+    return;
+
+  g_hash_table_add (self->pending, g_strdup (conversation_id));
+  if (self->flush_source != NULL)
+    return;
+
+  self->flush_source = g_idle_source_new ();
+  g_source_set_priority (self->flush_source, FLUSH_PRIORITY);
+  g_source_set_name (self->flush_source, "[prosponsive] conversation list flush");
+  /* The source holds no reference: finalize destroys it. */
+  g_source_set_callback (self->flush_source, flush_cb, self, NULL);
+  g_source_attach (self->flush_source, self->context);
+}
+
+gboolean
+prs_conversation_list_update (PrsConversationList  *self,
+                              const char           *conversation_id,
+                              GError              **error)
+{
+  g_autoptr(GHashTable) ids = NULL;
+
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+
+  if (conversation_id == NULL)
+    return TRUE;
+
+  ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_hash_table_add (ids, (gpointer) conversation_id);
+  g_hash_table_remove (self->pending, conversation_id);
+  return apply_changes (self, ids, error);
 }
 
 gboolean
@@ -154,7 +394,7 @@ prs_conversation_list_rename (PrsConversationList  *self,
 
   if (!prs_store_rename_conversation (self->store, prs_conversation_get_id (conversation), title, error))
     return FALSE;
-  return prs_conversation_list_reload (self, error);
+  return prs_conversation_list_update (self, prs_conversation_get_id (conversation), error);
 }
 
 gboolean
@@ -169,7 +409,7 @@ prs_conversation_list_mark_read (PrsConversationList  *self,
     return TRUE;
   if (!prs_store_mark_conversation_read (self->store, prs_conversation_get_id (conversation), error))
     return FALSE;
-  return prs_conversation_list_reload (self, error);
+  return prs_conversation_list_update (self, prs_conversation_get_id (conversation), error);
 }
 
 PrsConversation *
@@ -182,7 +422,7 @@ prs_conversation_list_resolve (PrsConversationList  *self,
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), NULL);
 
   if (!prs_store_resolve_conversation (self->store, slug, &id, NULL, error) ||
-      !prs_conversation_list_reload (self, error))
+      !prs_conversation_list_update (self, id, error))
     return NULL;
   return prs_conversation_list_find (self, id, NULL);
 }
@@ -192,7 +432,13 @@ prs_conversation_list_finalize (GObject *object)
 {
   PrsConversationList *self = PRS_CONVERSATION_LIST (object);
 
+  if (self->flush_source != NULL)
+    g_source_destroy (self->flush_source);
+  g_clear_pointer (&self->flush_source, g_source_unref);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_pointer (&self->by_id, g_hash_table_unref);
   g_clear_pointer (&self->items, g_ptr_array_unref);
+  g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->store);
 
   G_OBJECT_CLASS (prs_conversation_list_parent_class)->finalize (object);
@@ -210,4 +456,7 @@ static void
 prs_conversation_list_init (PrsConversationList *self)
 {
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
+  self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->context = g_main_context_ref_thread_default ();
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-conversation-list.h: the conversations as a GListModel of
- * PrsConversation, newest first. PrsService owns one and refreshes it when
- * the API server (or the app) creates conversations and adds messages. */
+ * PrsConversation, newest first. PrsService owns one and updates it, row by
+ * row, when the API server (or the app) creates conversations and adds
+ * messages. */
 #pragma once
 
 #include <gio/gio.h>
@@ -16,12 +17,27 @@ G_DECLARE_FINAL_TYPE (PrsConversationList, prs_conversation_list, PRS, CONVERSAT
 
 PrsConversationList *prs_conversation_list_new       (PrsStore             *store);
 
-/* Reads the conversations again. Objects are kept (and notify) for ids that
- * stay; items-changed covers only the range that really changed, as one
- * signal, so a selection follows its item when it moves to the top. */
+/* Reads the conversations again (one query). Objects are kept (and
+ * notify) for ids that stay; items-changed covers only the range that
+ * really changed, as one signal, so a selection follows its item when it
+ * moves to the top. */
 gboolean         prs_conversation_list_reload        (PrsConversationList  *self,
                                                       GError              **error);
-/* Borrowed, or NULL. @position may be NULL. */
+/* Reads the one row of @conversation_id now and moves, adds or removes its
+ * item: at most one items-changed, for the range it moved across. */
+gboolean         prs_conversation_list_update        (PrsConversationList  *self,
+                                                      const char           *conversation_id,
+                                                      GError              **error);
+/* Notes that @conversation_id changed in the store (a new conversation, a
+ * message); the list follows once per main loop turn, before the next
+ * frame is painted, with one items-changed for all that was queued. */
+void             prs_conversation_list_queue_update  (PrsConversationList  *self,
+                                                      const char           *conversation_id);
+/* Applies what is queued now (tests, and callers about to look an id up). */
+gboolean         prs_conversation_list_flush         (PrsConversationList  *self,
+                                                      GError              **error);
+/* Borrowed, or NULL; queued changes are not looked at. @position may be
+ * NULL. O(log n). */
 PrsConversation *prs_conversation_list_find          (PrsConversationList  *self,
                                                       const char           *conversation_id,
                                                       guint                *position);

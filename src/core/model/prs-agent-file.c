@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-agent-file.c: agents as Markdown with YAML front matter, read and
- * written through libyaml (the event API: each node keeps its line for error
- * messages, and aliases are refused rather than expanded). */
+/* prs-agent-file.c: agents as Markdown with YAML front matter, read through
+ * libyaml (the event API: each node keeps its line for error messages, and
+ * aliases are refused rather than expanded). Writing is in
+ * prs-agent-file-write.c. */
 #include "config.h"
 
 #include <string.h>
@@ -9,8 +10,9 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-agent-file.h"
-#include "prs-context-private.h"
+#include "prs-agent-file-private.h"
 #include "prs-error.h"
+#include "prs-json.h"
 
 /* Nesting of the front matter; deeper is refused (and never recursed). */
 #define MAX_YAML_DEPTH 32
@@ -217,8 +219,8 @@ matches (const char *pattern,
 
 /* The JSON value of a plain scalar (YAML 1.2 core schema, minus the forms
  * JSON cannot hold: .inf, .nan, hex and octal stay strings). */
-static JsonNode *
-resolve_plain (const char *text)
+JsonNode *
+prs_agent_file_resolve_plain (const char *text)
 {
   JsonNode *node;
 
@@ -258,7 +260,7 @@ ynode_to_json (YNode      *ynode,
     {
     case YNODE_SCALAR:
       if (ynode->plain)
-        *out = resolve_plain (ynode->value);
+        *out = prs_agent_file_resolve_plain (ynode->value);
       else
         {
           *out = json_node_new (JSON_NODE_VALUE);
@@ -324,7 +326,7 @@ is_null (YNode *node)
 
   if (node->kind != YNODE_SCALAR || !node->plain)
     return FALSE;
-  value = resolve_plain (node->value);
+  value = prs_agent_file_resolve_plain (node->value);
   return JSON_NODE_HOLDS_NULL (value);
 }
 
@@ -355,6 +357,7 @@ read_allowed_tools (PrsAgent  *agent,
                     GError   **error)
 {
   g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GHashTable) seen = NULL;
 
   if (is_null (value))
     return TRUE;
@@ -369,7 +372,16 @@ read_allowed_tools (PrsAgent  *agent,
       return FALSE;
     }
 
+  if (value->children->len > PRS_AGENT_FILE_MAX_TOOLS)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: “allowedTools” lists %u tools; an agent may list at most %u."),
+                   value->line, value->children->len, PRS_AGENT_FILE_MAX_TOOLS);
+      return FALSE;
+    }
+
   names = g_ptr_array_new_with_free_func (g_free);
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < value->children->len; i++)
     {
       YNode *item = g_ptr_array_index (value->children, i);
@@ -380,7 +392,8 @@ read_allowed_tools (PrsAgent  *agent,
                        _("Line %u: every entry of “allowedTools” must be a tool name."), item->line);
           return FALSE;
         }
-      if (!g_ptr_array_find_with_equal_func (names, item->value, g_str_equal, NULL))
+      /* A repeated name counts once */
+      if (g_hash_table_add (seen, item->value))
         g_ptr_array_add (names, g_strdup (item->value));
     }
 
@@ -389,11 +402,71 @@ read_allowed_tools (PrsAgent  *agent,
   return TRUE;
 }
 
+/* The parameters of one tool's guidance (@params, a mapping) into @tool */
+static gboolean
+read_tool_guidance (PrsToolGuidance  *tool,
+                    YNode            *tool_key,
+                    YNode            *params,
+                    GError          **error)
+{
+  for (guint j = 0; j + 1 < params->children->len; j += 2)
+    {
+      YNode *param_key = g_ptr_array_index (params->children, j);
+      YNode *entry = g_ptr_array_index (params->children, j + 1);
+      g_autoptr(JsonNode) entry_json = NULL;
+      g_autoptr(JsonObject) wrap_params = json_object_new ();
+      g_autoptr(JsonObject) wrap_tools = json_object_new ();
+      g_autoptr(JsonNode) wrap = json_node_new (JSON_NODE_OBJECT);
+      g_autoptr(GPtrArray) parsed = NULL;
+      g_autoptr(GError) local_error = NULL;
+      PrsToolGuidance *parsed_tool;
+
+      if (param_key->kind != YNODE_SCALAR || param_key->value[0] == '\0')
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: a parameter name must be a single value."), param_key->line);
+          return FALSE;
+        }
+      if (prs_tool_guidance_find_param (tool, param_key->value) != NULL)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the key “%s” appears twice."), param_key->line, param_key->value);
+          return FALSE;
+        }
+      if (entry->kind != YNODE_MAPPING)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the guidance for “%s” of “%s” must be a mapping with a “source”."),
+                       entry->line, param_key->value, tool_key->value);
+          return FALSE;
+        }
+      if (!ynode_to_json (entry, &entry_json, error))
+        return FALSE;
+
+      json_object_set_member (wrap_params, param_key->value, g_steal_pointer (&entry_json));
+      json_object_set_object_member (wrap_tools, tool_key->value, json_object_ref (wrap_params));
+      json_node_set_object (wrap, wrap_tools);
+      parsed = prs_guidance_new_from_json (wrap, &local_error);
+      if (parsed == NULL)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: %s."), entry->line, local_error->message);
+          return FALSE;
+        }
+      parsed_tool = g_ptr_array_index (parsed, 0);
+      prs_tool_guidance_set_param (tool, g_ptr_array_steal_index (parsed_tool->params, 0));
+    }
+
+  return TRUE;
+}
+
 static gboolean
 read_guidance (PrsAgent  *agent,
                YNode     *value,
                GError   **error)
 {
+  g_autoptr(GHashTable) seen_tools = NULL;
+
   if (is_null (value))
     return TRUE;
 
@@ -405,6 +478,16 @@ read_guidance (PrsAgent  *agent,
       return FALSE;
     }
 
+  if (value->children->len / 2 > PRS_AGENT_FILE_MAX_TOOLS)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: “toolParameterGuidance” names %u tools; an agent may have guidance for at most %u."),
+                   value->line, value->children->len / 2, PRS_AGENT_FILE_MAX_TOOLS);
+      return FALSE;
+    }
+
+  /* Names seen, so that a repeated key is found without a scan each */
+  seen_tools = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i + 1 < value->children->len; i += 2)
     {
       YNode *tool_key = g_ptr_array_index (value->children, i);
@@ -417,7 +500,7 @@ read_guidance (PrsAgent  *agent,
                        _("Line %u: a tool name must be a single value."), tool_key->line);
           return FALSE;
         }
-      if (prs_guidance_find_tool (agent->guidance, tool_key->value) != NULL)
+      if (!g_hash_table_add (seen_tools, tool_key->value))
         {
           g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                        _("Line %u: the key “%s” appears twice."), tool_key->line, tool_key->value);
@@ -433,54 +516,19 @@ read_guidance (PrsAgent  *agent,
           return FALSE;
         }
 
-      tool = prs_guidance_ensure_tool (agent->guidance, tool_key->value);
-      for (guint j = 0; j + 1 < params->children->len; j += 2)
+      if (params->children->len / 2 > PRS_TOOL_MAX_PARAMS)
         {
-          YNode *param_key = g_ptr_array_index (params->children, j);
-          YNode *entry = g_ptr_array_index (params->children, j + 1);
-          g_autoptr(JsonNode) entry_json = NULL;
-          g_autoptr(JsonObject) wrap_params = json_object_new ();
-          g_autoptr(JsonObject) wrap_tools = json_object_new ();
-          g_autoptr(JsonNode) wrap = json_node_new (JSON_NODE_OBJECT);
-          g_autoptr(GPtrArray) parsed = NULL;
-          g_autoptr(GError) local_error = NULL;
-          PrsToolGuidance *parsed_tool;
-
-          if (param_key->kind != YNODE_SCALAR || param_key->value[0] == '\0')
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: a parameter name must be a single value."), param_key->line);
-              return FALSE;
-            }
-          if (prs_tool_guidance_find_param (tool, param_key->value) != NULL)
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: the key “%s” appears twice."), param_key->line, param_key->value);
-              return FALSE;
-            }
-          if (entry->kind != YNODE_MAPPING)
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: the guidance for “%s” of “%s” must be a mapping with a “source”."),
-                           entry->line, param_key->value, tool_key->value);
-              return FALSE;
-            }
-          if (!ynode_to_json (entry, &entry_json, error))
-            return FALSE;
-
-          json_object_set_member (wrap_params, param_key->value, g_steal_pointer (&entry_json));
-          json_object_set_object_member (wrap_tools, tool_key->value, json_object_ref (wrap_params));
-          json_node_set_object (wrap, wrap_tools);
-          parsed = prs_guidance_new_from_json (wrap, &local_error);
-          if (parsed == NULL)
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: %s."), entry->line, local_error->message);
-              return FALSE;
-            }
-          parsed_tool = g_ptr_array_index (parsed, 0);
-          prs_tool_guidance_set_param (tool, g_ptr_array_steal_index (parsed_tool->params, 0));
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the guidance for the tool “%s” names %u parameters; a tool takes at most %u."),
+                       params->line, tool_key->value, params->children->len / 2, PRS_TOOL_MAX_PARAMS);
+          return FALSE;
         }
+
+      /* New, as the hash says: appended without prs_guidance_ensure_tool's scan */
+      tool = prs_tool_guidance_new (tool_key->value);
+      g_ptr_array_add (agent->guidance, tool);
+      if (!read_tool_guidance (tool, tool_key, params, error))
+        return FALSE;
     }
 
   return TRUE;
@@ -689,6 +737,7 @@ parse_guidance_section (char  **lines,
                         guint  *out_end)
 {
   g_autoptr(GPtrArray) guidance = prs_guidance_new ();
+  g_autoptr(GHashTable) tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   PrsToolGuidance *tool = NULL;
   enum { AFTER_WHEN, AFTER_PURPOSE, IN_LINES, NONE } state = NONE;
   guint i;
@@ -712,7 +761,16 @@ parse_guidance_section (char  **lines,
           if (state == AFTER_WHEN || state == AFTER_PURPOSE || (gssize) len <= 0)
             return NULL;
           name = g_strndup (line + strlen ("When using the **"), len);
-          tool = prs_guidance_ensure_tool (guidance, name);
+          tool = g_hash_table_lookup (tools, name);
+          if (tool == NULL)
+            {
+              /* More tools than a file may name: not generated text */
+              if (guidance->len >= PRS_AGENT_FILE_MAX_TOOLS)
+                return NULL;
+              tool = prs_tool_guidance_new (name);
+              g_ptr_array_add (guidance, tool);
+              g_hash_table_insert (tools, g_steal_pointer (&name), tool);
+            }
           state = AFTER_WHEN;
         }
       else if (g_str_has_prefix (line, "Purpose: ") && state == AFTER_WHEN)
@@ -722,8 +780,13 @@ parse_guidance_section (char  **lines,
         state = IN_LINES;
       else if (state == IN_LINES)
         {
-          PrsParamGuidance *param = parse_guidance_line (line);
+          PrsParamGuidance *param;
 
+          /* prs_tool_guidance_set_param scans the tool's parameters: kept
+           * linear by the limit */
+          if (tool->params->len >= PRS_TOOL_MAX_PARAMS)
+            return NULL;
+          param = parse_guidance_line (line);
           if (param == NULL)
             return NULL;
           prs_tool_guidance_set_param (tool, param);
@@ -792,6 +855,52 @@ split_body (const char  *body,
   return g_strdup (p);
 }
 
+static void
+set_too_large (guint64   size,
+               GError  **error)
+{
+  g_autofree char *formatted = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *limit = g_format_size_full (PRS_AGENT_FILE_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+
+  /* Translators: the first %s is the file's size, the second the limit, both such as "1.0 MiB" */
+  g_set_error (error, PRS_ERROR, PRS_ERROR_TOO_LARGE,
+               _("The file is %s; an agent file may be at most %s."), formatted, limit);
+}
+
+PrsAgent *
+prs_agent_file_load (GFile   *file,
+                     GError **error)
+{
+  g_autoptr(GFileInputStream) in = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  in = g_file_read (file, NULL, error);
+  if (in == NULL)
+    return NULL;
+  info = g_file_input_stream_query_info (in, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL, NULL);
+  if (info != NULL && g_file_info_get_size (info) > (goffset) PRS_AGENT_FILE_MAX_BYTES)
+    {
+      set_too_large (g_file_info_get_size (info), error);
+      return NULL;
+    }
+
+  /* One byte more than allowed tells a file that grew (or a pipe) apart */
+  contents = g_malloc (PRS_AGENT_FILE_MAX_BYTES + 1);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (in), contents, PRS_AGENT_FILE_MAX_BYTES + 1,
+                                &length, NULL, error))
+    return NULL;
+  if (length > PRS_AGENT_FILE_MAX_BYTES)
+    {
+      set_too_large (length, error);
+      return NULL;
+    }
+  return prs_agent_file_parse (contents, length, error);
+}
+
 PrsAgent *
 prs_agent_file_parse (const char  *text,
                       gssize       length,
@@ -813,6 +922,11 @@ prs_agent_file_parse (const char  *text,
 
   if (length < 0)
     length = strlen (text);
+  if ((gsize) length > PRS_AGENT_FILE_MAX_BYTES)
+    {
+      set_too_large (length, error);
+      return NULL;
+    }
   if (!g_utf8_validate (text, length, NULL))
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
@@ -880,308 +994,4 @@ prs_agent_file_parse (const char  *text,
     }
 
   return g_steal_pointer (&agent);
-}
-
-/* ---- Writing ------------------------------------------------------------- */
-
-typedef struct
-{
-  yaml_emitter_t emitter;
-  gboolean       failed;
-} Writer;
-
-static int
-write_to_string (void          *data,
-                 unsigned char *buffer,
-                 size_t         size)
-{
-  g_string_append_len (data, (const char *) buffer, size);
-  return 1;
-}
-
-static void
-emit (Writer       *w,
-      yaml_event_t *event)
-{
-  if (w->failed)
-    {
-      yaml_event_delete (event);
-      return;
-    }
-  if (!yaml_emitter_emit (&w->emitter, event))
-    w->failed = TRUE;
-}
-
-/* Plain only when reading it back surely gives the same string. */
-static gboolean
-plain_is_safe (const char *s)
-{
-  static const char * const words[] = {
-    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-    "on", "On", "ON", "off", "Off", "OFF", NULL
-  };
-  g_autoptr(JsonNode) resolved = NULL;
-
-  if (!matches ("^[A-Za-z_/][A-Za-z0-9 _./@-]*$", s) || g_str_has_suffix (s, " ") ||
-      g_strv_contains (words, s))
-    return FALSE;
-
-  resolved = resolve_plain (s);
-  return JSON_NODE_HOLDS_VALUE (resolved) && json_node_get_value_type (resolved) == G_TYPE_STRING;
-}
-
-static void
-emit_raw_scalar (Writer           *w,
-                 const char       *text,
-                 yaml_scalar_style_t style)
-{
-  yaml_event_t event;
-
-  if (!yaml_scalar_event_initialize (&event, NULL, NULL, (yaml_char_t *) text, strlen (text),
-                                     1, 1, style))
-    {
-      w->failed = TRUE;
-      return;
-    }
-  emit (w, &event);
-}
-
-static void
-emit_string (Writer     *w,
-             const char *text)
-{
-  emit_raw_scalar (w, text, plain_is_safe (text) ? YAML_PLAIN_SCALAR_STYLE
-                                                 : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
-}
-
-static void
-begin_mapping (Writer *w)
-{
-  yaml_event_t event;
-
-  yaml_mapping_start_event_initialize (&event, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
-  emit (w, &event);
-}
-
-static void
-end_mapping (Writer *w)
-{
-  yaml_event_t event;
-
-  yaml_mapping_end_event_initialize (&event);
-  emit (w, &event);
-}
-
-static void
-begin_sequence (Writer *w)
-{
-  yaml_event_t event;
-
-  yaml_sequence_start_event_initialize (&event, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
-  emit (w, &event);
-}
-
-static void
-end_sequence (Writer *w)
-{
-  yaml_event_t event;
-
-  yaml_sequence_end_event_initialize (&event);
-  emit (w, &event);
-}
-
-/* Recursion: one level per nesting level of @node, which came from a
- * bounded parse (front matter or the store). */
-static void
-emit_json (Writer   *w,
-           JsonNode *node)
-{
-  switch (JSON_NODE_TYPE (node))
-    {
-    case JSON_NODE_OBJECT:
-      {
-        JsonObject *object = json_node_get_object (node);
-        g_autoptr(GList) members = json_object_get_members (object);
-
-        begin_mapping (w);
-        for (GList *l = members; l != NULL; l = l->next)
-          {
-            emit_string (w, l->data);
-            emit_json (w, json_object_get_member (object, l->data));
-          }
-        end_mapping (w);
-      }
-      break;
-
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-
-        begin_sequence (w);
-        for (guint i = 0; i < json_array_get_length (array); i++)
-          emit_json (w, json_array_get_element (array, i));
-        end_sequence (w);
-      }
-      break;
-
-    case JSON_NODE_VALUE:
-      if (json_node_get_value_type (node) == G_TYPE_STRING)
-        emit_string (w, json_node_get_string (node));
-      else
-        {
-          g_autoptr(GString) text = g_string_new (NULL);
-
-          prs_json_append_compact (text, node, G_MAXSIZE);
-          /* A double stays a double when read back. */
-          if (json_node_get_value_type (node) == G_TYPE_DOUBLE && strpbrk (text->str, ".eE") == NULL)
-            g_string_append (text, ".0");
-          emit_raw_scalar (w, text->str, YAML_PLAIN_SCALAR_STYLE);
-        }
-      break;
-
-    case JSON_NODE_NULL:
-    default:
-      emit_raw_scalar (w, "null", YAML_PLAIN_SCALAR_STYLE);
-      break;
-    }
-}
-
-static void
-emit_guidance (Writer    *w,
-               GPtrArray *guidance)
-{
-  begin_mapping (w);
-  for (guint i = 0; i < guidance->len; i++)
-    {
-      const PrsToolGuidance *tool = g_ptr_array_index (guidance, i);
-
-      emit_string (w, tool->tool);
-      begin_mapping (w);
-      for (guint j = 0; j < tool->params->len; j++)
-        {
-          const PrsParamGuidance *param = g_ptr_array_index (tool->params, j);
-
-          emit_string (w, param->param);
-          begin_mapping (w);
-          emit_string (w, "source");
-          emit_string (w, prs_guidance_source_to_string (param->source));
-          if (param->source == PRS_GUIDANCE_SOURCE_CONTEXT)
-            {
-              emit_string (w, "field");
-              emit_string (w, param->field != NULL ? param->field : "");
-              emit_string (w, "ifMissing");
-              emit_string (w, prs_guidance_if_missing_to_string (param->if_missing));
-            }
-          else if (param->source == PRS_GUIDANCE_SOURCE_CONSTANT)
-            {
-              g_autoptr(JsonNode) null_value = json_node_new (JSON_NODE_NULL);
-
-              emit_string (w, "value");
-              emit_json (w, param->value != NULL ? param->value : null_value);
-            }
-          end_mapping (w);
-        }
-      end_mapping (w);
-    }
-  end_mapping (w);
-}
-
-char *
-prs_agent_file_write (const PrsAgent  *agent,
-                      GPtrArray       *tools,
-                      GError         **error)
-{
-  Writer w = { 0 };
-  yaml_event_t event;
-  g_autoptr(GString) yaml = g_string_new (NULL);
-  g_autofree char *guidance_text = NULL;
-  g_autoptr(GList) extra = NULL;
-  GString *out;
-
-  g_return_val_if_fail (agent != NULL, NULL);
-
-  if (!yaml_emitter_initialize (&w.emitter))
-    {
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not start the YAML writer."));
-      return NULL;
-    }
-  yaml_emitter_set_output (&w.emitter, write_to_string, yaml);
-  yaml_emitter_set_unicode (&w.emitter, 1);
-  yaml_emitter_set_width (&w.emitter, -1);
-  yaml_emitter_set_indent (&w.emitter, 2);
-  yaml_emitter_set_break (&w.emitter, YAML_LN_BREAK);
-
-  yaml_stream_start_event_initialize (&event, YAML_UTF8_ENCODING);
-  emit (&w, &event);
-  yaml_document_start_event_initialize (&event, NULL, NULL, NULL, 1);
-  emit (&w, &event);
-
-  begin_mapping (&w);
-  emit_string (&w, "id");
-  emit_string (&w, agent->id);
-  emit_string (&w, "name");
-  emit_string (&w, agent->name);
-  if (agent->description != NULL && agent->description[0] != '\0')
-    {
-      emit_string (&w, "description");
-      emit_string (&w, agent->description);
-    }
-  emit_string (&w, "allowedTools");
-  if (agent->allowed_tools == NULL)
-    emit_string (&w, "all");
-  else
-    {
-      begin_sequence (&w);
-      for (guint i = 0; agent->allowed_tools[i] != NULL; i++)
-        emit_string (&w, agent->allowed_tools[i]);
-      end_sequence (&w);
-    }
-  if (agent->guidance->len > 0)
-    {
-      emit_string (&w, "toolParameterGuidance");
-      emit_guidance (&w, agent->guidance);
-    }
-  extra = json_object_get_members (agent->extra);
-  for (GList *l = extra; l != NULL; l = l->next)
-    {
-      emit_string (&w, l->data);
-      emit_json (&w, json_object_get_member (agent->extra, l->data));
-    }
-  end_mapping (&w);
-
-  yaml_document_end_event_initialize (&event, 1);
-  emit (&w, &event);
-  yaml_stream_end_event_initialize (&event);
-  emit (&w, &event);
-
-  if (w.failed)
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Could not write the agent “%s”: %s."),
-                   agent->id, w.emitter.problem != NULL ? w.emitter.problem : _("YAML error"));
-      yaml_emitter_delete (&w.emitter);
-      return NULL;
-    }
-  yaml_emitter_delete (&w.emitter);
-
-  out = g_string_new ("---\n");
-  g_string_append (out, yaml->str);
-  if (out->str[out->len - 1] != '\n')
-    g_string_append_c (out, '\n');
-  g_string_append (out, "---\n");
-
-  if (agent->system_prompt != NULL && agent->system_prompt[0] != '\0')
-    {
-      g_string_append_c (out, '\n');
-      g_string_append (out, agent->system_prompt);
-      g_string_append_c (out, '\n');
-    }
-
-  guidance_text = prs_guidance_build_text (agent->guidance, tools);
-  if (guidance_text[0] != '\0')
-    {
-      g_string_append_c (out, '\n');
-      g_string_append (out, guidance_text);
-    }
-
-  return g_string_free (out, FALSE);
 }

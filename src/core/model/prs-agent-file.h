@@ -25,9 +25,18 @@
  */
 #pragma once
 
+#include <gio/gio.h>
+
 #include "prs-agent.h"
 
 G_BEGIN_DECLS
+
+/* Limits of an agent file, far above anything written by hand or
+ * exported (a long prompt is a few KiB; an agent offers a model a few
+ * dozen tools): a file past them is refused with a sentence naming the
+ * limit, before any work proportional to its size. */
+#define PRS_AGENT_FILE_MAX_BYTES ((gsize) 1024 * 1024)
+#define PRS_AGENT_FILE_MAX_TOOLS 1000
 
 /* Reads an agent file (UTF-8; CRLF or LF line ends; a BOM is skipped).
  *
@@ -42,9 +51,17 @@ G_BEGIN_DECLS
  *
  * Errors (PRS_ERROR_INVALID_INPUT) are one sentence naming the line: no
  * front matter, no closing "---", YAML syntax, wrong types, a bad id,
- * duplicate keys, aliases. */
+ * duplicate keys, aliases, more than PRS_AGENT_FILE_MAX_TOOLS tools (in
+ * allowedTools or the guidance) or PRS_TOOL_MAX_PARAMS parameters of one
+ * tool. A text over PRS_AGENT_FILE_MAX_BYTES fails with
+ * PRS_ERROR_TOO_LARGE. */
 PrsAgent *prs_agent_file_parse (const char      *text,
                                 gssize           length,
+                                GError         **error);
+
+/* Reads and parses @file, reading no more than PRS_AGENT_FILE_MAX_BYTES
+ * (a bigger file fails with PRS_ERROR_TOO_LARGE, its size named). */
+PrsAgent *prs_agent_file_load  (GFile           *file,
                                 GError         **error);
 
 /* The file of @agent: front matter written with libyaml's emitter (strings

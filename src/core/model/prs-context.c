@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "prs-context.h"
-#include "prs-context-private.h"
+#include "prs-json.h"
 
 /* Nodes looked at per context, whatever their shape: arrays of arrays of
  * objects would otherwise multiply 100 elements per level. */
@@ -170,129 +170,6 @@ cut_sample (const char *text)
   return g_strdup_printf ("%.*s…", (int) (end - text), text);
 }
 
-static void
-append_double (GString *out,
-               double   value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  /* The shortest of the usual precisions that reads back the same. */
-  g_ascii_formatd (buf, sizeof buf, "%.15g", value);
-  if (g_ascii_strtod (buf, NULL) != value)
-    g_ascii_formatd (buf, sizeof buf, "%.17g", value);
-  g_string_append (out, buf);
-}
-
-static void
-append_json_string (GString    *out,
-                    const char *s,
-                    gsize       limit)
-{
-  g_string_append_c (out, '"');
-  for (; *s != '\0' && out->len <= limit; s = g_utf8_next_char (s))
-    {
-      gunichar c = g_utf8_get_char (s);
-
-      switch (c)
-        {
-        case '"':
-          g_string_append (out, "\\\"");
-          break;
-        case '\\':
-          g_string_append (out, "\\\\");
-          break;
-        case '\n':
-          g_string_append (out, "\\n");
-          break;
-        case '\r':
-          g_string_append (out, "\\r");
-          break;
-        case '\t':
-          g_string_append (out, "\\t");
-          break;
-        default:
-          if (c < 0x20)
-            g_string_append_printf (out, "\\u%04x", c);
-          else
-            g_string_append_unichar (out, c);
-          break;
-        }
-    }
-  g_string_append_c (out, '"');
-}
-
-/* With a small @limit, the recursion is bounded by @limit too: every level
- * writes at least one byte. */
-void
-prs_json_append_compact (GString  *out,
-                         JsonNode *node,
-                         gsize     limit)
-{
-  if (out->len > limit)
-    return;
-
-  switch (JSON_NODE_TYPE (node))
-    {
-    case JSON_NODE_OBJECT:
-      {
-        g_autoptr(GList) members = json_object_get_members (json_node_get_object (node));
-        gboolean first = TRUE;
-
-        g_string_append_c (out, '{');
-        for (GList *l = members; l != NULL && out->len <= limit; l = l->next)
-          {
-            if (!first)
-              g_string_append_c (out, ',');
-            first = FALSE;
-            append_json_string (out, l->data, limit);
-            g_string_append_c (out, ':');
-            prs_json_append_compact (out, json_object_get_member (json_node_get_object (node), l->data), limit);
-          }
-        g_string_append_c (out, '}');
-      }
-      break;
-
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *array = json_node_get_array (node);
-        guint len = json_array_get_length (array);
-
-        g_string_append_c (out, '[');
-        for (guint i = 0; i < len && out->len <= limit; i++)
-          {
-            if (i > 0)
-              g_string_append_c (out, ',');
-            prs_json_append_compact (out, json_array_get_element (array, i), limit);
-          }
-        g_string_append_c (out, ']');
-      }
-      break;
-
-    case JSON_NODE_VALUE:
-      switch (json_node_get_value_type (node))
-        {
-        case G_TYPE_STRING:
-          append_json_string (out, json_node_get_string (node), limit);
-          break;
-        case G_TYPE_BOOLEAN:
-          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
-          break;
-        case G_TYPE_INT64:
-          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
-          break;
-        default:
-          append_double (out, json_node_get_double (node));
-          break;
-        }
-      break;
-
-    case JSON_NODE_NULL:
-    default:
-      g_string_append (out, "null");
-      break;
-    }
-}
-
 static char *
 make_sample (JsonNode *node)
 {
@@ -308,7 +185,7 @@ make_sample (JsonNode *node)
       return cut_sample (head);
     }
 
-  prs_json_append_compact (out, node, PREVIEW_BYTES);
+  prs_json_append (out, node, PRS_JSON_COMPACT, PREVIEW_BYTES);
   return cut_sample (out->str);
 }
 

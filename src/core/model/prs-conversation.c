@@ -16,6 +16,9 @@ struct _PrsConversation
   guint      unread_count;
   guint      message_count;
   GDateTime *updated_at;
+  /* The store's text of created_at and updated_at: the list's order */
+  char      *created_key;
+  char      *updated_key;
 };
 
 G_DEFINE_FINAL_TYPE (PrsConversation, prs_conversation, G_TYPE_OBJECT)
@@ -105,6 +108,13 @@ prs_conversation_update_from_json (PrsConversation *self,
   set_count (self, &self->message_count, member_count (object, "messageCount"), PROP_MESSAGE_COUNT);
 
   updated = member_string (object, "updatedAt");
+  if (g_strcmp0 (self->updated_key, updated) != 0)
+    {
+      g_free (self->updated_key);
+      self->updated_key = g_strdup (updated);
+    }
+  if (self->created_key == NULL)
+    self->created_key = g_strdup (member_string (object, "createdAt"));
   if (updated != NULL)
     utc = g_date_time_new_from_iso8601 (updated, NULL);
   if (utc != NULL)
@@ -136,6 +146,24 @@ prs_conversation_new_from_json (JsonObject *object)
   self->id = g_strdup (id);
   prs_conversation_update_from_json (self, object);
   return self;
+}
+
+int
+prs_conversation_compare (PrsConversation *a,
+                          PrsConversation *b)
+{
+  int cmp;
+
+  g_return_val_if_fail (PRS_IS_CONVERSATION (a), 0);
+  g_return_val_if_fail (PRS_IS_CONVERSATION (b), 0);
+
+  /* The store's ORDER BY updated_at DESC, created_at DESC, id: the same
+   * byte-wise text comparison (NULL before any text, as in SQLite). */
+  if ((cmp = g_strcmp0 (b->updated_key, a->updated_key)) != 0)
+    return cmp;
+  if ((cmp = g_strcmp0 (b->created_key, a->created_key)) != 0)
+    return cmp;
+  return g_strcmp0 (a->id, b->id);
 }
 
 const char *
@@ -232,6 +260,8 @@ prs_conversation_finalize (GObject *object)
   g_free (self->slug);
   g_free (self->title);
   g_free (self->default_agent);
+  g_free (self->created_key);
+  g_free (self->updated_key);
   g_clear_pointer (&self->updated_at, g_date_time_unref);
 
   G_OBJECT_CLASS (prs_conversation_parent_class)->finalize (object);

@@ -17,6 +17,11 @@ PrsConversation *prs_conversation_new_from_json     (JsonObject      *object);
 void             prs_conversation_update_from_json  (PrsConversation *self,
                                                      JsonObject      *object);
 
+/* The list's order, as the store sorts: newest change first, then newest
+ * created, then by id. Negative when @a comes first. */
+int              prs_conversation_compare           (PrsConversation *a,
+                                                     PrsConversation *b);
+
 const char      *prs_conversation_get_id            (PrsConversation *self);
 const char      *prs_conversation_get_slug          (PrsConversation *self);
 const char      *prs_conversation_get_title         (PrsConversation *self);

@@ -9,9 +9,9 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-context.h"
-#include "prs-context-private.h"
 #include "prs-error.h"
 #include "prs-guidance.h"
+#include "prs-json.h"
 
 static const char * const source_names[] = {
   [PRS_GUIDANCE_SOURCE_CONTEXT] = "context",
@@ -471,7 +471,7 @@ json_text (JsonNode *node)
   if (node == NULL)
     g_string_append (out, "null");
   else
-    prs_json_append_compact (out, node, G_MAXSIZE);
+    prs_json_append (out, node, PRS_JSON_COMPACT, G_MAXSIZE);
   return g_string_free (out, FALSE);
 }
 

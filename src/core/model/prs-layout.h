@@ -13,10 +13,11 @@ typedef enum
   PRS_LAYOUT_BLOCK_GRID,
 } PrsLayoutBlockType;
 
+/* Borrowed from the block */
 typedef struct
 {
-  char *key;
-  char *value;
+  const char *key;
+  const char *value;
 } PrsLayoutRow;
 
 typedef struct
@@ -26,6 +27,7 @@ typedef struct
   char               *text;
   /* PRS_LAYOUT_BLOCK_GRID: PrsLayoutRow, two or more. */
   GArray             *rows;
+  GStringChunk       *strings;  /* GRID: the rows' keys and values */
 } PrsLayoutBlock;
 
 void            prs_layout_block_free (PrsLayoutBlock *block);
@@ -36,9 +38,17 @@ void            prs_layout_block_free (PrsLayoutBlock *block);
 GPtrArray      *prs_layout_parse      (const char     *text,
                                        gssize          len);
 
+/* The longest reply that is laid out. Longer text is no reply a person
+ * reads: the window shows it as plain text, `prosponsive-ctl layout`
+ * refuses it. Parsing and writing the JSON cost about ten times the
+ * input at most (a reply of one-letter pairs). */
+#define PRS_LAYOUT_MAX_INPUT ((gsize) 8 * 1024 * 1024)
+
 /* [{"type":"grid","rows":[{"key":…,"value":…},…]},{"type":"text","text":…}]
- * with the members in that order. */
-JsonNode       *prs_layout_to_json    (GPtrArray      *blocks);
+ * with the members in that order, as json-glib writes it, compact or
+ * @pretty. */
+char           *prs_layout_to_json    (GPtrArray      *blocks,
+                                       gboolean        pretty);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsLayoutBlock, prs_layout_block_free)
 

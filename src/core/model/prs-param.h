@@ -17,6 +17,13 @@ typedef enum
   PRS_PARAM_OBJECT,
 } PrsParamType;
 
+/* The most parameters a tool takes. A tool that a person or a model fills
+ * in has a handful; past a few hundred no model reads the schema, and a
+ * Code node of millions of reads (a generated file) would otherwise cost
+ * gigabytes. A workflow reading more is not discoverable, and the
+ * checklist says why. */
+#define PRS_TOOL_MAX_PARAMS 256
+
 typedef struct
 {
   char         *name;           /* the KEY, a JavaScript identifier */

@@ -145,7 +145,16 @@ check_parameters (JsonArray         *checks,
 {
   GPtrArray *params = analysis->tool->params;
 
-  if (params->len > 0)
+  if (analysis->too_many_params)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("The Code nodes read more than %u parameters; a tool takes at most %u. "
+                           "Pass related values as one object parameter."),
+                         PRS_TOOL_MAX_PARAMS, PRS_TOOL_MAX_PARAMS);
+
+      add_check (checks, "parameters", CHECK_FAIL, message);
+    }
+  else if (params->len > 0)
     {
       g_autoptr(GString) names = g_string_new (NULL);
       g_autofree char *message = NULL;
@@ -223,6 +232,17 @@ build_checks (const PrsAnalysis *analysis)
   JsonArray *checks = json_array_sized_new (8);
 
   check_published (checks, analysis);
+  if (analysis->too_large)
+    {
+      g_autofree char *size = g_format_size_full (PRS_WORKFLOW_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *message =
+        g_strdup_printf (_("The workflow is larger than %s, so it was not read. Move large data "
+                           "out of its nodes, or split it."), size);
+
+      /* Nothing else is known of it */
+      add_check (checks, "size", CHECK_FAIL, message);
+      return checks;
+    }
   check_webhook (checks, analysis);
   if (analysis->is_adapter)
     add_check (checks, "not-adapter", CHECK_FAIL,

@@ -212,6 +212,7 @@ analyse_parameters (PrsAnalysis *self)
       self->n_code_matches += prs_param_set_scan (set, code, -1);
     }
 
+  self->too_many_params = prs_param_set_overflowed (set);
   params = prs_param_set_steal_params (set);
   g_ptr_array_extend_and_steal (self->tool->params, g_steal_pointer (&params));
 }
@@ -291,6 +292,8 @@ prs_analysis_new (PrsWorkflow *workflow)
 
   analyse_description (self);
   analyse_parameters (self);
+  if (self->too_many_params)
+    self->discoverable = FALSE;
 
   /* Nothing reads the nodes from here on: drop them, and with them the
    * references into the workflow's JSON. */
@@ -587,6 +590,38 @@ run_complete (GTask *task)
 
 static void get_next (GTask *task);
 
+/* The checklist entry of a workflow whose answer was too large to read:
+ * what the list said of it, no nodes. */
+static PrsAnalysis *
+analysis_new_too_large (JsonObject *listed)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *object = json_object_new ();
+  const char *members[] = { "id", "name", "createdAt" };
+  PrsWorkflow *workflow;
+  PrsAnalysis *analysis;
+
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    {
+      const char *value = prs_json_object_get_string (listed, members[i]);
+
+      if (value != NULL)
+        json_object_set_string_member (object, members[i], value);
+    }
+  json_object_set_array_member (object, "nodes", json_array_new ());
+  json_node_take_object (node, object);
+  workflow = prs_workflow_new_from_json (node, NULL);
+  if (workflow == NULL)
+    return NULL;
+
+  /* Listed as active */
+  workflow->active = PRS_ACTIVE_YES;
+  analysis = prs_analysis_new (workflow);
+  analysis->too_large = TRUE;
+  analysis->discoverable = FALSE;
+  return analysis;
+}
+
 typedef struct
 {
   GTask *task;
@@ -614,6 +649,13 @@ get_workflow_cb (GObject      *source,
     }
   else if (g_error_matches (error, PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND))
     ; /* deleted since it was listed: not a failure */
+  else if (g_error_matches (error, PRS_ERROR, PRS_ERROR_TOO_LARGE))
+    {
+      /* One huge workflow must not cost the others their discovery */
+      g_message ("Skipping a workflow: %s", error->message);
+      g_ptr_array_index (data->analyses, closure->index) =
+        analysis_new_too_large (g_ptr_array_index (data->listed, closure->index));
+    }
   else if (data->error == NULL)
     data->error = g_steal_pointer (&error);
 

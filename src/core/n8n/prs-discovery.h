@@ -48,6 +48,8 @@ typedef struct
   char        *base_name;           /* the tool name before any collision suffix */
   guint        n_code_nodes;        /* enabled Code and Function nodes */
   guint        n_code_matches;
+  gboolean     too_many_params;     /* the Code nodes read more than PRS_TOOL_MAX_PARAMS */
+  gboolean     too_large;           /* n8n's answer was over PRS_WORKFLOW_MAX_BYTES: not read */
   PrsWebhookProblem webhook_problem;
   char        *webhook_problem_node; /* the first Webhook node's name when it is the problem */
   PrsTool     *tool;                /* always set; webhook fields NULL without a webhook */

@@ -85,6 +85,7 @@ struct _PrsParamSet
 {
   GPtrArray  *params;   /* PrsParam*, in order of first occurrence */
   GHashTable *by_name;  /* name → PrsParam*, borrowed from params */
+  gboolean    overflowed;  /* more than PRS_TOOL_MAX_PARAMS were read */
 };
 
 /* Words after which a `/` begins an expression, so a regular expression. */
@@ -1437,6 +1438,16 @@ param_set_add (PrsParamSet  *self,
       return;
     }
 
+  /* Past the limit nothing more is kept: a Code node of millions of
+   * reads costs its tokens, not a parameter each */
+  if (self->params->len >= PRS_TOOL_MAX_PARAMS)
+    {
+      self->overflowed = TRUE;
+      g_free (name);
+      g_clear_pointer (&default_value, json_node_unref);
+      return;
+    }
+
   /* prs_param_new () without its copies */
   param = g_new0 (PrsParam, 1);
   param->name = name;
@@ -1605,6 +1616,14 @@ prs_param_set_get_params (PrsParamSet *self)
   return self->params;
 }
 
+gboolean
+prs_param_set_overflowed (PrsParamSet *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->overflowed;
+}
+
 GPtrArray *
 prs_param_set_steal_params (PrsParamSet *self)
 {
@@ -1615,6 +1634,7 @@ prs_param_set_steal_params (PrsParamSet *self)
   params = g_steal_pointer (&self->params);
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_param_free);
   g_hash_table_remove_all (self->by_name);
+  self->overflowed = FALSE;
 
   return params;
 }

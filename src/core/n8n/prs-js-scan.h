@@ -28,6 +28,9 @@ guint        prs_param_set_scan        (PrsParamSet  *self,
                                         gssize        len);
 /* The parameters so far, in order. Elements are PrsParam*, owned by the set. */
 GPtrArray   *prs_param_set_get_params  (PrsParamSet  *self);
+/* TRUE when the scanned code reads more than PRS_TOOL_MAX_PARAMS
+ * parameters: only the first ones were kept. */
+gboolean     prs_param_set_overflowed  (PrsParamSet  *self);
 /* Takes the parameters so far out of the set (which starts empty again):
  * PrsParam*, in order, freed with the array. */
 GPtrArray   *prs_param_set_steal_params (PrsParamSet *self);

@@ -6,8 +6,9 @@
 
 G_BEGIN_DECLS
 
-/* The largest answer body accepted (64 MiB by default); a larger one fails
- * with PRS_ERROR_N8N_BAD_RESPONSE. */
+/* The largest answer body accepted (64 MiB by default; one workflow's
+ * answer at most twice PRS_WORKFLOW_MAX_BYTES); a larger one fails with
+ * PRS_ERROR_TOO_LARGE. */
 void prs_n8n_client_set_max_response_size (PrsN8nClient *self,
                                            gsize         max_size);
 

@@ -15,8 +15,11 @@
 #include <libsoup/soup.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-n8n-client.h"
 #include "prs-n8n-client-private.h"
+#include "prs-n8n-client-internal.h"
+#include "prs-workflow.h"
 
 #define DEFAULT_TIMEOUT_SECONDS   10
 #define DEFAULT_MAX_RESPONSE_SIZE ((gsize) 64 * 1024 * 1024)
@@ -24,7 +27,6 @@
 #define PAGE_LIMIT                250
 #define MAX_PAGES                 10000
 #define MAX_QUOTED_MESSAGE        300  /* characters of n8n's own message kept */
-#define WORKFLOWS_PATH            "/api/v1/workflows"
 
 struct _PrsN8nClient
 {
@@ -52,6 +54,7 @@ typedef enum
 typedef struct
 {
   RequestKind   kind;
+  gsize         max_size;       /* the largest answer read */
   char         *path;           /* without the query, for messages */
   SoupMessage  *msg;
   GInputStream *stream;
@@ -473,9 +476,9 @@ static GError *
 too_large_error (PrsN8nClient *self,
                  Request      *req)
 {
-  g_autofree char *limit = g_format_size (self->max_response_size);
+  g_autofree char *limit = g_format_size_full (req->max_size, G_FORMAT_SIZE_IEC_UNITS);
 
-  return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+  return g_error_new (PRS_ERROR, PRS_ERROR_TOO_LARGE,
                       "n8n at %s sent an answer larger than %s for %s; Prosponsive does not "
                       "read answers that large. Check that the URL points to n8n.",
                       self->base_url, limit, req->path);
@@ -561,7 +564,7 @@ on_chunk_read (GObject      *source,
       return;
     }
 
-  if (len > self->max_response_size - req->body->len)
+  if (len > req->max_size - req->body->len)
     {
       /* Cancelling makes libsoup drop the connection instead of draining
        * the rest of the body. */
@@ -606,7 +609,7 @@ on_sent (GObject      *source,
 
   headers = soup_message_get_response_headers (req->msg);
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
-      soup_message_headers_get_content_length (headers) > (goffset) self->max_response_size)
+      soup_message_headers_get_content_length (headers) > (goffset) req->max_size)
     {
       g_cancellable_cancel (req->internal);
       g_task_return_error (task, too_large_error (self, req));
@@ -646,6 +649,12 @@ request_json_async (PrsN8nClient        *self,
 
   req = g_new0 (Request, 1);
   req->kind = kind;
+  req->max_size = self->max_response_size;
+  /* One workflow holds its nodes twice (as saved and as published): an
+   * answer over twice the largest workflow is not read, so one huge
+   * workflow costs discovery nothing but a checklist entry */
+  if (kind == REQUEST_WORKFLOW)
+    req->max_size = MIN (req->max_size, 2 * PRS_WORKFLOW_MAX_BYTES);
   req->path = g_strdup (path);
   req->body = g_byte_array_new ();
   req->internal = g_cancellable_new ();
@@ -669,7 +678,7 @@ request_json_async (PrsN8nClient        *self,
   if (body != NULL)
     {
       gsize len = 0;
-      char *text = json_to_string (body, FALSE);
+      char *text = prs_json_to_string (body, FALSE);
       g_autoptr(GBytes) bytes = NULL;
 
       len = strlen (text);
@@ -746,6 +755,9 @@ fetch_page (GTask      *task,
 
   if (list->active_only)
     g_string_append (path_and_query, "active=true&");
+  /* Pinned test data can be the bulk of a workflow, and discovery never
+   * reads it */
+  g_string_append (path_and_query, "excludePinnedData=true&");
   g_string_append_printf (path_and_query, "limit=%d", PAGE_LIMIT);
   if (cursor != NULL)
     {
@@ -997,14 +1009,14 @@ on_written (GObject      *source,
                          (GDestroyNotify) json_object_unref);
 }
 
-static void
-post_async (PrsN8nClient        *self,
-            gpointer             source_tag,
-            const char          *path,
-            JsonNode            *body,
-            GCancellable        *cancellable,
-            GAsyncReadyCallback  callback,
-            gpointer             user_data)
+void
+prs_n8n_client_post_async (PrsN8nClient        *self,
+                           gpointer             source_tag,
+                           const char          *path,
+                           JsonNode            *body,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
 
@@ -1014,183 +1026,15 @@ post_async (PrsN8nClient        *self,
                       cancellable, on_written, g_steal_pointer (&task));
 }
 
-static JsonObject *
-post_finish (PrsN8nClient  *self,
-             gpointer       source_tag,
-             GAsyncResult  *result,
-             GError       **error)
+JsonObject *
+prs_n8n_client_post_finish (PrsN8nClient  *self,
+                            gpointer       source_tag,
+                            GAsyncResult  *result,
+                            GError       **error)
 {
   g_return_val_if_fail (PRS_IS_N8N_CLIENT (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-void
-prs_n8n_client_create_credential_async (PrsN8nClient        *self,
-                                        const char          *name,
-                                        const char          *type,
-                                        JsonObject          *data,
-                                        GCancellable        *cancellable,
-                                        GAsyncReadyCallback  callback,
-                                        gpointer             user_data)
-{
-  g_autoptr(JsonObject) body = json_object_new ();
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-
-  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
-  g_return_if_fail (name != NULL && type != NULL && data != NULL);
-
-  json_object_set_string_member (body, "name", name);
-  json_object_set_string_member (body, "type", type);
-  json_object_set_object_member (body, "data", json_object_ref (data));
-  json_node_set_object (node, body);
-  post_async (self, prs_n8n_client_create_credential_async, "/api/v1/credentials", node,
-              cancellable, callback, user_data);
-}
-
-char *
-prs_n8n_client_create_credential_finish (PrsN8nClient  *self,
-                                         GAsyncResult  *result,
-                                         GError       **error)
-{
-  g_autoptr(JsonObject) answer = post_finish (self, prs_n8n_client_create_credential_async,
-                                              result, error);
-  const char *id;
-
-  if (answer == NULL)
-    return NULL;
-  id = json_object_get_string_member_with_default (answer, "id", NULL);
-  if (id == NULL || *id == '\0')
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                   "n8n at %s created the credential but did not say its id.", self->base_url);
-      return NULL;
-    }
-  return g_strdup (id);
-}
-
-/* What POST /api/v1/workflows accepts (n8n 1.123: additionalProperties is
- * false on the workflow and on each node; read-only fields are refused). */
-static const char * const workflow_fields[] = { "name", "nodes", "connections", "settings", NULL };
-static const char * const node_fields[] = {
-  "id", "name", "webhookId", "disabled", "notesInFlow", "notes", "type", "typeVersion",
-  "executeOnce", "alwaysOutputData", "retryOnFail", "maxTries", "waitBetweenTries",
-  "onError", "position", "parameters", "credentials", NULL
-};
-static const char * const settings_fields[] = {
-  "saveExecutionProgress", "saveManualExecutions", "saveDataErrorExecution",
-  "saveDataSuccessExecution", "executionTimeout", "errorWorkflow", "timezone",
-  "executionOrder", "callerPolicy", "callerIds", "timeSavedPerExecution", "availableInMCP", NULL
-};
-
-static JsonObject *
-copy_fields (JsonObject         *from,
-             const char * const *fields)
-{
-  JsonObject *to = json_object_new ();
-
-  for (guint i = 0; fields[i] != NULL; i++)
-    {
-      JsonNode *member = json_object_get_member (from, fields[i]);
-
-      if (member != NULL)
-        json_object_set_member (to, fields[i], json_node_copy (member));
-    }
-  return to;
-}
-
-JsonObject *
-prs_n8n_client_strip_workflow (JsonObject *workflow)
-{
-  JsonObject *out;
-  JsonNode *nodes;
-  JsonNode *settings;
-
-  g_return_val_if_fail (workflow != NULL, NULL);
-
-  out = copy_fields (workflow, workflow_fields);
-  nodes = json_object_get_member (workflow, "nodes");
-  if (nodes != NULL && JSON_NODE_HOLDS_ARRAY (nodes))
-    {
-      JsonArray *in = json_node_get_array (nodes);
-      JsonArray *stripped = json_array_new ();
-
-      for (guint i = 0; i < json_array_get_length (in); i++)
-        {
-          JsonNode *node = json_array_get_element (in, i);
-
-          if (JSON_NODE_HOLDS_OBJECT (node))
-            json_array_add_object_element (stripped, copy_fields (json_node_get_object (node), node_fields));
-        }
-      json_object_set_array_member (out, "nodes", stripped);
-    }
-  else
-    json_object_set_array_member (out, "nodes", json_array_new ());
-
-  if (!json_object_has_member (out, "connections"))
-    json_object_set_object_member (out, "connections", json_object_new ());
-
-  settings = json_object_get_member (workflow, "settings");
-  json_object_set_object_member (out, "settings",
-                                 settings != NULL && JSON_NODE_HOLDS_OBJECT (settings)
-                                   ? copy_fields (json_node_get_object (settings), settings_fields)
-                                   : json_object_new ());
-  return out;
-}
-
-void
-prs_n8n_client_create_workflow_async (PrsN8nClient        *self,
-                                      JsonObject          *workflow,
-                                      GCancellable        *cancellable,
-                                      GAsyncReadyCallback  callback,
-                                      gpointer             user_data)
-{
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-
-  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
-  g_return_if_fail (workflow != NULL);
-
-  json_node_take_object (node, prs_n8n_client_strip_workflow (workflow));
-  post_async (self, prs_n8n_client_create_workflow_async, WORKFLOWS_PATH, node,
-              cancellable, callback, user_data);
-}
-
-JsonObject *
-prs_n8n_client_create_workflow_finish (PrsN8nClient  *self,
-                                       GAsyncResult  *result,
-                                       GError       **error)
-{
-  return post_finish (self, prs_n8n_client_create_workflow_async, result, error);
-}
-
-void
-prs_n8n_client_activate_workflow_async (PrsN8nClient        *self,
-                                        const char          *id,
-                                        GCancellable        *cancellable,
-                                        GAsyncReadyCallback  callback,
-                                        gpointer             user_data)
-{
-  g_autofree char *escaped = NULL;
-  g_autofree char *path = NULL;
-
-  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
-  g_return_if_fail (id != NULL && *id != '\0');
-
-  escaped = g_uri_escape_string (id, NULL, FALSE);
-  path = g_strconcat (WORKFLOWS_PATH "/", escaped, "/activate", NULL);
-  post_async (self, prs_n8n_client_activate_workflow_async, path, NULL,
-              cancellable, callback, user_data);
-}
-
-gboolean
-prs_n8n_client_activate_workflow_finish (PrsN8nClient  *self,
-                                         GAsyncResult  *result,
-                                         GError       **error)
-{
-  g_autoptr(JsonObject) answer = post_finish (self, prs_n8n_client_activate_workflow_async,
-                                              result, error);
-
-  return answer != NULL;
 }

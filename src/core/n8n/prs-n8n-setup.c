@@ -83,7 +83,7 @@ prs_n8n_setup_prepare_example (const char  *template_json,
   /* The URL goes into JSON strings: escape it as JSON, without its quotes. */
   base_node = json_node_new (JSON_NODE_VALUE);
   json_node_set_string (base_node, api_base_url);
-  base_json = json_to_string (base_node, FALSE);
+  base_json = prs_json_to_string (base_node, FALSE);
   base_inner = g_strndup (base_json + 1, strlen (base_json) - 2);
   text = replace_all (template_json, "__API_BASE__", base_inner);
 

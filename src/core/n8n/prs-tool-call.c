@@ -20,7 +20,9 @@
 
 #include "prs-error.h"
 #include "prs-json.h"
+#include "prs-random.h"
 #include "prs-tool-call.h"
+#include "prs-tool-call-private.h"
 
 #define MAX_RESPONSE_SIZE   ((gsize) 32 * 1024 * 1024)
 #define READ_CHUNK_SIZE     ((gsize) 64 * 1024)
@@ -42,6 +44,7 @@ PrsToolCallRequest *
 prs_tool_call_request_new (const PrsTool *tool,
                            const char    *n8n_base_url)
 {
+  g_autoptr(GError) error = NULL;
   PrsToolCallRequest *req;
 
   g_return_val_if_fail (tool != NULL, NULL);
@@ -53,6 +56,10 @@ prs_tool_call_request_new (const PrsTool *tool,
   req->tool_name = g_strdup (tool->name);
   req->workflow_id = g_strdup (tool->workflow_id);
   req->tool_call_id = g_uuid_string_random ();
+  req->callback_secret = prs_random_token (&error);
+  if (req->callback_secret == NULL)
+    g_message ("No callback secret for tool call %s (%s): a result it posts back will be refused",
+               req->tool_call_id, error->message);
 
   return req;
 }
@@ -76,6 +83,7 @@ prs_tool_call_request_copy (const PrsToolCallRequest *req)
   copy->conversation_id = g_strdup (req->conversation_id);
   copy->agent_id = g_strdup (req->agent_id);
   copy->callback_url = g_strdup (req->callback_url);
+  copy->callback_secret = g_strdup (req->callback_secret);
   copy->execution = g_strdup (req->execution);
   copy->timeout_seconds = req->timeout_seconds;
   copy->callback_registry = req->callback_registry != NULL ? g_object_ref (req->callback_registry) : NULL;
@@ -102,6 +110,9 @@ prs_tool_call_request_free (PrsToolCallRequest *req)
   g_free (req->conversation_id);
   g_free (req->agent_id);
   g_free (req->callback_url);
+  if (req->callback_secret != NULL)
+    memset (req->callback_secret, 0, strlen (req->callback_secret));
+  g_free (req->callback_secret);
   g_free (req->execution);
   g_clear_object (&req->callback_registry);
   g_free (req);
@@ -149,7 +160,19 @@ prs_tool_call_request_build_body (const PrsToolCallRequest *req)
   set_string_or_null (envelope, "workflowId", req->workflow_id);
   set_string_or_null (envelope, "conversationId", req->conversation_id);
   set_string_or_null (envelope, "agentId", req->agent_id);
-  set_string_or_null (envelope, "callbackUrl", req->callback_url);
+  if (req->callback_url != NULL && req->callback_secret != NULL)
+    {
+      /* The secret rides in the URL as well, so a workflow that posts its
+       * result to callbackUrl unchanged needs to do nothing more */
+      g_autofree char *url = g_strdup_printf ("%s%scallbackSecret=%s", req->callback_url,
+                                              strchr (req->callback_url, '?') != NULL ? "&" : "?",
+                                              req->callback_secret);
+
+      json_object_set_string_member (envelope, "callbackUrl", url);
+    }
+  else
+    set_string_or_null (envelope, "callbackUrl", req->callback_url);
+  set_string_or_null (envelope, "callbackSecret", req->callback_secret);
   set_string_or_null (envelope, "execution", req->execution);
 
   json_object_set_object_member (body, "parameters", g_steal_pointer (&parameters));
@@ -186,15 +209,10 @@ prs_tool_call_result_new_failure (int         error_code,
   return res;
 }
 
-static PrsToolCallResult *
-result_new_failure_printf (int         error_code,
-                           const char *format,
-                           ...) G_GNUC_PRINTF (2, 3);
-
-static PrsToolCallResult *
-result_new_failure_printf (int         error_code,
-                           const char *format,
-                           ...)
+PrsToolCallResult *
+prs_tool_call_result_new_failure_printf (int         error_code,
+                                         const char *format,
+                                         ...)
 {
   g_autofree char *message = NULL;
   va_list args;
@@ -283,18 +301,15 @@ prs_tool_call_result_for_model (const PrsToolCallResult *result)
     {
     case PRS_TOOL_CALL_SUCCEEDED:
       {
-        g_autoptr(JsonGenerator) generator = json_generator_new ();
         g_autoptr(JsonNode) null_node = json_node_new (JSON_NODE_NULL);
 
-        json_generator_set_root (generator, result->result != NULL ? result->result : null_node);
-        text = json_generator_to_data (generator, NULL);
+        text = prs_json_to_string (result->result != NULL ? result->result : null_node, FALSE);
       }
       break;
 
     case PRS_TOOL_CALL_FAILED:
       {
         g_autoptr(JsonBuilder) builder = json_builder_new ();
-        g_autoptr(JsonGenerator) generator = json_generator_new ();
         g_autoptr(JsonNode) root = NULL;
 
         json_builder_begin_object (builder);
@@ -304,8 +319,7 @@ prs_tool_call_result_for_model (const PrsToolCallResult *result)
         json_builder_add_string_value (builder, result->error != NULL ? result->error : "the tool call failed");
         json_builder_end_object (builder);
         root = json_builder_get_root (builder);
-        json_generator_set_root (generator, root);
-        text = json_generator_to_data (generator, NULL);
+        text = prs_json_to_string (root, FALSE);
       }
       break;
 
@@ -406,7 +420,10 @@ classify_success (const guint8 *data,
   if (len == 0 || is_blank (data, len))
     return prs_tool_call_result_new_failure (PRS_ERROR_N8N_BAD_RESPONSE, EMPTY_ANSWER);
 
-  root = prs_json_parse_bounded ((const char *) data, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  /* Strict, so a result is never changed on its way (a 30-digit id read
+   * as -1, a string cut at \u0000): what JSON cannot keep exactly goes to
+   * the model as the text it is */
+  root = prs_json_parse_strict ((const char *) data, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
   if (root == NULL)
     {
       /* Text from a Respond to Webhook node: the model gets it as a string.
@@ -508,12 +525,12 @@ classify (guint         status,
     }
 
   if (message != NULL && *message != '\0')
-    return result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%s", message);
+    return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%s", message);
 
   if (reason == NULL || *reason == '\0')
     reason = soup_status_get_phrase (status);
-  return result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%u %s", status,
-                                    reason != NULL ? reason : "");
+  return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%u %s", status,
+                                                  reason != NULL ? reason : "");
 }
 
 /* ====================================================================== */
@@ -545,8 +562,8 @@ typedef struct
   gulong              outer_handler;
 } Call;
 
-static void
-clear_source (GSource **source)
+void
+prs_tool_call_clear_source (GSource **source)
 {
   if (*source != NULL)
     {
@@ -563,8 +580,8 @@ call_free (gpointer data)
   if (call->outer != NULL && call->outer_handler != 0)
     g_cancellable_disconnect (call->outer, call->outer_handler);
   g_clear_object (&call->outer);
-  clear_source (&call->timeout_source);
-  clear_source (&call->retry_source);
+  prs_tool_call_clear_source (&call->timeout_source);
+  prs_tool_call_clear_source (&call->retry_source);
   g_clear_object (&call->internal);
   g_clear_object (&call->stream);
   g_clear_object (&call->msg);
@@ -592,7 +609,7 @@ call_return (GTask             *task,
 {
   Call *call = g_task_get_task_data (task);
 
-  clear_source (&call->timeout_source);
+  prs_tool_call_clear_source (&call->timeout_source);
   res->attempts = call->attempts;
   res->url = g_strdup (call->url);
   if (call->msg != NULL && res->http_status == 0)
@@ -613,7 +630,7 @@ call_return_cancelled (GTask *task)
 {
   Call *call = g_task_get_task_data (task);
 
-  clear_source (&call->timeout_source);
+  prs_tool_call_clear_source (&call->timeout_source);
   if (call->req->callback_registry != NULL)
     prs_callback_registry_forget (call->req->callback_registry, call->req->tool_call_id);
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The tool call was cancelled");
@@ -640,14 +657,14 @@ transport_failure (Call         *call,
                    const GError *error)
 {
   if (call->timed_out && !call->request_written)
-    return result_new_failure_printf (PRS_ERROR_TIMEOUT,
-                                      "could not connect to n8n at %s within %u s "
-                                      "(nothing was sent)", call->req->n8n_base_url, call->timeout);
+    return prs_tool_call_result_new_failure_printf (PRS_ERROR_TIMEOUT,
+                                                    "could not connect to n8n at %s within %u s "
+                                                    "(nothing was sent)", call->req->n8n_base_url, call->timeout);
 
   if (call->timed_out)
-    return result_new_failure_printf (PRS_ERROR_TIMEOUT,
-                                      "timed out after %u s; the workflow may still have run",
-                                      call->timeout);
+    return prs_tool_call_result_new_failure_printf (PRS_ERROR_TIMEOUT,
+                                                    "timed out after %u s; the workflow may still have run",
+                                                    call->timeout);
 
   if (!call->request_written && is_connect_error (error))
     {
@@ -659,19 +676,19 @@ transport_failure (Call         *call,
         what = "could not connect to n8n (its host name could not be resolved)";
       else if (error->domain == G_TLS_ERROR)
         what = "could not connect to n8n (the TLS handshake failed)";
-      return result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE, "%s at %s after %u attempts: %s",
-                                        what, call->req->n8n_base_url, call->attempts,
-                                        error->message);
+      return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE, "%s at %s after %u attempts: %s",
+                                                      what, call->req->n8n_base_url, call->attempts,
+                                                      error->message);
     }
 
   if (error->domain == SOUP_SESSION_ERROR)
-    return result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
-                                      "n8n sent an answer that is not valid HTTP (%s); "
-                                      "the workflow may have run", error->message);
+    return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
+                                                    "n8n sent an answer that is not valid HTTP (%s); "
+                                                    "the workflow may have run", error->message);
 
-  return result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
-                                    "the connection to n8n broke (%s); the workflow may have run",
-                                    error->message);
+  return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
+                                                  "the connection to n8n broke (%s); the workflow may have run",
+                                                  error->message);
 }
 
 static gboolean
@@ -694,7 +711,7 @@ on_retry_due (gpointer user_data)
   GTask *task = user_data;
   Call *call = g_task_get_task_data (task);
 
-  clear_source (&call->retry_source);
+  prs_tool_call_clear_source (&call->retry_source);
   if (g_cancellable_is_cancelled (call->internal))
     {
       call_return_cancelled (task);
@@ -769,9 +786,9 @@ on_chunk_read (GObject      *source,
       /* Cancelling makes libsoup drop the connection instead of draining
        * the rest. */
       g_cancellable_cancel (call->internal);
-      call_return (task, result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
-                                                    "the workflow's answer is larger than %u MiB",
-                                                    (guint) (MAX_RESPONSE_SIZE / (1024 * 1024))));
+      call_return (task, prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
+                                                                  "the workflow's answer is larger than %u MiB",
+                                                                  (guint) (MAX_RESPONSE_SIZE / (1024 * 1024))));
       return;
     }
 
@@ -811,7 +828,7 @@ on_sent (GObject      *source,
         {
           g_debug ("tool call %s: attempt %u could not connect (%s); retrying",
                    call->req->tool_call_id, call->attempts, error->message);
-          clear_source (&call->timeout_source);
+          prs_tool_call_clear_source (&call->timeout_source);
           schedule_retry (g_steal_pointer (&task));
           return;
         }
@@ -898,8 +915,6 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GUri) uri = NULL;
   g_autoptr(JsonNode) body = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
-  gsize body_len = 0;
   char *body_text;
   Call *call;
 
@@ -924,9 +939,9 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
   if (uri == NULL ||
       (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 && g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
     {
-      call_return (task, result_new_failure_printf (PRS_ERROR_INVALID_INPUT,
-                                                    "the webhook URL %s is not a valid http(s) URL; "
-                                                    "check the n8n URL", call->url));
+      call_return (task, prs_tool_call_result_new_failure_printf (PRS_ERROR_INVALID_INPUT,
+                                                                  "the webhook URL %s is not a valid http(s) URL; "
+                                                                  "check the n8n URL", call->url));
       return;
     }
 
@@ -943,10 +958,8 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
     }
 
   body = prs_tool_call_request_build_body (req);
-  generator = json_generator_new ();
-  json_generator_set_root (generator, body);
-  body_text = json_generator_to_data (generator, &body_len);
-  call->body = g_bytes_new_take (body_text, body_len);
+  body_text = prs_json_to_string (body, FALSE);
+  call->body = g_bytes_new_take (body_text, strlen (body_text));
 
   call->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
                                                  "timeout", 0,
@@ -960,7 +973,7 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
     }
 
   if (req->callback_registry != NULL)
-    prs_callback_registry_expect (req->callback_registry, req->tool_call_id);
+    prs_callback_registry_expect (req->callback_registry, req->tool_call_id, req->callback_secret);
 
   start_attempt (g_steal_pointer (&task));
 }
@@ -980,327 +993,4 @@ prs_tool_call_set_retry_delays_for_testing (const guint *delays_ms)
 {
   for (guint i = 0; i < MAX_RETRIES; i++)
     retry_delays_ms[i] = delays_ms != NULL ? delays_ms[i] : default_retry_delays_ms[i];
-}
-
-/* ====================================================================== */
-/* Callback registry                                                      */
-/* ====================================================================== */
-
-typedef struct
-{
-  gboolean  delivered;
-  gboolean  success;
-  JsonNode *result;
-  char     *error;
-
-  GTask    *task;            /* the waiter, or NULL */
-  GSource  *timeout_source;
-  GSource  *cancel_source;
-  guint     timeout;
-} Entry;
-
-struct _PrsCallbackRegistry
-{
-  GObject     parent_instance;
-
-  GMutex      lock;
-  GHashTable *entries;       /* tool call id → Entry* */
-};
-
-G_DEFINE_FINAL_TYPE (PrsCallbackRegistry, prs_callback_registry, G_TYPE_OBJECT)
-
-static void
-entry_free (gpointer data)
-{
-  Entry *entry = data;
-
-  clear_source (&entry->timeout_source);
-  clear_source (&entry->cancel_source);
-  g_clear_object (&entry->task);
-  g_clear_pointer (&entry->result, json_node_unref);
-  g_free (entry->error);
-  g_free (entry);
-}
-
-static void
-prs_callback_registry_finalize (GObject *object)
-{
-  PrsCallbackRegistry *self = PRS_CALLBACK_REGISTRY (object);
-
-  g_clear_pointer (&self->entries, g_hash_table_unref);
-  g_mutex_clear (&self->lock);
-
-  G_OBJECT_CLASS (prs_callback_registry_parent_class)->finalize (object);
-}
-
-static void
-prs_callback_registry_class_init (PrsCallbackRegistryClass *klass)
-{
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-
-  object_class->finalize = prs_callback_registry_finalize;
-}
-
-static void
-prs_callback_registry_init (PrsCallbackRegistry *self)
-{
-  g_mutex_init (&self->lock);
-  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
-}
-
-PrsCallbackRegistry *
-prs_callback_registry_new (void)
-{
-  return g_object_new (PRS_TYPE_CALLBACK_REGISTRY, NULL);
-}
-
-/* Called with the lock held. */
-static Entry *
-ensure_entry (PrsCallbackRegistry *self,
-              const char          *tool_call_id)
-{
-  Entry *entry = g_hash_table_lookup (self->entries, tool_call_id);
-
-  if (entry == NULL)
-    {
-      entry = g_new0 (Entry, 1);
-      g_hash_table_insert (self->entries, g_strdup (tool_call_id), entry);
-    }
-  return entry;
-}
-
-void
-prs_callback_registry_expect (PrsCallbackRegistry *self,
-                              const char          *tool_call_id)
-{
-  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (self));
-  g_return_if_fail (tool_call_id != NULL);
-
-  g_mutex_lock (&self->lock);
-  ensure_entry (self, tool_call_id);
-  g_mutex_unlock (&self->lock);
-}
-
-void
-prs_callback_registry_forget (PrsCallbackRegistry *self,
-                              const char          *tool_call_id)
-{
-  Entry *entry;
-
-  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (self));
-  g_return_if_fail (tool_call_id != NULL);
-
-  g_mutex_lock (&self->lock);
-  entry = g_hash_table_lookup (self->entries, tool_call_id);
-  if (entry != NULL && entry->task == NULL)
-    g_hash_table_remove (self->entries, tool_call_id);
-  g_mutex_unlock (&self->lock);
-}
-
-gboolean
-prs_callback_registry_is_expected (PrsCallbackRegistry *self,
-                                   const char          *tool_call_id)
-{
-  gboolean found;
-
-  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (self), FALSE);
-  g_return_val_if_fail (tool_call_id != NULL, FALSE);
-
-  g_mutex_lock (&self->lock);
-  found = g_hash_table_contains (self->entries, tool_call_id);
-  g_mutex_unlock (&self->lock);
-  return found;
-}
-
-static PrsToolCallResult *
-entry_to_result (Entry *entry)
-{
-  if (entry->success)
-    return prs_tool_call_result_new_success (entry->result);
-  return prs_tool_call_result_new_failure (PRS_ERROR_FAILED,
-                                           entry->error != NULL ? entry->error
-                                           : "the workflow reported a failure without an error message");
-}
-
-/* Removes the entry of @task's id if @task still waits on it, and returns
- * it (the caller frees it). Takes the lock. */
-static Entry *
-steal_waiting_entry (PrsCallbackRegistry *self,
-                     GTask               *task)
-{
-  const char *id = g_task_get_task_data (task);
-  g_autofree char *key = NULL;
-  Entry *entry = NULL;
-
-  g_mutex_lock (&self->lock);
-  if (g_hash_table_lookup_extended (self->entries, id, (gpointer *) &key, (gpointer *) &entry) &&
-      entry->task == task)
-    g_hash_table_steal (self->entries, id);
-  else
-    {
-      key = NULL;
-      entry = NULL;
-    }
-  g_mutex_unlock (&self->lock);
-  return entry;
-}
-
-static gboolean
-on_wait_timeout (gpointer user_data)
-{
-  GTask *task = user_data;
-  PrsCallbackRegistry *self = g_task_get_source_object (task);
-  Entry *entry = steal_waiting_entry (self, task);
-  PrsToolCallResult *res;
-
-  if (entry == NULL)
-    return G_SOURCE_REMOVE;
-
-  res = result_new_failure_printf (PRS_ERROR_TIMEOUT,
-                                   "the workflow did not post its result within %u s "
-                                   "(it was started, and may still be running)", entry->timeout);
-  entry_free (entry);
-  g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-on_wait_cancelled (GCancellable *cancellable,
-                   gpointer      user_data)
-{
-  GTask *task = user_data;
-  PrsCallbackRegistry *self = g_task_get_source_object (task);
-  Entry *entry = steal_waiting_entry (self, task);
-
-  if (entry == NULL)
-    return G_SOURCE_REMOVE;
-
-  entry_free (entry);
-  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Waiting for the tool result was cancelled");
-  return G_SOURCE_REMOVE;
-}
-
-void
-prs_callback_registry_wait_async (PrsCallbackRegistry *self,
-                                  const char          *tool_call_id,
-                                  guint                timeout_seconds,
-                                  GCancellable        *cancellable,
-                                  GAsyncReadyCallback  callback,
-                                  gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  Entry *entry;
-
-  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (self));
-  g_return_if_fail (tool_call_id != NULL);
-  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, prs_callback_registry_wait_async);
-  g_task_set_task_data (task, g_strdup (tool_call_id), g_free);
-  /* Cancellation is reported by on_wait_cancelled, once. */
-  g_task_set_check_cancellable (task, FALSE);
-
-  g_mutex_lock (&self->lock);
-  entry = ensure_entry (self, tool_call_id);
-
-  if (entry->task != NULL)
-    {
-      g_mutex_unlock (&self->lock);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                               "Someone already waits for the result of tool call %s", tool_call_id);
-      return;
-    }
-
-  if (entry->delivered)
-    {
-      PrsToolCallResult *res = entry_to_result (entry);
-
-      g_hash_table_remove (self->entries, tool_call_id);
-      g_mutex_unlock (&self->lock);
-      g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
-      return;
-    }
-
-  entry->task = g_object_ref (task);
-  entry->timeout = timeout_seconds > 0 ? timeout_seconds : PRS_CALLBACK_DEFAULT_TIMEOUT;
-
-  entry->timeout_source = g_timeout_source_new_seconds (entry->timeout);
-  g_source_set_callback (entry->timeout_source, on_wait_timeout, g_object_ref (task), g_object_unref);
-  g_source_set_static_name (entry->timeout_source, "[prosponsive] tool callback timeout");
-  g_source_attach (entry->timeout_source, g_task_get_context (task));
-
-  if (cancellable != NULL)
-    {
-      entry->cancel_source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (entry->cancel_source, G_SOURCE_FUNC (on_wait_cancelled),
-                             g_object_ref (task), g_object_unref);
-      g_source_attach (entry->cancel_source, g_task_get_context (task));
-    }
-  g_mutex_unlock (&self->lock);
-}
-
-PrsToolCallResult *
-prs_callback_registry_wait_finish (PrsCallbackRegistry *self,
-                                   GAsyncResult        *result,
-                                   GError             **error)
-{
-  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == prs_callback_registry_wait_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-gboolean
-prs_callback_registry_deliver (PrsCallbackRegistry *self,
-                               const char          *tool_call_id,
-                               gboolean             success,
-                               JsonNode            *result,
-                               const char          *error)
-{
-  Entry *entry;
-  g_autofree char *key = NULL;
-  g_autoptr(GTask) task = NULL;
-  PrsToolCallResult *res;
-
-  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (self), FALSE);
-
-  if (tool_call_id == NULL)
-    return FALSE;
-
-  g_mutex_lock (&self->lock);
-  if (!g_hash_table_lookup_extended (self->entries, tool_call_id, (gpointer *) &key, (gpointer *) &entry) ||
-      entry->delivered)
-    {
-      key = NULL;
-      g_mutex_unlock (&self->lock);
-      return FALSE;
-    }
-
-  entry->delivered = TRUE;
-  entry->success = success;
-  entry->result = result != NULL ? json_node_ref (result) : NULL;
-  entry->error = g_strdup (error);
-
-  if (entry->task == NULL)
-    {
-      /* Kept until someone waits. */
-      key = NULL;
-      g_mutex_unlock (&self->lock);
-      return TRUE;
-    }
-
-  g_hash_table_steal (self->entries, tool_call_id);
-  task = g_steal_pointer (&entry->task);
-  g_mutex_unlock (&self->lock);
-
-  /* g_source_destroy is thread-safe; a timeout or cancellation already
-   * being dispatched finds the entry gone and does nothing. */
-  res = entry_to_result (entry);
-  entry_free (entry);
-  /* From another thread, GTask completes in an idle source on the
-   * waiter's context. */
-  g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
-  return TRUE;
 }

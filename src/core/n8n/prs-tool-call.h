@@ -44,6 +44,11 @@ typedef struct
   char                *agent_id;
   char                *callback_url;
   char                *execution;
+  /* Drawn from the CSPRNG for each request: sent as "callbackSecret" in the
+   * envelope and as the callbackSecret query parameter of "callbackUrl";
+   * the result posted back must present it (PrsCallbackRegistry). Never
+   * logged or stored. */
+  char                *callback_secret;
 
   guint                timeout_seconds;     /* per attempt; 0 = PRS_TOOL_CALL_DEFAULT_TIMEOUT */
 
@@ -132,10 +137,25 @@ void                prs_tool_call_set_retry_delays_for_testing (const guint *del
  * thread-default one when it called _wait_async. */
 PrsCallbackRegistry *prs_callback_registry_new         (void);
 
-/* Makes @tool_call_id known, so a delivery that arrives before
- * _wait_async is kept for it. Waiting expects implicitly. */
+/* Results with a wrong secret allowed per call: the next one ends it */
+#define PRS_CALLBACK_MAX_WRONG_SECRETS 5
+
+typedef enum
+{
+  PRS_CALLBACK_DELIVERED,
+  PRS_CALLBACK_UNKNOWN,          /* no call waits for this id (or its wait has ended) */
+  PRS_CALLBACK_SECRET_MISSING,   /* no secret presented: nothing counted */
+  PRS_CALLBACK_SECRET_WRONG,     /* counted */
+  PRS_CALLBACK_LOCKED,           /* the last wrong secret allowed: the call has failed */
+} PrsCallbackDelivery;
+
+/* Makes @tool_call_id known with the @secret a delivery must present
+ * (replacing any earlier one, and its count of wrong ones), so a delivery
+ * that arrives before _wait_async is kept for it. An id waited for without
+ * being expected has no secret and accepts no delivery. */
 void                 prs_callback_registry_expect      (PrsCallbackRegistry *self,
-                                                        const char          *tool_call_id);
+                                                        const char          *tool_call_id,
+                                                        const char          *secret);
 /* Drops an expected id and whatever was delivered for it. A waiter, if any,
  * is left alone (it ends by its timeout or cancellable). */
 void                 prs_callback_registry_forget      (PrsCallbackRegistry *self,
@@ -158,17 +178,23 @@ PrsToolCallResult   *prs_callback_registry_wait_finish (PrsCallbackRegistry *sel
                                                         GAsyncResult        *result,
                                                         GError             **error);
 
-/* Called from any thread. Hands the result to the waiter of @tool_call_id
- * (or keeps it for the expected id until someone waits) and returns TRUE;
- * FALSE when the id is unknown, its wait has ended, or a result was already
- * delivered for it (the route then answers 404). @result (may be NULL) is
+/* Called from any thread. When @secret is the one expected (compared in
+ * constant time), hands the result to the waiter of @tool_call_id (or
+ * keeps it until someone waits): PRS_CALLBACK_DELIVERED. Else nothing is
+ * delivered: UNKNOWN when no call waits for the id (or a result was
+ * already delivered), SECRET_MISSING, SECRET_WRONG, or LOCKED when that
+ * was the PRS_CALLBACK_MAX_WRONG_SECRETS-th wrong secret and the call has
+ * now failed with a sentence saying so. @wrong_left (may be NULL) gets
+ * how many more wrong secrets the call takes. @result (may be NULL) is
  * referenced, not copied: do not change it afterwards. @error is used when
  * @success is FALSE (NULL gives a generic sentence). */
-gboolean             prs_callback_registry_deliver     (PrsCallbackRegistry *self,
+PrsCallbackDelivery  prs_callback_registry_deliver     (PrsCallbackRegistry *self,
                                                         const char          *tool_call_id,
+                                                        const char          *secret,
                                                         gboolean             success,
                                                         JsonNode            *result,
-                                                        const char          *error);
+                                                        const char          *error,
+                                                        guint               *wrong_left);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsToolCallRequest, prs_tool_call_request_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsToolCallResult, prs_tool_call_result_free)

@@ -13,6 +13,12 @@ G_BEGIN_DECLS
 #define PRS_NODE_FUNCTION    "n8n-nodes-base.function"
 #define PRS_NODE_STICKY_NOTE "n8n-nodes-base.stickyNote"
 
+/* The largest workflow read: n8n's own default request limit
+ * (N8N_PAYLOAD_SIZE_MAX, 16 MiB), so no workflow saved in its editor is
+ * larger. `check-workflow` refuses a bigger file; discovery skips a bigger
+ * workflow with a checklist entry saying so. */
+#define PRS_WORKFLOW_MAX_BYTES ((gsize) 16 * 1024 * 1024)
+
 typedef struct
 {
   char       *name;

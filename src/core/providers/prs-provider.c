@@ -1189,14 +1189,10 @@ prs_exchange_new (PrsHttp              *http,
 
   if (body != NULL)
     {
-      g_autoptr(JsonGenerator) generator = json_generator_new ();
       g_autoptr(GBytes) bytes = NULL;
-      char *text;
-      gsize len;
+      char *text = prs_json_to_string (body, FALSE);
 
-      json_generator_set_root (generator, body);
-      text = json_generator_to_data (generator, &len);
-      bytes = g_bytes_new_take (text, len);
+      bytes = g_bytes_new_take (text, strlen (text));
       soup_message_set_request_body_from_bytes (ex->msg, "application/json", bytes);
     }
 

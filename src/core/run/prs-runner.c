@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-run-private.h"
 #include "prs-runner.h"
 
@@ -611,9 +612,9 @@ prs_runner_retry_inbound (PrsRunner   *self,
       options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
       options.agent_id = json_object_get_string_member_with_default (object, "agentId", NULL);
       if ((node = json_object_get_member (object, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        options.context_json = context_json = json_to_string (node, FALSE);
+        options.context_json = context_json = prs_json_to_string (node, FALSE);
       if ((node = json_object_get_member (object, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        options.execution_json = execution_json = json_to_string (node, FALSE);
+        options.execution_json = execution_json = prs_json_to_string (node, FALSE);
     }
   if (stored_options != NULL)
     {

@@ -331,6 +331,47 @@ fail:
 }
 
 gboolean
+prs_store_import_agent (PrsStore        *self,
+                        const PrsAgent  *agent,
+                        gboolean         replace,
+                        gboolean        *out_replaced,
+                        GError         **error)
+{
+  gboolean exists = FALSE;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  g_return_val_if_fail (agent != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!prs_agent_validate (agent, error))
+    return FALSE;
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+
+  if (!agent_exists (self, agent->id, &exists, error))
+    goto fail;
+  if (exists && !replace)
+    {
+      /* Translators: %s is an agent id */
+      g_set_error (error, PRS_ERROR, PRS_ERROR_EXISTS, _("An agent with the id “%s” already exists."),
+                   agent->id);
+      goto fail;
+    }
+  if (!write_agent (self, agent, error))
+    goto fail;
+  if (!prs_store_commit (self, error))
+    return FALSE;
+
+  if (out_replaced != NULL)
+    *out_replaced = exists;
+  return TRUE;
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+gboolean
 prs_store_delete_agent (PrsStore    *self,
                         const char  *id,
                         GError     **error)

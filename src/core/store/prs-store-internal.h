@@ -22,6 +22,14 @@ struct _PrsStore
   GHashTable *statements;
 };
 
+/* The database file's name and those SQLite keeps beside it, appended to
+ * the database's path: "", "-wal", "-shm", "-journal", then NULL. */
+extern const char * const prs_store_file_suffixes[];
+
+/* How long a connection waits for another (in this process or another:
+ * the app, prosponsive-ctl) that is writing. */
+#define PRS_STORE_BUSY_TIMEOUT_MS 5000
+
 /* A cached statement, borrowed from the store: the autoptr cleanup resets it
  * (ending its implicit read transaction) and clears its bindings. */
 typedef sqlite3_stmt PrsStmt;
@@ -36,6 +44,9 @@ PrsStmt      *prs_store_prepare_cached    (PrsStore     *self,
 void          prs_store_set_error         (PrsStore     *self,
                                            GError      **error,
                                            const char   *what);
+/* PRS_ERROR_STORE_BUSY, in words a person understands. */
+void          prs_store_set_busy_error    (PrsStore     *self,
+                                           GError      **error);
 void          prs_store_bind_text         (sqlite3_stmt *stmt,
                                            int           index,
                                            const char   *value);

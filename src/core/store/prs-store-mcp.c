@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-store-mcp.c: the MCP servers the user added, the table of migration
- * 5. Lists (arguments, environment, names of secret values) are JSON arrays
+ * 6. Lists (arguments, environment, names of secret values) are JSON arrays
  * of strings; secrets themselves are never stored here. Each write runs in
  * one BEGIN IMMEDIATE transaction. */
 #include "config.h"

@@ -5,18 +5,17 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sqlite3.h>
-#include <sys/stat.h>
-#include <glib/gstdio.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-paths.h"
 #include "prs-store-internal.h"
 #include "prs-store-private.h"
 
 #define DB_FILE_NAME    "prosponsive.db"
-#define BUSY_TIMEOUT_MS 5000
+#define BUSY_TIMEOUT_MS PRS_STORE_BUSY_TIMEOUT_MS
 
 G_DEFINE_FINAL_TYPE (PrsStore, prs_store, G_TYPE_OBJECT)
 
@@ -194,6 +193,18 @@ static const PrsMigration migrations[] = {
     "PRAGMA user_version = 4;" },
 
   { 5,
+    /* Duplicate keys of inference requests are scoped to route,
+     * conversation and agent (prs-api-idempotency.h); before, one
+     * conversation's idempotencyKey answered another's request. Each
+     * stored key keeps its meaning, in its own scope only. */
+    "UPDATE messages SET dedup_key = substr (dedup_key, 1, 5)"
+    "  || COALESCE (CASE WHEN json_valid (extra_json) THEN json_extract (extra_json, '$.route') END,"
+    "               'agent-inference')"
+    "  || ':' || conversation_id || ':' || COALESCE (agent_id, '') || ':' || substr (dedup_key, 6)"
+    " WHERE substr (dedup_key, 1, 5) IN ('idem:', 'exec:');"
+    "PRAGMA user_version = 5;" },
+
+  { 6,
     /* MCP servers the user added (src/core/mcp/). Secrets are not here:
      * header values and the env values marked secret live in the keyring;
      * headers_json and secret_env_json only name them. */
@@ -215,7 +226,7 @@ static const PrsMigration migrations[] = {
     "  CHECK ((transport = 'stdio' AND command IS NOT NULL AND url IS NULL) OR"
     "         (transport = 'http' AND url IS NOT NULL AND command IS NULL))"
     ");"
-    "PRAGMA user_version = 5;" },
+    "PRAGMA user_version = 6;" },
 };
 
 int
@@ -302,6 +313,20 @@ prs_store_clear_storage_full_handler (GObject *data)
   g_mutex_unlock (&full_handler_lock);
 }
 
+/* Every connection waits BUSY_TIMEOUT_MS for another (in this process or
+ * another: the app, prosponsive-ctl) to finish writing; past that, the
+ * person reading the error must learn what happened and that trying again
+ * is the answer. */
+void
+prs_store_set_busy_error (PrsStore  *self,
+                          GError   **error)
+{
+  g_set_error (error, PRS_ERROR, PRS_ERROR_STORE_BUSY,
+               _("The database “%s” stayed in use by another program (Prosponsive or "
+                 "prosponsive-ctl) for more than %d seconds. Try again in a moment."),
+               self->path, BUSY_TIMEOUT_MS / 1000);
+}
+
 void
 prs_store_set_error (PrsStore    *self,
                   GError     **error,
@@ -312,6 +337,12 @@ prs_store_set_error (PrsStore    *self,
   gboolean full = (sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_FULL ||
                   sqlite3_system_errno (self->db) == ENOSPC ||
                   sqlite3_system_errno (self->db) == EDQUOT;
+
+  if ((sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_BUSY)
+    {
+      prs_store_set_busy_error (self, error);
+      return;
+    }
 
   g_set_error (error, PRS_ERROR, full ? PRS_ERROR_STORE_FULL : PRS_ERROR_STORE, "%s: %s",
                what, sqlite3_errmsg (self->db));
@@ -561,9 +592,12 @@ enable_wal (PrsStore  *self,
           continue;
         }
 
-      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not open the database “%s”: %s",
-                   self->path, sqlite3_errmsg (self->db));
+      if ((rc & 0xff) == SQLITE_BUSY)
+        prs_store_set_busy_error (self, error);
+      else
+        g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                     "Could not open the database “%s”: %s",
+                     self->path, sqlite3_errmsg (self->db));
       sqlite3_finalize (stmt);
       return FALSE;
     }
@@ -614,41 +648,59 @@ fail:
   return FALSE;
 }
 
+const char * const prs_store_file_suffixes[] = { "", "-wal", "-shm", "-journal", NULL };
+
+/* The database and the files SQLite keeps beside it: each is checked by
+ * name only (see prs_paths_check_file) before SQLite opens it. A planted
+ * -wal or -journal would be replayed into the database. */
+static gboolean
+check_database_files (const char  *db_path,
+                      GError     **error)
+{
+  for (guint i = 0; prs_store_file_suffixes[i] != NULL; i++)
+    {
+      g_autofree char *path = g_strconcat (db_path, prs_store_file_suffixes[i], NULL);
+
+      if (!prs_paths_check_file (path, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 static PrsStore *
 store_open (const char  *db_path,
             int          target_version,
             GError     **error)
 {
   g_autoptr(PrsStore) self = NULL;
-  int fd;
   int version;
 
-  /* Create the file ourselves so that it is 0600 from the start; SQLite
-   * gives the -wal and -shm files the mode of the database file. */
-  fd = g_open (db_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not open the database “%s”: %s",
-                   db_path, g_strerror (saved_errno));
-      return NULL;
-    }
-  /* A file left more open by something else: best effort. */
-  (void) fchmod (fd, 0600);
-  g_close (fd, NULL);
+  if (!check_database_files (db_path, error))
+    return NULL;
 
   self = g_object_new (PRS_TYPE_STORE, NULL);
   self->path = g_strdup (db_path);
 
-  if (sqlite3_open_v2 (db_path, &self->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+  /* Only SQLite ever opens the database's files. POSIX locks belong to the
+   * process and the file, not to a descriptor: closing any descriptor of
+   * the file would silently drop every lock this process's connections
+   * hold, and another process would then checkpoint and delete the WAL
+   * under them. */
+  if (sqlite3_open_v2 (db_path, &self->db,
+                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+                       NULL) != SQLITE_OK)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
                    "Could not open the database “%s”: %s", db_path,
                    self->db != NULL ? sqlite3_errmsg (self->db) : "out of memory");
       return NULL;
     }
+
+  /* SQLite makes a new file 0644 & ~umask: made 0600 by name before the first byte
+   * is written; SQLite then gives the -wal and -shm files its mode. */
+  if (!prs_paths_check_file (db_path, error))
+    return NULL;
 
   sqlite3_extended_result_codes (self->db, 1);
   sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
@@ -871,8 +923,8 @@ insert_tool (PrsStore       *self,
 
   tool_node = prs_tool_to_json (tool);
   schema_node = prs_tool_build_input_schema (tool);
-  tool_json = json_to_string (tool_node, FALSE);
-  schema_json = json_to_string (schema_node, FALSE);
+  tool_json = prs_json_to_string (tool_node, FALSE);
+  schema_json = prs_json_to_string (schema_node, FALSE);
 
   stmt = prs_store_prepare_cached (self,
                         "INSERT INTO tools (name, workflow_id, webhook_path, webhook_method,"
@@ -937,7 +989,7 @@ insert_workflow_check (PrsStore    *self,
   if (workflow_id == NULL)
     goto invalid;
 
-  checklist_json = json_to_string (node, FALSE);
+  checklist_json = prs_json_to_string (node, FALSE);
 
   stmt = prs_store_prepare_cached (self,
                         "INSERT INTO workflow_checks (workflow_id, workflow_name,"
@@ -1264,6 +1316,22 @@ lookup_conversation_by_slug (PrsStore    *self,
 }
 
 gboolean
+prs_store_lookup_conversation_slug (PrsStore    *self,
+                                    const char  *slug,
+                                    char       **out_id,
+                                    GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  g_return_val_if_fail (out_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  *out_id = NULL;
+  if (slug == NULL)
+    return TRUE;
+  return lookup_conversation_by_slug (self, slug, out_id, error);
+}
+
+gboolean
 prs_store_resolve_conversation (PrsStore    *self,
                                 const char  *slug,
                                 char       **out_id,
@@ -1390,6 +1458,31 @@ add_json_member (JsonBuilder *builder,
     json_builder_add_null_value (builder);
 }
 
+#define CONVERSATION_COLUMNS \
+  "id, slug, title, message_count, unread_count, default_agent, created_at, updated_at"
+
+/* One row selected with CONVERSATION_COLUMNS, as prs-conversation reads it */
+static JsonNode *
+conversation_row_to_json (sqlite3_stmt *stmt)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
+  add_string_member (builder, "title", prs_store_column_text (stmt, 2));
+  json_builder_set_member_name (builder, "messageCount");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
+  json_builder_set_member_name (builder, "unreadCount");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 4));
+  add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
+  add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
+  add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
 JsonArray *
 prs_store_list_conversations (PrsStore  *self,
                               GError   **error)
@@ -1402,8 +1495,7 @@ prs_store_list_conversations (PrsStore  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   stmt = prs_store_prepare_cached (self,
-                        "SELECT id, slug, title, message_count, unread_count, default_agent,"
-                        " created_at, updated_at FROM conversations"
+                        "SELECT " CONVERSATION_COLUMNS " FROM conversations"
                         " ORDER BY updated_at DESC, created_at DESC, id",
                         error);
   if (stmt == NULL)
@@ -1411,28 +1503,41 @@ prs_store_list_conversations (PrsStore  *self,
 
   conversations = json_array_new ();
   while ((row = prs_store_step_row (self, stmt, "Could not read the conversations", error)) == 1)
-    {
-      g_autoptr(JsonBuilder) builder = json_builder_new ();
-
-      json_builder_begin_object (builder);
-      add_string_member (builder, "id", prs_store_column_text (stmt, 0));
-      add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
-      add_string_member (builder, "title", prs_store_column_text (stmt, 2));
-      json_builder_set_member_name (builder, "messageCount");
-      json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
-      json_builder_set_member_name (builder, "unreadCount");
-      json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 4));
-      add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
-      add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
-      add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
-      json_builder_end_object (builder);
-
-      json_array_add_element (conversations, json_builder_get_root (builder));
-    }
+    json_array_add_element (conversations, conversation_row_to_json (stmt));
   if (row < 0)
     return NULL;
 
   return g_steal_pointer (&conversations);
+}
+
+JsonObject *
+prs_store_get_conversation (PrsStore    *self,
+                            const char  *conversation_id,
+                            GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  int row;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (conversation_id == NULL)
+    return NULL;
+
+  stmt = prs_store_prepare_cached (self,
+                                   "SELECT " CONVERSATION_COLUMNS " FROM conversations WHERE id = ?1",
+                                   error);
+  if (stmt == NULL)
+    return NULL;
+
+  prs_store_bind_text (stmt, 1, conversation_id);
+  row = prs_store_step_row (self, stmt, "Could not read a conversation", error);
+  if (row != 1)
+    return NULL;
+
+  node = conversation_row_to_json (stmt);
+  return json_object_ref (json_node_get_object (node));
 }
 
 /* Runs one UPDATE of a conversation, bound as (?1 = id, ?2 = value), in its

@@ -29,6 +29,14 @@ PrsStore   *prs_store_new_at_version          (const char  *db_path,
                                                int          version,
                                                GError     **error);
 
+/* Writes a consistent copy of the database to @dest_path (SQLite's online
+ * backup: others may keep reading and writing meanwhile) as a new 0600
+ * file renamed into place when complete and checked. Refuses a symbolic
+ * link at @dest_path and the live database's own files. */
+gboolean    prs_store_backup                  (PrsStore    *self,
+                                               const char  *dest_path,
+                                               GError     **error);
+
 int         prs_store_get_latest_version      (void);
 int         prs_store_get_schema_version      (PrsStore    *self);
 const char *prs_store_get_path                (PrsStore    *self);
@@ -90,12 +98,23 @@ gboolean    prs_store_resolve_conversation    (PrsStore    *self,
                                                char       **out_id,
                                                gboolean    *out_created,
                                                GError     **error);
+/* Only finds: *@out_id is the id of the conversation named @slug, or NULL
+ * when there is none (FALSE only when the store fails). */
+gboolean    prs_store_lookup_conversation_slug (PrsStore    *self,
+                                               const char  *slug,
+                                               char       **out_id,
+                                               GError     **error);
 /* NULL-safe lookups; FALSE / NULL when there is no such conversation. */
 gboolean    prs_store_has_conversation        (PrsStore    *self,
                                                const char  *conversation_id);
 /* [{id, slug, title, messageCount, unreadCount, defaultAgent, createdAt,
  *   updatedAt}] ordered by updatedAt, newest first. Times are ISO 8601 UTC. */
 JsonArray  *prs_store_list_conversations      (PrsStore    *self,
+                                               GError     **error);
+/* One element of prs_store_list_conversations (), or NULL: with @error set
+ * when the store failed, without when there is no such conversation. */
+JsonObject *prs_store_get_conversation        (PrsStore    *self,
+                                               const char  *conversation_id,
                                                GError     **error);
 gboolean    prs_store_rename_conversation     (PrsStore    *self,
                                                const char  *conversation_id,
@@ -197,6 +216,17 @@ PrsAgent   *prs_store_lookup_agent            (PrsStore    *self,
 gboolean    prs_store_save_agent              (PrsStore       *self,
                                                const PrsAgent *agent,
                                                const char     *previous_id,
+                                               GError        **error);
+/* Saves an imported @agent: a new id is inserted; an id that exists fails
+ * with PRS_ERROR_EXISTS unless @replace, in one transaction (so nothing
+ * can appear between the check and the write). Replacing keeps the id,
+ * so conversations that use the agent keep it; the default agent is
+ * replaced in place like any other and can still never be deleted.
+ * *@out_replaced (may be NULL) says whether one was replaced. */
+gboolean    prs_store_import_agent            (PrsStore       *self,
+                                               const PrsAgent *agent,
+                                               gboolean        replace,
+                                               gboolean       *out_replaced,
                                                GError        **error);
 /* The default agent cannot be deleted (PRS_ERROR_INVALID_INPUT); the
  * conversations that used the agent fall back to the default. */

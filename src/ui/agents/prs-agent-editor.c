@@ -11,6 +11,7 @@
 #include "prs-agent-editor.h"
 #include "prs-context-field-list.h"
 #include "prs-guidance-builder.h"
+#include "prs-json.h"
 
 struct _PrsAgentEditor
 {
@@ -68,7 +69,7 @@ fingerprint (const PrsAgent *agent)
   g_clear_pointer (&copy->created_at, g_free);
   g_clear_pointer (&copy->updated_at, g_free);
   node = prs_agent_to_json (copy);
-  return json_to_string (node, FALSE);
+  return prs_json_to_string (node, FALSE);
 }
 
 gboolean

@@ -11,6 +11,7 @@
 
 #include "prs-agent-file.h"
 #include "prs-agents-page.h"
+#include "prs-error.h"
 
 struct _PrsAgentsPage
 {
@@ -331,16 +332,26 @@ delete_activated (GtkWidget  *widget,
 
 /* ---- import ---- */
 
+static void confirm_replace (PrsAgentsPage *self,
+                             PrsAgent      *agent);
+
+/* Saves @agent under its id; an id that exists is only replaced when
+ * @replace, otherwise the person is asked first (the check and the write
+ * are one transaction in the store, so nothing slips in between). */
 static void
 store_imported (PrsAgentsPage *self,
-                PrsAgent      *agent)
+                PrsAgent      *agent,
+                gboolean       replace)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
 
-  if (!prs_store_save_agent (store (self), agent, NULL, &error))
+  if (!prs_store_import_agent (store (self), agent, replace, NULL, &error))
     {
-      show_error_dialog (self, _("Could Not Import the Agent"), error->message);
+      if (g_error_matches (error, PRS_ERROR, PRS_ERROR_EXISTS))
+        confirm_replace (self, agent);
+      else
+        show_error_dialog (self, _("Could Not Import the Agent"), error->message);
       return;
     }
   reload_or_toast (self);
@@ -357,7 +368,7 @@ on_replace_response (AdwMessageDialog *dialog,
   PrsAgent *agent = g_object_get_data (G_OBJECT (dialog), "agent");
 
   if (g_strcmp0 (response, "replace") == 0)
-    store_imported (self, agent);
+    store_imported (self, agent, TRUE);
   else if (g_strcmp0 (response, "keep") == 0)
     {
       g_autofree char *base = g_strdup (agent->id);
@@ -376,59 +387,32 @@ on_replace_response (AdwMessageDialog *dialog,
           if (existing == NULL)
             break;
         }
-      store_imported (self, agent);
+      store_imported (self, agent, FALSE);
     }
 }
 
-void
-prs_agents_page_import_file (PrsAgentsPage *self,
-                             GFile         *file)
+/* "Replace “Name”?" for an imported @agent whose id exists; takes a copy */
+static void
+confirm_replace (PrsAgentsPage *self,
+                 PrsAgent      *agent)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
-  g_autofree char *basename = NULL;
+  g_autoptr(PrsAgent) existing = prs_store_lookup_agent (store (self), agent->id, NULL);
   g_autofree char *heading = NULL;
-  g_autoptr(PrsAgent) agent = NULL;
-  g_autoptr(PrsAgent) existing = NULL;
-  gsize length = 0;
+  g_autofree char *body = NULL;
   GtkWidget *dialog;
 
-  g_return_if_fail (PRS_IS_AGENTS_PAGE (self));
-  g_return_if_fail (G_IS_FILE (file));
-
-  basename = g_file_get_basename (file);
-  /* Translators: %s is a file name */
-  heading = g_strdup_printf (_("Could Not Import “%s”"), basename);
-
-  if (!g_file_load_contents (file, NULL, &contents, &length, NULL, &error))
-    {
-      show_error_dialog (self, heading, error->message);
-      return;
-    }
-  agent = prs_agent_file_parse (contents, (gssize) length, &error);
-  if (agent == NULL)
-    {
-      show_error_dialog (self, heading, error->message);
-      return;
-    }
-
-  existing = prs_store_lookup_agent (store (self), agent->id, NULL);
-  if (existing == NULL)
-    {
-      store_imported (self, agent);
-      return;
-    }
-
-  g_free (heading);
   /* Translators: %s is an agent's name */
-  heading = g_strdup_printf (_("Replace “%s”?"), existing->name);
-  {
+  heading = g_strdup_printf (_("Replace “%s”?"), existing != NULL ? existing->name : agent->id);
+  if (g_strcmp0 (agent->id, PRS_AGENT_DEFAULT_ID) == 0)
+    body = g_strdup (_("This is the default agent. Replacing it changes its name, description, prompt, "
+                       "tools and guidance; its id stays, so conversations keep using it. Or keep both "
+                       "under a new id."));
+  else
     /* Translators: %s is an agent id */
-    g_autofree char *body = g_strdup_printf (_("An agent with the id “%s” exists. Replace it with the imported agent, or keep both under a new id."),
-                                             agent->id);
+    body = g_strdup_printf (_("An agent with the id “%s” exists. Replace it with the imported agent, or keep both under a new id."),
+                            agent->id);
 
-    dialog = adw_message_dialog_new (parent_window (self), heading, body);
-  }
+  dialog = adw_message_dialog_new (parent_window (self), heading, body);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
                                     "cancel", _("_Cancel"),
                                     "keep", _("_Keep Both"),
@@ -437,9 +421,34 @@ prs_agents_page_import_file (PrsAgentsPage *self,
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "replace", ADW_RESPONSE_DESTRUCTIVE);
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "keep");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_object_set_data_full (G_OBJECT (dialog), "agent", g_steal_pointer (&agent), (GDestroyNotify) prs_agent_free);
+  g_object_set_data_full (G_OBJECT (dialog), "agent", prs_agent_copy (agent), (GDestroyNotify) prs_agent_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_replace_response), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+void
+prs_agents_page_import_file (PrsAgentsPage *self,
+                             GFile         *file)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsAgent) agent = NULL;
+
+  g_return_if_fail (PRS_IS_AGENTS_PAGE (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* Read no more than an agent file may hold */
+  agent = prs_agent_file_load (file, &error);
+  if (agent == NULL)
+    {
+      g_autofree char *basename = g_file_get_basename (file);
+      /* Translators: %s is a file name */
+      g_autofree char *heading = g_strdup_printf (_("Could Not Import “%s”"), basename);
+
+      show_error_dialog (self, heading, error->message);
+      return;
+    }
+
+  store_imported (self, agent, FALSE);
 }
 
 static void

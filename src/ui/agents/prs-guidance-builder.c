@@ -18,6 +18,7 @@
 #include "prs-field-picker.h"
 #include "prs-guidance-builder.h"
 #include "prs-guidance.h"
+#include "prs-json.h"
 
 typedef struct
 {
@@ -105,7 +106,7 @@ prs_guidance_builder_format_constant (JsonNode *value)
   if (value == NULL)
     return g_strdup ("null");
 
-  json = json_to_string (value, FALSE);
+  json = prs_json_to_string (value, FALSE);
   if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
     {
       /* A string is shown bare unless it would read back as something else
@@ -319,7 +320,7 @@ update_constant_hint (ParamRow *row)
                           _("Valid JSON is used as JSON (42, true, [1, 2], \"text\"); anything else as text."));
       return;
     }
-  json = json_to_string (value, FALSE);
+  json = prs_json_to_string (value, FALSE);
   if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
     /* Translators: %s is the constant as JSON, e.g. "Archive" with its quotes */
     hint = g_strdup_printf (_("Used as the text %s."), json);
@@ -480,7 +481,7 @@ describe_param (const PrsParam *param)
     g_string_append_printf (meta, " · %s", _("required"));
   if (param->default_value != NULL)
     {
-      g_autofree char *json = json_to_string (param->default_value, FALSE);
+      g_autofree char *json = prs_json_to_string (param->default_value, FALSE);
 
       /* Translators: %s is a parameter's default value as JSON */
       g_string_append (meta, " · ");

@@ -10,6 +10,7 @@
 
 #include "prs-context.h"
 #include "prs-kv-grid.h"
+#include "prs-json.h"
 #include "prs-launcher.h"
 #include "prs-layout.h"
 #include "prs-markdown-view.h"
@@ -66,7 +67,7 @@ prs_message_row_format_context (JsonNode *context,
   if (context == NULL)
     return g_strdup ("");
 
-  text = json_to_string (context, TRUE);
+  text = prs_json_to_string (context, TRUE);
   len = strlen (text);
   if (len <= max_bytes)
     return g_steal_pointer (&text);
@@ -174,7 +175,7 @@ on_copy_context (GtkButton *button,
                  gpointer   user_data)
 {
   JsonNode *context = user_data;
-  g_autofree char *text = json_to_string (context, TRUE);
+  g_autofree char *text = prs_json_to_string (context, TRUE);
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), text);
   gtk_widget_activate_action (GTK_WIDGET (button), "win.show-toast", "s", _("Request Context copied"));
@@ -269,6 +270,17 @@ append_blocks (PrsMessageRow *self,
 
   if (content == NULL || content[0] == '\0')
     return;
+
+  /* Nobody reads a reply that long as a layout; parsing it would cost
+   * several times its size */
+  if (strlen (content) > PRS_LAYOUT_MAX_INPUT)
+    {
+      GtkWidget *widget = prs_text_new (content, FALSE);
+
+      g_ptr_array_add (self->blocks, widget);
+      gtk_box_append (GTK_BOX (box), widget);
+      return;
+    }
 
   blocks = prs_layout_parse (content, -1);
   for (guint i = 0; i < blocks->len; i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "prs-json.h"
 #include "prs-tool-card.h"
 
 /* A result preview longer than this is cut (the full result is stored). */
@@ -71,7 +72,7 @@ value_to_text (JsonNode *node)
     return g_strdup (json_node_get_string (node));
   if (node == NULL)
     return g_strdup ("null");
-  return json_to_string (node, FALSE);
+  return prs_json_to_string (node, FALSE);
 }
 
 static char *
@@ -299,7 +300,7 @@ prs_tool_card_set_call (PrsToolCard *self,
       g_autofree char *text = JSON_NODE_HOLDS_VALUE (result) &&
                               json_node_get_value_type (result) == G_TYPE_STRING
                               ? g_strdup (json_node_get_string (result))
-                              : json_to_string (result, TRUE);
+                              : prs_json_to_string (result, TRUE);
 
       if (g_utf8_strlen (text, -1) > RESULT_PREVIEW_MAX_CHARS)
         {
@@ -363,7 +364,7 @@ prs_tool_card_dup_arguments (PrsToolCard *self)
 
   root = json_node_new (JSON_NODE_OBJECT);
   json_node_set_object (root, edited);
-  return json_to_string (root, FALSE);
+  return prs_json_to_string (root, FALSE);
 }
 
 static void

@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-json.h"
 #include "prs-launcher.h"
 #include "prs-tools-page.h"
 
@@ -143,7 +144,7 @@ describe_param (const PrsParam *param)
           json_node_get_value_type (param->default_value) == G_TYPE_STRING)
         value = g_strdup (json_node_get_string (param->default_value));
       else
-        value = json_to_string (param->default_value, FALSE);
+        value = prs_json_to_string (param->default_value, FALSE);
       /* Translators: a tool parameter: its type, its default value, its description */
       return g_strdup_printf (_("%s · optional, default %s — %s"), type, value, param->description);
     }

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-inference.c: POST /api/ai/agent-inference and /api/ai/inference.
+ * The request is checked whole; its duplicate key decides whether it is a
+ * retry (the first answer), a reused idempotencyKey (409) or new; a new
+ * one's inbound message is committed before any run starts, and the answer
+ * waits for the run to rest, or the wait to end. */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-api-idempotency.h"
+#include "prs-api-routes-private.h"
+#include "prs-error.h"
+#include "prs-json.h"
+#include "prs-run.h"
+
+#define MAX_CONTEXT_BYTES     (256 * 1024)
+#define MAX_IDEMPOTENCY_CHARS 1024
+
+#define NO_PROVIDER_MESSAGE \
+  "No AI provider is configured; the message was stored and can be retried from Prosponsive."
+
+/* One inference request, checked. Strings point into @body. */
+typedef struct
+{
+  gboolean    with_history;
+  JsonNode   *body;
+  const char *prompt;
+  const char *conversation_id;
+  const char *agent_id;
+  const char *idempotency_key;
+  const char *system_prompt;
+  JsonNode   *context;
+  double      temperature;       /* -1: not given */
+  guint       max_tokens;        /* 0: not given */
+  char       *workflow_id;
+  char       *execution_id;
+  char       *context_json;
+  char       *execution_json;
+  char       *dedup_key;
+} Inference;
+
+static void
+inference_clear (Inference *inference)
+{
+  g_clear_pointer (&inference->body, json_node_unref);
+  g_clear_pointer (&inference->workflow_id, g_free);
+  g_clear_pointer (&inference->execution_id, g_free);
+  g_clear_pointer (&inference->context_json, g_free);
+  g_clear_pointer (&inference->execution_json, g_free);
+  g_clear_pointer (&inference->dedup_key, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Inference, inference_clear)
+
+static const char *
+route_name (const Inference *inference)
+{
+  return inference->with_history ? "inference" : "agent-inference";
+}
+
+static PrsApiRequestIdentity
+identity_of (const Inference *inference)
+{
+  PrsApiRequestIdentity identity = { 0 };
+
+  identity.route = route_name (inference);
+  identity.conversation_id = inference->conversation_id;
+  identity.agent_id = inference->agent_id;
+  identity.idempotency_key = inference->idempotency_key;
+  identity.workflow_id = inference->workflow_id;
+  identity.execution_id = inference->execution_id;
+  identity.prompt = inference->prompt;
+  identity.context = inference->context;
+  return identity;
+}
+
+/* ---- checking the request ---- */
+
+static guint
+node_depth (JsonNode *node)
+{
+  guint max_child = 0;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObjectIter iter;
+      JsonNode *child;
+
+      json_object_iter_init (&iter, json_node_get_object (node));
+      while (json_object_iter_next (&iter, NULL, &child))
+        {
+          guint d = node_depth (child);   /* once: MAX () evaluates twice */
+
+          max_child = MAX (max_child, d);
+        }
+      return max_child + 1;
+    }
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          guint d = node_depth (json_array_get_element (array, i));
+
+          max_child = MAX (max_child, d);
+        }
+      return max_child + 1;
+    }
+  return 0;
+}
+
+/* execution.workflowId / executionId: strings, or integers (n8n gives both) */
+static gboolean
+get_execution_id (SoupServerMessage *msg,
+                  JsonObject        *execution,
+                  const char        *name,
+                  const char        *display_name,
+                  char             **out)
+{
+  JsonNode *node = json_object_get_member (execution, name);
+
+  *out = NULL;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      const char *value = json_node_get_string (node);
+
+      if (value[0] == '\0')
+        return TRUE;
+      if (g_utf8_strlen (value, -1) > PRS_API_MAX_ID_CHARS)
+        return prs_api_field_error (msg, display_name, "must be at most 256 characters");
+      *out = g_strdup (value);
+      return TRUE;
+    }
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+    {
+      *out = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+      return TRUE;
+    }
+
+  return prs_api_field_error (msg, display_name, "must be a string");
+}
+
+/* /api/ai/inference: context.activeAgentId, systemPrompt, temperature, maxTokens */
+static gboolean
+check_history_fields (SoupServerMessage *msg,
+                      JsonObject        *object,
+                      Inference         *inference)
+{
+  JsonNode *member;
+
+  if (!prs_api_get_object (msg, object, "context", "context", TRUE, &inference->context) ||
+      !prs_api_get_string (msg, json_node_get_object (inference->context), "activeAgentId",
+                           "context.activeAgentId", TRUE, TRUE, PRS_API_MAX_ID_CHARS, &inference->agent_id) ||
+      !prs_api_get_string (msg, object, "systemPrompt", "systemPrompt", FALSE, FALSE, 0,
+                           &inference->system_prompt))
+    return FALSE;
+
+  member = json_object_get_member (object, "temperature");
+  if (member != NULL && !JSON_NODE_HOLDS_NULL (member))
+    {
+      GType type = JSON_NODE_HOLDS_VALUE (member) ? json_node_get_value_type (member) : G_TYPE_INVALID;
+
+      if (type != G_TYPE_DOUBLE && type != G_TYPE_INT64)
+        return prs_api_field_error (msg, "temperature", "must be a number");
+      inference->temperature = type == G_TYPE_DOUBLE ? json_node_get_double (member)
+                                                     : (double) json_node_get_int (member);
+      if (inference->temperature < 0.0 || inference->temperature > 2.0)
+        return prs_api_field_error (msg, "temperature", "must be between 0 and 2");
+    }
+
+  member = json_object_get_member (object, "maxTokens");
+  if (member != NULL && !JSON_NODE_HOLDS_NULL (member))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_INT64)
+        return prs_api_field_error (msg, "maxTokens", "must be an integer");
+      if (json_node_get_int (member) < 1 || json_node_get_int (member) > 1000000)
+        return prs_api_field_error (msg, "maxTokens", "must be between 1 and 1000000");
+      inference->max_tokens = (guint) json_node_get_int (member);
+    }
+
+  return TRUE;
+}
+
+/* execution, normalized to {workflowId, executionId} as strings or null */
+static gboolean
+check_execution (SoupServerMessage *msg,
+                 JsonObject        *object,
+                 Inference         *inference)
+{
+  g_autoptr(JsonObject) normalized = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonNode *execution;
+
+  if (!prs_api_get_object (msg, object, "execution", "execution", FALSE, &execution))
+    return FALSE;
+  if (execution == NULL)
+    return TRUE;
+
+  if (!get_execution_id (msg, json_node_get_object (execution), "workflowId", "execution.workflowId",
+                         &inference->workflow_id) ||
+      !get_execution_id (msg, json_node_get_object (execution), "executionId", "execution.executionId",
+                         &inference->execution_id))
+    return FALSE;
+
+  normalized = json_object_new ();
+  if (inference->workflow_id != NULL)
+    json_object_set_string_member (normalized, "workflowId", inference->workflow_id);
+  else
+    json_object_set_null_member (normalized, "workflowId");
+  if (inference->execution_id != NULL)
+    json_object_set_string_member (normalized, "executionId", inference->execution_id);
+  else
+    json_object_set_null_member (normalized, "executionId");
+  node = json_node_init_object (json_node_alloc (), normalized);
+  inference->execution_json = prs_json_to_string (node, FALSE);
+  return TRUE;
+}
+
+/* The body, field by field; FALSE after answering 4xx */
+static gboolean
+check_fields (SoupServerMessage *msg,
+              Inference         *inference)
+{
+  JsonObject *object = json_node_get_object (inference->body);
+
+  if (!prs_api_get_string (msg, object, "prompt", "prompt", TRUE, TRUE, 0, &inference->prompt) ||
+      !prs_api_get_string (msg, object, "conversationId", "conversationId", TRUE, TRUE,
+                           PRS_API_MAX_ID_CHARS, &inference->conversation_id))
+    return FALSE;
+
+  if (inference->with_history)
+    {
+      if (!check_history_fields (msg, object, inference))
+        return FALSE;
+    }
+  else if (!prs_api_get_string (msg, object, "agentId", "agentId", TRUE, TRUE, PRS_API_MAX_ID_CHARS,
+                                &inference->agent_id) ||
+           !prs_api_get_object (msg, object, "context", "context", FALSE, &inference->context))
+    return FALSE;
+
+  if (!check_execution (msg, object, inference) ||
+      !prs_api_get_string (msg, object, "idempotencyKey", "idempotencyKey", FALSE, TRUE,
+                           MAX_IDEMPOTENCY_CHARS, &inference->idempotency_key))
+    return FALSE;
+
+  if (inference->context != NULL)
+    {
+      if (node_depth (inference->context) > PRS_API_MAX_CONTEXT_DEPTH)
+        return prs_api_field_error (msg, "context", "is nested deeper than 32 levels");
+      inference->context_json = prs_json_to_string (inference->context, FALSE);
+      if (strlen (inference->context_json) > MAX_CONTEXT_BYTES)
+        return prs_api_field_error (msg, "context", "is larger than 256 KiB");
+    }
+
+  return TRUE;
+}
+
+/* Fields, then the conversation and the agent; FALSE after answering */
+static gboolean
+check_request (PrsApiRoutes      *routes,
+               SoupServerMessage *msg,
+               Inference         *inference)
+{
+  g_autoptr(PrsAgent) agent = NULL;
+
+  inference->temperature = -1;
+  inference->body = prs_api_parse_body (msg);
+  if (inference->body == NULL || !check_fields (msg, inference))
+    return FALSE;
+
+  if (!prs_store_has_conversation (routes->store, inference->conversation_id))
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "conversation-not-found",
+                             "There is no conversation with this conversationId.");
+      return FALSE;
+    }
+
+  agent = prs_store_lookup_agent (routes->store, inference->agent_id, NULL);
+  if (agent == NULL)
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "agent-not-found",
+                             inference->with_history ? "There is no agent with this context.activeAgentId."
+                                                     : "There is no agent with this agentId.");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* ---- duplicates ---- */
+
+/* A reused idempotencyKey whose request says something else: 409, so that
+ * a workflow bug (one key for every email) is seen instead of answered
+ * with another email's reply. */
+static void
+respond_key_reused (SoupServerMessage *msg,
+                    const char        *message_id)
+{
+  JsonObject *object = prs_api_error_object ("idempotency-key-reused",
+                                             "This idempotencyKey was already used in this conversation for a "
+                                             "request with a different prompt or context; nothing was stored. "
+                                             "Use a new key for a new request (a retry must repeat the prompt "
+                                             "and context exactly; only execution may change).");
+
+  json_object_set_string_member (object, "messageId", message_id);
+  prs_api_respond_json (msg, SOUP_STATUS_CONFLICT, json_node_init_object (json_node_alloc (), object));
+  json_object_unref (object);
+}
+
+/* The answer stored with an inbound message whose request was answered
+ * without a run (or before its run began), with its status */
+static JsonNode *
+stored_answer (JsonNode   *message,
+               const char *message_id,
+               guint      *status)
+{
+  JsonNode *extra = json_object_get_member (json_node_get_object (message), "extra");
+  JsonObject *answer;
+
+  *status = SOUP_STATUS_SERVICE_UNAVAILABLE;
+  if (extra != NULL && JSON_NODE_HOLDS_OBJECT (extra) &&
+      json_object_has_member (json_node_get_object (extra), "answer") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (extra), "answer")))
+    {
+      JsonObject *extra_object = json_node_get_object (extra);
+
+      answer = json_object_ref (json_object_get_object_member (extra_object, "answer"));
+      *status = (guint) json_object_get_int_member_with_default (extra_object, "httpStatus",
+                                                                 SOUP_STATUS_SERVICE_UNAVAILABLE);
+    }
+  else
+    {
+      /* Stored by a build that kept no answer: it can only have failed */
+      answer = prs_api_error_object ("no-provider", NO_PROVIDER_MESSAGE);
+    }
+
+  json_object_set_string_member (answer, "messageId", message_id);
+  return json_node_init_object (json_node_alloc (), answer);
+}
+
+static gboolean
+is_orphan (JsonNode *message)
+{
+  JsonObject *object = json_node_get_object (message);
+  JsonNode *extra = json_object_get_member (object, "extra");
+
+  return extra != NULL && JSON_NODE_HOLDS_OBJECT (extra) &&
+         g_strcmp0 (json_object_get_string_member_with_default (object, "status", ""), "failed") == 0 &&
+         g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (extra), "reason", ""),
+                    PRS_INBOUND_REASON_INTERRUPTED) == 0;
+}
+
+/* Replays the stored answer of the message carrying the request's
+ * duplicate key, or answers 409 when the request reuses an idempotencyKey
+ * for something else. A message whose run never began because Prosponsive
+ * stopped first (marked "interrupted" at the next start) has no answer to
+ * replay: when @orphan is given, that stored message is returned there
+ * instead, with FALSE, so that this request answers it (nothing acted for
+ * it yet, and no one heard back). */
+static gboolean
+replay_duplicate_or_orphan (PrsApiRoutes      *routes,
+                            SoupServerMessage *msg,
+                            const Inference   *inference,
+                            JsonNode         **orphan)
+{
+  g_autofree char *message_id = prs_store_find_message_by_dedup_key (routes->store, inference->dedup_key);
+  PrsApiRequestIdentity identity = identity_of (inference);
+  g_autoptr(JsonNode) message = NULL;
+  guint status = SOUP_STATUS_SERVICE_UNAVAILABLE;
+  JsonNode *node;
+
+  if (message_id == NULL)
+    return FALSE;
+
+  message = prs_store_get_message (routes->store, message_id, NULL);
+  if (message == NULL || !JSON_NODE_HOLDS_OBJECT (message))
+    return FALSE;
+  if (prs_api_dedup_key_is_idempotency (inference->dedup_key) &&
+      !prs_api_request_matches_message (&identity, message))
+    {
+      respond_key_reused (msg, message_id);
+      return TRUE;
+    }
+
+  /* The run it started answers for it: its state now, one run only */
+  node = prs_run_build_answer (routes->store, message_id, &status);
+  if (node == NULL && orphan != NULL && is_orphan (message))
+    {
+      *orphan = g_steal_pointer (&message);
+      return FALSE;
+    }
+  if (node == NULL)
+    node = stored_answer (message, message_id, &status);
+
+  prs_api_respond_json (msg, status, node);
+  return TRUE;
+}
+
+/* Stores the inbound message (or, with @orphan_id, takes over the stored
+ * one whose run never began). On a lost race with an identical request on
+ * another connection, that one's answer is replayed. FALSE after
+ * answering. */
+static gboolean
+store_inbound (PrsApiRoutes      *routes,
+               SoupServerMessage *msg,
+               const Inference   *inference,
+               const char        *status,
+               const char        *extra_json,
+               const char        *orphan_id,
+               char             **message_id)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert insert = { 0 };
+
+  if (orphan_id != NULL)
+    {
+      if (!prs_store_update_message (routes->store, orphan_id, status, NULL, extra_json, &error))
+        {
+          prs_api_internal_error (msg, error);
+          return FALSE;
+        }
+      *message_id = g_strdup (orphan_id);
+      return TRUE;
+    }
+
+  insert.conversation_id = inference->conversation_id;
+  insert.kind = "inbound";
+  insert.content = inference->prompt;
+  insert.status = status;
+  insert.agent_id = inference->agent_id;
+  insert.context_json = inference->context_json;
+  insert.execution_json = inference->execution_json;
+  insert.dedup_key = inference->dedup_key;
+  insert.extra_json = extra_json;
+
+  if (!prs_store_insert_message (routes->store, &insert, message_id, NULL, &error))
+    {
+      if (inference->dedup_key == NULL || !g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) ||
+          !replay_duplicate_or_orphan (routes, msg, inference, NULL))
+        prs_api_internal_error (msg, error);
+      return FALSE;
+    }
+
+  if (routes->message_added != NULL)
+    routes->message_added (routes->notify_data, inference->conversation_id, *message_id);
+  return TRUE;
+}
+
+/* {"httpStatus", "route", "answer", "reason"?}: what a duplicate hears */
+static char *
+extra_with_answer (const Inference *inference,
+                   guint            status,
+                   JsonObject      *answer,
+                   const char      *reason)
+{
+  g_autoptr(JsonObject) extra = json_object_new ();
+  g_autoptr(JsonNode) node = NULL;
+
+  json_object_set_int_member (extra, "httpStatus", status);
+  if (reason != NULL)
+    json_object_set_string_member (extra, "reason", reason);
+  json_object_set_string_member (extra, "route", route_name (inference));
+  json_object_set_object_member (extra, "answer", json_object_ref (answer));
+  node = json_node_init_object (json_node_alloc (), extra);
+  return prs_json_to_string (node, FALSE);
+}
+
+/* ---- agent runs on the main thread ---- */
+
+typedef struct
+{
+  PrsRunner *runner;
+  GTask     *task;
+  char      *origin;
+  char      *conversation_id;
+  char      *agent_id;
+  char      *message_id;
+  char      *context_json;
+  char      *execution_json;
+  char      *system_prompt;
+  double     temperature;
+  guint      max_tokens;
+} RunStart;
+
+static void
+run_start_free (RunStart *start)
+{
+  g_clear_object (&start->runner);
+  g_clear_object (&start->task);
+  g_free (start->origin);
+  g_free (start->conversation_id);
+  g_free (start->agent_id);
+  g_free (start->message_id);
+  g_free (start->context_json);
+  g_free (start->execution_json);
+  g_free (start->system_prompt);
+  g_free (start);
+}
+
+static void
+on_run_rests (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  RunStart *start = user_data;
+  g_autoptr(GError) error = NULL;
+  guint status = SOUP_STATUS_OK;
+  JsonNode *node = prs_run_wait_rest_finish (PRS_RUN (source), result, &status, &error);
+
+  if (node == NULL)
+    {
+      JsonObject *object = prs_api_error_object ("internal-error",
+                                                 error != NULL ? error->message : "The run was lost.");
+
+      node = json_node_init_object (json_node_alloc (), object);
+      json_object_unref (object);
+      status = SOUP_STATUS_INTERNAL_SERVER_ERROR;
+    }
+  prs_api_task_return_answer (start->task, status, node);
+  run_start_free (start);
+}
+
+/* On the main thread */
+static gboolean
+start_run_on_main (gpointer user_data)
+{
+  RunStart *start = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  PrsRunOptions options = { 0 };
+
+  options.origin = start->origin;
+  options.conversation_id = start->conversation_id;
+  options.agent_id = start->agent_id;
+  options.trigger_message_id = start->message_id;
+  options.context_json = start->context_json;
+  options.execution_json = start->execution_json;
+  options.system_prompt = start->system_prompt;
+  options.temperature = start->temperature;
+  options.max_tokens = start->max_tokens;
+
+  run = prs_runner_start (start->runner, &options, TRUE, &error);
+  if (run == NULL)
+    {
+      gboolean not_found = g_error_matches (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+      JsonObject *object = prs_api_error_object (not_found ? "not-found" : "internal-error", error->message);
+
+      json_object_set_string_member (object, "messageId", start->message_id);
+      prs_api_task_return_answer (start->task,
+                                  not_found ? SOUP_STATUS_NOT_FOUND : SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                                  json_node_init_object (json_node_alloc (), object));
+      json_object_unref (object);
+      run_start_free (start);
+      return G_SOURCE_REMOVE;
+    }
+
+  prs_run_wait_rest_async (run, NULL, on_run_rests, start);
+  return G_SOURCE_REMOVE;
+}
+
+/* Stores the inbound message, hands the run to the main thread, answers
+ * when it rests or after the wait. @orphan: the stored message
+ * of an earlier request whose run never began; it runs as it was stored. */
+static void
+run_inference (PrsApiRoutes      *routes,
+               SoupServerMessage *msg,
+               Inference         *inference,
+               JsonNode          *orphan)
+{
+  g_autoptr(JsonObject) answer = json_object_new ();
+  g_autofree char *extra_json = NULL;
+  g_autofree char *message_id = NULL;
+  const char *orphan_id = NULL;
+  RunStart *start;
+
+  if (!prs_runner_try_reserve (routes->runner))
+    {
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                    "Retry-After", PRS_API_RETRY_AFTER_SECONDS);
+      prs_api_respond_error (msg, 429, "too-many-runs",
+                             "More than 4 agent runs are in progress; retry later.");
+      return;
+    }
+
+  /* Until the run exists, a duplicate hears that it is running */
+  json_object_set_boolean_member (answer, "success", TRUE);
+  json_object_set_string_member (answer, "status", "running");
+  extra_json = extra_with_answer (inference, SOUP_STATUS_ACCEPTED, answer, NULL);
+
+  start = g_new0 (RunStart, 1);
+  start->context_json = g_strdup (inference->context_json);
+  start->execution_json = g_strdup (inference->execution_json);
+  if (orphan != NULL)
+    {
+      /* The first request's message, exactly as it was stored */
+      JsonObject *first = json_node_get_object (orphan);
+      JsonNode *node;
+
+      orphan_id = json_object_get_string_member (first, "id");
+      g_clear_pointer (&start->context_json, g_free);
+      g_clear_pointer (&start->execution_json, g_free);
+      if ((node = json_object_get_member (first, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+        start->context_json = prs_json_to_string (node, FALSE);
+      if ((node = json_object_get_member (first, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+        start->execution_json = prs_json_to_string (node, FALSE);
+    }
+
+  if (!store_inbound (routes, msg, inference, "pending", extra_json, orphan_id, &message_id))
+    {
+      prs_runner_release_reservation (routes->runner);
+      run_start_free (start);
+      return;
+    }
+
+  start->runner = g_object_ref (routes->runner);
+  start->origin = g_strdup (inference->with_history ? PRS_RUN_ORIGIN_INFERENCE
+                                                    : PRS_RUN_ORIGIN_AGENT_INFERENCE);
+  start->conversation_id = g_strdup (inference->conversation_id);
+  start->agent_id = g_strdup (inference->agent_id);
+  start->message_id = g_strdup (message_id);
+  start->system_prompt = g_strdup (inference->system_prompt);
+  start->temperature = inference->temperature;
+  start->max_tokens = inference->max_tokens;
+  start->task = prs_api_defer (routes, msg, message_id, routes->wait_seconds);
+  g_main_context_invoke (routes->main_context, start_run_on_main, start);
+}
+
+/* Without a runner (tests of the API alone): the specified answer when no
+ * provider exists is a stored, failed inbound message and a 503 that says
+ * why. */
+static void
+answer_without_runner (PrsApiRoutes      *routes,
+                       SoupServerMessage *msg,
+                       Inference         *inference)
+{
+  g_autoptr(JsonObject) answer = NULL;
+  g_autofree char *extra_json = NULL;
+  g_autofree char *message_id = NULL;
+  gboolean stored;
+
+  if (routes->running_inferences >= PRS_API_MAX_CONCURRENT_RUNS)
+    {
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                    "Retry-After", PRS_API_RETRY_AFTER_SECONDS);
+      prs_api_respond_error (msg, 429, "too-many-runs",
+                             "More than 4 agent runs are in progress; retry later.");
+      return;
+    }
+
+  answer = prs_api_error_object ("no-provider", NO_PROVIDER_MESSAGE);
+  extra_json = extra_with_answer (inference, SOUP_STATUS_SERVICE_UNAVAILABLE, answer, "no-provider");
+
+  routes->running_inferences++;
+  stored = store_inbound (routes, msg, inference, "failed", extra_json, NULL, &message_id);
+  routes->running_inferences--;
+  if (!stored)
+    return;
+
+  json_object_set_string_member (answer, "messageId", message_id);
+  prs_api_respond_json (msg, SOUP_STATUS_SERVICE_UNAVAILABLE,
+                        json_node_init_object (json_node_alloc (), answer));
+}
+
+void
+prs_api_handle_inference (PrsApiRoutes      *routes,
+                          SoupServerMessage *msg,
+                          gboolean           with_history)
+{
+  g_auto(Inference) inference = { 0 };
+  g_autoptr(JsonNode) orphan = NULL;
+  PrsApiRequestIdentity identity;
+
+  inference.with_history = with_history;
+  if (!check_request (routes, msg, &inference))
+    return;
+
+  identity = identity_of (&inference);
+  inference.dedup_key = prs_api_request_dedup_key (&identity);
+  if (inference.dedup_key != NULL &&
+      replay_duplicate_or_orphan (routes, msg, &inference, routes->runner != NULL ? &orphan : NULL))
+    return;
+
+  if (routes->runner != NULL)
+    run_inference (routes, msg, &inference, orphan);
+  else
+    answer_without_runner (routes, msg, &inference);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-routes-private.h: what the route handlers share (answers, body
+ * and field checks, pausing a message for the main thread), for
+ * prs-api-routes.c and prs-api-inference.c. All on the API thread. */
+#pragma once
+
+#include "prs-api-routes.h"
+
+G_BEGIN_DECLS
+
+#define PRS_API_MAX_ID_CHARS        256
+#define PRS_API_MAX_CONTEXT_DEPTH   32
+#define PRS_API_RETRY_AFTER_SECONDS "5"
+
+/* {"success": false, "error": @message, "code": @code} */
+JsonObject *prs_api_error_object       (const char         *code,
+                                        const char         *message);
+/* 400 invalid-field: "The field “@field” @requirement."; returns FALSE */
+gboolean    prs_api_field_error        (SoupServerMessage  *msg,
+                                        const char         *field,
+                                        const char         *requirement);
+/* 507 when the disk is full, else 500; the error goes to the log only */
+void        prs_api_internal_error     (SoupServerMessage  *msg,
+                                        GError             *error);
+
+/* The request body's top-level object, or NULL after answering 415/413/400.
+ * Every route's body comes through here: strict JSON only (prs-json.h). */
+JsonNode   *prs_api_parse_body         (SoupServerMessage  *msg);
+/* An optional or required string member; NULL in *@out when absent.
+ * FALSE after answering 400 naming @display_name. */
+gboolean    prs_api_get_string         (SoupServerMessage  *msg,
+                                        JsonObject         *object,
+                                        const char         *name,
+                                        const char         *display_name,
+                                        gboolean            required,
+                                        gboolean            non_empty,
+                                        guint               max_chars,
+                                        const char        **out);
+gboolean    prs_api_get_object         (SoupServerMessage  *msg,
+                                        JsonObject         *object,
+                                        const char         *name,
+                                        const char         *display_name,
+                                        gboolean            required,
+                                        JsonNode          **out);
+
+/* Pauses @msg and returns a GTask whose result (given with
+ * prs_api_task_return_answer, from any thread) answers it; with
+ * @wait_seconds > 0 the wait ends then with the stored state of
+ * @message_id's run (202 while it runs). */
+GTask      *prs_api_defer              (PrsApiRoutes       *routes,
+                                        SoupServerMessage  *msg,
+                                        const char         *message_id,
+                                        guint               wait_seconds);
+/* Takes @node */
+void        prs_api_task_return_answer (GTask              *task,
+                                        guint               status,
+                                        JsonNode           *node);
+
+/* POST /api/ai/agent-inference and /api/ai/inference (prs-api-inference.c) */
+void        prs_api_handle_inference   (PrsApiRoutes       *routes,
+                                        SoupServerMessage  *msg,
+                                        gboolean            with_history);
+
+G_END_DECLS

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-tool-call-private.h: shared by prs-tool-call.c and
+ * prs-tool-call-registry.c. */
+#pragma once
+
+#include "prs-tool-call.h"
+
+G_BEGIN_DECLS
+
+/* Destroys and unrefs *@source, if any. */
+void               prs_tool_call_clear_source              (GSource    **source);
+
+PrsToolCallResult *prs_tool_call_result_new_failure_printf (int          error_code,
+                                                            const char  *format,
+                                                            ...) G_GNUC_PRINTF (2, 3);
+
+G_END_DECLS

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for prs-conversation-list.c: the list follows the store row by row,
+ * with one items-changed per main loop turn for the range that changed,
+ * and stays in the store's order. */
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "prs-conversation-list.h"
+#include "prs-test-util.h"
+
+typedef struct
+{
+  char                *dir;
+  PrsStore            *store;
+  PrsConversationList *list;
+  GArray              *signals;   /* Change */
+} Fixture;
+
+typedef struct
+{
+  guint position;
+  guint removed;
+  guint added;
+} Change;
+
+static void
+on_items_changed (GListModel *model,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  Fixture    *f)
+{
+  Change change = { position, removed, added };
+
+  g_array_append_val (f->signals, change);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  f->dir = g_dir_make_tmp ("prs-test-conversation-list-XXXXXX", &error);
+  g_assert_no_error (error);
+  path = g_build_filename (f->dir, "prosponsive.db", NULL);
+  f->store = prs_store_new_for_path (path, &error);
+  g_assert_no_error (error);
+  f->signals = g_array_new (FALSE, FALSE, sizeof (Change));
+}
+
+static void
+open_list (Fixture *f)
+{
+  f->list = prs_conversation_list_new (f->store);
+  g_signal_connect (f->list, "items-changed", G_CALLBACK (on_items_changed), f);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  if (f->list != NULL)
+    g_assert_finalize_object (f->list);
+  g_clear_object (&f->store);
+  g_array_unref (f->signals);
+  prs_test_remove_tree (f->dir);
+  g_free (f->dir);
+}
+
+static char *
+create (Fixture    *f,
+        const char *slug)
+{
+  return prs_test_resolve_conversation (f->store, slug);
+}
+
+static void
+add_message (Fixture    *f,
+             const char *conversation_id)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert insert = { 0 };
+
+  insert.conversation_id = conversation_id;
+  insert.kind = "user";
+  insert.content = "hello";
+  g_assert_true (prs_store_insert_message (f->store, &insert, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Timestamps have milliseconds: what follows is strictly newer. */
+static void
+next_millisecond (void)
+{
+  g_usleep (2000);
+}
+
+/* Runs the main context until nothing is pending (the flush included). */
+static void
+run_turn (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* The model holds the store's rows in the store's order. */
+static void
+assert_same_as_store (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) rows = prs_store_list_conversations (f->store, &error);
+  GListModel *model = G_LIST_MODEL (f->list);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, json_array_get_length (rows));
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows, i);
+      g_autoptr(PrsConversation) item = g_list_model_get_item (model, i);
+      guint position = G_MAXUINT;
+
+      g_assert_cmpstr (prs_conversation_get_id (item), ==, json_object_get_string_member (row, "id"));
+      g_assert_cmpuint (prs_conversation_get_message_count (item), ==,
+                        json_object_get_int_member (row, "messageCount"));
+      g_assert_true (prs_conversation_list_find (f->list, prs_conversation_get_id (item), &position) == item);
+      g_assert_cmpuint (position, ==, i);
+    }
+}
+
+static void
+assert_signal (Fixture *f,
+               guint    index,
+               guint    position,
+               guint    removed,
+               guint    added)
+{
+  Change *change;
+
+  g_assert_cmpuint (index, <, f->signals->len);
+  change = &g_array_index (f->signals, Change, index);
+  g_assert_cmpuint (change->position, ==, position);
+  g_assert_cmpuint (change->removed, ==, removed);
+  g_assert_cmpuint (change->added, ==, added);
+}
+
+/* N new conversations announced in one main loop turn: one signal that
+ * adds exactly them, at the top. */
+static void
+test_queued_inserts_coalesce (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(GPtrArray) fresh = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("old-%u", i);
+      g_autofree char *id = create (f, slug);
+    }
+  open_list (f);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->list)), ==, 100);
+  next_millisecond ();
+
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("new-%u", i);
+
+      g_ptr_array_add (fresh, create (f, slug));
+      prs_conversation_list_queue_update (f->list, g_ptr_array_index (fresh, i));
+      /* The same id twice in a turn is one change */
+      prs_conversation_list_queue_update (f->list, g_ptr_array_index (fresh, i));
+    }
+  /* Nothing until the main loop turns */
+  g_assert_cmpuint (f->signals->len, ==, 0);
+  run_turn ();
+
+  g_assert_cmpuint (f->signals->len, ==, 1);
+  assert_signal (f, 0, 0, 0, 50);
+  assert_same_as_store (f);
+}
+
+/* The same N inserts a turn each: N signals, each adding one row at its
+ * exact place. */
+static void
+test_separate_inserts (Fixture       *f,
+                       gconstpointer  data)
+{
+  const guint n = 200;
+
+  open_list (f);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("c-%u", i);
+      g_autofree char *id = NULL;
+
+      next_millisecond ();
+      id = create (f, slug);
+      prs_conversation_list_queue_update (f->list, id);
+      run_turn ();
+      g_assert_cmpuint (f->signals->len, ==, i + 1);
+      assert_signal (f, i, 0, 0, 1);
+    }
+  assert_same_as_store (f);
+}
+
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              guint      *count)
+{
+  (*count)++;
+}
+
+/* A message moves its conversation to the top: one signal over the range
+ * it crossed (so a selection follows it); one in the top row changes
+ * nothing but the row's own properties. */
+static void
+test_message_moves_one_row (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(PrsConversation) top = NULL;
+  PrsConversation *moved;
+  guint notified = 0;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("c-%u", i);
+
+      next_millisecond ();
+      g_ptr_array_add (ids, create (f, slug));
+    }
+  open_list (f);
+  /* Newest first: ids[0] is at the bottom, position 29; ids[20] at 9 */
+  moved = prs_conversation_list_find (f->list, g_ptr_array_index (ids, 20), NULL);
+  g_signal_connect (moved, "notify::message-count", G_CALLBACK (count_notify), &notified);
+
+  next_millisecond ();
+  add_message (f, g_ptr_array_index (ids, 20));
+  prs_conversation_list_queue_update (f->list, g_ptr_array_index (ids, 20));
+  run_turn ();
+  g_assert_cmpuint (f->signals->len, ==, 1);
+  assert_signal (f, 0, 0, 10, 10);
+  g_assert_cmpuint (notified, ==, 1);
+  top = g_list_model_get_item (G_LIST_MODEL (f->list), 0);
+  g_assert_true (top == moved);
+  g_assert_cmpuint (prs_conversation_get_unread_count (moved), ==, 1);
+  assert_same_as_store (f);
+
+  /* Again, now that it is on top: no signal */
+  next_millisecond ();
+  add_message (f, g_ptr_array_index (ids, 20));
+  prs_conversation_list_queue_update (f->list, g_ptr_array_index (ids, 20));
+  run_turn ();
+  g_assert_cmpuint (f->signals->len, ==, 1);
+  g_assert_cmpuint (prs_conversation_get_message_count (moved), ==, 2);
+
+  /* Read: the count changes, the place does not */
+  g_assert_true (prs_conversation_list_mark_read (f->list, moved, NULL));
+  g_assert_cmpuint (prs_conversation_get_unread_count (moved), ==, 0);
+  g_assert_cmpuint (f->signals->len, ==, 1);
+  assert_same_as_store (f);
+}
+
+/* Random batches of new conversations and messages, each flushed in one
+ * turn: the order is always the store's, one signal per turn at most. */
+static void
+test_random_batches (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (12);
+  guint created = 0;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("seed-%u", i);
+
+      g_ptr_array_add (ids, create (f, slug));
+    }
+  open_list (f);
+
+  for (guint round = 0; round < 40; round++)
+    {
+      guint before = f->signals->len;
+      guint n = g_rand_int_range (rand, 1, 8);
+
+      for (guint k = 0; k < n; k++)
+        {
+          if (g_rand_boolean (rand))
+            {
+              g_autofree char *slug = g_strdup_printf ("new-%u", created++);
+
+              g_ptr_array_add (ids, create (f, slug));
+              prs_conversation_list_queue_update (f->list, g_ptr_array_index (ids, ids->len - 1));
+            }
+          else
+            {
+              const char *id = g_ptr_array_index (ids, g_rand_int_range (rand, 0, ids->len));
+
+              add_message (f, id);
+              prs_conversation_list_queue_update (f->list, id);
+            }
+        }
+      run_turn ();
+      g_assert_cmpuint (f->signals->len - before, <=, 1);
+      assert_same_as_store (f);
+    }
+}
+
+/* The window's own changes apply at once (rename, resolve). */
+static void
+test_direct_updates (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  PrsConversation *conversation;
+
+  open_list (f);
+  conversation = prs_conversation_list_resolve (f->list, "typed-in-the-window", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (conversation);
+  g_assert_cmpuint (f->signals->len, ==, 1);
+  assert_signal (f, 0, 0, 0, 1);
+
+  g_assert_true (prs_conversation_list_rename (f->list, conversation, "Renamed", &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (prs_conversation_get_title (conversation), ==, "Renamed");
+  /* Resolving it again finds the same object */
+  g_assert_true (prs_conversation_list_resolve (f->list, "typed-in-the-window", NULL) == conversation);
+  assert_same_as_store (f);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("/conversation-list/queued-inserts-coalesce", test_queued_inserts_coalesce);
+  ADD ("/conversation-list/separate-inserts", test_separate_inserts);
+  ADD ("/conversation-list/message-moves-one-row", test_message_moves_one_row);
+  ADD ("/conversation-list/random-batches", test_random_batches);
+  ADD ("/conversation-list/direct-updates", test_direct_updates);
+#undef ADD
+
+  return g_test_run ();
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`prosponsive-ctl agent import` never replaces an agent unasked, as TAP.
+
+Usage: test-ctl-agent-import.py PROSPONSIVE_CTL
+
+An id that exists needs --replace (exit 1 with a sentence otherwise, the
+stored agent untouched); the built-in `prosponsive` agent is replaced in
+place only with --replace, keeping its id.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from ctltap import Tap
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("Bail out! usage: test-ctl-agent-import.py PROSPONSIVE_CTL")
+        return 1
+    binary = sys.argv[1]
+    tap = Tap()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "data")
+        env = dict(os.environ, LC_ALL="C.UTF-8")
+
+        def ctl(*args):
+            return subprocess.run([binary, "--data-dir", data] + list(args), capture_output=True,
+                                  text=True, env=env, timeout=60)
+
+        def write(name, agent_id, title, prompt):
+            path = os.path.join(tmp, name)
+            with open(path, "w") as f:
+                f.write("---\nid: %s\nname: %s\nallowedTools: all\n---\n%s\n" % (agent_id, title, prompt))
+            return path
+
+        def agents():
+            r = ctl("agent", "list", "--json")
+            return {a["id"]: a for a in json.loads(r.stdout)} if r.returncode == 0 else {}
+
+        first = write("first.md", "triage", "Triage", "Sort the mail.")
+        second = write("second.md", "triage", "Triage Two", "Sort it differently.")
+
+        r = ctl("agent", "import", first)
+        tap.ok(r.returncode == 0 and r.stdout.strip() == "triage" and "Replaced" not in r.stderr,
+               "a new id is imported", r.stderr)
+
+        r = ctl("agent", "import", second)
+        tap.ok(r.returncode == 1 and "already exists" in r.stderr and "--replace" in r.stderr,
+               "the same id again: exit 1, asking for --replace", "exit %d: %s" % (r.returncode, r.stderr))
+        stored = agents().get("triage", {})
+        tap.ok(stored.get("name") == "Triage" and stored.get("systemPrompt") == "Sort the mail.",
+               "the stored agent is untouched", stored)
+
+        r = ctl("agent", "import", "--replace", second)
+        stored = agents().get("triage", {})
+        tap.ok(r.returncode == 0 and "Replaced the agent “triage”" in r.stderr
+               and stored.get("name") == "Triage Two", "--replace replaces it, and says so",
+               "exit %d: %s %s" % (r.returncode, r.stderr, stored))
+
+        default = agents().get("prosponsive", {})
+        mine = write("default.md", "prosponsive", "My Default", "Be terse.")
+        r = ctl("agent", "import", mine)
+        tap.ok(r.returncode == 1 and "default agent" in r.stderr and "--replace" in r.stderr
+               and agents().get("prosponsive") == default,
+               "the built-in agent's id: exit 1, the default agent named, nothing changed",
+               "exit %d: %s" % (r.returncode, r.stderr))
+
+        r = ctl("agent", "import", "--replace", mine)
+        listed = ctl("agent", "list")
+        now = agents()
+        tap.ok(r.returncode == 0 and now.get("prosponsive", {}).get("name") == "My Default"
+               and listed.stdout.splitlines()[0].startswith("prosponsive "),
+               "--replace replaces the built-in agent in place: same id, listed first",
+               "exit %d: %s %s" % (r.returncode, r.stderr, listed.stdout))
+
+        r = ctl("agent", "import", "--help")
+        tap.ok(r.returncode == 0 and "--replace" in r.stdout, "--replace is in the help", r.stdout)
+
+    return tap.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for the store's files (prs-store.c opening, prs-store-backup.c):
+ * the locks SQLite holds survive a second connection in the same process,
+ * another process's connection coming and going leaves the WAL in place,
+ * the files are private whatever the umask, planted links and other users'
+ * files are refused, a busy database says so, and a backup is consistent. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "prs-error.h"
+#include "prs-store.h"
+#include "prs-test-util.h"
+
+typedef struct
+{
+  char *dir;
+  char *db_path;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->dir = g_dir_make_tmp ("prs-test-store-files-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  prs_test_remove_tree (fixture->dir);
+  g_free (fixture->dir);
+  g_free (fixture->db_path);
+}
+
+static PrsStore *
+open_store (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  PrsStore *store = prs_store_new (fixture->dir, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (store);
+  return store;
+}
+
+static guint
+file_mode (const char *path)
+{
+  GStatBuf st;
+
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  return st.st_mode & 0777;
+}
+
+/* How many POSIX locks this process holds on @path's inode, read from
+ * /proc/locks (the kernel's own list: what SQLite believes it holds does
+ * not count). */
+static guint
+count_own_posix_locks (const char *path)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *suffix = NULL;
+  GStatBuf st;
+  guint count = 0;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_true (g_file_get_contents ("/proc/locks", &contents, NULL, NULL));
+  suffix = g_strdup_printf (":%lu", (unsigned long) st.st_ino);
+
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit_set (lines[i], " ", -1);
+      GPtrArray *words = g_ptr_array_new ();
+
+      for (guint j = 0; fields[j] != NULL; j++)
+        if (fields[j][0] != '\0')
+          g_ptr_array_add (words, fields[j]);
+
+      /* "1: POSIX  ADVISORY  READ 14250 fe:00:10952962 128 128"; blocked
+       * waiters ("1: -> POSIX …") are not held locks */
+      if (words->len >= 6 && g_str_equal (words->pdata[1], "POSIX") &&
+          g_ascii_strtoll (words->pdata[4], NULL, 10) == getpid () &&
+          g_str_has_suffix (words->pdata[5], suffix))
+        count++;
+      g_ptr_array_unref (words);
+    }
+
+  return count;
+}
+
+/* Another process opens the database, reads @key and closes it again (the
+ * way a prosponsive-ctl verb does); returns what it read ("" when there is
+ * no such row). A new program, not a fork: SQLite's per-process lock
+ * bookkeeping must not be inherited. */
+static char *
+read_setting_in_other_process (const char *db_path,
+                               const char *key)
+{
+  const char *argv[] = {
+    "python3", "-c",
+    "import sqlite3, sys\n"
+    "db = sqlite3.connect(sys.argv[1], timeout=5)\n"
+    "row = db.execute('SELECT value FROM settings WHERE key = ?', (sys.argv[2],)).fetchone()\n"
+    "print(row[0] if row else '', end='')\n"
+    "db.close()\n",
+    db_path, key, NULL
+  };
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status = -1;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+/* ---- locks ---------------------------------------------------------------- */
+
+/* The app opens one connection per thread. Opening the second must not take
+ * away the first one's locks (closing any descriptor of the file would). */
+static void
+test_second_connection_keeps_locks (Fixture       *fixture,
+                                    gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) main_store = open_store (fixture);
+  g_autoptr(PrsStore) api_store = NULL;
+  g_autoptr(GError) error = NULL;
+  guint before;
+
+  g_assert_true (prs_store_set_setting (main_store, "k", "v", &error));
+  g_assert_no_error (error);
+  before = count_own_posix_locks (fixture->db_path);
+  /* A WAL connection keeps a SHARED lock on the database file while open */
+  g_assert_cmpuint (before, >=, 1);
+
+  api_store = open_store (fixture);
+  g_assert_cmpuint (count_own_posix_locks (fixture->db_path), >=, before);
+
+  g_clear_object (&api_store);
+  g_assert_cmpuint (count_own_posix_locks (fixture->db_path), >=, before);
+}
+
+/* Two connections here, a third process coming and going: the WAL keeps
+ * its name, and what this process commits afterwards is what the next
+ * process reads. */
+static void
+test_other_process_sees_writes (Fixture       *fixture,
+                                gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) main_store = open_store (fixture);
+  g_autoptr(PrsStore) api_store = open_store (fixture);
+  g_autofree char *wal = g_strconcat (fixture->db_path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (fixture->db_path, "-shm", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  g_assert_true (prs_store_set_setting (api_store, "k", "one", &error));
+  g_assert_no_error (error);
+  first = read_setting_in_other_process (fixture->db_path, "k");
+  g_assert_cmpstr (first, ==, "one");
+
+  g_assert_true (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (shm, G_FILE_TEST_EXISTS));
+
+  g_assert_true (prs_store_set_setting (main_store, "k", "two", &error));
+  g_assert_no_error (error);
+  second = read_setting_in_other_process (fixture->db_path, "k");
+  g_assert_cmpstr (second, ==, "two");
+}
+
+/* ---- modes ---------------------------------------------------------------- */
+
+static void
+test_private_whatever_the_umask (Fixture       *fixture,
+                                 gconstpointer  user_data)
+{
+  g_autofree char *wal = g_strconcat (fixture->db_path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (fixture->db_path, "-shm", NULL);
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  mode_t old = umask (0);
+
+  store = open_store (fixture);
+  umask (old);
+  g_assert_true (prs_store_set_setting (store, "k", "v", &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (file_mode (fixture->db_path), ==, 0600);
+  g_assert_cmpuint (file_mode (wal), ==, 0600);
+  g_assert_cmpuint (file_mode (shm), ==, 0600);
+}
+
+/* ---- planted files ---------------------------------------------------------- */
+
+static void
+assert_unsafe (const GError *error,
+               const char   *path)
+{
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH);
+  g_assert_nonnull (strstr (error->message, path));
+}
+
+/* A link planted as prosponsive.db (or beside it) is never followed: the
+ * file it points to is neither opened nor changed. */
+static void
+test_planted_links_refused (Fixture       *fixture,
+                            gconstpointer  user_data)
+{
+  static const char * const suffixes[] = { "", "-wal", "-journal" };
+  g_autofree char *target = g_build_filename (fixture->dir, "someone-elses.db", NULL);
+
+  g_assert_cmpint (g_chmod (fixture->dir, 0700), ==, 0);
+  g_object_unref (open_store (fixture));
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *path = g_strconcat (fixture->db_path, suffixes[i], NULL);
+      g_autofree char *moved = g_strconcat (path, ".moved", NULL);
+      g_autofree char *contents = NULL;
+      g_autoptr(GError) error = NULL;
+      PrsStore *store;
+
+      g_assert_true (g_file_set_contents (target, "not a database", -1, NULL));
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        g_assert_cmpint (g_rename (path, moved), ==, 0);
+      g_assert_cmpint (symlink (target, path), ==, 0);
+
+      store = prs_store_new (fixture->dir, &error);
+      g_assert_null (store);
+      assert_unsafe (error, path);
+      g_assert_true (g_file_get_contents (target, &contents, NULL, NULL));
+      g_assert_cmpstr (contents, ==, "not a database");
+
+      g_assert_cmpint (g_unlink (path), ==, 0);
+      if (g_file_test (moved, G_FILE_TEST_EXISTS))
+        g_assert_cmpint (g_rename (moved, path), ==, 0);
+    }
+}
+
+/* A WAL another user left beside the database would be replayed into it */
+static void
+test_foreign_wal_refused (Fixture       *fixture,
+                          gconstpointer  user_data)
+{
+  g_autofree char *wal = g_strconcat (fixture->db_path, "-wal", NULL);
+  g_autoptr(GError) error = NULL;
+  PrsStore *store;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("making a file another user's needs root");
+      return;
+    }
+
+  g_object_unref (open_store (fixture));
+  g_assert_true (g_file_set_contents (wal, "", 0, NULL));
+  g_assert_cmpint (chown (wal, 65534, 65534), ==, 0);
+
+  store = prs_store_new (fixture->dir, &error);
+  g_assert_null (store);
+  assert_unsafe (error, wal);
+}
+
+/* ---- busy ------------------------------------------------------------------- */
+
+/* Another connection keeps a write transaction open past the busy timeout:
+ * the writer waited, then says so in words, with its own code. */
+static void
+test_busy_says_so (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  sqlite3 *other = NULL;
+  gint64 start;
+
+  g_assert_cmpint (sqlite3_open_v2 (fixture->db_path, &other, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (other, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+
+  start = g_get_monotonic_time ();
+  g_assert_false (prs_store_set_setting (store, "k", "v", &error));
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, 4 * G_USEC_PER_SEC);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_nonnull (strstr (error->message, fixture->db_path));
+  g_assert_nonnull (strstr (error->message, "Try again"));
+  g_clear_error (&error);
+
+  /* Reading is not held up by a writer (WAL) */
+  g_assert_null (prs_store_dup_setting (store, "k"));
+
+  g_assert_cmpint (sqlite3_exec (other, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (other);
+  g_assert_true (prs_store_set_setting (store, "k", "v", &error));
+  g_assert_no_error (error);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/prs/store-files/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("locks/second-connection", test_second_connection_keeps_locks);
+  ADD ("locks/other-process-sees-writes", test_other_process_sees_writes);
+  ADD ("modes/private-whatever-the-umask", test_private_whatever_the_umask);
+  ADD ("busy/says-so", test_busy_says_so);
+  ADD ("planted/links-refused", test_planted_links_refused);
+  ADD ("planted/foreign-wal-refused", test_foreign_wal_refused);
+
+#undef ADD
+
+  return g_test_run ();
+}
