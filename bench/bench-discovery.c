@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* bench-discovery: SPEC §2's rules over 1,000 recorded workflows (no
+/* bench-discovery: docs/workflows.md rules over 1,000 recorded workflows (no
  * network), against the baseline of parsing the same JSON alone. Prints
  * one BENCH line. */
 #include <string.h>
@@ -73,7 +73,7 @@ run_baseline (GPtrArray *texts)
   return (g_get_monotonic_time () - start) / 1000.0;
 }
 
-/* Measured: parse, then every rule of SPEC §2 and the checklists. Like a
+/* Measured: parse, then every rule of docs/workflows.md and the checklists. Like a
  * real discovery, each workflow is analysed as soon as it is parsed and
  * its JSON dropped; the collisions then need them all. */
 static double

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* bench-layout: prs_layout_parse () (SPEC §5) over replies of 1, 4 and 16
+/* bench-layout: prs_layout_parse () (docs/layout.md) over replies of 1, 4 and 16
  * MiB. Writes each reply to DIR/reply-<n>MiB.txt (bench/run times `wc -l`
  * on the same files) and prints "LAYOUT <MiB> <median ms>".
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""bench/run's driver: every benchmark of issue 9, one line each,
+"""bench/run's driver: every benchmark, one line each,
 
     BENCH <name> <value> <unit> baseline=<value> ratio=<r> target=<t> PASS|FAIL
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""inference-overhead (issue 9): the round trip of POST
+"""inference-overhead: the round trip of POST
 /api/ai/agent-inference through `prosponsive --headless` with an OpenAI-kind
 provider that answers at once (tests/scripted-provider.py), minus the
 provider's own round trip measured by the same client. Both p50. Used by

@@ -32,8 +32,8 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" \
   meson test -C "$build" --print-errorlogs --num-processes 2 "$@" || status=$?
 
 # The whole run (no suite named) also runs the unit and api suites under
-# ASan+UBSan and each libFuzzer target for 60 s, in their own build folders
-# (issue 9). PROSPONSIVE_QUICK=1 skips them on a developer's machine.
+# ASan+UBSan and each libFuzzer target for 60 s, in their own build folders.
+# PROSPONSIVE_QUICK=1 skips them on a developer's machine.
 extra_status=0
 if [ $# -eq 0 ] && [ "${PROSPONSIVE_QUICK:-0}" != 1 ]; then
   echo "run-tests: unit and api suites under AddressSanitizer and UBSan"

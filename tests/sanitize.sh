@@ -5,7 +5,7 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer, in their own build folder:
 #   meson setup _build-asan -Db_sanitize=address,undefined -Db_lundef=false
 # (meson's built-in option; nothing else to configure). build-aux/run-tests.sh
-# runs it after the main suites (issue 9: CI runs unit and api under it).
+# runs it after the main suites.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

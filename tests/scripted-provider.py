@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Scripted AI provider servers: the one stand-in the tests allow (SPEC §13).
+"""Scripted AI provider servers: the one stand-in the tests allow (HACKING.md).
 
 No model runs offline, so tests talk to this server, which speaks the wire
 protocol of each provider kind exactly -- request shapes are checked the way

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Node.js twin of Prosponsive's `resolve` route (issue 9's baseline;
+// The Node.js twin of Prosponsive's `resolve` route (the baseline;
 // the Electron product's server is Node): HTTPS with the same certificate,
 // the same bearer token (constant-time comparison), the same Host and
 // Origin checks, the same 1 MiB cap and JSON checks, and the same

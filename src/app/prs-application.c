@@ -119,7 +119,7 @@ on_keep_running_changed (PrsSettings    *settings,
     request_background (self);
 }
 
-/* ---- approvals waiting (SPEC §7, §11) ---- */
+/* ---- approvals waiting (docs/runs.md, HACKING.md) ---- */
 
 /* A call waits and no window of ours has the focus: say so on the desktop */
 static void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl-agents.c: `prosponsive-ctl agent import|export|list` (agents as
- * Markdown with YAML front matter, SPEC §6) and `prosponsive-ctl fields`
- * (the Request Context field paths of one context object, SPEC §4). */
+ * Markdown with YAML front matter, docs/agents.md) and `prosponsive-ctl fields`
+ * (the Request Context field paths of one context object, docs/conversations.md). */
 #include "config.h"
 
 #include <stdlib.h>

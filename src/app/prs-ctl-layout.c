@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl-layout.c: `prosponsive-ctl layout [FILE|-]`, the display blocks
- * of a reply's text (SPEC §5) as JSON, from the same function the window
+ * of a reply's text (docs/layout.md) as JSON, from the same function the window
  * renders with. */
 #include "config.h"
 
@@ -43,7 +43,7 @@ prs_ctl_cmd_layout (PrsCtl  *ctl,
 
   blocks = prs_layout_parse (contents, length);
   g_clear_pointer (&contents, g_free);
-  /* One compact line by default: exactly the form SPEC §5 shows. */
+  /* One compact line by default: exactly the form docs/layout.md shows. */
   json = prs_layout_to_json (blocks, pretty);
   g_clear_pointer (&blocks, g_ptr_array_unref);
   g_print ("%s\n", json);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl-rules.c: `prosponsive-ctl rule add|list|remove` — the
- * auto-approval rules of agent runs (SPEC §7): a tool call that a rule
+ * auto-approval rules of agent runs (docs/runs.md): a tool call that a rule
  * matches is approved or denied without asking. */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl.c: prosponsive-ctl, the core's functions for workflow authors and
- * scripts (SPEC §12). Exit codes: 0 success, 1 a negative answer or a
+ * scripts (docs/ctl.md). Exit codes: 0 success, 1 a negative answer or a
  * failed operation, 2 bad usage or unreadable input, 75 (EX_TEMPFAIL) the
  * database stayed busy: try again. */
 #include "config.h"
@@ -280,7 +280,7 @@ validate_n8n_url (const char  *url,
 }
 
 /* n8n webhook-auth --header NAME --value-stdin | --clear: the Header Auth
- * that tool webhooks expect (SPEC §3). The name goes to the store, the
+ * that tool webhooks expect (docs/workflows.md). The name goes to the store, the
  * value to the keyring. */
 static int
 cmd_n8n_webhook_auth (Ctl   *ctl,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-frame-trace.h: first-paint timing from the app itself (issue 9). With
+/* prs-frame-trace.h: first-paint timing from the app itself. With
  * PROSPONSIVE_TRACE_FRAMES=1 in the environment, an action marked with
  * prs_frame_trace_begin() prints `TRACE <what> <ms>` on stdout once the
  * widget's frame clock has painted the first frame after it. Off: nothing

@@ -5,7 +5,7 @@ then 503 no-provider) while the service is killed with SIGKILL 20 times in
 a row and restarted. Every message whose status line was received must be
 there afterwards, and the database must pass PRAGMA integrity_check.
 
---full kills 200 times (issue 9's reliability suite, on demand:
+--full kills 200 times (reliability suite, on demand:
 tests/reliability/run-full.sh); the api suite runs the short form (20)."""
 
 import os

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The four hardening outcomes of issue 3 on libsoup 3.2.3, measured from
+"""The four hardening outcomes on libsoup 3.2.3, measured from
 /proc/PID: idle TCP connections, half-sent requests, connection churn, and
 an unauthenticated 200 MB upload. With --report-only it prints the figures
 without judging them (used for the baseline in HARDENING.md)."""

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""LAN listening (issue 3, item 8), against `prosponsive --headless`:
+"""LAN listening, against `prosponsive --headless`:
 
 - off (the default): a non-loopback address of this machine is refused;
 - on, the address not on `allowed-sources`: the connection is closed at

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The status matrix and every endpoint of SPEC §9, over real HTTPS against
+"""The status matrix and every endpoint of docs/api.md, over real HTTPS against
 `prosponsive --headless`."""
 
 import json

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Agent runs behind SPEC §9's inference endpoints (issue 4), over real HTTPS
+"""Agent runs behind docs/api.md inference endpoints, over real HTTPS
 against `prosponsive --headless`, with tests/scripted-provider.py as the
 model: answers when the run rests, 202 after the wait (shortened with
 PROSPONSIVE_INFERENCE_WAIT_SECONDS), idempotency, 404s, 429, provider-info,

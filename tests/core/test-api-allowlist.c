@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test-api-allowlist: the LAN source-address allowlist (issue 3, item 8):
+/* test-api-allowlist: the LAN source-address allowlist:
  * parsing of addresses and CIDR networks, IPv4/IPv6 matching, IPv4-mapped
  * IPv6 addresses, loopback always allowed. */
 #include "prs-api-allowlist.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """prosponsive-ctl cert [--pem]: the local API's certificate as the running
-service uses it (SPEC §9, issue 3 item 3), checked against OpenSSL. TAP."""
+service uses it (docs/api.md), checked against OpenSSL. TAP."""
 import os
 import re
 import shutil

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""`prosponsive-ctl layout [FILE|-]` (SPEC §5), as TAP.
+"""`prosponsive-ctl layout [FILE|-]` (docs/layout.md), as TAP.
 
 Usage: test-ctl-layout.py PROSPONSIVE_CTL
 
@@ -111,7 +111,7 @@ def main():
                and len(blocks[0]["rows"]) == 6 and blocks[0]["rows"][5] == {"key": "Priority", "value": "Normal"},
                "guide example: one grid of six rows", r.stdout.decode(errors="replace"))
 
-        # By default one compact line, exactly the form SPEC §5 shows.
+        # By default one compact line, exactly the form docs/layout.md shows.
         r = run(ctl, [], b"Subject: Re: Q3 Planning\nFrom: alice@example.com\n\nThanks", data_dir)
         tap.ok(r.stdout == b'[{"type":"grid","rows":[{"key":"Subject","value":"Re: Q3 Planning"},'
                b'{"key":"From","value":"alice@example.com"}]},{"type":"text","text":"Thanks"}]\n',

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """prosponsive-ctl n8n webhook-auth: the Header Auth that tool webhooks
-expect (SPEC §3) — the header name in the store, the value among the
+expect (docs/workflows.md) — the header name in the store, the value among the
 secrets (here the 0600 fallback file: PROSPONSIVE_SECRETS=file), never in
 SQLite. TAP."""
 import json

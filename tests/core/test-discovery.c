@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for the rules of SPEC §2: requirements, tool names, collisions,
+/* Tests for the rules of docs/workflows.md: requirements, tool names, collisions,
  * descriptions, parameters through Code nodes, schema and checklist. */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for prs-guidance.c: the guidance block of SPEC §6 to the letter,
+/* Tests for prs-guidance.c: the guidance block of docs/agents.md to the letter,
  * its JSON form, and run-time binding with provenance. */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for prs-js-scan.c: the Code-node parameter scanner (SPEC §2). */
+/* Tests for prs-js-scan.c: the Code-node parameter scanner (docs/workflows.md). */
 #include <string.h>
 
 #include "prs-js-scan.h"
@@ -125,7 +125,7 @@ test_literals (void)
     { "x = body.s ?? '';", 1, { { "s", STR, OPT, "\"\"" } } },
     { "x = body.s ?? `a${b}c`;", 1, { { "s", STR, OPT, NULL } } },
     { "x = body.s ?? `a\\${b}c`;", 1, { { "s", STR, OPT, "\"a${b}c\"" } } },
-    /* Kept only when the literal is strict JSON (SPEC §2). */
+    /* Kept only when the literal is strict JSON (docs/workflows.md). */
     { "x = body.a ?? [1, 2, 'three'];", 1, { { "a", ARR, OPT, NULL } } },
     { "x = body.a ?? [1, 2, \"three\"];", 1, { { "a", ARR, OPT, "[1,2,\"three\"]" } } },
     { "x = body.a ?? [1, /* c */ 2];", 1, { { "a", ARR, OPT, NULL } } },

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for prs-layout.c: SPEC §5's layout rules, case by case, the JSON
+/* Tests for prs-layout.c: docs/layout.md layout rules, case by case, the JSON
  * they print as, and linear time on large inputs. */
 #include <string.h>
 

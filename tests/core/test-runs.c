@@ -512,7 +512,7 @@ test_rules (Fixture       *fixture,
   g_assert_cmpuint (fixture->approvals_needed, ==, 0);
 }
 
-/* ---- the tool webhooks' Header Auth (SPEC §3) ------------------------------- */
+/* ---- the tool webhooks' Header Auth (docs/workflows.md) ------------------------------- */
 
 static void
 test_webhook_auth (Fixture       *fixture,

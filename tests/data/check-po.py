@@ -34,7 +34,7 @@ def merged_copy(po, pot, workdir):
                    check=True, capture_output=True)
     return copy
 
-MIN_COMPLETION = 95.0  # per cent of messages translated (issue 8)
+MIN_COMPLETION = 95.0  # per cent of messages translated
 
 
 def linguas(po_dir):

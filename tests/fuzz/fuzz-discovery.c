@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-discovery: field and tool discovery over an untrusted workflow
- * (SPEC §2): parse, every rule, collisions (the workflow twice), the
+ * (docs/workflows.md): parse, every rule, collisions (the workflow twice), the
  * Workflow Checklist. */
 #include "prs-discovery.h"
 #include "prs-json.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fuzz-layout: the reply layout (SPEC §5) takes any bytes. */
+/* fuzz-layout: the reply layout (docs/layout.md) takes any bytes. */
 #include "prs-layout.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);

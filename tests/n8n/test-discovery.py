@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tool discovery against a real n8n 1.123 (SPEC §2), as TAP.
+"""Tool discovery against a real n8n 1.123 (docs/workflows.md), as TAP.
 
 Usage: test-discovery.py [PROSPONSIVE_CTL]
 

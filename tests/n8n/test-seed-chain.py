@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The seed's own chain against a real n8n 1.123 (issue 4), as TAP.
+"""The seed's own chain against a real n8n 1.123, as TAP.
 
 Usage: test-seed-chain.py PROSPONSIVE PROSPONSIVE_CTL
 

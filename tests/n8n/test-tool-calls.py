@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tool calls against a real n8n 1.123 (SPEC §3), as TAP.
+"""Tool calls against a real n8n 1.123 (docs/workflows.md), as TAP.
 
 Usage: test-tool-calls.py PRS_CALL_TOOL
 
 Starts a private n8n with n8n-env.sh, creates and publishes one workflow per
-answer that SPEC §3 distinguishes, and calls each through prs-call-tool (a
+answer that docs/workflows.md distinguishes, and calls each through prs-call-tool (a
 test helper that runs prs_tool_call_run_async on the workflow as discovery
 reads it, and prints the outcome as JSON): JSON (lastNode), an array
 (allEntries), {error, success:false}, a failure before Respond to Webhook

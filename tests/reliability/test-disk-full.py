@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Disk full (issue 9): the data folder on a 2 MiB tmpfs, filled up while
+"""Disk full: the data folder on a 2 MiB tmpfs, filled up while
 the API is used. Writes answer 507 with the JSON error body
 {"success": false, "error", "code": "storage-full"}, the service keeps
 running and answering reads, and once space returns writes succeed again;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Prompt injection (issue 9): Request Contexts and tool results from
+"""Prompt injection: Request Contexts and tool results from
 tests/reliability/injection/cases.json that give orders, hide invisible
 Unicode tag characters, or try to exfiltrate through Markdown images and
 links, sent through POST /api/ai/agent-inference to `prosponsive

@@ -230,7 +230,7 @@ on_destroyed (gpointer  data,
   *(gboolean *) data = TRUE;
 }
 
-/* ---- the acceptance path of issue 6 ---- */
+/* ---- the acceptance path: an agent built in the editor ---- */
 
 static void
 test_guidance_through_picker (Fixture       *f,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-agent-runs.c: agent runs seen through the real window under a real
  * X server, driven end to end by tests/scripted-provider.py and a scripted
- * n8n webhook: a tool card approved through its action (issue 5), an agent
+ * n8n webhook: a tool card approved through its action, an agent
  * built in the editor binding its tool's parameters from the Request
- * Context (issue 6), and Retry on an inbound message whose run failed
- * (SPEC §9). Waits are main-loop conditions, never sleeps. */
+ * Context, and Retry on an inbound message whose run failed
+ * (docs/api.md). Waits are main-loop conditions, never sleeps. */
 #include "config.h"
 
 #include <string.h>
@@ -268,7 +268,7 @@ runner_is_idle (gpointer data)
   return prs_runner_is_idle (data);
 }
 
-/* ---- issue 5: approving a tool card through its action runs the call ---- */
+/* ---- approving a tool card through its action runs the call ---- */
 
 static void
 test_approve_tool_card (Fixture       *f,
@@ -353,7 +353,7 @@ test_approve_tool_card (Fixture       *f,
   g_free ((char *) call_message_id);
 }
 
-/* ---- issue 6: an agent built in the editor binds from the Request Context ---- */
+/* ---- an agent built in the editor binds from the Request Context ---- */
 
 static PrsAgentEditor *
 open_editor (Fixture    *f,
@@ -512,7 +512,7 @@ test_editor_agent_binds_context (Fixture       *f,
   g_assert_nonnull (prs_test_find_label (prs_message_row_get_tool_card (row), "from Request Context “uid”"));
 }
 
-/* ---- SPEC §9: a failed inbound message is retryable from the UI ---- */
+/* ---- docs/api.md: a failed inbound message is retryable from the UI ---- */
 
 static gboolean
 retry_shown (gpointer data)

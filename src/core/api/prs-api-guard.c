@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-guard.c: Host, Origin, token and size checks (SPEC §9), run from
+/* prs-api-guard.c: Host, Origin, token and size checks (docs/api.md), run from
  * the early handler so that a rejected request's body is never kept. */
 #include "config.h"
 

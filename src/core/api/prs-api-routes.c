@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-routes.c: the endpoints of SPEC §9. Every input is validated
+/* prs-api-routes.c: the endpoints of docs/api.md. Every input is validated
  * before it is used; every error answer names what was wrong. */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-routes.h: the handlers of SPEC §9's endpoints. They run on the
+/* prs-api-routes.h: the handlers of docs/api.md endpoints. They run on the
  * API thread, with that thread's PrsStore. */
 #pragma once
 
@@ -38,7 +38,7 @@ typedef struct
                                    const char *message_id);
   gpointer  notify_data;
 
-  /* Agent runs (issue 4), set when the service has a runner. The runner
+  /* Agent runs, set when the service has a runner. The runner
    * and its providers live on the main thread: only their thread-safe
    * functions are called here; everything else goes through
    * @main_context with g_main_context_invoke and a GTask back. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-server.c: the local HTTPS API on its own thread (SPEC §1, §9).
+/* prs-api-server.c: the local HTTPS API on its own thread (HACKING.md, docs/api.md).
  *
  * libsoup 3.2.3 is not hardened for untrusted clients (notes/platform.md),
  * so the server owns the accept loop and every connection's life:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-server.h: the local HTTPS API (SPEC §9) on its own thread, with
- * its own GMainContext and SQLite connection (SPEC §1). Signals are emitted
+/* prs-api-server.h: the local HTTPS API (docs/api.md) on its own thread, with
+ * its own GMainContext and SQLite connection (HACKING.md). Signals are emitted
  * on the main context of the thread that created the server. */
 #pragma once
 

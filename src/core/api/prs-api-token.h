@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-token.h: the local API's bearer token (SPEC §9): 256 random bits,
+/* prs-api-token.h: the local API's bearer token (docs/api.md): 256 random bits,
  * kept through PrsSecrets, compared in constant time. A rotation rewrites
  * DATA_DIR/api-token.stamp so a running server (another process, perhaps)
  * sees the new token from its next request on. */

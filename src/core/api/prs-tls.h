@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-tls.h: the API server's TLS material. An ECDSA P-256 key and a
- * self-signed certificate for the loopback names (SPEC §9), made on first run
+ * self-signed certificate for the loopback names (docs/api.md), made on first run
  * with GnuTLS, kept 0600 in the data folder and renewed before expiry. */
 #pragma once
 

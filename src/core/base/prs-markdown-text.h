@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 char *prs_markdown_to_plain_text      (const char *markdown,
                                        gssize      len);
 
-/* A Sticky Note's first paragraph (SPEC §2): skip leading blank lines and
+/* A Sticky Note's first paragraph (docs/workflows.md): skip leading blank lines and
  * heading lines, take the lines up to the next blank line, strip Markdown,
  * join with single spaces. NULL when that leaves nothing. */
 char *prs_markdown_first_paragraph    (const char *markdown);

@@ -19,7 +19,7 @@
 #include "prs-error.h"
 #include "prs-paths.h"
 
-/* The precedence is the one of SPEC §10: the command line, then the
+/* The precedence is the one of docs/storage.md: the command line, then the
  * environment (tests), then $XDG_DATA_HOME/prosponsive. The result is
  * always absolute, because it also scopes keyring items. */
 char *

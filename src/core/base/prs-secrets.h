@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 /* Well-known secret names */
 #define PRS_SECRET_N8N_API_KEY "n8n-api-key"
 #define PRS_SECRET_API_TOKEN   "api-token"
-/* The value of the n8n Header Auth that tool webhooks expect (SPEC §3) */
+/* The value of the n8n Header Auth that tool webhooks expect (docs/workflows.md) */
 #define PRS_SECRET_WEBHOOK_AUTH "n8n-webhook-auth"
 
 #define PRS_TYPE_SECRETS (prs_secrets_get_type ())

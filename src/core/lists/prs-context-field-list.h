@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-context-field-list.h: the Request Context fields discovered so far
- * (SPEC §4), as a GListModel of PrsContextFieldItem for the agent editor's
+ * (docs/conversations.md), as a GListModel of PrsContextFieldItem for the agent editor's
  * field picker: one item per path, with its type, sample and origins. */
 #pragma once
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-agent-file.h: agents as Markdown files with YAML front matter, the
- * format of the Electron product's agent files (SPEC §6, issue 6):
+ * format of the Electron product's agent files (docs/agents.md):
  *
  *   ---
  *   id: executive-assistant

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-agent.c: agents (SPEC §6): the struct, id rules and the effective
+/* prs-agent.c: agents (docs/agents.md): the struct, id rules and the effective
  * system prompt. */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-agent.h: an agent (SPEC §6): who answers, with which tools, and where
+/* prs-agent.h: an agent (docs/agents.md): who answers, with which tools, and where
  * the tools' parameters come from. A plain struct like PrsTool; the store
  * keeps them (prs_store_*_agent) and prs-agent-file reads and writes them
  * as Markdown. */

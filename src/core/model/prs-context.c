@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-context.c: the Request Context (SPEC §4): openLink, field discovery
+/* prs-context.c: the Request Context (docs/conversations.md): openLink, field discovery
  * and dotted lookups. Everything here reads untrusted JSON from the network,
  * so every walk is bounded in depth, breadth and total work. */
 #include "config.h"

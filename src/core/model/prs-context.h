@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-context.h: the Request Context of an inbound message (SPEC §4): its
+/* prs-context.h: the Request Context of an inbound message (docs/conversations.md): its
  * openLink, the field paths it offers for parameter mapping, and looking a
  * mapped field up again at run time. */
 #pragma once
@@ -12,7 +12,7 @@ G_BEGIN_DECLS
  * space-separated as the setting stores them. */
 #define PRS_CONTEXT_DEFAULT_LINK_SCHEMES "http https mailto message ms-outlook slack"
 
-/* Field discovery bounds (SPEC §4 and hostile input). */
+/* Field discovery bounds (docs/conversations.md and hostile input). */
 #define PRS_CONTEXT_MAX_LEVELS         4     /* a.b.c.d */
 #define PRS_CONTEXT_MAX_ARRAY_NESTING  4     /* m[][][][] */
 #define PRS_CONTEXT_MAX_ELEMENTS       100   /* elements of one array examined */

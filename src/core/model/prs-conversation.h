@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-conversation.h: one conversation as the window shows it (SPEC §4);
+/* prs-conversation.h: one conversation as the window shows it (docs/conversations.md);
  * the items of PrsConversationList. */
 #pragma once
 

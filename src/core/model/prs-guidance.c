@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-guidance.c: Tool Parameter Guidance (SPEC §6). The text block is
+/* prs-guidance.c: Tool Parameter Guidance (docs/agents.md). The text block is
  * produced to the letter of the spec, since agents files of the Electron
  * product carry it pasted; the binding fills arguments in code so that a
  * mapped value never depends on the model copying it right. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-guidance.h: Tool Parameter Guidance (SPEC §6): where each parameter
+/* prs-guidance.h: Tool Parameter Guidance (docs/agents.md): where each parameter
  * of a tool comes from, the text block that tells the model, and binding the
  * mapped values into a tool call at run time. */
 #pragma once
@@ -105,7 +105,7 @@ char             *prs_guidance_build_text            (GPtrArray             *gui
 
 #define PRS_GUIDANCE_HEADING "## Tool Parameter Guidance"
 
-/* Run-time binding (SPEC §6): the final arguments of a call to @tool.
+/* Run-time binding (docs/agents.md): the final arguments of a call to @tool.
  * Starting from @model_arguments (may be NULL):
  * - a context-mapped parameter whose field @context has (not null) is set
  *   from the context: provenance "context:FIELD";

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-layout.c: SPEC §5, a reply's text as key-value grids and text blocks.
+/* prs-layout.c: docs/layout.md, a reply's text as key-value grids and text blocks.
  *
  * One pass over the lines, no backtracking: each line is looked at once, a
  * run of pairs is kept aside until it is known to be a grid (second pair) or

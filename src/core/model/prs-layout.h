@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-layout.h: a reply's text split into display blocks, key-value grids
- * and text (SPEC §5). The window and `prosponsive-ctl layout` both use it. */
+ * and text (docs/layout.md). The window and `prosponsive-ctl layout` both use it. */
 #pragma once
 
 #include <json-glib/json-glib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-message.h: one stored message (SPEC §4), the items of PrsMessageList.
+/* prs-message.h: one stored message (docs/conversations.md), the items of PrsMessageList.
  * Immutable: a changed message is a new object at the same position. */
 #pragma once
 

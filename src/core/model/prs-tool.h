@@ -59,7 +59,7 @@ JsonNode   *prs_tool_to_json              (const PrsTool  *tool);
 PrsTool    *prs_tool_new_from_json        (JsonNode       *node,
                                            GError        **error);
 
-/* The URL n8n serves the webhook on (SPEC §3). */
+/* The URL n8n serves the webhook on (docs/workflows.md). */
 char       *prs_tool_dup_webhook_url      (const PrsTool  *tool,
                                            const char     *n8n_base_url);
 

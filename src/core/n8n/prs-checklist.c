@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-checklist.c: the Workflow Checklist (SPEC §2): for every workflow
+/* prs-checklist.c: the Workflow Checklist (docs/workflows.md): for every workflow
  * seen, what holds and what to change, so an author sees why a workflow is
  * or is not a tool. */
 #include "config.h"

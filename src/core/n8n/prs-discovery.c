@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-discovery.c: the rules of SPEC §2 (requirements, names, descriptions,
+/* prs-discovery.c: the rules of docs/workflows.md (requirements, names, descriptions,
  * parameters), the run against n8n, and its schedule. */
 #include "config.h"
 
@@ -420,7 +420,7 @@ prs_discovery_analyse_workflow (JsonObject *object)
   if (workflow == NULL)
     return NULL;
 
-  /* SPEC §2: skip archived workflows. The list was asked for active
+  /* docs/workflows.md: skip archived workflows. The list was asked for active
    * ones, so an answer that does not say is taken as active. */
   if (workflow->archived || workflow->active == PRS_ACTIVE_NO)
     {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-discovery.h: n8n workflows becoming tools (SPEC §2): the rules, the
+/* prs-discovery.h: n8n workflows becoming tools (docs/workflows.md): the rules, the
  * run against an n8n instance, and its schedule. */
 #pragma once
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-js-scan.c: finds tool parameters in Code-node JavaScript (SPEC §2).
+/* prs-js-scan.c: finds tool parameters in Code-node JavaScript (docs/workflows.md).
  *
  * Two passes, both iterative and linear in the size of the code:
  *
@@ -1209,7 +1209,7 @@ json_literal (const Scan *sc,
   start = sc->text + sc->toks[first].start;
   len = strnlen (start, sc->toks[last].end - sc->toks[first].start);
 
-  /* SPEC §2: kept when it parses as JSON, strictly: JavaScript's single
+  /* docs/workflows.md: kept when it parses as JSON, strictly: JavaScript's single
    * quotes, bare keys and trailing commas do not. */
   if (!prs_json_text_is_strict (start, len))
     return NULL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-js-scan.h: the Code-node parameter scanner (SPEC §2 "Parameters").
+/* prs-js-scan.h: the Code-node parameter scanner (docs/workflows.md "Parameters").
  *
  * A small JavaScript tokenizer (not regular expressions over raw text):
  * comments, string literals, template literals and regular-expression

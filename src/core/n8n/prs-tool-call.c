@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-tool-call.c: calling an n8n workflow's webhook as a tool (SPEC §3).
+/* prs-tool-call.c: calling an n8n workflow's webhook as a tool (docs/workflows.md).
  *
  * One call is one SoupSession of its own and up to four attempts: a
  * connection that fails before the request was written (refused, DNS, TLS

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-tool-call.h: calling a tool, that is POSTing to an n8n workflow's
- * webhook (SPEC §3), and waiting for the results that "Respond Immediately"
+ * webhook (docs/workflows.md), and waiting for the results that "Respond Immediately"
  * workflows post back later (PrsCallbackRegistry). */
 #pragma once
 
@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 
 #define PRS_TOOL_CALL_DEFAULT_TIMEOUT     120   /* seconds, one HTTP attempt */
 #define PRS_TOOL_CALL_MAX_MODEL_BYTES     ((gsize) 64 * 1024)
-#define PRS_CALLBACK_DEFAULT_TIMEOUT      600   /* seconds: SPEC §3's 10 minutes */
+#define PRS_CALLBACK_DEFAULT_TIMEOUT      600   /* seconds: docs/workflows.md 10 minutes */
 
 /* ------------------------------------------------------------------ registry */
 
@@ -64,7 +64,7 @@ PrsToolCallRequest *prs_tool_call_request_new  (const PrsTool            *tool,
 PrsToolCallRequest *prs_tool_call_request_copy (const PrsToolCallRequest *req);
 void                prs_tool_call_request_free (PrsToolCallRequest       *req);
 
-/* The request body (SPEC §3): every argument as a top-level key, plus
+/* The request body (docs/workflows.md): every argument as a top-level key, plus
  * "parameters" (all the arguments again, unchanged) and "prosponsive" (the
  * envelope). An argument that is itself named "parameters" or "prosponsive"
  * is therefore only found inside "parameters": at the top level the
@@ -112,7 +112,7 @@ char               *prs_tool_call_cut_for_model      (const char              *t
 
 /* ------------------------------------------------------------------ the call */
 
-/* One tool call: POST to the webhook, classify the answer (SPEC §3).
+/* One tool call: POST to the webhook, classify the answer (docs/workflows.md).
  * Connection failures before the request was sent (refused, DNS, TLS) are
  * retried 3 times, after 1, 2 and 3 s; a timeout is never retried. Every
  * outcome of the call itself, failures included, is a PrsToolCallResult;

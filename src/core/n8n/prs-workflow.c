@@ -156,7 +156,7 @@ prs_workflow_new_from_json (JsonNode  *node,
   else
     workflow->active = PRS_ACTIVE_UNKNOWN;
 
-  /* SPEC §2: the top-level description (n8n 1.123), else the places other
+  /* docs/workflows.md: the top-level description (n8n 1.123), else the places other
    * n8n versions keep it. */
   workflow->description = dup_trimmed_non_empty (prs_json_object_get_string (object, "description"));
   if (workflow->description == NULL)

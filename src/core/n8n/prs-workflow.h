@@ -52,7 +52,7 @@ PrsWorkflow *prs_workflow_new_from_json (JsonNode     *node,
                                          GError      **error);
 void         prs_workflow_free          (PrsWorkflow  *workflow);
 
-/* The first enabled POST webhook node with a non-empty path (SPEC §2
+/* The first enabled POST webhook node with a non-empty path (docs/workflows.md
  * requirement 2), or NULL. */
 const PrsWorkflowNode *prs_workflow_find_entry_webhook (const PrsWorkflow *workflow);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-provider.h: one AI provider (SPEC §8) behind one interface. A chat
+/* prs-provider.h: one AI provider (docs/providers.md) behind one interface. A chat
  * request goes in (system prompt, messages, tools); a response comes out
  * (text, tool calls, a normalised stop reason, usage), with text deltas
  * delivered as they stream. Errors are PRS_ERROR_PROVIDER_* codes whose

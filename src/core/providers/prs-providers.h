@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-providers.h: the configured AI providers (SPEC §8): rows in the store,
+/* prs-providers.h: the configured AI providers (docs/providers.md): rows in the store,
  * keys in PrsSecrets ("provider-key:" + id), and a chat that runs on the
  * first enabled provider by priority and fails over to the next.
  *
@@ -106,7 +106,7 @@ GPtrArray       *prs_providers_list_models_finish (PrsProviders  *self,
                                                    GAsyncResult  *result,
                                                    GError       **error);
 
-/* GET /api/ai/provider-info (SPEC §9): {success, activeProvider, availableProviders}.
+/* GET /api/ai/provider-info (docs/api.md): {success, activeProvider, availableProviders}.
  * Each provider: {id, name, kind, description, status, statusMessage,
  * isLocal, enabled, priority, hasKey, selectedModel, models:[{id, name,
  * available, isDefault}]}; status is "ready" (its last call worked),

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-run.c: one agent run (SPEC §7). The run's state is its stored row:
+/* prs-run.c: one agent run (docs/runs.md). The run's state is its stored row:
  * the transcript (what the model saw and said) and the tool calls of the
  * current round decide the next step, so the same code goes on after a
  * restart:
@@ -297,7 +297,7 @@ insert_message (PrsRun     *self,
   insert.content = content;
   insert.status = status;
   insert.agent_id = g_strcmp0 (kind, "notice") != 0 ? self->row->agent_id : NULL;
-  /* The Request Context goes with every assistant message of the run (SPEC §4) */
+  /* The Request Context goes with every assistant message of the run (docs/conversations.md) */
   insert.context_json = assistant ? self->row->context_json : NULL;
   insert.extra_json = extra_json;
 
@@ -1133,7 +1133,7 @@ execution_id (PrsRun *self)
   return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
 }
 
-/* SPEC §3: the n8n Header Auth, when configured: the header's name in the
+/* docs/workflows.md: the n8n Header Auth, when configured: the header's name in the
  * store, its value in the keyring (read only when a name is set). */
 static void
 set_webhook_auth (PrsRun             *self,
@@ -1532,7 +1532,7 @@ load_common (PrsRun  *self,
   context = parse_json (self->row->context_json);
   if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
     {
-      /* Invisible characters never reach the model (SPEC issue 4, hygiene) */
+      /* Invisible characters never reach the model */
       prs_run_strip_invisible_json (context);
       self->context = json_object_ref (json_node_get_object (context));
     }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-run.h: one agent run (SPEC §7) as a persisted state machine. The
+/* prs-run.h: one agent run (docs/runs.md) as a persisted state machine. The
  * model is called with the effective system prompt, the messages and the
  * agent's tools; the tool calls it proposes wait for approval (or a rule),
  * run against n8n, and their results go back to the model until it answers,
@@ -68,7 +68,7 @@ JsonNode   *prs_run_wait_rest_finish    (PrsRun              *self,
                                          guint               *out_http_status,
                                          GError             **error);
 
-/* The answer of SPEC §9's inference endpoints for the run that
+/* The answer of docs/api.md inference endpoints for the run that
  * @trigger_message_id started, read from @store (any thread's):
  * {success, messageId, runId, status, content, stopReason,
  *  usage:{inputTokens, outputTokens}, model, provider:{id, name},

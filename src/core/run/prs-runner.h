@@ -38,7 +38,7 @@ void                 prs_runner_set_secrets         (PrsRunner  *self,
                                                      PrsSecrets *secrets);
 PrsSecrets          *prs_runner_get_secrets         (PrsRunner  *self);
 
-/* Settings (SPEC §8's inference settings); 0 keeps the default. */
+/* Settings (docs/providers.md inference settings); 0 keeps the default. */
 void        prs_runner_set_max_rounds        (PrsRunner  *self,
                                               guint       rounds);
 guint       prs_runner_get_max_rounds        (PrsRunner  *self);
@@ -112,7 +112,7 @@ gboolean    prs_runner_deny                  (PrsRunner   *self,
 gboolean    prs_runner_retry                 (PrsRunner   *self,
                                               const char  *message_id,
                                               GError     **error);
-/* Starts a new run for an inbound message whose run failed (SPEC §9: kept,
+/* Starts a new run for an inbound message whose run failed (docs/api.md: kept,
  * marked failed, retryable from the UI), with the conversation, agent,
  * origin, Request Context and execution of its last run (or, without one,
  * the message's own, and the default agent). The message is "pending"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-store-agents.c: the store's agents (SPEC §6): list, lookup, save,
+/* prs-store-agents.c: the store's agents (docs/agents.md): list, lookup, save,
  * rename, delete and duplicate, each write in one BEGIN IMMEDIATE
  * transaction. */
 #include "config.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-store-context.c: the store's Request Context fields (SPEC §4),
+/* prs-store-context.c: the store's Request Context fields (docs/conversations.md),
  * cumulative per conversation, listed per conversation or as a union with
  * their origins for the agent editor's field picker. */
 #include "config.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-store-messages.c: the queries that page a conversation's messages for
- * the window (SPEC §10: long histories are paged, never loaded whole). */
+ * the window (docs/storage.md: long histories are paged, never loaded whole). */
 #include "config.h"
 
 #include "prs-store-internal.h"

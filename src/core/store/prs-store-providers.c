@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-store-providers.c: the store's AI providers (SPEC §8), the table of
+/* prs-store-providers.c: the store's AI providers (docs/providers.md), the table of
  * migration 3. Each write runs in one BEGIN IMMEDIATE transaction; keys are
  * never stored here. */
 #include "config.h"

@@ -135,7 +135,7 @@ static const PrsMigration migrations[] = {
     "  action            TEXT NOT NULL CHECK (action IN ('approve', 'deny')),"
     "  created_at        TEXT NOT NULL"
     ");"
-    /* Request Context field discovery (SPEC §4), cumulative per conversation. */
+    /* Request Context field discovery (docs/conversations.md), cumulative per conversation. */
     "CREATE TABLE context_fields ("
     "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
     "  path            TEXT NOT NULL,"
@@ -151,7 +151,7 @@ static const PrsMigration migrations[] = {
     "PRAGMA user_version = 3;" },
 
   { 4,
-    /* Agent runs (SPEC §7): each step is stored, so a restart loses nothing.
+    /* Agent runs (docs/runs.md): each step is stored, so a restart loses nothing.
      * The transcript is what the model saw and said in the run. */
     "CREATE TABLE runs ("
     "  id                   TEXT PRIMARY KEY,"
@@ -333,7 +333,7 @@ prs_store_set_error (PrsStore    *self,
                   const char  *what)
 {
   /* A full disk is its own code: the API answers 507 and the window says
-   * so, instead of "internal error" (issue 9, disk full) */
+   * so, instead of "internal error" */
   gboolean full = (sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_FULL ||
                   sqlite3_system_errno (self->db) == ENOSPC ||
                   sqlite3_system_errno (self->db) == EDQUOT;
@@ -1781,7 +1781,7 @@ prs_store_insert_message (PrsStore                *self,
   if (!prs_store_commit (self, error))
     return FALSE;
 
-  /* Field discovery (SPEC §4), after the commit: it never costs the message. */
+  /* Field discovery (docs/conversations.md), after the commit: it never costs the message. */
   if (message->context_json != NULL)
     prs_store_record_message_context (self, message->conversation_id, id,
                                       message->context_json, message->execution_json);

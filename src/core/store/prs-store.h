@@ -88,7 +88,7 @@ void        prs_store_get_discovery_status    (PrsStore    *self,
                                                gint64      *last_success,
                                                char       **last_error);
 
-/* ---- Conversations and messages (SPEC §4, §9; issue 3) ---- */
+/* ---- Conversations and messages (docs/conversations.md, docs/api.md) ---- */
 
 /* Finds the conversation whose slug equals @slug exactly, or creates it (title
  * = slug, a new UUID id) in one BEGIN IMMEDIATE transaction: idempotent, also
@@ -139,7 +139,7 @@ typedef struct
   const char *agent_id;        /* may be NULL */
   const char *context_json;    /* the Request Context, serialized; may be NULL */
   const char *execution_json;  /* {workflowId, executionId}, serialized; may be NULL */
-  const char *dedup_key;       /* duplicate detection key (SPEC §9); may be NULL, unique when set */
+  const char *dedup_key;       /* duplicate detection key (docs/api.md); may be NULL, unique when set */
   const char *extra_json;      /* kind-specific data (provider, model, usage, tool call); may be NULL */
 } PrsMessageInsert;
 
@@ -201,7 +201,7 @@ JsonArray  *prs_store_list_messages_at        (PrsStore    *self,
                                                guint        limit,
                                                GError     **error);
 
-/* ---- Agents (SPEC §6; prs-store-agents.c) ---- */
+/* ---- Agents (docs/agents.md; prs-store-agents.c) ---- */
 
 /* PrsAgent*, the default agent first, then by name. */
 GPtrArray  *prs_store_list_agents             (PrsStore    *self,
@@ -239,7 +239,7 @@ char       *prs_store_duplicate_agent         (PrsStore    *self,
                                                const char  *id,
                                                GError     **error);
 
-/* ---- Request Context fields (SPEC §4; prs-store-context.c) ---- */
+/* ---- Request Context fields (docs/conversations.md; prs-store-context.c) ---- */
 
 /* Adds @fields (PrsContextField*) to the conversation's fields: new paths
  * are inserted; known ones get the latest type and sample (a null never
@@ -267,7 +267,7 @@ JsonArray  *prs_store_list_context_fields     (PrsStore    *self,
                                                const char  *conversation_id,
                                                GError     **error);
 
-/* ---- AI providers (SPEC §8; prs-store-providers.c) ---- */
+/* ---- AI providers (docs/providers.md; prs-store-providers.c) ---- */
 
 /* One configured provider. Keys are never here: they live in PrsSecrets
  * (prs-providers.h). Lower priority numbers are tried first. */
@@ -354,7 +354,7 @@ gboolean         prs_store_remove_mcp_server  (PrsStore    *self,
                                                const char  *id,
                                                GError     **error);
 
-/* ---- Agent runs, tool calls, approval rules (SPEC §7; prs-store-runs.c) ---- */
+/* ---- Agent runs, tool calls, approval rules (docs/runs.md; prs-store-runs.c) ---- */
 
 /* One agent run (prs-run.h). The transcript is what the model has seen and
  * said in this run (history, prompt, assistant turns, tool results) as a JSON

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-agent-editor.h: the agent editor (SPEC §6), a modal window over the
+/* prs-agent-editor.h: the agent editor (docs/agents.md), a modal window over the
  * main window: name, description, id, system prompt, allowed tools and the
  * Tool Parameter Guidance Builder. Save writes through
  * prs_store_save_agent () and closes; Cancel (or Escape) closes, asking

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-guidance-builder.h: the Tool Parameter Guidance Builder (SPEC §6) at
+/* prs-guidance-builder.h: the Tool Parameter Guidance Builder (docs/agents.md) at
  * the bottom of the agent editor: for one tool at a time, where each of its
  * parameters comes from, and a live preview of the guidance block exactly
  * as prs_guidance_build_text () writes it. It edits the agent's guidance

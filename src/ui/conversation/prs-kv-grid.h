@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-kv-grid.h: a key-value block of a reply (SPEC §5): two columns, keys
+/* prs-kv-grid.h: a key-value block of a reply (docs/layout.md): two columns, keys
  * bold, values wrapping and selectable with their URLs clickable. */
 #pragma once
 

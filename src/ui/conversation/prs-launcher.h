@@ -19,7 +19,7 @@ void     prs_launcher_open_uri           (GtkWidget     *widget,
 void     prs_launcher_set_hook           (PrsLaunchHook  hook,
                                           gpointer       user_data);
 
-/* TRUE when @uri's scheme is on the link allowlist (SPEC §4): links with
+/* TRUE when @uri's scheme is on the link allowlist (docs/conversations.md): links with
  * any other scheme are shown as text and never opened. */
 gboolean prs_launcher_scheme_is_allowed  (const char    *uri);
 

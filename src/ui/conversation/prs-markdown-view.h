@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-markdown-view.h: a text block of a reply rendered from Markdown with
- * md4c (SPEC §5): paragraphs, emphasis, lists, headings, code, tables,
+ * md4c (docs/layout.md): paragraphs, emphasis, lists, headings, code, tables,
  * links. Remote images are never fetched: their alt text is shown. Long
  * text is shown as plain text in a bounded GtkTextView instead. */
 #pragma once

@@ -142,7 +142,7 @@ on_link_clicked (GtkButton *button,
     prs_launcher_open_uri (GTK_WIDGET (button), url);
 }
 
-/* The openLink icon (SPEC §4), or NULL when the context has no valid one. */
+/* The openLink icon (docs/conversations.md), or NULL when the context has no valid one. */
 static GtkWidget *
 make_link_button (PrsMessageRow *self)
 {
@@ -529,7 +529,7 @@ build_inbound (PrsMessageRow *self)
       gtk_widget_set_hexpand (label, TRUE);
       gtk_box_append (GTK_BOX (failed_row), label);
 
-      /* SPEC §9: the kept request is retryable from here */
+      /* docs/api.md: the kept request is retryable from here */
       retry = gtk_button_new_with_mnemonic (_("_Retry"));
       gtk_widget_set_tooltip_text (retry, _("Ask the agent again"));
       gtk_accessible_update_property (GTK_ACCESSIBLE (retry), GTK_ACCESSIBLE_PROPERTY_LABEL,

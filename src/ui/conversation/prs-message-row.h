@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-message-row.h: one message of the conversation view, per kind
- * (SPEC §4): user bubbles on the right, assistant bubbles with the agent's
- * name and the reply's blocks (SPEC §5), compact inbound rows with the
+ * (docs/conversations.md): user bubbles on the right, assistant bubbles with the agent's
+ * name and the reply's blocks (docs/layout.md), compact inbound rows with the
  * workflow and execution, notices, and tool cards. A message with a Request
  * Context shows it in an expander, and its openLink as an icon in the
  * bubble's top-right corner. */
@@ -27,7 +27,7 @@ PrsMessage *prs_message_row_get_message          (PrsMessageRow *self);
 GtkWidget  *prs_message_row_get_link_button      (PrsMessageRow *self);
 GtkWidget  *prs_message_row_get_context_expander (PrsMessageRow *self);
 GtkWidget  *prs_message_row_get_tool_card        (PrsMessageRow *self);
-/* The Retry button of an inbound message whose run failed (SPEC §9). */
+/* The Retry button of an inbound message whose run failed (docs/api.md). */
 GtkWidget  *prs_message_row_get_retry_button     (PrsMessageRow *self);
 /* The blocks of the reply, in order: PrsKvGrid and PrsMarkdownView. */
 GPtrArray  *prs_message_row_get_blocks           (PrsMessageRow *self);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-tool-card.h: one tool call in an assistant turn (SPEC §7): the tool,
+/* prs-tool-card.h: one tool call in an assistant turn (docs/runs.md): the tool,
  * every argument with where it came from, the live status, the result, and
  * the actions tool-card.approve, .deny, .edit, .approve-all and .retry. The
  * actions only emit signals; the run engine acts on them. */
