@@ -81,7 +81,7 @@ error_body_message (GByteArray *body)
 
   if (body == NULL || body->len == 0)
     return NULL;
-  root = prs_json_parse_bounded ((const char *) body->data, body->len, 16, NULL);
+  root = prs_json_parse_strict ((const char *) body->data, body->len, 16, NULL);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return NULL;
   object = json_node_get_object (root);

@@ -224,7 +224,7 @@ text_repeats (const char *text,
   if (structured == NULL)
     return FALSE;
   /* The server's text: untrusted, so parsed with a depth limit */
-  parsed = prs_json_parse_bounded (text, strlen (text), 128, NULL);
+  parsed = prs_json_parse_strict (text, strlen (text), 128, NULL);
   return parsed != NULL && json_node_equal (parsed, structured);
 }
 

@@ -274,8 +274,8 @@ prs_mcp_transport_deliver (PrsMcpTransport  *self,
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_MCP_PROTOCOL, message);
       return FALSE;
     }
-  if (!prs_json_text_is_strict (data, len) ||
-      (root = prs_json_parse_bounded (data, len, MAX_DEPTH, &local_error)) == NULL)
+  root = prs_json_parse_strict (data, len, MAX_DEPTH, &local_error);
+  if (root == NULL)
     {
       set_not_json (data, len, error);
       return FALSE;
