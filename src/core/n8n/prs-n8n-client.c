@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-n8n-client.c: the n8n public REST API over libsoup 3.
+/* prs-n8n-client.c: the n8n public REST API over PrsHttpRequest.
  *
  * Every request carries the X-N8N-API-KEY header: GETs for discovery, and
  * the few POSTs of first-run setup (a credential, example workflows,
- * activation). The answer body is
- * read in chunks up to a size cap (a misconfigured URL can point at anything,
- * including an endless stream), then parsed with json-glib. Failures become
- * PRS_ERROR codes whose messages name the n8n URL and say what to do; the API
- * key itself never appears in a message or a log line. */
+ * activation). The answer body is read up to a size cap (a misconfigured
+ * URL can point at anything, including an endless stream), then parsed with
+ * json-glib. Failures become PRS_ERROR codes whose messages name the n8n URL
+ * and say what to do in n8n's terms; the API key itself never appears in a
+ * message or a log line. */
 #include "config.h"
 
 #include <string.h>
 
-#include <libsoup/soup.h>
-
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-n8n-client.h"
 #include "prs-n8n-client-private.h"
@@ -23,7 +22,6 @@
 
 #define DEFAULT_TIMEOUT_SECONDS   10
 #define DEFAULT_MAX_RESPONSE_SIZE ((gsize) 64 * 1024 * 1024)
-#define READ_CHUNK_SIZE           ((gsize) 64 * 1024)
 #define PAGE_LIMIT                250
 #define MAX_PAGES                 10000
 #define MAX_QUOTED_MESSAGE        300  /* characters of n8n's own message kept */
@@ -53,18 +51,10 @@ typedef enum
 
 typedef struct
 {
-  RequestKind   kind;
-  gsize         max_size;       /* the largest answer read */
-  char         *path;           /* without the query, for messages */
-  SoupMessage  *msg;
-  GInputStream *stream;
-  GByteArray   *body;
-
-  /* Soup gets its own cancellable so that an oversized body can be dropped
-   * without cancelling the caller's; the caller's is forwarded to it. */
-  GCancellable *internal;
-  GCancellable *outer;
-  gulong        outer_handler;
+  RequestKind     kind;
+  gsize           max_size;     /* the largest answer read */
+  char           *path;         /* without the query, for messages */
+  PrsHttpRequest *http;
 } Request;
 
 static void
@@ -72,13 +62,7 @@ request_free (gpointer data)
 {
   Request *req = data;
 
-  if (req->outer != NULL && req->outer_handler != 0)
-    g_cancellable_disconnect (req->outer, req->outer_handler);
-  g_clear_object (&req->outer);
-  g_clear_object (&req->internal);
-  g_clear_object (&req->stream);
-  g_clear_object (&req->msg);
-  g_clear_pointer (&req->body, g_byte_array_unref);
+  g_clear_object (&req->http);
   g_free (req->path);
   g_free (req);
 }
@@ -111,20 +95,7 @@ prs_n8n_client_init (PrsN8nClient *self)
 {
   self->timeout = DEFAULT_TIMEOUT_SECONDS;
   self->max_response_size = DEFAULT_MAX_RESPONSE_SIZE;
-  self->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
-                                                 "timeout", self->timeout,
-                                                 NULL);
-}
-
-static gboolean
-has_control_chars (const char *str)
-{
-  for (const char *p = str; *p != '\0'; p++)
-    {
-      if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
-        return TRUE;
-    }
-  return FALSE;
+  self->session = prs_http_session_new (self->timeout);
 }
 
 static gboolean
@@ -168,7 +139,7 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
     }
 
   uri = g_uri_parse (trimmed, G_URI_FLAGS_ENCODED, NULL);
-  if (uri == NULL || has_control_chars (trimmed))
+  if (uri == NULL || prs_http_has_control_chars (trimmed))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                    "“%s” is not a valid URL. Enter the address of your n8n instance, %s.",
@@ -241,7 +212,7 @@ prs_n8n_client_new (const char *base_url,
   self->api_key = g_strstrip (g_strdup (api_key != NULL ? api_key : ""));
   /* libsoup warns about (and prints) header values with line breaks; the key
    * must never reach a log, so refuse it here. */
-  if (self->config_error == NULL && has_control_chars (self->api_key))
+  if (self->config_error == NULL && prs_http_has_control_chars (self->api_key))
     self->config_error = g_error_new (PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                                       "The n8n API key contains line breaks or control "
                                       "characters. Paste the key again as a single line.");
@@ -288,52 +259,6 @@ prs_n8n_client_set_max_response_size (PrsN8nClient *self,
 
 /* Errors ---------------------------------------------------------------- */
 
-static GError *
-transport_error (PrsN8nClient *self,
-                 const GError *error)
-{
-  const char *base = self->base_url;
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return g_error_copy (error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-    return g_error_new (PRS_ERROR, PRS_ERROR_TIMEOUT,
-                        "n8n at %s did not answer within %u seconds. "
-                        "Is n8n running, and is it not overloaded?", base, self->timeout);
-
-  if (error->domain == SOUP_SESSION_ERROR)
-    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                        "n8n at %s sent an answer that is not valid HTTP (%s). "
-                        "Check that the URL points to n8n.", base, error->message);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
-    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                        "Could not connect to n8n at %s: connection refused. Is n8n running?",
-                        base);
-
-  if (error->domain == G_RESOLVER_ERROR)
-    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                        "Could not connect to n8n at %s: the host name could not be "
-                        "resolved (%s). Check the URL.", base, error->message);
-
-  if (error->domain == G_TLS_ERROR)
-    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                        "Could not connect to n8n at %s: the secure (TLS) connection failed "
-                        "(%s). Check that the URL starts with http:// or https:// as n8n "
-                        "expects, and that its certificate is trusted.", base, error->message);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
-      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE))
-    return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                        "Could not connect to n8n at %s: the host is unreachable (%s). "
-                        "Check the URL and the network.", base, error->message);
-
-  return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                      "Could not connect to n8n at %s: %s. Is n8n running?",
-                      base, error->message);
-}
-
 /* n8n's errors are {"message": "…"}; anything else yields NULL. The text is
  * cut and stripped of control characters before it is shown to a person. */
 static char *
@@ -343,56 +268,31 @@ dup_n8n_message (GBytes *body)
   const char *data;
   gsize len;
   JsonNode *root;
-  JsonObject *object;
   JsonNode *member;
-  GString *out;
-  const char *p;
-  guint chars = 0;
 
-  data = g_bytes_get_data (body, &len);
-  if (len == 0 || !json_parser_load_from_data (parser, data, len, NULL))
+  data = body != NULL ? g_bytes_get_data (body, &len) : NULL;
+  if (data == NULL || len == 0 || !json_parser_load_from_data (parser, data, len, NULL))
     return NULL;
 
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return NULL;
-  object = json_node_get_object (root);
-  member = json_object_get_member (object, "message");
+  member = json_object_get_member (json_node_get_object (root), "message");
   if (member == NULL || json_node_get_value_type (member) != G_TYPE_STRING)
     return NULL;
-
-  out = g_string_new (NULL);
-  for (p = json_node_get_string (member); *p != '\0' && chars < MAX_QUOTED_MESSAGE;
-       p = g_utf8_next_char (p), chars++)
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      g_string_append_unichar (out, g_unichar_iscntrl (c) ? ' ' : c);
-    }
-  if (*p != '\0')
-    g_string_append (out, "…");
-  g_strstrip (out->str);
-  if (out->str[0] == '\0')
-    {
-      g_string_free (out, TRUE);
-      return NULL;
-    }
-  return g_string_free (out, FALSE);
+  return prs_http_clean_text (json_node_get_string (member), MAX_QUOTED_MESSAGE);
 }
 
 static GError *
 status_error (PrsN8nClient *self,
-              Request      *req,
-              GBytes       *body)
+              Request      *req)
 {
-  guint status = soup_message_get_status (req->msg);
-  const char *reason = soup_message_get_reason_phrase (req->msg);
+  guint status = prs_http_request_get_status (req->http);
+  const char *reason = prs_http_request_get_reason (req->http);
   const char *base = self->base_url;
-  g_autofree char *message = dup_n8n_message (body);
+  g_autofree char *message = dup_n8n_message (prs_http_request_get_body (req->http));
   g_autofree char *said = NULL;
 
-  if (reason == NULL || *reason == '\0')
-    reason = soup_status_get_phrase (status);
   said = message != NULL ? g_strdup_printf (": “%s”", message) : g_strdup ("");
 
   if (status == SOUP_STATUS_UNAUTHORIZED)
@@ -428,12 +328,11 @@ status_error (PrsN8nClient *self,
 
   if (SOUP_STATUS_IS_REDIRECTION (status))
     {
-      const char *location = soup_message_headers_get_one (soup_message_get_response_headers (req->msg),
-                                                           "Location");
+      const char *location = prs_http_request_get_response_header (req->http, "Location");
 
       /* Redirects are not followed: the API key would go along to wherever
        * they point. */
-      if (location != NULL && !has_control_chars (location))
+      if (location != NULL)
         return g_error_new (PRS_ERROR, PRS_ERROR_N8N_HTTP,
                             "n8n at %s redirected the request (%u %s) to %s. "
                             "Use the address n8n redirects to as the n8n URL.",
@@ -461,10 +360,7 @@ not_json_error (PrsN8nClient *self,
                         "n8n at %s answered with an empty body for %s. "
                         "Check that the URL points to n8n.", self->base_url, req->path);
 
-  content_type = soup_message_headers_get_content_type (soup_message_get_response_headers (req->msg),
-                                                        NULL);
-  if (content_type != NULL && has_control_chars (content_type))
-    content_type = NULL;
+  content_type = prs_http_request_get_content_type (req->http);
   return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
                       "n8n at %s answered with something that is not JSON (%s) for %s. "
                       "Check that the URL points to n8n and not to another web page.",
@@ -485,6 +381,63 @@ too_large_error (PrsN8nClient *self,
 }
 
 static GError *
+transport_error (PrsN8nClient *self,
+                 Request      *req,
+                 const GError *error)
+{
+  const char *base = self->base_url;
+
+  switch (prs_http_request_get_failure (req->http))
+    {
+    case PRS_HTTP_FAILURE_TIMEOUT:
+      return g_error_new (PRS_ERROR, PRS_ERROR_TIMEOUT,
+                          "n8n at %s did not answer within %u seconds. "
+                          "Is n8n running, and is it not overloaded?", base, self->timeout);
+
+    case PRS_HTTP_FAILURE_NOT_HTTP:
+      return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
+                          "n8n at %s sent an answer that is not valid HTTP (%s). "
+                          "Check that the URL points to n8n.", base, error->message);
+
+    case PRS_HTTP_FAILURE_REFUSED:
+      return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                          "Could not connect to n8n at %s: connection refused. Is n8n running?",
+                          base);
+
+    case PRS_HTTP_FAILURE_DNS:
+      return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                          "Could not connect to n8n at %s: the host name could not be "
+                          "resolved (%s). Check the URL.", base, error->message);
+
+    case PRS_HTTP_FAILURE_TLS:
+      return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                          "Could not connect to n8n at %s: the secure (TLS) connection failed "
+                          "(%s). Check that the URL starts with http:// or https:// as n8n "
+                          "expects, and that its certificate is trusted.", base, error->message);
+
+    case PRS_HTTP_FAILURE_UNREACHABLE:
+      return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                          "Could not connect to n8n at %s: the host is unreachable (%s). "
+                          "Check the URL and the network.", base, error->message);
+
+    case PRS_HTTP_FAILURE_TOO_LARGE:
+      return too_large_error (self, req);
+
+    case PRS_HTTP_FAILURE_CANCELLED:
+      return g_error_copy (error);
+
+    case PRS_HTTP_FAILURE_NONE:
+    case PRS_HTTP_FAILURE_BROKEN:
+    case PRS_HTTP_FAILURE_CONNECT:
+    case PRS_HTTP_FAILURE_OTHER:
+    default:
+      return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
+                          "Could not connect to n8n at %s: %s. Is n8n running?",
+                          base, error->message);
+    }
+}
+
+static GError *
 shape_error (PrsN8nClient *self,
              const char   *path,
              const char   *what)
@@ -494,37 +447,34 @@ shape_error (PrsN8nClient *self,
                       "Check that the URL points to n8n 1.x.", self->base_url, path, what);
 }
 
-/* One GET returning JSON -------------------------------------------------- */
-
-static void read_next_chunk (GTask *task);
+/* One request returning JSON --------------------------------------------- */
 
 static void
-on_outer_cancelled (GCancellable *outer,
-                    gpointer      user_data)
+on_answer (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
 {
-  g_cancellable_cancel (G_CANCELLABLE (user_data));
-}
-
-static void
-finish_request (GTask *task)
-{
+  g_autoptr(GTask) task = user_data;
   PrsN8nClient *self = g_task_get_source_object (task);
   Request *req = g_task_get_task_data (task);
-  g_autoptr(GBytes) body = g_byte_array_free_to_bytes (g_steal_pointer (&req->body));
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) error = NULL;
-  guint status = soup_message_get_status (req->msg);
+  GBytes *body;
   const char *data;
   gsize len;
 
-  g_clear_object (&req->stream);
-
-  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
+  if (!prs_http_request_send_finish (req->http, result, &error))
     {
-      g_task_return_error (task, status_error (self, req, body));
+      g_task_return_error (task, transport_error (self, req, error));
+      return;
+    }
+  if (!SOUP_STATUS_IS_SUCCESSFUL (prs_http_request_get_status (req->http)))
+    {
+      g_task_return_error (task, status_error (self, req));
       return;
     }
 
+  body = prs_http_request_get_body (req->http);
   data = g_bytes_get_data (body, &len);
   parser = json_parser_new ();
   if (len == 0 || !json_parser_load_from_data (parser, data, len, &error) ||
@@ -536,87 +486,6 @@ finish_request (GTask *task)
 
   g_task_return_pointer (task, json_node_ref (json_parser_get_root (parser)),
                          (GDestroyNotify) json_node_unref);
-}
-
-static void
-on_chunk_read (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  PrsN8nClient *self = g_task_get_source_object (task);
-  Request *req = g_task_get_task_data (task);
-  g_autoptr(GBytes) chunk = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize len;
-
-  chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
-  if (chunk == NULL)
-    {
-      g_task_return_error (task, transport_error (self, error));
-      return;
-    }
-
-  len = g_bytes_get_size (chunk);
-  if (len == 0)
-    {
-      finish_request (task);
-      return;
-    }
-
-  if (len > req->max_size - req->body->len)
-    {
-      /* Cancelling makes libsoup drop the connection instead of draining
-       * the rest of the body. */
-      g_cancellable_cancel (req->internal);
-      g_task_return_error (task, too_large_error (self, req));
-      return;
-    }
-
-  g_byte_array_append (req->body, g_bytes_get_data (chunk, NULL), len);
-  read_next_chunk (g_steal_pointer (&task));
-}
-
-static void
-read_next_chunk (GTask *task)
-{
-  Request *req = g_task_get_task_data (task);
-
-  g_input_stream_read_bytes_async (req->stream, READ_CHUNK_SIZE, G_PRIORITY_DEFAULT,
-                                   req->internal, on_chunk_read, task);
-}
-
-static void
-on_sent (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  PrsN8nClient *self = g_task_get_source_object (task);
-  Request *req = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  SoupMessageHeaders *headers;
-
-  req->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
-  if (req->stream == NULL)
-    {
-      g_task_return_error (task, transport_error (self, error));
-      return;
-    }
-
-  g_debug ("n8n: %s %s%s → %u", soup_message_get_method (req->msg), self->base_url, req->path,
-           soup_message_get_status (req->msg));
-
-  headers = soup_message_get_response_headers (req->msg);
-  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
-      soup_message_headers_get_content_length (headers) > (goffset) req->max_size)
-    {
-      g_cancellable_cancel (req->internal);
-      g_task_return_error (task, too_large_error (self, req));
-      return;
-    }
-
-  read_next_chunk (g_steal_pointer (&task));
 }
 
 /* @path_and_query is appended to the base URL; @path (no query) is what error
@@ -635,7 +504,6 @@ request_json_async (PrsN8nClient        *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autofree char *url = NULL;
-  SoupMessageHeaders *headers;
   Request *req;
 
   task = g_task_new (self, cancellable, callback, user_data);
@@ -656,45 +524,25 @@ request_json_async (PrsN8nClient        *self,
   if (kind == REQUEST_WORKFLOW)
     req->max_size = MIN (req->max_size, 2 * PRS_WORKFLOW_MAX_BYTES);
   req->path = g_strdup (path);
-  req->body = g_byte_array_new ();
-  req->internal = g_cancellable_new ();
   g_task_set_task_data (task, req, request_free);
 
   url = g_strconcat (self->base_url, path_and_query, NULL);
-  req->msg = soup_message_new (method, url);
-  if (req->msg == NULL)
+  req->http = prs_http_request_new (self->session, method, url);
+  if (req->http == NULL)
     {
       g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                                "Could not build a request URL from the n8n URL %s.",
                                self->base_url);
       return;
     }
-  soup_message_add_flags (req->msg, SOUP_MESSAGE_NO_REDIRECT);
-
-  headers = soup_message_get_request_headers (req->msg);
-  soup_message_headers_replace (headers, "Accept", "application/json");
+  prs_http_request_set_limits (req->http, req->max_size, 0);
+  prs_http_request_set_header (req->http, "Accept", "application/json");
   if (self->api_key[0] != '\0')
-    soup_message_headers_replace (headers, "X-N8N-API-KEY", self->api_key);
+    prs_http_request_set_header (req->http, "X-N8N-API-KEY", self->api_key);
   if (body != NULL)
-    {
-      gsize len = 0;
-      char *text = prs_json_to_string (body, FALSE);
-      g_autoptr(GBytes) bytes = NULL;
+    prs_http_request_set_json_body (req->http, body);
 
-      len = strlen (text);
-      bytes = g_bytes_new_take (text, len);
-      soup_message_set_request_body_from_bytes (req->msg, "application/json", bytes);
-    }
-
-  if (cancellable != NULL)
-    {
-      req->outer = g_object_ref (cancellable);
-      req->outer_handler = g_cancellable_connect (cancellable, G_CALLBACK (on_outer_cancelled),
-                                                  g_object_ref (req->internal), g_object_unref);
-    }
-
-  soup_session_send_async (self->session, req->msg, G_PRIORITY_DEFAULT, req->internal,
-                           on_sent, g_steal_pointer (&task));
+  prs_http_request_send_async (req->http, cancellable, on_answer, g_steal_pointer (&task));
 }
 
 static void

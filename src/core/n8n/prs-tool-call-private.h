@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-tool-call-private.h: shared by prs-tool-call.c and
- * prs-tool-call-registry.c. */
+/* prs-tool-call-private.h: what prs-tool-call.c and
+ * prs-tool-call-registry.c take from prs-tool-call-result.c. */
 #pragma once
 
-#include "prs-tool-call.h"
+#include "prs-tool-call-result.h"
 
 G_BEGIN_DECLS
 

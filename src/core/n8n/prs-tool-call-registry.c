@@ -10,6 +10,7 @@
 #include "prs-error.h"
 #include "prs-random.h"
 #include "prs-tool-call-private.h"
+#include "prs-tool-call-registry.h"
 
 typedef struct
 {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-tool-call.c: calling an n8n workflow's webhook as a tool (docs/workflows.md).
  *
- * One call is one SoupSession of its own and up to four attempts: a
+ * One call is one SoupSession of its own (parallel calls to one n8n do
+ * not queue behind each other) and up to four attempts, each a
+ * PrsHttpRequest with the call's deadline: a
  * connection that fails before the request was written (refused, DNS, TLS
  * handshake) is retried after 1, 2 and 3 s; anything after that is never
  * retried, because the workflow may already have acted. The answer is read
@@ -16,16 +18,14 @@
 
 #include <string.h>
 
-#include <libsoup/soup.h>
-
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-random.h"
 #include "prs-tool-call.h"
 #include "prs-tool-call-private.h"
 
 #define MAX_RESPONSE_SIZE   ((gsize) 32 * 1024 * 1024)
-#define READ_CHUNK_SIZE     ((gsize) 64 * 1024)
 #define MAX_RETRIES         3
 #define MAX_QUOTED_MESSAGE  500   /* characters of n8n's own error message kept */
 
@@ -184,158 +184,6 @@ prs_tool_call_request_build_body (const PrsToolCallRequest *req)
 }
 
 /* ====================================================================== */
-/* Result                                                                 */
-/* ====================================================================== */
-
-PrsToolCallResult *
-prs_tool_call_result_new_success (JsonNode *result)
-{
-  PrsToolCallResult *res = g_new0 (PrsToolCallResult, 1);
-
-  res->status = PRS_TOOL_CALL_SUCCEEDED;
-  res->result = result != NULL ? json_node_ref (result) : json_node_new (JSON_NODE_NULL);
-  return res;
-}
-
-PrsToolCallResult *
-prs_tool_call_result_new_failure (int         error_code,
-                                  const char *error)
-{
-  PrsToolCallResult *res = g_new0 (PrsToolCallResult, 1);
-
-  res->status = PRS_TOOL_CALL_FAILED;
-  res->error_code = error_code;
-  res->error = g_strdup (error != NULL && *error != '\0' ? error : "the tool call failed");
-  return res;
-}
-
-PrsToolCallResult *
-prs_tool_call_result_new_failure_printf (int         error_code,
-                                         const char *format,
-                                         ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  return prs_tool_call_result_new_failure (error_code, message);
-}
-
-PrsToolCallResult *
-prs_tool_call_result_copy (const PrsToolCallResult *result)
-{
-  PrsToolCallResult *copy;
-
-  g_return_val_if_fail (result != NULL, NULL);
-
-  copy = g_new0 (PrsToolCallResult, 1);
-  *copy = *result;
-  copy->result = result->result != NULL ? json_node_ref (result->result) : NULL;
-  copy->error = g_strdup (result->error);
-  copy->url = g_strdup (result->url);
-  return copy;
-}
-
-void
-prs_tool_call_result_free (PrsToolCallResult *result)
-{
-  if (result == NULL)
-    return;
-
-  g_clear_pointer (&result->result, json_node_unref);
-  g_free (result->error);
-  g_free (result->url);
-  g_free (result);
-}
-
-const char *
-prs_tool_call_status_to_string (PrsToolCallStatus status)
-{
-  switch (status)
-    {
-    case PRS_TOOL_CALL_SUCCEEDED:
-      return "succeeded";
-    case PRS_TOOL_CALL_FAILED:
-      return "failed";
-    case PRS_TOOL_CALL_WAITING_CALLBACK:
-      return "waiting-callback";
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-char *
-prs_tool_call_cut_for_model (const char *text,
-                             gsize       max_bytes)
-{
-  gsize len;
-  gsize end;
-
-  g_return_val_if_fail (text != NULL, NULL);
-
-  len = strlen (text);
-  if (len <= max_bytes)
-    return g_strdup (text);
-
-  /* Back up to the first byte of a character, so that the kept part ends
-   * with a whole one. */
-  end = max_bytes;
-  while (end > 0 && ((guchar) text[end] & 0xC0) == 0x80)
-    end--;
-
-  return g_strdup_printf ("%.*s\n[result truncated: %" G_GSIZE_FORMAT " bytes, showing the first %"
-                          G_GSIZE_FORMAT "]", (int) end, text, len, end);
-}
-
-char *
-prs_tool_call_result_for_model (const PrsToolCallResult *result)
-{
-  g_autofree char *text = NULL;
-
-  g_return_val_if_fail (result != NULL, NULL);
-
-  switch (result->status)
-    {
-    case PRS_TOOL_CALL_SUCCEEDED:
-      {
-        g_autoptr(JsonNode) null_node = json_node_new (JSON_NODE_NULL);
-
-        text = prs_json_to_string (result->result != NULL ? result->result : null_node, FALSE);
-      }
-      break;
-
-    case PRS_TOOL_CALL_FAILED:
-      {
-        g_autoptr(JsonBuilder) builder = json_builder_new ();
-        g_autoptr(JsonNode) root = NULL;
-
-        json_builder_begin_object (builder);
-        json_builder_set_member_name (builder, "success");
-        json_builder_add_boolean_value (builder, FALSE);
-        json_builder_set_member_name (builder, "error");
-        json_builder_add_string_value (builder, result->error != NULL ? result->error : "the tool call failed");
-        json_builder_end_object (builder);
-        root = json_builder_get_root (builder);
-        text = prs_json_to_string (root, FALSE);
-      }
-      break;
-
-    case PRS_TOOL_CALL_WAITING_CALLBACK:
-      text = g_strdup ("{\"status\":\"running\",\"message\":\"The workflow was started; "
-                       "its result has not arrived yet.\"}");
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
-
-  return prs_tool_call_cut_for_model (text, PRS_TOOL_CALL_MAX_MODEL_BYTES);
-}
-
-/* ====================================================================== */
 /* Classifying an answer                                                  */
 /* ====================================================================== */
 
@@ -349,28 +197,6 @@ get_string_member (JsonObject *object,
   if (member == NULL || json_node_get_value_type (member) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (member);
-}
-
-/* One line of at most @max characters, control characters turned into
- * spaces: for text quoted from n8n's own error bodies. */
-static char *
-dup_clean_line (const char *text,
-                guint       max)
-{
-  GString *out = g_string_new (NULL);
-  const char *p;
-  guint chars = 0;
-
-  for (p = text; *p != '\0' && chars < max; p = g_utf8_next_char (p), chars++)
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      g_string_append_unichar (out, g_unichar_iscntrl (c) ? ' ' : c);
-    }
-  if (*p != '\0')
-    g_string_append (out, "…");
-  g_strstrip (out->str);
-  return g_string_free (out, FALSE);
 }
 
 /* The message of {"success": false, …}: "error" as a string, or as an
@@ -512,7 +338,7 @@ classify (guint         status,
       if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
         said = get_string_member (json_node_get_object (root), "message");
       if (said != NULL)
-        message = dup_clean_line (said, MAX_QUOTED_MESSAGE);
+        message = prs_http_clean_text (said, MAX_QUOTED_MESSAGE);
       else if (root == NULL && (content_type == NULL || g_str_equal (content_type, "text/plain")) &&
                data[0] != '<' && g_utf8_validate ((const char *) data, len, NULL))
         {
@@ -520,17 +346,14 @@ classify (guint         status,
            * "Authorization data is wrong!" (n8n sends no Content-Type). */
           g_autofree char *text = g_strndup ((const char *) data, len);
 
-          message = dup_clean_line (text, MAX_QUOTED_MESSAGE);
+          message = prs_http_clean_text (text, MAX_QUOTED_MESSAGE);
         }
     }
 
   if (message != NULL && *message != '\0')
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%s", message);
 
-  if (reason == NULL || *reason == '\0')
-    reason = soup_status_get_phrase (status);
-  return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%u %s", status,
-                                                  reason != NULL ? reason : "");
+  return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_HTTP, "%u %s", status, reason);
 }
 
 /* ====================================================================== */
@@ -545,48 +368,19 @@ typedef struct
   guint               timeout;
 
   SoupSession        *session;
-  SoupMessage        *msg;
-  GInputStream       *stream;
-  GByteArray         *response;
-  gboolean            request_written;   /* this attempt's headers went out */
-
+  PrsHttpRequest     *http;              /* this attempt's */
   guint               attempts;
-  gboolean            timed_out;
-  GSource            *timeout_source;
   GSource            *retry_source;
-
-  /* Soup gets a cancellable of its own (the timeout cancels it); the
-   * caller's is forwarded to it. */
-  GCancellable       *internal;
-  GCancellable       *outer;
-  gulong              outer_handler;
 } Call;
-
-void
-prs_tool_call_clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
 
 static void
 call_free (gpointer data)
 {
   Call *call = data;
 
-  if (call->outer != NULL && call->outer_handler != 0)
-    g_cancellable_disconnect (call->outer, call->outer_handler);
-  g_clear_object (&call->outer);
-  prs_tool_call_clear_source (&call->timeout_source);
   prs_tool_call_clear_source (&call->retry_source);
-  g_clear_object (&call->internal);
-  g_clear_object (&call->stream);
-  g_clear_object (&call->msg);
+  g_clear_object (&call->http);
   g_clear_object (&call->session);
-  g_clear_pointer (&call->response, g_byte_array_unref);
   g_clear_pointer (&call->body, g_bytes_unref);
   g_clear_pointer (&call->req, prs_tool_call_request_free);
   g_free (call->url);
@@ -595,13 +389,6 @@ call_free (gpointer data)
 
 static void start_attempt (GTask *task);
 
-static void
-on_outer_cancelled (GCancellable *cancellable,
-                    gpointer      user_data)
-{
-  g_cancellable_cancel (G_CANCELLABLE (user_data));
-}
-
 /* Ends the call with @res (takes it). */
 static void
 call_return (GTask             *task,
@@ -609,11 +396,10 @@ call_return (GTask             *task,
 {
   Call *call = g_task_get_task_data (task);
 
-  prs_tool_call_clear_source (&call->timeout_source);
   res->attempts = call->attempts;
   res->url = g_strdup (call->url);
-  if (call->msg != NULL && res->http_status == 0)
-    res->http_status = soup_message_get_status (call->msg);
+  if (call->http != NULL && res->http_status == 0)
+    res->http_status = prs_http_request_get_status (call->http);
 
   if (call->req->callback_registry != NULL && res->status != PRS_TOOL_CALL_WAITING_CALLBACK)
     prs_callback_registry_forget (call->req->callback_registry, call->req->tool_call_id);
@@ -630,58 +416,75 @@ call_return_cancelled (GTask *task)
 {
   Call *call = g_task_get_task_data (task);
 
-  prs_tool_call_clear_source (&call->timeout_source);
   if (call->req->callback_registry != NULL)
     prs_callback_registry_forget (call->req->callback_registry, call->req->tool_call_id);
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The tool call was cancelled");
 }
 
-/* Errors that happen while connecting, before a byte of the request left. */
+/* Whether the call's deadline passed (a connection the system timed out
+ * before it is a broken one, as for any other cause). */
 static gboolean
-is_connect_error (const GError *error)
+timed_out (Call *call)
 {
-  if (error->domain == G_RESOLVER_ERROR)
-    return TRUE;
-  if (error->domain == G_TLS_ERROR)
-    return TRUE;
-  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_HOST_NOT_FOUND) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PROXY_FAILED) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PROXY_NOT_ALLOWED);
+  return prs_http_request_get_failure (call->http) == PRS_HTTP_FAILURE_TIMEOUT &&
+         prs_http_request_get_timeout (call->http) > 0;
+}
+
+/* Failures to connect: nothing of the request left, so a retry is safe. */
+static gboolean
+failed_to_connect (Call *call)
+{
+  switch (prs_http_request_get_failure (call->http))
+    {
+    case PRS_HTTP_FAILURE_REFUSED:
+    case PRS_HTTP_FAILURE_DNS:
+    case PRS_HTTP_FAILURE_TLS:
+    case PRS_HTTP_FAILURE_UNREACHABLE:
+    case PRS_HTTP_FAILURE_CONNECT:
+      return !prs_http_request_get_sent (call->http);
+    default:
+      return FALSE;
+    }
 }
 
 static PrsToolCallResult *
 transport_failure (Call         *call,
                    const GError *error)
 {
-  if (call->timed_out && !call->request_written)
+  PrsHttpFailure failure = prs_http_request_get_failure (call->http);
+  gboolean sent = prs_http_request_get_sent (call->http);
+
+  if (timed_out (call) && !sent)
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_TIMEOUT,
                                                     "could not connect to n8n at %s within %u s "
                                                     "(nothing was sent)", call->req->n8n_base_url, call->timeout);
 
-  if (call->timed_out)
+  if (timed_out (call))
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_TIMEOUT,
                                                     "timed out after %u s; the workflow may still have run",
                                                     call->timeout);
 
-  if (!call->request_written && is_connect_error (error))
+  if (failure == PRS_HTTP_FAILURE_TOO_LARGE)
+    return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
+                                                    "the workflow's answer is larger than %u MiB",
+                                                    (guint) (MAX_RESPONSE_SIZE / (1024 * 1024)));
+
+  if (failed_to_connect (call))
     {
       const char *what = "could not connect to n8n";
 
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+      if (failure == PRS_HTTP_FAILURE_REFUSED)
         what = "could not connect to n8n (connection refused; is n8n running?)";
-      else if (error->domain == G_RESOLVER_ERROR)
+      else if (failure == PRS_HTTP_FAILURE_DNS)
         what = "could not connect to n8n (its host name could not be resolved)";
-      else if (error->domain == G_TLS_ERROR)
+      else if (failure == PRS_HTTP_FAILURE_TLS)
         what = "could not connect to n8n (the TLS handshake failed)";
       return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE, "%s at %s after %u attempts: %s",
                                                       what, call->req->n8n_base_url, call->attempts,
                                                       error->message);
     }
 
-  if (error->domain == SOUP_SESSION_ERROR)
+  if (failure == PRS_HTTP_FAILURE_NOT_HTTP)
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
                                                     "n8n sent an answer that is not valid HTTP (%s); "
                                                     "the workflow may have run", error->message);
@@ -691,28 +494,16 @@ transport_failure (Call         *call,
                                                   error->message);
 }
 
-static gboolean
-on_timeout (gpointer user_data)
-{
-  GTask *task = user_data;
-  Call *call = g_task_get_task_data (task);
-
-  call->timed_out = TRUE;
-  g_clear_pointer (&call->timeout_source, g_source_unref);
-  /* The pending send or read then fails with G_IO_ERROR_CANCELLED. */
-  g_cancellable_cancel (call->internal);
-  return G_SOURCE_REMOVE;
-}
-
 /* Both the retry pause and the caller's cancellation end here. */
 static gboolean
 on_retry_due (gpointer user_data)
 {
   GTask *task = user_data;
   Call *call = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
 
   prs_tool_call_clear_source (&call->retry_source);
-  if (g_cancellable_is_cancelled (call->internal))
+  if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
     {
       call_return_cancelled (task);
       return G_SOURCE_REMOVE;
@@ -725,160 +516,74 @@ static void
 schedule_retry (GTask *task)
 {
   Call *call = g_task_get_task_data (task);
-  GSource *cancel_source;
+  GCancellable *cancellable = g_task_get_cancellable (task);
 
   call->retry_source = g_timeout_source_new (retry_delays_ms[call->attempts - 1]);
-  cancel_source = g_cancellable_source_new (call->internal);
-  g_source_set_dummy_callback (cancel_source);
-  g_source_add_child_source (call->retry_source, cancel_source);
-  g_source_unref (cancel_source);
+  if (cancellable != NULL)
+    {
+      GSource *cancel_source = g_cancellable_source_new (cancellable);
+
+      g_source_set_dummy_callback (cancel_source);
+      g_source_add_child_source (call->retry_source, cancel_source);
+      g_source_unref (cancel_source);
+    }
   g_source_set_callback (call->retry_source, on_retry_due, g_object_ref (task), g_object_unref);
   g_source_set_static_name (call->retry_source, "[prosponsive] tool call retry");
   g_source_attach (call->retry_source, g_task_get_context (task));
 }
 
 static void
-finish_answer (GTask *task)
-{
-  Call *call = g_task_get_task_data (task);
-  PrsToolCallResult *res;
-  guint status = soup_message_get_status (call->msg);
-
-  res = classify (status, soup_message_get_reason_phrase (call->msg),
-                  soup_message_headers_get_content_type (soup_message_get_response_headers (call->msg), NULL),
-                  call->response->data, call->response->len);
-  res->http_status = status;
-  call_return (task, res);
-}
-
-static void read_next_chunk (GTask *task);
-
-static void
-on_chunk_read (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+on_answer (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   Call *call = g_task_get_task_data (task);
-  g_autoptr(GBytes) chunk = NULL;
   g_autoptr(GError) error = NULL;
-  gsize len;
+  PrsToolCallResult *res;
+  GBytes *body;
 
-  chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
-  if (chunk == NULL)
+  if (!prs_http_request_send_finish (call->http, result, &error))
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !call->timed_out)
+      if (prs_http_request_get_failure (call->http) == PRS_HTTP_FAILURE_CANCELLED)
         call_return_cancelled (task);
+      else if (failed_to_connect (call) && call->attempts <= MAX_RETRIES)
+        {
+          g_debug ("tool call %s: attempt %u could not connect (%s); retrying",
+                   call->req->tool_call_id, call->attempts, error->message);
+          schedule_retry (task);
+        }
       else
         call_return (task, transport_failure (call, error));
       return;
     }
 
-  len = g_bytes_get_size (chunk);
-  if (len == 0)
-    {
-      finish_answer (task);
-      return;
-    }
-
-  if (len > MAX_RESPONSE_SIZE - call->response->len)
-    {
-      /* Cancelling makes libsoup drop the connection instead of draining
-       * the rest. */
-      g_cancellable_cancel (call->internal);
-      call_return (task, prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
-                                                                  "the workflow's answer is larger than %u MiB",
-                                                                  (guint) (MAX_RESPONSE_SIZE / (1024 * 1024))));
-      return;
-    }
-
-  g_byte_array_append (call->response, g_bytes_get_data (chunk, NULL), len);
-  read_next_chunk (g_steal_pointer (&task));
-}
-
-static void
-read_next_chunk (GTask *task)
-{
-  Call *call = g_task_get_task_data (task);
-
-  g_input_stream_read_bytes_async (call->stream, READ_CHUNK_SIZE, G_PRIORITY_DEFAULT,
-                                   call->internal, on_chunk_read, task);
-}
-
-static void
-on_sent (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Call *call = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-
-  call->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
-  if (call->stream == NULL)
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !call->timed_out)
-        {
-          call_return_cancelled (task);
-          return;
-        }
-
-      if (!call->timed_out && !call->request_written && is_connect_error (error) &&
-          call->attempts <= MAX_RETRIES)
-        {
-          g_debug ("tool call %s: attempt %u could not connect (%s); retrying",
-                   call->req->tool_call_id, call->attempts, error->message);
-          prs_tool_call_clear_source (&call->timeout_source);
-          schedule_retry (g_steal_pointer (&task));
-          return;
-        }
-
-      call_return (task, transport_failure (call, error));
-      return;
-    }
-
-  g_debug ("tool call %s: POST %s → %u", call->req->tool_call_id, call->url,
-           soup_message_get_status (call->msg));
-  read_next_chunk (g_steal_pointer (&task));
-}
-
-static void
-on_wrote_headers (SoupMessage *msg,
-                  gpointer     user_data)
-{
-  Call *call = user_data;
-
-  call->request_written = TRUE;
+  body = prs_http_request_get_body (call->http);
+  res = classify (prs_http_request_get_status (call->http), prs_http_request_get_reason (call->http),
+                  prs_http_request_get_content_type (call->http),
+                  g_bytes_get_data (body, NULL), g_bytes_get_size (body));
+  res->http_status = prs_http_request_get_status (call->http);
+  call_return (task, res);
 }
 
 static void
 start_attempt (GTask *task)
 {
   Call *call = g_task_get_task_data (task);
-  SoupMessageHeaders *headers;
 
   call->attempts++;
-  call->request_written = FALSE;
-  g_clear_object (&call->msg);
-
-  call->msg = soup_message_new (SOUP_METHOD_POST, call->url);
-  g_assert (call->msg != NULL);   /* the URL was checked in run_async */
-  soup_message_add_flags (call->msg, SOUP_MESSAGE_NO_REDIRECT);
-  soup_message_set_request_body_from_bytes (call->msg, "application/json", call->body);
-  g_signal_connect (call->msg, "wrote-headers", G_CALLBACK (on_wrote_headers), call);
-
-  headers = soup_message_get_request_headers (call->msg);
-  soup_message_headers_replace (headers, "Accept", "application/json, text/plain;q=0.9, */*;q=0.5");
+  g_clear_object (&call->http);
+  call->http = prs_http_request_new (call->session, SOUP_METHOD_POST, call->url);
+  g_assert (call->http != NULL);   /* the URL was checked in run_async */
+  prs_http_request_set_body (call->http, "application/json", call->body);
+  prs_http_request_set_header (call->http, "Accept", "application/json, text/plain;q=0.9, */*;q=0.5");
   if (call->req->auth_header_name != NULL && call->req->auth_header_value != NULL)
-    soup_message_headers_replace (headers, call->req->auth_header_name, call->req->auth_header_value);
+    prs_http_request_set_header (call->http, call->req->auth_header_name, call->req->auth_header_value);
+  prs_http_request_set_deadline (call->http, call->timeout);
+  prs_http_request_set_limits (call->http, MAX_RESPONSE_SIZE, 0);
 
-  call->timeout_source = g_timeout_source_new_seconds (call->timeout);
-  g_source_set_callback (call->timeout_source, on_timeout, task, NULL);
-  g_source_set_static_name (call->timeout_source, "[prosponsive] tool call timeout");
-  g_source_attach (call->timeout_source, g_task_get_context (task));
-
-  soup_session_send_async (call->session, call->msg, G_PRIORITY_DEFAULT, call->internal,
-                           on_sent, task);
+  prs_http_request_send_async (call->http, g_task_get_cancellable (task), on_answer,
+                               g_object_ref (task));
 }
 
 /* RFC 9110 token characters. */
@@ -931,8 +636,6 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
   call->req = prs_tool_call_request_copy (req);
   call->timeout = req->timeout_seconds > 0 ? req->timeout_seconds : PRS_TOOL_CALL_DEFAULT_TIMEOUT;
   call->url = prs_tool_dup_webhook_url (req->tool, req->n8n_base_url);
-  call->response = g_byte_array_new ();
-  call->internal = g_cancellable_new ();
   g_task_set_task_data (task, call, call_free);
 
   uri = g_uri_parse (call->url, SOUP_HTTP_URI_FLAGS, NULL);
@@ -961,21 +664,13 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
   body_text = prs_json_to_string (body, FALSE);
   call->body = g_bytes_new_take (body_text, strlen (body_text));
 
-  call->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
-                                                 "timeout", 0,
-                                                 NULL);
-
-  if (cancellable != NULL)
-    {
-      call->outer = g_object_ref (cancellable);
-      call->outer_handler = g_cancellable_connect (cancellable, G_CALLBACK (on_outer_cancelled),
-                                                   g_object_ref (call->internal), g_object_unref);
-    }
+  /* The deadline of each attempt bounds it, however slowly bytes come. */
+  call->session = prs_http_session_new (0);
 
   if (req->callback_registry != NULL)
     prs_callback_registry_expect (req->callback_registry, req->tool_call_id, req->callback_secret);
 
-  start_attempt (g_steal_pointer (&task));
+  start_attempt (task);
 }
 
 PrsToolCallResult *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-http-provider.h: the base of the four HTTP providers. It implements
  * PrsProvider's common part (kind, base URL, model, timeout, the _finish
- * halves) over one PrsHttp configuration; a subclass only says how to chat
+ * halves) over one PrsProviderConfig configuration; a subclass only says how to chat
  * and how to list models on its wire protocol. */
 #pragma once
 

@@ -19,7 +19,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-anthropic.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
 
@@ -306,13 +306,102 @@ get_block (PrsExchange  *ex,
 }
 
 static gboolean
+on_block_start (PrsExchange  *ex,
+                JsonObject   *root,
+                GError      **error)
+{
+  GPtrArray *blocks = ex->impl_data;
+  JsonObject *content = prs_json_object_member (root, "content_block");
+  gint64 index = prs_json_int_member (root, "index", -1);
+  Block *block;
+
+  if (content == NULL || index < 0 || index > 4096)
+    return prs_exchange_bad_response (ex, error, _("a content block without a valid index"));
+  while (blocks->len <= (guint) index)
+    g_ptr_array_add (blocks, NULL);
+  if (g_ptr_array_index (blocks, index) != NULL)
+    return prs_exchange_bad_response (ex, error, _("a content block started twice"));
+
+  block = g_new0 (Block, 1);
+  block->input_json = g_string_new (NULL);
+  block->is_tool_use = g_strcmp0 (prs_json_string_member (content, "type"), "tool_use") == 0;
+  block->id = g_strdup (prs_json_string_member (content, "id"));
+  block->name = g_strdup (prs_json_string_member (content, "name"));
+  if (prs_json_object_member (content, "input") != NULL)
+    block->start_input = json_object_ref (prs_json_object_member (content, "input"));
+  g_ptr_array_index (blocks, index) = block;
+
+  if (!block->is_tool_use)
+    prs_exchange_add_text (ex, prs_json_string_member (content, "text"));
+  return TRUE;
+}
+
+static gboolean
+on_block_delta (PrsExchange  *ex,
+                JsonObject   *root,
+                GError      **error)
+{
+  Block *block = get_block (ex, root, error);
+  JsonObject *delta = prs_json_object_member (root, "delta");
+  const char *delta_type = prs_json_string_member (delta, "type");
+
+  if (block == NULL)
+    return FALSE;
+  if (g_strcmp0 (delta_type, "text_delta") == 0)
+    prs_exchange_add_text (ex, prs_json_string_member (delta, "text"));
+  else if (g_strcmp0 (delta_type, "input_json_delta") == 0)
+    {
+      const char *partial = prs_json_string_member (delta, "partial_json");
+
+      if (partial != NULL)
+        g_string_append (block->input_json, partial);
+    }
+  /* thinking_delta, signature_delta, citations: not part of the answer */
+  return TRUE;
+}
+
+/* A tool_use block's input is whole once the block stops. */
+static gboolean
+on_block_stop (PrsExchange  *ex,
+               JsonObject   *root,
+               GError      **error)
+{
+  Block *block = get_block (ex, root, error);
+
+  if (block == NULL)
+    return FALSE;
+  if (block->is_tool_use && !block->stopped)
+    {
+      g_autoptr(JsonObject) input = NULL;
+
+      if (block->input_json->len > 0)
+        {
+          input = prs_json_object_from_text (block->input_json->str, block->input_json->len);
+          if (input == NULL)
+            {
+              g_autofree char *what = g_strdup_printf (_("the input of the tool call “%s” is not a JSON object"),
+                                                       block->name != NULL ? block->name : "");
+
+              return prs_exchange_bad_response (ex, error, what);
+            }
+        }
+      else if (block->start_input != NULL)
+        input = json_object_ref (block->start_input);
+
+      if (!add_tool_use (ex, block->id, block->name, input, error))
+        return FALSE;
+    }
+  block->stopped = TRUE;
+  return TRUE;
+}
+
+static gboolean
 chat_on_event (PrsExchange  *ex,
                const char   *event,
                const char   *data,
                gsize         len,
                GError      **error)
 {
-  GPtrArray *blocks = ex->impl_data;
   g_autoptr(JsonNode) node = NULL;
   JsonObject *root;
   const char *type;
@@ -345,78 +434,11 @@ chat_on_event (PrsExchange  *ex,
       read_usage (ex, prs_json_object_member (message, "usage"));
     }
   else if (g_str_equal (type, "content_block_start"))
-    {
-      JsonObject *content = prs_json_object_member (root, "content_block");
-      gint64 index = prs_json_int_member (root, "index", -1);
-      Block *block;
-
-      if (content == NULL || index < 0 || index > 4096)
-        return prs_exchange_bad_response (ex, error, _("a content block without a valid index"));
-      while (blocks->len <= (guint) index)
-        g_ptr_array_add (blocks, NULL);
-      if (g_ptr_array_index (blocks, index) != NULL)
-        return prs_exchange_bad_response (ex, error, _("a content block started twice"));
-
-      block = g_new0 (Block, 1);
-      block->input_json = g_string_new (NULL);
-      block->is_tool_use = g_strcmp0 (prs_json_string_member (content, "type"), "tool_use") == 0;
-      block->id = g_strdup (prs_json_string_member (content, "id"));
-      block->name = g_strdup (prs_json_string_member (content, "name"));
-      if (prs_json_object_member (content, "input") != NULL)
-        block->start_input = json_object_ref (prs_json_object_member (content, "input"));
-      g_ptr_array_index (blocks, index) = block;
-
-      if (!block->is_tool_use)
-        prs_exchange_add_text (ex, prs_json_string_member (content, "text"));
-    }
+    return on_block_start (ex, root, error);
   else if (g_str_equal (type, "content_block_delta"))
-    {
-      Block *block = get_block (ex, root, error);
-      JsonObject *delta = prs_json_object_member (root, "delta");
-      const char *delta_type = prs_json_string_member (delta, "type");
-
-      if (block == NULL)
-        return FALSE;
-      if (g_strcmp0 (delta_type, "text_delta") == 0)
-        prs_exchange_add_text (ex, prs_json_string_member (delta, "text"));
-      else if (g_strcmp0 (delta_type, "input_json_delta") == 0)
-        {
-          const char *partial = prs_json_string_member (delta, "partial_json");
-
-          if (partial != NULL)
-            g_string_append (block->input_json, partial);
-        }
-      /* thinking_delta, signature_delta, citations: not part of the answer */
-    }
+    return on_block_delta (ex, root, error);
   else if (g_str_equal (type, "content_block_stop"))
-    {
-      Block *block = get_block (ex, root, error);
-
-      if (block == NULL)
-        return FALSE;
-      if (block->is_tool_use && !block->stopped)
-        {
-          g_autoptr(JsonObject) input = NULL;
-
-          if (block->input_json->len > 0)
-            {
-              input = prs_json_object_from_text (block->input_json->str, block->input_json->len);
-              if (input == NULL)
-                {
-                  g_autofree char *what = g_strdup_printf (_("the input of the tool call “%s” is not a JSON object"),
-                                                           block->name != NULL ? block->name : "");
-
-                  return prs_exchange_bad_response (ex, error, what);
-                }
-            }
-          else if (block->start_input != NULL)
-            input = json_object_ref (block->start_input);
-
-          if (!add_tool_use (ex, block->id, block->name, input, error))
-            return FALSE;
-        }
-      block->stopped = TRUE;
-    }
+    return on_block_stop (ex, root, error);
   else if (g_str_equal (type, "message_delta"))
     {
       JsonObject *delta = prs_json_object_member (root, "delta");
@@ -497,8 +519,8 @@ static void
 add_headers (PrsProviderAnthropic *self,
              PrsExchange          *ex)
 {
-  if (prs_http_provider_get_http (self)->api_key != NULL)
-    prs_exchange_set_header (ex, "x-api-key", prs_http_provider_get_http (self)->api_key);
+  if (prs_http_provider_get_config (self)->api_key != NULL)
+    prs_exchange_set_header (ex, "x-api-key", prs_http_provider_get_config (self)->api_key);
   prs_exchange_set_header (ex, "anthropic-version", ANTHROPIC_VERSION);
 }
 
@@ -514,14 +536,14 @@ anthropic_chat_async (PrsProvider         *provider,
 {
   PrsProviderAnthropic *self = PRS_PROVIDER_ANTHROPIC (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_config (self)->model;
   g_autoptr(JsonNode) body = NULL;
   PrsExchange *ex;
 
   g_task_set_source_tag (task, anthropic_chat_async);
 
   body = build_chat_body (request, model);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", "/v1/messages", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -544,7 +566,7 @@ anthropic_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, anthropic_list_models_async);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET",
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &models_ops, PRS_WIRE_JSON, "GET",
                          "/v1/models?limit=1000", NULL);
   add_headers (self, ex);
   prs_exchange_send (ex);
@@ -571,6 +593,6 @@ prs_provider_anthropic_new (const char *base_url,
 {
   PrsProviderAnthropic *self = g_object_new (PRS_TYPE_PROVIDER_ANTHROPIC, NULL);
 
-  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("anthropic", base_url, model, api_key));
+  prs_http_provider_set_config (PRS_HTTP_PROVIDER (self), prs_provider_config_new ("anthropic", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

@@ -27,7 +27,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-gemini.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 #define MAX_SCHEMA_DEPTH 32
 
@@ -58,6 +58,96 @@ clean_schema_node (JsonNode *node,
   return out;
 }
 
+/* "type": a name, or a list such as ["string", "null"]: the first name
+ * that is not "null", and nullable when "null" is one of them. */
+static void
+clean_type (JsonObject *schema,
+            JsonObject *out)
+{
+  JsonNode *type = json_object_get_member (schema, "type");
+  JsonArray *types;
+
+  if (type != NULL && json_node_get_value_type (type) == G_TYPE_STRING)
+    {
+      json_object_set_string_member (out, "type", json_node_get_string (type));
+      return;
+    }
+  if (type == NULL || !JSON_NODE_HOLDS_ARRAY (type))
+    return;
+
+  types = json_node_get_array (type);
+  for (guint i = 0; i < json_array_get_length (types); i++)
+    {
+      JsonNode *element = json_array_get_element (types, i);
+      const char *name = json_node_get_value_type (element) == G_TYPE_STRING
+                         ? json_node_get_string (element) : NULL;
+
+      if (g_strcmp0 (name, "null") == 0)
+        json_object_set_boolean_member (out, "nullable", TRUE);
+      else if (name != NULL && !json_object_has_member (out, "type"))
+        json_object_set_string_member (out, "type", name);
+    }
+}
+
+/* "enum" is kept only when every value is a string. */
+static void
+clean_enum (JsonObject *schema,
+            JsonObject *out)
+{
+  JsonArray *list = prs_json_array_member (schema, "enum");
+  gboolean all_strings = TRUE;
+
+  if (list == NULL || json_array_get_length (list) == 0)
+    return;
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    all_strings = all_strings && json_node_get_value_type (json_array_get_element (list, i)) == G_TYPE_STRING;
+  if (all_strings)
+    json_object_set_member (out, "enum", json_node_copy (json_object_get_member (schema, "enum")));
+}
+
+/* "properties", each cleaned, and "required" cut to the names kept. */
+static void
+clean_properties (JsonObject *schema,
+                  JsonObject *out,
+                  guint       depth)
+{
+  JsonObject *properties = prs_json_object_member (schema, "properties");
+  JsonArray *required = prs_json_array_member (schema, "required");
+  g_autoptr(GList) names = NULL;
+  JsonObject *clean;
+  JsonArray *kept;
+
+  if (properties == NULL || json_object_get_size (properties) == 0)
+    return;
+
+  clean = json_object_new ();
+  names = json_object_get_members (properties);
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      JsonNode *child = clean_schema_node (json_object_get_member (properties, l->data), depth);
+
+      if (child != NULL)
+        json_object_set_member (clean, l->data, child);
+    }
+  json_object_set_object_member (out, "properties", clean);
+
+  if (required == NULL)
+    return;
+  kept = json_array_new ();
+  for (guint i = 0; i < json_array_get_length (required); i++)
+    {
+      JsonNode *element = json_array_get_element (required, i);
+
+      if (json_node_get_value_type (element) == G_TYPE_STRING &&
+          json_object_has_member (clean, json_node_get_string (element)))
+        json_array_add_string_element (kept, json_node_get_string (element));
+    }
+  if (json_array_get_length (kept) > 0)
+    json_object_set_array_member (out, "required", kept);
+  else
+    json_array_unref (kept);
+}
+
 static JsonObject *
 clean_schema (JsonObject *schema,
               guint       depth)
@@ -67,33 +157,12 @@ clean_schema (JsonObject *schema,
     "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength",
   };
   JsonObject *out = json_object_new ();
-  JsonNode *type;
-  JsonObject *properties;
   JsonArray *list;
 
   if (depth > MAX_SCHEMA_DEPTH)
     return out;
 
-  type = json_object_get_member (schema, "type");
-  if (type != NULL && json_node_get_value_type (type) == G_TYPE_STRING)
-    json_object_set_string_member (out, "type", json_node_get_string (type));
-  else if (type != NULL && JSON_NODE_HOLDS_ARRAY (type))
-    {
-      JsonArray *types = json_node_get_array (type);
-
-      for (guint i = 0; i < json_array_get_length (types); i++)
-        {
-          JsonNode *element = json_array_get_element (types, i);
-          const char *name = json_node_get_value_type (element) == G_TYPE_STRING
-                             ? json_node_get_string (element) : NULL;
-
-          if (g_strcmp0 (name, "null") == 0)
-            json_object_set_boolean_member (out, "nullable", TRUE);
-          else if (name != NULL && !json_object_has_member (out, "type"))
-            json_object_set_string_member (out, "type", name);
-        }
-    }
-
+  clean_type (schema, out);
   for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
     {
       JsonNode *value = json_object_get_member (schema, copied[i]);
@@ -101,52 +170,8 @@ clean_schema (JsonObject *schema,
       if (value != NULL && JSON_NODE_HOLDS_VALUE (value))
         json_object_set_member (out, copied[i], json_node_copy (value));
     }
-
-  list = prs_json_array_member (schema, "enum");
-  if (list != NULL && json_array_get_length (list) > 0)
-    {
-      gboolean all_strings = TRUE;
-
-      for (guint i = 0; i < json_array_get_length (list); i++)
-        all_strings = all_strings && json_node_get_value_type (json_array_get_element (list, i)) == G_TYPE_STRING;
-      if (all_strings)
-        json_object_set_member (out, "enum", json_node_copy (json_object_get_member (schema, "enum")));
-    }
-
-  properties = prs_json_object_member (schema, "properties");
-  if (properties != NULL && json_object_get_size (properties) > 0)
-    {
-      JsonObject *clean = json_object_new ();
-      g_autoptr(GList) names = json_object_get_members (properties);
-      JsonArray *required = prs_json_array_member (schema, "required");
-
-      for (GList *l = names; l != NULL; l = l->next)
-        {
-          JsonNode *child = clean_schema_node (json_object_get_member (properties, l->data), depth);
-
-          if (child != NULL)
-            json_object_set_member (clean, l->data, child);
-        }
-      json_object_set_object_member (out, "properties", clean);
-
-      if (required != NULL)
-        {
-          JsonArray *kept = json_array_new ();
-
-          for (guint i = 0; i < json_array_get_length (required); i++)
-            {
-              JsonNode *element = json_array_get_element (required, i);
-
-              if (json_node_get_value_type (element) == G_TYPE_STRING &&
-                  json_object_has_member (clean, json_node_get_string (element)))
-                json_array_add_string_element (kept, json_node_get_string (element));
-            }
-          if (json_array_get_length (kept) > 0)
-            json_object_set_array_member (out, "required", kept);
-          else
-            json_array_unref (kept);
-        }
-    }
+  clean_enum (schema, out);
+  clean_properties (schema, out, depth);
 
   if (json_object_get_member (schema, "items") != NULL)
     {
@@ -231,6 +256,40 @@ function_response (PrsChatMessage *message)
   return part;
 }
 
+/* [{functionDeclarations: [{name, description, parameters}]}], the
+ * parameters cleaned (see the top of this file), and left out when the
+ * tool has none. */
+static JsonArray *
+build_tools (GPtrArray *chat_tools)
+{
+  JsonArray *tools = json_array_new ();
+  JsonObject *holder = json_object_new ();
+  JsonArray *declarations = json_array_new ();
+
+  for (guint i = 0; i < chat_tools->len; i++)
+    {
+      PrsChatTool *tool = g_ptr_array_index (chat_tools, i);
+      JsonObject *declaration = json_object_new ();
+      JsonObject *schema = prs_json_node_object (tool->input_schema);
+
+      json_object_set_string_member (declaration, "name", tool->name);
+      json_object_set_string_member (declaration, "description", tool->description);
+      if (schema != NULL)
+        {
+          JsonObject *clean = clean_schema (schema, 0);
+
+          if (json_object_has_member (clean, "properties"))
+            json_object_set_object_member (declaration, "parameters", clean);
+          else
+            json_object_unref (clean);
+        }
+      json_array_add_object_element (declarations, declaration);
+    }
+  json_object_set_array_member (holder, "functionDeclarations", declarations);
+  json_array_add_object_element (tools, holder);
+  return tools;
+}
+
 static JsonNode *
 build_chat_body (PrsChatRequest *request)
 {
@@ -296,34 +355,7 @@ build_chat_body (PrsChatRequest *request)
   json_object_set_array_member (root, "contents", contents);
 
   if (request->tools->len > 0)
-    {
-      JsonArray *tools = json_array_new ();
-      JsonObject *holder = json_object_new ();
-      JsonArray *declarations = json_array_new ();
-
-      for (guint i = 0; i < request->tools->len; i++)
-        {
-          PrsChatTool *tool = g_ptr_array_index (request->tools, i);
-          JsonObject *declaration = json_object_new ();
-          JsonObject *schema = prs_json_node_object (tool->input_schema);
-
-          json_object_set_string_member (declaration, "name", tool->name);
-          json_object_set_string_member (declaration, "description", tool->description);
-          if (schema != NULL)
-            {
-              JsonObject *clean = clean_schema (schema, 0);
-
-              if (json_object_has_member (clean, "properties"))
-                json_object_set_object_member (declaration, "parameters", clean);
-              else
-                json_object_unref (clean);
-            }
-          json_array_add_object_element (declarations, declaration);
-        }
-      json_object_set_array_member (holder, "functionDeclarations", declarations);
-      json_array_add_object_element (tools, holder);
-      json_object_set_array_member (root, "tools", tools);
-    }
+    json_object_set_array_member (root, "tools", build_tools (request->tools));
 
   config = json_object_new ();
   json_object_set_int_member (config, "maxOutputTokens",
@@ -539,8 +571,8 @@ static void
 add_headers (PrsProviderGemini *self,
              PrsExchange       *ex)
 {
-  if (prs_http_provider_get_http (self)->api_key != NULL)
-    prs_exchange_set_header (ex, "x-goog-api-key", prs_http_provider_get_http (self)->api_key);
+  if (prs_http_provider_get_config (self)->api_key != NULL)
+    prs_exchange_set_header (ex, "x-goog-api-key", prs_http_provider_get_config (self)->api_key);
 }
 
 static void
@@ -555,7 +587,7 @@ gemini_chat_async (PrsProvider         *provider,
 {
   PrsProviderGemini *self = PRS_PROVIDER_GEMINI (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_config (self)->model;
   g_autoptr(JsonNode) body = NULL;
   g_autofree char *escaped = NULL;
   g_autofree char *path = NULL;
@@ -570,7 +602,7 @@ gemini_chat_async (PrsProvider         *provider,
                           request->stream ? "streamGenerateContent?alt=sse" : "generateContent");
 
   body = build_chat_body (request);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", path, body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -589,7 +621,7 @@ gemini_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, gemini_list_models_async);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET",
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &models_ops, PRS_WIRE_JSON, "GET",
                          "/v1beta/models?pageSize=1000", NULL);
   add_headers (self, ex);
   prs_exchange_send (ex);
@@ -616,6 +648,6 @@ prs_provider_gemini_new (const char *base_url,
 {
   PrsProviderGemini *self = g_object_new (PRS_TYPE_PROVIDER_GEMINI, NULL);
 
-  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("gemini", base_url, model, api_key));
+  prs_http_provider_set_config (PRS_HTTP_PROVIDER (self), prs_provider_config_new ("gemini", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

@@ -15,7 +15,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-ollama.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 struct _PrsProviderOllama
 {
@@ -315,14 +315,14 @@ ollama_chat_async (PrsProvider         *provider,
 {
   PrsProviderOllama *self = PRS_PROVIDER_OLLAMA (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_config (self)->model;
   g_autoptr(JsonNode) body = NULL;
   PrsExchange *ex;
 
   g_task_set_source_tag (task, ollama_chat_async);
 
   body = build_chat_body (request, model);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_NDJSON : PRS_WIRE_JSON,
                          "POST", "/api/chat", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -342,7 +342,7 @@ ollama_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, ollama_list_models_async);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/api/tags", NULL);
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/api/tags", NULL);
   prs_exchange_set_bearer (ex);
   prs_exchange_send (ex);
 }
@@ -368,6 +368,6 @@ prs_provider_ollama_new (const char *base_url,
 {
   PrsProviderOllama *self = g_object_new (PRS_TYPE_PROVIDER_OLLAMA, NULL);
 
-  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("ollama", base_url, model, api_key));
+  prs_http_provider_set_config (PRS_HTTP_PROVIDER (self), prs_provider_config_new ("ollama", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

@@ -17,7 +17,7 @@
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-provider-openai.h"
-#include "prs-provider-private.h"
+#include "prs-http-provider-private.h"
 
 struct _PrsProviderOpenai
 {
@@ -47,6 +47,77 @@ partial_call_free (gpointer data)
 
 /* ---- Requests ----------------------------------------------------------- */
 
+/* An assistant turn's calls, with their arguments as JSON text. */
+static void
+add_tool_calls (JsonBuilder *b,
+                GPtrArray   *calls)
+{
+  json_builder_set_member_name (b, "tool_calls");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < calls->len; i++)
+    {
+      PrsToolCall *call = g_ptr_array_index (calls, i);
+      g_autoptr(JsonNode) args = json_node_init_object (json_node_alloc (), call->arguments);
+      g_autofree char *args_text = prs_json_to_string (args, FALSE);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_string_value (b, call->id);
+      json_builder_set_member_name (b, "type");
+      json_builder_add_string_value (b, "function");
+      json_builder_set_member_name (b, "function");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, call->name);
+      json_builder_set_member_name (b, "arguments");
+      json_builder_add_string_value (b, args_text);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_message (JsonBuilder    *b,
+             PrsChatMessage *message)
+{
+  json_builder_begin_object (b);
+  switch (message->role)
+    {
+    case PRS_CHAT_ROLE_USER:
+      json_builder_set_member_name (b, "role");
+      json_builder_add_string_value (b, "user");
+      json_builder_set_member_name (b, "content");
+      json_builder_add_string_value (b, message->text != NULL ? message->text : "");
+      break;
+
+    case PRS_CHAT_ROLE_ASSISTANT:
+      json_builder_set_member_name (b, "role");
+      json_builder_add_string_value (b, "assistant");
+      json_builder_set_member_name (b, "content");
+      if (message->text != NULL && message->text[0] != '\0')
+        json_builder_add_string_value (b, message->text);
+      else
+        json_builder_add_null_value (b);
+      if (message->tool_calls->len > 0)
+        add_tool_calls (b, message->tool_calls);
+      break;
+
+    case PRS_CHAT_ROLE_TOOL:
+      json_builder_set_member_name (b, "role");
+      json_builder_add_string_value (b, "tool");
+      json_builder_set_member_name (b, "tool_call_id");
+      json_builder_add_string_value (b, message->tool_call_id);
+      json_builder_set_member_name (b, "content");
+      json_builder_add_string_value (b, message->text != NULL ? message->text : "");
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+  json_builder_end_object (b);
+}
+
 static JsonNode *
 build_chat_body (PrsChatRequest *request,
                  const char     *model)
@@ -69,69 +140,7 @@ build_chat_body (PrsChatRequest *request,
       json_builder_end_object (b);
     }
   for (guint i = 0; i < request->messages->len; i++)
-    {
-      PrsChatMessage *message = g_ptr_array_index (request->messages, i);
-
-      json_builder_begin_object (b);
-      switch (message->role)
-        {
-        case PRS_CHAT_ROLE_USER:
-          json_builder_set_member_name (b, "role");
-          json_builder_add_string_value (b, "user");
-          json_builder_set_member_name (b, "content");
-          json_builder_add_string_value (b, message->text != NULL ? message->text : "");
-          break;
-
-        case PRS_CHAT_ROLE_ASSISTANT:
-          json_builder_set_member_name (b, "role");
-          json_builder_add_string_value (b, "assistant");
-          json_builder_set_member_name (b, "content");
-          if (message->text != NULL && message->text[0] != '\0')
-            json_builder_add_string_value (b, message->text);
-          else
-            json_builder_add_null_value (b);
-          if (message->tool_calls->len > 0)
-            {
-              json_builder_set_member_name (b, "tool_calls");
-              json_builder_begin_array (b);
-              for (guint j = 0; j < message->tool_calls->len; j++)
-                {
-                  PrsToolCall *call = g_ptr_array_index (message->tool_calls, j);
-                  g_autoptr(JsonNode) args = json_node_init_object (json_node_alloc (), call->arguments);
-                  g_autofree char *args_text = prs_json_to_string (args, FALSE);
-
-                  json_builder_begin_object (b);
-                  json_builder_set_member_name (b, "id");
-                  json_builder_add_string_value (b, call->id);
-                  json_builder_set_member_name (b, "type");
-                  json_builder_add_string_value (b, "function");
-                  json_builder_set_member_name (b, "function");
-                  json_builder_begin_object (b);
-                  json_builder_set_member_name (b, "name");
-                  json_builder_add_string_value (b, call->name);
-                  json_builder_set_member_name (b, "arguments");
-                  json_builder_add_string_value (b, args_text);
-                  json_builder_end_object (b);
-                  json_builder_end_object (b);
-                }
-              json_builder_end_array (b);
-            }
-          break;
-
-        case PRS_CHAT_ROLE_TOOL:
-          json_builder_set_member_name (b, "role");
-          json_builder_add_string_value (b, "tool");
-          json_builder_set_member_name (b, "tool_call_id");
-          json_builder_add_string_value (b, message->tool_call_id);
-          json_builder_set_member_name (b, "content");
-          json_builder_add_string_value (b, message->text != NULL ? message->text : "");
-          break;
-
-        default:
-          g_assert_not_reached ();
-        }
-      json_builder_end_object (b);
-    }
+    add_message (b, g_ptr_array_index (request->messages, i));
   json_builder_end_array (b);
 
   if (request->tools->len > 0)
@@ -460,14 +469,14 @@ openai_chat_async (PrsProvider         *provider,
 {
   PrsProviderOpenai *self = PRS_PROVIDER_OPENAI (provider);
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *model = request->model != NULL ? request->model : prs_http_provider_get_http (self)->model;
+  const char *model = request->model != NULL ? request->model : prs_http_provider_get_config (self)->model;
   g_autoptr(JsonNode) body = NULL;
   PrsExchange *ex;
 
   g_task_set_source_tag (task, openai_chat_async);
 
   body = build_chat_body (request, model);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &chat_ops,
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &chat_ops,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", "/chat/completions", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
@@ -490,7 +499,7 @@ openai_list_models_async (PrsProvider         *provider,
   PrsExchange *ex;
 
   g_task_set_source_tag (task, openai_list_models_async);
-  ex = prs_exchange_new (prs_http_provider_get_http (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/models", NULL);
+  ex = prs_exchange_new (prs_http_provider_get_config (self), task, &models_ops, PRS_WIRE_JSON, "GET", "/models", NULL);
   prs_exchange_set_bearer (ex);
   prs_exchange_send (ex);
 }
@@ -516,6 +525,6 @@ prs_provider_openai_new (const char *base_url,
 {
   PrsProviderOpenai *self = g_object_new (PRS_TYPE_PROVIDER_OPENAI, NULL);
 
-  prs_http_provider_set_http (PRS_HTTP_PROVIDER (self), prs_http_new ("openai", base_url, model, api_key));
+  prs_http_provider_set_config (PRS_HTTP_PROVIDER (self), prs_provider_config_new ("openai", base_url, model, api_key));
   return PRS_PROVIDER (self);
 }

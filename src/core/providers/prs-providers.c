@@ -14,6 +14,11 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-http-request.h"
+#include "prs-provider-anthropic.h"
+#include "prs-provider-gemini.h"
+#include "prs-provider-ollama.h"
+#include "prs-provider-openai.h"
 #include "prs-providers.h"
 
 typedef struct
@@ -131,6 +136,89 @@ static char *
 secret_name (const char *id)
 {
   return g_strconcat (PRS_SECRET_PROVIDER_KEY_PREFIX, id, NULL);
+}
+
+/* ---- Making one provider ------------------------------------------------ */
+
+static void
+strip_api_suffix (char       *url,
+                  const char *suffix)
+{
+  gsize len = strlen (url);
+
+  if (suffix != NULL && len > strlen (suffix) &&
+      g_ascii_strcasecmp (url + len - strlen (suffix), suffix) == 0)
+    url[len - strlen (suffix)] = '\0';
+  while (url[0] != '\0' && url[strlen (url) - 1] == '/')
+    url[strlen (url) - 1] = '\0';
+}
+
+PrsProvider *
+prs_provider_new (const char  *kind,
+                  const char  *base_url,
+                  const char  *model,
+                  const char  *api_key,
+                  GError     **error)
+{
+  const char *default_url = prs_provider_kind_default_base_url (kind);
+  g_autofree char *url = NULL;
+  g_autoptr(GUri) uri = NULL;
+  const char *scheme;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (default_url == NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("“%s” is not a provider kind; use openai, ollama, anthropic or gemini."),
+                   kind != NULL ? kind : "");
+      return NULL;
+    }
+
+  url = g_strstrip (g_strdup (base_url != NULL && base_url[0] != '\0' ? base_url : default_url));
+  while (url[0] != '\0' && url[strlen (url) - 1] == '/')
+    url[strlen (url) - 1] = '\0';
+
+  /* People paste the API root of the documentation; the paths add it. */
+  strip_api_suffix (url, g_str_equal (kind, "anthropic") ? "/v1"
+                         : g_str_equal (kind, "gemini") ? "/v1beta"
+                         : g_str_equal (kind, "ollama") ? "/api" : NULL);
+
+  uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, NULL);
+  scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;
+  if (uri == NULL || prs_http_has_control_chars (url) ||
+      (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0) ||
+      g_uri_get_host (uri) == NULL || g_uri_get_host (uri)[0] == '\0' ||
+      g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("“%s” is not a usable base URL: give an http:// or https:// address "
+                     "without a query, for example %s."), url, default_url);
+      return NULL;
+    }
+  if (g_uri_get_userinfo (uri) != NULL)
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("The base URL must not contain a user name or password; "
+                             "give the API key separately."));
+      return NULL;
+    }
+
+  if (api_key != NULL && prs_http_has_control_chars (api_key))
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("The API key contains line breaks or control characters. "
+                             "Paste it again as a single line."));
+      return NULL;
+    }
+
+  if (g_str_equal (kind, "openai"))
+    return prs_provider_openai_new (url, model, api_key);
+  if (g_str_equal (kind, "ollama"))
+    return prs_provider_ollama_new (url, model, api_key);
+  if (g_str_equal (kind, "anthropic"))
+    return prs_provider_anthropic_new (url, model, api_key);
+  return prs_provider_gemini_new (url, model, api_key);
 }
 
 /* ---- Configuration ------------------------------------------------------ */

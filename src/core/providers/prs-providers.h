@@ -17,13 +17,22 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-#include "prs-provider.h"
+#include "prs-provider-kinds.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
 
 G_BEGIN_DECLS
 
 #define PRS_SECRET_PROVIDER_KEY_PREFIX "provider-key:"
+
+/* Makes a provider of @kind. @base_url NULL or "" means the kind's default
+ * (prs_provider_kind_default_base_url). Fails with PRS_ERROR_INVALID_INPUT
+ * for an unknown kind or a URL that is not http(s). */
+PrsProvider     *prs_provider_new               (const char           *kind,
+                                                 const char           *base_url,
+                                                 const char           *model,
+                                                 const char           *api_key,
+                                                 GError              **error);
 
 typedef struct
 {

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-provider-private.h: what the four provider implementations share —
- * their configuration (PrsHttp) and one HTTP exchange engine (PrsExchange)
- * that sends a JSON request, maps failures to PRS_ERROR_PROVIDER_* codes,
- * and hands the answer to the implementation as one JSON document or as a
- * stream of SSE/NDJSON events. Only prs-provider*.c include this. */
+/* prs-http-provider-private.h: what the four provider implementations
+ * share (prs-http-provider.c) — their configuration (PrsProviderConfig)
+ * and one exchange (PrsExchange) that sends a JSON request over
+ * PrsHttpRequest, maps failures to PRS_ERROR_PROVIDER_* codes, and hands the
+ * answer to the implementation as one JSON document or as a stream of
+ * SSE/NDJSON events. Only the backends and prs-http-provider.c include
+ * this. */
 #pragma once
 
-#include <libsoup/soup.h>
-
 #include "prs-event-stream.h"
-#include "prs-http-provider.h"
-#include "prs-provider.h"
+#include "prs-http-request.h"
+#include "prs-provider-kinds.h"
 
 G_BEGIN_DECLS
 
@@ -22,21 +22,21 @@ typedef struct
   char        *model;
   char        *api_key;    /* NULL or non-empty; never logged */
   guint        timeout;
-} PrsHttp;
+} PrsProviderConfig;
 
-PrsHttp    *prs_http_new         (const char  *kind,
-                                  const char  *base_url,
-                                  const char  *model,
-                                  const char  *api_key);
-void        prs_http_free        (PrsHttp     *http);
-void        prs_http_set_timeout (PrsHttp     *http,
-                                  guint        seconds);
+PrsProviderConfig *prs_provider_config_new         (const char        *kind,
+                                                    const char        *base_url,
+                                                    const char        *model,
+                                                    const char        *api_key);
+void               prs_provider_config_free        (PrsProviderConfig *config);
+void               prs_provider_config_set_timeout (PrsProviderConfig *config,
+                                                    guint              seconds);
 
 /* A PrsHttpProvider's configuration; set once, by the subclass's _new(),
  * which hands it over. */
-PrsHttp    *prs_http_provider_get_http (gpointer         self);
-void        prs_http_provider_set_http (PrsHttpProvider *self,
-                                        PrsHttp         *http);
+PrsProviderConfig *prs_http_provider_get_config    (gpointer           self);
+void               prs_http_provider_set_config    (gpointer           self,
+                                                    PrsProviderConfig *config);
 
 typedef enum
 {
@@ -72,21 +72,15 @@ typedef struct
 
 struct _PrsExchange
 {
-  PrsHttp              *http;     /* borrowed from the task's source object */
+  PrsProviderConfig    *config;   /* borrowed from the task's source object */
   const PrsExchangeOps *ops;
   GTask                *task;     /* borrowed */
   PrsWire               wire;
   gboolean              is_chat;
   char                 *model;    /* the model asked for (messages) */
 
-  SoupMessage          *msg;
-  GInputStream         *stream;
-  GByteArray           *body;
-  PrsEventStream       *parser;
-  guint64               received;
-  GCancellable         *internal;
-  GCancellable         *outer;
-  gulong                outer_handler;
+  PrsHttpRequest       *request;
+  PrsEventStream       *parser;   /* a streamed answer's */
 
   /* Built by the implementation while the answer arrives */
   PrsChatResponse      *response;
@@ -106,7 +100,7 @@ struct _PrsExchange
 
 /* Creates the exchange and the message (@path is appended to the base URL,
  * with its query), attaches it to @task as task data. @body may be NULL. */
-PrsExchange *prs_exchange_new        (PrsHttp              *http,
+PrsExchange *prs_exchange_new        (PrsProviderConfig    *config,
                                       GTask                *task,
                                       const PrsExchangeOps *ops,
                                       PrsWire               wire,
@@ -171,9 +165,5 @@ void         prs_json_builder_add_function_tools (JsonBuilder *b,
                                       GPtrArray   *tools);
 /* The tool's input schema, or an empty object schema when it has none. */
 JsonNode    *prs_chat_tool_dup_schema (PrsChatTool *tool);
-/* The normalised stop reason of a response once it is complete. */
-void         prs_chat_response_set_stop (PrsChatResponse *response,
-                                      const char      *normalised,
-                                      const char      *raw);
 
 G_END_DECLS
