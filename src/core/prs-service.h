@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-service.h: the context object. It creates and holds every core
  * service (store, secrets, discovery, API server); the window and the
- * headless mode start the same one. */
+ * headless mode start the same one. It lives on the main thread (asserted
+ * in debug builds); HACKING.md "Threads" says what crosses to the API
+ * thread and how. */
 #pragma once
 
 #include <gio/gio.h>

@@ -2,7 +2,8 @@
 /* prs-settings.h: the application's settings (GSettings schema APP_ID) as
  * one object with a property per key, so that no widget and no service
  * reads GSettings itself. Without the schema (an uninstalled headless run)
- * every property keeps the schema's default and changes stay in memory. */
+ * every property keeps the schema's default and changes stay in memory.
+ * Main thread only (asserted in debug builds, HACKING.md "Threads"). */
 #pragma once
 
 #include <gio/gio.h>

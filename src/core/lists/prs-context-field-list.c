@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "prs-context-field-list.h"
+#include "prs-thread.h"
 
 struct _PrsContextFieldItem
 {
@@ -178,6 +179,8 @@ prs_context_field_list_get_item_type (GListModel *model)
 static guint
 prs_context_field_list_get_n_items (GListModel *model)
 {
+  PRS_ASSERT_MAIN_THREAD ();
+
   return PRS_CONTEXT_FIELD_LIST (model)->items->len;
 }
 
@@ -186,6 +189,8 @@ prs_context_field_list_get_item (GListModel *model,
                                  guint       position)
 {
   PrsContextFieldList *self = PRS_CONTEXT_FIELD_LIST (model);
+
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (position >= self->items->len)
     return NULL;
@@ -225,6 +230,8 @@ prs_context_field_list_init (PrsContextFieldList *self)
 PrsContextFieldList *
 prs_context_field_list_new (void)
 {
+  PRS_ASSERT_MAIN_THREAD ();
+
   return g_object_new (PRS_TYPE_CONTEXT_FIELD_LIST, NULL);
 }
 
@@ -309,6 +316,7 @@ prs_context_field_list_reload (PrsContextFieldList  *self,
 
   g_return_val_if_fail (PRS_IS_CONTEXT_FIELD_LIST (self), FALSE);
   g_return_val_if_fail (store != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   fields = prs_store_list_context_fields (store, conversation_id, error);
   if (fields == NULL)
@@ -340,6 +348,7 @@ prs_context_field_list_find (PrsContextFieldList *self,
                              const char          *path)
 {
   g_return_val_if_fail (PRS_IS_CONTEXT_FIELD_LIST (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   for (guint i = 0; i < self->items->len; i++)
     {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-context-field-list.h: the Request Context fields discovered so far
  * (docs/conversations.md), as a GListModel of PrsContextFieldItem for the agent editor's
- * field picker: one item per path, with its type, sample and origins. */
+ * field picker: one item per path, with its type, sample and origins.
+ * Main thread only (asserted in debug builds, HACKING.md "Threads"). */
 #pragma once
 
 #include <gio/gio.h>
