@@ -559,7 +559,9 @@ test_tool_card_approve (Fixture       *f,
   g_autofree char *call_id = add_message (store, conversation, "tool-call", NULL, "proposed", NULL,
                                           "{\"name\":\"email_move_to_folder\","
                                           "\"arguments\":{\"uid\":\"4711\",\"destination\":\"Archive\",\"limit\":3},"
-                                          "\"provenance\":{\"uid\":\"context:uid\"}}");
+                                          "\"provenance\":{\"uid\":\"context:uid\",\"limit\":\"default\"}}");
+  g_autofree char *approved_id = add_message (store, conversation, "tool-call", NULL, "approved", NULL,
+                                              "{\"name\":\"email_search\",\"arguments\":{\"q\":\"Q4\"}}");
   g_autofree char *done_id = add_message (store, conversation, "tool-call", NULL, "succeeded", NULL,
                                           "{\"name\":\"email_search\",\"arguments\":{\"q\":\"Q3\"},"
                                           "\"result\":{\"count\":2}}");
@@ -581,6 +583,8 @@ test_tool_card_approve (Fixture       *f,
   g_assert_cmpstr (prs_tool_card_get_status (PRS_TOOL_CARD (card)), ==, "proposed");
   g_assert_nonnull (prs_test_find_label (card, "email_move_to_folder"));
   g_assert_nonnull (prs_test_find_label (card, "from Request Context “uid”"));
+  g_assert_nonnull (prs_test_find_label (card, "the tool’s default"));
+  g_assert_nonnull (prs_test_find_label (card, "from the model"));
   g_assert_nonnull (prs_test_find_label (card, "Waiting for Approval"));
 
   g_assert_true (gtk_widget_activate_action (card, "tool-card.approve", NULL));
@@ -610,6 +614,11 @@ test_tool_card_approve (Fixture       *f,
   gtk_widget_activate_action (card, "tool-card.approve", NULL);
   g_assert_null (got.action);
   g_assert_nonnull (prs_test_find_label (card, "Succeeded"));
+
+  /* The moment between approval and running has its word too */
+  row = find_message_row (f, approved_id);
+  g_assert_nonnull (row);
+  g_assert_nonnull (prs_test_find_label (prs_message_row_get_tool_card (row), "Approved"));
 
   g_free (got.message_id);
   g_free (got.arguments);
