@@ -253,15 +253,6 @@ prs_service_get_runner (PrsService *self)
   return self->runner;
 }
 
-PrsCallbackRegistry *
-prs_service_get_callback_registry (PrsService *self)
-{
-  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
-  PRS_ASSERT_MAIN_THREAD ();
-
-  return self->registry;
-}
-
 static gboolean on_storage_check (gpointer user_data);
 
 /* Follows prs_store_is_storage_full (): the property for the window, and

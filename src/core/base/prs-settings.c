@@ -372,11 +372,3 @@ prs_settings_set_discovery_interval (PrsSettings *self,
   g_return_if_fail (PRS_IS_SETTINGS (self));
   g_object_set (self, "discovery-interval", CLAMP (minutes, 1, 1440), NULL);
 }
-
-void
-prs_settings_set_keep_running_in_background (PrsSettings *self,
-                                             gboolean     keep)
-{
-  g_return_if_fail (PRS_IS_SETTINGS (self));
-  g_object_set (self, "keep-running-in-background", !!keep, NULL);
-}

@@ -21,8 +21,6 @@ guint               prs_settings_get_discovery_interval     (PrsSettings        
 void                prs_settings_set_discovery_interval     (PrsSettings        *self,
                                                              guint               minutes);
 gboolean            prs_settings_get_keep_running_in_background (PrsSettings    *self);
-void                prs_settings_set_keep_running_in_background (PrsSettings    *self,
-                                                             gboolean            keep);
 guint               prs_settings_get_api_port               (PrsSettings        *self);
 gboolean            prs_settings_get_lan_listening          (PrsSettings        *self);
 const char * const *prs_settings_get_allowed_sources        (PrsSettings        *self);

@@ -15,7 +15,6 @@ struct _PrsContextFieldItem
   char    *sample;
   GStrv    conversations;
   GStrv    workflows;
-  guint    seen_count;
 };
 
 G_DEFINE_FINAL_TYPE (PrsContextFieldItem, prs_context_field_item, G_TYPE_OBJECT)
@@ -149,13 +148,6 @@ prs_context_field_item_get_workflows (PrsContextFieldItem *self)
   return (const char * const *) self->workflows;
 }
 
-guint
-prs_context_field_item_get_seen_count (PrsContextFieldItem *self)
-{
-  g_return_val_if_fail (PRS_IS_CONTEXT_FIELD_ITEM (self), 0);
-  return self->seen_count;
-}
-
 /* ---- the list ---- */
 
 struct _PrsContextFieldList
@@ -277,8 +269,6 @@ item_from_json (JsonObject *object)
     return NULL;
 
   item = prs_context_field_item_new (path, member_string (object, "type"), member_string (object, "sample"));
-  if (json_object_has_member (object, "seenCount"))
-    item->seen_count = (guint) json_object_get_int_member (object, "seenCount");
 
   conversations = g_ptr_array_new ();
   workflows = g_ptr_array_new ();
@@ -341,21 +331,4 @@ prs_context_field_list_reload (PrsContextFieldList  *self,
   if (removed > 0 || self->items->len > 0)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, removed, self->items->len);
   return TRUE;
-}
-
-PrsContextFieldItem *
-prs_context_field_list_find (PrsContextFieldList *self,
-                             const char          *path)
-{
-  g_return_val_if_fail (PRS_IS_CONTEXT_FIELD_LIST (self), NULL);
-  PRS_ASSERT_MAIN_THREAD ();
-
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      PrsContextFieldItem *item = g_ptr_array_index (self->items, i);
-
-      if (g_strcmp0 (item->path, path) == 0)
-        return item;
-    }
-  return NULL;
 }

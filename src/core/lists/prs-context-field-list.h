@@ -25,7 +25,6 @@ const char          *prs_context_field_item_get_sample     (PrsContextFieldItem 
 const char * const  *prs_context_field_item_get_conversations (PrsContextFieldItem *self);
 /* The workflow ids that sent it, likewise. */
 const char * const  *prs_context_field_item_get_workflows  (PrsContextFieldItem *self);
-guint                prs_context_field_item_get_seen_count (PrsContextFieldItem *self);
 
 #define PRS_TYPE_CONTEXT_FIELD_LIST (prs_context_field_list_get_type ())
 G_DECLARE_FINAL_TYPE (PrsContextFieldList, prs_context_field_list, PRS, CONTEXT_FIELD_LIST, GObject)
@@ -39,8 +38,5 @@ gboolean             prs_context_field_list_reload         (PrsContextFieldList 
                                                             PrsStore            *store,
                                                             const char          *conversation_id,
                                                             GError             **error);
-/* The item of @path, or NULL. */
-PrsContextFieldItem *prs_context_field_list_find           (PrsContextFieldList *self,
-                                                            const char          *path);
 
 G_END_DECLS
