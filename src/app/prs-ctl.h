@@ -52,6 +52,11 @@ int prs_ctl_cmd_fields (PrsCtl  *ctl,
                         int      argc,
                         char   **argv);
 
+/* prs-ctl-mcp.c */
+int prs_ctl_cmd_mcp      (PrsCtl  *ctl,
+                          int      argc,
+                          char   **argv);
+
 /* prs-ctl-providers.c */
 int prs_ctl_cmd_provider (PrsCtl  *ctl,
                           int      argc,

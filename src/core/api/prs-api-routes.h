@@ -40,10 +40,12 @@ typedef struct
   gpointer  notify_data;
 
   /* Agent runs (always set: the server refuses to start without a
-   * runner). The runner and its providers live on the main thread: only their thread-safe
+   * runner). The runner and the providers live on the main thread: only
+   * their thread-safe
    * functions are called here; everything else goes through
    * @main_context with g_main_context_invoke and a GTask back. */
   PrsRunner           *runner;
+  PrsProviders        *providers;
   PrsCallbackRegistry *registry;
   GMainContext        *main_context;
   guint                wait_seconds;      /* 110, or PROSPONSIVE_INFERENCE_WAIT_SECONDS */

@@ -143,6 +143,7 @@ struct _PrsApiServer
     gboolean         lan;
     PrsApiAllowlist *allowlist;
     PrsRunner       *runner;         /* the owner's; the API thread calls only its thread-safe functions */
+    PrsProviders    *providers;      /* the owner's: reached through g_main_context_invoke only */
     PrsCallbackRegistry *registry;   /* thread-safe */
     guint            wait_seconds;
     guint            new_conversations_burst;
@@ -938,6 +939,7 @@ thread_setup (ApiThread  *t,
   t->routes.message_added = on_message_added;
   t->routes.notify_data = t;
   t->routes.runner = self->config.runner;
+  t->routes.providers = self->config.providers;
   t->routes.registry = self->config.registry;
   t->routes.main_context = self->config.main_context;
   t->routes.wait_seconds = self->config.wait_seconds;
@@ -1070,6 +1072,7 @@ prs_api_server_finalize (GObject *object)
   g_clear_pointer (&self->config.allowlist, prs_api_allowlist_free);
   g_clear_object (&self->main_thread.secrets);
   g_clear_object (&self->config.runner);
+  g_clear_object (&self->config.providers);
   g_clear_object (&self->config.registry);
   g_clear_pointer (&self->config.main_context, g_main_context_unref);
   g_clear_error (&self->shared.start_error);
@@ -1220,17 +1223,21 @@ prs_api_server_start (PrsApiServer  *self,
 }
 
 void
-prs_api_server_set_runner (PrsApiServer *self,
-                           PrsRunner    *runner)
+prs_api_server_set_runner (PrsApiServer        *self,
+                           PrsRunner           *runner,
+                           PrsProviders        *providers,
+                           PrsCallbackRegistry *registry)
 {
   g_return_if_fail (PRS_IS_API_SERVER (self));
   g_return_if_fail (PRS_IS_RUNNER (runner));
+  g_return_if_fail (PRS_IS_PROVIDERS (providers));
+  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (registry));
   g_return_if_fail (self->main_thread.thread == NULL);
   PRS_ASSERT_OWNER (&self->main_thread.owner);
 
   g_set_object (&self->config.runner, runner);
-  /* Asked here: the registry is thread-safe, the runner's getters are not */
-  g_set_object (&self->config.registry, prs_runner_get_registry (runner));
+  g_set_object (&self->config.providers, providers);
+  g_set_object (&self->config.registry, registry);
   /* Tests shorten the 110 s wait */
   self->config.wait_seconds = env_uint ("PROSPONSIVE_INFERENCE_WAIT_SECONDS", PRS_API_INFERENCE_WAIT_SECONDS, 3600);
 }
