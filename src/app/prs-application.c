@@ -36,14 +36,6 @@ prs_application_new (void)
                        NULL);
 }
 
-PrsService *
-prs_application_get_service (PrsApplication *self)
-{
-  g_return_val_if_fail (PRS_IS_APPLICATION (self), NULL);
-
-  return self->service;
-}
-
 static int
 prs_application_handle_local_options (GApplication *app,
                                       GVariantDict *options)

@@ -12,7 +12,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PrsApplication, prs_application, PRS, APPLICATION, AdwApplication)
 
 PrsApplication *prs_application_new         (void);
-PrsService     *prs_application_get_service (PrsApplication *self);
 /* Non-zero when the service could not start. */
 int             prs_application_get_exit_status (PrsApplication *self);
 

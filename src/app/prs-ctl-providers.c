@@ -8,51 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <glib/gi18n.h>
-#include <gio/gunixinputstream.h>
 
 #include "prs-ctl.h"
 #include "prs-error.h"
 #include "prs-providers.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
-
-#define MAX_KEY_SIZE (64 * 1024)
-
-static char *
-read_key_from_stdin (GError **error)
-{
-  g_autoptr(GInputStream) in = g_unix_input_stream_new (0, FALSE);
-  g_autoptr(GByteArray) buffer = g_byte_array_new ();
-  guint8 chunk[4096];
-  gssize n;
-  char *key;
-
-  while ((n = g_input_stream_read (in, chunk, sizeof chunk, NULL, error)) > 0)
-    {
-      g_byte_array_append (buffer, chunk, n);
-      if (buffer->len > MAX_KEY_SIZE)
-        {
-          memset (buffer->data, 0, buffer->len);
-          g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                               _("The key on standard input is longer than 64 KiB."));
-          return NULL;
-        }
-    }
-  memset (chunk, 0, sizeof chunk);
-  if (n < 0)
-    return NULL;
-
-  g_byte_array_append (buffer, (const guint8 *) "", 1);
-  key = g_strstrip ((char *) g_byte_array_free (g_steal_pointer (&buffer), FALSE));
-  if (key[0] == '\0' || !g_utf8_validate (key, -1, NULL))
-    {
-      g_free (key);
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("No API key arrived on standard input."));
-      return NULL;
-    }
-  return key;
-}
 
 static gboolean
 open_providers (PrsCtl         *ctl,
@@ -94,7 +55,7 @@ provider_add (PrsCtl          *ctl,
   if (!prs_provider_kind_is_valid (kind))
     return prs_ctl_usage_error (context, _("--kind must be openai, ollama, anthropic or gemini."));
 
-  if (key_stdin && (key = read_key_from_stdin (&error)) == NULL)
+  if (key_stdin && (key = prs_ctl_read_secret_stdin (&error)) == NULL)
     {
       g_printerr ("%s\n", error->message);
       return PRS_CTL_EXIT_USAGE;

@@ -226,8 +226,8 @@ cmd_check_workflow (Ctl   *ctl,
 
 /* ---------------------------------------------------------------- n8n set */
 
-static char *
-read_stdin_secret (GError **error)
+char *
+prs_ctl_read_secret_stdin (GError **error)
 {
   g_autoptr(GInputStream) in = g_unix_input_stream_new (0, FALSE);
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
@@ -240,18 +240,26 @@ read_stdin_secret (GError **error)
       g_byte_array_append (buffer, chunk, n);
       if (buffer->len > 64 * 1024)
         {
+          memset (buffer->data, 0, buffer->len);
+          memset (chunk, 0, sizeof chunk);
           g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                                _("The key on standard input is longer than 64 KiB."));
           return NULL;
         }
     }
+  /* Nothing of a key stays behind in memory we give back */
+  memset (chunk, 0, sizeof chunk);
   if (n < 0)
-    return NULL;
+    {
+      memset (buffer->data, 0, buffer->len);
+      return NULL;
+    }
 
   g_byte_array_append (buffer, (const guint8 *) "", 1);
   secret = g_strstrip ((char *) g_byte_array_free (g_steal_pointer (&buffer), FALSE));
   if (secret[0] == '\0' || !g_utf8_validate (secret, -1, NULL))
     {
+      memset (secret, 0, strlen (secret));
       g_free (secret);
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                            _("No API key arrived on standard input."));
@@ -312,7 +320,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
       g_printerr (_("“%s” is not a valid HTTP header name.\n"), header);
       return EXIT_USAGE;
     }
-  if (value_stdin && (value = read_stdin_secret (&error)) == NULL)
+  if (value_stdin && (value = prs_ctl_read_secret_stdin (&error)) == NULL)
     {
       g_printerr ("%s\n", error->message);
       return EXIT_USAGE;
@@ -377,7 +385,7 @@ cmd_n8n (Ctl   *ctl,
       return EXIT_USAGE;
     }
 
-  if (key_stdin && (key = read_stdin_secret (&error)) == NULL)
+  if (key_stdin && (key = prs_ctl_read_secret_stdin (&error)) == NULL)
     {
       g_printerr ("%s\n", error->message);
       return EXIT_USAGE;

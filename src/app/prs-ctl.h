@@ -29,6 +29,9 @@ int  prs_ctl_fail        (const GError   *error);
 /* Prints @message and the command's help; returns PRS_CTL_EXIT_USAGE. */
 int  prs_ctl_usage_error (GOptionContext *context,
                           const char     *message);
+/* A key, token or password from standard input (never the command line,
+ * where other users see it): trimmed, non-empty UTF-8, at most 64 KiB. */
+char    *prs_ctl_read_secret_stdin (GError **error);
 /* Reads all of FILE, or standard input when @path is "-" or NULL, up to
  * @max_bytes. */
 gboolean prs_ctl_read_input (const char  *path,

@@ -17,6 +17,7 @@
 #include "prs-runner.h"
 #include "prs-service.h"
 #include "prs-settings.h"
+#include "prs-thread.h"
 
 struct _PrsService
 {
@@ -70,8 +71,13 @@ PrsService *
 prs_service_new (const char *data_dir,
                  guint       port)
 {
-  PrsService *self = g_object_new (PRS_TYPE_SERVICE, NULL);
+  PrsService *self;
 
+  /* The window and every model it binds to live on the main thread; the
+   * API thread reaches them only through signals emitted here */
+  PRS_ASSERT_MAIN_THREAD ();
+
+  self = g_object_new (PRS_TYPE_SERVICE, NULL);
   self->data_dir = prs_paths_resolve_data_dir (data_dir);
   self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
   self->settings = prs_settings_new ();
@@ -151,6 +157,7 @@ prs_service_add_message (PrsService              *self,
 
   g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
   g_return_val_if_fail (self->store != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!prs_store_insert_message (self->store, message, &message_id, NULL, error))
     return FALSE;
@@ -165,6 +172,7 @@ PrsConversationList *
 prs_service_get_conversations (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->conversations;
 }
@@ -255,16 +263,9 @@ PrsRunner *
 prs_service_get_runner (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->runner;
-}
-
-PrsCallbackRegistry *
-prs_service_get_callback_registry (PrsService *self)
-{
-  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
-
-  return self->registry;
 }
 
 static gboolean on_storage_check (gpointer user_data);
@@ -313,6 +314,7 @@ prs_service_check_storage (PrsService *self)
   g_autofree char *stamp = NULL;
 
   g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (self->store == NULL || !prs_store_is_storage_full ())
     return TRUE;
@@ -356,6 +358,7 @@ prs_service_dup_n8n_client (PrsService  *self,
 
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
   g_return_val_if_fail (not_configured != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (self->store != NULL)
     url = prs_store_dup_setting (self->store, PRS_SETTING_N8N_URL);
@@ -382,6 +385,7 @@ gboolean
 prs_service_get_storage_full (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->storage_full;
 }
@@ -391,6 +395,7 @@ prs_service_start (PrsService  *self,
                    GError     **error)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!prs_paths_ensure_data_dir (self->data_dir, error) ||
       !lock_data_dir (self, error))
@@ -438,6 +443,7 @@ void
 prs_service_stop (PrsService *self)
 {
   g_return_if_fail (PRS_IS_SERVICE (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (self->discovery != NULL)
     prs_discovery_set_schedule (self->discovery, 0);
@@ -449,6 +455,7 @@ const char *
 prs_service_get_data_dir (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->data_dir;
 }
@@ -457,6 +464,7 @@ guint
 prs_service_get_port (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), 0);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->port;
 }
@@ -465,6 +473,7 @@ PrsStore *
 prs_service_get_store (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->store;
 }
@@ -473,6 +482,7 @@ PrsSecrets *
 prs_service_get_secrets (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->secrets;
 }
@@ -481,6 +491,7 @@ PrsDiscovery *
 prs_service_get_discovery (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->discovery;
 }
@@ -489,6 +500,7 @@ PrsSettings *
 prs_service_get_settings (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->settings;
 }
@@ -497,6 +509,7 @@ PrsProviders *
 prs_service_get_providers (PrsService *self)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->providers;
 }

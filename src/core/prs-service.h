@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-service.h: the context object. It creates and holds every core
  * service (store, secrets, discovery, API server); the window and the
- * headless mode start the same one. */
+ * headless mode start the same one. It lives on the main thread (asserted
+ * in debug builds); HACKING.md "Threads" says what crosses to the API
+ * thread and how. */
 #pragma once
 
 #include <gio/gio.h>
@@ -38,10 +40,8 @@ PrsDiscovery *prs_service_get_discovery (PrsService *self);
 PrsSettings  *prs_service_get_settings  (PrsService *self);
 /* The configured AI providers (NULL before start). */
 PrsProviders *prs_service_get_providers (PrsService *self);
-/* Agent runs (NULL before start): PrsRunner on the main thread, and the
- * registry of tool calls waiting for /api/ai/agentic-loop-result. */
+/* Agent runs (NULL before start): PrsRunner on the main thread. */
 PrsRunner    *prs_service_get_runner    (PrsService *self);
-PrsCallbackRegistry *prs_service_get_callback_registry (PrsService *self);
 /* The conversations, newest first, kept current (NULL before start). */
 PrsConversationList *prs_service_get_conversations (PrsService *self);
 /* Stores a message made in the app (prs_store_insert_message ()), refreshes

@@ -391,7 +391,7 @@ def scenario(app, n8n, work_dir):
 
     callback_scenario(app, n8n, provider, later_id)
 
-    # The transcript for the issue note
+    # The whole chain in the test log, for whoever reads it after a failure
     TAP.diag("=============== TRANSCRIPT (seed chain) ===============")
     TAP.diag("n8n: POST %s/webhook/seed-chain-%s {\"city\":\"Paris\",\"from\":\"alice@example.com\"}" % (n8n.url, RUN))
     TAP.diag("n8n → app: POST /api/conversations/resolve {\"slug\":\"Weather Desk\"} (Header Auth, TLS trusted via NODE_EXTRA_CA_CERTS)")

@@ -13,6 +13,7 @@
 
 #include "prs-api-token.h"
 #include "prs-composer.h"
+#include "prs-context.h"
 #include "prs-error.h"
 #include "prs-conversation-view.h"
 #include "prs-kv-grid.h"
@@ -396,6 +397,11 @@ test_context_and_link (Fixture       *f,
                                            "completed", CONTEXT_JSON, NULL);
   g_autofree char *bad_id = add_message (store, conversation, "assistant", "No link here.", "completed",
                                          "{\"openLink\":{\"url\":\"javascript:alert(1)\",\"label\":\"Bad\"}}", NULL);
+  g_autofree char *note_id = add_message (store, conversation, "assistant", "Noted.", "completed",
+                                          "{\"openLink\":{\"url\":\"obsidian://open?vault=Work\",\"label\":\"Open Note\"}}",
+                                          NULL);
+  g_autofree char *other = prs_test_resolve_conversation (store, "notes");
+  const char *schemes[] = { "obsidian", "mailto", NULL };
   g_autofree char *log_path = g_build_filename (f->data_dir, "launch.log", NULL);
   g_autofree char *logged = NULL;
   PrsMessageRow *row;
@@ -444,6 +450,28 @@ test_context_and_link (Fixture       *f,
   g_assert_nonnull (row);
   g_assert_null (prs_message_row_get_link_button (row));
   g_assert_nonnull (prs_message_row_get_context_expander (row));
+  row = find_message_row (f, note_id);
+  g_assert_nonnull (row);
+  g_assert_null (prs_message_row_get_link_button (row));
+
+  /* The allowlist is the open-link-schemes setting (Preferences): a scheme
+   * added gets its icon, one removed loses it, once the messages are shown
+   * again */
+  g_object_set (prs_service_get_settings (f->service), "open-link-schemes", schemes, NULL);
+  open_conversation (f, other);
+  open_conversation (f, conversation);
+  row = find_message_row (f, note_id);
+  g_assert_nonnull (row);
+  link = prs_message_row_get_link_button (row);
+  g_assert_nonnull (link);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (link), ==, "Open Note");
+  row = find_message_row (f, reply_id);
+  g_assert_nonnull (row);
+  g_assert_null (prs_message_row_get_link_button (row));
+
+  /* The memory settings backend outlives this test: back to the default */
+  g_object_set (prs_service_get_settings (f->service), "open-link-schemes",
+                prs_context_get_default_link_schemes (), NULL);
 }
 
 /* ---- a key-value reply builds a grid with bold keys ---- */
@@ -531,7 +559,9 @@ test_tool_card_approve (Fixture       *f,
   g_autofree char *call_id = add_message (store, conversation, "tool-call", NULL, "proposed", NULL,
                                           "{\"name\":\"email_move_to_folder\","
                                           "\"arguments\":{\"uid\":\"4711\",\"destination\":\"Archive\",\"limit\":3},"
-                                          "\"provenance\":{\"uid\":\"context:uid\"}}");
+                                          "\"provenance\":{\"uid\":\"context:uid\",\"limit\":\"default\"}}");
+  g_autofree char *approved_id = add_message (store, conversation, "tool-call", NULL, "approved", NULL,
+                                              "{\"name\":\"email_search\",\"arguments\":{\"q\":\"Q4\"}}");
   g_autofree char *done_id = add_message (store, conversation, "tool-call", NULL, "succeeded", NULL,
                                           "{\"name\":\"email_search\",\"arguments\":{\"q\":\"Q3\"},"
                                           "\"result\":{\"count\":2}}");
@@ -553,6 +583,8 @@ test_tool_card_approve (Fixture       *f,
   g_assert_cmpstr (prs_tool_card_get_status (PRS_TOOL_CARD (card)), ==, "proposed");
   g_assert_nonnull (prs_test_find_label (card, "email_move_to_folder"));
   g_assert_nonnull (prs_test_find_label (card, "from Request Context “uid”"));
+  g_assert_nonnull (prs_test_find_label (card, "the tool’s default"));
+  g_assert_nonnull (prs_test_find_label (card, "from the model"));
   g_assert_nonnull (prs_test_find_label (card, "Waiting for Approval"));
 
   g_assert_true (gtk_widget_activate_action (card, "tool-card.approve", NULL));
@@ -582,6 +614,11 @@ test_tool_card_approve (Fixture       *f,
   gtk_widget_activate_action (card, "tool-card.approve", NULL);
   g_assert_null (got.action);
   g_assert_nonnull (prs_test_find_label (card, "Succeeded"));
+
+  /* The moment between approval and running has its word too */
+  row = find_message_row (f, approved_id);
+  g_assert_nonnull (row);
+  g_assert_nonnull (prs_test_find_label (prs_message_row_get_tool_card (row), "Approved"));
 
   g_free (got.message_id);
   g_free (got.arguments);

@@ -7,9 +7,13 @@
 
 #include "prs-api-guard.h"
 #include "prs-api-routes.h"
+#include "prs-thread.h"
 
+/* Mutable (the token watch reloads a rotated token), and the API thread's:
+ * the thread that makes a guard owns it */
 struct _PrsApiGuard
 {
+  PrsThreadOwner    owner;
   guint             port;
   PrsApiTokenWatch *token_watch;
   GStrv             origins;
@@ -32,6 +36,7 @@ prs_api_guard_new (guint             port,
   PrsApiGuard *guard = g_new0 (PrsApiGuard, 1);
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
 
+  prs_thread_owner_claim (&guard->owner);
   guard->port = port;
   guard->token_watch = token_watch;
 
@@ -62,6 +67,7 @@ void
 prs_api_guard_set_origins (PrsApiGuard        *guard,
                            const char * const *origins)
 {
+  PRS_ASSERT_OWNER (&guard->owner);
   g_strfreev (guard->origins);
   guard->origins = origins != NULL ? g_strdupv ((char **) origins) : NULL;
 }
@@ -84,6 +90,7 @@ void
 prs_api_guard_set_lan (PrsApiGuard *guard,
                        gboolean     lan)
 {
+  PRS_ASSERT_OWNER (&guard->owner);
   guard->lan = lan;
 }
 
@@ -177,6 +184,7 @@ prs_api_guard_check (PrsApiGuard       *guard,
 
   g_return_val_if_fail (guard != NULL, FALSE);
   g_return_val_if_fail (rejection != NULL, FALSE);
+  PRS_ASSERT_OWNER (&guard->owner);
 
   if (!host_is_allowed (guard, soup_message_headers_get_one (headers, "Host")) &&
       !(guard->lan && host_is_local_address (guard, msg, soup_message_headers_get_one (headers, "Host"))))

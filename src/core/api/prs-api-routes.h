@@ -9,10 +9,9 @@
 #include "prs-rate-limit.h"
 #include "prs-runner.h"
 #include "prs-store.h"
+#include "prs-thread.h"
 
 G_BEGIN_DECLS
-
-#define PRS_API_MAX_CONCURRENT_RUNS 4
 
 /* New conversations an API client may create through resolve: a burst of
  * 120, then 60 a minute. An n8n workflow names a handful of conversations
@@ -24,10 +23,12 @@ G_BEGIN_DECLS
 #define PRS_API_NEW_CONVERSATIONS_BURST      120
 #define PRS_API_NEW_CONVERSATIONS_PER_MINUTE 60
 
+/* The routes' state belongs to the API thread (its owner, claimed when the
+ * thread starts); prs_api_routes_handle () checks it in debug builds. */
 typedef struct
 {
+  PrsThreadOwner owner;
   PrsStore *store;
-  guint     running_inferences;
   /* resolve's new conversations (PRS_API_NEW_CONVERSATIONS_*) */
   PrsRateLimit new_conversations;
   /* Called on the API thread; the server forwards them to the main context */
@@ -38,8 +39,9 @@ typedef struct
                                    const char *message_id);
   gpointer  notify_data;
 
-  /* Agent runs, set when the service has a runner. The runner
-   * and the providers live on the main thread: only their thread-safe
+  /* Agent runs (always set: the server refuses to start without a
+   * runner). The runner and the providers live on the main thread: only
+   * their thread-safe
    * functions are called here; everything else goes through
    * @main_context with g_main_context_invoke and a GTask back. */
   PrsRunner           *runner;

@@ -34,6 +34,7 @@
 #include "prs-api-token.h"
 #include "prs-error.h"
 #include "prs-store.h"
+#include "prs-thread.h"
 #include "prs-tls.h"
 
 #define MAX_CONNECTIONS          256
@@ -95,8 +96,12 @@ typedef struct
   GSource   *source;
 } Listener;
 
+/* The API thread's alone: made, used and freed there. Its owner is
+ * claimed first thing in thread_main (), and every callback the thread's
+ * main loop dispatches checks it in debug builds. */
 struct _ApiThread
 {
+  PrsThreadOwner   owner;
   PrsApiServer    *server;      /* outlives the thread: stop() joins it */
   GMainContext    *context;
   GMainLoop       *loop;
@@ -119,30 +124,50 @@ struct _ApiThread
   guint8           peek_buffer[TLS_RECORD_MAX];
 };
 
+/* The object belongs to the thread that made it (the main thread, through
+ * PrsService); the API thread has its own state in ApiThread. What both
+ * read is grouped by who may touch it, as GNOME Calendar's
+ * gcal-calendar-monitor.c does: */
 struct _PrsApiServer
 {
   GObject       parent_instance;
 
-  char         *data_dir;
-  PrsSecrets   *secrets;
-  guint         port;
-  GMainContext *main_context;
-  gboolean      lan;            /* set before start; read-only afterwards */
-  PrsApiAllowlist *allowlist;
-  PrsRunner    *runner;         /* the main thread's; see prs_api_server_set_runner */
-  PrsProviders *providers;      /* the main thread's too */
-  PrsCallbackRegistry *registry;
-  guint         wait_seconds;
-  guint         new_conversations_burst;
-  guint         new_conversations_per_minute;
+  /* Written by the owner before the API thread starts and read-only while
+   * it runs: g_thread_new () orders these writes before the thread's
+   * reads, so no lock is needed */
+  struct
+  {
+    char            *data_dir;
+    guint            port;
+    GMainContext    *main_context;   /* the owner's: signals are emitted there */
+    gboolean         lan;
+    PrsApiAllowlist *allowlist;
+    PrsRunner       *runner;         /* the owner's; the API thread calls only its thread-safe functions */
+    PrsProviders    *providers;      /* the owner's: reached through g_main_context_invoke only */
+    PrsCallbackRegistry *registry;   /* thread-safe */
+    guint            wait_seconds;
+    guint            new_conversations_burst;
+    guint            new_conversations_per_minute;
+    GMainContext    *thread_context; /* made by start (), iterated by the API thread alone */
+    GMainLoop       *thread_loop;
+  } config;
 
-  GThread      *thread;
-  GMainContext *thread_context;
-  GMainLoop    *thread_loop;
-  GMutex        lock;
-  GCond         cond;
-  gboolean      start_done;
-  GError       *start_error;
+  /* The owner's thread only */
+  struct
+  {
+    PrsThreadOwner   owner;
+    PrsSecrets      *secrets;        /* the owner's: the API thread makes its own */
+    GThread         *thread;
+  } main_thread;
+
+  /* Under shared.lock: the API thread reports how its start went */
+  struct
+  {
+    GMutex           lock;
+    GCond            cond;
+    gboolean         start_done;
+    GError          *start_error;
+  } shared;
 };
 
 G_DEFINE_FINAL_TYPE (PrsApiServer, prs_api_server, G_TYPE_OBJECT)
@@ -206,7 +231,7 @@ notify_main (PrsApiServer *server,
   n->signal_id = signal_id;
   n->first = g_strdup (first);
   n->second = g_strdup (second);
-  g_main_context_invoke_full (server->main_context, G_PRIORITY_DEFAULT,
+  g_main_context_invoke_full (server->config.main_context, G_PRIORITY_DEFAULT,
                               emit_notification, n, notification_free);
 }
 
@@ -361,6 +386,7 @@ sweep (gpointer data)
   gint64 now = g_get_monotonic_time ();
   GList *l = t->conns.head;
 
+  PRS_ASSERT_OWNER (&t->owner);
   while (l != NULL)
     {
       Conn *conn = l->data;
@@ -583,7 +609,7 @@ admit (ApiThread *t,
   /* Loopback always; with LAN listening on, the allowlisted sources too.
    * Anything else is closed here, before a byte of TLS. */
   if (!loopback &&
-      !(t->server->lan && prs_api_allowlist_allows_socket_address (t->server->allowlist, remote)))
+      !(t->server->config.lan && prs_api_allowlist_allows_socket_address (t->server->config.allowlist, remote)))
     {
       g_debug ("Refusing a connection from %s (not an allowed source)", peer);
       g_socket_close (socket, NULL);
@@ -632,6 +658,7 @@ on_incoming (GSocket      *socket,
 {
   Listener *listener = user_data;
 
+  PRS_ASSERT_OWNER (&listener->thread->owner);
   /* A bounded batch per wake-up, so a flood cannot starve requests */
   for (guint i = 0; i < 64; i++)
     {
@@ -732,6 +759,7 @@ early_handler (SoupServer        *soup,
   Conn *conn = conn_for_message (t, msg);
   PrsApiRejection rejection;
 
+  PRS_ASSERT_OWNER (&t->owner);
   if (conn != NULL)
     {
       conn->between_requests = FALSE;
@@ -770,6 +798,7 @@ request_handler (SoupServer        *soup,
   ApiThread *t = user_data;
   Conn *conn = conn_for_message (t, msg);
 
+  PRS_ASSERT_OWNER (&t->owner);
   t->routes.deferred_seconds = 0;
   prs_api_routes_handle (&t->routes, msg, path, query);
 
@@ -887,33 +916,35 @@ thread_setup (ApiThread  *t,
   PrsApiTokenWatch *watch;
   Listener *listener;
 
-  t->store = prs_store_new (self->data_dir, error);
+  t->store = prs_store_new (self->config.data_dir, error);
   if (t->store == NULL)
     return FALSE;
 
-  t->certificate = prs_tls_ensure_certificate (self->data_dir, error);
+  t->certificate = prs_tls_ensure_certificate (self->config.data_dir, error);
   if (t->certificate == NULL)
     return FALSE;
 
   /* This thread's own secrets object: PrsSecrets is not shared across threads */
-  t->secrets = prs_secrets_new (self->data_dir);
-  watch = prs_api_token_watch_new (t->secrets, self->data_dir, error);
+  t->secrets = prs_secrets_new (self->config.data_dir);
+  watch = prs_api_token_watch_new (t->secrets, self->config.data_dir, error);
   if (watch == NULL)
     return FALSE;
-  t->guard = prs_api_guard_new (self->port, watch);
-  prs_api_guard_set_lan (t->guard, self->lan);
+  t->guard = prs_api_guard_new (self->config.port, watch);
+  prs_api_guard_set_lan (t->guard, self->config.lan);
 
+  /* The routes and their store are this thread's */
+  prs_thread_owner_claim (&t->routes.owner);
   t->routes.store = t->store;
   t->routes.conversation_created = on_conversation_created;
   t->routes.message_added = on_message_added;
   t->routes.notify_data = t;
-  t->routes.runner = self->runner;
-  t->routes.providers = self->providers;
-  t->routes.registry = self->registry;
-  t->routes.main_context = self->main_context;
-  t->routes.wait_seconds = self->wait_seconds;
-  prs_rate_limit_init (&t->routes.new_conversations, self->new_conversations_burst,
-                       self->new_conversations_per_minute, g_get_monotonic_time ());
+  t->routes.runner = self->config.runner;
+  t->routes.providers = self->config.providers;
+  t->routes.registry = self->config.registry;
+  t->routes.main_context = self->config.main_context;
+  t->routes.wait_seconds = self->config.wait_seconds;
+  prs_rate_limit_init (&t->routes.new_conversations, self->config.new_conversations_burst,
+                       self->config.new_conversations_per_minute, g_get_monotonic_time ());
 
   t->soup = soup_server_new ("server-header", "Prosponsive/" PACKAGE_VERSION " ", NULL);
   g_signal_connect (t->soup, "request-started", G_CALLBACK (on_request_started), t);
@@ -930,12 +961,12 @@ thread_setup (ApiThread  *t,
 
   /* LAN listening binds the wildcard addresses, which include loopback
    * (Linux refuses 127.0.0.1 and 0.0.0.0 on one port): admit() decides */
-  listener = listen_on (t, self->lan ? "0.0.0.0" : "127.0.0.1", self->port, error);
+  listener = listen_on (t, self->config.lan ? "0.0.0.0" : "127.0.0.1", self->config.port, error);
   if (listener == NULL)
     return FALSE;
   g_ptr_array_add (t->listeners, listener);
 
-  listener = listen_on (t, self->lan ? "::" : "::1", self->port, &v6_error);
+  listener = listen_on (t, self->config.lan ? "::" : "::1", self->config.port, &v6_error);
   if (listener != NULL)
     g_ptr_array_add (t->listeners, listener);
   else if (g_error_matches (v6_error, PRS_ERROR, PRS_ERROR_FAILED))
@@ -944,7 +975,7 @@ thread_setup (ApiThread  *t,
       return FALSE;
     }
   else
-    g_message ("Not listening on [%s]: %s", self->lan ? "::" : "::1", v6_error->message);
+    g_message ("Not listening on [%s]: %s", self->config.lan ? "::" : "::1", v6_error->message);
 
   t->sweep_source = g_timeout_source_new (SWEEP_INTERVAL_MS);
   g_source_set_callback (t->sweep_source, sweep, t, NULL);
@@ -1000,9 +1031,10 @@ thread_main (gpointer data)
   GError *error = NULL;
   gboolean ok;
 
+  prs_thread_owner_claim (&t->owner);
   t->server = self;
-  t->context = self->thread_context;
-  t->loop = self->thread_loop;
+  t->context = self->config.thread_context;
+  t->loop = self->config.thread_loop;
   t->listeners = g_ptr_array_new_with_free_func (listener_free);
   t->conns_by_remote = g_hash_table_new (NULL, NULL);
   t->peer_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -1013,11 +1045,11 @@ thread_main (gpointer data)
 
   ok = thread_setup (t, &error);
 
-  g_mutex_lock (&self->lock);
-  self->start_done = TRUE;
-  self->start_error = error;
-  g_cond_signal (&self->cond);
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&self->shared.lock);
+  self->shared.start_done = TRUE;
+  self->shared.start_error = error;
+  g_cond_signal (&self->shared.cond);
+  g_mutex_unlock (&self->shared.lock);
 
   if (ok)
     g_main_loop_run (t->loop);
@@ -1036,16 +1068,16 @@ prs_api_server_finalize (GObject *object)
 
   prs_api_server_stop (self);
 
-  g_clear_pointer (&self->data_dir, g_free);
-  g_clear_pointer (&self->allowlist, prs_api_allowlist_free);
-  g_clear_object (&self->secrets);
-  g_clear_object (&self->runner);
-  g_clear_object (&self->providers);
-  g_clear_object (&self->registry);
-  g_clear_pointer (&self->main_context, g_main_context_unref);
-  g_clear_error (&self->start_error);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  g_clear_pointer (&self->config.data_dir, g_free);
+  g_clear_pointer (&self->config.allowlist, prs_api_allowlist_free);
+  g_clear_object (&self->main_thread.secrets);
+  g_clear_object (&self->config.runner);
+  g_clear_object (&self->config.providers);
+  g_clear_object (&self->config.registry);
+  g_clear_pointer (&self->config.main_context, g_main_context_unref);
+  g_clear_error (&self->shared.start_error);
+  g_mutex_clear (&self->shared.lock);
+  g_cond_clear (&self->shared.cond);
 
   G_OBJECT_CLASS (prs_api_server_parent_class)->finalize (object);
 }
@@ -1088,8 +1120,8 @@ prs_api_server_class_init (PrsApiServerClass *klass)
 static void
 prs_api_server_init (PrsApiServer *self)
 {
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  g_mutex_init (&self->shared.lock);
+  g_cond_init (&self->shared.cond);
 }
 
 /* A number from the environment, where tests shorten waits and lift
@@ -1116,14 +1148,15 @@ prs_api_server_new (const char *data_dir,
   g_return_val_if_fail (port < 65536, NULL);
 
   self = g_object_new (PRS_TYPE_API_SERVER, NULL);
-  self->data_dir = g_strdup (data_dir);
-  self->secrets = g_object_ref (secrets);
-  self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
-  self->main_context = g_main_context_ref_thread_default ();
+  prs_thread_owner_claim (&self->main_thread.owner);
+  self->config.data_dir = g_strdup (data_dir);
+  self->main_thread.secrets = g_object_ref (secrets);
+  self->config.port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
+  self->config.main_context = g_main_context_ref_thread_default ();
   /* Tests that flood the API with new slugs lift both to the same number */
-  self->new_conversations_per_minute = env_uint ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE",
+  self->config.new_conversations_per_minute = env_uint ("PROSPONSIVE_NEW_CONVERSATIONS_PER_MINUTE",
                                                  PRS_API_NEW_CONVERSATIONS_PER_MINUTE, G_MAXINT);
-  self->new_conversations_burst = MAX (self->new_conversations_per_minute, PRS_API_NEW_CONVERSATIONS_BURST);
+  self->config.new_conversations_burst = MAX (self->config.new_conversations_per_minute, PRS_API_NEW_CONVERSATIONS_BURST);
   return self;
 }
 
@@ -1135,11 +1168,12 @@ prs_api_server_set_lan (PrsApiServer       *self,
   g_auto(GStrv) invalid = NULL;
 
   g_return_if_fail (PRS_IS_API_SERVER (self));
-  g_return_if_fail (self->thread == NULL);
+  g_return_if_fail (self->main_thread.thread == NULL);
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
 
-  g_clear_pointer (&self->allowlist, prs_api_allowlist_free);
-  self->lan = enabled;
-  self->allowlist = prs_api_allowlist_new (allowed_sources, &invalid);
+  g_clear_pointer (&self->config.allowlist, prs_api_allowlist_free);
+  self->config.lan = enabled;
+  self->config.allowlist = prs_api_allowlist_new (allowed_sources, &invalid);
   for (guint i = 0; invalid[i] != NULL; i++)
     g_message ("Ignoring “%s” in allowed-sources: not an IP address or CIDR network", invalid[i]);
 }
@@ -1151,38 +1185,40 @@ prs_api_server_start (PrsApiServer  *self,
   GError *start_error;
 
   g_return_val_if_fail (PRS_IS_API_SERVER (self), FALSE);
-  g_return_val_if_fail (self->thread == NULL, FALSE);
+  g_return_val_if_fail (self->main_thread.thread == NULL, FALSE);
+  g_return_val_if_fail (self->config.runner != NULL, FALSE);
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
 
   /* Made here, on the caller's thread, so a first run's token exists before
    * anything (prosponsive-ctl, Preferences) asks for it */
-  if (!prs_api_token_ensure (self->secrets, self->data_dir, NULL, error))
+  if (!prs_api_token_ensure (self->main_thread.secrets, self->config.data_dir, NULL, error))
     return FALSE;
 
-  self->thread_context = g_main_context_new ();
-  self->thread_loop = g_main_loop_new (self->thread_context, FALSE);
-  self->start_done = FALSE;
-  self->thread = g_thread_new ("prs-api", thread_main, self);
+  self->config.thread_context = g_main_context_new ();
+  self->config.thread_loop = g_main_loop_new (self->config.thread_context, FALSE);
+  self->shared.start_done = FALSE;
+  self->main_thread.thread = g_thread_new ("prs-api", thread_main, self);
 
-  g_mutex_lock (&self->lock);
-  while (!self->start_done)
-    g_cond_wait (&self->cond, &self->lock);
-  start_error = g_steal_pointer (&self->start_error);
-  g_mutex_unlock (&self->lock);
+  g_mutex_lock (&self->shared.lock);
+  while (!self->shared.start_done)
+    g_cond_wait (&self->shared.cond, &self->shared.lock);
+  start_error = g_steal_pointer (&self->shared.start_error);
+  g_mutex_unlock (&self->shared.lock);
 
   if (start_error != NULL)
     {
-      g_thread_join (g_steal_pointer (&self->thread));
-      g_clear_pointer (&self->thread_loop, g_main_loop_unref);
-      g_clear_pointer (&self->thread_context, g_main_context_unref);
+      g_thread_join (g_steal_pointer (&self->main_thread.thread));
+      g_clear_pointer (&self->config.thread_loop, g_main_loop_unref);
+      g_clear_pointer (&self->config.thread_context, g_main_context_unref);
       g_propagate_error (error, start_error);
       return FALSE;
     }
 
-  if (self->lan)
+  if (self->config.lan)
     g_message ("Local API listening on https://127.0.0.1:%u and the local network "
-               "(%u allowed sources)", self->port, prs_api_allowlist_get_size (self->allowlist));
+               "(%u allowed sources)", self->config.port, prs_api_allowlist_get_size (self->config.allowlist));
   else
-    g_message ("Local API listening on https://127.0.0.1:%u", self->port);
+    g_message ("Local API listening on https://127.0.0.1:%u", self->config.port);
   return TRUE;
 }
 
@@ -1193,13 +1229,17 @@ prs_api_server_set_runner (PrsApiServer        *self,
                            PrsCallbackRegistry *registry)
 {
   g_return_if_fail (PRS_IS_API_SERVER (self));
-  g_return_if_fail (self->thread == NULL);
+  g_return_if_fail (PRS_IS_RUNNER (runner));
+  g_return_if_fail (PRS_IS_PROVIDERS (providers));
+  g_return_if_fail (PRS_IS_CALLBACK_REGISTRY (registry));
+  g_return_if_fail (self->main_thread.thread == NULL);
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
 
-  g_set_object (&self->runner, runner);
-  g_set_object (&self->providers, providers);
-  g_set_object (&self->registry, registry);
+  g_set_object (&self->config.runner, runner);
+  g_set_object (&self->config.providers, providers);
+  g_set_object (&self->config.registry, registry);
   /* Tests shorten the 110 s wait */
-  self->wait_seconds = env_uint ("PROSPONSIVE_INFERENCE_WAIT_SECONDS", PRS_API_INFERENCE_WAIT_SECONDS, 3600);
+  self->config.wait_seconds = env_uint ("PROSPONSIVE_INFERENCE_WAIT_SECONDS", PRS_API_INFERENCE_WAIT_SECONDS, 3600);
 }
 
 static gboolean
@@ -1213,12 +1253,13 @@ void
 prs_api_server_stop (PrsApiServer *self)
 {
   g_return_if_fail (PRS_IS_API_SERVER (self));
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
 
-  if (self->thread == NULL)
+  if (self->main_thread.thread == NULL)
     return;
 
-  g_main_context_invoke (self->thread_context, quit_loop, self->thread_loop);
-  g_thread_join (g_steal_pointer (&self->thread));
-  g_clear_pointer (&self->thread_loop, g_main_loop_unref);
-  g_clear_pointer (&self->thread_context, g_main_context_unref);
+  g_main_context_invoke (self->config.thread_context, quit_loop, self->config.thread_loop);
+  g_thread_join (g_steal_pointer (&self->main_thread.thread));
+  g_clear_pointer (&self->config.thread_loop, g_main_loop_unref);
+  g_clear_pointer (&self->config.thread_context, g_main_context_unref);
 }

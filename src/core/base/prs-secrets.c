@@ -22,7 +22,9 @@ struct _PrsSecrets
   char     *data_dir;        /* absolute: it is a keyring attribute */
   char     *fallback_path;
   gboolean  forced_file;     /* PROSPONSIVE_SECRETS=file */
-  gboolean  using_fallback;
+  /* Atomic: discovery reads the n8n key on a worker thread while the main
+   * thread may use the same object. It only ever turns on. */
+  gint      using_fallback;
 };
 
 G_DEFINE_FINAL_TYPE (PrsSecrets, prs_secrets, G_TYPE_OBJECT)
@@ -85,7 +87,7 @@ prs_secrets_new (const char *data_dir)
 
   if (self->forced_file)
     {
-      self->using_fallback = TRUE;
+      g_atomic_int_set (&self->using_fallback, TRUE);
       g_debug ("PROSPONSIVE_SECRETS=file: secrets are kept in %s", self->fallback_path);
     }
 
@@ -97,7 +99,7 @@ prs_secrets_is_using_fallback (PrsSecrets *self)
 {
   g_return_val_if_fail (PRS_IS_SECRETS (self), FALSE);
 
-  return self->using_fallback;
+  return g_atomic_int_get (&self->using_fallback);
 }
 
 /* ---- The fallback file ---------------------------------------------------- */
@@ -261,9 +263,9 @@ switch_to_fallback (PrsSecrets    *self,
       return FALSE;
     }
 
-  if (!self->using_fallback)
+  /* Said once, by whichever thread found out first */
+  if (g_atomic_int_compare_and_exchange (&self->using_fallback, FALSE, TRUE))
     {
-      self->using_fallback = TRUE;
       g_debug ("Secret Service error: %s", keyring_error->message);
       g_message ("No Secret Service answered; secrets are kept in %s (readable only by you)",
                  self->fallback_path);
@@ -304,7 +306,7 @@ prs_secrets_store_sync (PrsSecrets    *self,
   if (!check_name (name, error))
     return FALSE;
 
-  if (!self->using_fallback)
+  if (!g_atomic_int_get (&self->using_fallback))
     {
       if (label == NULL)
         label = default_label = g_strdup_printf ("Prosponsive: %s", name);
@@ -337,7 +339,7 @@ prs_secrets_lookup_sync (PrsSecrets    *self,
   if (!check_name (name, error))
     return NULL;
 
-  if (!self->using_fallback)
+  if (!g_atomic_int_get (&self->using_fallback))
     {
       char *value = secret_password_lookup_sync (get_schema (), cancellable, &local_error,
                                                  "name", name,
@@ -373,7 +375,7 @@ prs_secrets_clear_sync (PrsSecrets    *self,
   if (!check_name (name, error))
     return FALSE;
 
-  if (!self->using_fallback)
+  if (!g_atomic_int_get (&self->using_fallback))
     {
       /* FALSE without an error means there was nothing to clear. */
       secret_password_clear_sync (get_schema (), cancellable, &local_error,

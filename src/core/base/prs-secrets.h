@@ -2,7 +2,8 @@
 /* prs-secrets.h: secrets in the keyring (libsecret, schema
  * org.prosponsive.App.Secret). When no Secret Service answers, a 0600 file in
  * the data folder, with a warning. Secrets never go to SQLite, GSettings or
- * logs. */
+ * logs. Any thread may call these (discovery reads the n8n key on a worker
+ * thread); each call blocks until the keyring (or the file) answered. */
 #pragma once
 
 #include <gio/gio.h>

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "prs-settings.h"
+#include "prs-thread.h"
 
 typedef enum
 {
@@ -115,6 +116,8 @@ prs_settings_get_property (GObject    *object,
 {
   PrsSettings *self = PRS_SETTINGS (object);
 
+  PRS_ASSERT_MAIN_THREAD ();
+
   if (prop_id == PROP_0 || prop_id >= N_PROPS)
     {
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -131,6 +134,8 @@ prs_settings_set_property (GObject      *object,
 {
   PrsSettings *self = PRS_SETTINGS (object);
   GValue *slot;
+
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (prop_id == PROP_0 || prop_id >= N_PROPS)
     {
@@ -265,10 +270,15 @@ prs_settings_init (PrsSettings *self)
 PrsSettings *
 prs_settings_new (void)
 {
-  PrsSettings *self = g_object_new (PRS_TYPE_SETTINGS, NULL);
+  PrsSettings *self;
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr(GSettingsSchema) schema = NULL;
 
+  /* GSettings delivers changes on the creator's main context: the values
+   * here are the main thread's, and so are the "changed" handlers */
+  PRS_ASSERT_MAIN_THREAD ();
+
+  self = g_object_new (PRS_TYPE_SETTINGS, NULL);
   if (source != NULL)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
   if (schema == NULL)
@@ -291,6 +301,7 @@ gboolean
 prs_settings_is_persistent (PrsSettings *self)
 {
   g_return_val_if_fail (PRS_IS_SETTINGS (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->settings != NULL;
 }
@@ -301,6 +312,8 @@ lookup (PrsSettings *self,
 {
   int i = key_index (key);
 
+  /* Every getter comes through here */
+  PRS_ASSERT_MAIN_THREAD ();
   g_assert (i >= 0);
   return &self->values[i];
 }
@@ -358,12 +371,4 @@ prs_settings_set_discovery_interval (PrsSettings *self,
 {
   g_return_if_fail (PRS_IS_SETTINGS (self));
   g_object_set (self, "discovery-interval", CLAMP (minutes, 1, 1440), NULL);
-}
-
-void
-prs_settings_set_keep_running_in_background (PrsSettings *self,
-                                             gboolean     keep)
-{
-  g_return_if_fail (PRS_IS_SETTINGS (self));
-  g_object_set (self, "keep-running-in-background", !!keep, NULL);
 }

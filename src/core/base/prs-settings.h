@@ -2,7 +2,8 @@
 /* prs-settings.h: the application's settings (GSettings schema APP_ID) as
  * one object with a property per key, so that no widget and no service
  * reads GSettings itself. Without the schema (an uninstalled headless run)
- * every property keeps the schema's default and changes stay in memory. */
+ * every property keeps the schema's default and changes stay in memory.
+ * Main thread only (asserted in debug builds, HACKING.md "Threads"). */
 #pragma once
 
 #include <gio/gio.h>
@@ -20,8 +21,6 @@ guint               prs_settings_get_discovery_interval     (PrsSettings        
 void                prs_settings_set_discovery_interval     (PrsSettings        *self,
                                                              guint               minutes);
 gboolean            prs_settings_get_keep_running_in_background (PrsSettings    *self);
-void                prs_settings_set_keep_running_in_background (PrsSettings    *self,
-                                                             gboolean            keep);
 guint               prs_settings_get_api_port               (PrsSettings        *self);
 gboolean            prs_settings_get_lan_listening          (PrsSettings        *self);
 const char * const *prs_settings_get_allowed_sources        (PrsSettings        *self);

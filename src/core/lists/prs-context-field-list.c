@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "prs-context-field-list.h"
+#include "prs-thread.h"
 
 struct _PrsContextFieldItem
 {
@@ -14,7 +15,6 @@ struct _PrsContextFieldItem
   char    *sample;
   GStrv    conversations;
   GStrv    workflows;
-  guint    seen_count;
 };
 
 G_DEFINE_FINAL_TYPE (PrsContextFieldItem, prs_context_field_item, G_TYPE_OBJECT)
@@ -148,13 +148,6 @@ prs_context_field_item_get_workflows (PrsContextFieldItem *self)
   return (const char * const *) self->workflows;
 }
 
-guint
-prs_context_field_item_get_seen_count (PrsContextFieldItem *self)
-{
-  g_return_val_if_fail (PRS_IS_CONTEXT_FIELD_ITEM (self), 0);
-  return self->seen_count;
-}
-
 /* ---- the list ---- */
 
 struct _PrsContextFieldList
@@ -178,6 +171,8 @@ prs_context_field_list_get_item_type (GListModel *model)
 static guint
 prs_context_field_list_get_n_items (GListModel *model)
 {
+  PRS_ASSERT_MAIN_THREAD ();
+
   return PRS_CONTEXT_FIELD_LIST (model)->items->len;
 }
 
@@ -186,6 +181,8 @@ prs_context_field_list_get_item (GListModel *model,
                                  guint       position)
 {
   PrsContextFieldList *self = PRS_CONTEXT_FIELD_LIST (model);
+
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (position >= self->items->len)
     return NULL;
@@ -225,6 +222,8 @@ prs_context_field_list_init (PrsContextFieldList *self)
 PrsContextFieldList *
 prs_context_field_list_new (void)
 {
+  PRS_ASSERT_MAIN_THREAD ();
+
   return g_object_new (PRS_TYPE_CONTEXT_FIELD_LIST, NULL);
 }
 
@@ -270,8 +269,6 @@ item_from_json (JsonObject *object)
     return NULL;
 
   item = prs_context_field_item_new (path, member_string (object, "type"), member_string (object, "sample"));
-  if (json_object_has_member (object, "seenCount"))
-    item->seen_count = (guint) json_object_get_int_member (object, "seenCount");
 
   conversations = g_ptr_array_new ();
   workflows = g_ptr_array_new ();
@@ -309,6 +306,7 @@ prs_context_field_list_reload (PrsContextFieldList  *self,
 
   g_return_val_if_fail (PRS_IS_CONTEXT_FIELD_LIST (self), FALSE);
   g_return_val_if_fail (store != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   fields = prs_store_list_context_fields (store, conversation_id, error);
   if (fields == NULL)
@@ -333,20 +331,4 @@ prs_context_field_list_reload (PrsContextFieldList  *self,
   if (removed > 0 || self->items->len > 0)
     g_list_model_items_changed (G_LIST_MODEL (self), 0, removed, self->items->len);
   return TRUE;
-}
-
-PrsContextFieldItem *
-prs_context_field_list_find (PrsContextFieldList *self,
-                             const char          *path)
-{
-  g_return_val_if_fail (PRS_IS_CONTEXT_FIELD_LIST (self), NULL);
-
-  for (guint i = 0; i < self->items->len; i++)
-    {
-      PrsContextFieldItem *item = g_ptr_array_index (self->items, i);
-
-      if (g_strcmp0 (item->path, path) == 0)
-        return item;
-    }
-  return NULL;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-context-field-list.h: the Request Context fields discovered so far
  * (docs/conversations.md), as a GListModel of PrsContextFieldItem for the agent editor's
- * field picker: one item per path, with its type, sample and origins. */
+ * field picker: one item per path, with its type, sample and origins.
+ * Main thread only (asserted in debug builds, HACKING.md "Threads"). */
 #pragma once
 
 #include <gio/gio.h>
@@ -24,7 +25,6 @@ const char          *prs_context_field_item_get_sample     (PrsContextFieldItem 
 const char * const  *prs_context_field_item_get_conversations (PrsContextFieldItem *self);
 /* The workflow ids that sent it, likewise. */
 const char * const  *prs_context_field_item_get_workflows  (PrsContextFieldItem *self);
-guint                prs_context_field_item_get_seen_count (PrsContextFieldItem *self);
 
 #define PRS_TYPE_CONTEXT_FIELD_LIST (prs_context_field_list_get_type ())
 G_DECLARE_FINAL_TYPE (PrsContextFieldList, prs_context_field_list, PRS, CONTEXT_FIELD_LIST, GObject)
@@ -38,8 +38,5 @@ gboolean             prs_context_field_list_reload         (PrsContextFieldList 
                                                             PrsStore            *store,
                                                             const char          *conversation_id,
                                                             GError             **error);
-/* The item of @path, or NULL. */
-PrsContextFieldItem *prs_context_field_list_find           (PrsContextFieldList *self,
-                                                            const char          *path);
 
 G_END_DECLS

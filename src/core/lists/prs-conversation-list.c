@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "prs-conversation-list.h"
+#include "prs-thread.h"
 
 /* After the main loop's pending events (G_PRIORITY_DEFAULT, where the API
  * thread's notifications arrive), before GDK's frame clock paints
@@ -48,6 +49,8 @@ prs_conversation_list_get_item_type (GListModel *model)
 static guint
 prs_conversation_list_get_n_items (GListModel *model)
 {
+  PRS_ASSERT_MAIN_THREAD ();
+
   return PRS_CONVERSATION_LIST (model)->items->len;
 }
 
@@ -56,6 +59,8 @@ prs_conversation_list_get_item (GListModel *model,
                                 guint       position)
 {
   PrsConversationList *self = PRS_CONVERSATION_LIST (model);
+
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (position >= self->items->len)
     return NULL;
@@ -76,6 +81,7 @@ prs_conversation_list_new (PrsStore *store)
   PrsConversationList *self;
 
   g_return_val_if_fail (PRS_IS_STORE (store), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   self = g_object_new (PRS_TYPE_CONVERSATION_LIST, NULL);
   self->store = g_object_ref (store);
@@ -126,6 +132,7 @@ prs_conversation_list_find (PrsConversationList *self,
   PrsConversation *conversation;
 
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (conversation_id == NULL)
     return NULL;
@@ -172,6 +179,7 @@ prs_conversation_list_reload (PrsConversationList  *self,
   guint n_rows;
 
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   rows = prs_store_list_conversations (self->store, error);
   if (rows == NULL)
@@ -314,6 +322,7 @@ prs_conversation_list_flush (PrsConversationList  *self,
   g_autoptr(GHashTable) ids = NULL;
 
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (self->flush_source != NULL)
     {
@@ -349,6 +358,7 @@ prs_conversation_list_queue_update (PrsConversationList *self,
                                     const char          *conversation_id)
 {
   g_return_if_fail (PRS_IS_CONVERSATION_LIST (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (conversation_id == NULL)
     return;
@@ -373,6 +383,7 @@ prs_conversation_list_update (PrsConversationList  *self,
   g_autoptr(GHashTable) ids = NULL;
 
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (conversation_id == NULL)
     return TRUE;
@@ -391,6 +402,7 @@ prs_conversation_list_rename (PrsConversationList  *self,
 {
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
   g_return_val_if_fail (PRS_IS_CONVERSATION (conversation), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!prs_store_rename_conversation (self->store, prs_conversation_get_id (conversation), title, error))
     return FALSE;
@@ -404,6 +416,7 @@ prs_conversation_list_mark_read (PrsConversationList  *self,
 {
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
   g_return_val_if_fail (PRS_IS_CONVERSATION (conversation), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (prs_conversation_get_unread_count (conversation) == 0)
     return TRUE;
@@ -420,6 +433,7 @@ prs_conversation_list_resolve (PrsConversationList  *self,
   g_autofree char *id = NULL;
 
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (!prs_store_resolve_conversation (self->store, slug, &id, NULL, error) ||
       !prs_conversation_list_update (self, id, error))

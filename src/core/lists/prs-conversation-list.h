@@ -2,7 +2,8 @@
 /* prs-conversation-list.h: the conversations as a GListModel of
  * PrsConversation, newest first. PrsService owns one and updates it, row by
  * row, when the API server (or the app) creates conversations and adds
- * messages. */
+ * messages. Main thread only, like every model the window binds to
+ * (asserted in debug builds, HACKING.md "Threads"). */
 #pragma once
 
 #include <gio/gio.h>

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "prs-message-list.h"
+#include "prs-thread.h"
 
 typedef struct
 {
@@ -125,6 +126,8 @@ prs_message_list_get_item_type (GListModel *model)
 static guint
 prs_message_list_get_n_items (GListModel *model)
 {
+  PRS_ASSERT_MAIN_THREAD ();
+
   return PRS_MESSAGE_LIST (model)->n_items;
 }
 
@@ -136,6 +139,8 @@ prs_message_list_get_item (GListModel *model,
   guint index = position / PRS_MESSAGE_LIST_PAGE_SIZE;
   guint within = position % PRS_MESSAGE_LIST_PAGE_SIZE;
   Page *page;
+
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (position >= self->n_items)
     return NULL;
@@ -184,6 +189,7 @@ prs_message_list_new (PrsStore   *store,
 
   g_return_val_if_fail (PRS_IS_STORE (store), NULL);
   g_return_val_if_fail (conversation_id != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   self = g_object_new (PRS_TYPE_MESSAGE_LIST, NULL);
   self->store = g_object_ref (store);
@@ -196,6 +202,7 @@ const char *
 prs_message_list_get_conversation_id (PrsMessageList *self)
 {
   g_return_val_if_fail (PRS_IS_MESSAGE_LIST (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
   return self->conversation_id;
 }
 
@@ -205,6 +212,7 @@ prs_message_list_refresh (PrsMessageList *self)
   guint old_n;
 
   g_return_if_fail (PRS_IS_MESSAGE_LIST (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   old_n = self->n_items;
   count (self);
@@ -229,6 +237,7 @@ prs_message_list_message_changed (PrsMessageList *self,
   gpointer key, value;
 
   g_return_if_fail (PRS_IS_MESSAGE_LIST (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   g_hash_table_iter_init (&iter, self->pages);
   while (g_hash_table_iter_next (&iter, &key, &value))
@@ -259,6 +268,7 @@ prs_message_list_get_n_cached (PrsMessageList *self)
   guint n = 0;
 
   g_return_val_if_fail (PRS_IS_MESSAGE_LIST (self), 0);
+  PRS_ASSERT_MAIN_THREAD ();
 
   g_hash_table_iter_init (&iter, self->pages);
   while (g_hash_table_iter_next (&iter, NULL, &value))
@@ -270,6 +280,7 @@ guint
 prs_message_list_get_n_page_loads (PrsMessageList *self)
 {
   g_return_val_if_fail (PRS_IS_MESSAGE_LIST (self), 0);
+  PRS_ASSERT_MAIN_THREAD ();
   return self->n_page_loads;
 }
 

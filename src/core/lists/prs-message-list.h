@@ -2,7 +2,8 @@
 /* prs-message-list.h: one conversation's messages as a GListModel of
  * PrsMessage, paged from SQLite. It knows the count up front and loads
  * windows of rows when asked for them, keeping a bounded number of pages, so
- * a 100,000-message conversation opens at once and memory stays flat. */
+ * a 100,000-message conversation opens at once and memory stays flat.
+ * Main thread only (asserted in debug builds, HACKING.md "Threads"). */
 #pragma once
 
 #include <gio/gio.h>

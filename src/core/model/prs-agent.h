@@ -45,8 +45,9 @@ gboolean    prs_agent_validate            (const PrsAgent  *agent,
 
 gboolean    prs_agent_allows_tool         (const PrsAgent  *agent,
                                            const char      *tool);
-/* The prompt a run uses: the system prompt, then the guidance block (SPEC
- * §6) built against @tools (the discovered PrsTool*, may be NULL). */
+/* The prompt a run uses: the system prompt, then the guidance block
+ * (docs/agents.md) built against @tools (the discovered PrsTool*, may be
+ * NULL). */
 char       *prs_agent_build_effective_prompt (const PrsAgent *agent,
                                            GPtrArray       *tools);
 

@@ -99,19 +99,6 @@ prs_context_get_open_link (JsonObject          *context,
 
 /* ---- Fields -------------------------------------------------------------- */
 
-PrsContextField *
-prs_context_field_new (const char *path,
-                       const char *type,
-                       const char *sample)
-{
-  PrsContextField *field = g_new0 (PrsContextField, 1);
-
-  field->path = g_strdup (path);
-  field->type = g_strdup (type);
-  field->sample = g_strdup (sample);
-  return field;
-}
-
 void
 prs_context_field_free (PrsContextField *field)
 {

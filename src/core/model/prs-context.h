@@ -38,9 +38,6 @@ typedef struct
   char *sample;  /* ≤ 80 characters: the text of a string, the JSON of anything else */
 } PrsContextField;
 
-PrsContextField *prs_context_field_new   (const char      *path,
-                                          const char      *type,
-                                          const char      *sample);
 void             prs_context_field_free  (PrsContextField *field);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsContextField, prs_context_field_free)

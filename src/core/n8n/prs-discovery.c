@@ -11,6 +11,7 @@
 #include "prs-js-scan.h"
 #include "prs-markdown-text.h"
 #include "prs-n8n-client.h"
+#include "prs-thread.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -542,6 +543,8 @@ run_fail (GTask  *task,
                                            g_get_real_time () / G_USEC_PER_SEC, &store_error))
     g_message ("Could not record the failed discovery: %s", store_error->message);
 
+  /* "finished" reaches the window's handlers: on the main thread only */
+  PRS_ASSERT_MAIN_THREAD ();
   set_running (self, FALSE);
   g_signal_emit (self, signals[FINISHED], 0, error);
   g_task_return_error (task, error);
@@ -583,6 +586,7 @@ run_complete (GTask *task)
   for (guint i = 0; i < tools->len; i++)
     g_ptr_array_add (result, prs_tool_copy (g_ptr_array_index (tools, i)));
 
+  PRS_ASSERT_MAIN_THREAD ();
   set_running (self, FALSE);
   g_signal_emit (self, signals[FINISHED], 0, NULL);
   g_task_return_pointer (task, g_steal_pointer (&result), (GDestroyNotify) g_ptr_array_unref);
@@ -775,6 +779,7 @@ prs_discovery_run_async (PrsDiscovery        *self,
   RunData *data;
 
   g_return_if_fail (PRS_IS_DISCOVERY (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, prs_discovery_run_async);
@@ -804,6 +809,7 @@ prs_discovery_run_finish (PrsDiscovery  *self,
 {
   g_return_val_if_fail (PRS_IS_DISCOVERY (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }
@@ -842,6 +848,7 @@ prs_discovery_set_schedule (PrsDiscovery *self,
                             guint         interval_seconds)
 {
   g_return_if_fail (PRS_IS_DISCOVERY (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   g_clear_handle_id (&self->schedule_id, g_source_remove);
   self->interval = interval_seconds;
@@ -857,6 +864,7 @@ gboolean
 prs_discovery_get_running (PrsDiscovery *self)
 {
   g_return_val_if_fail (PRS_IS_DISCOVERY (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->running;
 }
@@ -865,6 +873,7 @@ guint
 prs_discovery_get_n_runs (PrsDiscovery *self)
 {
   g_return_val_if_fail (PRS_IS_DISCOVERY (self), 0);
+  PRS_ASSERT_MAIN_THREAD ();
 
   return self->n_runs;
 }
@@ -879,6 +888,7 @@ prs_discovery_new (PrsStore   *store,
 
   g_return_val_if_fail (PRS_IS_STORE (store), NULL);
   g_return_val_if_fail (PRS_IS_SECRETS (secrets), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   self = g_object_new (PRS_TYPE_DISCOVERY, NULL);
   self->store = g_object_ref (store);

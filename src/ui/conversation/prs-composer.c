@@ -35,12 +35,6 @@ enum
 
 static guint signals[N_SIGNALS];
 
-GtkWidget *
-prs_composer_new (void)
-{
-  return g_object_new (PRS_TYPE_COMPOSER, NULL);
-}
-
 static GtkTextBuffer *
 buffer (PrsComposer *self)
 {
@@ -101,13 +95,6 @@ prs_composer_set_busy (PrsComposer *self,
   gtk_stack_set_visible_child_name (GTK_STACK (self->button_stack), busy ? "stop" : "send");
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "composer.stop", busy);
   update_send_enabled (self);
-}
-
-gboolean
-prs_composer_get_busy (PrsComposer *self)
-{
-  g_return_val_if_fail (PRS_IS_COMPOSER (self), FALSE);
-  return self->busy;
 }
 
 void

@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 #define PRS_TYPE_COMPOSER (prs_composer_get_type ())
 G_DECLARE_FINAL_TYPE (PrsComposer, prs_composer, PRS, COMPOSER, GtkWidget)
 
-GtkWidget  *prs_composer_new           (void);
 /* @ids and @names: the agents, in order (same length). */
 void        prs_composer_set_agents    (PrsComposer        *self,
                                         const char * const *ids,
@@ -22,7 +21,6 @@ const char *prs_composer_get_agent     (PrsComposer        *self);
 /* While busy (a reply streams) the Send button is a Stop button. */
 void        prs_composer_set_busy      (PrsComposer        *self,
                                         gboolean            busy);
-gboolean    prs_composer_get_busy      (PrsComposer        *self);
 void        prs_composer_set_text      (PrsComposer        *self,
                                         const char         *text);
 char       *prs_composer_dup_text      (PrsComposer        *self);

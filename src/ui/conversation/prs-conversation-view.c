@@ -23,6 +23,7 @@
 
 #include "prs-composer.h"
 #include "prs-conversation-view.h"
+#include "prs-launcher.h"
 #include "prs-message-row.h"
 
 /* How close to the bottom counts as "at the bottom", in pixels. */
@@ -505,17 +506,34 @@ load_agents (PrsConversationView *self)
                            (const char * const *) names->pdata);
 }
 
+/* The openLink allowlist follows Preferences; rows built from now on use it */
+static void
+on_link_schemes_changed (PrsSettings         *settings,
+                         const char          *key,
+                         PrsConversationView *self)
+{
+  prs_launcher_set_open_link_schemes (prs_settings_get_open_link_schemes (settings));
+}
+
 void
 prs_conversation_view_set_service (PrsConversationView *self,
                                    PrsService          *service)
 {
+  PrsSettings *settings;
+
   g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
   g_return_if_fail (PRS_IS_SERVICE (service));
 
   if (self->service != NULL)
-    g_signal_handlers_disconnect_by_data (self->service, self);
+    {
+      g_signal_handlers_disconnect_by_data (self->service, self);
+      g_signal_handlers_disconnect_by_data (prs_service_get_settings (self->service), self);
+    }
   g_set_object (&self->service, service);
   g_signal_connect_object (service, "message-added", G_CALLBACK (on_message_added), self, 0);
+  settings = prs_service_get_settings (service);
+  g_signal_connect_object (settings, "changed::open-link-schemes", G_CALLBACK (on_link_schemes_changed), self, 0);
+  on_link_schemes_changed (settings, "open-link-schemes", self);
   load_agents (self);
 }
 

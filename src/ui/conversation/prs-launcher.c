@@ -11,6 +11,7 @@
 
 static PrsLaunchHook launch_hook;
 static gpointer      launch_hook_data;
+static GStrv         open_link_schemes;
 
 void
 prs_launcher_set_hook (PrsLaunchHook hook,
@@ -37,6 +38,20 @@ prs_launcher_scheme_is_allowed (const char *uri)
     if (g_ascii_strcasecmp (allowed[i], scheme) == 0)
       return TRUE;
   return FALSE;
+}
+
+void
+prs_launcher_set_open_link_schemes (const char * const *schemes)
+{
+  g_strfreev (open_link_schemes);
+  open_link_schemes = schemes != NULL ? g_strdupv ((char **) schemes) : NULL;
+}
+
+const char * const *
+prs_launcher_get_open_link_schemes (void)
+{
+  return open_link_schemes != NULL ? (const char * const *) open_link_schemes
+                                   : prs_context_get_default_link_schemes ();
 }
 
 static void

@@ -23,4 +23,11 @@ void     prs_launcher_set_hook           (PrsLaunchHook  hook,
  * any other scheme are shown as text and never opened. */
 gboolean prs_launcher_scheme_is_allowed  (const char    *uri);
 
+/* The schemes an openLink icon may open: the open-link-schemes setting,
+ * which the conversation view keeps here so that every message row reads
+ * the same list (NULL: the default one). Kept beside the launcher, the one
+ * place that opens URLs. */
+void                prs_launcher_set_open_link_schemes (const char * const *schemes);
+const char * const *prs_launcher_get_open_link_schemes (void);
+
 G_END_DECLS

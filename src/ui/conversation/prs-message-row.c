@@ -151,7 +151,8 @@ make_link_button (PrsMessageRow *self)
   g_autofree char *label = NULL;
   GtkWidget *button;
 
-  if (context == NULL || !prs_context_get_open_link (context, NULL, &url, &label))
+  if (context == NULL ||
+      !prs_context_get_open_link (context, prs_launcher_get_open_link_schemes (), &url, &label))
     return NULL;
 
   button = gtk_button_new_from_icon_name ("adw-external-link-symbolic");

@@ -116,6 +116,9 @@ describe_provenance (PrsToolCard *self,
     return g_strdup (_("constant"));
   if (g_strcmp0 (source, "user") == 0)
     return g_strdup (_("edited by you"));
+  /* The guidance's fallback when the Request Context lacks its field */
+  if (g_strcmp0 (source, "default") == 0)
+    return g_strdup (_("the tool’s default"));
   return g_strdup (_("from the model"));
 }
 
@@ -207,6 +210,9 @@ status_text (const char *status,
       *css = "accent";
       return _("Waiting for Approval");
     }
+  /* Approved calls start at once; the word shows only for that moment */
+  if (g_strcmp0 (status, "approved") == 0)
+    return _("Approved");
   if (g_strcmp0 (status, "running") == 0)
     return _("Running…");
   if (g_strcmp0 (status, "succeeded") == 0)

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for prs-thread.h: a main-thread object used from another thread,
+ * and an owned object used outside its owner's thread, stop the program in
+ * debug builds (each case runs in a subprocess that is expected to abort),
+ * while the same calls on the right thread go through. */
+#include <glib/gstdio.h>
+
+#include "prs-conversation-list.h"
+#include "prs-service.h"
+#include "prs-settings.h"
+#include "prs-store.h"
+#include "prs-test-util.h"
+#include "prs-thread.h"
+
+static gboolean
+skip_without_checks (void)
+{
+  if (PRS_ENABLE_THREAD_CHECKS)
+    return FALSE;
+  g_test_skip ("Thread checks are compiled out of builds without debug information");
+  return TRUE;
+}
+
+/* Runs @func (@data) on a new thread and waits for it */
+static void
+run_on_other_thread (GThreadFunc func,
+                     gpointer    data)
+{
+  GThread *thread = g_thread_new ("not-main", func, data);
+
+  g_thread_join (thread);
+}
+
+static gpointer
+is_main_on_other_thread (gpointer data)
+{
+  return GINT_TO_POINTER (PRS_IS_MAIN_THREAD ());
+}
+
+static void
+test_main_thread_recorded (void)
+{
+  GThread *thread;
+
+  g_assert_true (PRS_IS_MAIN_THREAD ());
+  thread = g_thread_new ("not-main", is_main_on_other_thread, NULL);
+  g_assert_false (GPOINTER_TO_INT (g_thread_join (thread)));
+}
+
+/* ---- PrsSettings ---- */
+
+static gpointer
+read_settings (gpointer data)
+{
+  PrsSettings *settings = data;
+
+  prs_settings_get_temperature (settings);
+  return NULL;
+}
+
+static void
+test_settings_main_thread (void)
+{
+  g_autoptr(PrsSettings) settings = NULL;
+
+  if (skip_without_checks ())
+    return;
+
+  if (g_test_subprocess ())
+    {
+      settings = prs_settings_new ();
+      /* On the main thread: fine */
+      prs_settings_get_temperature (settings);
+      run_on_other_thread (read_settings, settings);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, 0);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*assertion failed*PRS_IS_MAIN_THREAD*");
+}
+
+/* ---- PrsConversationList (a model the window binds to) ---- */
+
+static gpointer
+count_conversations (gpointer data)
+{
+  g_list_model_get_n_items (G_LIST_MODEL (data));
+  return NULL;
+}
+
+static void
+test_conversation_list_main_thread (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(PrsConversationList) list = NULL;
+
+  if (skip_without_checks ())
+    return;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, 0);
+      g_test_trap_assert_failed ();
+      g_test_trap_assert_stderr ("*assertion failed*PRS_IS_MAIN_THREAD*");
+      return;
+    }
+
+  dir = g_dir_make_tmp ("prs-test-thread-XXXXXX", &error);
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "prosponsive.db", NULL);
+  store = prs_store_new_for_path (path, &error);
+  g_assert_no_error (error);
+  list = prs_conversation_list_new (store);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, 0);
+
+  /* The abort leaves the folder behind: remove it first */
+  prs_test_remove_tree (dir);
+  run_on_other_thread (count_conversations, list);
+}
+
+/* ---- PrsService ---- */
+
+static gpointer
+make_service (gpointer data)
+{
+  g_autoptr(PrsService) service = prs_service_new (data, 0);
+
+  return NULL;
+}
+
+static void
+test_service_main_thread (void)
+{
+  if (skip_without_checks ())
+    return;
+
+  if (g_test_subprocess ())
+    {
+      run_on_other_thread (make_service, (gpointer) "/nonexistent/prs-test-thread");
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, 0);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*assertion failed*PRS_IS_MAIN_THREAD*");
+}
+
+/* ---- PrsThreadOwner (the API thread's objects) ---- */
+
+typedef struct
+{
+  PrsThreadOwner owner;
+  guint          uses;
+} Owned;
+
+static void
+owned_use (Owned *owned)
+{
+  PRS_ASSERT_OWNER (&owned->owner);
+  owned->uses++;
+}
+
+static gpointer
+claim_and_use (gpointer data)
+{
+  Owned *owned = data;
+
+  prs_thread_owner_claim (&owned->owner);
+  owned_use (owned);
+  return NULL;
+}
+
+static void
+test_owner (void)
+{
+  Owned owned = { { NULL }, 0 };
+
+  if (skip_without_checks ())
+    return;
+
+  if (g_test_subprocess ())
+    {
+      /* Unclaimed: anyone; claimed by another thread: its owner alone */
+      owned_use (&owned);
+      run_on_other_thread (claim_and_use, &owned);
+      g_assert_cmpuint (owned.uses, ==, 2);
+      owned_use (&owned);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, 0);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*assertion failed*prs_thread_owner_is_current*");
+}
+
+/* The owner may hand the object over by claiming it again */
+static void
+test_owner_handed_over (void)
+{
+  Owned owned = { { NULL }, 0 };
+
+  run_on_other_thread (claim_and_use, &owned);
+  g_assert_false (prs_thread_owner_is_current (&owned.owner));
+  prs_thread_owner_claim (&owned.owner);
+  g_assert_true (prs_thread_owner_is_current (&owned.owner));
+  owned_use (&owned);
+  g_assert_cmpuint (owned.uses, ==, 2);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/prs/thread/main-thread-recorded", test_main_thread_recorded);
+  g_test_add_func ("/prs/thread/settings-main-thread-only", test_settings_main_thread);
+  g_test_add_func ("/prs/thread/conversation-list-main-thread-only", test_conversation_list_main_thread);
+  g_test_add_func ("/prs/thread/service-main-thread-only", test_service_main_thread);
+  g_test_add_func ("/prs/thread/owner-only", test_owner);
+  g_test_add_func ("/prs/thread/owner-handed-over", test_owner_handed_over);
+
+  return g_test_run ();
+}
