@@ -551,6 +551,49 @@ test_webhook_auth (Fixture       *fixture,
   g_assert_null (fixture->hook->auth);
 }
 
+/* A tool the agent may not use is denied where calls run: a rule that
+ * approves the tool for every agent does not open it to this one */
+static void
+test_tool_not_allowed (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(PrsAgent) agent = prs_agent_new ("mail-only", "Mail Only");
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  PrsRunOptions options = { 0 };
+  g_autofree char *message_id = NULL;
+
+  agent->allowed_tools = g_strsplit ("send_mail", ",", -1);
+  g_assert_true (prs_store_save_agent (fixture->store, agent, NULL, &error));
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
+  g_assert_no_error (error);
+  use_script (fixture, "openai",
+              "{'kind':'openai','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+              "{'response':{'text':'I may not.'}}]}");
+
+  message_id = insert_inbound (fixture, "Weather?", NULL);
+  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = fixture->conversation_id;
+  options.agent_id = "mail-only";
+  options.trigger_message_id = message_id;
+  options.temperature = -1;
+  run = prs_runner_start (fixture->runner, &options, FALSE, &error);
+  g_assert_no_error (error);
+  answer = wait_rest (run, NULL);
+
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "denied");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+  call = prs_store_lookup_tool_call (fixture->store, call_id_at (answer, 0), NULL);
+  g_assert_nonnull (call);
+  g_assert_nonnull (strstr (call->result_text, "may not use the tool"));
+  /* The model was told */
+  g_assert_nonnull (strstr (request_body (fixture->provider, 1), "may not use the tool"));
+}
+
 /* ---- loop limits ------------------------------------------------------------ */
 
 static void
@@ -1050,6 +1093,7 @@ main (int   argc,
   ADD ("edit", test_edit, NULL);
   ADD ("approve-all", test_approve_all, NULL);
   ADD ("rules", test_rules, NULL);
+  ADD ("tool-not-allowed", test_tool_not_allowed, NULL);
   ADD ("max-rounds", test_max_rounds, NULL);
   ADD ("repeated-call", test_repeated_call, NULL);
   ADD ("limits-at-start", test_limits_at_start, NULL);

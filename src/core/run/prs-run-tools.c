@@ -349,14 +349,25 @@ store_proposal (PrsRun         *self,
   return TRUE;
 }
 
-/* Enforced here, where calls run, not in the UI */
+/* Enforced here, where calls run, not in the UI: a call to a tool the
+ * agent may not use is denied before any rule or person sees it, so a rule
+ * for that tool in general never opens it to every agent. */
 static void
 apply_rule (PrsRun         *self,
             PrsToolCallRow *row)
 {
-  g_autofree char *rule = prs_store_match_approval_rule (self->env->store, row->name,
-                                                         self->row->agent_id, self->slug);
+  g_autofree char *rule = NULL;
 
+  if (!prs_agent_allows_tool (self->agent, row->name))
+    {
+      g_autofree char *why = g_strdup_printf (_("The agent “%s” may not use the tool “%s”."),
+                                              self->agent->name, row->name);
+
+      deny_call (self, row, why);
+      return;
+    }
+
+  rule = prs_store_match_approval_rule (self->env->store, row->name, self->row->agent_id, self->slug);
   if (g_strcmp0 (rule, "approve") == 0)
     {
       g_autoptr(JsonObject) extra = _prs_run_call_extra (self, row, NULL);
@@ -708,6 +719,9 @@ _prs_run_call_tool_async (PrsRun              *self,
 
   tool = prs_store_lookup_tool (self->env->store, call->name, NULL);
   n8n_url = prs_store_dup_setting (self->env->store, PRS_SETTING_N8N_URL);
+  /* Checked again where the call runs, whatever approved it */
+  if (!prs_agent_allows_tool (self->agent, call->name))
+    g_clear_pointer (&tool, prs_tool_free);
   if (tool == NULL || n8n_url == NULL)
     {
       g_autoptr(PrsToolCallResult) failure = NULL;
