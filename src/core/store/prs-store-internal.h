@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-store-internal.h: what the store's own files share. The store is one
- * module split by domain (prs-store.c: connection, migrations, settings,
- * tools, conversations, messages; prs-store-<domain>.c: the rest); only
- * those files include this header. */
+ * module split by domain (prs-store.c: the connection, statements and
+ * transactions; prs-store-migrations.c: the schema; prs-store-<domain>.c:
+ * settings, discovery, conversations and messages, agents, providers, runs,
+ * context fields, backup); only those files include this header. */
 #pragma once
 
 #include <sqlite3.h>
@@ -80,6 +81,16 @@ GPtrArray    *prs_store_collect_rows      (PrsStore        *self,
                                            PrsStoreReadRow  read,
                                            GDestroyNotify   free_func,
                                            GError         **error);
+/* PRAGMA user_version: the schema version the database is at. */
+gboolean      prs_store_read_user_version (PrsStore     *self,
+                                           int          *out_version,
+                                           GError      **error);
+/* Brings a database at @version up to @target_version, one numbered
+ * migration at a time (prs-store-migrations.c). */
+gboolean      prs_store_migrate           (PrsStore     *self,
+                                           int           version,
+                                           int           target_version,
+                                           GError      **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
                                            GError      **error);
