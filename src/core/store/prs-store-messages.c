@@ -510,6 +510,107 @@ dedup_key_exists (PrsStore    *self,
   return TRUE;
 }
 
+/* Inside the caller's transaction: the conversation exists and no stored
+ * message has the same duplicate key. */
+static gboolean
+check_message_target (PrsStore                *self,
+                      const PrsMessageInsert  *message,
+                      GError                 **error)
+{
+  gboolean exists = FALSE;
+
+  if (!prs_store_has_conversation (self, message->conversation_id))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
+                   "There is no conversation “%s”", message->conversation_id);
+      return FALSE;
+    }
+
+  if (message->dedup_key == NULL)
+    return TRUE;
+  if (!dedup_key_exists (self, message->dedup_key, &exists, error))
+    return FALSE;
+  if (exists)
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           "A message with the same duplicate key is already stored");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Inside the caller's transaction: the number of the conversation's next message. */
+static gboolean
+next_message_seq (PrsStore     *self,
+                  const char   *conversation_id,
+                  gint64       *out_seq,
+                  GError      **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  stmt = prs_store_prepare_cached (self,
+                            "SELECT COALESCE (MAX (seq), 0) + 1 FROM messages"
+                            " WHERE conversation_id = ?1",
+                            error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, conversation_id);
+  if (prs_store_step_row (self, stmt, "Could not number the message", error) != 1)
+    return FALSE;
+
+  *out_seq = sqlite3_column_int64 (stmt, 0);
+  return TRUE;
+}
+
+/* Inside the caller's transaction: the message's row, and its
+ * conversation's counts and time. */
+static gboolean
+write_message (PrsStore                *self,
+               const PrsMessageInsert  *message,
+               const char              *id,
+               gint64                   seq,
+               const char              *now,
+               GError                 **error)
+{
+  g_autoptr(PrsStmt) insert_stmt = NULL;
+  g_autoptr(PrsStmt) bump_stmt = NULL;
+
+  insert_stmt = prs_store_prepare_cached (self,
+                               "INSERT INTO messages (id, conversation_id, seq, kind, content,"
+                               " status, agent_id, context_json, execution_json, dedup_key,"
+                               " extra_json, created_at)"
+                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                               error);
+  if (insert_stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (insert_stmt, 1, id);
+  prs_store_bind_text (insert_stmt, 2, message->conversation_id);
+  sqlite3_bind_int64 (insert_stmt, 3, seq);
+  prs_store_bind_text (insert_stmt, 4, message->kind);
+  prs_store_bind_text (insert_stmt, 5, message->content);
+  prs_store_bind_text (insert_stmt, 6, message->status);
+  prs_store_bind_text (insert_stmt, 7, message->agent_id);
+  prs_store_bind_text (insert_stmt, 8, message->context_json);
+  prs_store_bind_text (insert_stmt, 9, message->execution_json);
+  prs_store_bind_text (insert_stmt, 10, message->dedup_key);
+  prs_store_bind_text (insert_stmt, 11, message->extra_json);
+  prs_store_bind_text (insert_stmt, 12, now);
+  if (!prs_store_step_done (self, insert_stmt, "Could not save the message", error))
+    return FALSE;
+
+  bump_stmt = prs_store_prepare_cached (self,
+                             "UPDATE conversations SET message_count = message_count + 1,"
+                             " unread_count = unread_count + 1, updated_at = ?2"
+                             " WHERE id = ?1",
+                             error);
+  if (bump_stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (bump_stmt, 1, message->conversation_id);
+  prs_store_bind_text (bump_stmt, 2, now);
+  return prs_store_step_done (self, bump_stmt, "Could not update the conversation", error);
+}
+
 gboolean
 prs_store_insert_message (PrsStore                *self,
                           const PrsMessageInsert  *message,
@@ -517,12 +618,8 @@ prs_store_insert_message (PrsStore                *self,
                           gint64                  *out_seq,
                           GError                 **error)
 {
-  g_autoptr(PrsStmt) seq_stmt = NULL;
-  g_autoptr(PrsStmt) insert_stmt = NULL;
-  g_autoptr(PrsStmt) bump_stmt = NULL;
   g_autofree char *id = NULL;
   g_autofree char *now = NULL;
-  gboolean exists = FALSE;
   gint64 seq;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
@@ -543,73 +640,15 @@ prs_store_insert_message (PrsStore                *self,
   if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
-  if (!prs_store_has_conversation (self, message->conversation_id))
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                   "There is no conversation “%s”", message->conversation_id);
-      goto fail;
-    }
-
-  if (message->dedup_key != NULL)
-    {
-      if (!dedup_key_exists (self, message->dedup_key, &exists, error))
-        goto fail;
-      if (exists)
-        {
-          g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                               "A message with the same duplicate key is already stored");
-          goto fail;
-        }
-    }
-
-  seq_stmt = prs_store_prepare_cached (self,
-                            "SELECT COALESCE (MAX (seq), 0) + 1 FROM messages"
-                            " WHERE conversation_id = ?1",
-                            error);
-  if (seq_stmt == NULL)
-    goto fail;
-  prs_store_bind_text (seq_stmt, 1, message->conversation_id);
-  if (prs_store_step_row (self, seq_stmt, "Could not number the message", error) != 1)
-    goto fail;
-  seq = sqlite3_column_int64 (seq_stmt, 0);
-
   id = g_uuid_string_random ();
   now = prs_store_now_iso8601 ();
-
-  insert_stmt = prs_store_prepare_cached (self,
-                               "INSERT INTO messages (id, conversation_id, seq, kind, content,"
-                               " status, agent_id, context_json, execution_json, dedup_key,"
-                               " extra_json, created_at)"
-                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                               error);
-  if (insert_stmt == NULL)
-    goto fail;
-  prs_store_bind_text (insert_stmt, 1, id);
-  prs_store_bind_text (insert_stmt, 2, message->conversation_id);
-  sqlite3_bind_int64 (insert_stmt, 3, seq);
-  prs_store_bind_text (insert_stmt, 4, message->kind);
-  prs_store_bind_text (insert_stmt, 5, message->content);
-  prs_store_bind_text (insert_stmt, 6, message->status);
-  prs_store_bind_text (insert_stmt, 7, message->agent_id);
-  prs_store_bind_text (insert_stmt, 8, message->context_json);
-  prs_store_bind_text (insert_stmt, 9, message->execution_json);
-  prs_store_bind_text (insert_stmt, 10, message->dedup_key);
-  prs_store_bind_text (insert_stmt, 11, message->extra_json);
-  prs_store_bind_text (insert_stmt, 12, now);
-  if (!prs_store_step_done (self, insert_stmt, "Could not save the message", error))
-    goto fail;
-
-  bump_stmt = prs_store_prepare_cached (self,
-                             "UPDATE conversations SET message_count = message_count + 1,"
-                             " unread_count = unread_count + 1, updated_at = ?2"
-                             " WHERE id = ?1",
-                             error);
-  if (bump_stmt == NULL)
-    goto fail;
-  prs_store_bind_text (bump_stmt, 1, message->conversation_id);
-  prs_store_bind_text (bump_stmt, 2, now);
-  if (!prs_store_step_done (self, bump_stmt, "Could not update the conversation", error))
-    goto fail;
+  if (!check_message_target (self, message, error) ||
+      !next_message_seq (self, message->conversation_id, &seq, error) ||
+      !write_message (self, message, id, seq, now, error))
+    {
+      prs_store_rollback (self);
+      return FALSE;
+    }
 
   if (!prs_store_commit (self, error))
     return FALSE;
@@ -624,10 +663,6 @@ prs_store_insert_message (PrsStore                *self,
   if (out_seq != NULL)
     *out_seq = seq;
   return TRUE;
-
-fail:
-  prs_store_rollback (self);
-  return FALSE;
 }
 
 char *
