@@ -25,6 +25,7 @@ prs_store_record_context_fields (PrsStore    *self,
   g_autofree char *now = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -88,6 +89,7 @@ prs_store_record_message_context (PrsStore   *self,
   const char *workflow_id = NULL;
 
   g_return_if_fail (PRS_IS_STORE (self));
+  PRS_ASSERT_OWNER (&self->owner);
 
   /* Databases opened at an older version (migration tests) have no table. */
   if (conversation_id == NULL || context_json == NULL ||
@@ -129,6 +131,7 @@ prs_store_list_context_fields (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   /* Per path, the most recently seen row first: it gives type and sample.
    * Two sightings in the same millisecond are ordered by the messages'

@@ -140,6 +140,7 @@ prs_store_save_discovery (PrsStore   *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!prs_store_begin_immediate (self, error))
@@ -186,6 +187,7 @@ prs_store_record_discovery_failure (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!prs_store_begin_immediate (self, error))
@@ -248,6 +250,7 @@ prs_store_list_tools (PrsStore  *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   stmt = prs_store_prepare_cached (self,
@@ -270,6 +273,7 @@ prs_store_lookup_tool (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -303,6 +307,7 @@ prs_store_list_workflow_checks (PrsStore  *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   stmt = prs_store_prepare_cached (self,
@@ -348,6 +353,7 @@ prs_store_get_discovery_status (PrsStore  *self,
     *last_error = NULL;
 
   g_return_if_fail (PRS_IS_STORE (self));
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                         "SELECT last_attempt, last_success, last_error"

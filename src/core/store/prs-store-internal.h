@@ -10,6 +10,7 @@
 
 #include "prs-error.h"
 #include "prs-store.h"
+#include "prs-thread.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +20,9 @@ struct _PrsStore
 
   char       *path;
   sqlite3    *db;
+  /* The thread whose connection this is (one connection per thread): every
+   * public function asserts it in debug builds. */
+  PrsThreadOwner owner;
   /* SQL text → sqlite3_stmt*. The keys are the string literals of this file. */
   GHashTable *statements;
 };

@@ -32,6 +32,7 @@ prs_store_count_messages (PrsStore    *self,
   gint64 count, min_seq, max_seq;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -99,6 +100,7 @@ prs_store_list_messages_at (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -155,6 +157,7 @@ prs_store_lookup_conversation_slug (PrsStore    *self,
                                     GError     **error)
 {
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (out_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -176,6 +179,7 @@ prs_store_resolve_conversation (PrsStore    *self,
   g_autofree char *now = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (slug == NULL || slug[0] == '\0')
@@ -249,6 +253,7 @@ prs_store_has_conversation (PrsStore   *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (conversation_id == NULL)
     return FALSE;
@@ -325,6 +330,7 @@ prs_store_list_conversations (PrsStore  *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   stmt = prs_store_prepare_cached (self,
@@ -353,6 +359,7 @@ prs_store_get_conversation (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (conversation_id == NULL)
@@ -416,6 +423,7 @@ prs_store_rename_conversation (PrsStore    *self,
                                GError     **error)
 {
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -438,6 +446,7 @@ prs_store_set_conversation_default_agent (PrsStore    *self,
                                           GError     **error)
 {
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -457,6 +466,7 @@ prs_store_mark_conversation_read (PrsStore    *self,
                                   GError     **error)
 {
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -623,6 +633,7 @@ prs_store_insert_message (PrsStore                *self,
   gint64 seq;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (message != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -672,6 +683,7 @@ prs_store_find_message_by_dedup_key (PrsStore   *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (dedup_key == NULL)
     return NULL;
@@ -698,6 +710,7 @@ prs_store_update_message (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (message_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -745,6 +758,7 @@ prs_store_interrupt_orphan_inbound (PrsStore    *self,
   gint changed;
 
   g_return_val_if_fail (PRS_IS_STORE (self), -1);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (answer_json != NULL, -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
@@ -813,6 +827,7 @@ prs_store_get_message (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (message_id == NULL)
@@ -841,6 +856,7 @@ prs_store_list_messages (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 

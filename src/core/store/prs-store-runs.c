@@ -91,6 +91,7 @@ prs_store_save_run_and_trigger (PrsStore        *self,
   g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (row != NULL && row->id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -155,6 +156,7 @@ prs_store_lookup_run (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (run_id == NULL)
     return NULL;
@@ -173,6 +175,7 @@ prs_store_lookup_run_by_trigger (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (message_id == NULL)
     return NULL;
@@ -193,6 +196,7 @@ prs_store_list_unfinished_runs (PrsStore  *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT " RUN_COLUMNS " FROM runs"
@@ -257,6 +261,7 @@ prs_store_save_tool_call (PrsStore             *self,
   g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (row != NULL && row->id != NULL && row->message_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -319,6 +324,7 @@ prs_store_list_tool_calls (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT " TOOL_CALL_COLUMNS " FROM tool_calls WHERE run_id = ?1"
@@ -340,6 +346,7 @@ prs_store_lookup_tool_call (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (id_or_message_id == NULL)
     return NULL;
@@ -368,6 +375,7 @@ prs_store_add_approval_rule (PrsStore    *self,
   g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (g_strcmp0 (action, "approve") != 0 && g_strcmp0 (action, "deny") != 0)
@@ -432,6 +440,7 @@ prs_store_list_approval_rules (PrsStore  *self,
   int rc;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT id, tool, agent_id, conversation_slug, action, created_at"
@@ -469,6 +478,7 @@ prs_store_remove_approval_rule (PrsStore  *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!prs_store_begin_immediate (self, error))
@@ -506,6 +516,7 @@ prs_store_match_approval_rule (PrsStore   *self,
   g_autoptr(GError) error = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT action FROM approval_rules"
@@ -538,6 +549,7 @@ prs_store_dup_conversation_slug (PrsStore   *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self, "SELECT slug FROM conversations WHERE id = ?1", NULL);
   if (stmt == NULL)

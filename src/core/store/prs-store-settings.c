@@ -15,6 +15,7 @@ prs_store_dup_setting (PrsStore   *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (key != NULL, NULL);
 
   stmt = prs_store_prepare_cached (self, "SELECT value FROM settings WHERE key = ?1", NULL);
@@ -37,6 +38,7 @@ prs_store_set_setting (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (key != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 

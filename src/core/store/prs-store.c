@@ -141,8 +141,12 @@ prs_store_prepare_cached (PrsStore    *self,
                const char  *sql,
                GError     **error)
 {
-  sqlite3_stmt *stmt = g_hash_table_lookup (self->statements, sql);
+  sqlite3_stmt *stmt;
 
+  /* Every query passes here, also those of helpers without their own check */
+  PRS_ASSERT_OWNER (&self->owner);
+
+  stmt = g_hash_table_lookup (self->statements, sql);
   if (stmt == NULL)
     {
       if (sqlite3_prepare_v3 (self->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
@@ -375,6 +379,7 @@ store_open (const char  *db_path,
 
   self = g_object_new (PRS_TYPE_STORE, NULL);
   self->path = g_strdup (db_path);
+  prs_thread_owner_claim (&self->owner);
 
   /* Only SQLite ever opens the database's files. POSIX locks belong to the
    * process and the file, not to a descriptor: closing any descriptor of
@@ -475,6 +480,7 @@ prs_store_get_schema_version (PrsStore *self)
   int version = -1;
 
   g_return_val_if_fail (PRS_IS_STORE (self), -1);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (!prs_store_read_user_version (self, &version, NULL))
     return -1;
@@ -504,6 +510,7 @@ prs_store_dup_pragma (PrsStore    *self,
   };
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (name != NULL, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (pragmas); i++)
