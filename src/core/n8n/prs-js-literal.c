@@ -13,6 +13,213 @@
  * still arrays or objects, only without a default. */
 #define MAX_JSON_DEPTH 64
 
+/* Appends @cp to @out; a U+0000 is noted, since the value cannot carry it. */
+static void
+append_code_point (GString  *out,
+                   gunichar  cp,
+                   gboolean *has_nul)
+{
+  if (cp == 0)
+    *has_nul = TRUE;
+  g_string_append_unichar (out, cp);
+}
+
+static gboolean
+are_xdigits (const char *s,
+             guint       n)
+{
+  for (guint k = 0; k < n; k++)
+    {
+      if (!g_ascii_isxdigit (s[k]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The value of the @n hex digits at @s. */
+static gunichar
+hex_value (const char *s,
+           guint       n)
+{
+  gunichar cp = 0;
+
+  for (guint k = 0; k < n; k++)
+    cp = cp * 16 + g_ascii_xdigit_value (s[k]);
+  return cp;
+}
+
+/* \0, and the legacy octal escapes of sloppy-mode strings: @c is the first
+ * digit, @i the index after it. Returns the index after the escape. */
+static gsize
+unescape_octal (const char *s,
+                gsize       len,
+                gsize       i,
+                char        c,
+                GString    *out,
+                gboolean   *has_nul)
+{
+  guint max_digits = c <= '3' ? 3 : 2;
+  guint n = 1;
+  gunichar cp = c - '0';
+
+  while (n < max_digits && i < len && s[i] >= '0' && s[i] <= '7')
+    {
+      cp = cp * 8 + (s[i] - '0');
+      i++;
+      n++;
+    }
+  append_code_point (out, cp, has_nul);
+  return i;
+}
+
+/* \xHH, or a plain "x" without its two digits. */
+static gsize
+unescape_hex (const char *s,
+              gsize       len,
+              gsize       i,
+              GString    *out,
+              gboolean   *has_nul)
+{
+  if (i + 1 < len && are_xdigits (s + i, 2))
+    {
+      append_code_point (out, hex_value (s + i, 2), has_nul);
+      return i + 2;
+    }
+
+  g_string_append_c (out, 'x');
+  return i;
+}
+
+/* \u{X…} at @i (the brace): its code point, *@i moved past it. */
+static gboolean
+read_braced_code_point (const char *s,
+                        gsize       len,
+                        gsize      *i,
+                        gunichar   *out_cp)
+{
+  gsize j = *i + 1;
+  gunichar cp = 0;
+
+  while (j < len && g_ascii_isxdigit (s[j]) && cp <= 0x10FFFF)
+    cp = cp * 16 + g_ascii_xdigit_value (s[j++]);
+  if (j == *i + 1 || j >= len || s[j] != '}' || cp > 0x10FFFF)
+    return FALSE;
+
+  *out_cp = cp;
+  *i = j + 1;
+  return TRUE;
+}
+
+/* \uXXXX at @i (the first digit): its code point, joined with a low
+ * surrogate written as a second escape; *@i moved past them. */
+static gboolean
+read_four_digit_code_point (const char *s,
+                            gsize       len,
+                            gsize      *i,
+                            gunichar   *out_cp)
+{
+  gsize p = *i;
+  gunichar cp;
+
+  if (p + 3 >= len || !are_xdigits (s + p, 4))
+    return FALSE;
+  cp = hex_value (s + p, 4);
+  p += 4;
+
+  /* A surrogate pair written as two escapes. */
+  if (cp >= 0xD800 && cp <= 0xDBFF && p + 5 < len && s[p] == '\\' &&
+      s[p + 1] == 'u' && are_xdigits (s + p + 2, 4))
+    {
+      gunichar low = hex_value (s + p + 2, 4);
+
+      if (low >= 0xDC00 && low <= 0xDFFF)
+        {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          p += 6;
+        }
+    }
+
+  *out_cp = cp;
+  *i = p;
+  return TRUE;
+}
+
+/* \u{X…} or \uXXXX, or a plain "u" when neither follows. */
+static gsize
+unescape_unicode (const char *s,
+                  gsize       len,
+                  gsize       i,
+                  GString    *out,
+                  gboolean   *has_nul)
+{
+  gunichar cp = 0;
+  gboolean ok;
+
+  if (i < len && s[i] == '{')
+    ok = read_braced_code_point (s, len, &i, &cp);
+  else
+    ok = read_four_digit_code_point (s, len, &i, &cp);
+
+  if (!ok)
+    g_string_append_c (out, 'u');
+  else if (cp >= 0xD800 && cp <= 0xDFFF)
+    g_string_append_unichar (out, 0xFFFD);  /* a lone surrogate */
+  else
+    append_code_point (out, cp, has_nul);
+  return i;
+}
+
+/* One escape sequence; @i is the index after the backslash. Returns the
+ * index after the sequence. */
+static gsize
+unescape_one (const char *s,
+              gsize       len,
+              gsize       i,
+              GString    *out,
+              gboolean   *has_nul)
+{
+  char c = s[i];
+  gsize nl = prs_js_line_break_len (s, len, i);
+
+  /* A line continuation stands for nothing. */
+  if (nl > 0)
+    return i + nl;
+  i++;
+
+  switch (c)
+    {
+    case 'n':
+      g_string_append_c (out, '\n');
+      return i;
+    case 't':
+      g_string_append_c (out, '\t');
+      return i;
+    case 'r':
+      g_string_append_c (out, '\r');
+      return i;
+    case 'b':
+      g_string_append_c (out, '\b');
+      return i;
+    case 'f':
+      g_string_append_c (out, '\f');
+      return i;
+    case 'v':
+      g_string_append_c (out, '\v');
+      return i;
+    case '0': case '1': case '2': case '3':
+    case '4': case '5': case '6': case '7':
+      return unescape_octal (s, len, i, c, out, has_nul);
+    case 'x':
+      return unescape_hex (s, len, i, out, has_nul);
+    case 'u':
+      return unescape_unicode (s, len, i, out, has_nul);
+    default:
+      /* \\ \' \" \` \$ and every other character stand for themselves. */
+      g_string_append_c (out, c);
+      return i;
+    }
+}
+
 /* The cooked value of a string or template literal body (without quotes).
  * Returns NULL when the value holds U+0000, which a C string cannot carry. */
 static char *
@@ -27,7 +234,6 @@ js_unescape (const char *s,
   while (i < len)
     {
       char c = s[i];
-      gunichar cp;
 
       if (c == '\r' && template)
         {
@@ -45,136 +251,7 @@ js_unescape (const char *s,
           continue;
         }
 
-      i++;
-      c = s[i];
-      {
-        gsize nl = prs_js_line_break_len (s, len, i);
-
-        if (nl > 0)
-          {
-            i += nl;
-            continue;
-          }
-      }
-      i++;
-
-      switch (c)
-        {
-        case 'n':
-          g_string_append_c (out, '\n');
-          break;
-        case 't':
-          g_string_append_c (out, '\t');
-          break;
-        case 'r':
-          g_string_append_c (out, '\r');
-          break;
-        case 'b':
-          g_string_append_c (out, '\b');
-          break;
-        case 'f':
-          g_string_append_c (out, '\f');
-          break;
-        case 'v':
-          g_string_append_c (out, '\v');
-          break;
-
-        case '0': case '1': case '2': case '3':
-        case '4': case '5': case '6': case '7':
-          {
-            /* \0, and the legacy octal escapes of sloppy-mode strings. */
-            guint max_digits = c <= '3' ? 3 : 2;
-            guint n = 1;
-
-            cp = c - '0';
-            while (n < max_digits && i < len && s[i] >= '0' && s[i] <= '7')
-              {
-                cp = cp * 8 + (s[i] - '0');
-                i++;
-                n++;
-              }
-            if (cp == 0)
-              has_nul = TRUE;
-            g_string_append_unichar (out, cp);
-          }
-          break;
-
-        case 'x':
-          if (i + 1 < len && g_ascii_isxdigit (s[i]) && g_ascii_isxdigit (s[i + 1]))
-            {
-              cp = g_ascii_xdigit_value (s[i]) * 16 + g_ascii_xdigit_value (s[i + 1]);
-              i += 2;
-              if (cp == 0)
-                has_nul = TRUE;
-              g_string_append_unichar (out, cp);
-            }
-          else
-            {
-              g_string_append_c (out, 'x');
-            }
-          break;
-
-        case 'u':
-          {
-            gboolean ok = FALSE;
-
-            cp = 0;
-            if (i < len && s[i] == '{')
-              {
-                gsize j = i + 1;
-
-                while (j < len && g_ascii_isxdigit (s[j]) && cp <= 0x10FFFF)
-                  cp = cp * 16 + g_ascii_xdigit_value (s[j++]);
-                if (j > i + 1 && j < len && s[j] == '}' && cp <= 0x10FFFF)
-                  {
-                    ok = TRUE;
-                    i = j + 1;
-                  }
-              }
-            else if (i + 3 < len && g_ascii_isxdigit (s[i]) && g_ascii_isxdigit (s[i + 1]) &&
-                     g_ascii_isxdigit (s[i + 2]) && g_ascii_isxdigit (s[i + 3]))
-              {
-                for (guint k = 0; k < 4; k++)
-                  cp = cp * 16 + g_ascii_xdigit_value (s[i + k]);
-                i += 4;
-                ok = TRUE;
-
-                /* A surrogate pair written as two escapes. */
-                if (cp >= 0xD800 && cp <= 0xDBFF && i + 5 < len && s[i] == '\\' &&
-                    s[i + 1] == 'u' && g_ascii_isxdigit (s[i + 2]) &&
-                    g_ascii_isxdigit (s[i + 3]) && g_ascii_isxdigit (s[i + 4]) &&
-                    g_ascii_isxdigit (s[i + 5]))
-                  {
-                    gunichar low = 0;
-
-                    for (guint k = 2; k < 6; k++)
-                      low = low * 16 + g_ascii_xdigit_value (s[i + k]);
-                    if (low >= 0xDC00 && low <= 0xDFFF)
-                      {
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-                        i += 6;
-                      }
-                  }
-              }
-
-            if (!ok)
-              g_string_append_c (out, 'u');
-            else if (cp >= 0xD800 && cp <= 0xDFFF)
-              g_string_append_unichar (out, 0xFFFD);  /* a lone surrogate */
-            else
-              {
-                if (cp == 0)
-                  has_nul = TRUE;
-                g_string_append_unichar (out, cp);
-              }
-          }
-          break;
-
-        default:
-          /* \\ \' \" \` \$ and every other character stand for themselves. */
-          g_string_append_c (out, c);
-          break;
-        }
+      i = unescape_one (s, len, i + 1, out, &has_nul);
     }
 
   if (has_nul)
@@ -256,6 +333,205 @@ ends_literal (const Scan *sc,
     }
 }
 
+/* json_literal_simple's tree under construction. */
+typedef struct
+{
+  GPtrArray *stack;     /* the open containers, innermost last */
+  GPtrArray *keys;      /* per open container: the key it goes under in its parent (NULL in an array) */
+  char      *key;       /* the current object's member waiting for its value */
+  JsonNode  *root;
+  gboolean   negative;  /* a `-` waits for its number */
+} SimpleTree;
+
+static void
+simple_tree_clear (SimpleTree *tree)
+{
+  g_clear_pointer (&tree->stack, g_ptr_array_unref);
+  g_clear_pointer (&tree->keys, g_ptr_array_unref);
+  g_clear_pointer (&tree->key, g_free);
+  g_clear_pointer (&tree->root, json_node_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SimpleTree, simple_tree_clear)
+
+static JsonNode *
+simple_tree_parent (SimpleTree *tree)
+{
+  return tree->stack->len > 0 ? g_ptr_array_index (tree->stack, tree->stack->len - 1) : NULL;
+}
+
+/* Puts @value (taken) where it goes: the root, the next element of an
+ * array, or the member waiting for it. FALSE where no value may stand. */
+static gboolean
+simple_tree_add (SimpleTree *tree,
+                 JsonNode   *value)
+{
+  JsonNode *parent = simple_tree_parent (tree);
+
+  if (parent == NULL)
+    {
+      if (tree->root != NULL)
+        {
+          json_node_unref (value);
+          return FALSE;
+        }
+      tree->root = value;
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (parent))
+    {
+      json_node_set_parent (value, parent);
+      json_array_add_element (json_node_get_array (parent), value);
+    }
+  else if (tree->key != NULL)
+    {
+      json_node_set_parent (value, parent);
+      json_object_set_member (json_node_get_object (parent), tree->key, value);
+      g_clear_pointer (&tree->key, g_free);
+    }
+  else
+    {
+      json_node_unref (value);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* `[` or `{`: a new container, where a value may stand. */
+static gboolean
+simple_tree_open (SimpleTree *tree,
+                  gboolean    array)
+{
+  JsonNode *parent = simple_tree_parent (tree);
+  JsonNode *container;
+
+  if (parent != NULL && !JSON_NODE_HOLDS_ARRAY (parent) && tree->key == NULL)
+    return FALSE;
+
+  container = json_node_alloc ();
+  if (array)
+    json_node_take_array (json_node_init (container, JSON_NODE_ARRAY), json_array_new ());
+  else
+    json_node_take_object (json_node_init (container, JSON_NODE_OBJECT), json_object_new ());
+  g_ptr_array_add (tree->stack, container);
+  g_ptr_array_add (tree->keys, g_steal_pointer (&tree->key));
+  return TRUE;
+}
+
+/* `]` or `}`: the innermost container, finished, goes into its parent. */
+static gboolean
+simple_tree_close (SimpleTree *tree,
+                   gboolean    array)
+{
+  JsonNode *parent = simple_tree_parent (tree);
+
+  if (parent == NULL || tree->key != NULL || JSON_NODE_HOLDS_ARRAY (parent) != array)
+    return FALSE;
+
+  tree->key = g_ptr_array_steal_index (tree->keys, tree->keys->len - 1);
+  return simple_tree_add (tree, g_ptr_array_steal_index (tree->stack, tree->stack->len - 1));
+}
+
+static gboolean
+simple_tree_punct (SimpleTree *tree,
+                   const char *s,
+                   gsize       len)
+{
+  if (len != 1)
+    return FALSE;
+
+  switch (s[0])
+    {
+    case '[': case '{':
+      return simple_tree_open (tree, s[0] == '[');
+    case ']': case '}':
+      return simple_tree_close (tree, s[0] == ']');
+    case '-':
+      tree->negative = TRUE;
+      return TRUE;
+    case ',': case ':':
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* A string in double quotes of printable ASCII without escapes: its text is
+ * its value. A member name, or a value. */
+static gboolean
+simple_tree_string (SimpleTree *tree,
+                    const char *s,
+                    gsize       len)
+{
+  JsonNode *parent = simple_tree_parent (tree);
+  char buffer[64];
+  g_autofree char *heap = NULL;
+  char *str;
+
+  if (len < 2 || s[0] != '"' || s[len - 1] != '"')
+    return FALSE;
+  for (gsize j = 1; j + 1 < len; j++)
+    {
+      guchar c = s[j];
+
+      if (c < 0x20 || c > 0x7E || c == '\\' || c == '"')
+        return FALSE;
+    }
+
+  if (parent != NULL && JSON_NODE_HOLDS_OBJECT (parent) && tree->key == NULL)
+    {
+      tree->key = g_strndup (s + 1, len - 2);
+      return TRUE;
+    }
+
+  str = len - 2 < sizeof buffer ? buffer : (heap = g_malloc (len - 1));
+  memcpy (str, s + 1, len - 2);
+  str[len - 2] = '\0';
+  return simple_tree_add (tree, json_node_init_string (json_node_alloc (), str));
+}
+
+/* An integer of at most 18 digits, after a waiting `-` if any. */
+static gboolean
+simple_tree_number (SimpleTree *tree,
+                    const char *s,
+                    gsize       len)
+{
+  gint64 n = 0;
+
+  if (len > 18)
+    return FALSE;
+  for (gsize j = 0; j < len; j++)
+    {
+      if (!g_ascii_isdigit (s[j]))
+        return FALSE;
+      n = n * 10 + (s[j] - '0');
+    }
+
+  n = tree->negative ? -n : n;
+  tree->negative = FALSE;
+  return simple_tree_add (tree, json_node_init_int (json_node_alloc (), n));
+}
+
+/* true, false or null. */
+static gboolean
+simple_tree_word (SimpleTree *tree,
+                  const char *s,
+                  gsize       len)
+{
+  JsonNode *value;
+
+  if (len == 4 && memcmp (s, "true", 4) == 0)
+    value = json_node_init_boolean (json_node_alloc (), TRUE);
+  else if (len == 5 && memcmp (s, "false", 5) == 0)
+    value = json_node_init_boolean (json_node_alloc (), FALSE);
+  else if (len == 4 && memcmp (s, "null", 4) == 0)
+    value = json_node_init_null (json_node_alloc ());
+  else
+    return FALSE;
+
+  return simple_tree_add (tree, value);
+}
+
 /* The tree of the strict JSON literal in tokens @first to @last when it
  * holds nothing but brackets, ASCII strings without escapes, integers of at
  * most 18 digits, true, false and null: built straight from the tokens,
@@ -266,158 +542,51 @@ json_literal_simple (const Scan *sc,
                      gsize       first,
                      gsize       last)
 {
-  g_autoptr(GPtrArray) stack = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  /* per open container: the key it goes under in its parent (NULL in an array) */
-  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *key = NULL;  /* the current object's member waiting for its value */
-  g_autoptr(JsonNode) root = NULL;
-  gboolean negative = FALSE;
+  g_auto(SimpleTree) tree = { NULL, };
+
+  tree.stack = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  tree.keys = g_ptr_array_new_with_free_func (g_free);
 
   for (gsize i = first; i <= last; i++)
     {
       const Token *tok = &sc->toks[i];
       const char *s = sc->text + tok->start;
       gsize len = tok->end - tok->start;
-      JsonNode *parent = stack->len > 0 ? g_ptr_array_index (stack, stack->len - 1) : NULL;
-      JsonNode *value = NULL;
+      gboolean ok;
 
-      if (negative && tok->kind != TOK_NUMBER)
+      if (tree.negative && tok->kind != TOK_NUMBER)
         return NULL;
 
       switch ((TokKind) tok->kind)
         {
         case TOK_PUNCT:
-          if (len != 1)
-            return NULL;
-          if (s[0] == '[' || s[0] == '{')
-            {
-              JsonNode *container = json_node_alloc ();
-
-              if (s[0] == '[')
-                json_node_take_array (json_node_init (container, JSON_NODE_ARRAY), json_array_new ());
-              else
-                json_node_take_object (json_node_init (container, JSON_NODE_OBJECT), json_object_new ());
-              if (parent != NULL && !JSON_NODE_HOLDS_ARRAY (parent) && key == NULL)
-                {
-                  json_node_unref (container);
-                  return NULL;
-                }
-              g_ptr_array_add (stack, container);
-              g_ptr_array_add (keys, g_steal_pointer (&key));
-              continue;
-            }
-          if (s[0] == ']' || s[0] == '}')
-            {
-              if (parent == NULL || key != NULL ||
-                  JSON_NODE_HOLDS_ARRAY (parent) != (s[0] == ']'))
-                return NULL;
-              value = g_ptr_array_steal_index (stack, stack->len - 1);
-              key = g_ptr_array_steal_index (keys, keys->len - 1);
-              parent = stack->len > 0 ? g_ptr_array_index (stack, stack->len - 1) : NULL;
-              break;
-            }
-          if (s[0] == '-')
-            {
-              negative = TRUE;
-              continue;
-            }
-          if (s[0] == ',' || s[0] == ':')
-            continue;
-          return NULL;
-
+          ok = simple_tree_punct (&tree, s, len);
+          break;
         case TOK_STRING:
-          if (len < 2 || s[0] != '"' || s[len - 1] != '"')
-            return NULL;
-          for (gsize j = 1; j + 1 < len; j++)
-            {
-              guchar c = s[j];
-
-              if (c < 0x20 || c > 0x7E || c == '\\' || c == '"')
-                return NULL;
-            }
-          if (parent != NULL && JSON_NODE_HOLDS_OBJECT (parent) && key == NULL)
-            {
-              key = g_strndup (s + 1, len - 2);
-              continue;
-            }
-          {
-            char buffer[64];
-            g_autofree char *heap = NULL;
-            char *str = len - 2 < sizeof buffer ? buffer : (heap = g_malloc (len - 1));
-
-            memcpy (str, s + 1, len - 2);
-            str[len - 2] = '\0';
-            value = json_node_init_string (json_node_alloc (), str);
-          }
+          ok = simple_tree_string (&tree, s, len);
           break;
-
         case TOK_NUMBER:
-          {
-            gint64 n = 0;
-
-            if (len > 18)
-              return NULL;
-            for (gsize j = 0; j < len; j++)
-              {
-                if (!g_ascii_isdigit (s[j]))
-                  return NULL;
-                n = n * 10 + (s[j] - '0');
-              }
-            value = json_node_init_int (json_node_alloc (), negative ? -n : n);
-            negative = FALSE;
-          }
+          ok = simple_tree_number (&tree, s, len);
           break;
-
         case TOK_IDENT:
-          if (len == 4 && memcmp (s, "true", 4) == 0)
-            value = json_node_init_boolean (json_node_alloc (), TRUE);
-          else if (len == 5 && memcmp (s, "false", 5) == 0)
-            value = json_node_init_boolean (json_node_alloc (), FALSE);
-          else if (len == 4 && memcmp (s, "null", 4) == 0)
-            value = json_node_init_null (json_node_alloc ());
-          else
-            return NULL;
+          ok = simple_tree_word (&tree, s, len);
           break;
-
         case TOK_TEMPLATE:
         case TOK_REGEX:
         case TOK_OTHER:
         case TOK_EOF:
         default:
-          return NULL;
+          ok = FALSE;
+          break;
         }
-
-      if (parent == NULL)
-        {
-          if (root != NULL)
-            {
-              json_node_unref (value);
-              return NULL;
-            }
-          root = value;
-        }
-      else if (JSON_NODE_HOLDS_ARRAY (parent))
-        {
-          json_node_set_parent (value, parent);
-          json_array_add_element (json_node_get_array (parent), value);
-        }
-      else if (key != NULL)
-        {
-          json_node_set_parent (value, parent);
-          json_object_set_member (json_node_get_object (parent), key, value);
-          g_clear_pointer (&key, g_free);
-        }
-      else
-        {
-          json_node_unref (value);
-          return NULL;
-        }
+      if (!ok)
+        return NULL;
     }
 
-  if (stack->len > 0 || key != NULL || negative)
+  if (tree.stack->len > 0 || tree.key != NULL || tree.negative)
     return NULL;
 
-  return g_steal_pointer (&root);
+  return g_steal_pointer (&tree.root);
 }
 
 static JsonNode *
