@@ -762,7 +762,7 @@ parse_guidance_line (const char *line)
     {
       gsize len = strlen (rest) - strlen ("Always use ") - 1;
       g_autofree char *text = g_strndup (rest + strlen ("Always use "), len);
-      g_autoptr(JsonNode) value = json_from_string (text, NULL);
+      g_autoptr(JsonNode) value = prs_json_parse_bounded (text, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
 
       if (value == NULL)
         return NULL;

@@ -9,6 +9,7 @@
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-js-scan.h"
+#include "prs-json.h"
 #include "prs-markdown-text.h"
 #include "prs-n8n-client.h"
 

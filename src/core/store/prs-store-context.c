@@ -104,14 +104,7 @@ prs_store_record_message_context (PrsStore   *self,
   if (execution_json != NULL)
     execution = prs_json_parse_bounded (execution_json, strlen (execution_json),
                                         PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
-  if (execution != NULL && JSON_NODE_HOLDS_OBJECT (execution))
-    {
-      JsonNode *node = json_object_get_member (json_node_get_object (execution), "workflowId");
-
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-          json_node_get_value_type (node) == G_TYPE_STRING)
-        workflow_id = json_node_get_string (node);
-    }
+  workflow_id = prs_json_object_get_string (prs_json_node_get_object (execution), "workflowId");
 
   fields = prs_context_discover_fields (context);
   if (!prs_store_record_context_fields (self, conversation_id, message_id, workflow_id, fields, &error))

@@ -65,19 +65,6 @@ insert_tool (PrsStore       *self,
   return TRUE;
 }
 
-static const char *
-object_get_string_or_null (JsonObject *object,
-                           const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
 static gboolean
 insert_workflow_check (PrsStore    *self,
                        JsonNode    *node,
@@ -92,7 +79,7 @@ insert_workflow_check (PrsStore    *self,
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     goto invalid;
   object = json_node_get_object (node);
-  workflow_id = object_get_string_or_null (object, "workflowId");
+  workflow_id = prs_json_object_get_string (object, "workflowId");
   if (workflow_id == NULL)
     goto invalid;
 
@@ -107,10 +94,10 @@ insert_workflow_check (PrsStore    *self,
     return FALSE;
 
   prs_store_bind_text (stmt, 1, workflow_id);
-  prs_store_bind_text (stmt, 2, object_get_string_or_null (object, "workflowName"));
+  prs_store_bind_text (stmt, 2, prs_json_object_get_string (object, "workflowName"));
   sqlite3_bind_int (stmt, 3,
                     json_object_get_boolean_member_with_default (object, "discoverable", FALSE));
-  prs_store_bind_text (stmt, 4, object_get_string_or_null (object, "toolName"));
+  prs_store_bind_text (stmt, 4, prs_json_object_get_string (object, "toolName"));
   prs_store_bind_text (stmt, 5, checklist_json);
   sqlite3_bind_int64 (stmt, 6, position);
 

@@ -5,6 +5,7 @@
  * (docs/storage.md: long histories are paged, never loaded whole). */
 #include "config.h"
 
+#include "prs-json.h"
 #include "prs-store-internal.h"
 
 /* Steps a statement that must return one row. */
@@ -266,18 +267,6 @@ prs_store_has_conversation (PrsStore   *self,
   return prs_store_step_row (self, stmt, "Could not look up a conversation", NULL) == 1;
 }
 
-static void
-add_string_member (JsonBuilder *builder,
-                   const char  *member,
-                   const char  *value)
-{
-  json_builder_set_member_name (builder, member);
-  if (value != NULL)
-    json_builder_add_string_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
-}
-
 /* A stored JSON text as a value; null when absent (or, defensively, damaged). */
 static void
 add_json_member (JsonBuilder *builder,
@@ -306,16 +295,16 @@ conversation_row_to_json (sqlite3_stmt *stmt)
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
   json_builder_begin_object (builder);
-  add_string_member (builder, "id", prs_store_column_text (stmt, 0));
-  add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
-  add_string_member (builder, "title", prs_store_column_text (stmt, 2));
+  prs_json_builder_add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  prs_json_builder_add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
+  prs_json_builder_add_string_member (builder, "title", prs_store_column_text (stmt, 2));
   json_builder_set_member_name (builder, "messageCount");
   json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
   json_builder_set_member_name (builder, "unreadCount");
   json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 4));
-  add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
-  add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
-  add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
+  prs_json_builder_add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
+  prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
+  prs_json_builder_add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
@@ -802,18 +791,18 @@ message_from_row (sqlite3_stmt *stmt)
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
   json_builder_begin_object (builder);
-  add_string_member (builder, "id", prs_store_column_text (stmt, 0));
-  add_string_member (builder, "conversationId", prs_store_column_text (stmt, 1));
+  prs_json_builder_add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  prs_json_builder_add_string_member (builder, "conversationId", prs_store_column_text (stmt, 1));
   json_builder_set_member_name (builder, "seq");
   json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 2));
-  add_string_member (builder, "kind", prs_store_column_text (stmt, 3));
-  add_string_member (builder, "content", prs_store_column_text (stmt, 4));
-  add_string_member (builder, "status", prs_store_column_text (stmt, 5));
-  add_string_member (builder, "agentId", prs_store_column_text (stmt, 6));
+  prs_json_builder_add_string_member (builder, "kind", prs_store_column_text (stmt, 3));
+  prs_json_builder_add_string_member (builder, "content", prs_store_column_text (stmt, 4));
+  prs_json_builder_add_string_member (builder, "status", prs_store_column_text (stmt, 5));
+  prs_json_builder_add_string_member (builder, "agentId", prs_store_column_text (stmt, 6));
   add_json_member (builder, "context", prs_store_column_text (stmt, 7));
   add_json_member (builder, "execution", prs_store_column_text (stmt, 8));
   add_json_member (builder, "extra", prs_store_column_text (stmt, 9));
-  add_string_member (builder, "createdAt", prs_store_column_text (stmt, 10));
+  prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 10));
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);

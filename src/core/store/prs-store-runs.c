@@ -9,6 +9,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "prs-json.h"
 #include "prs-store-internal.h"
 
 #define RUN_COLUMNS \
@@ -418,18 +419,6 @@ fail:
   return FALSE;
 }
 
-static void
-add_nullable (JsonBuilder *builder,
-              const char  *name,
-              const char  *value)
-{
-  json_builder_set_member_name (builder, name);
-  if (value != NULL)
-    json_builder_add_string_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
-}
-
 JsonArray *
 prs_store_list_approval_rules (PrsStore  *self,
                                GError   **error)
@@ -455,11 +444,11 @@ prs_store_list_approval_rules (PrsStore  *self,
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "id");
       json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 0));
-      add_nullable (builder, "tool", prs_store_column_text (stmt, 1));
-      add_nullable (builder, "agentId", prs_store_column_text (stmt, 2));
-      add_nullable (builder, "conversationSlug", prs_store_column_text (stmt, 3));
-      add_nullable (builder, "action", prs_store_column_text (stmt, 4));
-      add_nullable (builder, "createdAt", prs_store_column_text (stmt, 5));
+      prs_json_builder_add_string_member (builder, "tool", prs_store_column_text (stmt, 1));
+      prs_json_builder_add_string_member (builder, "agentId", prs_store_column_text (stmt, 2));
+      prs_json_builder_add_string_member (builder, "conversationSlug", prs_store_column_text (stmt, 3));
+      prs_json_builder_add_string_member (builder, "action", prs_store_column_text (stmt, 4));
+      prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 5));
       json_builder_end_object (builder);
     }
   if (rc < 0)

@@ -82,15 +82,14 @@ static void rebuild_rows (PrsGuidanceBuilder *self);
 JsonNode *
 prs_guidance_builder_parse_constant (const char *text)
 {
-  g_autoptr(JsonParser) parser = NULL;
   JsonNode *node;
 
   if (text == NULL || text[0] == '\0')
     return NULL;
 
-  parser = json_parser_new_immutable ();
-  if (json_parser_load_from_data (parser, text, -1, NULL) && json_parser_get_root (parser) != NULL)
-    return json_node_copy (json_parser_get_root (parser));
+  node = prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (node != NULL)
+    return node;
 
   node = json_node_new (JSON_NODE_VALUE);
   json_node_set_string (node, text);
@@ -510,7 +509,7 @@ missing_items_new (const PrsParam *tool_param)
   gtk_string_list_append (items, _("Ask the user"));
   if (tool_param != NULL && tool_param->default_value != NULL)
     {
-      g_autofree char *json = json_to_string (tool_param->default_value, FALSE);
+      g_autofree char *json = prs_json_to_string (tool_param->default_value, FALSE);
       /* Translators: %s is the tool's default value as JSON */
       g_autofree char *text = g_strdup_printf (_("Use the default (%s)"), json);
 

@@ -353,7 +353,7 @@ prs_tool_card_dup_arguments (PrsToolCard *self)
 
       if (original == NULL || !JSON_NODE_HOLDS_VALUE (original) ||
           json_node_get_value_type (original) != G_TYPE_STRING)
-        value = json_from_string (text, NULL);
+        value = prs_json_parse_mutable (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
       if (value == NULL)
         {
           value = json_node_new (JSON_NODE_VALUE);

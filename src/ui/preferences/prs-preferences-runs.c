@@ -7,18 +7,8 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "prs-json.h"
 #include "prs-preferences-window-private.h"
-
-static const char *
-nullable_string (JsonObject *object,
-                 const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
 
 static void
 on_rule_remove_clicked (GtkButton            *button,
@@ -51,10 +41,10 @@ prs_preferences_reload_rules (PrsPreferencesWindow *self)
   for (guint i = 0; i < json_array_get_length (rules); i++)
     {
       JsonObject *rule = json_array_get_object_element (rules, i);
-      const char *tool = nullable_string (rule, "tool");
-      const char *agent = nullable_string (rule, "agentId");
-      const char *conversation = nullable_string (rule, "conversationSlug");
-      gboolean approve = g_strcmp0 (nullable_string (rule, "action"), "approve") == 0;
+      const char *tool = prs_json_object_get_string (rule, "tool");
+      const char *agent = prs_json_object_get_string (rule, "agentId");
+      const char *conversation = prs_json_object_get_string (rule, "conversationSlug");
+      gboolean approve = g_strcmp0 (prs_json_object_get_string (rule, "action"), "approve") == 0;
       g_autofree char *title = NULL;
       g_autofree char *subtitle = NULL;
       gint64 *id = g_new (gint64, 1);
