@@ -6,6 +6,7 @@
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
+#include "prs-checklist.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-js-scan.h"
