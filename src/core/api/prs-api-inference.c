@@ -629,42 +629,6 @@ run_inference (PrsApiRoutes      *routes,
   g_main_context_invoke (routes->main_context, start_run_on_main, start);
 }
 
-/* Without a runner (tests of the API alone): the specified answer when no
- * provider exists is a stored, failed inbound message and a 503 that says
- * why. */
-static void
-answer_without_runner (PrsApiRoutes      *routes,
-                       SoupServerMessage *msg,
-                       Inference         *inference)
-{
-  g_autoptr(JsonObject) answer = NULL;
-  g_autofree char *extra_json = NULL;
-  g_autofree char *message_id = NULL;
-  gboolean stored;
-
-  if (routes->running_inferences >= PRS_API_MAX_CONCURRENT_RUNS)
-    {
-      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                    "Retry-After", PRS_API_RETRY_AFTER_SECONDS);
-      prs_api_respond_error (msg, 429, "too-many-runs",
-                             "More than 4 agent runs are in progress; retry later.");
-      return;
-    }
-
-  answer = prs_api_error_object ("no-provider", NO_PROVIDER_MESSAGE);
-  extra_json = extra_with_answer (inference, SOUP_STATUS_SERVICE_UNAVAILABLE, answer, "no-provider");
-
-  routes->running_inferences++;
-  stored = store_inbound (routes, msg, inference, "failed", extra_json, NULL, &message_id);
-  routes->running_inferences--;
-  if (!stored)
-    return;
-
-  json_object_set_string_member (answer, "messageId", message_id);
-  prs_api_respond_json (msg, SOUP_STATUS_SERVICE_UNAVAILABLE,
-                        json_node_init_object (json_node_alloc (), answer));
-}
-
 void
 prs_api_handle_inference (PrsApiRoutes      *routes,
                           SoupServerMessage *msg,
@@ -681,11 +645,8 @@ prs_api_handle_inference (PrsApiRoutes      *routes,
   identity = identity_of (&inference);
   inference.dedup_key = prs_api_request_dedup_key (&identity);
   if (inference.dedup_key != NULL &&
-      replay_duplicate_or_orphan (routes, msg, &inference, routes->runner != NULL ? &orphan : NULL))
+      replay_duplicate_or_orphan (routes, msg, &inference, &orphan))
     return;
 
-  if (routes->runner != NULL)
-    run_inference (routes, msg, &inference, orphan);
-  else
-    answer_without_runner (routes, msg, &inference);
+  run_inference (routes, msg, &inference, orphan);
 }

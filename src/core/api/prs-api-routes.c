@@ -502,28 +502,11 @@ static void
 handle_provider_info (PrsApiRoutes      *routes,
                       SoupServerMessage *msg)
 {
-  JsonObject *object;
-  JsonNode *node;
+  /* PrsProviders lives on the main thread */
+  GTask *task = prs_api_defer (routes, msg, NULL, 0);
 
-  if (routes->runner != NULL)
-    {
-      /* PrsProviders lives on the main thread */
-      GTask *task = prs_api_defer (routes, msg, NULL, 0);
-
-      g_task_set_task_data (task, g_object_ref (routes->runner), g_object_unref);
-      g_main_context_invoke (routes->main_context, provider_info_on_main, task);
-      return;
-    }
-
-  object = json_object_new ();
-  node = json_node_new (JSON_NODE_OBJECT);
-
-  /* No providers exist yet: say so, never invent one */
-  json_object_set_boolean_member (object, "success", TRUE);
-  json_object_set_null_member (object, "activeProvider");
-  json_object_set_array_member (object, "availableProviders", json_array_new ());
-  json_node_take_object (node, object);
-  prs_api_respond_json (msg, SOUP_STATUS_OK, node);
+  g_task_set_task_data (task, g_object_ref (routes->runner), g_object_unref);
+  g_main_context_invoke (routes->main_context, provider_info_on_main, task);
 }
 
 /* The answer to a delivery the registry did not take */
@@ -591,7 +574,7 @@ handle_loop_result (PrsApiRoutes      *routes,
                     GHashTable        *query)
 {
   g_autoptr(JsonNode) body = prs_api_parse_body (msg);
-  PrsCallbackDelivery outcome = PRS_CALLBACK_UNKNOWN;
+  PrsCallbackDelivery outcome;
   const char *tool_call_id, *error_text, *secret = NULL;
   guint wrong_left = 0;
   JsonObject *object;
@@ -614,11 +597,10 @@ handle_loop_result (PrsApiRoutes      *routes,
       !get_callback_secret (msg, object, query, &secret))
     return;
 
-  if (routes->registry != NULL)
-    outcome = prs_callback_registry_deliver (routes->registry, tool_call_id, secret,
-                                             json_node_get_boolean (success),
-                                             json_object_get_member (object, "result"), error_text,
-                                             &wrong_left);
+  outcome = prs_callback_registry_deliver (routes->registry, tool_call_id, secret,
+                                           json_node_get_boolean (success),
+                                           json_object_get_member (object, "result"), error_text,
+                                           &wrong_left);
   if (outcome == PRS_CALLBACK_DELIVERED)
     {
       JsonObject *answer = json_object_new ();

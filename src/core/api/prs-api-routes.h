@@ -38,7 +38,7 @@ typedef struct
                                    const char *message_id);
   gpointer  notify_data;
 
-  /* Agent runs, set when the service has a runner. The runner
+  /* Agent runs: the service's runner (never NULL). The runner
    * and its providers live on the main thread: only their thread-safe
    * functions are called here; everything else goes through
    * @main_context with g_main_context_invoke and a GTask back. */

@@ -145,7 +145,7 @@ thread_setup (ApiThread  *t,
   t->routes.message_added = on_message_added;
   t->routes.notify_data = t;
   t->routes.runner = self->runner;
-  t->routes.registry = self->runner != NULL ? prs_runner_get_registry (self->runner) : NULL;
+  t->routes.registry = prs_runner_get_registry (self->runner);
   t->routes.main_context = self->main_context;
   t->routes.wait_seconds = self->wait_seconds;
   prs_rate_limit_init (&t->routes.new_conversations, self->new_conversations_burst,
@@ -319,6 +319,7 @@ prs_api_server_start (PrsApiServer  *self,
 
   g_return_val_if_fail (PRS_IS_API_SERVER (self), FALSE);
   g_return_val_if_fail (self->thread == NULL, FALSE);
+  g_return_val_if_fail (self->runner != NULL, FALSE);
 
   /* Made here, on the caller's thread, so a first run's token exists before
    * anything (prosponsive-ctl, Preferences) asks for it */

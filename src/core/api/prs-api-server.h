@@ -27,7 +27,7 @@ PrsApiServer *prs_api_server_new   (const char    *data_dir,
 void          prs_api_server_set_lan (PrsApiServer       *self,
                                       gboolean            enabled,
                                       const char * const *allowed_sources);
-/* Agent runs for the inference routes (before start). @runner lives on
+/* Agent runs for the inference routes: required before start. @runner lives on
  * the main thread, where the server was made; the API thread hands it work
  * with g_main_context_invoke. */
 void          prs_api_server_set_runner (PrsApiServer *self,
