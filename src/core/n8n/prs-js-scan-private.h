@@ -89,25 +89,34 @@ tok_punct (const Scan  *sc,
   return tok_is (sc, tok, TOK_PUNCT, str);
 }
 
+/* The scanner's files call each other's functions in its hottest loops:
+ * hidden, so that the compiler may inline them as it did when they were
+ * one file (-fPIC otherwise lets another library interpose them). */
+
 /* Pass 1: the tokens of @code (@len bytes) into @tokens (its data owned by
  * the caller, g_free), ending with TOK_EOF, brackets matched. */
+G_GNUC_INTERNAL
 void        prs_js_tokenize           (const char   *code,
                                        gsize         len,
                                        Tokens       *tokens);
 /* Whether the identifier @s (@n bytes) is a word after which a `/` starts a
  * regular expression. */
+G_GNUC_INTERNAL
 gboolean    prs_js_is_regex_keyword   (const char   *s,
                                        gsize         n);
 /* The length of the line terminator at @p (LF, CR, CRLF, U+2028, U+2029), or 0. */
+G_GNUC_INTERNAL
 gsize       prs_js_line_break_len     (const char   *text,
                                        gsize         len,
                                        gsize         p);
 
 /* The value of a string literal token, or NULL if it is not a complete one. */
+G_GNUC_INTERNAL
 char       *prs_js_tok_string_value   (const Scan   *sc,
                                        const Token  *tok);
 /* Reads the LITERAL of an optional form at token @i: its type, and its
  * default (NULL for none). */
+G_GNUC_INTERNAL
 void        prs_js_read_literal       (const Scan    *sc,
                                        gsize          i,
                                        PrsParamType  *out_type,
