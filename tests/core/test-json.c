@@ -219,6 +219,16 @@ test_members (void)
   g_assert_null (prs_json_node_get_object (json_object_get_member (object, "a")));
   g_assert_null (prs_json_node_get_object (NULL));
 
+  {
+    g_autofree char *shown_string = prs_json_to_display_string (json_object_get_member (object, "s"), FALSE);
+    g_autofree char *shown_object = prs_json_to_display_string (json_object_get_member (object, "o"), FALSE);
+    g_autofree char *shown_null = prs_json_to_display_string (NULL, FALSE);
+
+    g_assert_cmpstr (shown_string, ==, "x");
+    g_assert_cmpstr (shown_object, ==, "{\"s\":\"y\"}");
+    g_assert_cmpstr (shown_null, ==, "null");
+  }
+
   json_builder_begin_object (builder);
   prs_json_builder_add_string_member (builder, "set", "v");
   prs_json_builder_add_string_member (builder, "unset", NULL);

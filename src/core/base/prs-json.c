@@ -965,6 +965,16 @@ prs_json_to_canonical_string (JsonNode *node)
   return g_string_free (out, FALSE);
 }
 
+char *
+prs_json_to_display_string (JsonNode *node,
+                            gboolean  pretty)
+{
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+
+  return prs_json_to_string (node, pretty);
+}
+
 void
 prs_json_append_string (GString    *out,
                         const char *text)

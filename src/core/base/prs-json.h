@@ -80,6 +80,12 @@ char     *prs_json_to_string      (JsonNode    *node,
  * for NULL. Two trees that differ only in member order give one text. */
 char     *prs_json_to_canonical_string (JsonNode *node);
 
+/* What a person reads for @node: a string's own text (no quotes, no
+ * escapes), anything else as its JSON (pretty or compact), "null" for
+ * NULL. */
+char     *prs_json_to_display_string (JsonNode *node,
+                                      gboolean  pretty);
+
 /* Appends @text as a JSON string, quoted and escaped as prs_json_append
  * writes strings (for writers that build JSON text row by row). */
 void      prs_json_append_string  (GString     *out,
