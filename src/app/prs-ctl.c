@@ -13,6 +13,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "prs-api-token.h"
+#include "prs-checklist.h"
 #include "prs-ctl.h"
 #include "prs-discovery.h"
 #include "prs-error.h"

@@ -67,17 +67,16 @@ prs_json_nesting_depth (const char *data,
   return max;
 }
 
-JsonNode *
-prs_json_parse_bounded (const char  *data,
-                        gsize        len,
-                        guint        max_depth,
-                        GError     **error)
+static JsonNode *
+parse_checked (const char  *data,
+               gsize        len,
+               guint        max_depth,
+               gboolean     immutable,
+               GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
-
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
 
   if (!g_utf8_validate_len (data, len, NULL))
     {
@@ -93,7 +92,7 @@ prs_json_parse_bounded (const char  *data,
       return NULL;
     }
 
-  parser = json_parser_new_immutable ();
+  parser = immutable ? json_parser_new_immutable () : json_parser_new ();
   if (!json_parser_load_from_data (parser, data, (gssize) len, &local_error))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
@@ -111,6 +110,28 @@ prs_json_parse_bounded (const char  *data,
     }
 
   return root;
+}
+
+JsonNode *
+prs_json_parse_bounded (const char  *data,
+                        gsize        len,
+                        guint        max_depth,
+                        GError     **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  return parse_checked (data, len, max_depth, TRUE, error);
+}
+
+JsonNode *
+prs_json_parse_mutable (const char  *data,
+                        gsize        len,
+                        guint        max_depth,
+                        GError     **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  return parse_checked (data, len, max_depth, FALSE, error);
 }
 
 /* ---- numbers ---- */
@@ -923,11 +944,114 @@ char *
 prs_json_to_string (JsonNode *node,
                     gboolean  pretty)
 {
-  GString *out;
+  GString *out = g_string_new (NULL);
 
-  g_return_val_if_fail (node != NULL, NULL);
-
-  out = g_string_new (NULL);
-  append_node (out, node, pretty ? PRS_JSON_PRETTY : PRS_JSON_COMPACT, 0, G_MAXSIZE);
+  if (node == NULL)
+    g_string_append (out, "null");
+  else
+    append_node (out, node, pretty ? PRS_JSON_PRETTY : PRS_JSON_COMPACT, 0, G_MAXSIZE);
   return g_string_free (out, FALSE);
+}
+
+char *
+prs_json_to_canonical_string (JsonNode *node)
+{
+  GString *out = g_string_new (NULL);
+
+  if (node == NULL)
+    g_string_append (out, "null");
+  else
+    append_node (out, node, PRS_JSON_SORTED, 0, G_MAXSIZE);
+  return g_string_free (out, FALSE);
+}
+
+char *
+prs_json_to_display_string (JsonNode *node,
+                            gboolean  pretty)
+{
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+
+  return prs_json_to_string (node, pretty);
+}
+
+void
+prs_json_append_string (GString    *out,
+                        const char *text)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (text != NULL);
+
+  append_string (out, text, G_MAXSIZE);
+}
+
+/* ---- reading and building trees ---- */
+
+const char *
+prs_json_object_get_string (JsonObject *object,
+                            const char *member)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+
+  node = json_object_get_member (object, member);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+gboolean
+prs_json_object_get_bool (JsonObject *object,
+                          const char *member,
+                          gboolean    default_value)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return default_value;
+
+  node = json_object_get_member (object, member);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return default_value;
+
+  return json_node_get_boolean (node);
+}
+
+JsonObject *
+prs_json_object_get_object (JsonObject *object,
+                            const char *member)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+
+  node = json_object_get_member (object, member);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+
+  return json_node_get_object (node);
+}
+
+JsonObject *
+prs_json_node_get_object (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+void
+prs_json_builder_add_string_member (JsonBuilder *builder,
+                                    const char  *member,
+                                    const char  *value)
+{
+  json_builder_set_member_name (builder, member);
+  if (value != NULL)
+    json_builder_add_string_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
 }

@@ -12,8 +12,6 @@
 G_BEGIN_DECLS
 
 #define PRS_N8N_API_CREDENTIAL_NAME "Prosponsive API"
-/* Store setting: the id n8n gave the credential Prosponsive created. */
-#define PRS_SETTING_N8N_CREDENTIAL_ID "n8n-api-credential-id"
 
 /* POST /api/v1/credentials {name: "Prosponsive API", type: "httpHeaderAuth",
  * data: {name: "Authorization", value: "Bearer TOKEN"}}; finishes with its
