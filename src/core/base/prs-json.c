@@ -1044,6 +1044,78 @@ prs_json_node_get_object (JsonNode *node)
   return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
 }
 
+JsonArray *
+prs_json_object_get_array (JsonObject *object,
+                           const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+gint64
+prs_json_object_get_int (JsonObject *object,
+                         const char *member,
+                         gint64      default_value)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return default_value;
+  type = json_node_get_value_type (node);
+  if (type == G_TYPE_INT64)
+    return json_node_get_int (node);
+  /* A count some peers write as 12.0 */
+  if (type == G_TYPE_DOUBLE)
+    {
+      double value = json_node_get_double (node);
+
+      if (value >= 0 && value < 9e15)
+        return (gint64) value;
+    }
+  return default_value;
+}
+
+JsonObject *
+prs_json_object_from_text (const char *text,
+                           gsize       len)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (text == NULL)
+    return NULL;
+  node = prs_json_parse_bounded (text, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return json_object_ref (json_node_get_object (node));
+}
+
+JsonNode *
+prs_json_value_from_text (const char *text)
+{
+  JsonNode *node;
+
+  if (text == NULL)
+    text = "";
+  node = prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (node == NULL)
+    {
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (node, text);
+    }
+  return node;
+}
+
+char *
+prs_json_object_to_string (JsonObject *object,
+                           gboolean    pretty)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
+
+  return prs_json_to_string (node, pretty);
+}
+
 void
 prs_json_builder_add_string_member (JsonBuilder *builder,
                                     const char  *member,

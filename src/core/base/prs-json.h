@@ -104,8 +104,26 @@ gboolean     prs_json_object_get_bool   (JsonObject *object,
                                          gboolean    default_value);
 JsonObject  *prs_json_object_get_object (JsonObject *object,
                                          const char *member);
+JsonArray   *prs_json_object_get_array  (JsonObject *object,
+                                         const char *member);
+/* An integer member; a double with an integral value in range counts too
+ * (some peers write counts as 12.0). */
+gint64       prs_json_object_get_int    (JsonObject *object,
+                                         const char *member,
+                                         gint64      default_value);
 /* @node's object, or NULL when @node is NULL or holds something else. */
 JsonObject  *prs_json_node_get_object   (JsonNode   *node);
+
+/* The object parsed from @text (bounded depth), or NULL when @text is not
+ * a JSON object. */
+JsonObject  *prs_json_object_from_text  (const char *text,
+                                         gsize       len);
+/* @text as JSON when it parses (bounded depth), else as a JSON string: a
+ * tool's answer for peers that want a value. */
+JsonNode    *prs_json_value_from_text   (const char *text);
+/* prs_json_to_string of an object. */
+char        *prs_json_object_to_string  (JsonObject *object,
+                                         gboolean    pretty);
 
 /* Sets @member of the object @builder is building to @value, or to null
  * when @value is NULL. */
