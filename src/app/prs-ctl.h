@@ -37,6 +37,11 @@ gboolean prs_ctl_read_input (const char  *path,
                              gsize       *out_length,
                              GError     **error);
 
+/* A secret (a key, a password) on standard input, at most 64 KiB, with
+ * surrounding white space dropped; fails with @missing when none came. */
+char    *prs_ctl_read_stdin_secret (const char  *missing,
+                                    GError     **error);
+
 int prs_ctl_cmd_layout (PrsCtl  *ctl,
                         int      argc,
                         char   **argv);
@@ -48,6 +53,14 @@ int prs_ctl_cmd_agent  (PrsCtl  *ctl,
 int prs_ctl_cmd_fields (PrsCtl  *ctl,
                         int      argc,
                         char   **argv);
+
+/* prs-ctl-n8n.c */
+int  prs_ctl_cmd_n8n_setup      (PrsCtl  *ctl,
+                                 int      argc,
+                                 char   **argv);
+/* After `token --rotate`: says on standard error which n8n credential
+ * still holds the old token and how to update it. */
+void prs_ctl_n8n_note_rotation  (PrsCtl  *ctl);
 
 /* prs-ctl-providers.c */
 int prs_ctl_cmd_provider (PrsCtl  *ctl,
