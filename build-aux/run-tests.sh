@@ -3,7 +3,8 @@
 #
 # The whole test suite, from a clean clone on Debian 12: installs what is
 # missing (Debian packages; a real n8n from npm, cached outside the
-# repository), builds, and runs every meson suite (unit, api, ui, n8n, data, docs)
+# repository; the MCP peers from npm likewise), builds, and runs every meson
+# suite (unit, api, ui, n8n, data, docs, reliability, mcp)
 # under a virtual X server. Extra arguments go to `meson test` (for
 # example --suite unit).
 set -euo pipefail
@@ -17,6 +18,9 @@ bash build-aux/install-deps.sh
 # The n8n suite needs a real n8n; installing it takes minutes once, then
 # seconds (the cache lives in ~/.cache/prosponsive-tests).
 echo "run-tests: n8n at $(bash tests/n8n/install-n8n.sh)"
+# The mcp suite talks to the reference MCP server and SDK from npm (seconds
+# once cached in the same folder).
+echo "run-tests: MCP peers at $(bash tests/mcp/install-mcp-peers.sh)"
 
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" --buildtype=debugoptimized

@@ -54,6 +54,11 @@ int prs_ctl_cmd_fields (PrsCtl  *ctl,
                         int      argc,
                         char   **argv);
 
+/* prs-ctl-mcp.c */
+int prs_ctl_cmd_mcp      (PrsCtl  *ctl,
+                          int      argc,
+                          char   **argv);
+
 /* prs-ctl-n8n.c */
 int  prs_ctl_cmd_n8n_setup      (PrsCtl  *ctl,
                                  int      argc,

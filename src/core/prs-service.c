@@ -173,14 +173,27 @@ prs_service_get_conversations (PrsService *self)
 /* ---- agent runs ---- */
 
 static void
+read_run_limits (PrsService   *self,
+                 PrsRunLimits *limits)
+{
+  prs_run_limits_init (limits);
+  limits->max_rounds = prs_settings_get_max_tool_rounds (self->settings);
+  limits->history_depth = prs_settings_get_history_depth (self->settings);
+  limits->max_tokens = prs_settings_get_max_output_tokens (self->settings);
+  limits->temperature = prs_settings_get_temperature (self->settings);
+  limits->tool_timeout = prs_settings_get_tool_call_timeout (self->settings);
+  limits->callback_timeout = prs_settings_get_callback_timeout (self->settings);
+}
+
+/* Runs that start from now on follow the settings; runs under way keep
+ * the limits they started with */
+static void
 apply_run_settings (PrsService *self)
 {
-  prs_runner_set_max_rounds (self->runner, prs_settings_get_max_tool_rounds (self->settings));
-  prs_runner_set_history_depth (self->runner, prs_settings_get_history_depth (self->settings));
-  prs_runner_set_max_tokens (self->runner, prs_settings_get_max_output_tokens (self->settings));
-  prs_runner_set_temperature (self->runner, prs_settings_get_temperature (self->settings));
-  prs_runner_set_tool_timeout (self->runner, prs_settings_get_tool_call_timeout (self->settings));
-  prs_runner_set_callback_timeout (self->runner, prs_settings_get_callback_timeout (self->settings));
+  PrsRunLimits limits;
+
+  read_run_limits (self, &limits);
+  prs_runner_set_limits (self->runner, &limits);
   prs_providers_set_timeout (self->providers, prs_settings_get_inference_timeout (self->settings));
 }
 
@@ -224,13 +237,15 @@ static void
 start_runner (PrsService *self)
 {
   g_autofree char *callback_url = NULL;
+  g_autoptr(PrsRunEnv) env = NULL;
+  PrsRunLimits limits;
 
   self->registry = prs_callback_registry_new ();
-  self->runner = prs_runner_new (self->store, self->providers, self->registry);
-  prs_runner_set_secrets (self->runner, self->secrets);
   callback_url = g_strdup_printf ("https://127.0.0.1:%u/api/ai/agentic-loop-result", self->port);
-  prs_runner_set_callback_url (self->runner, callback_url);
-  apply_run_settings (self);
+  read_run_limits (self, &limits);
+  env = prs_run_env_new (self->store, self->providers, self->secrets, self->registry, callback_url, &limits);
+  self->runner = prs_runner_new (env);
+  prs_providers_set_timeout (self->providers, prs_settings_get_inference_timeout (self->settings));
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (on_run_setting_changed), self, 0);
   g_signal_connect_object (self->runner, "message-added", G_CALLBACK (on_run_message_added), self, 0);
   g_signal_connect_object (self->runner, "message-changed", G_CALLBACK (on_run_message_changed), self, 0);
@@ -381,7 +396,7 @@ prs_service_start (PrsService  *self,
                           prs_settings_get_lan_listening (self->settings),
                           prs_settings_get_allowed_sources (self->settings));
 
-  prs_api_server_set_runner (self->api_server, self->runner);
+  prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
   if (!prs_api_server_start (self->api_server, error))
     return FALSE;
   /* Pending approvals come back; calls that were running are interrupted */

@@ -3,7 +3,7 @@
  * driven end to end by tests/scripted-provider.py (each provider's wire
  * protocol, streaming) and a scripted n8n webhook (a SoupServer), both
  * from tests/lib: approvals, rules, loop limits, failover, restarts,
- * binding, hygiene. */
+ * binding, hygiene, and a run made and heard without a runner. */
 #include "config.h"
 
 #include <string.h>
@@ -84,15 +84,18 @@ open_runner (Fixture *fixture)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *url = prs_test_hook_url (fixture->hook);
+  g_autoptr(PrsRunEnv) env = NULL;
+  PrsRunLimits limits;
 
   fixture->store = prs_store_new (fixture->dir, &error);
   g_assert_no_error (error);
   fixture->secrets = prs_secrets_new (fixture->dir);
   fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
   fixture->registry = prs_callback_registry_new ();
-  fixture->runner = prs_runner_new (fixture->store, fixture->providers, fixture->registry);
-  prs_runner_set_secrets (fixture->runner, fixture->secrets);
-  prs_runner_set_callback_url (fixture->runner, "https://127.0.0.1:1/api/ai/agentic-loop-result");
+  prs_run_limits_init (&limits);
+  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, fixture->registry,
+                         "https://127.0.0.1:1/api/ai/agentic-loop-result", &limits);
+  fixture->runner = prs_runner_new (env);
   g_signal_connect (fixture->runner, "message-changed", G_CALLBACK (on_message_changed), fixture);
   g_signal_connect (fixture->runner, "approval-needed", G_CALLBACK (on_approval_needed), fixture);
   g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_N8N_URL, url, &error));
@@ -558,8 +561,11 @@ test_max_rounds (Fixture       *fixture,
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *kinds = NULL;
+  PrsRunLimits limits;
 
-  prs_runner_set_max_rounds (fixture->runner, 2);
+  prs_run_limits_init (&limits);
+  limits.max_rounds = 2;
+  prs_runner_set_limits (fixture->runner, &limits);
   g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
   use_script (fixture, "openai",
               "{'kind':'openai','turns':["
@@ -591,6 +597,192 @@ test_repeated_call (Fixture       *fixture,
   answer = wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "stopReason"), ==, "repeated_call");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
+}
+
+/* A run keeps the limits it started with; the runner's new ones are for
+ * the runs that start after them */
+static void
+test_limits_at_start (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(PrsRun) first = NULL;
+  g_autoptr(PrsRun) second = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  PrsRunLimits limits;
+
+  prs_run_limits_init (&limits);
+  limits.max_rounds = 1;
+  prs_runner_set_limits (fixture->runner, &limits);
+  use_script (fixture, "openai",
+              "{'kind':'openai','turns':["
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Lyon") "]}},"
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Rome") "]}},"
+              "{'response':{'tool_calls':[" WEATHER_CALL ("Oslo") "]}},"
+              "{'response':{'text':'Done.'}}]}");
+  first = start_run (fixture, "One round", NULL, NULL);
+  answer = wait_rest (first, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
+
+  /* The settings change while the first run waits for a person */
+  limits.max_rounds = 8;
+  prs_runner_set_limits (fixture->runner, &limits);
+  g_assert_true (prs_runner_approve (fixture->runner, call_id_at (answer, 0), NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (first, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "stopReason"), ==, "max_tool_rounds");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
+
+  /* The next run gets the new limit: two rounds, then the answer */
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
+  second = start_run (fixture, "Two rounds", NULL, NULL);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (second, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Done.");
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 3);
+}
+
+/* ---- a run on its own --------------------------------------------------- */
+
+typedef struct
+{
+  GPtrArray *added;       /* message ids, in order */
+  GPtrArray *approvals;   /* tool-call message ids */
+  guint      changed;
+  guint      working;
+  guint      rested;
+} Heard;
+
+static void
+on_run_added (PrsRun     *run,
+              const char *conversation_id,
+              const char *message_id,
+              Heard      *heard)
+{
+  g_assert_cmpstr (conversation_id, ==, prs_run_get_conversation_id (run));
+  g_ptr_array_add (heard->added, g_strdup (message_id));
+}
+
+static void
+on_run_changed (PrsRun     *run,
+                const char *conversation_id,
+                const char *message_id,
+                Heard      *heard)
+{
+  g_assert_cmpstr (conversation_id, ==, prs_run_get_conversation_id (run));
+  heard->changed++;
+}
+
+static void
+on_run_approval (PrsRun     *run,
+                 const char *conversation_id,
+                 const char *message_id,
+                 const char *tool_name,
+                 Heard      *heard)
+{
+  g_assert_cmpstr (tool_name, ==, "get_weather");
+  g_ptr_array_add (heard->approvals, g_strdup (message_id));
+}
+
+/* The status is stored before either is said: a window that asks the run
+ * whether it rests hears the truth */
+static void
+on_run_working (PrsRun *run,
+                Heard  *heard)
+{
+  g_assert_false (prs_run_is_resting (run));
+  heard->working++;
+}
+
+static void
+on_run_rested (PrsRun *run,
+               Heard  *heard)
+{
+  g_assert_true (prs_run_is_resting (run));
+  heard->rested++;
+}
+
+/* Made from a PrsRunEnv, with no runner: everything the run stores is
+ * announced by its own signals, and working/rested tell when it holds a
+ * share of the work */
+static void
+test_run_alone (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(PrsAgent) agent = prs_agent_new ("ghostly", "Ghostly");
+  g_autoptr(PrsRunEnv) env = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message_id = NULL;
+  Heard heard = { g_ptr_array_new_with_free_func (g_free), g_ptr_array_new_with_free_func (g_free), 0, 0, 0 };
+  PrsRunOptions options = { 0 };
+  PrsRunLimits limits;
+
+  agent->allowed_tools = g_strsplit ("get_weather,ghost_tool", ",", -1);
+  g_assert_true (prs_store_save_agent (fixture->store, agent, NULL, &error));
+  g_assert_no_error (error);
+  use_script (fixture, "anthropic",
+              "{'kind':'anthropic','turns':["
+              "{'response':{'text':'Checking.','tool_calls':[" WEATHER_CALL ("Paris") "]}},"
+              "{'response':{'chunks':['Sunny ','in Paris.'],'delay':0.3}}]}");
+  prs_run_limits_init (&limits);
+  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, fixture->registry, NULL, &limits);
+
+  message_id = insert_inbound (fixture, "Weather?", NULL);
+  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = fixture->conversation_id;
+  options.agent_id = "ghostly";
+  options.trigger_message_id = message_id;
+  options.temperature = -1;
+  run = prs_run_new (env, &options, &error);
+  g_assert_no_error (error);
+  g_signal_connect (run, "message-added", G_CALLBACK (on_run_added), &heard);
+  g_signal_connect (run, "message-changed", G_CALLBACK (on_run_changed), &heard);
+  g_signal_connect (run, "approval-needed", G_CALLBACK (on_run_approval), &heard);
+  g_signal_connect (run, "working", G_CALLBACK (on_run_working), &heard);
+  g_signal_connect (run, "rested", G_CALLBACK (on_run_rested), &heard);
+  g_assert_cmpuint (heard.added->len, ==, 0);
+
+  prs_run_begin (run);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
+  g_assert_cmpuint (heard.approvals->len, ==, 1);
+  g_assert_cmpuint (heard.working, ==, 0);
+  g_assert_cmpuint (heard.rested, ==, 1);
+  g_assert_cmpuint (fixture->approvals_needed, ==, 0);
+
+  /* A person's decision: the run works again on its own, then ends */
+  g_assert_true (prs_run_decide (run, g_ptr_array_index (heard.approvals, 0), "approve", NULL, FALSE, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (heard.working, ==, 1);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (run, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Sunny in Paris.");
+  g_assert_cmpuint (heard.rested, ==, 2);
+  g_assert_cmpuint (heard.working, ==, 1);
+  g_assert_cmpuint (heard.changed, >=, 4);
+
+  /* Every message the run stored was announced, in the order stored: the
+   * notice for the tool that is not discovered, the first reply, the
+   * call, its result, the last reply */
+  messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, NULL);
+  g_assert_cmpuint (json_array_get_length (messages), ==, heard.added->len + 1);
+  for (guint i = 0; i < heard.added->len; i++)
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, i + 1), "id"), ==,
+                     g_ptr_array_index (heard.added, i));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 1), "kind"), ==, "notice");
+  g_assert_cmpuint (heard.added->len, ==, 5);
+
+  prs_run_detach (run);
+  g_ptr_array_unref (heard.added);
+  g_ptr_array_unref (heard.approvals);
 }
 
 /* ---- failover, no provider ------------------------------------------------ */
@@ -860,6 +1052,8 @@ main (int   argc,
   ADD ("rules", test_rules, NULL);
   ADD ("max-rounds", test_max_rounds, NULL);
   ADD ("repeated-call", test_repeated_call, NULL);
+  ADD ("limits-at-start", test_limits_at_start, NULL);
+  ADD ("run-alone", test_run_alone, NULL);
   ADD ("failover", test_failover, NULL);
   ADD ("no-provider", test_no_provider, NULL);
   ADD ("restart/pending-approval", test_restart_pending, NULL);

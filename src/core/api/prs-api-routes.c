@@ -491,9 +491,9 @@ static gboolean
 provider_info_on_main (gpointer user_data)
 {
   GTask *task = user_data;
-  PrsRunner *runner = g_task_get_task_data (task);
+  PrsProviders *providers = g_task_get_task_data (task);
 
-  prs_api_task_return_answer (task, SOUP_STATUS_OK, prs_providers_build_info (prs_runner_get_providers (runner)));
+  prs_api_task_return_answer (task, SOUP_STATUS_OK, prs_providers_build_info (providers));
   g_object_unref (task);
   return G_SOURCE_REMOVE;
 }
@@ -505,12 +505,12 @@ handle_provider_info (PrsApiRoutes      *routes,
   JsonObject *object;
   JsonNode *node;
 
-  if (routes->runner != NULL)
+  if (routes->providers != NULL)
     {
       /* PrsProviders lives on the main thread */
       GTask *task = prs_api_defer (routes, msg, NULL, 0);
 
-      g_task_set_task_data (task, g_object_ref (routes->runner), g_object_unref);
+      g_task_set_task_data (task, g_object_ref (routes->providers), g_object_unref);
       g_main_context_invoke (routes->main_context, provider_info_on_main, task);
       return;
     }

@@ -39,10 +39,11 @@ typedef struct
   gpointer  notify_data;
 
   /* Agent runs, set when the service has a runner. The runner
-   * and its providers live on the main thread: only their thread-safe
+   * and the providers live on the main thread: only their thread-safe
    * functions are called here; everything else goes through
    * @main_context with g_main_context_invoke and a GTask back. */
   PrsRunner           *runner;
+  PrsProviders        *providers;
   PrsCallbackRegistry *registry;
   GMainContext        *main_context;
   guint                wait_seconds;      /* 110, or PROSPONSIVE_INFERENCE_WAIT_SECONDS */

@@ -130,6 +130,8 @@ struct _PrsApiServer
   gboolean      lan;            /* set before start; read-only afterwards */
   PrsApiAllowlist *allowlist;
   PrsRunner    *runner;         /* the main thread's; see prs_api_server_set_runner */
+  PrsProviders *providers;      /* the main thread's too */
+  PrsCallbackRegistry *registry;
   guint         wait_seconds;
   guint         new_conversations_burst;
   guint         new_conversations_per_minute;
@@ -906,7 +908,8 @@ thread_setup (ApiThread  *t,
   t->routes.message_added = on_message_added;
   t->routes.notify_data = t;
   t->routes.runner = self->runner;
-  t->routes.registry = self->runner != NULL ? prs_runner_get_registry (self->runner) : NULL;
+  t->routes.providers = self->providers;
+  t->routes.registry = self->registry;
   t->routes.main_context = self->main_context;
   t->routes.wait_seconds = self->wait_seconds;
   prs_rate_limit_init (&t->routes.new_conversations, self->new_conversations_burst,
@@ -1037,6 +1040,8 @@ prs_api_server_finalize (GObject *object)
   g_clear_pointer (&self->allowlist, prs_api_allowlist_free);
   g_clear_object (&self->secrets);
   g_clear_object (&self->runner);
+  g_clear_object (&self->providers);
+  g_clear_object (&self->registry);
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_clear_error (&self->start_error);
   g_mutex_clear (&self->lock);
@@ -1182,13 +1187,17 @@ prs_api_server_start (PrsApiServer  *self,
 }
 
 void
-prs_api_server_set_runner (PrsApiServer *self,
-                           PrsRunner    *runner)
+prs_api_server_set_runner (PrsApiServer        *self,
+                           PrsRunner           *runner,
+                           PrsProviders        *providers,
+                           PrsCallbackRegistry *registry)
 {
   g_return_if_fail (PRS_IS_API_SERVER (self));
   g_return_if_fail (self->thread == NULL);
 
   g_set_object (&self->runner, runner);
+  g_set_object (&self->providers, providers);
+  g_set_object (&self->registry, registry);
   /* Tests shorten the 110 s wait */
   self->wait_seconds = env_uint ("PROSPONSIVE_INFERENCE_WAIT_SECONDS", PRS_API_INFERENCE_WAIT_SECONDS, 3600);
 }

@@ -27,11 +27,14 @@ PrsApiServer *prs_api_server_new   (const char    *data_dir,
 void          prs_api_server_set_lan (PrsApiServer       *self,
                                       gboolean            enabled,
                                       const char * const *allowed_sources);
-/* Agent runs for the inference routes (before start). @runner lives on
- * the main thread, where the server was made; the API thread hands it work
- * with g_main_context_invoke. */
-void          prs_api_server_set_runner (PrsApiServer *self,
-                                         PrsRunner    *runner);
+/* Agent runs for the inference routes (before start). @runner and
+ * @providers live on the main thread, where the server was made; the API
+ * thread hands them work with g_main_context_invoke. @registry (thread-safe)
+ * takes the tool results delivered to /api/ai/agentic-loop-result. */
+void          prs_api_server_set_runner (PrsApiServer        *self,
+                                         PrsRunner           *runner,
+                                         PrsProviders        *providers,
+                                         PrsCallbackRegistry *registry);
 /* Starts the thread; returns once both loopback addresses are bound (or
  * binding failed: PRS_ERROR_FAILED naming the port when it is in use). */
 gboolean      prs_api_server_start (PrsApiServer  *self,

@@ -35,6 +35,11 @@ typedef enum
   PRS_ERROR_UNSAFE_PATH,             /* the data folder or a file in it is another user's, a link, or open to others */
   PRS_ERROR_TOO_LARGE,               /* input beyond a documented limit: not read */
   PRS_ERROR_EXISTS,                  /* creating what exists, without being told to replace it */
+  /* MCP servers (src/core/mcp/). */
+  PRS_ERROR_MCP_UNAVAILABLE,         /* could not start or reach the server, or it stopped */
+  PRS_ERROR_MCP_PROTOCOL,            /* not JSON-RPC, not JSON, too large, unsupported revision */
+  PRS_ERROR_MCP_SERVER,              /* the server answered a request with a JSON-RPC error or an HTTP error status */
+  PRS_ERROR_MCP_TOOL_FAILED,         /* a tools/call result with isError: the message is the server's text */
 } PrsError;
 
 GQuark prs_error_quark (void);

@@ -1,50 +1,120 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-run-private.h: what PrsRun and PrsRunner share. */
+/* prs-run-private.h: the run's struct and what its files share:
+ * prs-run.c (the state machine), prs-run-prompt.c (the prompt and the
+ * history), prs-run-tools.c (the tool round) and prs-run-answer.c (the
+ * API's answer). Nothing outside run/ includes it. */
 #pragma once
 
+#include "prs-agent.h"
+#include "prs-provider.h"
 #include "prs-run.h"
-#include "prs-runner.h"
+#include "prs-tool-call.h"
 
 G_BEGIN_DECLS
 
-/* prs-run.c, for the runner */
-PrsRun   *prs_run_new_for_start   (PrsRunner            *runner,
-                                   const PrsRunOptions  *options,
-                                   GError              **error);
-PrsRun   *prs_run_new_for_resume  (PrsRunner            *runner,
-                                   PrsRunRow            *row,
-                                   GError              **error);
-/* The run holds a slot now and goes on (first call, or after a restart) */
-void      prs_run_begin           (PrsRun               *self);
-void      prs_run_resume_after_restart (PrsRun          *self);
-gboolean  prs_run_decide          (PrsRun               *self,
-                                   const char           *message_id,
-                                   const char           *action,       /* approve, deny, retry */
-                                   const char           *arguments_json,
-                                   gboolean              whole_turn,
-                                   GError              **error);
-void      prs_run_cancel          (PrsRun               *self);
-/* The runner is going away: no more writes, no more callbacks */
-void      prs_run_detach          (PrsRun               *self);
-gboolean  prs_run_has_slot        (PrsRun               *self);
-void      prs_run_set_has_slot    (PrsRun               *self,
-                                   gboolean              has_slot);
+struct _PrsRun
+{
+  GObject       parent_instance;
 
-/* prs-runner.c, for runs */
-void      prs_runner_emit_message_added   (PrsRunner  *self,
-                                           const char *conversation_id,
+  PrsRunEnv    *env;
+  PrsRunRow    *row;
+  PrsAgent     *agent;
+  JsonObject   *context;       /* cleaned; may be NULL */
+  JsonArray    *transcript;
+  char         *slug;
+  GCancellable *cancellable;
+  GList        *waiters;       /* GTask* */
+  GHashTable   *executing;     /* tool call ids with a call in flight */
+  gboolean      detached;      /* nothing is written or emitted any more */
+  gboolean      working;       /* between prs_run_begin () or PrsRun::working and a rest */
+  gboolean      check_tools;   /* a new run: say at its first begin which tools it lacks */
+  gboolean      model_in_flight;
+  gboolean      cancel_requested;
+
+  /* The reply streaming now */
+  GString      *stream_text;
+  char         *stream_message_id;
+  gint64        last_flush;
+  guint         flush_id;
+};
+
+/* The files of a run, each calling only those below it:
+ *   prs-run.c          the GObject, the state machine, the model call
+ *   prs-run-prompt.c   what is sent to the model
+ *   prs-run-tools.c    the tool round, the hygiene
+ *   prs-run-answer.c   the API's answer, from the store alone
+ *   prs-run-record.c   what the run writes, and the signals that say so */
+
+/* prs-run-record.c */
+void        _prs_run_install_signals  (GObjectClass *klass);
+JsonNode   *_prs_run_parse_stored     (const char   *text);
+JsonObject *_prs_run_parse_object     (const char   *text);
+char       *_prs_run_object_to_string (JsonObject   *object);
+void        _prs_run_emit_message_changed (PrsRun     *self,
                                            const char *message_id);
-void      prs_runner_emit_message_changed (PrsRunner  *self,
-                                           const char *conversation_id,
-                                           const char *message_id);
-void      prs_runner_emit_approval_needed (PrsRunner  *self,
-                                           const char *conversation_id,
+void        _prs_run_emit_approval_needed (PrsRun     *self,
                                            const char *message_id,
                                            const char *tool_name);
-/* A run stopped working (it rests or ended) / wants to work again */
-void      prs_runner_run_rested           (PrsRunner  *self,
-                                           PrsRun     *run);
-void      prs_runner_run_wakes            (PrsRunner  *self,
-                                           PrsRun     *run);
+void        _prs_run_save             (PrsRun       *self);
+char       *_prs_run_insert_message   (PrsRun       *self,
+                                       const char   *kind,
+                                       const char   *content,
+                                       const char   *status,
+                                       JsonObject   *extra);
+void        _prs_run_update_message   (PrsRun       *self,
+                                       const char   *message_id,
+                                       const char   *status,
+                                       const char   *content,
+                                       JsonObject   *extra);
+void        _prs_run_add_notice       (PrsRun       *self,
+                                       const char   *text);
+void        _prs_run_wake_waiters     (PrsRun       *self);
+void        _prs_run_rest             (PrsRun       *self,
+                                       const char   *status);
+void        _prs_run_finish           (PrsRun       *self,
+                                       const char   *status,
+                                       const char   *stop_reason,
+                                       const char   *error);
+void        _prs_run_set_working      (PrsRun       *self);
+JsonObject *_prs_run_last_entry       (PrsRun       *self);
+
+/* prs-run-tools.c */
+GPtrArray  *_prs_run_allowed_tools    (PrsRun          *self);
+void        _prs_run_say_missing_tools (PrsRun         *self);
+JsonObject *_prs_run_call_extra       (PrsRun          *self,
+                                       PrsToolCallRow  *call,
+                                       JsonObject      *provenance);
+void        _prs_run_save_call        (PrsRun          *self,
+                                       PrsToolCallRow  *call,
+                                       const char      *status,
+                                       JsonObject      *extra);
+void        _prs_run_propose_calls    (PrsRun          *self,
+                                       PrsChatResponse *response);
+gboolean    _prs_run_decide_call      (PrsRun          *self,
+                                       const char      *message_id,
+                                       const char      *action,
+                                       const char      *arguments_json,
+                                       gboolean         whole_turn,
+                                       GError         **error);
+void        _prs_run_interrupt_calls  (PrsRun          *self);
+/* Runs an approved call; answers, from the main loop, with its result,
+ * or NULL once the run is detached */
+void        _prs_run_call_tool_async  (PrsRun              *self,
+                                       PrsToolCallRow      *call,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data);
+PrsToolCallResult *_prs_run_call_tool_finish (PrsRun        *self,
+                                              GAsyncResult  *result,
+                                              char         **out_call_id);
+void        _prs_run_settle_call      (PrsRun            *self,
+                                       const char        *call_id,
+                                       PrsToolCallResult *result);
+void        _prs_run_feed_results     (PrsRun          *self,
+                                       GPtrArray       *calls);
+
+/* prs-run-prompt.c */
+PrsChatRequest *_prs_run_build_request    (PrsRun   *self);
+void            _prs_run_start_transcript (PrsRun   *self,
+                                           gboolean  with_history);
 
 G_END_DECLS

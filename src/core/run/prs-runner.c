@@ -5,33 +5,25 @@
  * prs_runner_try_reserve (an atomic counter), in-app runs queue for one. */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
 #include "prs-json.h"
-#include "prs-run-private.h"
 #include "prs-runner.h"
+#include "prs-thread.h"
 
 struct _PrsRunner
 {
   GObject              parent_instance;
 
-  PrsStore            *store;
-  PrsProviders        *providers;
-  PrsCallbackRegistry *registry;
-  PrsSecrets          *secrets;     /* for the tool webhooks' Header Auth; may be NULL */
+  PrsRunEnv           *env;         /* what new runs are made with */
 
   GHashTable          *runs;        /* id → PrsRun*: runs not finished */
+  GHashTable          *slotted;     /* PrsRun*: the runs that hold a slot */
   GQueue               queue;       /* PrsRun* waiting for a slot (a reference each) */
   gint                 busy;        /* atomic: slots taken (runs working + reservations) */
-
-  guint                max_rounds;
-  guint                history_depth;
-  guint                max_tokens;
-  double               temperature;
-  guint                tool_timeout;
-  guint                callback_timeout;
-  char                *callback_url;
 };
 
 G_DEFINE_FINAL_TYPE (PrsRunner, prs_runner, G_TYPE_OBJECT)
@@ -48,162 +40,38 @@ enum
 static guint signals[N_SIGNALS];
 
 PrsRunner *
-prs_runner_new (PrsStore            *store,
-                PrsProviders        *providers,
-                PrsCallbackRegistry *registry)
+prs_runner_new (PrsRunEnv *env)
 {
   PrsRunner *self;
 
-  g_return_val_if_fail (PRS_IS_STORE (store), NULL);
-  g_return_val_if_fail (PRS_IS_PROVIDERS (providers), NULL);
-  g_return_val_if_fail (PRS_IS_CALLBACK_REGISTRY (registry), NULL);
+  g_return_val_if_fail (env != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   self = g_object_new (PRS_TYPE_RUNNER, NULL);
-  self->store = g_object_ref (store);
-  self->providers = g_object_ref (providers);
-  self->registry = g_object_ref (registry);
+  self->env = prs_run_env_ref (env);
   return self;
 }
 
-PrsStore *
-prs_runner_get_store (PrsRunner *self)
-{
-  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
-  return self->store;
-}
-
-PrsProviders *
-prs_runner_get_providers (PrsRunner *self)
-{
-  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
-  return self->providers;
-}
-
-PrsCallbackRegistry *
-prs_runner_get_registry (PrsRunner *self)
-{
-  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
-  return self->registry;
-}
-
 void
-prs_runner_set_secrets (PrsRunner  *self,
-                        PrsSecrets *secrets)
+prs_runner_set_limits (PrsRunner          *self,
+                       const PrsRunLimits *limits)
 {
+  PrsRunEnv *env;
+
   g_return_if_fail (PRS_IS_RUNNER (self));
+  g_return_if_fail (limits != NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
-  g_set_object (&self->secrets, secrets);
-}
-
-PrsSecrets *
-prs_runner_get_secrets (PrsRunner *self)
-{
-  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
-  return self->secrets;
-}
-
-/* ---- settings ---- */
-
-void
-prs_runner_set_max_rounds (PrsRunner *self,
-                           guint      rounds)
-{
-  g_return_if_fail (PRS_IS_RUNNER (self));
-  self->max_rounds = rounds > 0 ? rounds : PRS_RUNNER_DEFAULT_MAX_ROUNDS;
-}
-
-guint
-prs_runner_get_max_rounds (PrsRunner *self)
-{
-  return self->max_rounds;
-}
-
-void
-prs_runner_set_history_depth (PrsRunner *self,
-                              guint      depth)
-{
-  g_return_if_fail (PRS_IS_RUNNER (self));
-  self->history_depth = depth;
-}
-
-guint
-prs_runner_get_history_depth (PrsRunner *self)
-{
-  return self->history_depth;
-}
-
-void
-prs_runner_set_max_tokens (PrsRunner *self,
-                           guint      max_tokens)
-{
-  g_return_if_fail (PRS_IS_RUNNER (self));
-  self->max_tokens = max_tokens;
-}
-
-guint
-prs_runner_get_max_tokens (PrsRunner *self)
-{
-  return self->max_tokens;
-}
-
-void
-prs_runner_set_temperature (PrsRunner *self,
-                            double     temperature)
-{
-  g_return_if_fail (PRS_IS_RUNNER (self));
-  self->temperature = temperature;
-}
-
-double
-prs_runner_get_temperature (PrsRunner *self)
-{
-  return self->temperature;
-}
-
-void
-prs_runner_set_tool_timeout (PrsRunner *self,
-                             guint      seconds)
-{
-  g_return_if_fail (PRS_IS_RUNNER (self));
-  self->tool_timeout = seconds;
-}
-
-guint
-prs_runner_get_tool_timeout (PrsRunner *self)
-{
-  return self->tool_timeout;
-}
-
-void
-prs_runner_set_callback_timeout (PrsRunner *self,
-                                 guint      seconds)
-{
-  g_return_if_fail (PRS_IS_RUNNER (self));
-  self->callback_timeout = seconds > 0 ? seconds : PRS_CALLBACK_DEFAULT_TIMEOUT;
-}
-
-guint
-prs_runner_get_callback_timeout (PrsRunner *self)
-{
-  return self->callback_timeout;
-}
-
-void
-prs_runner_set_callback_url (PrsRunner  *self,
-                             const char *url)
-{
-  g_return_if_fail (PRS_IS_RUNNER (self));
-  g_free (self->callback_url);
-  self->callback_url = g_strdup (url);
-}
-
-const char *
-prs_runner_get_callback_url (PrsRunner *self)
-{
-  return self->callback_url;
+  env = prs_run_env_new_with_limits (self->env, limits);
+  prs_run_env_unref (self->env);
+  self->env = env;
 }
 
 /* ---- slots ---- */
+
+/* The three functions below are the only ones the API thread calls, and
+ * touch nothing but the atomic counter: no PRS_ASSERT_MAIN_THREAD here, on
+ * purpose (the API answers 429 without a hop to the main thread). */
 
 gboolean
 prs_runner_try_reserve (PrsRunner *self)
@@ -221,8 +89,6 @@ prs_runner_try_reserve (PrsRunner *self)
     }
 }
 
-static void start_queued (PrsRunner *self);
-
 void
 prs_runner_release_reservation (PrsRunner *self)
 {
@@ -237,35 +103,6 @@ prs_runner_get_n_active (PrsRunner *self)
   return (guint) MAX (g_atomic_int_get (&self->busy), 0);
 }
 
-void
-prs_runner_run_rested (PrsRunner *self,
-                       PrsRun    *run)
-{
-  if (prs_run_has_slot (run))
-    {
-      prs_run_set_has_slot (run, FALSE);
-      g_atomic_int_add (&self->busy, -1);
-    }
-  g_signal_emit (self, signals[SIGNAL_RUN_CHANGED], 0, run);
-  if (prs_run_is_finished (run))
-    g_hash_table_remove (self->runs, prs_run_get_id (run));
-  start_queued (self);
-}
-
-void
-prs_runner_run_wakes (PrsRunner *self,
-                      PrsRun    *run)
-{
-  /* An admitted run goes on even when the slots are full: a person
-   * approved it and is waiting for it */
-  if (!prs_run_has_slot (run))
-    {
-      prs_run_set_has_slot (run, TRUE);
-      g_atomic_int_inc (&self->busy);
-    }
-  g_signal_emit (self, signals[SIGNAL_RUN_CHANGED], 0, run);
-}
-
 static void
 start_queued (PrsRunner *self)
 {
@@ -273,36 +110,78 @@ start_queued (PrsRunner *self)
     {
       g_autoptr(PrsRun) run = g_queue_pop_head (&self->queue);
 
-      prs_run_set_has_slot (run, TRUE);
+      g_hash_table_add (self->slotted, run);
       prs_run_begin (run);
     }
 }
 
-/* ---- signals for runs ---- */
+/* ---- what runs say ---- */
 
-void
-prs_runner_emit_message_added (PrsRunner  *self,
-                               const char *conversation_id,
-                               const char *message_id)
+static void
+on_run_message_added (PrsRun     *run,
+                      const char *conversation_id,
+                      const char *message_id,
+                      PrsRunner  *self)
 {
   g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, conversation_id, message_id);
 }
 
-void
-prs_runner_emit_message_changed (PrsRunner  *self,
-                                 const char *conversation_id,
-                                 const char *message_id)
+static void
+on_run_message_changed (PrsRun     *run,
+                        const char *conversation_id,
+                        const char *message_id,
+                        PrsRunner  *self)
 {
   g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, conversation_id, message_id);
 }
 
-void
-prs_runner_emit_approval_needed (PrsRunner  *self,
-                                 const char *conversation_id,
-                                 const char *message_id,
-                                 const char *tool_name)
+static void
+on_run_approval_needed (PrsRun     *run,
+                        const char *conversation_id,
+                        const char *message_id,
+                        const char *tool_name,
+                        PrsRunner  *self)
 {
   g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, conversation_id, message_id, tool_name);
+}
+
+static void
+on_run_working (PrsRun    *run,
+                PrsRunner *self)
+{
+  /* An admitted run goes on even when the slots are full: a person
+   * approved it and is waiting for it */
+  if (g_hash_table_add (self->slotted, run))
+    g_atomic_int_inc (&self->busy);
+  g_signal_emit (self, signals[SIGNAL_RUN_CHANGED], 0, run);
+}
+
+static void
+on_run_rested (PrsRun    *run,
+               PrsRunner *self)
+{
+  if (g_hash_table_remove (self->slotted, run))
+    g_atomic_int_add (&self->busy, -1);
+  g_signal_emit (self, signals[SIGNAL_RUN_CHANGED], 0, run);
+  if (prs_run_is_finished (run))
+    {
+      g_signal_handlers_disconnect_by_data (run, self);
+      g_hash_table_remove (self->runs, prs_run_get_id (run));
+    }
+  start_queued (self);
+}
+
+/* The runner owns @run from now on and hears what it says */
+static void
+adopt (PrsRunner *self,
+       PrsRun    *run)
+{
+  g_hash_table_insert (self->runs, g_strdup (prs_run_get_id (run)), g_object_ref (run));
+  g_signal_connect (run, "message-added", G_CALLBACK (on_run_message_added), self);
+  g_signal_connect (run, "message-changed", G_CALLBACK (on_run_message_changed), self);
+  g_signal_connect (run, "approval-needed", G_CALLBACK (on_run_approval_needed), self);
+  g_signal_connect (run, "working", G_CALLBACK (on_run_working), self);
+  g_signal_connect (run, "rested", G_CALLBACK (on_run_rested), self);
 }
 
 /* ---- runs ---- */
@@ -317,8 +196,9 @@ prs_runner_start (PrsRunner            *self,
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
   g_return_val_if_fail (options != NULL && options->conversation_id != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
-  run = prs_run_new_for_start (self, options, error);
+  run = prs_run_new (self->env, options, error);
   if (run == NULL)
     {
       if (reserved)
@@ -326,10 +206,10 @@ prs_runner_start (PrsRunner            *self,
       return NULL;
     }
 
-  g_hash_table_insert (self->runs, g_strdup (prs_run_get_id (run)), g_object_ref (run));
+  adopt (self, run);
   if (reserved || prs_runner_try_reserve (self))
     {
-      prs_run_set_has_slot (run, TRUE);
+      g_hash_table_add (self->slotted, run);
       prs_run_begin (run);
     }
   else
@@ -350,10 +230,11 @@ prs_runner_start_chat (PrsRunner   *self,
   PrsRunOptions options = { 0 };
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
-  if (!prs_store_count_messages (self->store, conversation_id, &count, NULL, NULL, error))
+  if (!prs_store_count_messages (self->env->store, conversation_id, &count, NULL, NULL, error))
     return NULL;
-  messages = prs_store_list_messages_at (self->store, conversation_id, count > 20 ? count - 20 : 0, 20, error);
+  messages = prs_store_list_messages_at (self->env->store, conversation_id, count > 20 ? count - 20 : 0, 20, error);
   if (messages == NULL)
     return NULL;
   for (guint i = json_array_get_length (messages); i > 0; i--)
@@ -389,10 +270,11 @@ prs_runner_resume (PrsRunner *self)
   g_autoptr(GPtrArray) rows = NULL;
 
   g_return_if_fail (PRS_IS_RUNNER (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   /* Requests stored before a crash whose runs never began: failed, with a
    * Retry in the conversation, until their workflow sends them again */
-  if (prs_store_interrupt_orphan_inbound (self->store,
+  if (prs_store_interrupt_orphan_inbound (self->env->store,
                                           "{\"success\":false,\"code\":\"" PRS_INBOUND_REASON_INTERRUPTED "\","
                                           "\"error\":\"Prosponsive stopped before it answered this request; "
                                           "send it again or retry it in Prosponsive.\"}",
@@ -403,7 +285,7 @@ prs_runner_resume (PrsRunner *self)
       g_clear_error (&error);
     }
 
-  rows = prs_store_list_unfinished_runs (self->store, &error);
+  rows = prs_store_list_unfinished_runs (self->env->store, &error);
   if (rows == NULL)
     {
       g_message ("Could not read the unfinished agent runs: %s", error->message);
@@ -423,17 +305,17 @@ prs_runner_resume (PrsRunner *self)
           prs_run_row_free (row);
           continue;
         }
-      run = prs_run_new_for_resume (self, row, &local_error);
+      run = prs_run_new_for_resume (self->env, row, &local_error);
       if (run == NULL)
         {
           g_message ("Agent run %s cannot go on: %s", row->id, local_error->message);
           row->status = (g_free (row->status), g_strdup (PRS_RUN_FAILED));
           row->error = (g_free (row->error), g_strdup (local_error->message));
-          prs_store_save_run (self->store, row, NULL);
+          prs_store_save_run (self->env->store, row, NULL);
           prs_run_row_free (row);
           continue;
         }
-      g_hash_table_insert (self->runs, g_strdup (prs_run_get_id (run)), g_object_ref (run));
+      adopt (self, run);
       prs_run_resume_after_restart (run);
     }
 }
@@ -443,6 +325,7 @@ prs_runner_lookup_run (PrsRunner  *self,
                        const char *run_id)
 {
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
   return run_id != NULL ? g_hash_table_lookup (self->runs, run_id) : NULL;
 }
 
@@ -455,6 +338,7 @@ prs_runner_get_conversation_run (PrsRunner  *self,
   PrsRun *found = NULL;
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
 
   g_hash_table_iter_init (&iter, self->runs);
   while (g_hash_table_iter_next (&iter, NULL, &value))
@@ -469,7 +353,7 @@ run_of_call (PrsRunner   *self,
              const char  *message_id,
              GError     **error)
 {
-  g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (self->store, message_id, error);
+  g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (self->env->store, message_id, error);
   PrsRun *run;
 
   if (call == NULL)
@@ -500,6 +384,7 @@ decide (PrsRunner   *self,
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
   g_return_val_if_fail (message_id != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   run = run_of_call (self, message_id, error);
   if (run == NULL)
@@ -542,29 +427,42 @@ prs_runner_retry (PrsRunner   *self,
   return decide (self, message_id, "retry", NULL, FALSE, error);
 }
 
-PrsRun *
-prs_runner_retry_inbound (PrsRunner   *self,
-                          const char  *message_id,
-                          GError     **error)
+/* What a retry of an inbound message runs with, and the memory its
+ * options point into */
+typedef struct
 {
-  g_autoptr(JsonNode) message = NULL;
-  g_autoptr(PrsRunRow) last = NULL;
-  g_autoptr(JsonNode) options_node = NULL;
-  g_autofree char *context_json = NULL;
-  g_autofree char *execution_json = NULL;
-  g_autoptr(GError) local_error = NULL;
+  PrsRunOptions  options;
+  JsonNode      *message;
+  PrsRunRow     *last;          /* the message's last run, or NULL */
+  JsonNode      *last_options;  /* its options_json, parsed */
+  char          *context_json;
+  char          *execution_json;
+} Retry;
+
+static void
+retry_clear (Retry *retry)
+{
+  g_clear_pointer (&retry->message, json_node_unref);
+  g_clear_pointer (&retry->last, prs_run_row_free);
+  g_clear_pointer (&retry->last_options, json_node_unref);
+  g_clear_pointer (&retry->context_json, g_free);
+  g_clear_pointer (&retry->execution_json, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Retry, retry_clear)
+
+/* The stored message @message_id, when it is an inbound one whose answer
+ * failed and no run answers it now */
+static JsonNode *
+retryable_inbound (PrsRunner   *self,
+                   const char  *message_id,
+                   GError     **error)
+{
+  g_autoptr(JsonNode) message = prs_store_get_message (self->env->store, message_id, NULL);
   JsonObject *object;
-  JsonObject *stored_options = NULL;
-  JsonNode *node;
   GHashTableIter iter;
   gpointer value;
-  PrsRunOptions options = { 0 };
-  PrsRun *run;
 
-  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
-  g_return_val_if_fail (message_id != NULL, NULL);
-
-  message = prs_store_get_message (self->store, message_id, NULL);
   if (message == NULL)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such message."));
@@ -585,56 +483,94 @@ prs_runner_retry_inbound (PrsRunner   *self,
         g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("This request is being answered already."));
         return NULL;
       }
+  return g_steal_pointer (&message);
+}
 
-  last = prs_store_lookup_run_by_trigger (self->store, message_id, &local_error);
+/* The conversation, agent, origin, Request Context, execution and
+ * options of the message's last run, or, without one, the message's own
+ * and the default agent */
+static gboolean
+read_retry (PrsRunner   *self,
+            const char  *message_id,
+            Retry       *retry,
+            GError     **error)
+{
+  PrsRunOptions *options = &retry->options;
+  g_autoptr(GError) local_error = NULL;
+  JsonObject *object, *stored = NULL;
+  JsonNode *node;
+
+  retry->message = retryable_inbound (self, message_id, error);
+  if (retry->message == NULL)
+    return FALSE;
+  object = json_node_get_object (retry->message);
+  retry->last = prs_store_lookup_run_by_trigger (self->env->store, message_id, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
+      return FALSE;
     }
 
-  options.conversation_id = json_object_get_string_member_with_default (object, "conversationId", NULL);
-  options.trigger_message_id = message_id;
-  options.temperature = -1;
-  if (last != NULL)
+  options->conversation_id = json_object_get_string_member_with_default (object, "conversationId", NULL);
+  options->trigger_message_id = message_id;
+  options->temperature = -1;
+  if (retry->last != NULL)
     {
-      options.origin = last->origin;
-      options.agent_id = last->agent_id;
-      options.context_json = last->context_json;
-      options.execution_json = last->execution_json;
-      if (last->options_json != NULL &&
-          (options_node = json_from_string (last->options_json, NULL)) != NULL &&
-          JSON_NODE_HOLDS_OBJECT (options_node))
-        stored_options = json_node_get_object (options_node);
+      options->origin = retry->last->origin;
+      options->agent_id = retry->last->agent_id;
+      options->context_json = retry->last->context_json;
+      options->execution_json = retry->last->execution_json;
+      if (retry->last->options_json != NULL)
+        retry->last_options = prs_json_parse_bounded (retry->last->options_json, strlen (retry->last->options_json),
+                                                      PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+      if (retry->last_options != NULL && JSON_NODE_HOLDS_OBJECT (retry->last_options))
+        stored = json_node_get_object (retry->last_options);
     }
   else
     {
-      options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
-      options.agent_id = json_object_get_string_member_with_default (object, "agentId", NULL);
+      options->origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+      options->agent_id = json_object_get_string_member_with_default (object, "agentId", NULL);
       if ((node = json_object_get_member (object, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        options.context_json = context_json = prs_json_to_string (node, FALSE);
+        options->context_json = retry->context_json = prs_json_to_string (node, FALSE);
       if ((node = json_object_get_member (object, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        options.execution_json = execution_json = prs_json_to_string (node, FALSE);
+        options->execution_json = retry->execution_json = prs_json_to_string (node, FALSE);
     }
-  if (stored_options != NULL)
+  if (stored != NULL)
     {
-      options.system_prompt = json_object_get_string_member_with_default (stored_options, "systemPrompt", NULL);
-      if (json_object_has_member (stored_options, "temperature"))
-        options.temperature = json_object_get_double_member (stored_options, "temperature");
-      if (json_object_has_member (stored_options, "maxTokens"))
-        options.max_tokens = (guint) json_object_get_int_member (stored_options, "maxTokens");
+      options->system_prompt = json_object_get_string_member_with_default (stored, "systemPrompt", NULL);
+      if (json_object_has_member (stored, "temperature"))
+        options->temperature = json_object_get_double_member (stored, "temperature");
+      if (json_object_has_member (stored, "maxTokens"))
+        options->max_tokens = (guint) json_object_get_int_member (stored, "maxTokens");
     }
+  return TRUE;
+}
 
-  if (!prs_store_update_message (self->store, message_id, "pending", NULL, NULL, error))
+PrsRun *
+prs_runner_retry_inbound (PrsRunner   *self,
+                          const char  *message_id,
+                          GError     **error)
+{
+  g_auto(Retry) retry = { { 0 } };
+  PrsRun *run;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  g_return_val_if_fail (message_id != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (!read_retry (self, message_id, &retry, error))
     return NULL;
-  prs_runner_emit_message_changed (self, options.conversation_id, message_id);
 
-  run = prs_runner_start (self, &options, FALSE, error);
+  if (!prs_store_update_message (self->env->store, message_id, "pending", NULL, NULL, error))
+    return NULL;
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, retry.options.conversation_id, message_id);
+
+  run = prs_runner_start (self, &retry.options, FALSE, error);
   if (run == NULL)
     {
       /* Still retryable */
-      prs_store_update_message (self->store, message_id, "failed", NULL, NULL, NULL);
-      prs_runner_emit_message_changed (self, options.conversation_id, message_id);
+      prs_store_update_message (self->env->store, message_id, "failed", NULL, NULL, NULL);
+      g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, retry.options.conversation_id, message_id);
     }
   return run;
 }
@@ -647,6 +583,7 @@ prs_runner_tool_action (PrsRunner   *self,
                         GError     **error)
 {
   g_return_val_if_fail (action != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   if (g_str_equal (action, "approve") || g_str_equal (action, "edit"))
     return prs_runner_approve (self, message_id, arguments_json, error);
@@ -675,6 +612,7 @@ prs_runner_cancel (PrsRunner  *self,
   g_autoptr(PrsRun) keep = NULL;
 
   g_return_if_fail (PRS_IS_RUNNER (self));
+  PRS_ASSERT_MAIN_THREAD ();
 
   run = prs_runner_lookup_run (self, run_id);
   if (run == NULL)
@@ -692,6 +630,7 @@ prs_runner_is_idle (PrsRunner *self)
   gpointer value;
 
   g_return_val_if_fail (PRS_IS_RUNNER (self), TRUE);
+  PRS_ASSERT_MAIN_THREAD ();
 
   g_hash_table_iter_init (&iter, self->runs);
   while (g_hash_table_iter_next (&iter, NULL, &value))
@@ -715,26 +654,17 @@ prs_runner_dispose (GObject *object)
       /* Nothing is written from here on: what is stored is what a restart finds */
       g_hash_table_iter_init (&iter, self->runs);
       while (g_hash_table_iter_next (&iter, NULL, &value))
-        prs_run_detach (value);
+        {
+          g_signal_handlers_disconnect_by_data (value, self);
+          prs_run_detach (value);
+        }
       g_clear_pointer (&self->runs, g_hash_table_unref);
     }
+  g_clear_pointer (&self->slotted, g_hash_table_unref);
   g_queue_clear_full (&self->queue, g_object_unref);
-  g_clear_object (&self->registry);
-  g_clear_object (&self->secrets);
-  g_clear_object (&self->providers);
-  g_clear_object (&self->store);
+  g_clear_pointer (&self->env, prs_run_env_unref);
 
   G_OBJECT_CLASS (prs_runner_parent_class)->dispose (object);
-}
-
-static void
-prs_runner_finalize (GObject *object)
-{
-  PrsRunner *self = PRS_RUNNER (object);
-
-  g_free (self->callback_url);
-
-  G_OBJECT_CLASS (prs_runner_parent_class)->finalize (object);
 }
 
 static void
@@ -743,7 +673,6 @@ prs_runner_class_init (PrsRunnerClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = prs_runner_dispose;
-  object_class->finalize = prs_runner_finalize;
 
   /**
    * PrsRunner::message-added:
@@ -783,11 +712,6 @@ static void
 prs_runner_init (PrsRunner *self)
 {
   self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->slotted = g_hash_table_new (NULL, NULL);
   g_queue_init (&self->queue);
-  self->max_rounds = PRS_RUNNER_DEFAULT_MAX_ROUNDS;
-  self->history_depth = PRS_RUNNER_DEFAULT_HISTORY;
-  self->max_tokens = 0;
-  self->temperature = -1;
-  self->tool_timeout = PRS_TOOL_CALL_DEFAULT_TIMEOUT;
-  self->callback_timeout = PRS_CALLBACK_DEFAULT_TIMEOUT;
 }

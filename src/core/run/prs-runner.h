@@ -1,67 +1,34 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-runner.h: schedules agent runs (prs-run.h) on the main thread: at most
- * PRS_RUNNER_MAX_ACTIVE run at once (in-app runs beyond that wait their
- * turn; the API answers 429), approvals and retries are routed to their
- * run, and unfinished runs are picked up again after a restart. Everything
- * here runs on the thread that made the runner, except the functions marked
- * thread-safe. */
+/* prs-runner.h: schedules agent runs (prs-run.h) on the main thread, and
+ * does nothing else: at most PRS_RUNNER_MAX_ACTIVE runs work at once
+ * (in-app runs beyond that wait their turn; the API answers 429), approvals
+ * and retries are routed to their run, and unfinished runs are picked up
+ * again after a restart. Its runs' message-added, message-changed and
+ * approval-needed are forwarded as its own, so that the app listens in one
+ * place; run-changed (PrsRun *) says a run started working, rested or
+ * ended. Everything here belongs to the main thread, except the functions
+ * marked thread-safe. */
 #pragma once
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
-#include "prs-providers.h"
-#include "prs-secrets.h"
 #include "prs-run.h"
-#include "prs-store.h"
-#include "prs-tool-call.h"
 
 G_BEGIN_DECLS
 
 #define PRS_RUNNER_MAX_ACTIVE          4
-#define PRS_RUNNER_DEFAULT_MAX_ROUNDS  8
-#define PRS_RUNNER_DEFAULT_HISTORY     20
-#define PRS_RUNNER_MAX_REPEATS         3
 
 #define PRS_TYPE_RUNNER (prs_runner_get_type ())
 G_DECLARE_FINAL_TYPE (PrsRunner, prs_runner, PRS, RUNNER, GObject)
 
-PrsRunner           *prs_runner_new                 (PrsStore            *store,
-                                                     PrsProviders        *providers,
-                                                     PrsCallbackRegistry *registry);
-
-PrsStore            *prs_runner_get_store           (PrsRunner  *self);
-PrsProviders        *prs_runner_get_providers       (PrsRunner  *self);
-PrsCallbackRegistry *prs_runner_get_registry        (PrsRunner  *self);
-/* Where the value of the tool webhooks' Header Auth is kept (optional). */
-void                 prs_runner_set_secrets         (PrsRunner  *self,
-                                                     PrsSecrets *secrets);
-PrsSecrets          *prs_runner_get_secrets         (PrsRunner  *self);
-
-/* Settings (docs/providers.md inference settings); 0 keeps the default. */
-void        prs_runner_set_max_rounds        (PrsRunner  *self,
-                                              guint       rounds);
-guint       prs_runner_get_max_rounds        (PrsRunner  *self);
-void        prs_runner_set_history_depth     (PrsRunner  *self,
-                                              guint       depth);
-guint       prs_runner_get_history_depth     (PrsRunner  *self);
-void        prs_runner_set_max_tokens        (PrsRunner  *self,
-                                              guint       max_tokens);
-guint       prs_runner_get_max_tokens        (PrsRunner  *self);
-/* < 0: the provider's default */
-void        prs_runner_set_temperature       (PrsRunner  *self,
-                                              double      temperature);
-double      prs_runner_get_temperature       (PrsRunner  *self);
-void        prs_runner_set_tool_timeout      (PrsRunner  *self,
-                                              guint       seconds);
-guint       prs_runner_get_tool_timeout      (PrsRunner  *self);
-void        prs_runner_set_callback_timeout  (PrsRunner  *self,
-                                              guint       seconds);
-guint       prs_runner_get_callback_timeout  (PrsRunner  *self);
-/* The callbackUrl sent to tools: https://127.0.0.1:PORT/api/ai/agentic-loop-result */
-void        prs_runner_set_callback_url      (PrsRunner  *self,
-                                              const char *url);
-const char *prs_runner_get_callback_url      (PrsRunner  *self);
+/* Runs are made with @env (its store also answers which run a tool call
+ * belongs to, and what to resume). */
+PrsRunner  *prs_runner_new                   (PrsRunEnv           *env);
+/* The limits of the runs started from now on (settings changed); runs
+ * under way keep theirs. */
+void        prs_runner_set_limits            (PrsRunner           *self,
+                                              const PrsRunLimits  *limits);
 
 /* Thread-safe. Takes one of the PRS_RUNNER_MAX_ACTIVE slots for a run that
  * is about to start (the API thread's 429 decision); FALSE when all are

@@ -80,6 +80,15 @@ GPtrArray    *prs_store_collect_rows      (PrsStore        *self,
                                            PrsStoreReadRow  read,
                                            GDestroyNotify   free_func,
                                            GError         **error);
+/* Runs @sql, a DELETE of the row whose id is ?1 = @id, in its own
+ * transaction; *@out_found says whether there was one. @sql must be a
+ * string literal (the statement cache's key). */
+gboolean      prs_store_delete_one        (PrsStore     *self,
+                                           const char   *sql,
+                                           const char   *id,
+                                           const char   *what,
+                                           gboolean     *out_found,
+                                           GError      **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
                                            GError      **error);

@@ -265,32 +265,19 @@ prs_store_remove_provider (PrsStore    *self,
                            const char  *id,
                            GError     **error)
 {
-  g_autoptr(PrsStmt) stmt = NULL;
+  gboolean found = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   g_return_val_if_fail (id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!prs_store_begin_immediate (self, error))
+  if (!prs_store_delete_one (self, "DELETE FROM providers WHERE id = ?1", id,
+                             "Could not remove the AI provider", &found, error))
     return FALSE;
-
-  stmt = prs_store_prepare_cached (self, "DELETE FROM providers WHERE id = ?1", error);
-  if (stmt == NULL)
-    goto fail;
-  prs_store_bind_text (stmt, 1, id);
-  if (!prs_store_step_done (self, stmt, "Could not remove the AI provider", error))
-    goto fail;
-  if (sqlite3_changes (self->db) == 0)
+  if (!found)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no provider “%s”."), id);
-      goto fail;
+      return FALSE;
     }
-  g_clear_pointer (&stmt, prs_stmt_release);
-
-  return prs_store_commit (self, error);
-
-fail:
-  g_clear_pointer (&stmt, prs_stmt_release);
-  prs_store_rollback (self);
-  return FALSE;
+  return TRUE;
 }

@@ -203,6 +203,30 @@ static const PrsMigration migrations[] = {
     "  || ':' || conversation_id || ':' || COALESCE (agent_id, '') || ':' || substr (dedup_key, 6)"
     " WHERE substr (dedup_key, 1, 5) IN ('idem:', 'exec:');"
     "PRAGMA user_version = 5;" },
+
+  { 6,
+    /* MCP servers the user added (src/core/mcp/). Secrets are not here:
+     * header values and the env values marked secret live in the keyring;
+     * headers_json and secret_env_json only name them. */
+    "CREATE TABLE mcp_servers ("
+    "  id              TEXT PRIMARY KEY,"
+    /* Unique ignoring case: the name starts its tools' names, and some
+     * providers compare those ignoring case */
+    "  name            TEXT NOT NULL UNIQUE COLLATE NOCASE,"
+    "  transport       TEXT NOT NULL CHECK (transport IN ('stdio', 'http')),"
+    "  command         TEXT,"
+    "  args_json       TEXT NOT NULL DEFAULT '[]',"
+    "  env_json        TEXT NOT NULL DEFAULT '[]',"
+    "  secret_env_json TEXT NOT NULL DEFAULT '[]',"
+    "  url             TEXT,"
+    "  headers_json    TEXT NOT NULL DEFAULT '[]',"
+    "  enabled         INTEGER NOT NULL DEFAULT 1,"
+    "  shared          INTEGER NOT NULL DEFAULT 0,"
+    "  created_at      TEXT NOT NULL,"
+    "  CHECK ((transport = 'stdio' AND command IS NOT NULL AND url IS NULL) OR"
+    "         (transport = 'http' AND url IS NOT NULL AND command IS NULL))"
+    ");"
+    "PRAGMA user_version = 6;" },
 };
 
 int
@@ -446,6 +470,32 @@ prs_store_commit (PrsStore  *self,
   if (g_atomic_int_get (&storage_full) && g_atomic_int_compare_and_exchange (&storage_full, 1, 0))
     storage_full_changed ();
   return TRUE;
+}
+
+gboolean
+prs_store_delete_one (PrsStore    *self,
+                      const char  *sql,
+                      const char  *id,
+                      const char  *what,
+                      gboolean    *out_found,
+                      GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  stmt = prs_store_prepare_cached (self, sql, error);
+  if (stmt != NULL)
+    prs_store_bind_text (stmt, 1, id);
+  if (stmt == NULL || !prs_store_step_done (self, stmt, what, error))
+    {
+      g_clear_pointer (&stmt, prs_stmt_release);
+      prs_store_rollback (self);
+      return FALSE;
+    }
+  *out_found = sqlite3_changes (self->db) > 0;
+  g_clear_pointer (&stmt, prs_stmt_release);
+  return prs_store_commit (self, error);
 }
 
 /* ---- Opening ------------------------------------------------------------- */

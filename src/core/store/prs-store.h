@@ -309,6 +309,51 @@ gboolean        prs_store_remove_provider     (PrsStore    *self,
                                                const char  *id,
                                                GError     **error);
 
+/* ---- MCP servers (prs-store-mcp.c) ---- */
+
+/* One MCP server the user added. Secrets are never here: the values of
+ * @header_names and @secret_env live in the keyring (prs-mcp-servers.h). */
+typedef struct
+{
+  char      *id;
+  char      *name;
+  char      *transport;     /* "stdio" or "http" */
+  char      *command;       /* stdio */
+  char     **args;          /* stdio; never NULL once read */
+  char     **env;           /* stdio: "NAME=value", not secret; never NULL once read */
+  char     **secret_env;    /* stdio: names of variables whose values are secret; never NULL once read */
+  char      *url;           /* http */
+  char     **header_names;  /* http: headers sent, values secret; never NULL once read */
+  gboolean   enabled;
+  gboolean   shared;        /* offered to other MCP clients by `mcp serve` */
+  char      *created_at;
+} PrsMcpServerRow;
+
+void             prs_mcp_server_row_free      (PrsMcpServerRow *row);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsMcpServerRow, prs_mcp_server_row_free)
+
+/* PrsMcpServerRow*, by name. */
+GPtrArray       *prs_store_list_mcp_servers   (PrsStore    *self,
+                                               GError     **error);
+/* By id, or else by name; NULL (without an error) when there is none. */
+PrsMcpServerRow *prs_store_lookup_mcp_server  (PrsStore    *self,
+                                               const char  *id_or_name,
+                                               GError     **error);
+/* Inserts @row (a new UUID id unless row->id is set; created_at now); a
+ * name in use fails with PRS_ERROR_INVALID_INPUT. */
+gboolean         prs_store_add_mcp_server     (PrsStore               *self,
+                                               const PrsMcpServerRow  *row,
+                                               char                  **out_id,
+                                               GError                **error);
+/* Replaces every column of row->id but created_at. */
+gboolean         prs_store_update_mcp_server  (PrsStore               *self,
+                                               const PrsMcpServerRow  *row,
+                                               GError                **error);
+/* PRS_ERROR_NOT_FOUND when there is no such server. */
+gboolean         prs_store_remove_mcp_server  (PrsStore    *self,
+                                               const char  *id,
+                                               GError     **error);
+
 /* ---- Agent runs, tool calls, approval rules (docs/runs.md; prs-store-runs.c) ---- */
 
 /* One agent run (prs-run.h). The transcript is what the model has seen and

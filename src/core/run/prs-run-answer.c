@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-run-answer.c: the answer of the inference endpoints (docs/api.md)
+ * for a run, read from the store alone, so the API thread can give it for
+ * a finished run without the main thread. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "prs-json.h"
+#include "prs-run.h"
+
+/* What the model said over the whole run: its last reply, who gave it,
+ * and the tokens of every reply */
+typedef struct
+{
+  JsonNode   *transcript;     /* holds the strings below */
+  const char *content;
+  const char *model;
+  const char *provider_id;
+  const char *provider_name;
+  gint64      input_tokens;
+  gint64      output_tokens;
+} Replies;
+
+static void
+read_replies (Replies   *replies,
+              PrsRunRow *row)
+{
+  JsonArray *array;
+
+  replies->content = "";
+  /* Never NULL: the store reads a missing transcript as [] */
+  replies->transcript = prs_json_parse_bounded (row->transcript_json, strlen (row->transcript_json),
+                                                PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (replies->transcript == NULL || !JSON_NODE_HOLDS_ARRAY (replies->transcript))
+    return;
+
+  array = json_node_get_array (replies->transcript);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (array, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (entry, "role", ""), "assistant") != 0 ||
+          !json_object_has_member (entry, "providerId"))
+        continue;
+      replies->content = json_object_get_string_member_with_default (entry, "text", "");
+      replies->model = json_object_get_string_member_with_default (entry, "model", NULL);
+      replies->provider_id = json_object_get_string_member_with_default (entry, "providerId", NULL);
+      replies->provider_name = json_object_get_string_member_with_default (entry, "providerName", NULL);
+      replies->input_tokens += json_object_get_int_member_with_default (entry, "inputTokens", 0);
+      replies->output_tokens += json_object_get_int_member_with_default (entry, "outputTokens", 0);
+    }
+}
+
+/* @value as a JSON string, or null */
+static JsonNode *
+string_or_null (const char *value)
+{
+  return value != NULL ? json_node_init_string (json_node_alloc (), value) : json_node_new (JSON_NODE_NULL);
+}
+
+static void
+add_replies (JsonBuilder   *builder,
+             const Replies *replies,
+             const char    *stop_reason)
+{
+  json_builder_set_member_name (builder, "content");
+  json_builder_add_string_value (builder, replies->content);
+  json_builder_set_member_name (builder, "stopReason");
+  json_builder_add_value (builder, string_or_null (stop_reason));
+  json_builder_set_member_name (builder, "usage");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "inputTokens");
+  json_builder_add_int_value (builder, replies->input_tokens);
+  json_builder_set_member_name (builder, "outputTokens");
+  json_builder_add_int_value (builder, replies->output_tokens);
+  json_builder_end_object (builder);
+  json_builder_set_member_name (builder, "model");
+  json_builder_add_value (builder, string_or_null (replies->model));
+  json_builder_set_member_name (builder, "provider");
+  if (replies->provider_id != NULL)
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "id");
+      json_builder_add_string_value (builder, replies->provider_id);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, replies->provider_name);
+      json_builder_end_object (builder);
+    }
+  else
+    json_builder_add_null_value (builder);
+}
+
+static void
+add_tool_calls (JsonBuilder *builder,
+                GPtrArray   *calls)
+{
+  json_builder_set_member_name (builder, "toolCalls");
+  json_builder_begin_array (builder);
+  for (guint i = 0; calls != NULL && i < calls->len; i++)
+    {
+      PrsToolCallRow *call = g_ptr_array_index (calls, i);
+      g_autoptr(JsonNode) arguments = prs_json_parse_bounded (call->arguments_json, strlen (call->arguments_json),
+                                                              PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "id");
+      json_builder_add_string_value (builder, call->id);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, call->name);
+      json_builder_set_member_name (builder, "arguments");
+      json_builder_add_value (builder, arguments != NULL ? json_node_ref (arguments) : json_node_new (JSON_NODE_NULL));
+      json_builder_set_member_name (builder, "status");
+      json_builder_add_string_value (builder, call->status);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
+/* The API's words for the run's status, and the HTTP status that goes
+ * with them */
+static const char *
+answer_status (PrsRunRow *row,
+               guint     *out_http_status)
+{
+  const char *status = row->status;
+
+  *out_http_status = 200;
+  if (g_strcmp0 (status, PRS_RUN_CANCELLED) == 0)
+    status = PRS_RUN_FAILED;
+  if (g_strcmp0 (status, PRS_RUN_RUNNING) == 0)
+    *out_http_status = 202;
+  else if (g_strcmp0 (status, PRS_RUN_FAILED) == 0 &&
+           (g_strcmp0 (row->stop_reason, "no-provider") == 0 ||
+            g_strcmp0 (row->stop_reason, "provider-error") == 0))
+    *out_http_status = 503;
+  return status;
+}
+
+JsonNode *
+prs_run_build_answer (PrsStore   *store,
+                      const char *trigger_message_id,
+                      guint      *out_http_status)
+{
+  g_autoptr(PrsRunRow) row = prs_store_lookup_run_by_trigger (store, trigger_message_id, NULL);
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  Replies replies = { 0 };
+  const char *status;
+  guint http_status;
+  gboolean failed;
+
+  if (row == NULL)
+    return NULL;
+
+  calls = prs_store_list_tool_calls (store, row->id, NULL);
+  read_replies (&replies, row);
+  status = answer_status (row, &http_status);
+  failed = g_strcmp0 (status, PRS_RUN_FAILED) == 0;
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "success");
+  json_builder_add_boolean_value (builder, !failed);
+  json_builder_set_member_name (builder, "messageId");
+  json_builder_add_string_value (builder, trigger_message_id);
+  json_builder_set_member_name (builder, "runId");
+  json_builder_add_string_value (builder, row->id);
+  json_builder_set_member_name (builder, "status");
+  json_builder_add_string_value (builder, status);
+  add_replies (builder, &replies, row->stop_reason);
+  add_tool_calls (builder, calls);
+  if (failed)
+    {
+      json_builder_set_member_name (builder, "error");
+      json_builder_add_string_value (builder, row->error != NULL ? row->error : _("The agent run failed."));
+      json_builder_set_member_name (builder, "code");
+      json_builder_add_string_value (builder, row->stop_reason != NULL ? row->stop_reason : "failed");
+    }
+  json_builder_end_object (builder);
+  g_clear_pointer (&replies.transcript, json_node_unref);
+
+  if (out_http_status != NULL)
+    *out_http_status = http_status;
+  return json_builder_get_root (builder);
+}

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-run-record.c: what a run writes and what it says. Its row (status,
+ * transcript) and its messages go to the store, and each change is
+ * announced by the run's signals, which are installed here. Every other
+ * file of the run writes through these, so that nothing is stored that is
+ * not announced, and nothing once the run is detached. */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-json.h"
+#include "prs-run-private.h"
+#include "prs-thread.h"
+
+enum
+{
+  SIGNAL_MESSAGE_ADDED,
+  SIGNAL_MESSAGE_CHANGED,
+  SIGNAL_APPROVAL_NEEDED,
+  SIGNAL_WORKING,
+  SIGNAL_RESTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+void
+_prs_run_install_signals (GObjectClass *klass)
+{
+  /**
+   * PrsRun::message-added:
+   * @conversation_id: the run's conversation
+   * @message_id: a message the run stored (a reply, a tool call, a result, a notice)
+   */
+  signals[SIGNAL_MESSAGE_ADDED] =
+    g_signal_new ("message-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsRun::message-changed:
+   * @conversation_id: the run's conversation
+   * @message_id: a message whose status, text or extra data the run changed
+   *   (its trigger message among them)
+   */
+  signals[SIGNAL_MESSAGE_CHANGED] =
+    g_signal_new ("message-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsRun::approval-needed:
+   * @conversation_id: the run's conversation
+   * @message_id: the tool-call message that waits for a person
+   * @tool_name: the tool
+   */
+  signals[SIGNAL_APPROVAL_NEEDED] =
+    g_signal_new ("approval-needed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsRun::working:
+   *
+   * The run works again on its own, after it rested or was resumed: a
+   * person decided, a call is retried. Not emitted by prs_run_begin (),
+   * whose caller knows.
+   */
+  signals[SIGNAL_WORKING] =
+    g_signal_new ("working", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * PrsRun::rested:
+   *
+   * The run stopped working: it waits for a person, or it ended
+   * (prs_run_is_finished ()). Its waiters are woken after the handlers.
+   */
+  signals[SIGNAL_RESTED] =
+    g_signal_new ("rested", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+/* ---- stored JSON ---- */
+
+/* Stored JSON text (a row's column), to read, not to change: NULL when
+ * absent or not JSON */
+JsonNode *
+_prs_run_parse_stored (const char *text)
+{
+  if (text == NULL)
+    return NULL;
+  return prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+}
+
+/* …and when it must be an object (options, arguments, execution) */
+JsonObject *
+_prs_run_parse_object (const char *text)
+{
+  g_autoptr(JsonNode) node = _prs_run_parse_stored (text);
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return json_object_ref (json_node_get_object (node));
+}
+
+char *
+_prs_run_object_to_string (JsonObject *object)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
+
+  return prs_json_to_string (node, FALSE);
+}
+
+/* ---- the row and the messages ---- */
+
+void
+_prs_run_emit_message_changed (PrsRun     *self,
+                               const char *message_id)
+{
+  if (!self->detached)
+    g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, self->row->conversation_id, message_id);
+}
+
+void
+_prs_run_emit_approval_needed (PrsRun     *self,
+                               const char *message_id,
+                               const char *tool_name)
+{
+  if (!self->detached)
+    g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, self->row->conversation_id, message_id, tool_name);
+}
+
+/* Saves the run; with @trigger_status, also its trigger message's status
+ * (one transaction) and says so to the views. */
+static void
+save_with_trigger (PrsRun     *self,
+                   const char *trigger_status)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), self->transcript);
+
+  if (self->detached)
+    return;
+  g_free (self->row->transcript_json);
+  self->row->transcript_json = prs_json_to_string (node, FALSE);
+  if (!prs_store_save_run_and_trigger (self->env->store, self->row, trigger_status, &error))
+    g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+  else if (trigger_status != NULL && self->row->trigger_message_id != NULL)
+    _prs_run_emit_message_changed (self, self->row->trigger_message_id);
+}
+
+void
+_prs_run_save (PrsRun *self)
+{
+  save_with_trigger (self, NULL);
+}
+
+char *
+_prs_run_insert_message (PrsRun     *self,
+                         const char *kind,
+                         const char *content,
+                         const char *status,
+                         JsonObject *extra)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *extra_json = NULL;
+  char *message_id = NULL;
+  PrsMessageInsert insert = { 0 };
+  gboolean assistant = g_strcmp0 (kind, "assistant") == 0;
+
+  if (self->detached)
+    return NULL;
+  if (extra != NULL)
+    {
+      json_object_set_string_member (extra, "runId", self->row->id);
+      extra_json = _prs_run_object_to_string (extra);
+    }
+
+  insert.conversation_id = self->row->conversation_id;
+  insert.kind = kind;
+  insert.content = content;
+  insert.status = status;
+  insert.agent_id = g_strcmp0 (kind, "notice") != 0 ? self->row->agent_id : NULL;
+  /* The Request Context goes with every assistant message of the run (docs/conversations.md) */
+  insert.context_json = assistant ? self->row->context_json : NULL;
+  insert.extra_json = extra_json;
+
+  if (!prs_store_insert_message (self->env->store, &insert, &message_id, NULL, &error))
+    {
+      g_message ("Could not store a %s message of run %s: %s", kind, self->row->id, error->message);
+      return NULL;
+    }
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, self->row->conversation_id, message_id);
+  return message_id;
+}
+
+void
+_prs_run_update_message (PrsRun     *self,
+                         const char *message_id,
+                         const char *status,
+                         const char *content,
+                         JsonObject *extra)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *extra_json = NULL;
+
+  if (message_id == NULL || self->detached)
+    return;
+  if (extra != NULL)
+    {
+      json_object_set_string_member (extra, "runId", self->row->id);
+      extra_json = _prs_run_object_to_string (extra);
+    }
+  if (!prs_store_update_message (self->env->store, message_id, status, content, extra_json, &error))
+    g_message ("Could not update message %s: %s", message_id, error->message);
+  else
+    _prs_run_emit_message_changed (self, message_id);
+}
+
+void
+_prs_run_add_notice (PrsRun     *self,
+                     const char *text)
+{
+  g_autofree char *id = _prs_run_insert_message (self, "notice", text, NULL, json_object_new ());
+
+  (void) id;
+}
+
+/* ---- working and resting ---- */
+
+gboolean
+prs_run_is_finished (PrsRun *self)
+{
+  g_return_val_if_fail (PRS_IS_RUN (self), TRUE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  return g_strcmp0 (self->row->status, PRS_RUN_COMPLETED) == 0 ||
+         g_strcmp0 (self->row->status, PRS_RUN_FAILED) == 0 ||
+         g_strcmp0 (self->row->status, PRS_RUN_CANCELLED) == 0;
+}
+
+gboolean
+prs_run_is_resting (PrsRun *self)
+{
+  g_return_val_if_fail (PRS_IS_RUN (self), TRUE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  return prs_run_is_finished (self) ||
+         g_strcmp0 (self->row->status, PRS_RUN_AWAITING_APPROVAL) == 0;
+}
+
+void
+_prs_run_wake_waiters (PrsRun *self)
+{
+  GList *waiters = g_steal_pointer (&self->waiters);
+
+  for (GList *l = waiters; l != NULL; l = l->next)
+    {
+      GTask *task = l->data;
+
+      g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
+    }
+  g_list_free (waiters);
+}
+
+/* The run stops working: it ended or waits for a person. */
+void
+_prs_run_rest (PrsRun     *self,
+               const char *status)
+{
+  /* A handler may drop its reference (the runner forgets a finished run) */
+  g_autoptr(PrsRun) keep = g_object_ref (self);
+  const char *trigger_status;
+
+  g_free (self->row->status);
+  self->row->status = g_strdup (status);
+
+  if (g_strcmp0 (status, PRS_RUN_COMPLETED) == 0)
+    trigger_status = "completed";
+  else if (g_strcmp0 (status, PRS_RUN_AWAITING_APPROVAL) == 0)
+    trigger_status = "awaiting_approval";
+  else
+    trigger_status = "failed";
+  /* The run and its request change together (a chat run's user message
+   * keeps its own status) */
+  if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
+    trigger_status = NULL;
+  save_with_trigger (self, trigger_status);
+
+  self->working = FALSE;
+  if (!self->detached)
+    g_signal_emit (self, signals[SIGNAL_RESTED], 0);
+  _prs_run_wake_waiters (self);
+}
+
+void
+_prs_run_finish (PrsRun     *self,
+                 const char *status,
+                 const char *stop_reason,
+                 const char *error)
+{
+  g_free (self->row->stop_reason);
+  self->row->stop_reason = g_strdup (stop_reason);
+  g_free (self->row->error);
+  self->row->error = g_strdup (error);
+  _prs_run_rest (self, status);
+}
+
+/* The run works (calls the model or a tool). Said after the status is
+ * stored, so that a handler reads "running" */
+void
+_prs_run_set_working (PrsRun *self)
+{
+  if (g_strcmp0 (self->row->status, PRS_RUN_RUNNING) != 0)
+    {
+      g_free (self->row->status);
+      self->row->status = g_strdup (PRS_RUN_RUNNING);
+      /* The run and its request change together, in one transaction */
+      save_with_trigger (self, g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0 ? NULL : "running");
+    }
+  if (!self->working && !self->detached)
+    {
+      self->working = TRUE;
+      g_signal_emit (self, signals[SIGNAL_WORKING], 0);
+    }
+}
+
+JsonObject *
+_prs_run_last_entry (PrsRun *self)
+{
+  guint n = json_array_get_length (self->transcript);
+
+  return n > 0 ? json_array_get_object_element (self->transcript, n - 1) : NULL;
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-store-mcp.c: the MCP servers in the store (migration 6,
+ * prs-store-mcp.c) and with their secrets (prs-mcp-servers.c): secrets go
+ * to the secrets, never to SQLite. */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "prs-error.h"
+#include "prs-mcp-servers.h"
+#include "prs-store.h"
+#include "prs-test-util.h"
+
+typedef struct
+{
+  char *dir;
+  char *db_path;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->dir = g_dir_make_tmp ("prs-test-store-mcp-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  prs_test_remove_tree (fixture->dir);
+  g_free (fixture->dir);
+  g_free (fixture->db_path);
+}
+
+static void
+test_migration_6 (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) servers = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *action = NULL;
+  const char *args[] = { "/srv/index.js", "stdio", NULL };
+  PrsMcpServerRow row = { 0 };
+
+  /* A version-5 database with a rule and a conversation */
+  store = prs_store_new_at_version (fixture->db_path, 5, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_store_add_approval_rule (store, "email_move", NULL, NULL, "approve", NULL, &error));
+  id = prs_test_resolve_conversation (store, "Email Inbox");
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 6, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 6);
+  action = prs_store_match_approval_rule (store, "email_move", "prosponsive", "Email Inbox");
+  g_assert_cmpstr (action, ==, "approve");
+  g_assert_true (prs_store_has_conversation (store, id));
+
+  servers = prs_store_list_mcp_servers (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (servers->len, ==, 0);
+  row.name = (char *) "everything";
+  row.transport = (char *) "stdio";
+  row.command = (char *) "node";
+  row.args = (char **) args;
+  row.enabled = TRUE;
+  g_assert_true (prs_store_add_mcp_server (store, &row, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_crud (Fixture       *fixture,
+           gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_store_new_for_path (fixture->db_path, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsMcpServerRow) loaded = NULL;
+  g_autoptr(PrsMcpServerRow) by_id = NULL;
+  g_autoptr(GPtrArray) servers = NULL;
+  g_autofree char *id = NULL;
+  const char *args[] = { "-y", "@scope/server", NULL };
+  const char *env[] = { "LOG_LEVEL=debug", NULL };
+  const char *secret_env[] = { "API_TOKEN", NULL };
+  const char *headers[] = { "Authorization", NULL };
+  PrsMcpServerRow stdio = { 0 }, http = { 0 };
+
+  stdio.name = (char *) "files";
+  stdio.transport = (char *) "stdio";
+  stdio.command = (char *) "npx";
+  stdio.args = (char **) args;
+  stdio.env = (char **) env;
+  stdio.secret_env = (char **) secret_env;
+  stdio.enabled = TRUE;
+  g_assert_true (prs_store_add_mcp_server (store, &stdio, &id, &error));
+  g_assert_no_error (error);
+
+  http.name = (char *) "remote";
+  http.transport = (char *) "http";
+  http.url = (char *) "https://mcp.example.org/mcp";
+  http.header_names = (char **) headers;
+  http.shared = TRUE;
+  g_assert_true (prs_store_add_mcp_server (store, &http, NULL, &error));
+
+  loaded = prs_store_lookup_mcp_server (store, "files", &error);
+  g_assert_nonnull (loaded);
+  g_assert_cmpstr (loaded->id, ==, id);
+  g_assert_cmpstr (loaded->command, ==, "npx");
+  g_assert_cmpstrv (loaded->args, args);
+  g_assert_cmpstrv (loaded->env, env);
+  g_assert_cmpstrv (loaded->secret_env, secret_env);
+  g_assert_null (loaded->url);
+  g_assert_true (loaded->enabled);
+  g_assert_false (loaded->shared);
+  g_assert_nonnull (loaded->created_at);
+
+  /* Names are unique, ignoring case (they start tool names); an update
+   * keeps the id */
+  g_assert_false (prs_store_add_mcp_server (store, &stdio, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+  stdio.name = (char *) "FILES";
+  g_assert_false (prs_store_add_mcp_server (store, &stdio, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+  g_free (loaded->name);
+  loaded->name = g_strdup ("local files");
+  loaded->enabled = FALSE;
+  g_assert_true (prs_store_update_mcp_server (store, loaded, &error));
+  by_id = prs_store_lookup_mcp_server (store, id, &error);
+  g_assert_cmpstr (by_id->name, ==, "local files");
+  g_assert_false (by_id->enabled);
+
+  servers = prs_store_list_mcp_servers (store, &error);
+  g_assert_cmpuint (servers->len, ==, 2);
+  g_assert_cmpstr (((PrsMcpServerRow *) g_ptr_array_index (servers, 0))->name, ==, "local files");
+  g_assert_true (((PrsMcpServerRow *) g_ptr_array_index (servers, 1))->shared);
+
+  g_assert_true (prs_store_remove_mcp_server (store, id, &error));
+  g_assert_false (prs_store_remove_mcp_server (store, id, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+}
+
+static void
+test_rejects (Fixture       *fixture,
+              gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_store_new_for_path (fixture->db_path, NULL);
+  const char *bad_env[] = { "NO VALUE", NULL };
+  const char *bad_header[] = { "Mcp-Session-Id", NULL };
+  PrsMcpServerRow rows[5] = { { 0 } };
+
+  rows[0] = (PrsMcpServerRow) { .name = (char *) " padded", .transport = (char *) "stdio", .command = (char *) "x" };
+  rows[1] = (PrsMcpServerRow) { .name = (char *) "both", .transport = (char *) "stdio", .command = (char *) "x",
+                                .url = (char *) "http://127.0.0.1/" };
+  rows[2] = (PrsMcpServerRow) { .name = (char *) "nothing", .transport = (char *) "http" };
+  rows[3] = (PrsMcpServerRow) { .name = (char *) "ctl\x01", .transport = (char *) "stdio", .command = (char *) "x" };
+  rows[4] = (PrsMcpServerRow) { .name = (char *) "sixty-five-characters-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+                                .transport = (char *) "stdio", .command = (char *) "x" };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_false (prs_store_add_mcp_server (store, &rows[i], NULL, &error));
+      g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+    }
+
+  /* What only the MCP layer knows */
+  {
+    g_autoptr(GError) error = NULL;
+    PrsMcpServerRow env = { .name = (char *) "e", .transport = (char *) "stdio", .command = (char *) "x",
+                            .env = (char **) bad_env };
+    PrsMcpServerRow header = { .name = (char *) "h", .transport = (char *) "http",
+                               .url = (char *) "https://example.org/mcp", .header_names = (char **) bad_header };
+    PrsMcpServerRow scheme = { .name = (char *) "s", .transport = (char *) "http", .url = (char *) "ftp://example.org/" };
+
+    g_assert_false (prs_mcp_server_row_validate (&env, &error));
+    g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+    g_clear_error (&error);
+    g_assert_false (prs_mcp_server_row_validate (&header, &error));
+    g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+    g_clear_error (&error);
+    g_assert_false (prs_mcp_server_row_validate (&scheme, &error));
+    g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  }
+}
+
+/* Whether @needle is anywhere in the @len bytes of @data (files with NULs). */
+static gboolean
+contains (const char *data,
+          gsize       len,
+          const char *needle)
+{
+  gsize n = strlen (needle);
+
+  for (gsize i = 0; i + n <= len; i++)
+    {
+      if (memcmp (data + i, needle, n) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_secrets_stay_out (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_store_new (fixture->dir, NULL);
+  g_autoptr(PrsSecrets) secrets = prs_secrets_new (fixture->dir);
+  g_autoptr(PrsMcpServers) servers = prs_mcp_servers_new (store, secrets);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsMcpServerRow) row = NULL;
+  g_autoptr(PrsMcpClient) client = NULL;
+  g_autofree char *db = NULL;
+  gsize db_len = 0;
+  g_autofree char *id = NULL;
+  const char *header_names[] = { "Authorization", NULL };
+  const char *header_values[] = { "Bearer s3cret-header-value", NULL };
+  const char *reserved[] = { "n8n_tool", NULL };
+  PrsMcpServerRow http = { .name = (char *) "remote", .transport = (char *) "http",
+                           .url = (char *) "http://127.0.0.1:9/mcp", .header_names = (char **) header_names };
+
+  g_assert_true (prs_mcp_servers_add (servers, &http, header_values, NULL, &id, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (g_file_get_contents (fixture->db_path, &db, &db_len, NULL));
+  g_assert_false (contains (db, db_len, "s3cret-header-value"));
+  {
+    g_autofree char *wal_path = g_strconcat (fixture->db_path, "-wal", NULL);
+    g_autofree char *wal = NULL;
+    gsize len = 0;
+
+    if (g_file_get_contents (wal_path, &wal, &len, NULL))
+      g_assert_false (contains (wal, len, "s3cret-header-value"));
+  }
+
+  row = prs_store_lookup_mcp_server (store, "remote", &error);
+  client = prs_mcp_servers_create_client (servers, row, reserved, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (client);
+  g_assert_cmpstr (prs_mcp_client_get_server_name (client), ==, "remote");
+
+  /* Removing the server removes its secrets: a client can no longer be made */
+  g_assert_true (prs_mcp_servers_remove (servers, "remote", &error));
+  g_assert_no_error (error);
+  g_assert_false (prs_mcp_servers_remove (servers, "remote", &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_clear_object (&client);
+  g_assert_null (prs_mcp_servers_create_client (servers, row, reserved, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/prs/store-mcp/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("migration/6", test_migration_6);
+  ADD ("crud", test_crud);
+  ADD ("rejects", test_rejects);
+  ADD ("secrets-stay-out", test_secrets_stay_out);
+
+#undef ADD
+
+  return g_test_run ();
+}
