@@ -349,10 +349,12 @@ run_setup (PrsCtl          *ctl,
     return prs_ctl_fail (error);
   if (args->agent_id != NULL && (agent = prs_store_lookup_agent (store, args->agent_id, &error)) == NULL)
     {
+      if (!g_error_matches (error, PRS_ERROR, PRS_ERROR_NOT_FOUND))
+        return prs_ctl_fail (error);
       /* Translators: %s is an agent's id */
       g_printerr (_("There is no agent “%s”: import it first (prosponsive-ctl agent import FILE.md).\n"),
                   args->agent_id);
-      return prs_ctl_exit_status (error);
+      return PRS_CTL_EXIT_NEGATIVE;
     }
   secrets = prs_secrets_new (ctl->data_dir);
   if (!prs_api_token_ensure (secrets, ctl->data_dir, &token, &error))
