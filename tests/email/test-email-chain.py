@@ -19,10 +19,10 @@ provider (tests/scripted-provider.py), the one stand-in.
    runs without a window, dunst shows its notification, and "Approve" is
    picked from dunst's menu. With the rule, the next mail is filed alone.
 2. Three mails in one IMAP batch (one n8n execution) give three runs.
-3. n8n restarted re-sends its last batch: no run happens twice; a mail that
-   arrived while n8n was down is filed once.
-4. Dovecot down for 10 s: a mail delivered meanwhile and the next one
+3. Dovecot down for 10 s: a mail delivered meanwhile and the next one
    still arrive and are filed.
+4. n8n killed and started again re-sends its last batch: no run happens
+   twice; a mail that arrived while n8n was down is filed once.
 At each step the mail is checked on the IMAP server itself.
 
 Skipped, with the reason printed, only where it cannot run: not root (Dovecot
@@ -341,10 +341,12 @@ class Chain:
 
     def restart_n8n(self):
         """n8n killed (as a crash or a power loss would) while its execution
-        for a mail waits for the agent's answer: the trigger saved its
-        position when that batch started, so after the restart n8n sends the
-        batch again, under a new execution id; the idempotencyKey makes the
-        API answer it with the first run's answer."""
+        for a mail waits for the agent's answer. Once its trigger has been
+        activated again (after the Dovecot outage before this step), n8n
+        1.123 saves the trigger's position when a batch starts, before it
+        moves past it: so after the restart it sends that batch again, under
+        a new execution id, and the idempotencyKey makes the API answer with
+        the first run's answer."""
         keep = message_id('lunch')
         late = message_id('while-n8n-was-down')
         self.mail.append(self.mail.message('Lunch on Friday?', keep, sender='Bob <bob@example.com>'))
@@ -438,7 +440,7 @@ class Chain:
 
         self.batch_of_three()
         self.dovecot_outage()
-        self.restart_n8n()
+        self.restart_n8n()       # after the outage: see there
         requests = self.provider.requests()
         TAP.ok(len(requests) == len(TURNS) and not any(r.get('violations') for r in requests),
                'the model was asked %d times, as scripted, and every request was well-formed' % len(TURNS),
