@@ -43,6 +43,7 @@ import time
 import traceback
 import uuid
 
+sys.dont_write_bytecode = True    # nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'api'))

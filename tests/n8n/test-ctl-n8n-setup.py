@@ -36,6 +36,7 @@ import tempfile
 import traceback
 import uuid
 
+sys.dont_write_bytecode = True    # nothing written into the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'api'))
 import prsapi  # noqa: E402
