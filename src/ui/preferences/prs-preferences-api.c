@@ -87,7 +87,8 @@ on_credential_created (GObject      *source,
       prs_status_row_set_state (self->credential_row, "error", error->message);
       return;
     }
-  prs_store_set_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_CREDENTIAL_ID, id, NULL);
+  if (self->token != NULL)
+    prs_n8n_setup_remember_credential (prs_service_get_store (self->service), id, self->token, NULL);
   prs_status_row_set_state (self->credential_row, "ok",
                  _("Created in n8n with the current token. Choose it in your HTTP Request nodes (Header Auth)."));
 }
