@@ -227,6 +227,44 @@ static const PrsMigration migrations[] = {
     "         (transport = 'http' AND url IS NOT NULL AND command IS NULL))"
     ");"
     "PRAGMA user_version = 6;" },
+
+  { 7,
+    /* Scheduled prompts (docs/schedules.md; prs-store-schedules.c). Times
+     * that decide when a schedule is due are unix seconds: base_at, before
+     * which nothing is due (when it was saved or turned on), and
+     * last_fired_at, the due time handled last. schedule_fires records each
+     * due time handled, in the same transaction as last_fired_at and the
+     * messages it made, so that none is handled twice. */
+    "CREATE TABLE schedules ("
+    "  id                TEXT PRIMARY KEY,"
+    "  name              TEXT NOT NULL UNIQUE COLLATE NOCASE,"
+    "  conversation_slug TEXT NOT NULL,"
+    "  conversation_id   TEXT,"
+    "  agent_id          TEXT NOT NULL,"
+    "  prompt            TEXT NOT NULL,"
+    "  context_json      TEXT,"
+    "  recurrence_json   TEXT NOT NULL,"
+    "  enabled           INTEGER NOT NULL DEFAULT 1,"
+    "  missed            TEXT NOT NULL DEFAULT 'run' CHECK (missed IN ('run', 'skip')),"
+    "  base_at           INTEGER NOT NULL,"
+    "  last_fired_at     INTEGER,"
+    "  run_requested_at  INTEGER,"
+    "  problem           TEXT,"
+    "  created_at        TEXT NOT NULL,"
+    "  updated_at        TEXT NOT NULL"
+    ");"
+    "CREATE TABLE schedule_fires ("
+    "  id          INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,"
+    "  due_at      INTEGER NOT NULL,"
+    "  kind        TEXT NOT NULL CHECK (kind IN ('due', 'missed-run', 'missed-skip', 'manual', 'failed')),"
+    "  message_id  TEXT,"
+    "  fired_at    TEXT NOT NULL"
+    ");"
+    /* A due time is handled once; Run Now may run at any time */
+    "CREATE UNIQUE INDEX schedule_fires_due ON schedule_fires (schedule_id, due_at) WHERE kind != 'manual';"
+    "CREATE INDEX schedule_fires_message ON schedule_fires (message_id) WHERE message_id IS NOT NULL;"
+    "PRAGMA user_version = 7;" },
 };
 
 int
@@ -1677,12 +1715,14 @@ dedup_key_exists (PrsStore    *self,
   return TRUE;
 }
 
+/* The insert of prs_store_insert_message (), inside a transaction the
+ * caller began (prs-store-internal.h) */
 gboolean
-prs_store_insert_message (PrsStore                *self,
-                          const PrsMessageInsert  *message,
-                          char                   **out_message_id,
-                          gint64                  *out_seq,
-                          GError                 **error)
+prs_store_insert_message_locked (PrsStore                *self,
+                                 const PrsMessageInsert  *message,
+                                 char                   **out_message_id,
+                                 gint64                  *out_seq,
+                                 GError                 **error)
 {
   g_autoptr(PrsStmt) seq_stmt = NULL;
   g_autoptr(PrsStmt) insert_stmt = NULL;
@@ -1691,10 +1731,6 @@ prs_store_insert_message (PrsStore                *self,
   g_autofree char *now = NULL;
   gboolean exists = FALSE;
   gint64 seq;
-
-  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
-  g_return_val_if_fail (message != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (message->conversation_id == NULL || message->kind == NULL || message->kind[0] == '\0')
     {
@@ -1707,25 +1743,22 @@ prs_store_insert_message (PrsStore                *self,
       !check_json_text (message->extra_json, "extra data", error))
     return FALSE;
 
-  if (!prs_store_begin_immediate (self, error))
-    return FALSE;
-
   if (!prs_store_has_conversation (self, message->conversation_id))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
                    "There is no conversation “%s”", message->conversation_id);
-      goto fail;
+      return FALSE;
     }
 
   if (message->dedup_key != NULL)
     {
       if (!dedup_key_exists (self, message->dedup_key, &exists, error))
-        goto fail;
+        return FALSE;
       if (exists)
         {
           g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                                "A message with the same duplicate key is already stored");
-          goto fail;
+          return FALSE;
         }
     }
 
@@ -1734,10 +1767,10 @@ prs_store_insert_message (PrsStore                *self,
                             " WHERE conversation_id = ?1",
                             error);
   if (seq_stmt == NULL)
-    goto fail;
+    return FALSE;
   prs_store_bind_text (seq_stmt, 1, message->conversation_id);
   if (prs_store_step_row (self, seq_stmt, "Could not number the message", error) != 1)
-    goto fail;
+    return FALSE;
   seq = sqlite3_column_int64 (seq_stmt, 0);
 
   id = g_uuid_string_random ();
@@ -1750,7 +1783,7 @@ prs_store_insert_message (PrsStore                *self,
                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                                error);
   if (insert_stmt == NULL)
-    goto fail;
+    return FALSE;
   prs_store_bind_text (insert_stmt, 1, id);
   prs_store_bind_text (insert_stmt, 2, message->conversation_id);
   sqlite3_bind_int64 (insert_stmt, 3, seq);
@@ -1764,7 +1797,7 @@ prs_store_insert_message (PrsStore                *self,
   prs_store_bind_text (insert_stmt, 11, message->extra_json);
   prs_store_bind_text (insert_stmt, 12, now);
   if (!prs_store_step_done (self, insert_stmt, "Could not save the message", error))
-    goto fail;
+    return FALSE;
 
   bump_stmt = prs_store_prepare_cached (self,
                              "UPDATE conversations SET message_count = message_count + 1,"
@@ -1772,12 +1805,39 @@ prs_store_insert_message (PrsStore                *self,
                              " WHERE id = ?1",
                              error);
   if (bump_stmt == NULL)
-    goto fail;
+    return FALSE;
   prs_store_bind_text (bump_stmt, 1, message->conversation_id);
   prs_store_bind_text (bump_stmt, 2, now);
   if (!prs_store_step_done (self, bump_stmt, "Could not update the conversation", error))
-    goto fail;
+    return FALSE;
 
+  if (out_message_id != NULL)
+    *out_message_id = g_steal_pointer (&id);
+  if (out_seq != NULL)
+    *out_seq = seq;
+  return TRUE;
+}
+
+gboolean
+prs_store_insert_message (PrsStore                *self,
+                          const PrsMessageInsert  *message,
+                          char                   **out_message_id,
+                          gint64                  *out_seq,
+                          GError                 **error)
+{
+  g_autofree char *id = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  g_return_val_if_fail (message != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  if (!prs_store_insert_message_locked (self, message, &id, out_seq, error))
+    {
+      prs_store_rollback (self);
+      return FALSE;
+    }
   if (!prs_store_commit (self, error))
     return FALSE;
 
@@ -1788,13 +1848,7 @@ prs_store_insert_message (PrsStore                *self,
 
   if (out_message_id != NULL)
     *out_message_id = g_steal_pointer (&id);
-  if (out_seq != NULL)
-    *out_seq = seq;
   return TRUE;
-
-fail:
-  prs_store_rollback (self);
-  return FALSE;
 }
 
 char *
