@@ -75,7 +75,7 @@ prs_clock_new_manual (GTimeZone *tz,
 PrsClock *
 prs_clock_new_from_environment (void)
 {
-#if PRS_ENABLE_TEST_CLOCK
+#if PRS_ENABLE_TEST_HOOKS
   /* Debug builds only (every test build is one): a release never reads
    * its time from the environment */
   const char *value = g_getenv (PRS_CLOCK_TEST_ENV);

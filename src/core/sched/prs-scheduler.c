@@ -5,6 +5,7 @@
  * stale. */
 #include "config.h"
 
+#include <signal.h>
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
@@ -47,6 +48,20 @@ enum
 static guint signals[N_SIGNALS];
 
 static void process (PrsScheduler *self);
+
+/* The reliability suite kills the program at each step of firing (debug
+ * builds only): PROSPONSIVE_TEST_CRASH_AT=before-fire|fired|run-started
+ * sends this process SIGKILL when it gets there */
+static void
+test_crash_point (const char *step)
+{
+#if PRS_ENABLE_TEST_HOOKS
+  if (g_strcmp0 (g_getenv ("PROSPONSIVE_TEST_CRASH_AT"), step) == 0)
+    raise (SIGKILL);
+#else
+  (void) step;
+#endif
+}
 
 PrsScheduler *
 prs_scheduler_new (PrsStore  *store,
@@ -356,6 +371,7 @@ fire (PrsScheduler         *self,
       firing.fire.notice = &firing.notice;
     }
 
+  test_crash_point ("before-fire");
   if (!prs_store_fire_schedule (self->store, &firing.fire, &fired, &notice_id, &message_id, &error))
     {
       g_message ("Could not run the schedule “%s”: %s", row->name, error->message);
@@ -368,7 +384,9 @@ fire (PrsScheduler         *self,
   if (message_id != NULL)
     {
       g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, firing.conversation_id, message_id);
+      test_crash_point ("fired");
       start_run_of (self, message_id);
+      test_crash_point ("run-started");
     }
   return TRUE;
 }
