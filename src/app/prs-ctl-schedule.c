@@ -353,17 +353,16 @@ schedule_enable (PrsCtl         *ctl,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsClock) clock = prs_clock_new_from_environment ();
-  g_autoptr(PrsScheduleRow) row = prs_schedule_row_copy (stored);
+  g_autoptr(PrsScheduleRow) row = NULL;
 
-  row->enabled = TRUE;
   /* Checked again: its agent may be gone, or its "once" passed */
-  if (!prs_schedule_prepare (row, stored, store, prs_clock_get_now_seconds (clock), &error))
+  if (!prs_schedule_turn_on (store, stored, prs_clock_get_now_seconds (clock), &error))
     return fail_input (error);
-  if (!prs_store_update_schedule (store, row, &error))
-    return prs_ctl_fail (error);
+  row = prs_store_lookup_schedule (store, stored->id, NULL);
   /* Translators: %s is a schedule's name */
-  g_print (_("“%s” is on.\n"), row->name);
-  print_next (row, prs_clock_get_timezone (clock));
+  g_print (_("“%s” is on.\n"), stored->name);
+  if (row != NULL)
+    print_next (row, prs_clock_get_timezone (clock));
   return EXIT_SUCCESS;
 }
 

@@ -195,6 +195,22 @@ prs_schedule_prepare (PrsScheduleRow        *row,
 }
 
 gboolean
+prs_schedule_turn_on (PrsStore              *store,
+                      const PrsScheduleRow  *stored,
+                      gint64                 now,
+                      GError               **error)
+{
+  g_autoptr(PrsScheduleRow) row = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (store), FALSE);
+  g_return_val_if_fail (stored != NULL, FALSE);
+
+  row = prs_schedule_row_copy (stored);
+  row->enabled = TRUE;
+  return prs_schedule_prepare (row, stored, store, now, error) && prs_store_update_schedule (store, row, error);
+}
+
+gboolean
 prs_schedule_next_due (const PrsScheduleRow *row,
                        GTimeZone            *tz,
                        gint64               *out)

@@ -33,6 +33,12 @@ gboolean   prs_schedule_prepare        (PrsScheduleRow        *row,
                                         PrsStore              *store,
                                         gint64                 now,
                                         GError               **error);
+/* Turns @stored on, checked again as prs_schedule_prepare () does (its
+ * agent may be gone, its "once" passed): from @now on it is due. */
+gboolean   prs_schedule_turn_on        (PrsStore              *store,
+                                        const PrsScheduleRow  *stored,
+                                        gint64                 now,
+                                        GError               **error);
 /* @text as a Request Context: NULL or blank is none (*@out_json NULL);
  * otherwise one strict JSON object, compact in *@out_json. */
 gboolean   prs_schedule_check_context  (const char            *text,

@@ -610,6 +610,25 @@ prs_scheduler_reload (PrsScheduler *self)
 
 /* ---- changes made in this program ---- */
 
+static PrsScheduleRow *
+lookup_or_fail (PrsScheduler  *self,
+                const char    *id,
+                GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  PrsScheduleRow *row = prs_store_lookup_schedule (self->store, id, &local_error);
+
+  if (row == NULL)
+    {
+      if (local_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        /* Translators: %s is a schedule's id or name */
+        g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no schedule “%s”."), id);
+    }
+  return row;
+}
+
 gboolean
 prs_scheduler_save (PrsScheduler    *self,
                     PrsScheduleRow  *row,
@@ -651,10 +670,20 @@ prs_scheduler_set_enabled (PrsScheduler  *self,
                            gboolean       enabled,
                            GError       **error)
 {
+  g_autoptr(PrsScheduleRow) stored = NULL;
+  gint64 now;
+
   g_return_val_if_fail (PRS_IS_SCHEDULER (self), FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  if (!prs_store_set_schedule_enabled (self->store, id, enabled, prs_clock_get_now_seconds (self->clock), error))
+  now = prs_clock_get_now_seconds (self->clock);
+  if (enabled)
+    {
+      if ((stored = lookup_or_fail (self, id, error)) == NULL ||
+          !prs_schedule_turn_on (self->store, stored, now, error))
+        return FALSE;
+    }
+  else if (!prs_store_set_schedule_enabled (self->store, id, FALSE, now, error))
     return FALSE;
   prs_scheduler_reload (self);
   return TRUE;
@@ -680,21 +709,12 @@ prs_scheduler_run_now (PrsScheduler  *self,
                        GError       **error)
 {
   g_autoptr(PrsScheduleRow) row = NULL;
-  g_autoptr(GError) local_error = NULL;
 
   g_return_val_if_fail (PRS_IS_SCHEDULER (self), FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  row = prs_store_lookup_schedule (self->store, id, &local_error);
-  if (row == NULL)
-    {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        /* Translators: %s is a schedule's id or name */
-        g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no schedule “%s”."), id);
-      return FALSE;
-    }
+  if ((row = lookup_or_fail (self, id, error)) == NULL)
+    return FALSE;
   if (!fire (self, row, PRS_SCHEDULE_FIRE_MANUAL, prs_clock_get_now_seconds (self->clock), 0, 0))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("The schedule could not run: the database could not be written."));
