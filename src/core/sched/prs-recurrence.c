@@ -634,7 +634,7 @@ prs_recurrence_describe (const PrsRecurrence *self,
         return g_strdup_printf (_("Weekdays at %s"), time);
       days = describe_days (self->weekdays);
       /* Translators: the first %s lists days ("Mon, Wed"), the second is a time of day */
-      return g_strdup_printf (_("%s at %s"), days, time);
+      return g_strdup_printf (C_("days at a time", "%s at %s"), days, time);
     case PRS_RECURRENCE_MONTHLY:
     default:
       if (self->day > 28)

@@ -253,7 +253,6 @@ prs_schedule_format_time (gint64     t,
   if (utc == NULL)
     return g_strdup ("?");
   local = g_date_time_to_timezone (utc, tz);
-  /* Translators: a date and time in g_date_time_format () form, with the time
-   * zone's abbreviation, as in "Mon 2 Mar 2026, 07:30 CET" */
+  /* Translators: g_date_time_format () form with the zone, as in "Mon 2 Mar 2026, 07:30 CET" */
   return g_date_time_format (local, _("%a %-d %b %Y, %H:%M %Z"));
 }

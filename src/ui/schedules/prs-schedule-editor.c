@@ -220,7 +220,7 @@ show_preview (PrsScheduleEditor   *self,
   if (recurrence != NULL && message == NULL)
     found = prs_schedule_preview (recurrence, anchor, now, tz, times, PRS_SCHEDULE_EDITOR_PREVIEW);
   if (recurrence != NULL && message == NULL && found == 0)
-    message = _("The time has passed; choose a time to come.");
+    message = _("The time to run has passed; choose a time to come.");
 
   for (guint i = 0; i < self->preview_rows->len; i++)
     {
