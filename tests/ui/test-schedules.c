@@ -307,6 +307,38 @@ test_run_now (Fixture       *f,
   }
 }
 
+/* Closing with unsaved changes asks first: Discard leaves the store as it
+ * was, Save stores them; the editor goes either way */
+static void
+test_editor_discard (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *responses[] = { "discard", "save" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (responses); i++)
+    {
+      PrsScheduleEditor *editor = prs_schedules_page_edit (page (f), f->briefing, NULL, NULL);
+      g_autoptr(PrsScheduleRow) stored = NULL;
+      AdwMessageDialog *dialog;
+
+      g_object_add_weak_pointer (G_OBJECT (editor), (gpointer *) &editor);
+      g_assert_false (prs_schedule_editor_get_modified (editor));
+      gtk_editable_set_text (prs_schedule_editor_get_name_entry (editor), "Renamed briefing");
+      g_assert_true (prs_schedule_editor_get_modified (editor));
+      gtk_window_close (GTK_WINDOW (editor));
+      dialog = find_message_dialog ();
+      g_assert_nonnull (dialog);
+      g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Discard Changes?");
+      adw_message_dialog_response (dialog, responses[i]);
+      gtk_window_destroy (GTK_WINDOW (dialog));
+      for (guint n = 0; n < 50 && editor != NULL; n++)
+        prs_test_wait_frames (GTK_WIDGET (f->window), 1);
+      g_assert_null (editor);
+      stored = prs_store_lookup_schedule (store (f), f->briefing, NULL);
+      g_assert_cmpstr (stored->name, ==, i == 0 ? "Briefing" : "Renamed briefing");
+    }
+}
+
 static void
 test_delete_asks (Fixture       *f,
                   gconstpointer  data)
@@ -346,6 +378,7 @@ main (int   argc,
   ADD ("page-lists", test_page_lists);
   ADD ("editor-preview", test_editor_preview);
   ADD ("run-now", test_run_now);
+  ADD ("editor-discard", test_editor_discard);
   ADD ("delete-asks", test_delete_asks);
 
 #undef ADD

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-dialogs.h"
 #include "prs-json.h"
 #include "prs-schedule-editor.h"
 
@@ -517,52 +518,24 @@ cancel_activated (GtkWidget  *widget,
 }
 
 static gboolean
-close_idle (gpointer data)
+save_from_dialog (GtkWindow  *window,
+                  GError    **error)
 {
-  PrsScheduleEditor *self = data;
-
-  self->close_confirmed = TRUE;
-  gtk_window_close (GTK_WINDOW (self));
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_discard_response (AdwMessageDialog  *dialog,
-                     const char        *response,
-                     PrsScheduleEditor *self)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (g_strcmp0 (response, "save") == 0 && !prs_schedule_editor_save (self, &error))
-    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
-  else if (g_strcmp0 (response, "save") == 0 || g_strcmp0 (response, "discard") == 0)
-    /* The dialog finishes its response before the editor goes */
-    g_idle_add_full (G_PRIORITY_DEFAULT, close_idle, g_object_ref (self), g_object_unref);
+  return prs_schedule_editor_save (PRS_SCHEDULE_EDITOR (window), error);
 }
 
 static gboolean
 prs_schedule_editor_close_request (GtkWindow *window)
 {
   PrsScheduleEditor *self = PRS_SCHEDULE_EDITOR (window);
-  AdwMessageDialog *dialog;
 
   if (self->close_confirmed || !prs_schedule_editor_get_modified (self))
     return GTK_WINDOW_CLASS (prs_schedule_editor_parent_class)->close_request (window);
 
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (window, _("Discard Changes?"),
-                                                       self->stored == NULL ? _("The new schedule is not saved yet.")
-                                                       : _("The changes to this schedule are not saved.")));
-  adw_message_dialog_add_responses (dialog, "cancel", _("_Keep Editing"), "discard", _("_Discard"), NULL);
-  adw_message_dialog_set_response_appearance (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
-  if (self->problem == NULL)
-    {
-      adw_message_dialog_add_response (dialog, "save", _("_Save"));
-      adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
-    }
-  adw_message_dialog_set_default_response (dialog, self->problem == NULL ? "save" : "cancel");
-  adw_message_dialog_set_close_response (dialog, "cancel");
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_discard_response), self, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
+  prs_dialogs_ask_discard (window,
+                           self->stored == NULL ? _("The new schedule is not saved yet.")
+                                                : _("The changes to this schedule are not saved."),
+                           self->problem == NULL ? save_from_dialog : NULL, self->toast_overlay);
   return TRUE;
 }
 

@@ -8,6 +8,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "prs-dialogs.h"
 #include "prs-schedules-page.h"
 
 struct _PrsSchedulesPage
@@ -348,11 +349,7 @@ delete_activated (GtkWidget  *widget,
   heading = g_strdup_printf (_("Delete “%s”?"), row->name);
   /* Translators: %s is a conversation's name */
   body = g_strdup_printf (_("It will not run again. The messages it made stay in “%s”."), row->conversation_slug);
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent_window (self), heading, body));
-  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "delete", _("_Delete"), NULL);
-  adw_message_dialog_set_response_appearance (dialog, "delete", ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_default_response (dialog, "cancel");
-  adw_message_dialog_set_close_response (dialog, "cancel");
+  dialog = prs_dialogs_new_delete (parent_window (self), heading, body);
   g_object_set_data_full (G_OBJECT (dialog), "schedule-id", g_strdup (row->id), g_free);
   g_object_set_data_full (G_OBJECT (dialog), "schedule-name", g_strdup (row->name), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_delete_response), self, 0);
