@@ -319,6 +319,7 @@ schedule_run (PrsCtl     *ctl,
   gint64 request = g_get_real_time ();
   gint64 deadline = g_get_monotonic_time () + RUN_WAIT_SECONDS * G_USEC_PER_SEC;
   gboolean withdrawn = FALSE;
+  g_autoptr(PrsScheduleRow) taken = NULL;
 
   if (!prs_store_request_schedule_run (store, row->id, request, &error))
     return prs_ctl_fail (error);
@@ -339,6 +340,14 @@ schedule_run (PrsCtl     *ctl,
       g_printerr (_("Prosponsive is not running with the data folder “%s”, so “%s” did not run. "
                     "Start Prosponsive (or prosponsive --headless) and try again.\n"),
                   ctl->data_dir, row->name);
+      return PRS_CTL_EXIT_NEGATIVE;
+    }
+  /* Taken, but its agent or conversation is gone: the service turned it off and said why */
+  taken = prs_store_lookup_schedule (store, row->id, NULL);
+  if (taken != NULL && !taken->enabled && taken->problem != NULL)
+    {
+      /* Translators: a schedule's name, then why it could not run */
+      g_printerr (_("“%s” could not run: %s\n"), row->name, taken->problem);
       return PRS_CTL_EXIT_NEGATIVE;
     }
   /* Translators: a schedule's name, then a conversation's name */

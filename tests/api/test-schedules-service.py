@@ -13,16 +13,16 @@ run` once the service is gone."""
 import json
 import os
 import sqlite3
+import subprocess
 import time
 
 from prsapi import App, ScriptedProvider, Tap, parse_args, wait_until
 
-PLAN = 13
+PLAN = 15
 SCRIPT = {'kind': 'openai', 'repeat_last': True, 'turns': [{'response': {'text': 'Done.'}}]}
 
 
 def ctl(app, *argv, timeout=30):
-    import subprocess
     return subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'schedule'] + list(argv),
                           capture_output=True, text=True, env=app.env(), timeout=timeout)
 
@@ -102,6 +102,26 @@ def main():
         notice = [m for m in of_kind(messages_of(app, 'Fast'), 'notice')][0]['content']
         tap.ok(notice.startswith('“Fast” was due from ') and notice.endswith('It runs once now.'),
                'several missed due times: run once', notice)
+
+        # -- its agent deleted (here behind the service's back): Run Now says why, the schedule is off --
+        agent = os.path.join(app.data_dir, 'helper.md')
+        with open(agent, 'w') as f:
+            f.write('---\nid: helper\nname: Helper\nallowedTools: []\n---\nAnswer briefly.\n')
+        subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'agent', 'import', agent], check=True,
+                       capture_output=True, env=app.env(), timeout=30)
+        r = ctl(app, 'add', '--name', 'Helper', '--conversation', 'Help', '--agent', 'helper', '--prompt', 'Hi.',
+                '--every', '600m')
+        with sqlite3.connect(os.path.join(app.data_dir, 'prosponsive.db'), timeout=10) as db:
+            db.execute("DELETE FROM agents WHERE id = 'helper'")
+        r = ctl(app, 'run', 'Helper')
+        tap.ok(r.returncode == 1 and r.stderr == '“Helper” could not run: Its agent “helper” no longer exists. '
+               'Choose another agent to turn it on again.\n', 'Run Now of a schedule whose agent is gone says why',
+               r.stdout + r.stderr)
+        helper = [s for s in json.loads(ctl(app, 'list', '--json').stdout) if s['name'] == 'Helper'][0]
+        notices = of_kind(messages_of(app, 'Help'), 'notice')
+        tap.ok(not helper['enabled'] and helper['prompt'] == 'Hi.' and len(notices) == 1
+               and notices[0]['status'] == 'failed', 'it is off, its prompt kept, and its conversation says so',
+               (helper, notices))
         app.stop()
 
         # -- nothing runs any more --
