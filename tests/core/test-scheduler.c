@@ -690,6 +690,32 @@ test_checks (Fixture       *fixture,
   }
 }
 
+/* A "once" that ran cannot be turned on again as it is, but can be edited */
+static void
+test_once_done (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = add_schedule (fixture, "Reminder", "prosponsive",
+                                      "{\"kind\":\"once\",\"at\":\"2026-01-05T09:00:00Z\"}", "run");
+  g_autoptr(PrsScheduleRow) row = NULL;
+  g_autoptr(GPtrArray) prompts = NULL;
+
+  prs_clock_advance (fixture->clock, 2 * HOUR);
+  prompts = messages_of (fixture, "inbound");
+  g_assert_cmpuint (prompts->len, ==, 1);
+  g_assert_cmpint (prs_clock_get_alarm (fixture->clock), ==, G_MAXINT64);
+
+  row = lookup (fixture, id);
+  g_free (row->prompt);
+  row->prompt = g_strdup ("Call the bank.");
+  g_assert_true (prs_scheduler_save (fixture->scheduler, row, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_scheduler_set_enabled (fixture->scheduler, id, FALSE, &error));
+  g_assert_false (prs_scheduler_set_enabled (fixture->scheduler, id, TRUE, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+}
+
 static void
 test_run_answers (Fixture       *fixture,
                   gconstpointer  data)
@@ -746,6 +772,7 @@ main (int   argc,
   ADD ("run-requested-elsewhere", test_run_requested_elsewhere, NULL);
   ADD ("unstarted-after-stop", test_unstarted_after_stop, NULL);
   ADD ("checks", test_checks, NULL);
+  ADD ("once-done", test_once_done, NULL);
   ADD ("run-answers", test_run_answers, NULL);
 
 #undef ADD

@@ -119,9 +119,10 @@ prs_schedule_check_context (const char  *text,
   return TRUE;
 }
 
+/* @fresh: a new recurrence, or one turned on again */
 static gboolean
 check_recurrence (const char  *json,
-                  const char  *stored_json,
+                  gboolean     fresh,
                   gint64       now,
                   GError     **error)
 {
@@ -129,8 +130,9 @@ check_recurrence (const char  *json,
 
   if (!prs_recurrence_parse (json, &recurrence, error))
     return FALSE;
-  /* A time that passed can stay as it is; a new one must be to come */
-  if (recurrence.kind == PRS_RECURRENCE_ONCE && recurrence.at <= now && g_strcmp0 (json, stored_json) != 0)
+  /* A time that passed can stay as it is (the rest is edited); a new one
+   * must be to come */
+  if (recurrence.kind == PRS_RECURRENCE_ONCE && recurrence.at <= now && fresh)
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                            _("The time to run has passed; choose a time to come."));
@@ -149,14 +151,16 @@ prs_schedule_prepare (PrsScheduleRow        *row,
   g_autoptr(PrsAgent) agent = NULL;
   g_autofree char *context = NULL;
   g_autofree char *conversation_id = NULL;
-  gboolean turned_on;
+  gboolean turned_on, fresh;
 
   g_return_val_if_fail (row != NULL, FALSE);
   g_return_val_if_fail (PRS_IS_STORE (store), FALSE);
 
+  turned_on = row->enabled && (stored == NULL || !stored->enabled);
+  fresh = turned_on || stored == NULL || g_strcmp0 (stored->recurrence_json, row->recurrence_json) != 0;
   if (!check_name_and_slug (row, error) || !check_prompt (row->prompt, error) ||
       !prs_schedule_check_context (row->context_json, &context, error) ||
-      !check_recurrence (row->recurrence_json, stored != NULL ? stored->recurrence_json : NULL, now, error))
+      !check_recurrence (row->recurrence_json, fresh, now, error))
     return FALSE;
   if (g_strcmp0 (row->missed, PRS_SCHEDULE_MISSED_RUN) != 0 && g_strcmp0 (row->missed, PRS_SCHEDULE_MISSED_SKIP) != 0)
     {
@@ -184,8 +188,7 @@ prs_schedule_prepare (PrsScheduleRow        *row,
   g_free (row->conversation_id);
   row->conversation_id = g_steal_pointer (&conversation_id);
 
-  turned_on = row->enabled && (stored == NULL || !stored->enabled);
-  if (stored == NULL || turned_on || g_strcmp0 (stored->recurrence_json, row->recurrence_json) != 0)
+  if (fresh)
     row->base_at = now;
   else
     row->base_at = stored->base_at;
