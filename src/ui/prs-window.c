@@ -11,6 +11,7 @@
 #include "prs-conversation-view.h"
 #include "prs-frame-trace.h"
 #include "prs-preferences-window.h"
+#include "prs-schedules-page.h"
 #include "prs-tools-page.h"
 #include "prs-window.h"
 
@@ -31,6 +32,7 @@ struct _PrsWindow
   AdwLeaflet           *leaflet;
   GtkWidget            *refresh_button;
   GtkStack             *sidebar_stack;
+  PrsSchedulesPage     *schedules_page;
   GtkSpinner           *spinner;
   GtkRevealer          *storage_banner;
   AdwToastOverlay      *toast_overlay;
@@ -124,6 +126,11 @@ update_title (PrsWindow *self)
       adw_window_title_set_title (self->content_title, _("Agents"));
       adw_window_title_set_subtitle (self->content_title, "");
     }
+  else if (g_strcmp0 (page, "schedules") == 0)
+    {
+      adw_window_title_set_title (self->content_title, _("Schedules"));
+      adw_window_title_set_subtitle (self->content_title, "");
+    }
   else if (g_strcmp0 (page, "conversation") == 0 && self->shown != NULL)
     {
       const char *title = prs_conversation_get_title (self->shown);
@@ -141,6 +148,7 @@ update_title (PrsWindow *self)
   gtk_widget_set_visible (self->conversation_menu_button, g_strcmp0 (page, "conversation") == 0);
   gtk_widget_set_visible (self->refresh_button, g_strcmp0 (page, "tools") == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename-conversation", self->shown != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.schedule-here", self->shown != NULL);
 }
 
 static void
@@ -449,6 +457,43 @@ show_agents_activated (GtkWidget  *widget,
     adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
 }
 
+static void
+show_schedules_activated (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+
+  if (prs_schedules_page_reload (self->schedules_page, &error) < 0)
+    prs_window_show_toast (self, error->message);
+  gtk_stack_set_visible_child_name (self->content_stack, "schedules");
+  update_title (self);
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+}
+
+/* A new schedule for the conversation shown, answered by its agent */
+static void
+schedule_here_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  if (self->shown == NULL)
+    return;
+  prs_schedules_page_edit (self->schedules_page, NULL, prs_conversation_get_slug (self->shown),
+                           prs_conversation_get_default_agent (self->shown));
+}
+
+PrsSchedulesPage *
+prs_window_get_schedules_page (PrsWindow *self)
+{
+  g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
+  return self->schedules_page;
+}
+
 PrsAgentsPage *
 prs_window_get_agents_page (PrsWindow *self)
 {
@@ -609,6 +654,7 @@ prs_window_new (gpointer    application,
   prs_conversation_view_set_service (self->conversation_view, service);
   prs_tools_page_set_service (self->tools_page, service);
   prs_agents_page_set_service (self->agents_page, service);
+  prs_schedules_page_set_service (self->schedules_page, service);
   g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
 
   model = G_LIST_MODEL (prs_service_get_conversations (service));
@@ -673,6 +719,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_view);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, refresh_button);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, schedules_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, spinner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, storage_banner);
@@ -683,6 +730,8 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.show-tools", NULL, show_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.show-agents", NULL, show_agents_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-schedules", NULL, show_schedules_activated);
+  gtk_widget_class_install_action (widget_class, "win.schedule-here", NULL, schedule_here_activated);
   gtk_widget_class_install_action (widget_class, "win.refresh-tools", NULL, refresh_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_activated);
@@ -700,6 +749,7 @@ prs_window_class_init (PrsWindowClass *klass)
   g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
   g_type_ensure (PRS_TYPE_TOOLS_PAGE);
   g_type_ensure (PRS_TYPE_AGENTS_PAGE);
+  g_type_ensure (PRS_TYPE_SCHEDULES_PAGE);
 }
 
 static void
