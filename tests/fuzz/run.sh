@@ -34,7 +34,12 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang meson setup "$build" "$top" -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dwerror=false --buildtype=debugoptimized >/dev/null
 fi
-ninja -C "$build" $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}") >/dev/null
+# quiet on success; the compiler's words on failure
+if ! out=$(ninja -C "$build" $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}") 2>&1); then
+  printf '%s\n' "$out" | grep -E -A3 'error|FAILED' | head -40 >&2
+  echo "fuzz: the fuzz targets did not build" >&2
+  exit 1
+fi
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -25,7 +25,7 @@ prs_recurrence_local_instant (GTimeZone *tz,
                               int        minute)
 {
   g_autoptr(GDateTime) wall = g_date_time_new_utc (year, month, day, hour, minute, 0);
-  gint64 daylight, standard;
+  gint64 as_daylight, as_standard;
   int interval;
 
   g_return_val_if_fail (tz != NULL && wall != NULL, 0);
@@ -34,13 +34,13 @@ prs_recurrence_local_instant (GTimeZone *tz,
    * time that occurs twice has two readings, and the earlier one counts.
    * Both readings are taken because some zones (Europe/Dublin) call their
    * winter time the daylight one. */
-  daylight = g_date_time_to_unix (wall);
-  interval = g_time_zone_adjust_time (tz, G_TIME_TYPE_DAYLIGHT, &daylight);
-  daylight -= g_time_zone_get_offset (tz, MAX (interval, 0));
-  standard = g_date_time_to_unix (wall);
-  interval = g_time_zone_adjust_time (tz, G_TIME_TYPE_STANDARD, &standard);
-  standard -= g_time_zone_get_offset (tz, MAX (interval, 0));
-  return MIN (daylight, standard);
+  as_daylight = g_date_time_to_unix (wall);
+  interval = g_time_zone_adjust_time (tz, G_TIME_TYPE_DAYLIGHT, &as_daylight);
+  as_daylight -= g_time_zone_get_offset (tz, MAX (interval, 0));
+  as_standard = g_date_time_to_unix (wall);
+  interval = g_time_zone_adjust_time (tz, G_TIME_TYPE_STANDARD, &as_standard);
+  as_standard -= g_time_zone_get_offset (tz, MAX (interval, 0));
+  return MIN (as_daylight, as_standard);
 }
 
 /* The local date of @t */
