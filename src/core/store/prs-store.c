@@ -227,6 +227,11 @@ static const PrsMigration migrations[] = {
     "         (transport = 'http' AND url IS NOT NULL AND command IS NULL))"
     ");"
     "PRAGMA user_version = 6;" },
+
+  /* Insights (docs/insights.md): model calls, tool call start times, the
+   * daily totals and the triggers that keep them; the SQL is long and
+   * lives beside its queries */
+  { 7, prs_store_insights_schema },
 };
 
 int
