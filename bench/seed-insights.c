@@ -25,7 +25,13 @@ static const struct { const char *id, *name, *model; } models[] = {
   { "p-groq", "Groq", "llama-3.3-70b" },
   { "p-mistral", "Mistral", "mistral-large" },
 };
-#define N_TOOLS 20
+static const char * const tools[] = {
+  "email_move_to_folder", "search_jira_issues", "get_weather", "create_calendar_event",
+  "send_slack_message", "summarize_inbox", "lookup_contact", "create_invoice", "update_crm_deal",
+  "fetch_rss_digest", "translate_text", "book_meeting_room", "archive_newsletter", "create_ticket",
+  "query_database", "post_to_mastodon", "download_report", "resize_image", "check_uptime", "backup_notes",
+};
+#define N_TOOLS G_N_ELEMENTS (tools)
 
 typedef struct
 {
@@ -98,7 +104,7 @@ insert_tool_call (Seeder      *seeder,
   double u = g_rand_double (seeder->rand);
   /* A few tools are called most */
   guint tool = MIN ((guint) (N_TOOLS * u * u), N_TOOLS - 1);
-  g_autofree char *name = g_strdup_printf ("tool_%02u", tool);
+  const char *name = tools[tool];
   g_autofree char *created = iso_at (at_ms);
   gint64 start_ms = at_ms + spread (seeder, 4000);
   g_autofree char *started = iso_at (start_ms);

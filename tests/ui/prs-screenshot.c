@@ -5,10 +5,12 @@
  *
  *   prs-screenshot DATA_DIR OUT.png [--conversation SLUG] [--width W]
  *                  [--height H] [--expand-context] [--tools] [--dark]
+ *                  [--insights today|7d|30d|all]
  */
 #include "config.h"
 
 #include "prs-conversation-view.h"
+#include "prs-insights-page.h"
 #include "prs-message-row.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
@@ -19,6 +21,7 @@ static int height = 720;
 static gboolean expand_context;
 static gboolean show_tools;
 static gboolean dark;
+static char *insights;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -27,6 +30,7 @@ static const GOptionEntry entries[] = {
   { "expand-context", 0, 0, G_OPTION_ARG_NONE, &expand_context, "Open the first Request Context", NULL },
   { "tools", 0, 0, G_OPTION_ARG_NONE, &show_tools, "Show the Tools page", NULL },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
+  { "insights", 0, 0, G_OPTION_ARG_STRING, &insights, "Show the Insights page for a period", "PERIOD" },
   { NULL }
 };
 
@@ -80,6 +84,17 @@ main (int   argc,
     }
   if (show_tools)
     gtk_widget_activate_action (GTK_WIDGET (window), "win.show-tools", NULL);
+  if (insights != NULL)
+    {
+      PrsInsightsPeriod period;
+
+      if (!prs_insights_period_from_string (insights, &period))
+        g_error ("--insights takes today, 7d, 30d or all");
+      prs_insights_page_set_period (prs_window_get_insights_page (window), period);
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.show-insights", NULL);
+      while (prs_insights_page_is_loading (prs_window_get_insights_page (window)))
+        g_main_context_iteration (NULL, TRUE);
+    }
   prs_test_wait_frames (GTK_WIDGET (window), 6);
 
   if (expand_context)
