@@ -9,6 +9,9 @@
  */
 #include "config.h"
 
+#include <locale.h>
+#include <glib/gi18n.h>
+
 #include "prs-conversation-view.h"
 #include "prs-insights-page.h"
 #include "prs-message-row.h"
@@ -52,6 +55,12 @@ main (int   argc,
       return 2;
     }
 
+  /* In the environment's language: the build's catalogues with
+   * PRS_TEST_LOCALEDIR=BUILD/po (the translation test's variable) */
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PRS_TEST_LOCALEDIR") != NULL ? g_getenv ("PRS_TEST_LOCALEDIR") : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
   gtk_init ();
   adw_init ();
   if (dark)
