@@ -13,6 +13,8 @@
 
 #include "prs-insights-chart.h"
 #include "prs-insights-page.h"
+#include "prs-providers.h"
+#include "prs-runner.h"
 #include "prs-service.h"
 #include "prs-store-insights.h"
 #include "prs-store-internal.h"
@@ -369,6 +371,57 @@ test_chart (Fixture       *f,
   g_array_unref (dark.texts);
 }
 
+/* A run while the page shows: the page reads again by itself, and the
+ * run's model call, recorded by the run, is there */
+static gboolean
+figures_shown (gpointer data)
+{
+  PrsInsightsPage *page = data;
+
+  return !prs_insights_page_is_loading (page) &&
+         g_strcmp0 (gtk_stack_get_visible_child_name (page_stack (page)), "figures") == 0;
+}
+
+static void
+test_live (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(PrsTestProvider) provider =
+    prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'chunks':['Hel','lo.'],"
+                             "'initial_delay':0.1,'usage':{'input':21,'output':3}}}]}");
+  g_autofree char *url = prs_test_provider_base_url (provider, "openai");
+  g_autofree char *conversation = NULL;
+  g_autofree char *message_id = NULL;
+  g_autofree char *models = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  PrsMessageInsert insert = { 0 };
+  PrsInsightsPage *page;
+
+  open_window (f);
+  g_assert_true (prs_providers_add (prs_service_get_providers (f->service), "openai", "Scripted", url,
+                                    "model-a", 0, "sk-test", NULL, &error));
+  g_assert_no_error (error);
+  page = show_page (f);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (page_stack (page)), ==, "empty");
+
+  g_assert_true (prs_store_resolve_conversation (prs_service_get_store (f->service), "inbox",
+                                                 &conversation, NULL, &error));
+  insert.conversation_id = conversation;
+  insert.kind = "user";
+  insert.content = "Hi";
+  g_assert_true (prs_store_insert_message (prs_service_get_store (f->service), &insert, &message_id, NULL, &error));
+  run = prs_runner_start_chat (prs_service_get_runner (f->service), conversation, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run);
+
+  g_assert_true (prs_test_wait_until (figures_shown, page));
+  models = prs_insights_page_dup_table (page, "models");
+  g_assert_nonnull (g_strrstr (models, "Scripted\tmodel-a\t1\t1\t21\t3\t"));
+  /* Its first token and total time were measured */
+  g_assert_null (g_strrstr (models, "\t—\t"));
+}
+
 static void
 test_empty (Fixture       *f,
             gconstpointer  data)
@@ -396,6 +449,7 @@ main (int   argc,
   ADD ("/ui/insights/copy", test_copy);
   ADD ("/ui/insights/chart", test_chart);
   ADD ("/ui/insights/empty", test_empty);
+  ADD ("/ui/insights/live", test_live);
 #undef ADD
 
   return g_test_run ();
