@@ -4,6 +4,7 @@
  * one BENCH line. */
 #include <string.h>
 
+#include "prs-checklist.h"
 #include "prs-discovery.h"
 #include "prs-json.h"
 

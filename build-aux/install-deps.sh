@@ -21,6 +21,9 @@ PACKAGES=(
   wrk hyperfine
   # n8n's native sqlite3 module is compiled from source
   make g++
+  # the email suite: a real IMAP server on loopback, with its own configuration,
+  # and a notification daemon whose Approve a person picks
+  dovecot-imapd dunst
   # fuzzing (libFuzzer) and sanitizers
   clang libclang-rt-dev
 )

@@ -4,7 +4,7 @@
 # The whole test suite, from a clean clone on Debian 12: installs what is
 # missing (Debian packages; a real n8n from npm, cached outside the
 # repository; the MCP peers from npm likewise), builds, and runs every meson
-# suite (unit, api, ui, n8n, data, docs, reliability, mcp)
+# suite (unit, api, ui, n8n, email, data, docs, reliability, mcp)
 # under a virtual X server. Extra arguments go to `meson test` (for
 # example --suite unit).
 set -euo pipefail

@@ -31,6 +31,12 @@ SCRIPT FORMAT (JSON)
 TURN:
 {
   "kind": "anthropic",       # optional override
+  "when": "tool-result",     # optional: the turn answers only a request whose
+                             # last message carries tool results ("tool-result")
+                             # or one whose last message does not ("prompt").
+                             # A request takes the first unused turn it matches,
+                             # so runs that interleave (n8n sends a batch's
+                             # requests at once) still get their answers
   "expect": {                # optional checks of the request; any mismatch is
                              # answered 400 (in the kind's error format) and
                              # recorded in the log as a violation
@@ -112,6 +118,22 @@ GEMINI_SCHEMA_KEYS = {
 }
 
 
+def carries_tool_results(body):
+    """Whether the last message of a chat request holds tool results, in
+    any kind's shape"""
+    if not isinstance(body, dict):
+        return False
+    messages = body.get("messages") or body.get("contents") or []
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    if not isinstance(last, dict):
+        return False
+    if last.get("role") == "tool":                      # openai, ollama
+        return True
+    blocks = last.get("content") if isinstance(last.get("content"), list) else last.get("parts") or []
+    return any(isinstance(b, dict) and (b.get("type") == "tool_result" or "functionResponse" in b)
+               for b in blocks)                        # anthropic, gemini
+
+
 class Script:
     def __init__(self, path, log_path):
         with open(path, encoding="utf-8") as f:
@@ -121,15 +143,16 @@ class Script:
         self.repeat_last = bool(self.data.get("repeat_last", False))
         self.log_path = log_path
         self.lock = threading.Lock()
-        self.next_turn = 0
+        self.used = set()
         self.requests = []
 
-    def take_turn(self):
+    def take_turn(self, body=None):
         with self.lock:
-            index = self.next_turn
-            if index < len(self.turns):
-                self.next_turn += 1
-                return index, self.turns[index]
+            answers = "tool-result" if carries_tool_results(body) else "prompt"
+            for index, turn in enumerate(self.turns):
+                if index not in self.used and turn.get("when", answers) == answers:
+                    self.used.add(index)
+                    return index, turn
             if self.repeat_last and self.turns:
                 return len(self.turns) - 1, self.turns[-1]
             return None, None
@@ -764,7 +787,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except ValueError:
                 raw_text = raw.decode("utf-8", "replace")
 
-        index, turn = script.take_turn()
+        index, turn = script.take_turn(body)
         kind = (turn or {}).get("kind", script.kind)
         resp = (turn or {}).get("response", {})
 

@@ -55,7 +55,7 @@ provider_add (PrsCtl          *ctl,
   if (!prs_provider_kind_is_valid (kind))
     return prs_ctl_usage_error (context, _("--kind must be openai, ollama, anthropic or gemini."));
 
-  if (key_stdin && (key = prs_ctl_read_secret_stdin (&error)) == NULL)
+  if (key_stdin && (key = prs_ctl_read_stdin_secret (_("No API key arrived on standard input."), &error)) == NULL)
     {
       g_printerr ("%s\n", error->message);
       return PRS_CTL_EXIT_USAGE;

@@ -13,6 +13,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "prs-api-token.h"
+#include "prs-checklist.h"
 #include "prs-ctl.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
@@ -227,7 +228,8 @@ cmd_check_workflow (Ctl   *ctl,
 /* ---------------------------------------------------------------- n8n set */
 
 char *
-prs_ctl_read_secret_stdin (GError **error)
+prs_ctl_read_stdin_secret (const char  *missing,
+                           GError     **error)
 {
   g_autoptr(GInputStream) in = g_unix_input_stream_new (0, FALSE);
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
@@ -261,8 +263,7 @@ prs_ctl_read_secret_stdin (GError **error)
     {
       memset (secret, 0, strlen (secret));
       g_free (secret);
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("No API key arrived on standard input."));
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, missing);
       return NULL;
     }
 
@@ -320,7 +321,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
       g_printerr (_("“%s” is not a valid HTTP header name.\n"), header);
       return EXIT_USAGE;
     }
-  if (value_stdin && (value = prs_ctl_read_secret_stdin (&error)) == NULL)
+  if (value_stdin && (value = prs_ctl_read_stdin_secret (_("No header value arrived on standard input."), &error)) == NULL)
     {
       g_printerr ("%s\n", error->message);
       return EXIT_USAGE;
@@ -370,6 +371,8 @@ cmd_n8n (Ctl   *ctl,
 
   if (argc >= 2 && g_strcmp0 (argv[1], "webhook-auth") == 0)
     return cmd_n8n_webhook_auth (ctl, argc, argv);
+  if (argc >= 2 && g_strcmp0 (argv[1], "setup") == 0)
+    return prs_ctl_cmd_n8n_setup (ctl, argc, argv);
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -385,7 +388,7 @@ cmd_n8n (Ctl   *ctl,
       return EXIT_USAGE;
     }
 
-  if (key_stdin && (key = prs_ctl_read_secret_stdin (&error)) == NULL)
+  if (key_stdin && (key = prs_ctl_read_stdin_secret (_("No API key arrived on standard input."), &error)) == NULL)
     {
       g_printerr ("%s\n", error->message);
       return EXIT_USAGE;
@@ -640,6 +643,8 @@ cmd_token (Ctl   *ctl,
 
   g_print ("%s\n", token);
   memset (token, 0, strlen (token));
+  if (rotate)
+    prs_ctl_n8n_note_rotation (ctl);
 
   return EXIT_SUCCESS;
 }
@@ -697,7 +702,7 @@ static const Command commands[] = {
   { "insights", prs_ctl_cmd_insights, N_("Runs, tokens, times and failures per provider and model, agent and tool ([--since today|7d|30d|all] [--json])") },
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
   { "mcp", prs_ctl_cmd_mcp, N_("MCP servers whose tools agents can use (mcp add --name N --command CMD [--arg A]… | --url URL [--header-stdin]; mcp list, test NAME, remove NAME)") },
-  { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin; n8n webhook-auth --header NAME --value-stdin)") },
+  { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin; n8n webhook-auth --header NAME --value-stdin; n8n setup [--examples])") },
   { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
   { "rule", prs_ctl_cmd_rule, N_("Auto-approval rules for tool calls (rule add --tool T [--agent A] [--conversation SLUG] --action approve|deny, rule list, rule remove ID)") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },

@@ -29,9 +29,6 @@ int  prs_ctl_fail        (const GError   *error);
 /* Prints @message and the command's help; returns PRS_CTL_EXIT_USAGE. */
 int  prs_ctl_usage_error (GOptionContext *context,
                           const char     *message);
-/* A key, token or password from standard input (never the command line,
- * where other users see it): trimmed, non-empty UTF-8, at most 64 KiB. */
-char    *prs_ctl_read_secret_stdin (GError **error);
 /* Reads all of FILE, or standard input when @path is "-" or NULL, up to
  * @max_bytes. */
 gboolean prs_ctl_read_input (const char  *path,
@@ -39,6 +36,11 @@ gboolean prs_ctl_read_input (const char  *path,
                              char       **out_contents,
                              gsize       *out_length,
                              GError     **error);
+
+/* A secret (a key, a password) on standard input, at most 64 KiB, with
+ * surrounding white space dropped; fails with @missing when none came. */
+char    *prs_ctl_read_stdin_secret (const char  *missing,
+                                    GError     **error);
 
 int prs_ctl_cmd_layout (PrsCtl  *ctl,
                         int      argc,
@@ -61,6 +63,14 @@ int prs_ctl_cmd_insights (PrsCtl  *ctl,
 int prs_ctl_cmd_mcp      (PrsCtl  *ctl,
                           int      argc,
                           char   **argv);
+
+/* prs-ctl-n8n.c */
+int  prs_ctl_cmd_n8n_setup      (PrsCtl  *ctl,
+                                 int      argc,
+                                 char   **argv);
+/* After `token --rotate`: says on standard error which n8n credential
+ * still holds the old token and how to update it. */
+void prs_ctl_n8n_note_rotation  (PrsCtl  *ctl);
 
 /* prs-ctl-providers.c */
 int prs_ctl_cmd_provider (PrsCtl  *ctl,

@@ -13,6 +13,7 @@
 #include "prs-conversation-list.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
+#include "prs-n8n-setup.h"
 #include "prs-paths.h"
 #include "prs-runner.h"
 #include "prs-service.h"
@@ -351,34 +352,11 @@ prs_service_dup_n8n_client (PrsService  *self,
                             const char  *not_configured,
                             GError     **error)
 {
-  g_autofree char *url = NULL;
-  g_autofree char *key = NULL;
-  g_autoptr(GError) local_error = NULL;
-  PrsN8nClient *client;
-
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
   g_return_val_if_fail (not_configured != NULL, NULL);
   PRS_ASSERT_MAIN_THREAD ();
 
-  if (self->store != NULL)
-    url = prs_store_dup_setting (self->store, PRS_SETTING_N8N_URL);
-  if (url == NULL || url[0] == '\0')
-    {
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, not_configured);
-      return NULL;
-    }
-  key = prs_secrets_lookup_sync (self->secrets, PRS_SECRET_N8N_API_KEY, NULL, &local_error);
-  if (key == NULL)
-    {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, not_configured);
-      return NULL;
-    }
-  client = prs_n8n_client_new (url, key);
-  memset (key, 0, strlen (key));
-  return client;
+  return prs_n8n_setup_dup_client (self->store, self->secrets, not_configured, error);
 }
 
 gboolean

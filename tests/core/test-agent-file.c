@@ -402,6 +402,27 @@ test_deep_front_matter (void)
   assert_rejected (text->str, "Line 3: the front matter is nested more than 32 levels deep");
 }
 
+/* A constant in the generated guidance section nested far deeper than any
+ * value (an agent file may be 1 MiB): not a constant, so the section is
+ * the user's text, and reading it costs no recursion per level. */
+static void
+test_deep_guidance_constant (void)
+{
+  g_autoptr(GString) text = g_string_new ("---\nid: a\n---\nPrompt.\n\n## Tool Parameter Guidance\n"
+                                          "When using the **t** tool:\nParameter sources:\n- **p**: Always use ");
+  g_autoptr(PrsAgent) agent = NULL;
+
+  for (guint i = 0; i < 400000; i++)
+    g_string_append_c (text, '[');
+  for (guint i = 0; i < 400000; i++)
+    g_string_append_c (text, ']');
+  g_string_append (text, ".\n");
+
+  agent = parse_ok (text->str);
+  g_assert_cmpuint (agent->guidance->len, ==, 0);
+  g_assert_true (g_str_has_prefix (agent->system_prompt, "Prompt.\n\n## Tool Parameter Guidance\nWhen using"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -416,6 +437,7 @@ main (int   argc,
   g_test_add_func ("/prs/agent-file/crlf", test_crlf);
   g_test_add_func ("/prs/agent-file/malformed", test_malformed);
   g_test_add_func ("/prs/agent-file/deep-front-matter", test_deep_front_matter);
+  g_test_add_func ("/prs/agent-file/deep-guidance-constant", test_deep_guidance_constant);
 
   return g_test_run ();
 }

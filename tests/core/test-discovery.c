@@ -3,6 +3,7 @@
  * descriptions, parameters through Code nodes, schema and checklist. */
 #include <string.h>
 
+#include "prs-checklist.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-json.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Tests for prs-json.c: strict JSON, depth limits, bounded and strict
- * parsing, the writer. */
+ * parsing, the writer, the canonical text, type-checked reads. */
 #include <string.h>
 
 #include "prs-error.h"
@@ -166,6 +166,98 @@ test_write (void)
   g_assert_cmpuint (cut->len, <, 60);
 }
 
+/* Member order and spacing do not change the canonical text; NULL and a
+ * null node write null; a string is escaped as everywhere else. */
+static void
+test_canonical (void)
+{
+  const char *text_one = "{\"b\":[1,{\"y\":2,\"x\":0.1}],\"a\":null}";
+  const char *text_two = "{ \"a\" : null, \"b\" : [ 1, { \"x\" : 0.1, \"y\" : 2 } ] }";
+  g_autoptr(JsonNode) a = prs_json_parse_bounded (text_one, strlen (text_one), 8, NULL);
+  g_autoptr(JsonNode) b = prs_json_parse_bounded (text_two, strlen (text_two), 8, NULL);
+  g_autoptr(JsonNode) null_node = json_node_new (JSON_NODE_NULL);
+  g_autofree char *text_a = prs_json_to_canonical_string (a);
+  g_autofree char *text_b = prs_json_to_canonical_string (b);
+  g_autofree char *text_null = prs_json_to_canonical_string (NULL);
+  g_autofree char *text_null_node = prs_json_to_canonical_string (null_node);
+  g_autofree char *compact_null = prs_json_to_string (NULL, FALSE);
+  g_autoptr(GString) out = g_string_new ("x");
+
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_cmpstr (text_a, ==, "{\"a\":null,\"b\":[1,{\"x\":0.1,\"y\":2}]}");
+  g_assert_cmpstr (text_a, ==, text_b);
+  g_assert_cmpstr (text_null, ==, "null");
+  g_assert_cmpstr (text_null_node, ==, "null");
+  g_assert_cmpstr (compact_null, ==, "null");
+
+  prs_json_append_string (out, "a\"\x01\xe2\x80\xa8");
+  g_assert_cmpstr (out->str, ==, "x\"a\\\"\\u0001\\u2028\"");
+}
+
+/* Reads that never convert, never warn, and take NULL for "nothing here". */
+static void
+test_members (void)
+{
+  const char *text = "{\"s\":\"x\",\"i\":1,\"b\":true,\"n\":null,\"o\":{\"s\":\"y\"},\"a\":[]}";
+  g_autoptr(JsonNode) root = prs_json_parse_bounded (text, strlen (text), 8, NULL);
+  JsonObject *object = prs_json_node_get_object (root);
+  static const char * const not_strings[] = { "i", "b", "n", "o", "a", "missing" };
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) built = NULL;
+  g_autofree char *built_text = NULL;
+
+  g_assert_nonnull (object);
+  g_assert_cmpstr (prs_json_object_get_string (object, "s"), ==, "x");
+  for (guint i = 0; i < G_N_ELEMENTS (not_strings); i++)
+    g_assert_null (prs_json_object_get_string (object, not_strings[i]));
+  g_assert_null (prs_json_object_get_string (NULL, "s"));
+  g_assert_true (prs_json_object_get_bool (object, "b", FALSE));
+  g_assert_false (prs_json_object_get_bool (object, "i", FALSE));
+  g_assert_cmpstr (prs_json_object_get_string (prs_json_object_get_object (object, "o"), "s"), ==, "y");
+  g_assert_null (prs_json_object_get_object (object, "a"));
+  g_assert_null (prs_json_node_get_object (json_object_get_member (object, "a")));
+  g_assert_null (prs_json_node_get_object (NULL));
+
+  {
+    g_autofree char *shown_string = prs_json_to_display_string (json_object_get_member (object, "s"), FALSE);
+    g_autofree char *shown_object = prs_json_to_display_string (json_object_get_member (object, "o"), FALSE);
+    g_autofree char *shown_null = prs_json_to_display_string (NULL, FALSE);
+
+    g_assert_cmpstr (shown_string, ==, "x");
+    g_assert_cmpstr (shown_object, ==, "{\"s\":\"y\"}");
+    g_assert_cmpstr (shown_null, ==, "null");
+  }
+
+  json_builder_begin_object (builder);
+  prs_json_builder_add_string_member (builder, "set", "v");
+  prs_json_builder_add_string_member (builder, "unset", NULL);
+  json_builder_end_object (builder);
+  built = json_builder_get_root (builder);
+  built_text = prs_json_to_string (built, FALSE);
+  g_assert_cmpstr (built_text, ==, "{\"set\":\"v\",\"unset\":null}");
+}
+
+/* The bounded parser's trees are sealed; the mutable one's can change. */
+static void
+test_parse_mutable (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) sealed = prs_json_parse_bounded ("{\"a\":1}", 7, 8, NULL);
+  g_autoptr(JsonNode) mutable = prs_json_parse_mutable ("{\"a\":1}", 7, 8, NULL);
+  g_autoptr(JsonNode) deep = prs_json_parse_mutable ("[[[1]]]", 7, 2, &error);
+  g_autofree char *text = NULL;
+
+  g_assert_true (json_node_is_immutable (sealed));
+  g_assert_false (json_node_is_immutable (mutable));
+  json_object_set_int_member (json_node_get_object (mutable), "b", 2);
+  text = prs_json_to_string (mutable, FALSE);
+  g_assert_cmpstr (text, ==, "{\"a\":1,\"b\":2}");
+
+  g_assert_null (deep);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -177,6 +269,9 @@ main (int   argc,
   g_test_add_func ("/prs/json/parse-bounded", test_parse_bounded);
   g_test_add_func ("/prs/json/parse-strict", test_parse_strict);
   g_test_add_func ("/prs/json/write", test_write);
+  g_test_add_func ("/prs/json/canonical", test_canonical);
+  g_test_add_func ("/prs/json/members", test_members);
+  g_test_add_func ("/prs/json/parse-mutable", test_parse_mutable);
 
   return g_test_run ();
 }

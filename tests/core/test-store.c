@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for prs-store.c: opening, settings, discovery results, migrations,
- * conversations and messages. Each test gets its own temporary folder. */
+/* Tests for the store (prs-store*.c): opening, the owner thread, settings,
+ * discovery results, migrations, conversations and messages. Each test
+ * gets its own temporary folder. */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
@@ -265,6 +268,43 @@ test_open_missing_folder (Fixture       *fixture,
 
   g_assert_null (store);
   g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+}
+
+static gpointer
+read_setting_thread (gpointer data)
+{
+  g_free (prs_store_dup_setting (data, "n8n-url"));
+  return NULL;
+}
+
+/* A connection belongs to the thread that opened it: another thread using
+ * it stops the program in debug builds (HACKING.md, "Threads"). */
+static void
+test_open_thread_owner (Fixture       *fixture,
+                        gconstpointer  user_data)
+{
+#if PRS_ENABLE_THREAD_CHECKS
+  if (g_test_subprocess ())
+    {
+      g_autoptr(PrsStore) store = open_store (fixture);
+
+      g_thread_join (g_thread_new ("not-the-owner", read_setting_thread, store));
+      return;
+    }
+
+  /* The owner's own calls pass */
+  {
+    g_autoptr(PrsStore) store = open_store (fixture);
+
+    g_free (prs_store_dup_setting (store, "n8n-url"));
+  }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*prs_thread_owner_is_current*");
+#else
+  g_test_skip ("thread checks are off in this build (-Ddebug=false)");
+#endif
 }
 
 /* ---- Settings ------------------------------------------------------------- */
@@ -1329,6 +1369,7 @@ main (int   argc,
   ADD ("open/pragmas", test_pragmas);
   ADD ("open/corrupt-file", test_corrupt_file);
   ADD ("open/missing-folder", test_open_missing_folder);
+  ADD ("open/thread-owner", test_open_thread_owner);
   ADD ("settings", test_settings);
   ADD ("discovery/save-and-list", test_discovery_save_and_list);
   ADD ("discovery/replaces-atomically", test_discovery_replaces);

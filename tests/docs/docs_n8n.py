@@ -240,6 +240,8 @@ def run(args, pages, root, test_module):
     T = test_module
     items = []
     for page in pages:
+        if T.page_suite(page) is not None:
+            continue
         try:
             items += T.parse_page(page)
         except ValueError as e:

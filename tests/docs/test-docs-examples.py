@@ -42,7 +42,7 @@ LONG_RUN_DELAY = 16
 
 MARKER = re.compile(r'^<!--\s*([a-z0-9-]+)(?::\s*(.*?))?\s*-->\s*$')
 FENCE = re.compile(r'^(`{3,})\s*([A-Za-z0-9_+-]*)\s*$')
-KNOWN_MARKERS = {'file', 'run', 'output', 'code-node', 'tool-names', 'n8n', 'response-cases'}
+KNOWN_MARKERS = {'file', 'run', 'output', 'code-node', 'tool-names', 'n8n', 'response-cases', 'page'}
 
 # Outputs that only the n8n examples produce (see N8nExamples).
 N8N_OUTPUTS = {'ask-agent', 'weather-envelope', 'weather-result', 'callback-answer', 'archive-result'}
@@ -130,7 +130,8 @@ def parse_page(path):
         if m:
             if m.group(1) not in KNOWN_MARKERS:
                 raise ValueError('%s:%d: unknown marker %r' % (name, i + 1, m.group(1)))
-            markers.append((m.group(1), m.group(2) or ''))
+            if m.group(1) != 'page':        # about the page, not the next block
+                markers.append((m.group(1), m.group(2) or ''))
             i += 1
         elif fence:
             ticks, lang = fence.group(1), fence.group(2)
@@ -396,6 +397,17 @@ def start_app(args, data_dir, extra_env=None):
 
 # --------------------------------------------------------------------- offline
 
+def page_suite(path):
+    """The suite named by the page's `<!-- page: SUITE -->` marker, or None:
+    such a page runs there as a whole (docs/email-assistant.md: tests/email)."""
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            m = MARKER.match(line.strip())
+            if m and m.group(1) == 'page':
+                return m.group(2)
+    return None
+
+
 def page_needs_app(items):
     return any(it.marker('run') is not None and ('$API' in it.text or 'localhost:' + DOC_PORT in it.text)
                for it in items)
@@ -407,6 +419,10 @@ def run_page(args, path, root):
         items = parse_page(path)
     except ValueError as e:
         TAP.ok(False, '%s parses' % name, str(e))
+        return
+    if page_suite(path) is not None:
+        TAP.skip('%s: its examples' % name, 'they run in the %s suite, against the services it starts'
+                 % page_suite(path))
         return
     work_dir = os.path.join(root, os.path.splitext(name)[0])
     data_dir = os.path.join(work_dir, 'data')

@@ -2,6 +2,7 @@
 /* fuzz-discovery: field and tool discovery over an untrusted workflow
  * (docs/workflows.md): parse, every rule, collisions (the workflow twice), the
  * Workflow Checklist. */
+#include "prs-checklist.h"
 #include "prs-discovery.h"
 #include "prs-json.h"
 

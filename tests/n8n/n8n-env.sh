@@ -22,7 +22,9 @@
 #    (default WORK_DIR/env.json), prints "READY <url>" on stdout, then stays
 #    alive until its standard input is closed (or it gets TERM/INT/HUP), and
 #    stops n8n before it exits. A test that runs it as a child with a pipe on
-#    stdin therefore never leaves n8n behind, even if the test crashes.
+#    stdin therefore never leaves n8n behind, even if the test crashes. The
+#    lines "stop" (or "kill") and "start" on stdin stop n8n and start it
+#    again on the same port and data (answering "STOPPED", "STARTED PID").
 #
 # n8n is stopped with TERM, then KILL after 20 s. Its log is WORK_DIR/n8n.log.
 # Tools: node >= 20.19, npm (first install only), curl, python3.
@@ -71,16 +73,20 @@ n8n_env_stop() {
   N8N_PID=""
 }
 
-# Launches n8n once on a fresh free port; returns 2 when the port was lost
-# to someone else (the caller retries), 1 on other failures.
+# Launches n8n once, on PORT when given (a restart), else on a fresh free
+# port; returns 2 when the port was lost to someone else (the caller
+# retries), 1 on other failures. The log only grows: a restart appends.
 _n8n_env_launch() {
-  local port runner_port t0 url work bin
-  port=$(_n8n_env_free_port)
+  local port=${1:-} runner_port t0 url work bin key log_start
+  [ -n "$port" ] || port=$(_n8n_env_free_port)
   runner_port=$(_n8n_env_free_port)
   N8N_URL="http://127.0.0.1:$port"
+  # The same key on every launch: a restart must decrypt the credentials.
+  : "${_N8N_ENV_ENCRYPTION_KEY:=prosponsive-test-$port-$RANDOM$RANDOM}"
   # Copies that survive the clean-up of N8N_* variables below.
-  url=$N8N_URL work=$N8N_WORK_DIR bin=$N8N_BIN
-  : > "$work/n8n.log"
+  url=$N8N_URL work=$N8N_WORK_DIR bin=$N8N_BIN key=$_N8N_ENV_ENCRYPTION_KEY
+  touch "$work/n8n.log"
+  log_start=$(( $(stat -c %s "$work/n8n.log") + 1 ))
 
   t0=$(_n8n_env_now)
   # A subshell that drops every inherited N8N_*/DB_* setting, then execs
@@ -93,7 +99,7 @@ _n8n_env_launch() {
     export N8N_PORT="$port" N8N_LISTEN_ADDRESS=127.0.0.1 N8N_HOST=127.0.0.1 N8N_PROTOCOL=http
     export WEBHOOK_URL="$url/" N8N_EDITOR_BASE_URL="$url/"
     export DB_TYPE=sqlite DB_SQLITE_POOL_SIZE=2
-    export N8N_ENCRYPTION_KEY="prosponsive-test-$port-$RANDOM$RANDOM"
+    export N8N_ENCRYPTION_KEY="$key"
     export N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS=true N8N_SECURE_COOKIE=false
     export N8N_DIAGNOSTICS_ENABLED=false N8N_DIAGNOSTICS_CONFIG_FRONTEND='' N8N_DIAGNOSTICS_CONFIG_BACKEND=''
     export EXTERNAL_FRONTEND_HOOKS_URLS=''
@@ -107,6 +113,8 @@ _n8n_env_launch() {
     export N8N_EXPRESSION_ENGINE=legacy
     export N8N_RUNNERS_ENABLED=false N8N_RUNNERS_BROKER_PORT="$runner_port"
     export N8N_RUNNERS_BROKER_LISTEN_ADDRESS=127.0.0.1
+    # A trigger whose IMAP server went away otherwise holds a stop for 30 s
+    export N8N_GRACEFUL_SHUTDOWN_TIMEOUT=10
     export N8N_LOG_LEVEL=info N8N_LOG_OUTPUT=console NODE_ENV=production
     exec node "$bin" start
   ) >> "$work/n8n.log" 2>&1 < /dev/null &
@@ -119,7 +127,7 @@ _n8n_env_launch() {
     if ! kill -0 "$N8N_PID" 2>/dev/null; then
       wait "$N8N_PID" 2>/dev/null || true
       N8N_PID=""
-      if grep -qiE 'already in use|EADDRINUSE' "$N8N_WORK_DIR/n8n.log"; then return 2; fi
+      if tail -c +"$log_start" "$N8N_WORK_DIR/n8n.log" | grep -qiE 'already in use|EADDRINUSE'; then return 2; fi
       tail -n 30 "$N8N_WORK_DIR/n8n.log" >&2
       _n8n_env_die "n8n exited during startup (log: $N8N_WORK_DIR/n8n.log)"
       return 1
@@ -134,13 +142,22 @@ _n8n_env_launch() {
     return 1
   fi
   # The answer must come from OUR process, not another n8n on that port.
-  if ! grep -q "n8n ready on 127.0.0.1, port $port" "$N8N_WORK_DIR/n8n.log"; then
+  if ! tail -c +"$log_start" "$N8N_WORK_DIR/n8n.log" | grep -q "n8n ready on 127.0.0.1, port $port"; then
     n8n_env_stop
     return 2
   fi
   N8N_STARTUP_SECONDS=$(_n8n_env_elapsed "$t0")
   export N8N_STARTUP_SECONDS
   _n8n_env_log "n8n PID $N8N_PID up at $N8N_URL in $N8N_STARTUP_SECONDS s"
+}
+
+# n8n_env_restart: stops n8n and starts it again on the same port, with the
+# same data and encryption key, so the owner, the API key, the workflows and
+# the credentials stay (what a person's `systemctl restart n8n` does).
+n8n_env_restart() {
+  local port=${N8N_URL##*:}
+  n8n_env_stop
+  _n8n_env_launch "$port"
 }
 
 # n8n_env_start WORK_DIR: see the header.
@@ -230,8 +247,19 @@ EOF
   ) || exit 1
   mv "$ENV_FILE.tmp" "$ENV_FILE"
   echo "READY $N8N_URL"
-  # Until stdin closes; a signal interrupts the read and runs the trap.
-  while read -r _; do :; done
+  # Until stdin closes; a signal interrupts the read and runs the trap. The
+  # line "stop" stops n8n ("STOPPED"), "kill" kills it as a crash or a power
+  # loss would (KILL: nothing is saved on the way out; "STOPPED"), "start"
+  # starts it again on the same port and data ("STARTED PID", or
+  # "START-FAILED").
+  port=${N8N_URL##*:}
+  while read -r line; do
+    case $line in
+      stop) n8n_env_stop; echo STOPPED ;;
+      kill) kill -KILL "$N8N_PID" 2>/dev/null; wait "$N8N_PID" 2>/dev/null; N8N_PID=""; echo STOPPED ;;
+      start) if _n8n_env_launch "$port"; then echo "STARTED $N8N_PID"; else echo START-FAILED; fi ;;
+    esac
+  done
   n8n_env_stop
   exit 0
 fi

@@ -109,30 +109,47 @@ class N8n:
             ["bash", N8N_ENV, os.path.join(self.work_dir, "n8n"), env_file],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr,
             text=True, start_new_session=False)
-        lines = queue.Queue()
+        self.lines = queue.Queue()
 
         def reader():
             for line in self.proc.stdout:
-                lines.put(line)
-            lines.put(None)
+                self.lines.put(line)
+            self.lines.put(None)
 
         threading.Thread(target=reader, daemon=True).start()
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                raise RuntimeError("n8n-env.sh did not get ready within %d s" % timeout)
-            if line is None:
-                raise RuntimeError("n8n-env.sh exited with %s before n8n was ready"
-                                   % self.proc.wait())
-            if line.startswith("READY "):
-                break
+        self._expect("READY ", timeout)
         with open(env_file) as f:
             self.env = json.load(f)
         TAP.secrets.append(self.env["apiKey"])
         TAP.secrets.append(self.env["ownerPassword"])
         return self.env
+
+    def _expect(self, prefix, timeout):
+        """The first line n8n-env.sh prints that starts with @prefix"""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                raise RuntimeError("n8n-env.sh did not say %r within %d s" % (prefix.strip(), timeout))
+            if line is None:
+                raise RuntimeError("n8n-env.sh exited with %s" % self.proc.wait())
+            if line.startswith("START-FAILED"):
+                raise RuntimeError("n8n did not start again (see its log)")
+            if line.startswith(prefix):
+                return line
+
+    def restart(self, while_down=None, kill=False, timeout=300):
+        """Stops n8n (with @kill, as a crash would), calls @while_down, and
+        starts n8n again on the same port and data."""
+        self.proc.stdin.write("kill\n" if kill else "stop\n")
+        self.proc.stdin.flush()
+        self._expect("STOPPED", timeout)
+        if while_down is not None:
+            while_down()
+        self.proc.stdin.write("start\n")
+        self.proc.stdin.flush()
+        self.env["pid"] = int(self._expect("STARTED ", timeout).split()[1])
 
     @property
     def url(self):

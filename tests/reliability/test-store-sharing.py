@@ -3,8 +3,8 @@
 """The store shared by the running app and prosponsive-ctl, as the README
 teaches: `prosponsive --headless` takes writes through the API while ctl
 verbs that read and write the same database run beside it (discover,
-provider add/remove, rule add, agent import, token --rotate, tools, lists,
-backup), and the app — sometimes a ctl verb too — is killed with SIGKILL at
+n8n setup, provider add/remove, rule add, agent import, token --rotate, tools,
+lists, backup), and the app — sometimes a ctl verb too — is killed with SIGKILL at
 a random moment, 20 times (200 with --full: tests/reliability/run-full.sh).
 
 Each round, before the kill, another process reads the live database and
@@ -96,6 +96,8 @@ class Ctl:
             if step == 0:
                 # fails (no n8n on port 9) and records the failure: a write
                 self.expect(self.run('discover'), 'discover', ok_codes=(0, 1))
+                # reads the n8n settings and the token, fails before its writes
+                self.expect(self.run('n8n', 'setup'), 'n8n setup', ok_codes=(1,))
             elif step == 1:
                 name = 'p%d' % n
                 self.uncertain.add(name)

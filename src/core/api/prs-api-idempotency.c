@@ -9,20 +9,6 @@
 #include "prs-api-idempotency.h"
 #include "prs-json.h"
 
-/* Members sorted, no whitespace, numbers in their shortest exact form: two
- * texts that differ only in member order or spacing are one context. */
-static char *
-canonical_context (JsonNode *context)
-{
-  g_autoptr(GString) out = g_string_new (NULL);
-
-  if (context == NULL || JSON_NODE_HOLDS_NULL (context))
-    g_string_append (out, "null");
-  else
-    prs_json_append (out, context, PRS_JSON_SORTED, G_MAXSIZE);
-  return g_string_free (g_steal_pointer (&out), FALSE);
-}
-
 static void
 checksum_add_part (GChecksum  *checksum,
                    const char *part)
@@ -54,7 +40,7 @@ prs_api_request_dedup_key (const PrsApiRequestIdentity *request)
   if (request->workflow_id == NULL || request->execution_id == NULL)
     return NULL;
 
-  canonical = canonical_context (request->context);
+  canonical = prs_json_to_canonical_string (request->context);
   checksum = g_checksum_new (G_CHECKSUM_SHA256);
   checksum_add_part (checksum, request->workflow_id);
   checksum_add_part (checksum, request->execution_id);
@@ -89,7 +75,7 @@ prs_api_request_matches_message (const PrsApiRequestIdentity *request,
                  request->prompt) != 0)
     return FALSE;
 
-  stored = canonical_context (json_object_get_member (object, "context"));
-  presented = canonical_context (request->context);
+  stored = prs_json_to_canonical_string (json_object_get_member (object, "context"));
+  presented = prs_json_to_canonical_string (request->context);
   return strcmp (stored, presented) == 0;
 }

@@ -85,6 +85,123 @@ read_material (const char  *path,
   return FALSE;
 }
 
+/* Serial, validity, name, key, and what the certificate may be used for. */
+static gboolean
+set_certificate_fields (gnutls_x509_crt_t       crt,
+                        gnutls_x509_privkey_t   key,
+                        GError                **error)
+{
+  unsigned char serial[16];
+  time_t now = time (NULL);
+  const char *cn = "Prosponsive local API";
+  int ret;
+
+  /* A positive serial: clear the top bit */
+  if ((ret = gnutls_rnd (GNUTLS_RND_NONCE, serial, sizeof serial)) < 0)
+    {
+      set_gnutls_error (error, ret, "serial");
+      return FALSE;
+    }
+  serial[0] &= 0x7f;
+  serial[0] |= 0x01;
+
+  if ((ret = gnutls_x509_crt_set_version (crt, 3)) < 0 ||
+      (ret = gnutls_x509_crt_set_serial (crt, serial, sizeof serial)) < 0 ||
+      (ret = gnutls_x509_crt_set_activation_time (crt, now - SECONDS_PER_DAY)) < 0 ||
+      (ret = gnutls_x509_crt_set_expiration_time (crt, now + (time_t) VALIDITY_DAYS * SECONDS_PER_DAY)) < 0 ||
+      (ret = gnutls_x509_crt_set_dn_by_oid (crt, GNUTLS_OID_X520_COMMON_NAME, 0,
+                                            cn, strlen (cn))) < 0 ||
+      (ret = gnutls_x509_crt_set_key (crt, key)) < 0 ||
+      /* Self-signed: the certificate is its own trust anchor (NODE_EXTRA_CA_CERTS) */
+      (ret = gnutls_x509_crt_set_basic_constraints (crt, 1, 0)) < 0 ||
+      (ret = gnutls_x509_crt_set_key_usage (crt, GNUTLS_KEY_DIGITAL_SIGNATURE |
+                                                 GNUTLS_KEY_KEY_CERT_SIGN)) < 0 ||
+      (ret = gnutls_x509_crt_set_key_purpose_oid (crt, GNUTLS_KP_TLS_WWW_SERVER, 0)) < 0)
+    {
+      set_gnutls_error (error, ret, "fields");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The names the API answers on: san_dns_names, 127.0.0.1 and ::1. */
+static gboolean
+add_subject_alt_names (gnutls_x509_crt_t   crt,
+                       GError            **error)
+{
+  struct in_addr ip4;
+  struct in6_addr ip6;
+  int ret;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (san_dns_names); i++)
+    {
+      ret = gnutls_x509_crt_set_subject_alt_name (crt, GNUTLS_SAN_DNSNAME,
+                                                  san_dns_names[i],
+                                                  strlen (san_dns_names[i]),
+                                                  GNUTLS_FSAN_APPEND);
+      if (ret < 0)
+        {
+          set_gnutls_error (error, ret, "subject alternative name");
+          return FALSE;
+        }
+    }
+
+  inet_pton (AF_INET, "127.0.0.1", &ip4);
+  inet_pton (AF_INET6, "::1", &ip6);
+  if ((ret = gnutls_x509_crt_set_subject_alt_name (crt, GNUTLS_SAN_IPADDRESS, &ip4,
+                                                   sizeof ip4, GNUTLS_FSAN_APPEND)) < 0 ||
+      (ret = gnutls_x509_crt_set_subject_alt_name (crt, GNUTLS_SAN_IPADDRESS, &ip6,
+                                                   sizeof ip6, GNUTLS_FSAN_APPEND)) < 0)
+    {
+      set_gnutls_error (error, ret, "subject alternative address");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Signs @crt with its own @key and writes both as PEM; the key's buffer is
+ * wiped before it is freed. */
+static gboolean
+sign_and_export (gnutls_x509_crt_t       crt,
+                 gnutls_x509_privkey_t   key,
+                 char                  **out_cert_pem,
+                 char                  **out_key_pem,
+                 GError                **error)
+{
+  gnutls_datum_t cert_datum = { NULL, 0 };
+  gnutls_datum_t key_datum = { NULL, 0 };
+  unsigned char keyid[64];
+  size_t keyid_size = sizeof keyid;
+  gboolean ok = FALSE;
+  int ret;
+
+  if ((ret = gnutls_x509_crt_get_key_id (crt, 0, keyid, &keyid_size)) < 0 ||
+      (ret = gnutls_x509_crt_set_subject_key_id (crt, keyid, keyid_size)) < 0 ||
+      (ret = gnutls_x509_crt_sign2 (crt, crt, key, GNUTLS_DIG_SHA256, 0)) < 0 ||
+      (ret = gnutls_x509_crt_export2 (crt, GNUTLS_X509_FMT_PEM, &cert_datum)) < 0 ||
+      (ret = gnutls_x509_privkey_export2_pkcs8 (key, GNUTLS_X509_FMT_PEM, NULL,
+                                                GNUTLS_PKCS_PLAIN, &key_datum)) < 0)
+    {
+      set_gnutls_error (error, ret, "signature");
+    }
+  else
+    {
+      *out_cert_pem = g_strndup ((const char *) cert_datum.data, cert_datum.size);
+      *out_key_pem = g_strndup ((const char *) key_datum.data, key_datum.size);
+      ok = TRUE;
+    }
+
+  if (key_datum.data != NULL)
+    {
+      gnutls_memset (key_datum.data, 0, key_datum.size);
+      gnutls_free (key_datum.data);
+    }
+  gnutls_free (cert_datum.data);
+  return ok;
+}
+
 static gboolean
 generate_material (char   **out_cert_pem,
                    char   **out_key_pem,
@@ -92,15 +209,6 @@ generate_material (char   **out_cert_pem,
 {
   gnutls_x509_privkey_t key = NULL;
   gnutls_x509_crt_t crt = NULL;
-  gnutls_datum_t cert_datum = { NULL, 0 };
-  gnutls_datum_t key_datum = { NULL, 0 };
-  unsigned char serial[16];
-  unsigned char keyid[64];
-  size_t keyid_size = sizeof keyid;
-  struct in_addr ip4;
-  struct in6_addr ip6;
-  time_t now = time (NULL);
-  const char *cn = "Prosponsive local API";
   gboolean ok = FALSE;
   int ret;
 
@@ -119,78 +227,11 @@ generate_material (char   **out_cert_pem,
       goto out;
     }
 
-  /* A positive serial: clear the top bit */
-  if ((ret = gnutls_rnd (GNUTLS_RND_NONCE, serial, sizeof serial)) < 0)
-    {
-      set_gnutls_error (error, ret, "serial");
-      goto out;
-    }
-  serial[0] &= 0x7f;
-  serial[0] |= 0x01;
-
-  inet_pton (AF_INET, "127.0.0.1", &ip4);
-  inet_pton (AF_INET6, "::1", &ip6);
-
-  if ((ret = gnutls_x509_crt_set_version (crt, 3)) < 0 ||
-      (ret = gnutls_x509_crt_set_serial (crt, serial, sizeof serial)) < 0 ||
-      (ret = gnutls_x509_crt_set_activation_time (crt, now - SECONDS_PER_DAY)) < 0 ||
-      (ret = gnutls_x509_crt_set_expiration_time (crt, now + (time_t) VALIDITY_DAYS * SECONDS_PER_DAY)) < 0 ||
-      (ret = gnutls_x509_crt_set_dn_by_oid (crt, GNUTLS_OID_X520_COMMON_NAME, 0,
-                                            cn, strlen (cn))) < 0 ||
-      (ret = gnutls_x509_crt_set_key (crt, key)) < 0 ||
-      /* Self-signed: the certificate is its own trust anchor (NODE_EXTRA_CA_CERTS) */
-      (ret = gnutls_x509_crt_set_basic_constraints (crt, 1, 0)) < 0 ||
-      (ret = gnutls_x509_crt_set_key_usage (crt, GNUTLS_KEY_DIGITAL_SIGNATURE |
-                                                 GNUTLS_KEY_KEY_CERT_SIGN)) < 0 ||
-      (ret = gnutls_x509_crt_set_key_purpose_oid (crt, GNUTLS_KP_TLS_WWW_SERVER, 0)) < 0)
-    {
-      set_gnutls_error (error, ret, "fields");
-      goto out;
-    }
-
-  for (gsize i = 0; i < G_N_ELEMENTS (san_dns_names); i++)
-    {
-      ret = gnutls_x509_crt_set_subject_alt_name (crt, GNUTLS_SAN_DNSNAME,
-                                                  san_dns_names[i],
-                                                  strlen (san_dns_names[i]),
-                                                  GNUTLS_FSAN_APPEND);
-      if (ret < 0)
-        {
-          set_gnutls_error (error, ret, "subject alternative name");
-          goto out;
-        }
-    }
-  if ((ret = gnutls_x509_crt_set_subject_alt_name (crt, GNUTLS_SAN_IPADDRESS, &ip4,
-                                                   sizeof ip4, GNUTLS_FSAN_APPEND)) < 0 ||
-      (ret = gnutls_x509_crt_set_subject_alt_name (crt, GNUTLS_SAN_IPADDRESS, &ip6,
-                                                   sizeof ip6, GNUTLS_FSAN_APPEND)) < 0)
-    {
-      set_gnutls_error (error, ret, "subject alternative address");
-      goto out;
-    }
-
-  if ((ret = gnutls_x509_crt_get_key_id (crt, 0, keyid, &keyid_size)) < 0 ||
-      (ret = gnutls_x509_crt_set_subject_key_id (crt, keyid, keyid_size)) < 0 ||
-      (ret = gnutls_x509_crt_sign2 (crt, crt, key, GNUTLS_DIG_SHA256, 0)) < 0 ||
-      (ret = gnutls_x509_crt_export2 (crt, GNUTLS_X509_FMT_PEM, &cert_datum)) < 0 ||
-      (ret = gnutls_x509_privkey_export2_pkcs8 (key, GNUTLS_X509_FMT_PEM, NULL,
-                                                GNUTLS_PKCS_PLAIN, &key_datum)) < 0)
-    {
-      set_gnutls_error (error, ret, "signature");
-      goto out;
-    }
-
-  *out_cert_pem = g_strndup ((const char *) cert_datum.data, cert_datum.size);
-  *out_key_pem = g_strndup ((const char *) key_datum.data, key_datum.size);
-  ok = TRUE;
+  ok = set_certificate_fields (crt, key, error) &&
+       add_subject_alt_names (crt, error) &&
+       sign_and_export (crt, key, out_cert_pem, out_key_pem, error);
 
 out:
-  if (key_datum.data != NULL)
-    {
-      gnutls_memset (key_datum.data, 0, key_datum.size);
-      gnutls_free (key_datum.data);
-    }
-  gnutls_free (cert_datum.data);
   if (crt != NULL)
     gnutls_x509_crt_deinit (crt);
   if (key != NULL)

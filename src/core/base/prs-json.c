@@ -67,17 +67,16 @@ prs_json_nesting_depth (const char *data,
   return max;
 }
 
-JsonNode *
-prs_json_parse_bounded (const char  *data,
-                        gsize        len,
-                        guint        max_depth,
-                        GError     **error)
+static JsonNode *
+parse_checked (const char  *data,
+               gsize        len,
+               guint        max_depth,
+               gboolean     immutable,
+               GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
-
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
 
   if (!g_utf8_validate_len (data, len, NULL))
     {
@@ -93,7 +92,7 @@ prs_json_parse_bounded (const char  *data,
       return NULL;
     }
 
-  parser = json_parser_new_immutable ();
+  parser = immutable ? json_parser_new_immutable () : json_parser_new ();
   if (!json_parser_load_from_data (parser, data, (gssize) len, &local_error))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
@@ -111,6 +110,28 @@ prs_json_parse_bounded (const char  *data,
     }
 
   return root;
+}
+
+JsonNode *
+prs_json_parse_bounded (const char  *data,
+                        gsize        len,
+                        guint        max_depth,
+                        GError     **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  return parse_checked (data, len, max_depth, TRUE, error);
+}
+
+JsonNode *
+prs_json_parse_mutable (const char  *data,
+                        gsize        len,
+                        guint        max_depth,
+                        GError     **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  return parse_checked (data, len, max_depth, FALSE, error);
 }
 
 /* ---- numbers ---- */
@@ -923,11 +944,186 @@ char *
 prs_json_to_string (JsonNode *node,
                     gboolean  pretty)
 {
-  GString *out;
+  GString *out = g_string_new (NULL);
 
-  g_return_val_if_fail (node != NULL, NULL);
-
-  out = g_string_new (NULL);
-  append_node (out, node, pretty ? PRS_JSON_PRETTY : PRS_JSON_COMPACT, 0, G_MAXSIZE);
+  if (node == NULL)
+    g_string_append (out, "null");
+  else
+    append_node (out, node, pretty ? PRS_JSON_PRETTY : PRS_JSON_COMPACT, 0, G_MAXSIZE);
   return g_string_free (out, FALSE);
+}
+
+char *
+prs_json_to_canonical_string (JsonNode *node)
+{
+  GString *out = g_string_new (NULL);
+
+  if (node == NULL)
+    g_string_append (out, "null");
+  else
+    append_node (out, node, PRS_JSON_SORTED, 0, G_MAXSIZE);
+  return g_string_free (out, FALSE);
+}
+
+char *
+prs_json_to_display_string (JsonNode *node,
+                            gboolean  pretty)
+{
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+
+  return prs_json_to_string (node, pretty);
+}
+
+void
+prs_json_append_string (GString    *out,
+                        const char *text)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (text != NULL);
+
+  append_string (out, text, G_MAXSIZE);
+}
+
+/* ---- reading and building trees ---- */
+
+const char *
+prs_json_object_get_string (JsonObject *object,
+                            const char *member)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+
+  node = json_object_get_member (object, member);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+gboolean
+prs_json_object_get_bool (JsonObject *object,
+                          const char *member,
+                          gboolean    default_value)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return default_value;
+
+  node = json_object_get_member (object, member);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return default_value;
+
+  return json_node_get_boolean (node);
+}
+
+JsonObject *
+prs_json_object_get_object (JsonObject *object,
+                            const char *member)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+
+  node = json_object_get_member (object, member);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+
+  return json_node_get_object (node);
+}
+
+JsonObject *
+prs_json_node_get_object (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+JsonArray *
+prs_json_object_get_array (JsonObject *object,
+                           const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+gint64
+prs_json_object_get_int (JsonObject *object,
+                         const char *member,
+                         gint64      default_value)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return default_value;
+  type = json_node_get_value_type (node);
+  if (type == G_TYPE_INT64)
+    return json_node_get_int (node);
+  /* A count some peers write as 12.0 */
+  if (type == G_TYPE_DOUBLE)
+    {
+      double value = json_node_get_double (node);
+
+      if (value >= 0 && value < 9e15)
+        return (gint64) value;
+    }
+  return default_value;
+}
+
+JsonObject *
+prs_json_object_from_text (const char *text,
+                           gsize       len)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (text == NULL)
+    return NULL;
+  node = prs_json_parse_bounded (text, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return json_object_ref (json_node_get_object (node));
+}
+
+JsonNode *
+prs_json_value_from_text (const char *text)
+{
+  JsonNode *node;
+
+  if (text == NULL)
+    text = "";
+  node = prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (node == NULL)
+    {
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (node, text);
+    }
+  return node;
+}
+
+char *
+prs_json_object_to_string (JsonObject *object,
+                           gboolean    pretty)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
+
+  return prs_json_to_string (node, pretty);
+}
+
+void
+prs_json_builder_add_string_member (JsonBuilder *builder,
+                                    const char  *member,
+                                    const char  *value)
+{
+  json_builder_set_member_name (builder, member);
+  if (value != NULL)
+    json_builder_add_string_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
 }

@@ -19,8 +19,17 @@ guint     prs_json_nesting_depth  (const char  *data,
 
 /* Parses @data (UTF-8 checked) into a node, failing with
  * PRS_ERROR_INVALID_INPUT and a sentence when it is not valid JSON, not
- * UTF-8, or nested deeper than @max_depth. */
+ * UTF-8, or nested deeper than @max_depth. The nodes are sealed
+ * (immutable): cheap to keep and share. */
 JsonNode *prs_json_parse_bounded  (const char  *data,
+                                   gsize        len,
+                                   guint        max_depth,
+                                   GError     **error);
+
+/* prs_json_parse_bounded for a tree the caller changes afterwards (json-glib
+ * refuses to change a sealed node): the secrets file, values a person
+ * edits. */
+JsonNode *prs_json_parse_mutable  (const char  *data,
                                    gsize        len,
                                    guint        max_depth,
                                    GError     **error);
@@ -61,8 +70,65 @@ void      prs_json_append         (GString       *out,
                                    PrsJsonFormat  format,
                                    gsize          limit);
 
-/* Compact or pretty text of @node (prs_json_append, whole). */
+/* Compact or pretty text of @node (prs_json_append, whole); "null" for
+ * NULL. */
 char     *prs_json_to_string      (JsonNode    *node,
                                    gboolean     pretty);
+
+/* The canonical text of @node, for comparing and hashing: members sorted
+ * by name, no white space, numbers in their shortest exact form, "null"
+ * for NULL. Two trees that differ only in member order give one text. */
+char     *prs_json_to_canonical_string (JsonNode *node);
+
+/* What a person reads for @node: a string's own text (no quotes, no
+ * escapes), anything else as its JSON (pretty or compact), "null" for
+ * NULL. */
+char     *prs_json_to_display_string (JsonNode *node,
+                                      gboolean  pretty);
+
+/* Appends @text as a JSON string, quoted and escaped as prs_json_append
+ * writes strings (for writers that build JSON text row by row). */
+void      prs_json_append_string  (GString     *out,
+                                   const char  *text);
+
+/* ---- Reading and building trees ---- */
+
+/* Type-checked reads of untrusted objects: @object's member @member when it
+ * has the type asked for; otherwise (absent, another type, or @object
+ * NULL) NULL or @default_value. json-glib's own *_with_default getters
+ * convert between types and warn on arrays and objects. */
+const char  *prs_json_object_get_string (JsonObject *object,
+                                         const char *member);
+gboolean     prs_json_object_get_bool   (JsonObject *object,
+                                         const char *member,
+                                         gboolean    default_value);
+JsonObject  *prs_json_object_get_object (JsonObject *object,
+                                         const char *member);
+JsonArray   *prs_json_object_get_array  (JsonObject *object,
+                                         const char *member);
+/* An integer member; a double with an integral value in range counts too
+ * (some peers write counts as 12.0). */
+gint64       prs_json_object_get_int    (JsonObject *object,
+                                         const char *member,
+                                         gint64      default_value);
+/* @node's object, or NULL when @node is NULL or holds something else. */
+JsonObject  *prs_json_node_get_object   (JsonNode   *node);
+
+/* The object parsed from @text (bounded depth), or NULL when @text is not
+ * a JSON object. */
+JsonObject  *prs_json_object_from_text  (const char *text,
+                                         gsize       len);
+/* @text as JSON when it parses (bounded depth), else as a JSON string: a
+ * tool's answer for peers that want a value. */
+JsonNode    *prs_json_value_from_text   (const char *text);
+/* prs_json_to_string of an object. */
+char        *prs_json_object_to_string  (JsonObject *object,
+                                         gboolean    pretty);
+
+/* Sets @member of the object @builder is building to @value, or to null
+ * when @value is NULL. */
+void         prs_json_builder_add_string_member (JsonBuilder *builder,
+                                                 const char  *member,
+                                                 const char  *value);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include <libsecret/secret.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-paths.h"
 #include "prs-secrets.h"
 
@@ -132,7 +133,7 @@ fallback_read (PrsSecrets  *self,
       return NULL;
     }
 
-  root = json_from_string (contents, NULL);
+  root = prs_json_parse_mutable (contents, length, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       /* Deliberately no parser message: it could quote a secret. */
@@ -158,7 +159,7 @@ fallback_write (PrsSecrets  *self,
     return FALSE;
 
   json_node_set_object (root, object);
-  contents = json_to_string (root, TRUE);
+  contents = prs_json_to_string (root, TRUE);
 
   /* A temporary file created 0600, synced, then renamed over the old one. */
   if (!g_file_set_contents_full (self->fallback_path, contents, -1,
@@ -197,17 +198,11 @@ fallback_lookup (PrsSecrets  *self,
 {
   g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&fallback_mutex);
   g_autoptr(JsonObject) object = fallback_read (self, error);
-  JsonNode *node;
 
   if (object == NULL)
     return NULL;
 
-  node = json_object_get_member (object, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return g_strdup (json_node_get_string (node));
+  return g_strdup (prs_json_object_get_string (object, name));
 }
 
 static gboolean

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "prs-context-field-list.h"
+#include "prs-json.h"
 #include "prs-thread.h"
 
 struct _PrsContextFieldItem
@@ -227,17 +228,6 @@ prs_context_field_list_new (void)
   return g_object_new (PRS_TYPE_CONTEXT_FIELD_LIST, NULL);
 }
 
-static const char *
-member_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static void
 add_unique (GPtrArray  *strings,
             const char *value)
@@ -260,7 +250,7 @@ steal_strv (GPtrArray *strings)
 static PrsContextFieldItem *
 item_from_json (JsonObject *object)
 {
-  const char *path = member_string (object, "path");
+  const char *path = prs_json_object_get_string (object, "path");
   PrsContextFieldItem *item;
   JsonNode *origins;
   GPtrArray *conversations, *workflows;
@@ -268,7 +258,7 @@ item_from_json (JsonObject *object)
   if (path == NULL)
     return NULL;
 
-  item = prs_context_field_item_new (path, member_string (object, "type"), member_string (object, "sample"));
+  item = prs_context_field_item_new (path, prs_json_object_get_string (object, "type"), prs_json_object_get_string (object, "sample"));
 
   conversations = g_ptr_array_new ();
   workflows = g_ptr_array_new ();
@@ -283,8 +273,8 @@ item_from_json (JsonObject *object)
 
           if (!JSON_NODE_HOLDS_OBJECT (origin))
             continue;
-          add_unique (conversations, member_string (json_node_get_object (origin), "conversationTitle"));
-          add_unique (workflows, member_string (json_node_get_object (origin), "workflowId"));
+          add_unique (conversations, prs_json_object_get_string (json_node_get_object (origin), "conversationTitle"));
+          add_unique (workflows, prs_json_object_get_string (json_node_get_object (origin), "workflowId"));
         }
     }
   g_strfreev (item->conversations);

@@ -76,6 +76,130 @@ kind_noun (YNodeKind kind)
     }
 }
 
+/* The YAML parser's own error, at its line in the file. */
+static void
+set_syntax_error (const yaml_parser_t  *parser,
+                  guint                 first_line,
+                  GError              **error)
+{
+  guint error_line = first_line + (guint) parser->problem_mark.line;
+
+  if (parser->context != NULL)
+    g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                 _("Line %u: the front matter is not valid YAML: %s %s."),
+                 error_line, parser->problem, parser->context);
+  else
+    g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                 _("Line %u: the front matter is not valid YAML: %s."),
+                 error_line, parser->problem != NULL ? parser->problem : _("syntax error"));
+}
+
+static YNode *
+scalar_node_new (const yaml_event_t  *event,
+                 guint                line,
+                 GError             **error)
+{
+  YNode *node = ynode_new (YNODE_SCALAR, line);
+
+  node->value = g_strndup ((const char *) event->data.scalar.value, event->data.scalar.length);
+  node->plain = event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                event->data.scalar.tag == NULL;
+  if (strlen (node->value) != event->data.scalar.length)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: the front matter contains a NUL character."), line);
+      ynode_free (node);
+      return NULL;
+    }
+
+  return node;
+}
+
+/* What one event means for the tree being read: a new node (*@out_node),
+ * the end of the innermost container (popped from @stack), the end of the
+ * stream (*@out_done). FALSE with @error for what agent files refuse. */
+static gboolean
+read_event (const yaml_event_t  *event,
+            guint                line,
+            GPtrArray           *stack,
+            guint               *documents,
+            YNode              **out_node,
+            gboolean            *out_done,
+            GError             **error)
+{
+  *out_node = NULL;
+
+  switch (event->type)
+    {
+    case YAML_STREAM_END_EVENT:
+      *out_done = TRUE;
+      return TRUE;
+
+    case YAML_DOCUMENT_START_EVENT:
+      if (++*documents > 1)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the front matter holds more than one YAML document."), line);
+          return FALSE;
+        }
+      return TRUE;
+
+    case YAML_ALIAS_EVENT:
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: YAML aliases (*%s) are not supported in agent files."),
+                   line, (const char *) event->data.alias.anchor);
+      return FALSE;
+
+    case YAML_SCALAR_EVENT:
+      *out_node = scalar_node_new (event, line, error);
+      return *out_node != NULL;
+
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+      if (stack->len >= MAX_YAML_DEPTH)
+        {
+          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                       _("Line %u: the front matter is nested more than %u levels deep."),
+                       line, MAX_YAML_DEPTH);
+          return FALSE;
+        }
+      *out_node = ynode_new (event->type == YAML_SEQUENCE_START_EVENT ? YNODE_SEQUENCE : YNODE_MAPPING,
+                             line);
+      return TRUE;
+
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+      g_ptr_array_remove_index (stack, stack->len - 1);
+      return TRUE;
+
+    case YAML_NO_EVENT:
+    case YAML_STREAM_START_EVENT:
+    case YAML_DOCUMENT_END_EVENT:
+    default:
+      return TRUE;
+    }
+}
+
+/* @node (taken) into the innermost open container, or as the root. */
+static void
+attach_node (GPtrArray  *stack,
+             YNode     **root,
+             YNode      *node)
+{
+  if (stack->len > 0)
+    g_ptr_array_add (((YNode *) g_ptr_array_index (stack, stack->len - 1))->children, node);
+  else if (*root == NULL)
+    *root = node;
+  else
+    {
+      ynode_free (node);  /* cannot happen: one document, one root */
+      return;
+    }
+
+  if (node->kind != YNODE_SCALAR)
+    g_ptr_array_add (stack, node);
+}
+
 /* @first_line: the file line of the YAML text's first line. */
 static YNode *
 parse_yaml (const char  *yaml,
@@ -99,104 +223,22 @@ parse_yaml (const char  *yaml,
   while (!done)
     {
       yaml_event_t event;
-      guint line;
-      YNode *node = NULL;
+      YNode *node;
+      gboolean ok;
 
       if (!yaml_parser_parse (&parser, &event))
         {
-          guint error_line = first_line + (guint) parser.problem_mark.line;
-
-          if (parser.context != NULL)
-            g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                         _("Line %u: the front matter is not valid YAML: %s %s."),
-                         error_line, parser.problem, parser.context);
-          else
-            g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                         _("Line %u: the front matter is not valid YAML: %s."),
-                         error_line, parser.problem != NULL ? parser.problem : _("syntax error"));
+          set_syntax_error (&parser, first_line, error);
           goto fail;
         }
 
-      line = first_line + (guint) event.start_mark.line;
-
-      switch (event.type)
-        {
-        case YAML_STREAM_END_EVENT:
-          done = TRUE;
-          break;
-
-        case YAML_DOCUMENT_START_EVENT:
-          if (++documents > 1)
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: the front matter holds more than one YAML document."), line);
-              yaml_event_delete (&event);
-              goto fail;
-            }
-          break;
-
-        case YAML_ALIAS_EVENT:
-          g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                       _("Line %u: YAML aliases (*%s) are not supported in agent files."),
-                       line, (const char *) event.data.alias.anchor);
-          yaml_event_delete (&event);
-          goto fail;
-
-        case YAML_SCALAR_EVENT:
-          node = ynode_new (YNODE_SCALAR, line);
-          node->value = g_strndup ((const char *) event.data.scalar.value, event.data.scalar.length);
-          node->plain = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-                        event.data.scalar.tag == NULL;
-          if (strlen (node->value) != event.data.scalar.length)
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: the front matter contains a NUL character."), line);
-              ynode_free (node);
-              yaml_event_delete (&event);
-              goto fail;
-            }
-          break;
-
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-          if (stack->len >= MAX_YAML_DEPTH)
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: the front matter is nested more than %u levels deep."),
-                           line, MAX_YAML_DEPTH);
-              yaml_event_delete (&event);
-              goto fail;
-            }
-          node = ynode_new (event.type == YAML_SEQUENCE_START_EVENT ? YNODE_SEQUENCE : YNODE_MAPPING,
-                            line);
-          break;
-
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-          g_ptr_array_remove_index (stack, stack->len - 1);
-          break;
-
-        case YAML_NO_EVENT:
-        case YAML_STREAM_START_EVENT:
-        case YAML_DOCUMENT_END_EVENT:
-        default:
-          break;
-        }
-
-      if (node != NULL)
-        {
-          if (stack->len > 0)
-            g_ptr_array_add (((YNode *) g_ptr_array_index (stack, stack->len - 1))->children, node);
-          else if (root == NULL)
-            root = node;
-          else
-            ynode_free (node);  /* cannot happen: one document, one root */
-
-          if (node->kind != YNODE_SCALAR)
-            g_ptr_array_add (stack, node);
-        }
-
+      ok = read_event (&event, first_line + (guint) event.start_mark.line, stack, &documents,
+                       &node, &done, error);
       yaml_event_delete (&event);
+      if (!ok)
+        goto fail;
+      if (node != NULL)
+        attach_node (stack, &root, node);
     }
 
   yaml_parser_delete (&parser);
@@ -535,14 +577,100 @@ read_guidance (PrsAgent  *agent,
 }
 
 static gboolean
+read_id (PrsAgent  *agent,
+         YNode     *value,
+         GError   **error)
+{
+  g_autofree char *id = NULL;
+
+  if (!scalar_text (value, "id", &id, error))
+    return FALSE;
+  if (!prs_agent_id_is_valid (id))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: “%s” is not a valid agent id: use 1 to 64 lowercase letters, "
+                     "digits and hyphens, starting with a letter or digit."),
+                   value->line, id);
+      return FALSE;
+    }
+
+  g_free (agent->id);
+  agent->id = g_steal_pointer (&id);
+  return TRUE;
+}
+
+static gboolean
+read_name (PrsAgent  *agent,
+           YNode     *value,
+           GError   **error)
+{
+  g_autofree char *name = NULL;
+
+  if (!scalar_text (value, "name", &name, error))
+    return FALSE;
+  g_strstrip (name);
+  if (name[0] == '\0')
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("Line %u: “name” is empty."), value->line);
+      return FALSE;
+    }
+
+  g_free (agent->name);
+  agent->name = g_steal_pointer (&name);
+  return TRUE;
+}
+
+/* One key of the front matter into @agent; the keys this version does not
+ * know are kept as JSON, so that writing the agent back keeps them. */
+static gboolean
+read_member (PrsAgent    *agent,
+             const char  *key,
+             YNode       *value,
+             gboolean    *out_has_guidance,
+             GError     **error)
+{
+  if (g_str_equal (key, "id"))
+    return read_id (agent, value, error);
+
+  if (g_str_equal (key, "name"))
+    return read_name (agent, value, error);
+
+  if (g_str_equal (key, "description"))
+    {
+      g_free (agent->description);
+      agent->description = NULL;
+      return scalar_text (value, key, &agent->description, error);
+    }
+
+  if (g_str_equal (key, "allowedTools"))
+    return read_allowed_tools (agent, value, error);
+
+  if (g_str_equal (key, "toolParameterGuidance"))
+    {
+      if (!read_guidance (agent, value, error))
+        return FALSE;
+      *out_has_guidance = TRUE;
+      return TRUE;
+    }
+
+  {
+    JsonNode *json = NULL;
+
+    if (!ynode_to_json (value, &json, error))
+      return FALSE;
+    json_object_set_member (agent->extra, key, json);
+    return TRUE;
+  }
+}
+
+static gboolean
 read_front_matter (PrsAgent  *agent,
                    YNode     *root,
                    guint      first_line,
                    gboolean  *out_has_guidance,
                    GError   **error)
 {
-  gboolean has_id = FALSE;
-  gboolean has_name = FALSE;
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 
   *out_has_guidance = FALSE;
@@ -583,76 +711,17 @@ read_front_matter (PrsAgent  *agent,
         }
       g_hash_table_add (seen, (gpointer) key);
 
-      if (g_str_equal (key, "id"))
-        {
-          g_autofree char *id = NULL;
-
-          if (!scalar_text (value, key, &id, error))
-            return FALSE;
-          if (!prs_agent_id_is_valid (id))
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: “%s” is not a valid agent id: use 1 to 64 lowercase letters, "
-                             "digits and hyphens, starting with a letter or digit."),
-                           value->line, id);
-              return FALSE;
-            }
-          g_free (agent->id);
-          agent->id = g_steal_pointer (&id);
-          has_id = TRUE;
-        }
-      else if (g_str_equal (key, "name"))
-        {
-          g_autofree char *name = NULL;
-
-          if (!scalar_text (value, key, &name, error))
-            return FALSE;
-          g_strstrip (name);
-          if (name[0] == '\0')
-            {
-              g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("Line %u: “name” is empty."), value->line);
-              return FALSE;
-            }
-          g_free (agent->name);
-          agent->name = g_steal_pointer (&name);
-          has_name = TRUE;
-        }
-      else if (g_str_equal (key, "description"))
-        {
-          g_free (agent->description);
-          agent->description = NULL;
-          if (!scalar_text (value, key, &agent->description, error))
-            return FALSE;
-        }
-      else if (g_str_equal (key, "allowedTools"))
-        {
-          if (!read_allowed_tools (agent, value, error))
-            return FALSE;
-        }
-      else if (g_str_equal (key, "toolParameterGuidance"))
-        {
-          if (!read_guidance (agent, value, error))
-            return FALSE;
-          *out_has_guidance = TRUE;
-        }
-      else
-        {
-          JsonNode *json = NULL;
-
-          if (!ynode_to_json (value, &json, error))
-            return FALSE;
-          json_object_set_member (agent->extra, key, json);
-        }
+      if (!read_member (agent, key, value, out_has_guidance, error))
+        return FALSE;
     }
 
-  if (!has_id)
+  if (!g_hash_table_contains (seen, "id"))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                    _("Line %u: the front matter has no “id”."), root->line);
       return FALSE;
     }
-  if (!has_name)
+  if (!g_hash_table_contains (seen, "name"))
     {
       g_free (agent->name);
       agent->name = g_strdup (agent->id);
@@ -693,7 +762,7 @@ parse_guidance_line (const char *line)
     {
       gsize len = strlen (rest) - strlen ("Always use ") - 1;
       g_autofree char *text = g_strndup (rest + strlen ("Always use "), len);
-      g_autoptr(JsonNode) value = json_from_string (text, NULL);
+      g_autoptr(JsonNode) value = prs_json_parse_bounded (text, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
 
       if (value == NULL)
         return NULL;

@@ -27,21 +27,6 @@ prs_context_get_default_link_schemes (void)
   return default_link_schemes;
 }
 
-/* The string of @object's member @name, or NULL when it is absent or not a
- * string. */
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
 static gboolean
 is_blank (const char *s)
 {
@@ -74,8 +59,8 @@ prs_context_get_open_link (JsonObject          *context,
     return FALSE;
   link = json_node_get_object (link_node);
 
-  link_url = get_string_member (link, "url");
-  link_label = get_string_member (link, "label");
+  link_url = prs_json_object_get_string (link, "url");
+  link_label = prs_json_object_get_string (link, "label");
   if (link_url == NULL || link_label == NULL || is_blank (link_url) || is_blank (link_label))
     return FALSE;
 

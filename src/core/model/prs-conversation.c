@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "prs-conversation.h"
+#include "prs-json.h"
 
 struct _PrsConversation
 {
@@ -37,18 +38,6 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
-
-static const char *
-member_string (JsonObject *object,
-               const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
 
 static guint
 member_count (JsonObject *object,
@@ -101,20 +90,20 @@ prs_conversation_update_from_json (PrsConversation *self,
 
   g_object_freeze_notify (G_OBJECT (self));
 
-  set_string (self, &self->slug, member_string (object, "slug"), PROP_SLUG);
-  set_string (self, &self->title, member_string (object, "title"), PROP_TITLE);
-  set_string (self, &self->default_agent, member_string (object, "defaultAgent"), PROP_DEFAULT_AGENT);
+  set_string (self, &self->slug, prs_json_object_get_string (object, "slug"), PROP_SLUG);
+  set_string (self, &self->title, prs_json_object_get_string (object, "title"), PROP_TITLE);
+  set_string (self, &self->default_agent, prs_json_object_get_string (object, "defaultAgent"), PROP_DEFAULT_AGENT);
   set_count (self, &self->unread_count, member_count (object, "unreadCount"), PROP_UNREAD_COUNT);
   set_count (self, &self->message_count, member_count (object, "messageCount"), PROP_MESSAGE_COUNT);
 
-  updated = member_string (object, "updatedAt");
+  updated = prs_json_object_get_string (object, "updatedAt");
   if (g_strcmp0 (self->updated_key, updated) != 0)
     {
       g_free (self->updated_key);
       self->updated_key = g_strdup (updated);
     }
   if (self->created_key == NULL)
-    self->created_key = g_strdup (member_string (object, "createdAt"));
+    self->created_key = g_strdup (prs_json_object_get_string (object, "createdAt"));
   if (updated != NULL)
     utc = g_date_time_new_from_iso8601 (updated, NULL);
   if (utc != NULL)
@@ -138,7 +127,7 @@ prs_conversation_new_from_json (JsonObject *object)
 
   g_return_val_if_fail (object != NULL, NULL);
 
-  id = member_string (object, "id");
+  id = prs_json_object_get_string (object, "id");
   if (id == NULL)
     return NULL;
 

@@ -311,18 +311,6 @@ prs_guidance_to_json (GPtrArray *guidance)
   return node;
 }
 
-static const char *
-string_member (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static PrsParamGuidance *
 param_guidance_from_json (const char  *tool,
                           const char  *param,
@@ -355,7 +343,7 @@ param_guidance_from_json (const char  *tool,
         }
     }
 
-  source_name = string_member (entry, "source");
+  source_name = prs_json_object_get_string (entry, "source");
   if (!prs_guidance_source_from_string (source_name, &source))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
@@ -368,8 +356,8 @@ param_guidance_from_json (const char  *tool,
     {
     case PRS_GUIDANCE_SOURCE_CONTEXT:
       {
-        const char *field = string_member (entry, "field");
-        const char *if_missing_name = string_member (entry, "ifMissing");
+        const char *field = prs_json_object_get_string (entry, "field");
+        const char *if_missing_name = prs_json_object_get_string (entry, "ifMissing");
         PrsGuidanceIfMissing if_missing = PRS_GUIDANCE_IF_MISSING_ASK;
 
         if (field == NULL || field[0] == '\0')
@@ -463,18 +451,6 @@ prs_guidance_new_from_json (JsonNode  *node,
 
 /* ---- Text ---------------------------------------------------------------- */
 
-static char *
-json_text (JsonNode *node)
-{
-  GString *out = g_string_new (NULL);
-
-  if (node == NULL)
-    g_string_append (out, "null");
-  else
-    prs_json_append (out, node, PRS_JSON_COMPACT, G_MAXSIZE);
-  return g_string_free (out, FALSE);
-}
-
 char *
 prs_guidance_build_line (const PrsParamGuidance *param,
                          const PrsParam         *tool_param)
@@ -489,7 +465,7 @@ prs_guidance_build_line (const PrsParamGuidance *param,
                                 " If missing, ask the user.", param->param, param->field);
       if (tool_param != NULL && tool_param->default_value != NULL)
         {
-          g_autofree char *def = json_text (tool_param->default_value);
+          g_autofree char *def = prs_json_to_string (tool_param->default_value, FALSE);
 
           return g_strdup_printf ("- **%s**: Use the \"%s\" value from the Request Context."
                                   " If missing, use the default (%s).", param->param, param->field, def);
@@ -499,7 +475,7 @@ prs_guidance_build_line (const PrsParamGuidance *param,
 
     case PRS_GUIDANCE_SOURCE_CONSTANT:
       {
-        g_autofree char *value = json_text (param->value);
+        g_autofree char *value = prs_json_to_string (param->value, FALSE);
 
         return g_strdup_printf ("- **%s**: Always use %s.", param->param, value);
       }

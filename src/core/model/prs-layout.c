@@ -651,19 +651,6 @@ prs_layout_parse (const char *text,
   return parser.blocks;
 }
 
-/* A string as JSON, through the one JSON writer */
-static void
-append_string (GString    *out,
-               const char *text)
-{
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
-  g_autofree char *json = NULL;
-
-  json_node_set_string (node, text);
-  json = prs_json_to_string (node, FALSE);
-  g_string_append (out, json);
-}
-
 /* The JSON of the member names and type values, written once per call */
 typedef struct
 {
@@ -675,7 +662,7 @@ json_string (const char *text)
 {
   GString *out = g_string_new (NULL);
 
-  append_string (out, text);
+  prs_json_append_string (out, text);
   return g_string_free (out, FALSE);
 }
 
@@ -758,9 +745,9 @@ append_grid (GString              *out,
 
       open_element (out, pretty, 3, j == 0, '{');
       append_member (out, pretty, 4, TRUE, names->key);
-      append_string (out, row->key);
+      prs_json_append_string (out, row->key);
       append_member (out, pretty, 4, FALSE, names->value);
-      append_string (out, row->value);
+      prs_json_append_string (out, row->value);
       close_container (out, pretty, 3, '}');
     }
   close_container (out, pretty, 2, ']');
@@ -795,7 +782,7 @@ prs_layout_to_json (GPtrArray *blocks,
           append_member (out, pretty, 2, TRUE, names.type);
           g_string_append (out, names.text);
           append_member (out, pretty, 2, FALSE, names.text);
-          append_string (out, block->text);
+          prs_json_append_string (out, block->text);
         }
       close_container (out, pretty, 1, '}');
     }

@@ -2,6 +2,7 @@
 /* prs-message.c: one stored message. */
 #include "config.h"
 
+#include "prs-json.h"
 #include "prs-message.h"
 
 struct _PrsMessage
@@ -40,18 +41,6 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-static char *
-dup_member_string (JsonObject *object,
-                   const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return g_strdup (json_node_get_string (node));
-}
-
 static JsonNode *
 dup_member_node (JsonObject *object,
                  const char *member)
@@ -73,18 +62,18 @@ prs_message_new_from_json (JsonObject *object)
   g_return_val_if_fail (object != NULL, NULL);
 
   self = g_object_new (PRS_TYPE_MESSAGE, NULL);
-  self->id = dup_member_string (object, "id");
-  self->conversation_id = dup_member_string (object, "conversationId");
+  self->id = g_strdup (prs_json_object_get_string (object, "id"));
+  self->conversation_id = g_strdup (prs_json_object_get_string (object, "conversationId"));
   self->seq = json_object_get_int_member_with_default (object, "seq", 0);
-  self->kind = dup_member_string (object, "kind");
-  self->content = dup_member_string (object, "content");
-  self->status = dup_member_string (object, "status");
-  self->agent_id = dup_member_string (object, "agentId");
+  self->kind = g_strdup (prs_json_object_get_string (object, "kind"));
+  self->content = g_strdup (prs_json_object_get_string (object, "content"));
+  self->status = g_strdup (prs_json_object_get_string (object, "status"));
+  self->agent_id = g_strdup (prs_json_object_get_string (object, "agentId"));
   self->context = dup_member_node (object, "context");
   self->execution = dup_member_node (object, "execution");
   self->extra = dup_member_node (object, "extra");
 
-  created = dup_member_string (object, "createdAt");
+  created = g_strdup (prs_json_object_get_string (object, "createdAt"));
   if (created != NULL)
     utc = g_date_time_new_from_iso8601 (created, NULL);
   if (utc != NULL)
@@ -181,27 +170,12 @@ prs_message_get_extra (PrsMessage *self)
   return self->extra;
 }
 
-static const char *
-node_string_member (JsonNode   *node,
-                    const char *member)
-{
-  JsonNode *value;
-
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-  value = json_object_get_member (json_node_get_object (node), member);
-  if (value == NULL || !JSON_NODE_HOLDS_VALUE (value) ||
-      json_node_get_value_type (value) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (value);
-}
-
 const char *
 prs_message_get_execution_string (PrsMessage *self,
                                   const char *member)
 {
   g_return_val_if_fail (PRS_IS_MESSAGE (self), NULL);
-  return node_string_member (self->execution, member);
+  return prs_json_object_get_string (prs_json_node_get_object (self->execution), member);
 }
 
 const char *
@@ -209,7 +183,7 @@ prs_message_get_extra_string (PrsMessage *self,
                               const char *member)
 {
   g_return_val_if_fail (PRS_IS_MESSAGE (self), NULL);
-  return node_string_member (self->extra, member);
+  return prs_json_object_get_string (prs_json_node_get_object (self->extra), member);
 }
 
 GDateTime *

@@ -6,6 +6,7 @@
 #include <libsoup/soup.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-tool.h"
 
 PrsTool *
@@ -152,18 +153,6 @@ prs_tool_build_input_schema (const PrsTool *tool)
   return json_builder_get_root (builder);
 }
 
-static void
-add_string_or_null (JsonBuilder *builder,
-                    const char  *member,
-                    const char  *value)
-{
-  json_builder_set_member_name (builder, member);
-  if (value != NULL)
-    json_builder_add_string_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
-}
-
 JsonNode *
 prs_tool_to_json (const PrsTool *tool)
 {
@@ -172,18 +161,18 @@ prs_tool_to_json (const PrsTool *tool)
   g_return_val_if_fail (tool != NULL, NULL);
 
   json_builder_begin_object (builder);
-  add_string_or_null (builder, "name", tool->name);
-  add_string_or_null (builder, "description", tool->description);
-  add_string_or_null (builder, "descriptionSource",
-                      prs_description_source_to_string (tool->description_source));
-  add_string_or_null (builder, "workflowId", tool->workflow_id);
-  add_string_or_null (builder, "workflowName", tool->workflow_name);
+  prs_json_builder_add_string_member (builder, "name", tool->name);
+  prs_json_builder_add_string_member (builder, "description", tool->description);
+  prs_json_builder_add_string_member (builder, "descriptionSource",
+                                      prs_description_source_to_string (tool->description_source));
+  prs_json_builder_add_string_member (builder, "workflowId", tool->workflow_id);
+  prs_json_builder_add_string_member (builder, "workflowName", tool->workflow_name);
 
   json_builder_set_member_name (builder, "webhook");
   json_builder_begin_object (builder);
-  add_string_or_null (builder, "path", tool->webhook_path);
-  add_string_or_null (builder, "method", tool->webhook_method);
-  add_string_or_null (builder, "responseMode", tool->response_mode);
+  prs_json_builder_add_string_member (builder, "path", tool->webhook_path);
+  prs_json_builder_add_string_member (builder, "method", tool->webhook_method);
+  prs_json_builder_add_string_member (builder, "responseMode", tool->response_mode);
   json_builder_end_object (builder);
 
   json_builder_set_member_name (builder, "parameters");
@@ -193,11 +182,11 @@ prs_tool_to_json (const PrsTool *tool)
       const PrsParam *param = g_ptr_array_index (tool->params, i);
 
       json_builder_begin_object (builder);
-      add_string_or_null (builder, "name", param->name);
-      add_string_or_null (builder, "type", prs_param_type_to_string (param->type));
+      prs_json_builder_add_string_member (builder, "name", param->name);
+      prs_json_builder_add_string_member (builder, "type", prs_param_type_to_string (param->type));
       json_builder_set_member_name (builder, "required");
       json_builder_add_boolean_value (builder, param->required);
-      add_string_or_null (builder, "description", param->description);
+      prs_json_builder_add_string_member (builder, "description", param->description);
       if (param->default_value != NULL)
         {
           json_builder_set_member_name (builder, "default");
@@ -213,19 +202,6 @@ prs_tool_to_json (const PrsTool *tool)
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
-}
-
-static char *
-dup_member_string (JsonObject *object,
-                   const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return g_strdup (json_node_get_string (node));
 }
 
 PrsTool *
@@ -245,11 +221,11 @@ prs_tool_new_from_json (JsonNode  *node,
   tool = prs_tool_new ();
   g_clear_pointer (&tool->webhook_method, g_free);
 
-  tool->name = dup_member_string (object, "name");
-  tool->description = dup_member_string (object, "description");
-  tool->workflow_id = dup_member_string (object, "workflowId");
-  tool->workflow_name = dup_member_string (object, "workflowName");
-  source = dup_member_string (object, "descriptionSource");
+  tool->name = g_strdup (prs_json_object_get_string (object, "name"));
+  tool->description = g_strdup (prs_json_object_get_string (object, "description"));
+  tool->workflow_id = g_strdup (prs_json_object_get_string (object, "workflowId"));
+  tool->workflow_name = g_strdup (prs_json_object_get_string (object, "workflowName"));
+  source = g_strdup (prs_json_object_get_string (object, "descriptionSource"));
   if (tool->name == NULL || tool->workflow_id == NULL ||
       !prs_description_source_from_string (source, &tool->description_source))
     goto invalid;
@@ -258,9 +234,9 @@ prs_tool_new_from_json (JsonNode  *node,
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, "webhook")))
     goto invalid;
   webhook = json_object_get_object_member (object, "webhook");
-  tool->webhook_path = dup_member_string (webhook, "path");
-  tool->webhook_method = dup_member_string (webhook, "method");
-  tool->response_mode = dup_member_string (webhook, "responseMode");
+  tool->webhook_path = g_strdup (prs_json_object_get_string (webhook, "path"));
+  tool->webhook_method = g_strdup (prs_json_object_get_string (webhook, "method"));
+  tool->response_mode = g_strdup (prs_json_object_get_string (webhook, "responseMode"));
   if (tool->webhook_path == NULL)
     goto invalid;
 
@@ -280,8 +256,8 @@ prs_tool_new_from_json (JsonNode  *node,
       if (!JSON_NODE_HOLDS_OBJECT (element))
         goto invalid;
       p = json_node_get_object (element);
-      name = dup_member_string (p, "name");
-      type_name = dup_member_string (p, "type");
+      name = g_strdup (prs_json_object_get_string (p, "name"));
+      type_name = g_strdup (prs_json_object_get_string (p, "type"));
       if (name == NULL || !prs_param_type_from_string (type_name, &type))
         goto invalid;
 
@@ -290,7 +266,7 @@ prs_tool_new_from_json (JsonNode  *node,
                              json_object_get_member (p, "default"));
       if (json_object_has_member (p, "description"))
         {
-          g_autofree char *description = dup_member_string (p, "description");
+          g_autofree char *description = g_strdup (prs_json_object_get_string (p, "description"));
 
           if (description != NULL)
             {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
+#include "prs-checklist.h"
 #include "prs-discovery.h"
 
 typedef enum

@@ -6,9 +6,11 @@
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
+#include "prs-checklist.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-js-scan.h"
+#include "prs-json.h"
 #include "prs-markdown-text.h"
 #include "prs-n8n-client.h"
 #include "prs-thread.h"

@@ -16,12 +16,6 @@ G_BEGIN_DECLS
 #define PRS_TOOL_NAME_MAX 64
 #define PRS_TOOL_DESCRIPTION_MAX 1024
 
-/* Settings keys in the store */
-#define PRS_SETTING_N8N_URL "n8n-url"
-/* The header name of the n8n Header Auth sent to tool webhooks; its value
- * is the secret PRS_SECRET_WEBHOOK_AUTH */
-#define PRS_SETTING_WEBHOOK_AUTH_HEADER "n8n-webhook-auth-header"
-
 /* Why no webhook qualifies, from the first Webhook node there is. */
 typedef enum
 {
@@ -65,12 +59,6 @@ char        *prs_discovery_collision_name   (const char         *base_name,
  * nodes). */
 PrsAnalysis *prs_analysis_new               (PrsWorkflow        *workflow);
 void         prs_analysis_free              (PrsAnalysis        *analysis);
-/* The Workflow Checklist object: {workflowId, workflowName, discoverable,
- * toolName, checks:[{id, status, message}]}. */
-JsonNode    *prs_analysis_to_checklist      (const PrsAnalysis  *analysis);
-/* Just the checks array. */
-JsonNode    *prs_analysis_build_checks      (const PrsAnalysis  *analysis);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsAnalysis, prs_analysis_free)
 
 /* Analyses a whole set of workflows (JsonObject*, as n8n returns them) and

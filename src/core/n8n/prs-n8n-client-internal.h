@@ -18,6 +18,16 @@ void        prs_n8n_client_post_async  (PrsN8nClient        *self,
                                         GCancellable        *cancellable,
                                         GAsyncReadyCallback  callback,
                                         gpointer             user_data);
+/* The same with another @method (PUT, DELETE); finishes through
+ * prs_n8n_client_post_finish. */
+void        prs_n8n_client_write_async (PrsN8nClient        *self,
+                                        gpointer             source_tag,
+                                        const char          *method,
+                                        const char          *path,
+                                        JsonNode            *body,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data);
 JsonObject *prs_n8n_client_post_finish (PrsN8nClient        *self,
                                         gpointer             source_tag,
                                         GAsyncResult        *result,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-n8n-client-write.c: what the first-run setup writes to n8n through
- * its public API: a credential, a workflow (stripped to what n8n 1.123
- * accepts), its activation. Requests go through prs-n8n-client.c. */
+/* prs-n8n-client-write.c: what setup writes to n8n through its public API:
+ * a credential (created or deleted), a workflow (stripped to what n8n 1.123
+ * accepts, created or updated), its activation. Requests go through
+ * prs-n8n-client.c. */
 #include "config.h"
 
 #include <string.h>
@@ -10,6 +11,17 @@
 #include "prs-error.h"
 #include "prs-n8n-client.h"
 #include "prs-n8n-client-internal.h"
+
+/* PREFIX/ID followed by @suffix, the id escaped as a path segment */
+static char *
+id_path (const char *prefix,
+         const char *id,
+         const char *suffix)
+{
+  g_autofree char *escaped = g_uri_escape_string (id, NULL, FALSE);
+
+  return g_strconcat (prefix, "/", escaped, suffix, NULL);
+}
 
 void
 prs_n8n_client_create_credential_async (PrsN8nClient        *self,
@@ -156,14 +168,12 @@ prs_n8n_client_activate_workflow_async (PrsN8nClient        *self,
                                         GAsyncReadyCallback  callback,
                                         gpointer             user_data)
 {
-  g_autofree char *escaped = NULL;
   g_autofree char *path = NULL;
 
   g_return_if_fail (PRS_IS_N8N_CLIENT (self));
   g_return_if_fail (id != NULL && *id != '\0');
 
-  escaped = g_uri_escape_string (id, NULL, FALSE);
-  path = g_strconcat (WORKFLOWS_PATH "/", escaped, "/activate", NULL);
+  path = id_path (WORKFLOWS_PATH, id, "/activate");
   prs_n8n_client_post_async (self, prs_n8n_client_activate_workflow_async, path, NULL,
               cancellable, callback, user_data);
 }
@@ -175,6 +185,63 @@ prs_n8n_client_activate_workflow_finish (PrsN8nClient  *self,
 {
   g_autoptr(JsonObject) answer = prs_n8n_client_post_finish (self, prs_n8n_client_activate_workflow_async,
                                               result, error);
+
+  return answer != NULL;
+}
+
+void
+prs_n8n_client_update_workflow_async (PrsN8nClient        *self,
+                                      const char          *id,
+                                      JsonObject          *workflow,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *path = NULL;
+
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (id != NULL && *id != '\0');
+  g_return_if_fail (workflow != NULL);
+
+  path = id_path (WORKFLOWS_PATH, id, "");
+  json_node_take_object (node, prs_n8n_client_strip_workflow (workflow));
+  prs_n8n_client_write_async (self, prs_n8n_client_update_workflow_async, SOUP_METHOD_PUT, path, node,
+                              cancellable, callback, user_data);
+}
+
+JsonObject *
+prs_n8n_client_update_workflow_finish (PrsN8nClient  *self,
+                                       GAsyncResult  *result,
+                                       GError       **error)
+{
+  return prs_n8n_client_post_finish (self, prs_n8n_client_update_workflow_async, result, error);
+}
+
+void
+prs_n8n_client_delete_credential_async (PrsN8nClient        *self,
+                                        const char          *id,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data)
+{
+  g_autofree char *path = NULL;
+
+  g_return_if_fail (PRS_IS_N8N_CLIENT (self));
+  g_return_if_fail (id != NULL && *id != '\0');
+
+  path = id_path ("/api/v1/credentials", id, "");
+  prs_n8n_client_write_async (self, prs_n8n_client_delete_credential_async, SOUP_METHOD_DELETE, path, NULL,
+                              cancellable, callback, user_data);
+}
+
+gboolean
+prs_n8n_client_delete_credential_finish (PrsN8nClient  *self,
+                                         GAsyncResult  *result,
+                                         GError       **error)
+{
+  g_autoptr(JsonObject) answer = prs_n8n_client_post_finish (self, prs_n8n_client_delete_credential_async,
+                                                              result, error);
 
   return answer != NULL;
 }

@@ -304,7 +304,8 @@ status_error (PrsN8nClient *self,
   if (status == SOUP_STATUS_FORBIDDEN && req->kind == REQUEST_WRITE)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
                         "n8n at %s refused %s (%u %s%s). The API key may lack the scope "
-                        "for it (credential:create, workflow:create, workflow:activate). "
+                        "for it (credential:create, credential:delete, workflow:list, workflow:create, "
+                        "workflow:update, workflow:activate). "
                         "Create a key with these scopes in n8n under Settings → n8n API.",
                         base, req->path, status, reason, said);
 
@@ -858,6 +859,24 @@ on_written (GObject      *source,
 }
 
 void
+prs_n8n_client_write_async (PrsN8nClient        *self,
+                            gpointer             source_tag,
+                            const char          *method,
+                            const char          *path,
+                            JsonNode            *body,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, g_strdup (path), g_free);
+  request_json_async (self, REQUEST_WRITE, method, path, path, body,
+                      cancellable, on_written, g_steal_pointer (&task));
+}
+
+void
 prs_n8n_client_post_async (PrsN8nClient        *self,
                            gpointer             source_tag,
                            const char          *path,
@@ -866,12 +885,8 @@ prs_n8n_client_post_async (PrsN8nClient        *self,
                            GAsyncReadyCallback  callback,
                            gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_task_data (task, g_strdup (path), g_free);
-  request_json_async (self, REQUEST_WRITE, SOUP_METHOD_POST, path, path, body,
-                      cancellable, on_written, g_steal_pointer (&task));
+  prs_n8n_client_write_async (self, source_tag, SOUP_METHOD_POST, path, body,
+                              cancellable, callback, user_data);
 }
 
 JsonObject *

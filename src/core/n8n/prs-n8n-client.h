@@ -90,4 +90,29 @@ gboolean      prs_n8n_client_activate_workflow_finish (PrsN8nClient        *self
                                                        GAsyncResult        *result,
                                                        GError             **error);
 
+/* PUT /api/v1/workflows/{id} with prs_n8n_client_strip_workflow (@workflow):
+ * its name, nodes, connections and settings are replaced; n8n keeps its
+ * static data and publishes it again when it was published. Finishes with
+ * n8n's answer. */
+void          prs_n8n_client_update_workflow_async    (PrsN8nClient        *self,
+                                                       const char          *id,
+                                                       JsonObject          *workflow,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+JsonObject   *prs_n8n_client_update_workflow_finish   (PrsN8nClient        *self,
+                                                       GAsyncResult        *result,
+                                                       GError             **error);
+/* DELETE /api/v1/credentials/{id}. n8n 1.123's public API cannot change a
+ * credential, nor list or read one: deleting is all it offers besides
+ * creating. */
+void          prs_n8n_client_delete_credential_async  (PrsN8nClient        *self,
+                                                       const char          *id,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+gboolean      prs_n8n_client_delete_credential_finish (PrsN8nClient        *self,
+                                                       GAsyncResult        *result,
+                                                       GError             **error);
+
 G_END_DECLS

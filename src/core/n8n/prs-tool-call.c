@@ -187,18 +187,6 @@ prs_tool_call_request_build_body (const PrsToolCallRequest *req)
 /* Classifying an answer                                                  */
 /* ====================================================================== */
 
-/* A string member, or NULL. */
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *member = json_object_get_member (object, name);
-
-  if (member == NULL || json_node_get_value_type (member) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (member);
-}
-
 /* The message of {"success": false, …}: "error" as a string, or as an
  * object's "message", else "message", else a generic sentence. */
 static char *
@@ -212,13 +200,13 @@ dup_workflow_error (JsonObject *object)
 
   if (error != NULL && JSON_NODE_HOLDS_OBJECT (error))
     {
-      message = get_string_member (json_node_get_object (error), "message");
+      message = prs_json_object_get_string (json_node_get_object (error), "message");
       if (message != NULL)
         return g_strdup (message);
       return prs_json_to_string (error, FALSE);
     }
 
-  message = get_string_member (object, "message");
+  message = prs_json_object_get_string (object, "message");
   if (message != NULL)
     return g_strdup (message);
 
@@ -278,7 +266,7 @@ classify_success (const guint8 *data,
       JsonNode *success = json_object_get_member (object, "success");
       gboolean said_success = FALSE;
       gboolean said_failure = FALSE;
-      const char *message = get_string_member (object, "message");
+      const char *message = prs_json_object_get_string (object, "message");
 
       if (success != NULL && json_node_get_value_type (success) == G_TYPE_BOOLEAN)
         {
@@ -296,7 +284,7 @@ classify_success (const guint8 *data,
 
       /* A string "error" means failure unless the workflow said
        * "success": true as well. */
-      if (said_failure || (!said_success && get_string_member (object, "error") != NULL))
+      if (said_failure || (!said_success && prs_json_object_get_string (object, "error") != NULL))
         {
           g_autofree char *error = dup_workflow_error (object);
 
@@ -336,7 +324,7 @@ classify (guint         status,
       const char *said = NULL;
 
       if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
-        said = get_string_member (json_node_get_object (root), "message");
+        said = prs_json_object_get_string (json_node_get_object (root), "message");
       if (said != NULL)
         message = prs_http_clean_text (said, MAX_QUOTED_MESSAGE);
       else if (root == NULL && (content_type == NULL || g_str_equal (content_type, "text/plain")) &&

@@ -5,58 +5,8 @@
 #include <string.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-workflow.h"
-
-const char *
-prs_json_object_get_string (JsonObject *object,
-                            const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return NULL;
-
-  node = json_object_get_member (object, member);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
-gboolean
-prs_json_object_get_bool (JsonObject *object,
-                          const char *member,
-                          gboolean    default_value)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return default_value;
-
-  node = json_object_get_member (object, member);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    return default_value;
-
-  return json_node_get_boolean (node);
-}
-
-JsonObject *
-prs_json_object_get_object (JsonObject *object,
-                            const char *member)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return NULL;
-
-  node = json_object_get_member (object, member);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-
-  return json_node_get_object (node);
-}
 
 static void
 prs_workflow_node_free (PrsWorkflowNode *node)

@@ -56,16 +56,6 @@ void         prs_workflow_free          (PrsWorkflow  *workflow);
  * requirement 2), or NULL. */
 const PrsWorkflowNode *prs_workflow_find_entry_webhook (const PrsWorkflow *workflow);
 
-/* Helpers for type-checked reads of untrusted JSON objects: NULL / default
- * when the member is absent or of another type. */
-const char  *prs_json_object_get_string (JsonObject   *object,
-                                         const char   *member);
-gboolean     prs_json_object_get_bool   (JsonObject   *object,
-                                         const char   *member,
-                                         gboolean      default_value);
-JsonObject  *prs_json_object_get_object (JsonObject   *object,
-                                         const char   *member);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsWorkflow, prs_workflow_free)
 
 G_END_DECLS

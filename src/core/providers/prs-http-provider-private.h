@@ -140,25 +140,8 @@ JsonNode    *prs_exchange_parse      (PrsExchange          *ex,
                                       gsize                 len,
                                       GError              **error);
 
-/* Defensive JSON access: NULL / @fallback when absent or of another type. */
-JsonObject  *prs_json_object_member  (JsonObject  *object,
-                                      const char  *member);
-JsonArray   *prs_json_array_member   (JsonObject  *object,
-                                      const char  *member);
-const char  *prs_json_string_member  (JsonObject  *object,
-                                      const char  *member);
-gint64       prs_json_int_member     (JsonObject  *object,
-                                      const char  *member,
-                                      gint64       fallback);
-JsonObject  *prs_json_node_object    (JsonNode    *node);
 /* A tool call id for providers that send none. */
 char        *prs_provider_make_call_id (void);
-/* {} parsed from @text when it is a JSON object, else NULL. */
-JsonObject  *prs_json_object_from_text (const char *text,
-                                      gsize       len);
-/* The tool result text as JSON for providers that want a value: the
- * parsed text when it is JSON, else the text as a string. */
-JsonNode    *prs_json_value_from_text (const char *text);
 /* [{type: "function", function: {name, description, parameters}}], the
  * tools format of OpenAI and Ollama. */
 void         prs_json_builder_add_function_tools (JsonBuilder *b,

@@ -230,62 +230,6 @@ prs_http_provider_init (PrsHttpProvider *self)
 
 /* ---- JSON helpers ------------------------------------------------------- */
 
-JsonObject *
-prs_json_node_object (JsonNode *node)
-{
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-JsonObject *
-prs_json_object_member (JsonObject *object,
-                        const char *member)
-{
-  return object != NULL ? prs_json_node_object (json_object_get_member (object, member)) : NULL;
-}
-
-JsonArray *
-prs_json_array_member (JsonObject *object,
-                       const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-}
-
-const char *
-prs_json_string_member (JsonObject *object,
-                        const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-gint64
-prs_json_int_member (JsonObject *object,
-                     const char *member,
-                     gint64      fallback)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-  GType type;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return fallback;
-  type = json_node_get_value_type (node);
-  if (type == G_TYPE_INT64)
-    return json_node_get_int (node);
-  if (type == G_TYPE_DOUBLE)
-    {
-      double value = json_node_get_double (node);
-
-      if (value >= 0 && value < 9e15)
-        return (gint64) value;
-    }
-  return fallback;
-}
-
 char *
 prs_provider_make_call_id (void)
 {
@@ -298,36 +242,6 @@ prs_provider_make_call_id (void)
         g_string_append_c (id, *p);
     }
   return g_string_free (id, FALSE);
-}
-
-JsonObject *
-prs_json_object_from_text (const char *text,
-                           gsize       len)
-{
-  g_autoptr(JsonNode) node = NULL;
-
-  if (text == NULL)
-    return NULL;
-  node = prs_json_parse_bounded (text, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return NULL;
-  return json_object_ref (json_node_get_object (node));
-}
-
-JsonNode *
-prs_json_value_from_text (const char *text)
-{
-  JsonNode *node;
-
-  if (text == NULL)
-    text = "";
-  node = prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
-  if (node == NULL)
-    {
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_string (node, text);
-    }
-  return node;
 }
 
 void

@@ -211,17 +211,17 @@ read_usage (PrsExchange *ex,
     return;
 
   if (json_object_has_member (usage, "input_tokens"))
-    ex->response->input_tokens = prs_json_int_member (usage, "input_tokens", 0) +
-                                 prs_json_int_member (usage, "cache_creation_input_tokens", 0) +
-                                 prs_json_int_member (usage, "cache_read_input_tokens", 0);
-  ex->response->output_tokens = prs_json_int_member (usage, "output_tokens", ex->response->output_tokens);
+    ex->response->input_tokens = prs_json_object_get_int (usage, "input_tokens", 0) +
+                                 prs_json_object_get_int (usage, "cache_creation_input_tokens", 0) +
+                                 prs_json_object_get_int (usage, "cache_read_input_tokens", 0);
+  ex->response->output_tokens = prs_json_object_get_int (usage, "output_tokens", ex->response->output_tokens);
 }
 
 static void
 read_model (PrsExchange *ex,
             JsonObject  *message)
 {
-  const char *model = prs_json_string_member (message, "model");
+  const char *model = prs_json_object_get_string (message, "model");
 
   if (model != NULL && model[0] != '\0' && ex->response->model == NULL)
     ex->response->model = g_strdup (model);
@@ -250,39 +250,39 @@ chat_on_json (PrsExchange  *ex,
               GError      **error)
 {
   JsonObject *root = json_node_get_object (root_node);
-  JsonArray *content = prs_json_array_member (root, "content");
-  const char *stop = prs_json_string_member (root, "stop_reason");
+  JsonArray *content = prs_json_object_get_array (root, "content");
+  const char *stop = prs_json_object_get_string (root, "stop_reason");
 
-  if (g_strcmp0 (prs_json_string_member (root, "type"), "error") == 0)
+  if (g_strcmp0 (prs_json_object_get_string (root, "type"), "error") == 0)
     {
-      JsonObject *err = prs_json_object_member (root, "error");
+      JsonObject *err = prs_json_object_get_object (root, "error");
 
-      return prs_exchange_stream_error (ex, error, prs_json_string_member (err, "type"),
-                                        prs_json_string_member (err, "message"));
+      return prs_exchange_stream_error (ex, error, prs_json_object_get_string (err, "type"),
+                                        prs_json_object_get_string (err, "message"));
     }
   if (content == NULL)
     return prs_exchange_bad_response (ex, error, _("no content"));
 
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
-      JsonObject *block = prs_json_node_object (json_array_get_element (content, i));
-      const char *type = prs_json_string_member (block, "type");
+      JsonObject *block = prs_json_node_get_object (json_array_get_element (content, i));
+      const char *type = prs_json_object_get_string (block, "type");
 
       if (g_strcmp0 (type, "text") == 0)
-        prs_exchange_add_text (ex, prs_json_string_member (block, "text"));
+        prs_exchange_add_text (ex, prs_json_object_get_string (block, "text"));
       else if (g_strcmp0 (type, "tool_use") == 0)
         {
-          JsonObject *input = prs_json_object_member (block, "input");
+          JsonObject *input = prs_json_object_get_object (block, "input");
 
-          if (!add_tool_use (ex, prs_json_string_member (block, "id"),
-                             prs_json_string_member (block, "name"), input, error))
+          if (!add_tool_use (ex, prs_json_object_get_string (block, "id"),
+                             prs_json_object_get_string (block, "name"), input, error))
             return FALSE;
         }
       /* thinking and other blocks are not part of the answer */
     }
 
   prs_chat_response_set_stop (ex->response, normalise_stop (stop), stop);
-  read_usage (ex, prs_json_object_member (root, "usage"));
+  read_usage (ex, prs_json_object_get_object (root, "usage"));
   read_model (ex, root);
   return TRUE;
 }
@@ -293,7 +293,7 @@ get_block (PrsExchange  *ex,
            GError      **error)
 {
   GPtrArray *blocks = ex->impl_data;
-  gint64 index = prs_json_int_member (data, "index", -1);
+  gint64 index = prs_json_object_get_int (data, "index", -1);
   Block *block;
 
   if (index < 0 || index >= (gint64) blocks->len ||
@@ -311,8 +311,8 @@ on_block_start (PrsExchange  *ex,
                 GError      **error)
 {
   GPtrArray *blocks = ex->impl_data;
-  JsonObject *content = prs_json_object_member (root, "content_block");
-  gint64 index = prs_json_int_member (root, "index", -1);
+  JsonObject *content = prs_json_object_get_object (root, "content_block");
+  gint64 index = prs_json_object_get_int (root, "index", -1);
   Block *block;
 
   if (content == NULL || index < 0 || index > 4096)
@@ -324,15 +324,15 @@ on_block_start (PrsExchange  *ex,
 
   block = g_new0 (Block, 1);
   block->input_json = g_string_new (NULL);
-  block->is_tool_use = g_strcmp0 (prs_json_string_member (content, "type"), "tool_use") == 0;
-  block->id = g_strdup (prs_json_string_member (content, "id"));
-  block->name = g_strdup (prs_json_string_member (content, "name"));
-  if (prs_json_object_member (content, "input") != NULL)
-    block->start_input = json_object_ref (prs_json_object_member (content, "input"));
+  block->is_tool_use = g_strcmp0 (prs_json_object_get_string (content, "type"), "tool_use") == 0;
+  block->id = g_strdup (prs_json_object_get_string (content, "id"));
+  block->name = g_strdup (prs_json_object_get_string (content, "name"));
+  if (prs_json_object_get_object (content, "input") != NULL)
+    block->start_input = json_object_ref (prs_json_object_get_object (content, "input"));
   g_ptr_array_index (blocks, index) = block;
 
   if (!block->is_tool_use)
-    prs_exchange_add_text (ex, prs_json_string_member (content, "text"));
+    prs_exchange_add_text (ex, prs_json_object_get_string (content, "text"));
   return TRUE;
 }
 
@@ -342,16 +342,16 @@ on_block_delta (PrsExchange  *ex,
                 GError      **error)
 {
   Block *block = get_block (ex, root, error);
-  JsonObject *delta = prs_json_object_member (root, "delta");
-  const char *delta_type = prs_json_string_member (delta, "type");
+  JsonObject *delta = prs_json_object_get_object (root, "delta");
+  const char *delta_type = prs_json_object_get_string (delta, "type");
 
   if (block == NULL)
     return FALSE;
   if (g_strcmp0 (delta_type, "text_delta") == 0)
-    prs_exchange_add_text (ex, prs_json_string_member (delta, "text"));
+    prs_exchange_add_text (ex, prs_json_object_get_string (delta, "text"));
   else if (g_strcmp0 (delta_type, "input_json_delta") == 0)
     {
-      const char *partial = prs_json_string_member (delta, "partial_json");
+      const char *partial = prs_json_object_get_string (delta, "partial_json");
 
       if (partial != NULL)
         g_string_append (block->input_json, partial);
@@ -414,24 +414,24 @@ chat_on_event (PrsExchange  *ex,
     return FALSE;
   root = json_node_get_object (node);
   /* The data repeats the event's name as "type"; the data wins. */
-  type = prs_json_string_member (root, "type");
+  type = prs_json_object_get_string (root, "type");
   if (type == NULL)
     type = event;
 
   if (g_str_equal (type, "error"))
     {
-      JsonObject *err = prs_json_object_member (root, "error");
+      JsonObject *err = prs_json_object_get_object (root, "error");
 
-      return prs_exchange_stream_error (ex, error, prs_json_string_member (err, "type"),
-                                        prs_json_string_member (err, "message"));
+      return prs_exchange_stream_error (ex, error, prs_json_object_get_string (err, "type"),
+                                        prs_json_object_get_string (err, "message"));
     }
 
   if (g_str_equal (type, "message_start"))
     {
-      JsonObject *message = prs_json_object_member (root, "message");
+      JsonObject *message = prs_json_object_get_object (root, "message");
 
       read_model (ex, message);
-      read_usage (ex, prs_json_object_member (message, "usage"));
+      read_usage (ex, prs_json_object_get_object (message, "usage"));
     }
   else if (g_str_equal (type, "content_block_start"))
     return on_block_start (ex, root, error);
@@ -441,12 +441,12 @@ chat_on_event (PrsExchange  *ex,
     return on_block_stop (ex, root, error);
   else if (g_str_equal (type, "message_delta"))
     {
-      JsonObject *delta = prs_json_object_member (root, "delta");
-      const char *stop = prs_json_string_member (delta, "stop_reason");
+      JsonObject *delta = prs_json_object_get_object (root, "delta");
+      const char *stop = prs_json_object_get_string (delta, "stop_reason");
 
       if (stop != NULL)
         prs_chat_response_set_stop (ex->response, normalise_stop (stop), stop);
-      read_usage (ex, prs_json_object_member (root, "usage"));
+      read_usage (ex, prs_json_object_get_object (root, "usage"));
     }
   else if (g_str_equal (type, "message_stop"))
     ex->complete = TRUE;
@@ -469,12 +469,12 @@ error_message (JsonNode *body,
                gboolean *model_not_found,
                gboolean *bad_key)
 {
-  JsonObject *err = prs_json_object_member (prs_json_node_object (body), "error");
-  const char *type = prs_json_string_member (err, "type");
+  JsonObject *err = prs_json_object_get_object (prs_json_node_get_object (body), "error");
+  const char *type = prs_json_object_get_string (err, "type");
 
   *model_not_found = g_strcmp0 (type, "not_found_error") == 0;
   *bad_key = g_strcmp0 (type, "authentication_error") == 0;
-  return g_strdup (prs_json_string_member (err, "message"));
+  return g_strdup (prs_json_object_get_string (err, "message"));
 }
 
 static const PrsExchangeOps chat_ops = {
@@ -489,7 +489,7 @@ models_on_json (PrsExchange  *ex,
                 JsonNode     *root,
                 GError      **error)
 {
-  JsonArray *data = prs_json_array_member (json_node_get_object (root), "data");
+  JsonArray *data = prs_json_object_get_array (json_node_get_object (root), "data");
 
   if (data == NULL)
     return prs_exchange_bad_response (ex, error, _("no list of models (data)"));
@@ -497,11 +497,11 @@ models_on_json (PrsExchange  *ex,
   ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
   for (guint i = 0; i < json_array_get_length (data); i++)
     {
-      JsonObject *model = prs_json_node_object (json_array_get_element (data, i));
-      const char *id = prs_json_string_member (model, "id");
+      JsonObject *model = prs_json_node_get_object (json_array_get_element (data, i));
+      const char *id = prs_json_object_get_string (model, "id");
 
       if (id != NULL && id[0] != '\0')
-        g_ptr_array_add (ex->models, prs_model_info_new (id, prs_json_string_member (model, "display_name")));
+        g_ptr_array_add (ex->models, prs_model_info_new (id, prs_json_object_get_string (model, "display_name")));
     }
   return TRUE;
 }

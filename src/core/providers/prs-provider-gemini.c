@@ -94,7 +94,7 @@ static void
 clean_enum (JsonObject *schema,
             JsonObject *out)
 {
-  JsonArray *list = prs_json_array_member (schema, "enum");
+  JsonArray *list = prs_json_object_get_array (schema, "enum");
   gboolean all_strings = TRUE;
 
   if (list == NULL || json_array_get_length (list) == 0)
@@ -111,8 +111,8 @@ clean_properties (JsonObject *schema,
                   JsonObject *out,
                   guint       depth)
 {
-  JsonObject *properties = prs_json_object_member (schema, "properties");
-  JsonArray *required = prs_json_array_member (schema, "required");
+  JsonObject *properties = prs_json_object_get_object (schema, "properties");
+  JsonArray *required = prs_json_object_get_array (schema, "required");
   g_autoptr(GList) names = NULL;
   JsonObject *clean;
   JsonArray *kept;
@@ -181,7 +181,7 @@ clean_schema (JsonObject *schema,
         json_object_set_member (out, "items", items);
     }
 
-  list = prs_json_array_member (schema, "anyOf");
+  list = prs_json_object_get_array (schema, "anyOf");
   if (list != NULL && json_array_get_length (list) > 0)
     {
       JsonArray *clean = json_array_new ();
@@ -270,7 +270,7 @@ build_tools (GPtrArray *chat_tools)
     {
       PrsChatTool *tool = g_ptr_array_index (chat_tools, i);
       JsonObject *declaration = json_object_new ();
-      JsonObject *schema = prs_json_node_object (tool->input_schema);
+      JsonObject *schema = prs_json_node_get_object (tool->input_schema);
 
       json_object_set_string_member (declaration, "name", tool->name);
       json_object_set_string_member (declaration, "description", tool->description);
@@ -389,33 +389,33 @@ read_response (PrsExchange  *ex,
                JsonObject   *root,
                GError      **error)
 {
-  JsonObject *err = prs_json_object_member (root, "error");
-  JsonArray *candidates = prs_json_array_member (root, "candidates");
+  JsonObject *err = prs_json_object_get_object (root, "error");
+  JsonArray *candidates = prs_json_object_get_array (root, "candidates");
   JsonObject *candidate = NULL;
-  JsonObject *usage = prs_json_object_member (root, "usageMetadata");
-  JsonObject *feedback = prs_json_object_member (root, "promptFeedback");
-  const char *model = prs_json_string_member (root, "modelVersion");
+  JsonObject *usage = prs_json_object_get_object (root, "usageMetadata");
+  JsonObject *feedback = prs_json_object_get_object (root, "promptFeedback");
+  const char *model = prs_json_object_get_string (root, "modelVersion");
   const char *finish;
   JsonArray *parts;
 
   if (err != NULL)
-    return prs_exchange_stream_error (ex, error, prs_json_string_member (err, "status"),
-                                      prs_json_string_member (err, "message"));
+    return prs_exchange_stream_error (ex, error, prs_json_object_get_string (err, "status"),
+                                      prs_json_object_get_string (err, "message"));
 
   if (model != NULL && model[0] != '\0' && ex->response->model == NULL)
     ex->response->model = g_strdup (model);
   if (usage != NULL)
     {
-      ex->response->input_tokens = prs_json_int_member (usage, "promptTokenCount", ex->response->input_tokens);
-      ex->response->output_tokens = prs_json_int_member (usage, "candidatesTokenCount", 0) +
-                                    prs_json_int_member (usage, "thoughtsTokenCount", 0);
+      ex->response->input_tokens = prs_json_object_get_int (usage, "promptTokenCount", ex->response->input_tokens);
+      ex->response->output_tokens = prs_json_object_get_int (usage, "candidatesTokenCount", 0) +
+                                    prs_json_object_get_int (usage, "thoughtsTokenCount", 0);
     }
 
   if (candidates != NULL && json_array_get_length (candidates) > 0)
-    candidate = prs_json_node_object (json_array_get_element (candidates, 0));
+    candidate = prs_json_node_get_object (json_array_get_element (candidates, 0));
   if (candidate == NULL)
     {
-      const char *blocked = prs_json_string_member (feedback, "blockReason");
+      const char *blocked = prs_json_object_get_string (feedback, "blockReason");
 
       /* The prompt itself was blocked: an answer, with nothing in it. */
       if (blocked != NULL)
@@ -431,19 +431,19 @@ read_response (PrsExchange  *ex,
     }
   ex->seen_content = TRUE;
 
-  parts = prs_json_array_member (prs_json_object_member (candidate, "content"), "parts");
+  parts = prs_json_object_get_array (prs_json_object_get_object (candidate, "content"), "parts");
   for (guint i = 0; parts != NULL && i < json_array_get_length (parts); i++)
     {
-      JsonObject *part = prs_json_node_object (json_array_get_element (parts, i));
-      JsonObject *call = prs_json_object_member (part, "functionCall");
+      JsonObject *part = prs_json_node_get_object (json_array_get_element (parts, i));
+      JsonObject *call = prs_json_object_get_object (part, "functionCall");
 
       if (part == NULL)
         continue;
       if (call != NULL)
         {
-          const char *name = prs_json_string_member (call, "name");
-          const char *id = prs_json_string_member (call, "id");
-          JsonObject *args = prs_json_object_member (call, "args");
+          const char *name = prs_json_object_get_string (call, "name");
+          const char *id = prs_json_object_get_string (call, "id");
+          JsonObject *args = prs_json_object_get_object (call, "args");
           g_autofree char *made_id = NULL;
 
           if (name == NULL || name[0] == '\0')
@@ -453,10 +453,10 @@ read_response (PrsExchange  *ex,
           g_ptr_array_add (ex->response->tool_calls, prs_tool_call_new (id, name, args));
         }
       else if (!json_object_get_boolean_member_with_default (part, "thought", FALSE))
-        prs_exchange_add_text (ex, prs_json_string_member (part, "text"));
+        prs_exchange_add_text (ex, prs_json_object_get_string (part, "text"));
     }
 
-  finish = prs_json_string_member (candidate, "finishReason");
+  finish = prs_json_object_get_string (candidate, "finishReason");
   if (finish != NULL)
     {
       prs_chat_response_set_stop (ex->response, normalise_stop (finish), finish);
@@ -499,21 +499,21 @@ error_message (JsonNode *body,
                gboolean *model_not_found,
                gboolean *bad_key)
 {
-  JsonObject *err = prs_json_object_member (prs_json_node_object (body), "error");
-  JsonArray *details = prs_json_array_member (err, "details");
-  const char *status = prs_json_string_member (err, "status");
+  JsonObject *err = prs_json_object_get_object (prs_json_node_get_object (body), "error");
+  JsonArray *details = prs_json_object_get_array (err, "details");
+  const char *status = prs_json_object_get_string (err, "status");
 
   *model_not_found = g_strcmp0 (status, "NOT_FOUND") == 0;
   /* Gemini answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID. */
   *bad_key = g_strcmp0 (status, "UNAUTHENTICATED") == 0;
   for (guint i = 0; details != NULL && i < json_array_get_length (details); i++)
     {
-      JsonObject *detail = prs_json_node_object (json_array_get_element (details, i));
+      JsonObject *detail = prs_json_node_get_object (json_array_get_element (details, i));
 
-      if (g_strcmp0 (prs_json_string_member (detail, "reason"), "API_KEY_INVALID") == 0)
+      if (g_strcmp0 (prs_json_object_get_string (detail, "reason"), "API_KEY_INVALID") == 0)
         *bad_key = TRUE;
     }
-  return g_strdup (prs_json_string_member (err, "message"));
+  return g_strdup (prs_json_object_get_string (err, "message"));
 }
 
 static const PrsExchangeOps chat_ops = {
@@ -528,7 +528,7 @@ models_on_json (PrsExchange  *ex,
                 JsonNode     *root,
                 GError      **error)
 {
-  JsonArray *models = prs_json_array_member (json_node_get_object (root), "models");
+  JsonArray *models = prs_json_object_get_array (json_node_get_object (root), "models");
 
   if (models == NULL)
     return prs_exchange_bad_response (ex, error, _("no list of models (models)"));
@@ -536,9 +536,9 @@ models_on_json (PrsExchange  *ex,
   ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
   for (guint i = 0; i < json_array_get_length (models); i++)
     {
-      JsonObject *model = prs_json_node_object (json_array_get_element (models, i));
-      const char *name = prs_json_string_member (model, "name");
-      JsonArray *methods = prs_json_array_member (model, "supportedGenerationMethods");
+      JsonObject *model = prs_json_node_get_object (json_array_get_element (models, i));
+      const char *name = prs_json_object_get_string (model, "name");
+      JsonArray *methods = prs_json_object_get_array (model, "supportedGenerationMethods");
       gboolean generates = methods == NULL;
 
       for (guint j = 0; methods != NULL && j < json_array_get_length (methods); j++)
@@ -553,7 +553,7 @@ models_on_json (PrsExchange  *ex,
       if (g_str_has_prefix (name, "models/"))
         name += strlen ("models/");
       if (name[0] != '\0')
-        g_ptr_array_add (ex->models, prs_model_info_new (name, prs_json_string_member (model, "displayName")));
+        g_ptr_array_add (ex->models, prs_model_info_new (name, prs_json_object_get_string (model, "displayName")));
     }
   return TRUE;
 }

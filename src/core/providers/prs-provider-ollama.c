@@ -152,10 +152,10 @@ read_part (PrsExchange  *ex,
            JsonObject   *root,
            GError      **error)
 {
-  JsonObject *message = prs_json_object_member (root, "message");
-  JsonArray *calls = prs_json_array_member (message, "tool_calls");
-  const char *err = prs_json_string_member (root, "error");
-  const char *model = prs_json_string_member (root, "model");
+  JsonObject *message = prs_json_object_get_object (root, "message");
+  JsonArray *calls = prs_json_object_get_array (message, "tool_calls");
+  const char *err = prs_json_object_get_string (root, "error");
+  const char *model = prs_json_object_get_string (root, "model");
 
   if (err != NULL)
     return prs_exchange_stream_error (ex, error, NULL, err);
@@ -163,16 +163,16 @@ read_part (PrsExchange  *ex,
   if (model != NULL && model[0] != '\0' && ex->response->model == NULL)
     ex->response->model = g_strdup (model);
 
-  prs_exchange_add_text (ex, prs_json_string_member (message, "content"));
+  prs_exchange_add_text (ex, prs_json_object_get_string (message, "content"));
 
   for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
     {
-      JsonObject *call = prs_json_node_object (json_array_get_element (calls, i));
-      JsonObject *function = prs_json_object_member (call, "function");
-      const char *name = prs_json_string_member (function, "name");
+      JsonObject *call = prs_json_node_get_object (json_array_get_element (calls, i));
+      JsonObject *function = prs_json_object_get_object (call, "function");
+      const char *name = prs_json_object_get_string (function, "name");
       JsonNode *args = function != NULL ? json_object_get_member (function, "arguments") : NULL;
       g_autoptr(JsonObject) arguments = NULL;
-      g_autofree char *id = g_strdup (prs_json_string_member (call, "id"));
+      g_autofree char *id = g_strdup (prs_json_object_get_string (call, "id"));
 
       if (name == NULL || name[0] == '\0')
         return prs_exchange_bad_response (ex, error, _("a tool call without a name"));
@@ -201,12 +201,12 @@ read_part (PrsExchange  *ex,
 
   if (json_object_has_member (root, "done") && json_object_get_boolean_member_with_default (root, "done", FALSE))
     {
-      const char *reason = prs_json_string_member (root, "done_reason");
+      const char *reason = prs_json_object_get_string (root, "done_reason");
 
       ex->complete = TRUE;
       prs_chat_response_set_stop (ex->response, normalise_stop (reason), reason);
-      ex->response->input_tokens = prs_json_int_member (root, "prompt_eval_count", 0);
-      ex->response->output_tokens = prs_json_int_member (root, "eval_count", 0);
+      ex->response->input_tokens = prs_json_object_get_int (root, "prompt_eval_count", 0);
+      ex->response->output_tokens = prs_json_object_get_int (root, "eval_count", 0);
     }
 
   return TRUE;
@@ -254,7 +254,7 @@ error_message (JsonNode *body,
                gboolean *model_not_found,
                gboolean *bad_key)
 {
-  const char *message = prs_json_string_member (prs_json_node_object (body), "error");
+  const char *message = prs_json_object_get_string (prs_json_node_get_object (body), "error");
 
   *bad_key = FALSE;
   *model_not_found = message != NULL && strstr (message, "not found") != NULL &&
@@ -274,7 +274,7 @@ models_on_json (PrsExchange  *ex,
                 JsonNode     *root,
                 GError      **error)
 {
-  JsonArray *models = prs_json_array_member (json_node_get_object (root), "models");
+  JsonArray *models = prs_json_object_get_array (json_node_get_object (root), "models");
 
   if (models == NULL)
     return prs_exchange_bad_response (ex, error, _("no list of models (models)"));
@@ -282,9 +282,9 @@ models_on_json (PrsExchange  *ex,
   ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
   for (guint i = 0; i < json_array_get_length (models); i++)
     {
-      JsonObject *model = prs_json_node_object (json_array_get_element (models, i));
-      const char *id = prs_json_string_member (model, "model");
-      const char *name = prs_json_string_member (model, "name");
+      JsonObject *model = prs_json_node_get_object (json_array_get_element (models, i));
+      const char *id = prs_json_object_get_string (model, "model");
+      const char *name = prs_json_object_get_string (model, "name");
 
       if (id == NULL || id[0] == '\0')
         id = name;

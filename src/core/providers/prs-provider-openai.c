@@ -192,19 +192,19 @@ static void
 read_usage (PrsExchange *ex,
             JsonObject  *root)
 {
-  JsonObject *usage = prs_json_object_member (root, "usage");
+  JsonObject *usage = prs_json_object_get_object (root, "usage");
 
   if (usage == NULL)
     return;
-  ex->response->input_tokens = prs_json_int_member (usage, "prompt_tokens", ex->response->input_tokens);
-  ex->response->output_tokens = prs_json_int_member (usage, "completion_tokens", ex->response->output_tokens);
+  ex->response->input_tokens = prs_json_object_get_int (usage, "prompt_tokens", ex->response->input_tokens);
+  ex->response->output_tokens = prs_json_object_get_int (usage, "completion_tokens", ex->response->output_tokens);
 }
 
 static void
 read_model (PrsExchange *ex,
             JsonObject  *root)
 {
-  const char *model = prs_json_string_member (root, "model");
+  const char *model = prs_json_object_get_string (root, "model");
 
   if (model != NULL && model[0] != '\0' && ex->response->model == NULL)
     ex->response->model = g_strdup (model);
@@ -216,15 +216,15 @@ check_error_object (PrsExchange  *ex,
                     JsonObject   *root,
                     GError      **error)
 {
-  JsonObject *err = prs_json_object_member (root, "error");
+  JsonObject *err = prs_json_object_get_object (root, "error");
 
   if (err == NULL)
     return TRUE;
   return prs_exchange_stream_error (ex, error,
-                                    prs_json_string_member (err, "type") != NULL
-                                    ? prs_json_string_member (err, "type")
-                                    : prs_json_string_member (err, "code"),
-                                    prs_json_string_member (err, "message"));
+                                    prs_json_object_get_string (err, "type") != NULL
+                                    ? prs_json_object_get_string (err, "type")
+                                    : prs_json_object_get_string (err, "code"),
+                                    prs_json_object_get_string (err, "message"));
 }
 
 static gboolean
@@ -270,30 +270,30 @@ chat_on_json (PrsExchange  *ex,
   if (!check_error_object (ex, root, error))
     return FALSE;
 
-  choices = prs_json_array_member (root, "choices");
+  choices = prs_json_object_get_array (root, "choices");
   if (choices == NULL || json_array_get_length (choices) == 0 ||
-      (choice = prs_json_node_object (json_array_get_element (choices, 0))) == NULL ||
-      (message = prs_json_object_member (choice, "message")) == NULL)
+      (choice = prs_json_node_get_object (json_array_get_element (choices, 0))) == NULL ||
+      (message = prs_json_object_get_object (choice, "message")) == NULL)
     return prs_exchange_bad_response (ex, error, _("no choices[0].message"));
 
-  content = prs_json_string_member (message, "content");
+  content = prs_json_object_get_string (message, "content");
   prs_exchange_add_text (ex, content);
 
-  calls = prs_json_array_member (message, "tool_calls");
+  calls = prs_json_object_get_array (message, "tool_calls");
   for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
     {
-      JsonObject *call = prs_json_node_object (json_array_get_element (calls, i));
-      JsonObject *function = prs_json_object_member (call, "function");
+      JsonObject *call = prs_json_node_get_object (json_array_get_element (calls, i));
+      JsonObject *function = prs_json_object_get_object (call, "function");
 
-      if (!add_tool_call (ex, prs_json_string_member (call, "id"),
-                          prs_json_string_member (function, "name"),
-                          prs_json_string_member (function, "arguments"), error))
+      if (!add_tool_call (ex, prs_json_object_get_string (call, "id"),
+                          prs_json_object_get_string (function, "name"),
+                          prs_json_object_get_string (function, "arguments"), error))
         return FALSE;
     }
 
   prs_chat_response_set_stop (ex->response,
-                              normalise_stop (prs_json_string_member (choice, "finish_reason")),
-                              prs_json_string_member (choice, "finish_reason"));
+                              normalise_stop (prs_json_object_get_string (choice, "finish_reason")),
+                              prs_json_object_get_string (choice, "finish_reason"));
   read_usage (ex, root);
   read_model (ex, root);
   return TRUE;
@@ -329,28 +329,28 @@ chat_on_event (PrsExchange  *ex,
   read_model (ex, root);
   read_usage (ex, root);
 
-  choices = prs_json_array_member (root, "choices");
+  choices = prs_json_object_get_array (root, "choices");
   for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
     {
-      JsonObject *choice = prs_json_node_object (json_array_get_element (choices, i));
-      JsonObject *delta = prs_json_object_member (choice, "delta");
-      JsonArray *calls = prs_json_array_member (delta, "tool_calls");
-      const char *finish = prs_json_string_member (choice, "finish_reason");
+      JsonObject *choice = prs_json_node_get_object (json_array_get_element (choices, i));
+      JsonObject *delta = prs_json_object_get_object (choice, "delta");
+      JsonArray *calls = prs_json_object_get_array (delta, "tool_calls");
+      const char *finish = prs_json_object_get_string (choice, "finish_reason");
 
       /* One answer is asked for; other choices would be n > 1. */
-      if (choice == NULL || prs_json_int_member (choice, "index", 0) != 0)
+      if (choice == NULL || prs_json_object_get_int (choice, "index", 0) != 0)
         continue;
 
-      prs_exchange_add_text (ex, prs_json_string_member (delta, "content"));
+      prs_exchange_add_text (ex, prs_json_object_get_string (delta, "content"));
 
       for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
         {
-          JsonObject *call = prs_json_node_object (json_array_get_element (calls, j));
-          JsonObject *function = prs_json_object_member (call, "function");
-          gint64 index = prs_json_int_member (call, "index", j);
-          const char *id = prs_json_string_member (call, "id");
-          const char *name = prs_json_string_member (function, "name");
-          const char *arguments = prs_json_string_member (function, "arguments");
+          JsonObject *call = prs_json_node_get_object (json_array_get_element (calls, j));
+          JsonObject *function = prs_json_object_get_object (call, "function");
+          gint64 index = prs_json_object_get_int (call, "index", j);
+          const char *id = prs_json_object_get_string (call, "id");
+          const char *name = prs_json_object_get_string (function, "name");
+          const char *arguments = prs_json_object_get_string (function, "arguments");
           PartialCall *partial;
 
           if (call == NULL || index < 0 || index > 1024)
@@ -404,15 +404,15 @@ error_message (JsonNode *body,
                gboolean *model_not_found,
                gboolean *bad_key)
 {
-  JsonObject *root = prs_json_node_object (body);
-  JsonObject *err = prs_json_object_member (root, "error");
-  const char *code = prs_json_string_member (err, "code");
-  const char *message = prs_json_string_member (err, "message");
+  JsonObject *root = prs_json_node_get_object (body);
+  JsonObject *err = prs_json_object_get_object (root, "error");
+  const char *code = prs_json_object_get_string (err, "code");
+  const char *message = prs_json_object_get_string (err, "message");
 
   if (message == NULL)
-    message = prs_json_string_member (root, "error");
+    message = prs_json_object_get_string (root, "error");
   if (message == NULL)
-    message = prs_json_string_member (root, "message");
+    message = prs_json_object_get_string (root, "message");
 
   *model_not_found = g_strcmp0 (code, "model_not_found") == 0;
   *bad_key = g_strcmp0 (code, "invalid_api_key") == 0;
@@ -431,7 +431,7 @@ models_on_json (PrsExchange  *ex,
                 JsonNode     *root,
                 GError      **error)
 {
-  JsonArray *data = prs_json_array_member (json_node_get_object (root), "data");
+  JsonArray *data = prs_json_object_get_array (json_node_get_object (root), "data");
 
   if (data == NULL)
     return prs_exchange_bad_response (ex, error, _("no list of models (data)"));
@@ -439,11 +439,11 @@ models_on_json (PrsExchange  *ex,
   ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
   for (guint i = 0; i < json_array_get_length (data); i++)
     {
-      JsonObject *model = prs_json_node_object (json_array_get_element (data, i));
-      const char *id = prs_json_string_member (model, "id");
+      JsonObject *model = prs_json_node_get_object (json_array_get_element (data, i));
+      const char *id = prs_json_object_get_string (model, "id");
 
       if (id != NULL && id[0] != '\0')
-        g_ptr_array_add (ex->models, prs_model_info_new (id, prs_json_string_member (model, "name")));
+        g_ptr_array_add (ex->models, prs_model_info_new (id, prs_json_object_get_string (model, "name")));
     }
   return TRUE;
 }

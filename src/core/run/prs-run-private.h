@@ -49,7 +49,6 @@ struct _PrsRun
 void        _prs_run_install_signals  (GObjectClass *klass);
 JsonNode   *_prs_run_parse_stored     (const char   *text);
 JsonObject *_prs_run_parse_object     (const char   *text);
-char       *_prs_run_object_to_string (JsonObject   *object);
 void        _prs_run_emit_message_changed (PrsRun     *self,
                                            const char *message_id);
 void        _prs_run_emit_approval_needed (PrsRun     *self,

@@ -99,14 +99,6 @@ _prs_run_parse_object (const char *text)
   return json_object_ref (json_node_get_object (node));
 }
 
-char *
-_prs_run_object_to_string (JsonObject *object)
-{
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
-
-  return prs_json_to_string (node, FALSE);
-}
-
 /* ---- the row and the messages ---- */
 
 void
@@ -169,7 +161,7 @@ _prs_run_insert_message (PrsRun     *self,
   if (extra != NULL)
     {
       json_object_set_string_member (extra, "runId", self->row->id);
-      extra_json = _prs_run_object_to_string (extra);
+      extra_json = prs_json_object_to_string (extra, FALSE);
     }
 
   insert.conversation_id = self->row->conversation_id;
@@ -205,7 +197,7 @@ _prs_run_update_message (PrsRun     *self,
   if (extra != NULL)
     {
       json_object_set_string_member (extra, "runId", self->row->id);
-      extra_json = _prs_run_object_to_string (extra);
+      extra_json = prs_json_object_to_string (extra, FALSE);
     }
   if (!prs_store_update_message (self->env->store, message_id, status, content, extra_json, &error))
     g_message ("Could not update message %s: %s", message_id, error->message);

@@ -193,7 +193,7 @@ _prs_run_save_call (PrsRun         *self,
                     JsonObject     *extra)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *extra_json = extra != NULL ? _prs_run_object_to_string (extra) : NULL;
+  g_autofree char *extra_json = extra != NULL ? prs_json_object_to_string (extra, FALSE) : NULL;
 
   if (self->detached)
     return;
@@ -217,7 +217,7 @@ deny_call (PrsRun         *self,
   json_object_set_boolean_member (result, "denied", TRUE);
   json_object_set_string_member (result, "error", why);
   g_free (call->result_text);
-  call->result_text = _prs_run_object_to_string (result);
+  call->result_text = prs_json_object_to_string (result, FALSE);
   json_object_set_string_member (extra, "error", why);
   _prs_run_save_call (self, call, "denied", extra);
 }
@@ -267,7 +267,7 @@ proposal_new (PrsRun      *self,
   row->position = (int) position;
   row->provider_call_id = g_strdup (model_call->id);
   row->name = g_strdup (model_call->name);
-  row->arguments_json = _prs_run_object_to_string (arguments);
+  row->arguments_json = prs_json_object_to_string (arguments, FALSE);
   row->status = g_strdup ("proposed");
   return row;
 }
@@ -488,7 +488,7 @@ apply_edits (PrsToolCallRow *call,
     }
   g_list_free (members);
   g_free (call->arguments_json);
-  call->arguments_json = _prs_run_object_to_string (edited);
+  call->arguments_json = prs_json_object_to_string (edited, FALSE);
   json_object_set_object_member (extra, "arguments", json_object_ref (edited));
 }
 

@@ -21,6 +21,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-json.h"
 #include "prs-providers.h"
 #include "prs-run-private.h"
 #include "prs-thread.h"
@@ -509,7 +510,7 @@ row_for (const PrsRunOptions *options)
     json_object_set_double_member (run_options, "temperature", options->temperature);
   if (options->max_tokens > 0)
     json_object_set_int_member (run_options, "maxTokens", options->max_tokens);
-  row->options_json = _prs_run_object_to_string (run_options);
+  row->options_json = prs_json_object_to_string (run_options, FALSE);
   return row;
 }
 

@@ -116,6 +116,7 @@ prs_store_list_agents (PrsStore  *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT " AGENT_COLUMNS " FROM agents"
@@ -137,6 +138,7 @@ prs_store_lookup_agent (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self, "SELECT " AGENT_COLUMNS " FROM agents WHERE id = ?1", error);
   if (stmt == NULL)
@@ -286,6 +288,7 @@ prs_store_save_agent (PrsStore        *self,
   gboolean exists = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (agent != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -340,6 +343,7 @@ prs_store_import_agent (PrsStore        *self,
   gboolean exists = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (agent != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -379,6 +383,7 @@ prs_store_delete_agent (PrsStore    *self,
   gboolean exists = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (g_strcmp0 (id, PRS_AGENT_DEFAULT_ID) == 0)
@@ -437,6 +442,7 @@ prs_store_duplicate_agent (PrsStore    *self,
   char *name;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!prs_store_begin_immediate (self, error))

@@ -25,6 +25,7 @@ prs_store_record_context_fields (PrsStore    *self,
   g_autofree char *now = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -88,6 +89,7 @@ prs_store_record_message_context (PrsStore   *self,
   const char *workflow_id = NULL;
 
   g_return_if_fail (PRS_IS_STORE (self));
+  PRS_ASSERT_OWNER (&self->owner);
 
   /* Databases opened at an older version (migration tests) have no table. */
   if (conversation_id == NULL || context_json == NULL ||
@@ -102,14 +104,7 @@ prs_store_record_message_context (PrsStore   *self,
   if (execution_json != NULL)
     execution = prs_json_parse_bounded (execution_json, strlen (execution_json),
                                         PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
-  if (execution != NULL && JSON_NODE_HOLDS_OBJECT (execution))
-    {
-      JsonNode *node = json_object_get_member (json_node_get_object (execution), "workflowId");
-
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-          json_node_get_value_type (node) == G_TYPE_STRING)
-        workflow_id = json_node_get_string (node);
-    }
+  workflow_id = prs_json_object_get_string (prs_json_node_get_object (execution), "workflowId");
 
   fields = prs_context_discover_fields (context);
   if (!prs_store_record_context_fields (self, conversation_id, message_id, workflow_id, fields, &error))
@@ -129,6 +124,7 @@ prs_store_list_context_fields (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   /* Per path, the most recently seen row first: it gives type and sample.
    * Two sightings in the same millisecond are ordered by the messages'

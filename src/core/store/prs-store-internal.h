@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-store-internal.h: what the store's own files share. The store is one
- * module split by domain (prs-store.c: connection, migrations, settings,
- * tools, conversations, messages; prs-store-<domain>.c: the rest); only
- * those files include this header. */
+ * module split by domain (prs-store.c: the connection, statements and
+ * transactions; prs-store-migrations.c: the schema; prs-store-<domain>.c:
+ * settings, discovery, conversations and messages, agents, providers, runs,
+ * context fields, backup); only those files include this header. */
 #pragma once
 
 #include <sqlite3.h>
 
 #include "prs-error.h"
 #include "prs-store.h"
+#include "prs-thread.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +20,9 @@ struct _PrsStore
 
   char       *path;
   sqlite3    *db;
+  /* The thread whose connection this is (one connection per thread): every
+   * public function asserts it in debug builds. */
+  PrsThreadOwner owner;
   /* SQL text → sqlite3_stmt*. The keys are the string literals of this file. */
   GHashTable *statements;
 };
@@ -91,6 +96,16 @@ gboolean      prs_store_delete_one        (PrsStore     *self,
                                            const char   *id,
                                            const char   *what,
                                            gboolean     *out_found,
+                                           GError      **error);
+/* PRAGMA user_version: the schema version the database is at. */
+gboolean      prs_store_read_user_version (PrsStore     *self,
+                                           int          *out_version,
+                                           GError      **error);
+/* Brings a database at @version up to @target_version, one numbered
+ * migration at a time (prs-store-migrations.c). */
+gboolean      prs_store_migrate           (PrsStore     *self,
+                                           int           version,
+                                           int           target_version,
                                            GError      **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,

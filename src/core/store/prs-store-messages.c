@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-store-messages.c: the queries that page a conversation's messages for
- * the window (docs/storage.md: long histories are paged, never loaded whole). */
+/* prs-store-messages.c: conversations and their messages: resolving a
+ * slug, renaming, storing and updating messages (each in one transaction),
+ * and the queries that page a conversation's messages for the window
+ * (docs/storage.md: long histories are paged, never loaded whole). */
 #include "config.h"
 
+#include "prs-json.h"
 #include "prs-store-internal.h"
 
 /* Steps a statement that must return one row. */
@@ -30,6 +33,7 @@ prs_store_count_messages (PrsStore    *self,
   gint64 count, min_seq, max_seq;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -97,6 +101,7 @@ prs_store_list_messages_at (PrsStore    *self,
   int row;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -120,4 +125,747 @@ prs_store_list_messages_at (PrsStore    *self,
   first_seq = sqlite3_column_int64 (stmt, 0);
   g_clear_pointer (&stmt, prs_stmt_release);
   return prs_store_list_messages (self, conversation_id, first_seq - 1, limit, error);
+}
+
+/* ---- Conversations and messages ------------------------------------------ */
+
+static gboolean
+lookup_conversation_by_slug (PrsStore    *self,
+                             const char  *slug,
+                             char       **out_id,
+                             GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  int row;
+
+  stmt = prs_store_prepare_cached (self, "SELECT id FROM conversations WHERE slug = ?1", error);
+  if (stmt == NULL)
+    return FALSE;
+
+  prs_store_bind_text (stmt, 1, slug);
+  row = prs_store_step_row (self, stmt, "Could not look up a conversation", error);
+  if (row < 0)
+    return FALSE;
+
+  *out_id = row == 1 ? g_strdup (prs_store_column_text (stmt, 0)) : NULL;
+  return TRUE;
+}
+
+gboolean
+prs_store_lookup_conversation_slug (PrsStore    *self,
+                                    const char  *slug,
+                                    char       **out_id,
+                                    GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (out_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  *out_id = NULL;
+  if (slug == NULL)
+    return TRUE;
+  return lookup_conversation_by_slug (self, slug, out_id, error);
+}
+
+gboolean
+prs_store_resolve_conversation (PrsStore    *self,
+                                const char  *slug,
+                                char       **out_id,
+                                gboolean    *out_created,
+                                GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *now = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (slug == NULL || slug[0] == '\0')
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           "A conversation slug must not be empty");
+      return FALSE;
+    }
+
+  /* Most calls name a conversation that exists: answer those without
+   * taking the write lock. */
+  if (!lookup_conversation_by_slug (self, slug, &id, error))
+    return FALSE;
+
+  if (id == NULL)
+    {
+      if (!prs_store_begin_immediate (self, error))
+        return FALSE;
+
+      /* Under the write lock nobody can insert the same slug in between. */
+      if (!lookup_conversation_by_slug (self, slug, &id, error))
+        goto fail;
+
+      if (id != NULL)
+        {
+          if (!prs_store_commit (self, error))
+            return FALSE;
+        }
+      else
+        {
+          id = g_uuid_string_random ();
+          now = prs_store_now_iso8601 ();
+
+          stmt = prs_store_prepare_cached (self,
+                                "INSERT INTO conversations (id, slug, title, created_at, updated_at)"
+                                " VALUES (?1, ?2, ?2, ?3, ?3)",
+                                error);
+          if (stmt == NULL)
+            goto fail;
+          prs_store_bind_text (stmt, 1, id);
+          prs_store_bind_text (stmt, 2, slug);
+          prs_store_bind_text (stmt, 3, now);
+          if (!prs_store_step_done (self, stmt, "Could not create the conversation", error))
+            goto fail;
+          if (!prs_store_commit (self, error))
+            return FALSE;
+
+          if (out_created != NULL)
+            *out_created = TRUE;
+          if (out_id != NULL)
+            *out_id = g_steal_pointer (&id);
+          return TRUE;
+        }
+    }
+
+  if (out_created != NULL)
+    *out_created = FALSE;
+  if (out_id != NULL)
+    *out_id = g_steal_pointer (&id);
+  return TRUE;
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+gboolean
+prs_store_has_conversation (PrsStore   *self,
+                            const char *conversation_id)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+
+  if (conversation_id == NULL)
+    return FALSE;
+
+  stmt = prs_store_prepare_cached (self, "SELECT 1 FROM conversations WHERE id = ?1", NULL);
+  if (stmt == NULL)
+    return FALSE;
+
+  prs_store_bind_text (stmt, 1, conversation_id);
+  return prs_store_step_row (self, stmt, "Could not look up a conversation", NULL) == 1;
+}
+
+/* A stored JSON text as a value; null when absent (or, defensively, damaged). */
+static void
+add_json_member (JsonBuilder *builder,
+                 const char  *member,
+                 const char  *json)
+{
+  JsonNode *node = NULL;
+
+  if (json != NULL)
+    node = json_from_string (json, NULL);
+
+  json_builder_set_member_name (builder, member);
+  if (node != NULL)
+    json_builder_add_value (builder, node);
+  else
+    json_builder_add_null_value (builder);
+}
+
+#define CONVERSATION_COLUMNS \
+  "id, slug, title, message_count, unread_count, default_agent, created_at, updated_at"
+
+/* One row selected with CONVERSATION_COLUMNS, as prs-conversation reads it */
+static JsonNode *
+conversation_row_to_json (sqlite3_stmt *stmt)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  prs_json_builder_add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  prs_json_builder_add_string_member (builder, "slug", prs_store_column_text (stmt, 1));
+  prs_json_builder_add_string_member (builder, "title", prs_store_column_text (stmt, 2));
+  json_builder_set_member_name (builder, "messageCount");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
+  json_builder_set_member_name (builder, "unreadCount");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 4));
+  prs_json_builder_add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
+  prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
+  prs_json_builder_add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+JsonArray *
+prs_store_list_conversations (PrsStore  *self,
+                              GError   **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(JsonArray) conversations = NULL;
+  int row;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT " CONVERSATION_COLUMNS " FROM conversations"
+                        " ORDER BY updated_at DESC, created_at DESC, id",
+                        error);
+  if (stmt == NULL)
+    return NULL;
+
+  conversations = json_array_new ();
+  while ((row = prs_store_step_row (self, stmt, "Could not read the conversations", error)) == 1)
+    json_array_add_element (conversations, conversation_row_to_json (stmt));
+  if (row < 0)
+    return NULL;
+
+  return g_steal_pointer (&conversations);
+}
+
+JsonObject *
+prs_store_get_conversation (PrsStore    *self,
+                            const char  *conversation_id,
+                            GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  int row;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (conversation_id == NULL)
+    return NULL;
+
+  stmt = prs_store_prepare_cached (self,
+                                   "SELECT " CONVERSATION_COLUMNS " FROM conversations WHERE id = ?1",
+                                   error);
+  if (stmt == NULL)
+    return NULL;
+
+  prs_store_bind_text (stmt, 1, conversation_id);
+  row = prs_store_step_row (self, stmt, "Could not read a conversation", error);
+  if (row != 1)
+    return NULL;
+
+  node = conversation_row_to_json (stmt);
+  return json_object_ref (json_node_get_object (node));
+}
+
+/* Runs one UPDATE of a conversation, bound as (?1 = id, ?2 = value), in its
+ * own transaction; NOT_FOUND when no row matched. */
+static gboolean
+update_conversation (PrsStore    *self,
+                     const char  *sql,
+                     const char  *conversation_id,
+                     const char  *value,
+                     GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+
+  stmt = prs_store_prepare_cached (self, sql, error);
+  if (stmt == NULL)
+    goto fail;
+  prs_store_bind_text (stmt, 1, conversation_id);
+  if (value != NULL)
+    prs_store_bind_text (stmt, 2, value);
+  if (!prs_store_step_done (self, stmt, "Could not update the conversation", error))
+    goto fail;
+  if (sqlite3_changes (self->db) == 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
+                   "There is no conversation “%s”", conversation_id);
+      goto fail;
+    }
+
+  return prs_store_commit (self, error);
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+gboolean
+prs_store_rename_conversation (PrsStore    *self,
+                               const char  *conversation_id,
+                               const char  *title,
+                               GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (conversation_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (title == NULL || title[0] == '\0')
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           "A conversation title must not be empty");
+      return FALSE;
+    }
+
+  /* The slug stays: it is what workflows resolve. */
+  return update_conversation (self, "UPDATE conversations SET title = ?2 WHERE id = ?1",
+                              conversation_id, title, error);
+}
+
+gboolean
+prs_store_set_conversation_default_agent (PrsStore    *self,
+                                          const char  *conversation_id,
+                                          const char  *agent_id,
+                                          GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (conversation_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (agent_id == NULL)
+    return update_conversation (self,
+                                "UPDATE conversations SET default_agent = NULL WHERE id = ?1",
+                                conversation_id, NULL, error);
+
+  return update_conversation (self,
+                              "UPDATE conversations SET default_agent = ?2 WHERE id = ?1",
+                              conversation_id, agent_id, error);
+}
+
+gboolean
+prs_store_mark_conversation_read (PrsStore    *self,
+                                  const char  *conversation_id,
+                                  GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (conversation_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return update_conversation (self, "UPDATE conversations SET unread_count = 0 WHERE id = ?1",
+                              conversation_id, NULL, error);
+}
+
+/* JSON text handed in for storage must parse, so reading it back cannot fail. */
+static gboolean
+check_json_text (const char  *json,
+                 const char  *field,
+                 GError     **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (json == NULL)
+    return TRUE;
+
+  node = json_from_string (json, &local_error);
+  if (node == NULL)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   "The %s of a message is not JSON: %s", field,
+                   local_error != NULL ? local_error->message : "it is empty");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+dedup_key_exists (PrsStore    *self,
+                  const char  *dedup_key,
+                  gboolean    *out_exists,
+                  GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  int row;
+
+  stmt = prs_store_prepare_cached (self, "SELECT 1 FROM messages WHERE dedup_key = ?1", error);
+  if (stmt == NULL)
+    return FALSE;
+
+  prs_store_bind_text (stmt, 1, dedup_key);
+  row = prs_store_step_row (self, stmt, "Could not look up a message", error);
+  if (row < 0)
+    return FALSE;
+
+  *out_exists = row == 1;
+  return TRUE;
+}
+
+/* Inside the caller's transaction: the conversation exists and no stored
+ * message has the same duplicate key. */
+static gboolean
+check_message_target (PrsStore                *self,
+                      const PrsMessageInsert  *message,
+                      GError                 **error)
+{
+  gboolean exists = FALSE;
+
+  if (!prs_store_has_conversation (self, message->conversation_id))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
+                   "There is no conversation “%s”", message->conversation_id);
+      return FALSE;
+    }
+
+  if (message->dedup_key == NULL)
+    return TRUE;
+  if (!dedup_key_exists (self, message->dedup_key, &exists, error))
+    return FALSE;
+  if (exists)
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           "A message with the same duplicate key is already stored");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Inside the caller's transaction: the number of the conversation's next message. */
+static gboolean
+next_message_seq (PrsStore     *self,
+                  const char   *conversation_id,
+                  gint64       *out_seq,
+                  GError      **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  stmt = prs_store_prepare_cached (self,
+                            "SELECT COALESCE (MAX (seq), 0) + 1 FROM messages"
+                            " WHERE conversation_id = ?1",
+                            error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, conversation_id);
+  if (prs_store_step_row (self, stmt, "Could not number the message", error) != 1)
+    return FALSE;
+
+  *out_seq = sqlite3_column_int64 (stmt, 0);
+  return TRUE;
+}
+
+/* Inside the caller's transaction: the message's row, and its
+ * conversation's counts and time. */
+static gboolean
+write_message (PrsStore                *self,
+               const PrsMessageInsert  *message,
+               const char              *id,
+               gint64                   seq,
+               const char              *now,
+               GError                 **error)
+{
+  g_autoptr(PrsStmt) insert_stmt = NULL;
+  g_autoptr(PrsStmt) bump_stmt = NULL;
+
+  insert_stmt = prs_store_prepare_cached (self,
+                               "INSERT INTO messages (id, conversation_id, seq, kind, content,"
+                               " status, agent_id, context_json, execution_json, dedup_key,"
+                               " extra_json, created_at)"
+                               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                               error);
+  if (insert_stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (insert_stmt, 1, id);
+  prs_store_bind_text (insert_stmt, 2, message->conversation_id);
+  sqlite3_bind_int64 (insert_stmt, 3, seq);
+  prs_store_bind_text (insert_stmt, 4, message->kind);
+  prs_store_bind_text (insert_stmt, 5, message->content);
+  prs_store_bind_text (insert_stmt, 6, message->status);
+  prs_store_bind_text (insert_stmt, 7, message->agent_id);
+  prs_store_bind_text (insert_stmt, 8, message->context_json);
+  prs_store_bind_text (insert_stmt, 9, message->execution_json);
+  prs_store_bind_text (insert_stmt, 10, message->dedup_key);
+  prs_store_bind_text (insert_stmt, 11, message->extra_json);
+  prs_store_bind_text (insert_stmt, 12, now);
+  if (!prs_store_step_done (self, insert_stmt, "Could not save the message", error))
+    return FALSE;
+
+  bump_stmt = prs_store_prepare_cached (self,
+                             "UPDATE conversations SET message_count = message_count + 1,"
+                             " unread_count = unread_count + 1, updated_at = ?2"
+                             " WHERE id = ?1",
+                             error);
+  if (bump_stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (bump_stmt, 1, message->conversation_id);
+  prs_store_bind_text (bump_stmt, 2, now);
+  return prs_store_step_done (self, bump_stmt, "Could not update the conversation", error);
+}
+
+gboolean
+prs_store_insert_message (PrsStore                *self,
+                          const PrsMessageInsert  *message,
+                          char                   **out_message_id,
+                          gint64                  *out_seq,
+                          GError                 **error)
+{
+  g_autofree char *id = NULL;
+  g_autofree char *now = NULL;
+  gint64 seq;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (message != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (message->conversation_id == NULL || message->kind == NULL || message->kind[0] == '\0')
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           "A message needs a conversation and a kind");
+      return FALSE;
+    }
+  if (!check_json_text (message->context_json, "context", error) ||
+      !check_json_text (message->execution_json, "execution", error) ||
+      !check_json_text (message->extra_json, "extra data", error))
+    return FALSE;
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+
+  id = g_uuid_string_random ();
+  now = prs_store_now_iso8601 ();
+  if (!check_message_target (self, message, error) ||
+      !next_message_seq (self, message->conversation_id, &seq, error) ||
+      !write_message (self, message, id, seq, now, error))
+    {
+      prs_store_rollback (self);
+      return FALSE;
+    }
+
+  if (!prs_store_commit (self, error))
+    return FALSE;
+
+  /* Field discovery (docs/conversations.md), after the commit: it never costs the message. */
+  if (message->context_json != NULL)
+    prs_store_record_message_context (self, message->conversation_id, id,
+                                      message->context_json, message->execution_json);
+
+  if (out_message_id != NULL)
+    *out_message_id = g_steal_pointer (&id);
+  if (out_seq != NULL)
+    *out_seq = seq;
+  return TRUE;
+}
+
+char *
+prs_store_find_message_by_dedup_key (PrsStore   *self,
+                                     const char *dedup_key)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+
+  if (dedup_key == NULL)
+    return NULL;
+
+  stmt = prs_store_prepare_cached (self, "SELECT id FROM messages WHERE dedup_key = ?1", NULL);
+  if (stmt == NULL)
+    return NULL;
+
+  prs_store_bind_text (stmt, 1, dedup_key);
+  if (prs_store_step_row (self, stmt, "Could not look up a message", NULL) != 1)
+    return NULL;
+
+  return g_strdup (prs_store_column_text (stmt, 0));
+}
+
+gboolean
+prs_store_update_message (PrsStore    *self,
+                          const char  *message_id,
+                          const char  *status,
+                          const char  *content,
+                          const char  *extra_json,
+                          GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (message_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_json_text (extra_json, "extra data", error))
+    return FALSE;
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+
+  stmt = prs_store_prepare_cached (self,
+                        "UPDATE messages SET status = COALESCE (?2, status),"
+                        " content = COALESCE (?3, content),"
+                        " extra_json = COALESCE (?4, extra_json)"
+                        " WHERE id = ?1",
+                        error);
+  if (stmt == NULL)
+    goto fail;
+  prs_store_bind_text (stmt, 1, message_id);
+  prs_store_bind_text (stmt, 2, status);
+  prs_store_bind_text (stmt, 3, content);
+  prs_store_bind_text (stmt, 4, extra_json);
+  if (!prs_store_step_done (self, stmt, "Could not update the message", error))
+    goto fail;
+  if (sqlite3_changes (self->db) == 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
+                   "There is no message “%s”", message_id);
+      goto fail;
+    }
+
+  return prs_store_commit (self, error);
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+gint
+prs_store_interrupt_orphan_inbound (PrsStore    *self,
+                                    const char  *answer_json,
+                                    const char  *error_text,
+                                    GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  gint changed;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), -1);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (answer_json != NULL, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (!prs_store_begin_immediate (self, error))
+    return -1;
+
+  /* Stored, acknowledged to no one, and no run ever began for it */
+  stmt = prs_store_prepare_cached (self,
+                        "UPDATE messages SET status = 'failed',"
+                        " extra_json = json_set (COALESCE (extra_json, '{}'),"
+                        "   '$.reason', '" PRS_INBOUND_REASON_INTERRUPTED "',"
+                        "   '$.httpStatus', 503,"
+                        "   '$.answer', json (?1),"
+                        "   '$.error', ?2)"
+                        " WHERE kind = 'inbound' AND status = 'pending'"
+                        " AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.trigger_message_id = messages.id)",
+                        error);
+  if (stmt == NULL)
+    goto fail;
+  prs_store_bind_text (stmt, 1, answer_json);
+  prs_store_bind_text (stmt, 2, error_text);
+  if (!prs_store_step_done (self, stmt, "Could not mark the unanswered requests", error))
+    goto fail;
+  changed = sqlite3_changes (self->db);
+  if (!prs_store_commit (self, error))
+    return -1;
+  return changed;
+
+fail:
+  prs_store_rollback (self);
+  return -1;
+}
+
+#define MESSAGE_COLUMNS \
+  "id, conversation_id, seq, kind, content, status, agent_id, context_json," \
+  " execution_json, extra_json, created_at"
+
+static JsonNode *
+message_from_row (sqlite3_stmt *stmt)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  prs_json_builder_add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  prs_json_builder_add_string_member (builder, "conversationId", prs_store_column_text (stmt, 1));
+  json_builder_set_member_name (builder, "seq");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 2));
+  prs_json_builder_add_string_member (builder, "kind", prs_store_column_text (stmt, 3));
+  prs_json_builder_add_string_member (builder, "content", prs_store_column_text (stmt, 4));
+  prs_json_builder_add_string_member (builder, "status", prs_store_column_text (stmt, 5));
+  prs_json_builder_add_string_member (builder, "agentId", prs_store_column_text (stmt, 6));
+  add_json_member (builder, "context", prs_store_column_text (stmt, 7));
+  add_json_member (builder, "execution", prs_store_column_text (stmt, 8));
+  add_json_member (builder, "extra", prs_store_column_text (stmt, 9));
+  prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 10));
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+JsonNode *
+prs_store_get_message (PrsStore    *self,
+                       const char  *message_id,
+                       GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (message_id == NULL)
+    return NULL;
+
+  stmt = prs_store_prepare_cached (self, "SELECT " MESSAGE_COLUMNS " FROM messages WHERE id = ?1", error);
+  if (stmt == NULL)
+    return NULL;
+
+  prs_store_bind_text (stmt, 1, message_id);
+  if (prs_store_step_row (self, stmt, "Could not read a message", error) != 1)
+    return NULL;
+
+  return message_from_row (stmt);
+}
+
+JsonArray *
+prs_store_list_messages (PrsStore    *self,
+                         const char  *conversation_id,
+                         gint64       after_seq,
+                         guint        limit,
+                         GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  int row;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (conversation_id != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT " MESSAGE_COLUMNS " FROM messages"
+                        " WHERE conversation_id = ?1 AND seq > ?2"
+                        " ORDER BY seq LIMIT ?3",
+                        error);
+  if (stmt == NULL)
+    return NULL;
+
+  prs_store_bind_text (stmt, 1, conversation_id);
+  sqlite3_bind_int64 (stmt, 2, after_seq);
+  sqlite3_bind_int64 (stmt, 3, limit);
+
+  messages = json_array_new ();
+  while ((row = prs_store_step_row (self, stmt, "Could not read the messages", error)) == 1)
+    json_array_add_element (messages, message_from_row (stmt));
+  if (row < 0)
+    return NULL;
+
+  return g_steal_pointer (&messages);
 }

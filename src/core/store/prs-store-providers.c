@@ -51,6 +51,7 @@ prs_store_list_providers (PrsStore  *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   stmt = prs_store_prepare_cached (self,
@@ -73,6 +74,7 @@ prs_store_lookup_provider (PrsStore    *self,
   int rc;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (id_or_name == NULL)
@@ -140,6 +142,7 @@ prs_store_add_provider (PrsStore              *self,
   int priority = row->priority;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (row != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -212,6 +215,7 @@ prs_store_update_provider (PrsStore              *self,
   gboolean taken = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (row != NULL && row->id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -268,6 +272,7 @@ prs_store_remove_provider (PrsStore    *self,
   gboolean found = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 

@@ -9,6 +9,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "prs-json.h"
 #include "prs-store-internal.h"
 
 #define RUN_COLUMNS \
@@ -91,6 +92,7 @@ prs_store_save_run_and_trigger (PrsStore        *self,
   g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (row != NULL && row->id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -155,6 +157,7 @@ prs_store_lookup_run (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (run_id == NULL)
     return NULL;
@@ -173,6 +176,7 @@ prs_store_lookup_run_by_trigger (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (message_id == NULL)
     return NULL;
@@ -193,6 +197,7 @@ prs_store_list_unfinished_runs (PrsStore  *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT " RUN_COLUMNS " FROM runs"
@@ -257,6 +262,7 @@ prs_store_save_tool_call (PrsStore             *self,
   g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (row != NULL && row->id != NULL && row->message_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -319,6 +325,7 @@ prs_store_list_tool_calls (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT " TOOL_CALL_COLUMNS " FROM tool_calls WHERE run_id = ?1"
@@ -340,6 +347,7 @@ prs_store_lookup_tool_call (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   if (id_or_message_id == NULL)
     return NULL;
@@ -368,6 +376,7 @@ prs_store_add_approval_rule (PrsStore    *self,
   g_autofree char *now = prs_store_now_iso8601 ();
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (g_strcmp0 (action, "approve") != 0 && g_strcmp0 (action, "deny") != 0)
@@ -410,18 +419,6 @@ fail:
   return FALSE;
 }
 
-static void
-add_nullable (JsonBuilder *builder,
-              const char  *name,
-              const char  *value)
-{
-  json_builder_set_member_name (builder, name);
-  if (value != NULL)
-    json_builder_add_string_value (builder, value);
-  else
-    json_builder_add_null_value (builder);
-}
-
 JsonArray *
 prs_store_list_approval_rules (PrsStore  *self,
                                GError   **error)
@@ -432,6 +429,7 @@ prs_store_list_approval_rules (PrsStore  *self,
   int rc;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT id, tool, agent_id, conversation_slug, action, created_at"
@@ -446,11 +444,11 @@ prs_store_list_approval_rules (PrsStore  *self,
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "id");
       json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 0));
-      add_nullable (builder, "tool", prs_store_column_text (stmt, 1));
-      add_nullable (builder, "agentId", prs_store_column_text (stmt, 2));
-      add_nullable (builder, "conversationSlug", prs_store_column_text (stmt, 3));
-      add_nullable (builder, "action", prs_store_column_text (stmt, 4));
-      add_nullable (builder, "createdAt", prs_store_column_text (stmt, 5));
+      prs_json_builder_add_string_member (builder, "tool", prs_store_column_text (stmt, 1));
+      prs_json_builder_add_string_member (builder, "agentId", prs_store_column_text (stmt, 2));
+      prs_json_builder_add_string_member (builder, "conversationSlug", prs_store_column_text (stmt, 3));
+      prs_json_builder_add_string_member (builder, "action", prs_store_column_text (stmt, 4));
+      prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 5));
       json_builder_end_object (builder);
     }
   if (rc < 0)
@@ -469,6 +467,7 @@ prs_store_remove_approval_rule (PrsStore  *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!prs_store_begin_immediate (self, error))
@@ -506,6 +505,7 @@ prs_store_match_approval_rule (PrsStore   *self,
   g_autoptr(GError) error = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self,
                                    "SELECT action FROM approval_rules"
@@ -538,6 +538,7 @@ prs_store_dup_conversation_slug (PrsStore   *self,
   g_autoptr(PrsStmt) stmt = NULL;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
 
   stmt = prs_store_prepare_cached (self, "SELECT slug FROM conversations WHERE id = ?1", NULL);
   if (stmt == NULL)

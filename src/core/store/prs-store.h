@@ -52,7 +52,19 @@ void        prs_store_set_storage_full_handler (GMainContext *context,
                                                GObject      *data);
 void        prs_store_clear_storage_full_handler (GObject    *data);
 
-/* Settings: small key → value strings (the n8n URL, …). Never secrets. */
+/* Settings: small key → value strings (the n8n URL, …). Never secrets.
+ * The keys: */
+/* The n8n instance's base URL, as prs_n8n_client_normalize_base_url writes it. */
+#define PRS_SETTING_N8N_URL             "n8n-url"
+/* The id n8n gave the "Prosponsive API" credential Prosponsive created. */
+#define PRS_SETTING_N8N_CREDENTIAL_ID   "n8n-api-credential-id"
+/* A SHA-256 of the token that credential holds, so that a rotation is
+ * noticed (n8n never gives a credential's data back). */
+#define PRS_SETTING_N8N_CREDENTIAL_TOKEN "n8n-api-credential-token-sha256"
+/* The header name of the n8n Header Auth sent to tool webhooks; its value
+ * is the secret PRS_SECRET_WEBHOOK_AUTH */
+#define PRS_SETTING_WEBHOOK_AUTH_HEADER "n8n-webhook-auth-header"
+
 char       *prs_store_dup_setting             (PrsStore    *self,
                                                const char  *key);
 gboolean    prs_store_set_setting             (PrsStore    *self,

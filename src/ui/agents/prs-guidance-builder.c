@@ -82,15 +82,14 @@ static void rebuild_rows (PrsGuidanceBuilder *self);
 JsonNode *
 prs_guidance_builder_parse_constant (const char *text)
 {
-  g_autoptr(JsonParser) parser = NULL;
   JsonNode *node;
 
   if (text == NULL || text[0] == '\0')
     return NULL;
 
-  parser = json_parser_new_immutable ();
-  if (json_parser_load_from_data (parser, text, -1, NULL) && json_parser_get_root (parser) != NULL)
-    return json_node_copy (json_parser_get_root (parser));
+  node = prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (node != NULL)
+    return node;
 
   node = json_node_new (JSON_NODE_VALUE);
   json_node_set_string (node, text);
@@ -501,60 +500,38 @@ labelled (const char *text,
   return label;
 }
 
-static ParamRow *
-param_row_new (PrsGuidanceBuilder *self,
-               const char         *name,
-               const PrsParam     *tool_param,
-               gboolean            discovered)
+/* The choices of "If missing": ask, then the tool's default or leaving it out. */
+static GtkStringList *
+missing_items_new (const PrsParam *tool_param)
 {
-  static const char * const sources[] = {
-    N_("Request Context field"),
-    N_("Constant value"),
-    N_("Ask the user"),
-    N_("Let the AI decide"),
-    NULL
-  };
-  ParamRow *row = g_new0 (ParamRow, 1);
-  g_autoptr(GtkStringList) source_items = gtk_string_list_new (NULL);
-  g_autoptr(GtkStringList) missing_items = gtk_string_list_new (NULL);
-  g_autofree char *meta = NULL;
-  g_autofree char *accessible = NULL;
-  GtkWidget *box, *head, *titles, *title, *subtitle, *context_box, *constant_box, *stack;
-  GtkPopover *picker;
-  const PrsParamGuidance *guidance;
+  GtkStringList *items = gtk_string_list_new (NULL);
 
-  row->builder = self;
-  row->param = g_strdup (name);
-  row->tool_param = tool_param;
-
-  for (guint i = 0; sources[i] != NULL; i++)
-    gtk_string_list_append (source_items, _(sources[i]));
-  gtk_string_list_append (missing_items, _("Ask the user"));
+  gtk_string_list_append (items, _("Ask the user"));
   if (tool_param != NULL && tool_param->default_value != NULL)
     {
-      g_autofree char *json = json_to_string (tool_param->default_value, FALSE);
+      g_autofree char *json = prs_json_to_string (tool_param->default_value, FALSE);
       /* Translators: %s is the tool's default value as JSON */
       g_autofree char *text = g_strdup_printf (_("Use the default (%s)"), json);
 
-      gtk_string_list_append (missing_items, text);
+      gtk_string_list_append (items, text);
     }
   else
-    gtk_string_list_append (missing_items, _("Leave it out"));
+    gtk_string_list_append (items, _("Leave it out"));
+  return items;
+}
 
-  row->row = gtk_list_box_row_new ();
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row->row), FALSE);
-  gtk_widget_add_css_class (row->row, "param-row");
+/* The parameter's name, what the tool says of it, and its description. */
+static GtkWidget *
+param_titles_new (const char     *name,
+                  const PrsParam *tool_param,
+                  gboolean        discovered)
+{
+  GtkWidget *titles = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *title, *subtitle;
+  g_autofree char *meta = NULL;
 
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row->row), box);
-
-  head = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_box_append (GTK_BOX (box), head);
-
-  titles = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   gtk_widget_set_hexpand (titles, TRUE);
   gtk_widget_set_valign (titles, GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (head), titles);
 
   title = gtk_label_new (name);
   gtk_label_set_xalign (GTK_LABEL (title), 0);
@@ -587,6 +564,98 @@ param_row_new (PrsGuidanceBuilder *self,
       gtk_box_append (GTK_BOX (titles), description);
     }
 
+  return titles;
+}
+
+/* The details of a Request Context source: the field and its fallback. */
+static GtkWidget *
+context_details_new (PrsGuidanceBuilder *self,
+                     ParamRow           *row)
+{
+  g_autoptr(GtkStringList) missing_items = missing_items_new (row->tool_param);
+  GtkWidget *context_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkPopover *picker;
+
+  gtk_widget_add_css_class (context_box, "param-details");
+  row->field_button = GTK_MENU_BUTTON (gtk_menu_button_new ());
+  picker = GTK_POPOVER (prs_field_picker_new ());
+  row->picker = PRS_FIELD_PICKER (picker);
+  prs_field_picker_set_model (row->picker, self->fields);
+  gtk_menu_button_set_popover (row->field_button, GTK_WIDGET (picker));
+  gtk_menu_button_set_always_show_arrow (row->field_button, TRUE);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row->field_button), _("Choose the Request Context field"));
+  gtk_box_append (GTK_BOX (context_box), labelled (_("_Field"), GTK_WIDGET (row->field_button)));
+  gtk_box_append (GTK_BOX (context_box), GTK_WIDGET (row->field_button));
+
+  row->if_missing = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (missing_items)), NULL));
+  gtk_widget_set_halign (GTK_WIDGET (row->if_missing), GTK_ALIGN_END);
+  gtk_widget_set_hexpand (spacer, TRUE);
+  gtk_box_append (GTK_BOX (context_box), spacer);
+  gtk_box_append (GTK_BOX (context_box), labelled (_("If _missing"), GTK_WIDGET (row->if_missing)));
+  gtk_box_append (GTK_BOX (context_box), GTK_WIDGET (row->if_missing));
+  return context_box;
+}
+
+/* The details of a constant source: the value and a hint about its type. */
+static GtkWidget *
+constant_details_new (ParamRow *row)
+{
+  GtkWidget *constant_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+
+  gtk_widget_add_css_class (constant_box, "param-details");
+  row->constant = GTK_EDITABLE (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (GTK_ENTRY (row->constant), _("Value"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row->constant), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Constant value"), -1);
+  gtk_widget_set_hexpand (GTK_WIDGET (row->constant), TRUE);
+  gtk_box_append (GTK_BOX (constant_box), GTK_WIDGET (row->constant));
+  row->constant_hint = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (row->constant_hint), 0);
+  gtk_label_set_wrap (GTK_LABEL (row->constant_hint), TRUE);
+  gtk_widget_add_css_class (row->constant_hint, "caption");
+  gtk_widget_add_css_class (row->constant_hint, "dim-label");
+  gtk_box_append (GTK_BOX (constant_box), row->constant_hint);
+  return constant_box;
+}
+
+static ParamRow *
+param_row_new (PrsGuidanceBuilder *self,
+               const char         *name,
+               const PrsParam     *tool_param,
+               gboolean            discovered)
+{
+  static const char * const sources[] = {
+    N_("Request Context field"),
+    N_("Constant value"),
+    N_("Ask the user"),
+    N_("Let the AI decide"),
+    NULL
+  };
+  ParamRow *row = g_new0 (ParamRow, 1);
+  g_autoptr(GtkStringList) source_items = gtk_string_list_new (NULL);
+  g_autofree char *accessible = NULL;
+  GtkWidget *box, *head, *stack;
+  const PrsParamGuidance *guidance;
+
+  row->builder = self;
+  row->param = g_strdup (name);
+  row->tool_param = tool_param;
+
+  for (guint i = 0; sources[i] != NULL; i++)
+    gtk_string_list_append (source_items, _(sources[i]));
+
+  row->row = gtk_list_box_row_new ();
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row->row), FALSE);
+  gtk_widget_add_css_class (row->row, "param-row");
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row->row), box);
+
+  head = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_box_append (GTK_BOX (box), head);
+  gtk_box_append (GTK_BOX (head), param_titles_new (name, tool_param, discovered));
+
   row->source = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (source_items)), NULL));
   gtk_widget_set_valign (GTK_WIDGET (row->source), GTK_ALIGN_START);
   /* Translators: the accessible name of a parameter's source drop-down */
@@ -603,46 +672,8 @@ param_row_new (PrsGuidanceBuilder *self,
   gtk_revealer_set_child (GTK_REVEALER (row->details_revealer), stack);
   gtk_revealer_set_transition_type (GTK_REVEALER (row->details_revealer), GTK_REVEALER_TRANSITION_TYPE_SLIDE_DOWN);
   gtk_box_append (GTK_BOX (box), row->details_revealer);
-
-  context_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  gtk_widget_add_css_class (context_box, "param-details");
-  row->field_button = GTK_MENU_BUTTON (gtk_menu_button_new ());
-  picker = GTK_POPOVER (prs_field_picker_new ());
-  row->picker = PRS_FIELD_PICKER (picker);
-  prs_field_picker_set_model (row->picker, self->fields);
-  gtk_menu_button_set_popover (row->field_button, GTK_WIDGET (picker));
-  gtk_menu_button_set_always_show_arrow (row->field_button, TRUE);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (row->field_button), _("Choose the Request Context field"));
-  gtk_box_append (GTK_BOX (context_box), labelled (_("_Field"), GTK_WIDGET (row->field_button)));
-  gtk_box_append (GTK_BOX (context_box), GTK_WIDGET (row->field_button));
-
-  row->if_missing = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (missing_items)), NULL));
-  gtk_widget_set_halign (GTK_WIDGET (row->if_missing), GTK_ALIGN_END);
-  {
-    GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-
-    gtk_widget_set_hexpand (spacer, TRUE);
-    gtk_box_append (GTK_BOX (context_box), spacer);
-  }
-  gtk_box_append (GTK_BOX (context_box), labelled (_("If _missing"), GTK_WIDGET (row->if_missing)));
-  gtk_box_append (GTK_BOX (context_box), GTK_WIDGET (row->if_missing));
-  gtk_stack_add_named (GTK_STACK (stack), context_box, "context");
-
-  constant_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  gtk_widget_add_css_class (constant_box, "param-details");
-  row->constant = GTK_EDITABLE (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (GTK_ENTRY (row->constant), _("Value"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (row->constant), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Constant value"), -1);
-  gtk_widget_set_hexpand (GTK_WIDGET (row->constant), TRUE);
-  gtk_box_append (GTK_BOX (constant_box), GTK_WIDGET (row->constant));
-  row->constant_hint = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (row->constant_hint), 0);
-  gtk_label_set_wrap (GTK_LABEL (row->constant_hint), TRUE);
-  gtk_widget_add_css_class (row->constant_hint, "caption");
-  gtk_widget_add_css_class (row->constant_hint, "dim-label");
-  gtk_box_append (GTK_BOX (constant_box), row->constant_hint);
-  gtk_stack_add_named (GTK_STACK (stack), constant_box, "constant");
+  gtk_stack_add_named (GTK_STACK (stack), context_details_new (self, row), "context");
+  gtk_stack_add_named (GTK_STACK (stack), constant_details_new (row), "constant");
   update_constant_hint (row);
 
   guidance = row_guidance (row);

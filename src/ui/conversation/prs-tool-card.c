@@ -63,18 +63,6 @@ prs_tool_card_new (void)
   return g_object_new (PRS_TYPE_TOOL_CARD, NULL);
 }
 
-/* A value as the user reads it: strings without quotes, the rest as JSON. */
-static char *
-value_to_text (JsonNode *node)
-{
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (node));
-  if (node == NULL)
-    return g_strdup ("null");
-  return prs_json_to_string (node, FALSE);
-}
-
 static char *
 describe_provenance (PrsToolCard *self,
                      const char  *argument)
@@ -139,7 +127,7 @@ rebuild_arguments (PrsToolCard *self)
   for (GList *l = members; l != NULL; l = l->next, row++)
     {
       const char *name = l->data;
-      g_autofree char *text = value_to_text (json_object_get_member (self->arguments, name));
+      g_autofree char *text = prs_json_to_display_string (json_object_get_member (self->arguments, name), FALSE);
       g_autofree char *origin = describe_provenance (self, name);
       g_autoptr(PangoAttrList) attrs = pango_attr_list_new ();
       GtkWidget *key = gtk_label_new (name);
@@ -303,10 +291,7 @@ prs_tool_card_set_call (PrsToolCard *self,
 
   if (result != NULL)
     {
-      g_autofree char *text = JSON_NODE_HOLDS_VALUE (result) &&
-                              json_node_get_value_type (result) == G_TYPE_STRING
-                              ? g_strdup (json_node_get_string (result))
-                              : prs_json_to_string (result, TRUE);
+      g_autofree char *text = prs_json_to_display_string (result, TRUE);
 
       if (g_utf8_strlen (text, -1) > RESULT_PREVIEW_MAX_CHARS)
         {
@@ -359,7 +344,7 @@ prs_tool_card_dup_arguments (PrsToolCard *self)
 
       if (original == NULL || !JSON_NODE_HOLDS_VALUE (original) ||
           json_node_get_value_type (original) != G_TYPE_STRING)
-        value = json_from_string (text, NULL);
+        value = prs_json_parse_mutable (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
       if (value == NULL)
         {
           value = json_node_new (JSON_NODE_VALUE);

@@ -18,9 +18,6 @@
 #include "prs-tls.h"
 
 static const char * const steps[] = { "n8n", "provider", "api", NULL };
-static const char * const example_files[] = {
-  "hello-world.json", "imap-new-email.json", "email-move-to-folder.json", NULL
-};
 
 struct _PrsFirstRun
 {
@@ -447,7 +444,8 @@ on_credential_created (GObject      *source,
       prs_status_row_set_state (self->credential_row, "error", error->message);
       return;
     }
-  prs_store_set_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_CREDENTIAL_ID, id, NULL);
+  if (self->token != NULL)
+    prs_n8n_setup_remember_credential (prs_service_get_store (self->service), id, self->token, NULL);
   prs_status_row_set_state (self->credential_row, "ok",
                  _("Created. HTTP Request nodes use it with Authentication → Generic → Header Auth."));
 }
@@ -476,7 +474,7 @@ on_examples_imported (GObject      *source,
 {
   g_autoptr(PrsFirstRun) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) results = prs_n8n_setup_import_examples_finish (PRS_N8N_CLIENT (source), result, &error);
+  g_autoptr(GPtrArray) results = prs_n8n_setup_import_examples_finish (PRS_N8N_CLIENT (source), result, NULL, &error);
   guint n_ok = 0;
 
   if (self->service == NULL)
@@ -520,36 +518,25 @@ on_import_clicked (PrsFirstRun *self)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsN8nClient) client = make_client (self, &error);
-  g_autoptr(GPtrArray) templates = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) templates = NULL;
   g_autofree char *api_url = NULL;
   g_autofree char *credential_id = NULL;
+  PrsExampleOptions options = { 0 };
 
-  if (client == NULL)
+  if (client == NULL || (templates = prs_n8n_setup_load_examples (&error)) == NULL)
     {
       prs_status_row_set_state (self->import_row, "error", error->message);
       return;
     }
 
-  for (guint i = 0; example_files[i] != NULL; i++)
-    {
-      g_autofree char *path = g_strconcat (RESOURCE_PREFIX "/workflows/", example_files[i], NULL);
-      g_autoptr(GBytes) bytes = g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, &error);
-
-      if (bytes == NULL)
-        {
-          prs_status_row_set_state (self->import_row, "error", error->message);
-          return;
-        }
-      g_ptr_array_add (templates, g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes)));
-    }
-  g_ptr_array_add (templates, NULL);
-
   api_url = g_strdup_printf ("https://127.0.0.1:%u", prs_service_get_port (self->service));
   credential_id = prs_store_dup_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_CREDENTIAL_ID);
+  options.api_base_url = api_url;
+  options.credential_id = credential_id;
+  options.ignore_tls_errors = gtk_switch_get_active (self->ignore_tls_switch);
   gtk_widget_set_sensitive (GTK_WIDGET (self->import_button), FALSE);
   prs_status_row_set_state (self->import_row, "busy", _("Importing…"));
-  prs_n8n_setup_import_examples_async (client, (const char * const *) templates->pdata, api_url, credential_id,
-                                       gtk_switch_get_active (self->ignore_tls_switch), self->cancellable,
+  prs_n8n_setup_import_examples_async (client, (const char * const *) templates, &options, self->cancellable,
                                        on_examples_imported, g_object_ref (self));
 }
 

@@ -138,13 +138,8 @@ describe_param (const PrsParam *param)
     return g_strdup_printf (_("%s · required — %s"), type, param->description);
   if (param->default_value != NULL)
     {
-      g_autofree char *value = NULL;
+      g_autofree char *value = prs_json_to_display_string (param->default_value, FALSE);
 
-      if (JSON_NODE_HOLDS_VALUE (param->default_value) &&
-          json_node_get_value_type (param->default_value) == G_TYPE_STRING)
-        value = g_strdup (json_node_get_string (param->default_value));
-      else
-        value = prs_json_to_string (param->default_value, FALSE);
       /* Translators: a tool parameter: its type, its default value, its description */
       return g_strdup_printf (_("%s · optional, default %s — %s"), type, value, param->description);
     }

@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-js-lexer.c: the Code-node scanner's tokenizer (pass 1 of prs-js-scan.c):
+ * JavaScript text into identifiers, numbers, strings, template literals,
+ * regular-expression literals and punctuators, in one linear pass without
+ * recursion, then brackets matched with an explicit stack. */
+#include <string.h>
+
+#include "prs-js-scan-private.h"
+
+typedef struct
+{
+  const char *text;
+  gsize       len;
+  gsize       pos;
+  Tokens     *tokens;
+  GArray     *brace_depths;    /* guint32 per open `${`: braces opened inside it */
+  gboolean    nl_pending;
+  gboolean    regex_allowed;   /* whether a `/` here starts a regular expression */
+  gsize       no_regex_until;  /* after an unterminated regex, up to the line end */
+  guint32     tmpl_start;      /* the outermost template literal being read */
+  gboolean    tmpl_nl;
+  gboolean    tmpl_subst;
+} Lexer;
+
+/* Words after which a `/` begins an expression, so a regular expression. */
+static const char * const regex_keywords[] = {
+  "await", "case", "delete", "do", "else", "extends", "in", "instanceof", "new", "of",
+  "return", "throw", "typeof", "void", "yield",
+};
+
+/* Longest first: the tokenizer takes the first that matches. */
+static const char * const punctuators[] = {
+  ">>>=",
+  "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "?\?=",
+  "=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=",
+  "%=", "&=", "|=", "^=", "**", "<<", ">>",
+  "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
+  "!", "~", "?", ":", "=", ".",
+};
+
+/* punctuators[] and regex_keywords[] by first character, in table order
+ * (so punctuators stay longest first): the tokenizer only tries the few
+ * entries that can match. */
+typedef struct
+{
+  guint8 n;
+  guint8 index[7];
+  guint8 len[7];     /* strlen of each */
+} Group;
+
+typedef struct
+{
+  Group punct_groups[128];
+  Group keyword_groups[26];  /* by first letter - 'a' */
+} Tables;
+
+static const Tables *
+tables (void)
+{
+  static Tables t;
+  static gsize initialised = 0;
+
+  if (g_once_init_enter (&initialised))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (punctuators); i++)
+        {
+          Group *group = &t.punct_groups[(guchar) punctuators[i][0]];
+
+          g_assert (group->n < G_N_ELEMENTS (group->index));
+          group->len[group->n] = (guint8) strlen (punctuators[i]);
+          group->index[group->n++] = (guint8) i;
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (regex_keywords); i++)
+        {
+          Group *group;
+
+          g_assert (regex_keywords[i][0] >= 'a' && regex_keywords[i][0] <= 'z');
+          group = &t.keyword_groups[regex_keywords[i][0] - 'a'];
+          g_assert (group->n < G_N_ELEMENTS (group->index));
+          group->len[group->n] = (guint8) strlen (regex_keywords[i]);
+          group->index[group->n++] = (guint8) i;
+        }
+      g_once_init_leave (&initialised, 1);
+    }
+
+  return &t;
+}
+
+/* Whether the identifier @s (@n bytes) is one of regex_keywords[]. */
+gboolean
+prs_js_is_regex_keyword (const char *s,
+                         gsize       n)
+{
+  const Group *group;
+
+  if (n < 2 || n > 10 || s[0] < 'a' || s[0] > 'z')
+    return FALSE;
+
+  group = &tables ()->keyword_groups[s[0] - 'a'];
+  for (guint g = 0; g < group->n; g++)
+    {
+      if (group->len[g] == n && memcmp (regex_keywords[group->index[g]], s, n) == 0)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Characters */
+
+static inline gboolean
+is_ident_start (guchar c)
+{
+  return g_ascii_isalpha (c) || c == '_' || c == '$' || c == '\\' || c >= 0x80;
+}
+
+static inline gboolean
+is_ident_part (guchar c)
+{
+  return is_ident_start (c) || g_ascii_isdigit (c);
+}
+
+/* The length of the line terminator at @p (LF, CR, CRLF, U+2028, U+2029), or 0. */
+gsize
+prs_js_line_break_len (const char *text,
+                       gsize       len,
+                       gsize       p)
+{
+  guchar c = text[p];
+
+  if (c == '\n')
+    return 1;
+  if (c == '\r')
+    return p + 1 < len && text[p + 1] == '\n' ? 2 : 1;
+  if (c == 0xE2 && p + 2 < len && (guchar) text[p + 1] == 0x80 &&
+      ((guchar) text[p + 2] == 0xA8 || (guchar) text[p + 2] == 0xA9))
+    return 3;
+
+  return 0;
+}
+
+/* The length of the non-line-break white space at @p (ASCII, NBSP, BOM), or 0. */
+static gsize
+space_len (const char *text,
+           gsize       len,
+           gsize       p)
+{
+  guchar c = text[p];
+
+  if (c == ' ' || c == '\t' || c == '\v' || c == '\f')
+    return 1;
+  if (c == 0xC2 && p + 1 < len && (guchar) text[p + 1] == 0xA0)
+    return 2;
+  if (c == 0xEF && p + 2 < len && (guchar) text[p + 1] == 0xBB && (guchar) text[p + 2] == 0xBF)
+    return 3;
+
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pass 1: tokens */
+
+/* Appends a token, filled in place. */
+static inline void
+tokens_push (Tokens  *tokens,
+             guint32  start,
+             guint32  end,
+             TokKind  kind,
+             guint8   flags)
+{
+  Token *tok;
+
+  if (G_UNLIKELY (tokens->len == tokens->alloc))
+    {
+      tokens->alloc = MAX (16, tokens->alloc * 2);
+      tokens->data = g_renew (Token, tokens->data, tokens->alloc);
+    }
+
+  tok = &tokens->data[tokens->len++];
+  tok->start = start;
+  tok->end = end;
+  tok->match = NO_MATCH;
+  tok->non_json = 0;
+  tok->kind = kind;
+  tok->flags = flags;
+}
+
+static void
+lexer_emit (Lexer   *lx,
+            TokKind  kind,
+            gsize    start,
+            guint8   flags)
+{
+  if (lx->nl_pending)
+    flags |= TOK_FLAG_NL_BEFORE;
+  lx->nl_pending = FALSE;
+
+  /* Inside a template's `${…}` nothing is kept: the whole template is
+   * emitted as one token when it closes. */
+  if (lx->brace_depths->len > 0)
+    return;
+
+  tokens_push (lx->tokens, (guint32) start, (guint32) lx->pos, kind, flags);
+}
+
+static void
+lexer_emit_template (Lexer   *lx,
+                     gboolean terminated)
+{
+  tokens_push (lx->tokens, lx->tmpl_start, (guint32) lx->pos, TOK_TEMPLATE,
+               (lx->tmpl_nl ? TOK_FLAG_NL_BEFORE : 0) |
+               (lx->tmpl_subst ? TOK_FLAG_SUBST : 0) |
+               (terminated ? 0 : TOK_FLAG_UNTERMINATED));
+  lx->nl_pending = FALSE;
+}
+
+/* Reads template characters from lx->pos up to the closing backtick or the
+ * next `${`. */
+static void
+lexer_template_chars (Lexer *lx)
+{
+  while (lx->pos < lx->len)
+    {
+      char c = lx->text[lx->pos];
+
+      if (c == '\\')
+        {
+          lx->pos = MIN (lx->pos + 2, lx->len);
+        }
+      else if (c == '`')
+        {
+          lx->pos++;
+          if (lx->brace_depths->len == 0)
+            lexer_emit_template (lx, TRUE);
+          lx->regex_allowed = FALSE;
+          return;
+        }
+      else if (c == '$' && lx->pos + 1 < lx->len && lx->text[lx->pos + 1] == '{')
+        {
+          guint32 zero = 0;
+
+          lx->pos += 2;
+          if (lx->brace_depths->len == 0)
+            lx->tmpl_subst = TRUE;
+          g_array_append_val (lx->brace_depths, zero);
+          lx->regex_allowed = TRUE;
+          lx->nl_pending = FALSE;
+          return;
+        }
+      else
+        {
+          lx->pos++;
+        }
+    }
+
+  /* Cut by the end of the text; inside a `${…}` lexer_run finishes it. */
+  if (lx->brace_depths->len == 0)
+    lexer_emit_template (lx, FALSE);
+}
+
+static void
+lexer_template_start (Lexer *lx)
+{
+  if (lx->brace_depths->len == 0)
+    {
+      lx->tmpl_start = (guint32) lx->pos;
+      lx->tmpl_nl = lx->nl_pending;
+      lx->tmpl_subst = FALSE;
+    }
+  lx->nl_pending = FALSE;
+  lx->pos++;
+  lexer_template_chars (lx);
+}
+
+static void
+lexer_string (Lexer *lx)
+{
+  gsize start = lx->pos;
+  char quote = lx->text[lx->pos];
+  guint8 flags = TOK_FLAG_UNTERMINATED;
+
+  lx->pos++;
+  while (lx->pos < lx->len)
+    {
+      char c = lx->text[lx->pos];
+
+      if (c == quote)
+        {
+          lx->pos++;
+          flags = 0;
+          break;
+        }
+      if (c == '\\')
+        {
+          gsize nl;
+
+          lx->pos++;
+          if (lx->pos >= lx->len)
+            break;
+          nl = prs_js_line_break_len (lx->text, lx->len, lx->pos);
+          lx->pos += nl > 0 ? nl : 1;
+          continue;
+        }
+      if (c == '\n' || c == '\r')
+        break;
+      lx->pos++;
+    }
+
+  lx->regex_allowed = FALSE;
+  lexer_emit (lx, TOK_STRING, start, flags);
+}
+
+static void
+lexer_number (Lexer *lx)
+{
+  gsize start = lx->pos;
+  const char *t = lx->text;
+  gboolean prefixed = FALSE;
+  gboolean seen_dot = FALSE;
+
+  if (t[lx->pos] == '0' && lx->pos + 1 < lx->len)
+    {
+      char x = g_ascii_tolower (t[lx->pos + 1]);
+
+      prefixed = x == 'x' || x == 'b' || x == 'o';
+    }
+
+  while (lx->pos < lx->len)
+    {
+      char c = t[lx->pos];
+
+      if (g_ascii_isalnum (c) || c == '_')
+        {
+          lx->pos++;
+          if (!prefixed && (c == 'e' || c == 'E') && lx->pos < lx->len &&
+              (t[lx->pos] == '+' || t[lx->pos] == '-'))
+            lx->pos++;
+        }
+      else if (c == '.' && !prefixed && !seen_dot)
+        {
+          seen_dot = TRUE;
+          lx->pos++;
+        }
+      else
+        {
+          break;
+        }
+    }
+
+  lx->regex_allowed = FALSE;
+  lexer_emit (lx, TOK_NUMBER, start, 0);
+}
+
+static void
+lexer_ident (Lexer *lx)
+{
+  gsize start = lx->pos;
+  gsize n;
+
+  while (lx->pos < lx->len && is_ident_part ((guchar) lx->text[lx->pos]))
+    {
+      if ((guchar) lx->text[lx->pos] >= 0x80 &&
+          (space_len (lx->text, lx->len, lx->pos) > 0 ||
+           prs_js_line_break_len (lx->text, lx->len, lx->pos) > 0))
+        break;
+      lx->pos++;
+    }
+
+  n = lx->pos - start;
+  lx->regex_allowed = prs_js_is_regex_keyword (lx->text + start, n);
+
+  lexer_emit (lx, TOK_IDENT, start, 0);
+}
+
+/* Tries to read a regular-expression literal at lx->pos (a `/`). A literal
+ * cannot span lines: when none closes on this line the `/` is taken for a
+ * division, and so is every other `/` up to the line end, which keeps a
+ * line full of slashes linear. */
+static gboolean
+lexer_regex (Lexer *lx)
+{
+  gsize p = lx->pos + 1;
+  gboolean in_class = FALSE;
+  gsize start = lx->pos;
+
+  while (p < lx->len)
+    {
+      char c = lx->text[p];
+
+      if (prs_js_line_break_len (lx->text, lx->len, p) > 0)
+        break;
+      if (c == '\\')
+        {
+          p++;
+          if (p >= lx->len || prs_js_line_break_len (lx->text, lx->len, p) > 0)
+            break;
+          p++;
+          continue;
+        }
+      if (c == '[')
+        {
+          in_class = TRUE;
+        }
+      else if (c == ']')
+        {
+          in_class = FALSE;
+        }
+      else if (c == '/' && !in_class)
+        {
+          lx->pos = p + 1;
+          while (lx->pos < lx->len && is_ident_part ((guchar) lx->text[lx->pos]))
+            lx->pos++;
+          lx->regex_allowed = FALSE;
+          lexer_emit (lx, TOK_REGEX, start, 0);
+          return TRUE;
+        }
+      p++;
+    }
+
+  lx->no_regex_until = p;
+  return FALSE;
+}
+
+static void
+lexer_punct (Lexer *lx)
+{
+  gsize start = lx->pos;
+  const char *p = lx->text + lx->pos;
+  gsize avail = lx->len - lx->pos;
+  gsize n = 0;
+  const Group *group = (guchar) p[0] < 128 ? &tables ()->punct_groups[(guchar) p[0]] : NULL;
+
+  for (guint g = 0; group != NULL && g < group->n; g++)
+    {
+      const char *punct = punctuators[group->index[g]];
+      gsize plen = group->len[g];
+
+      if (plen <= avail && memcmp (punct, p, plen) == 0)
+        {
+          /* `a?.5:1` is a conditional, not optional chaining. */
+          if (plen == 2 && p[0] == '?' && p[1] == '.' && avail > 2 && g_ascii_isdigit (p[2]))
+            continue;
+          n = plen;
+          break;
+        }
+    }
+
+  if (n == 0)
+    {
+      lx->pos++;
+      lx->regex_allowed = TRUE;
+      lexer_emit (lx, TOK_OTHER, start, 0);
+      return;
+    }
+
+  lx->pos += n;
+
+  if (lx->brace_depths->len > 0 && n == 1 && (p[0] == '{' || p[0] == '}'))
+    {
+      guint32 *depth = &g_array_index (lx->brace_depths, guint32, lx->brace_depths->len - 1);
+
+      if (p[0] == '{')
+        (*depth)++;
+      else
+        (*depth)--;
+    }
+
+  /* After `)`, `]`, and a postfix `++`/`--`, a `/` divides. */
+  lx->regex_allowed = !((n == 1 && (p[0] == ')' || p[0] == ']')) ||
+                        (n == 2 && (p[0] == '+' || p[0] == '-') && p[1] == p[0]));
+
+  lexer_emit (lx, TOK_PUNCT, start, 0);
+}
+
+static void
+lexer_run (Lexer *lx)
+{
+  while (lx->pos < lx->len)
+    {
+      const char *t = lx->text;
+      guchar c = t[lx->pos];
+      char next = lx->pos + 1 < lx->len ? t[lx->pos + 1] : '\0';
+      gsize n;
+
+      /* The commonest characters first: the branches below would take
+       * them the same way. */
+      if (c == ' ')
+        {
+          lx->pos++;
+        }
+      else if (g_ascii_isalpha (c) || c == '_' || c == '$')
+        {
+          lexer_ident (lx);
+        }
+      else if ((n = prs_js_line_break_len (t, lx->len, lx->pos)) > 0)
+        {
+          lx->nl_pending = TRUE;
+          lx->pos += n;
+        }
+      else if ((n = space_len (t, lx->len, lx->pos)) > 0)
+        {
+          lx->pos += n;
+        }
+      else if (c == '/' && next == '/')
+        {
+          while (lx->pos < lx->len && prs_js_line_break_len (t, lx->len, lx->pos) == 0)
+            lx->pos++;
+        }
+      else if (c == '/' && next == '*')
+        {
+          gsize p = lx->pos + 2;
+          gsize end = lx->len;
+
+          for (; p < lx->len; p++)
+            {
+              if (t[p] == '*' && p + 1 < lx->len && t[p + 1] == '/')
+                {
+                  end = p + 2;
+                  break;
+                }
+              if (prs_js_line_break_len (t, lx->len, p) > 0)
+                lx->nl_pending = TRUE;
+            }
+          lx->pos = end;
+        }
+      else if (c == '\'' || c == '"')
+        {
+          lexer_string (lx);
+        }
+      else if (c == '`')
+        {
+          lexer_template_start (lx);
+        }
+      else if (g_ascii_isdigit (c) || (c == '.' && g_ascii_isdigit (next)))
+        {
+          lexer_number (lx);
+        }
+      else if (is_ident_start (c))
+        {
+          lexer_ident (lx);
+        }
+      else if (c == '}' && lx->brace_depths->len > 0 &&
+               g_array_index (lx->brace_depths, guint32, lx->brace_depths->len - 1) == 0)
+        {
+          g_array_set_size (lx->brace_depths, lx->brace_depths->len - 1);
+          lx->pos++;
+          lexer_template_chars (lx);
+        }
+      else if (c == '/' && lx->regex_allowed && lx->pos >= lx->no_regex_until && lexer_regex (lx))
+        {
+          /* read as a regular expression */
+        }
+      else
+        {
+          lexer_punct (lx);
+        }
+    }
+
+  /* The end came inside a template literal's `${…}`. */
+  if (lx->brace_depths->len > 0)
+    {
+      g_array_set_size (lx->brace_depths, 0);
+      lexer_emit_template (lx, FALSE);
+    }
+
+  tokens_push (lx->tokens, (guint32) lx->len, (guint32) lx->len, TOK_EOF,
+               lx->nl_pending ? TOK_FLAG_NL_BEFORE : 0);
+}
+
+static gboolean
+tok_json_ok (const Scan  *sc,
+             const Token *tok)
+{
+  switch ((TokKind) tok->kind)
+    {
+    case TOK_STRING:
+    case TOK_NUMBER:
+      return TRUE;
+    case TOK_IDENT:
+      return tok_is (sc, tok, TOK_IDENT, "true") || tok_is (sc, tok, TOK_IDENT, "false") ||
+             tok_is (sc, tok, TOK_IDENT, "null");
+    case TOK_PUNCT:
+      if (tok->end - tok->start != 1)
+        return FALSE;
+      switch (sc->text[tok->start])
+        {
+        case '[': case ']': case '{': case '}': case ',': case ':': case '-':
+          return TRUE;
+        default:
+          return FALSE;
+        }
+    case TOK_TEMPLATE:
+    case TOK_REGEX:
+    case TOK_OTHER:
+    case TOK_EOF:
+    default:
+      return FALSE;
+    }
+}
+
+/* Fills in Token.match and Token.non_json. A closer that does not match the
+ * innermost opener stays unmatched and leaves the stack alone. */
+static void
+match_brackets (const char *text,
+                Tokens     *tokens)
+{
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  Scan sc = { text, tokens->data, (guint) tokens->len };
+  guint32 non_json = 0;
+
+  for (guint32 i = 0; i < tokens->len; i++)
+    {
+      Token *tok = &tokens->data[i];
+      char c;
+
+      tok->non_json = non_json;
+      if (!tok_json_ok (&sc, tok))
+        non_json++;
+
+      if (tok->kind != TOK_PUNCT || tok->end - tok->start != 1)
+        continue;
+
+      c = text[tok->start];
+      if (c == '(' || c == '[' || c == '{')
+        {
+          g_array_append_val (stack, i);
+        }
+      else if ((c == ')' || c == ']' || c == '}') && stack->len > 0)
+        {
+          guint32 open = g_array_index (stack, guint32, stack->len - 1);
+          char oc = text[tokens->data[open].start];
+
+          if ((c == ')' && oc == '(') || (c == ']' && oc == '[') || (c == '}' && oc == '{'))
+            {
+              g_array_set_size (stack, stack->len - 1);
+              tok->match = open;
+              tokens->data[open].match = i;
+            }
+        }
+    }
+}
+
+
+void
+prs_js_tokenize (const char *code,
+                 gsize       len,
+                 Tokens     *tokens)
+{
+  g_autoptr(GArray) brace_depths = g_array_new (FALSE, FALSE, sizeof (guint32));
+  Lexer lx = { 0, };
+
+  tokens->len = 0;
+  tokens->alloc = len / 4 + 16;
+  tokens->data = g_new (Token, tokens->alloc);
+
+  lx.text = code;
+  lx.len = len;
+  lx.tokens = tokens;
+  lx.brace_depths = brace_depths;
+  lx.regex_allowed = TRUE;
+  lexer_run (&lx);
+
+  match_brackets (code, tokens);
+}

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-store-migrations.c: the numbered schema migrations (docs/storage.md).
+ * Each step is tested from the database of the previous version in
+ * tests/core/test-store.c. */
+#include "config.h"
+
+#include <sqlite3.h>
+
+#include "prs-store-internal.h"
+
+/* ---- Migrations ---------------------------------------------------------- */
+
+/* Each step runs in its own BEGIN IMMEDIATE transaction and ends by setting
+ * user_version to its number. Never edit a released step: add one. */
+typedef struct
+{
+  int         version;
+  const char *sql;
+} PrsMigration;
+
+static const PrsMigration migrations[] = {
+  { 1,
+    "CREATE TABLE settings ("
+    "  key   TEXT PRIMARY KEY,"
+    "  value TEXT NOT NULL"
+    ");"
+    "CREATE TABLE tools ("
+    "  name              TEXT PRIMARY KEY,"
+    "  workflow_id       TEXT NOT NULL,"
+    "  webhook_path      TEXT,"
+    "  webhook_method    TEXT,"
+    "  response_mode     TEXT,"
+    "  webhook_id        TEXT,"
+    "  webhook_node_name TEXT,"
+    "  created_at        TEXT,"
+    "  tool_json         TEXT NOT NULL,"
+    "  schema_json       TEXT NOT NULL,"
+    "  discovered_at     INTEGER NOT NULL"
+    ");"
+    "CREATE INDEX tools_workflow_id ON tools (workflow_id);"
+    "CREATE TABLE workflow_checks ("
+    "  workflow_id    TEXT PRIMARY KEY,"
+    "  workflow_name  TEXT,"
+    "  discoverable   INTEGER NOT NULL DEFAULT 0,"
+    "  tool_name      TEXT,"
+    "  checklist_json TEXT NOT NULL,"
+    "  position       INTEGER NOT NULL"
+    ");"
+    "CREATE TABLE discovery_state ("
+    "  id           INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  last_attempt INTEGER,"
+    "  last_success INTEGER,"
+    "  last_error   TEXT"
+    ");"
+    "PRAGMA user_version = 1;" },
+
+  { 2,
+    "CREATE TABLE conversations ("
+    "  id            TEXT PRIMARY KEY,"
+    "  slug          TEXT NOT NULL UNIQUE,"
+    "  title         TEXT NOT NULL,"
+    "  default_agent TEXT,"
+    "  unread_count  INTEGER NOT NULL DEFAULT 0,"
+    "  message_count INTEGER NOT NULL DEFAULT 0,"
+    "  created_at    TEXT NOT NULL,"
+    "  updated_at    TEXT NOT NULL"
+    ");"
+    "CREATE INDEX conversations_updated_at ON conversations (updated_at);"
+    "CREATE TABLE messages ("
+    "  id              TEXT PRIMARY KEY,"
+    "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  seq             INTEGER NOT NULL,"
+    "  kind            TEXT NOT NULL,"
+    "  content         TEXT,"
+    "  status          TEXT,"
+    "  agent_id        TEXT,"
+    "  context_json    TEXT,"
+    "  execution_json  TEXT,"
+    "  dedup_key       TEXT UNIQUE,"
+    "  extra_json      TEXT,"
+    "  created_at      TEXT NOT NULL,"
+    "  UNIQUE (conversation_id, seq)"
+    ");"
+    "CREATE INDEX messages_agent_id ON messages (agent_id) WHERE agent_id IS NOT NULL;"
+    "CREATE INDEX messages_status ON messages (status) WHERE status IS NOT NULL;"
+    "PRAGMA user_version = 2;" },
+
+  { 3,
+    /* AI providers (keys live in the keyring, never here). */
+    "CREATE TABLE providers ("
+    "  id         TEXT PRIMARY KEY,"
+    "  name       TEXT NOT NULL UNIQUE,"
+    "  kind       TEXT NOT NULL CHECK (kind IN ('openai', 'ollama', 'anthropic', 'gemini')),"
+    "  base_url   TEXT,"
+    "  model      TEXT NOT NULL,"
+    "  enabled    INTEGER NOT NULL DEFAULT 1,"
+    "  priority   INTEGER NOT NULL DEFAULT 0,"
+    "  created_at TEXT NOT NULL"
+    ");"
+    /* Agents: allowed_tools is a JSON array of tool names, NULL for all;
+     * guidance_json is tool → parameter → source; extra_json keeps front
+     * matter keys this version does not know. */
+    "CREATE TABLE agents ("
+    "  id            TEXT PRIMARY KEY,"
+    "  name          TEXT NOT NULL,"
+    "  description   TEXT NOT NULL DEFAULT '',"
+    "  system_prompt TEXT NOT NULL DEFAULT '',"
+    "  allowed_tools TEXT,"
+    "  guidance_json TEXT NOT NULL DEFAULT '{}',"
+    "  extra_json    TEXT,"
+    "  created_at    TEXT NOT NULL,"
+    "  updated_at    TEXT NOT NULL"
+    ");"
+    "INSERT INTO agents (id, name, description, system_prompt, created_at, updated_at) VALUES ("
+    "  'prosponsive', 'Prosponsive', 'The default agent: every tool, no special instructions.',"
+    "  'You are Prosponsive, a helpful assistant on the user''s desktop. Use the available tools when they help, and say plainly what you did.',"
+    "  strftime ('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime ('%Y-%m-%dT%H:%M:%fZ', 'now'));"
+    /* Auto-approval rules: NULL matches anything. */
+    "CREATE TABLE approval_rules ("
+    "  id                INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  tool              TEXT,"
+    "  agent_id          TEXT,"
+    "  conversation_slug TEXT,"
+    "  action            TEXT NOT NULL CHECK (action IN ('approve', 'deny')),"
+    "  created_at        TEXT NOT NULL"
+    ");"
+    /* Request Context field discovery (docs/conversations.md), cumulative per conversation. */
+    "CREATE TABLE context_fields ("
+    "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  path            TEXT NOT NULL,"
+    "  type            TEXT NOT NULL,"
+    "  sample          TEXT,"
+    "  workflow_id     TEXT,"
+    "  message_id      TEXT,"
+    "  seen_count      INTEGER NOT NULL DEFAULT 1,"
+    "  first_seen      TEXT NOT NULL,"
+    "  last_seen       TEXT NOT NULL,"
+    "  PRIMARY KEY (conversation_id, path)"
+    ");"
+    "PRAGMA user_version = 3;" },
+
+  { 4,
+    /* Agent runs (docs/runs.md): each step is stored, so a restart loses nothing.
+     * The transcript is what the model saw and said in the run. */
+    "CREATE TABLE runs ("
+    "  id                   TEXT PRIMARY KEY,"
+    "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  agent_id             TEXT NOT NULL,"
+    "  origin               TEXT NOT NULL CHECK (origin IN ('chat', 'inference', 'agent-inference')),"
+    "  trigger_message_id   TEXT,"
+    "  status               TEXT NOT NULL,"
+    "  context_json         TEXT,"
+    "  execution_json       TEXT,"
+    "  options_json         TEXT,"
+    "  transcript_json      TEXT NOT NULL DEFAULT '[]',"
+    "  assistant_message_id TEXT,"
+    "  stop_reason          TEXT,"
+    "  error                TEXT,"
+    "  round                INTEGER NOT NULL DEFAULT 0,"
+    "  created_at           TEXT NOT NULL,"
+    "  updated_at           TEXT NOT NULL"
+    ");"
+    "CREATE INDEX runs_status ON runs (status);"
+    "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+    "CREATE TABLE tool_calls ("
+    "  id                TEXT PRIMARY KEY,"
+    "  run_id            TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    "  message_id        TEXT NOT NULL,"
+    "  result_message_id TEXT,"
+    "  round             INTEGER NOT NULL,"
+    "  position          INTEGER NOT NULL,"
+    "  provider_call_id  TEXT,"
+    "  name              TEXT NOT NULL,"
+    "  arguments_json    TEXT NOT NULL,"
+    "  status            TEXT NOT NULL,"
+    "  result_text       TEXT,"
+    "  created_at        TEXT NOT NULL,"
+    "  updated_at        TEXT NOT NULL"
+    ");"
+    "CREATE INDEX tool_calls_run ON tool_calls (run_id, round, position);"
+    "CREATE INDEX tool_calls_message ON tool_calls (message_id);"
+    "PRAGMA user_version = 4;" },
+
+  { 5,
+    /* Duplicate keys of inference requests are scoped to route,
+     * conversation and agent (prs-api-idempotency.h); before, one
+     * conversation's idempotencyKey answered another's request. Each
+     * stored key keeps its meaning, in its own scope only. */
+    "UPDATE messages SET dedup_key = substr (dedup_key, 1, 5)"
+    "  || COALESCE (CASE WHEN json_valid (extra_json) THEN json_extract (extra_json, '$.route') END,"
+    "               'agent-inference')"
+    "  || ':' || conversation_id || ':' || COALESCE (agent_id, '') || ':' || substr (dedup_key, 6)"
+    " WHERE substr (dedup_key, 1, 5) IN ('idem:', 'exec:');"
+    "PRAGMA user_version = 5;" },
+
+  { 6,
+    /* MCP servers the user added (src/core/mcp/). Secrets are not here:
+     * header values and the env values marked secret live in the keyring;
+     * headers_json and secret_env_json only name them. */
+    "CREATE TABLE mcp_servers ("
+    "  id              TEXT PRIMARY KEY,"
+    /* Unique ignoring case: the name starts its tools' names, and some
+     * providers compare those ignoring case */
+    "  name            TEXT NOT NULL UNIQUE COLLATE NOCASE,"
+    "  transport       TEXT NOT NULL CHECK (transport IN ('stdio', 'http')),"
+    "  command         TEXT,"
+    "  args_json       TEXT NOT NULL DEFAULT '[]',"
+    "  env_json        TEXT NOT NULL DEFAULT '[]',"
+    "  secret_env_json TEXT NOT NULL DEFAULT '[]',"
+    "  url             TEXT,"
+    "  headers_json    TEXT NOT NULL DEFAULT '[]',"
+    "  enabled         INTEGER NOT NULL DEFAULT 1,"
+    "  shared          INTEGER NOT NULL DEFAULT 0,"
+    "  created_at      TEXT NOT NULL,"
+    "  CHECK ((transport = 'stdio' AND command IS NOT NULL AND url IS NULL) OR"
+    "         (transport = 'http' AND url IS NOT NULL AND command IS NULL))"
+    ");"
+    "PRAGMA user_version = 6;" },
+
+  /* Insights (docs/insights.md): model calls, tool call start times, the
+   * daily totals and the triggers that keep them; the SQL is long and
+   * lives beside its queries */
+  { 7, prs_store_insights_schema },
+};
+
+int
+prs_store_get_latest_version (void)
+{
+  return migrations[G_N_ELEMENTS (migrations) - 1].version;
+}
+
+gboolean
+prs_store_read_user_version (PrsStore  *self,
+                             int       *out_version,
+                             GError   **error)
+{
+  g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self, "PRAGMA user_version", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  if (prs_store_step_row (self, stmt, "Could not read the database version", error) != 1)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE,
+                             "Could not read the database version");
+      return FALSE;
+    }
+
+  *out_version = sqlite3_column_int (stmt, 0);
+  return TRUE;
+}
+
+static gboolean
+run_migration (PrsStore            *self,
+               const PrsMigration  *migration,
+               GError             **error)
+{
+  char *errmsg = NULL;
+  int current;
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+
+  /* Another connection may have migrated while this one waited for the lock. */
+  if (!prs_store_read_user_version (self, &current, error))
+    goto fail;
+  if (current >= migration->version)
+    return prs_store_commit (self, error);
+  if (current != migration->version - 1)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                   "The database “%s” is at schema version %d, expected %d",
+                   self->path, current, migration->version - 1);
+      goto fail;
+    }
+
+  if (sqlite3_exec (self->db, migration->sql, NULL, NULL, &errmsg) != SQLITE_OK)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                   "Could not upgrade the database “%s” to version %d: %s",
+                   self->path, migration->version,
+                   errmsg != NULL ? errmsg : sqlite3_errmsg (self->db));
+      sqlite3_free (errmsg);
+      goto fail;
+    }
+
+  if (!prs_store_read_user_version (self, &current, error))
+    goto fail;
+  g_assert (current == migration->version);
+
+  return prs_store_commit (self, error);
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+/* Runs every migration after @version up to @target_version. */
+gboolean
+prs_store_migrate (PrsStore  *self,
+                   int        version,
+                   int        target_version,
+                   GError   **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (migrations); i++)
+    {
+      if (migrations[i].version <= version)
+        continue;
+      if (migrations[i].version > target_version)
+        break;
+      if (!run_migration (self, &migrations[i], error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
