@@ -12,7 +12,6 @@
 #include "prs-insights.h"
 #include "prs-json.h"
 #include "prs-store-insights.h"
-#include "prs-store-internal.h"
 #include "prs-test-util.h"
 
 typedef struct
@@ -49,16 +48,6 @@ fixture_teardown (Fixture       *fixture,
 /* ---- seeding, as the app writes ---- */
 
 static void
-exec (PrsStore   *store,
-      const char *sql)
-{
-  char *message = NULL;
-
-  if (sqlite3_exec (store->db, sql, NULL, NULL, &message) != SQLITE_OK)
-    g_error ("%s: %s", sql, message);
-}
-
-static void
 add_run (Fixture    *fixture,
          const char *id,
          const char *agent_id,
@@ -69,7 +58,7 @@ add_run (Fixture    *fixture,
                      " VALUES ('%s', '%s', '%s', 'chat', 'completed', '%s', '%s')",
                      id, fixture->conversation_id, agent_id, created_at, created_at);
 
-  exec (fixture->store, sql);
+  prs_test_store_exec (fixture->store, sql);
 }
 
 static void
@@ -108,7 +97,7 @@ propose (Fixture    *fixture,
                      " 'proposed', '%s', '%s')",
                      id, run_id, id, tool, created_at, created_at);
 
-  exec (fixture->store, sql);
+  prs_test_store_exec (fixture->store, sql);
 }
 
 /* Its status saved at @at, the way prs_store_save_tool_call does (an
@@ -126,7 +115,7 @@ set_status (Fixture    *fixture,
                      " ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at",
                      status, at, id);
 
-  exec (fixture->store, sql);
+  prs_test_store_exec (fixture->store, sql);
 }
 
 /* A call that ran from @started to @ended (times on 2026-03-20, UTC) */
@@ -347,8 +336,9 @@ test_names (Fixture       *fixture,
   g_autoptr(PrsInsights) insights = NULL;
 
   seed_models (fixture);
-  exec (fixture->store, "INSERT INTO providers (id, name, kind, model, created_at)"
-                        " VALUES ('id-Cloud', 'Cloud (renamed)', 'openai', 'big', '2026-01-01T00:00:00.000Z')");
+  prs_test_store_exec (fixture->store,
+                       "INSERT INTO providers (id, name, kind, model, created_at)"
+                       " VALUES ('id-Cloud', 'Cloud (renamed)', 'openai', 'big', '2026-01-01T00:00:00.000Z')");
   g_assert_true (prs_store_save_agent (fixture->store, agent, NULL, &error));
   g_assert_no_error (error);
   insights = read_at (fixture, PRS_INSIGHTS_ALL, "2026-03-22T12:00:00");
@@ -594,7 +584,7 @@ test_migration (void)
     " ('t2', 'r1', 'm2', 1, 1, 'search', '{}', 'denied', '2026-03-20T09:00:00.000Z', '2026-03-20T09:00:01.000Z'),"
     " ('t3', 'r1', 'm3', 1, 2, 'search', '{}', 'proposed', '2026-03-20T09:00:00.000Z', '2026-03-20T09:00:01.000Z');",
     conversation, conversation);
-  exec (store, sql);
+  prs_test_store_exec (store, sql);
   g_clear_object (&store);
 
   store = prs_store_new_for_path (path, &error);
@@ -630,9 +620,10 @@ test_migration (void)
   g_assert_cmpint (tool->duration.p50_ms, ==, PRS_INSIGHTS_UNKNOWN);
 
   /* And what happens from now on is counted on top */
-  exec (store, "UPDATE tool_calls SET status = 'approved', updated_at = '2026-03-21T10:00:00.000Z' WHERE id = 't3';"
-               "UPDATE tool_calls SET status = 'running', updated_at = '2026-03-21T10:00:00.000Z' WHERE id = 't3';"
-               "UPDATE tool_calls SET status = 'succeeded', updated_at = '2026-03-21T10:00:00.250Z' WHERE id = 't3';");
+  prs_test_store_exec (store,
+                       "UPDATE tool_calls SET status = 'approved', updated_at = '2026-03-21T10:00:00.000Z' WHERE id = 't3';"
+                       "UPDATE tool_calls SET status = 'running', updated_at = '2026-03-21T10:00:00.000Z' WHERE id = 't3';"
+                       "UPDATE tool_calls SET status = 'succeeded', updated_at = '2026-03-21T10:00:00.250Z' WHERE id = 't3';");
   g_clear_pointer (&insights, prs_insights_free);
   insights = prs_store_read_insights (store, PRS_INSIGHTS_ALL, NULL, &error);
   g_assert_no_error (error);

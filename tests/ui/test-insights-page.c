@@ -17,7 +17,6 @@
 #include "prs-runner.h"
 #include "prs-service.h"
 #include "prs-store-insights.h"
-#include "prs-store-internal.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
 
@@ -61,16 +60,6 @@ fixture_teardown (Fixture       *f,
 
 /* ---- seeding: one run today with a failover and two tool calls ---- */
 
-static void
-exec (PrsStore   *store,
-      const char *sql)
-{
-  char *message = NULL;
-
-  if (sqlite3_exec (store->db, sql, NULL, NULL, &message) != SQLITE_OK)
-    g_error ("%s: %s", sql, message);
-}
-
 static char *
 now_plus_ms (gint64 ms)
 {
@@ -107,7 +96,7 @@ seed (Fixture *f)
     " ('c1', 'run-1', 'm1', 1, 0, 'send_mail', '{}', 'succeeded', '%s', '%s', '%s'),"
     " ('c2', 'run-1', 'm2', 1, 1, 'send_mail', '{}', 'denied', '%s', '%s', NULL);",
     conversation, t0, t0, t0, t2, t1, t0, t0);
-  exec (store, sql);
+  prs_test_store_exec (store, sql);
   g_assert_true (prs_store_add_model_calls (store, calls, G_N_ELEMENTS (calls), &error));
   g_assert_no_error (error);
 }
