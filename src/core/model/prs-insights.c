@@ -10,8 +10,8 @@
 
 #include "prs-insights.h"
 
-static void
-model_free (gpointer data)
+void
+prs_insights_model_free (gpointer data)
 {
   PrsInsightsModel *model = data;
 
@@ -21,8 +21,8 @@ model_free (gpointer data)
   g_free (model);
 }
 
-static void
-agent_free (gpointer data)
+void
+prs_insights_agent_free (gpointer data)
 {
   PrsInsightsAgent *agent = data;
 
@@ -31,8 +31,8 @@ agent_free (gpointer data)
   g_free (agent);
 }
 
-static void
-tool_free (gpointer data)
+void
+prs_insights_tool_free (gpointer data)
 {
   PrsInsightsTool *tool = data;
 
@@ -46,9 +46,9 @@ prs_insights_new (PrsInsightsPeriod period)
   PrsInsights *insights = g_new0 (PrsInsights, 1);
 
   insights->period = period;
-  insights->models = g_ptr_array_new_with_free_func (model_free);
-  insights->agents = g_ptr_array_new_with_free_func (agent_free);
-  insights->tools = g_ptr_array_new_with_free_func (tool_free);
+  insights->models = g_ptr_array_new_with_free_func (prs_insights_model_free);
+  insights->agents = g_ptr_array_new_with_free_func (prs_insights_agent_free);
+  insights->tools = g_ptr_array_new_with_free_func (prs_insights_tool_free);
   insights->days = g_array_new (FALSE, TRUE, sizeof (PrsInsightsDay));
   return insights;
 }

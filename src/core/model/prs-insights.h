@@ -87,6 +87,10 @@ typedef struct
 } PrsInsights;
 
 PrsInsights *prs_insights_new    (PrsInsightsPeriod  period);
+/* Free a PrsInsightsModel*, PrsInsightsAgent*, PrsInsightsTool* */
+void         prs_insights_model_free (gpointer           model);
+void         prs_insights_agent_free (gpointer           agent);
+void         prs_insights_tool_free  (gpointer           tool);
 void         prs_insights_free   (PrsInsights       *insights);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsInsights, prs_insights_free)
 

@@ -291,113 +291,126 @@ column_count (sqlite3_stmt *stmt,
   return (guint64) MAX (sqlite3_column_int64 (stmt, column), 0);
 }
 
+static gpointer
+read_model (sqlite3_stmt  *stmt,
+            GError       **error)
+{
+  PrsInsightsModel *model = g_new0 (PrsInsightsModel, 1);
+
+  model->provider_id = g_strdup (prs_store_column_text (stmt, 0));
+  model->model = g_strdup (prs_store_column_text (stmt, 1));
+  model->provider_name = g_strdup (prs_store_column_text (stmt, 3));
+  model->runs = column_count (stmt, 4);
+  model->calls = column_count (stmt, 5);
+  model->failures = column_count (stmt, 6);
+  model->failovers = column_count (stmt, 7);
+  model->input_tokens = column_count (stmt, 8);
+  model->output_tokens = column_count (stmt, 9);
+  model->first_token.p50_ms = model->first_token.p95_ms = PRS_INSIGHTS_UNKNOWN;
+  model->total.p50_ms = model->total.p95_ms = PRS_INSIGHTS_UNKNOWN;
+  return model;
+}
+
+static gpointer
+read_agent (sqlite3_stmt  *stmt,
+            GError       **error)
+{
+  PrsInsightsAgent *agent = g_new0 (PrsInsightsAgent, 1);
+
+  agent->agent_id = g_strdup (prs_store_column_text (stmt, 0));
+  agent->agent_name = g_strdup (prs_store_column_text (stmt, 1));
+  agent->runs = column_count (stmt, 2);
+  agent->input_tokens = column_count (stmt, 3);
+  agent->output_tokens = column_count (stmt, 4);
+  return agent;
+}
+
+static gpointer
+read_tool (sqlite3_stmt  *stmt,
+           GError       **error)
+{
+  PrsInsightsTool *tool = g_new0 (PrsInsightsTool, 1);
+
+  tool->tool = g_strdup (prs_store_column_text (stmt, 0));
+  tool->calls = column_count (stmt, 1);
+  tool->decided = column_count (stmt, 2);
+  tool->approved = column_count (stmt, 3);
+  tool->settled = column_count (stmt, 4);
+  tool->succeeded = column_count (stmt, 5);
+  tool->duration.p50_ms = tool->duration.p95_ms = PRS_INSIGHTS_UNKNOWN;
+  return tool;
+}
+
+/* The rows of @sql (a string literal; ?1 the period's first day) through
+ * @read, added to @into (whose items @free_func frees) */
 static gboolean
-read_models (PrsStore     *self,
+read_rows (PrsStore         *self,
+           const char       *sql,
+           const char       *first_day,
+           const char       *what,
+           PrsStoreReadRow   read,
+           GDestroyNotify    free_func,
+           GPtrArray        *into,
+           GError          **error)
+{
+  g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self, sql, error);
+  GPtrArray *rows;
+
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, first_day);
+  rows = prs_store_collect_rows (self, stmt, what, read, free_func, error);
+  if (rows == NULL)
+    return FALSE;
+  g_ptr_array_extend_and_steal (into, rows);
+  return TRUE;
+}
+
+static gboolean
+read_counts (PrsStore     *self,
              const char   *first_day,
              PrsInsights  *insights,
-             GHashTable   *by_key,
+             GHashTable   *models,
+             GHashTable   *tools,
              GError      **error)
 {
-  g_autoptr(PrsStmt) stmt = NULL;
-  int rc;
-
-  /* The name: the provider's now, else the last it had in the period
+  /* A provider's name: its name now, else the last it had in the period
    * (SQLite takes a bare column from the row of MAX) */
-  stmt = prs_store_prepare_cached (self,
-                                   "SELECT d.provider_id, d.model, MAX (d.day), COALESCE (p.name, d.provider_name),"
-                                   " SUM (d.runs), SUM (d.calls), SUM (d.failures), SUM (d.failovers),"
-                                   " SUM (d.input_tokens), SUM (d.output_tokens)"
-                                   " FROM insight_model_days d LEFT JOIN providers p ON p.id = d.provider_id"
-                                   " WHERE d.day >= ?1 GROUP BY d.provider_id, d.model",
-                                   error);
-  if (stmt == NULL)
+  if (!read_rows (self,
+                  "SELECT d.provider_id, d.model, MAX (d.day), COALESCE (p.name, d.provider_name),"
+                  " SUM (d.runs), SUM (d.calls), SUM (d.failures), SUM (d.failovers),"
+                  " SUM (d.input_tokens), SUM (d.output_tokens)"
+                  " FROM insight_model_days d LEFT JOIN providers p ON p.id = d.provider_id"
+                  " WHERE d.day >= ?1 GROUP BY d.provider_id, d.model",
+                  first_day, "Could not read the figures per model", read_model,
+                  prs_insights_model_free, insights->models, error) ||
+      !read_rows (self,
+                  "SELECT d.agent_id, COALESCE (a.name, d.agent_id), SUM (d.runs),"
+                  " SUM (d.input_tokens), SUM (d.output_tokens)"
+                  " FROM insight_agent_days d LEFT JOIN agents a ON a.id = d.agent_id"
+                  " WHERE d.day >= ?1 GROUP BY d.agent_id",
+                  first_day, "Could not read the figures per agent", read_agent,
+                  prs_insights_agent_free, insights->agents, error) ||
+      !read_rows (self,
+                  "SELECT tool, SUM (calls), SUM (decided), SUM (approved), SUM (settled),"
+                  " SUM (succeeded) FROM insight_tool_days WHERE day >= ?1 GROUP BY tool",
+                  first_day, "Could not read the figures per tool", read_tool,
+                  prs_insights_tool_free, insights->tools, error))
     return FALSE;
-  prs_store_bind_text (stmt, 1, first_day);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the figures per model", error)) == 1)
+
+  for (guint i = 0; i < insights->models->len; i++)
     {
-      PrsInsightsModel *model = g_new0 (PrsInsightsModel, 1);
+      PrsInsightsModel *model = g_ptr_array_index (insights->models, i);
 
-      model->provider_id = g_strdup (prs_store_column_text (stmt, 0));
-      model->model = g_strdup (prs_store_column_text (stmt, 1));
-      model->provider_name = g_strdup (prs_store_column_text (stmt, 3));
-      model->runs = column_count (stmt, 4);
-      model->calls = column_count (stmt, 5);
-      model->failures = column_count (stmt, 6);
-      model->failovers = column_count (stmt, 7);
-      model->input_tokens = column_count (stmt, 8);
-      model->output_tokens = column_count (stmt, 9);
-      model->first_token.p50_ms = model->first_token.p95_ms = PRS_INSIGHTS_UNKNOWN;
-      model->total.p50_ms = model->total.p95_ms = PRS_INSIGHTS_UNKNOWN;
-      g_ptr_array_add (insights->models, model);
-      g_hash_table_insert (by_key, model_key (model->provider_id, model->model), model);
+      g_hash_table_insert (models, model_key (model->provider_id, model->model), model);
     }
-  return rc == 0;
-}
-
-static gboolean
-read_agents (PrsStore     *self,
-             const char   *first_day,
-             PrsInsights  *insights,
-             GError      **error)
-{
-  g_autoptr(PrsStmt) stmt = NULL;
-  int rc;
-
-  stmt = prs_store_prepare_cached (self,
-                                   "SELECT d.agent_id, COALESCE (a.name, d.agent_id), SUM (d.runs),"
-                                   " SUM (d.input_tokens), SUM (d.output_tokens)"
-                                   " FROM insight_agent_days d LEFT JOIN agents a ON a.id = d.agent_id"
-                                   " WHERE d.day >= ?1 GROUP BY d.agent_id",
-                                   error);
-  if (stmt == NULL)
-    return FALSE;
-  prs_store_bind_text (stmt, 1, first_day);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the figures per agent", error)) == 1)
+  for (guint i = 0; i < insights->tools->len; i++)
     {
-      PrsInsightsAgent *agent = g_new0 (PrsInsightsAgent, 1);
+      PrsInsightsTool *tool = g_ptr_array_index (insights->tools, i);
 
-      agent->agent_id = g_strdup (prs_store_column_text (stmt, 0));
-      agent->agent_name = g_strdup (prs_store_column_text (stmt, 1));
-      agent->runs = column_count (stmt, 2);
-      agent->input_tokens = column_count (stmt, 3);
-      agent->output_tokens = column_count (stmt, 4);
-      g_ptr_array_add (insights->agents, agent);
+      g_hash_table_insert (tools, model_key ("tool", tool->tool), tool);
     }
-  return rc == 0;
-}
-
-static gboolean
-read_tools (PrsStore     *self,
-            const char   *first_day,
-            PrsInsights  *insights,
-            GHashTable   *by_key,
-            GError      **error)
-{
-  g_autoptr(PrsStmt) stmt = NULL;
-  int rc;
-
-  stmt = prs_store_prepare_cached (self,
-                                   "SELECT tool, SUM (calls), SUM (decided), SUM (approved), SUM (settled),"
-                                   " SUM (succeeded) FROM insight_tool_days WHERE day >= ?1 GROUP BY tool",
-                                   error);
-  if (stmt == NULL)
-    return FALSE;
-  prs_store_bind_text (stmt, 1, first_day);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the figures per tool", error)) == 1)
-    {
-      PrsInsightsTool *tool = g_new0 (PrsInsightsTool, 1);
-
-      tool->tool = g_strdup (prs_store_column_text (stmt, 0));
-      tool->calls = column_count (stmt, 1);
-      tool->decided = column_count (stmt, 2);
-      tool->approved = column_count (stmt, 3);
-      tool->settled = column_count (stmt, 4);
-      tool->succeeded = column_count (stmt, 5);
-      tool->duration.p50_ms = tool->duration.p95_ms = PRS_INSIGHTS_UNKNOWN;
-      g_ptr_array_add (insights->tools, tool);
-      g_hash_table_insert (by_key, model_key ("tool", tool->tool), tool);
-    }
-  return rc == 0;
+  return TRUE;
 }
 
 /* ---- percentiles ---- */
@@ -727,9 +740,7 @@ prs_store_read_insights (PrsStore           *self,
   /* One read transaction: every figure from the same moment */
   if (!prs_store_exec_cached (self, "BEGIN", "Could not read the figures", error))
     return NULL;
-  ok = read_models (self, first_day != NULL ? first_day : "", insights, models, error) &&
-       read_agents (self, first_day != NULL ? first_day : "", insights, error) &&
-       read_tools (self, first_day != NULL ? first_day : "", insights, tools, error) &&
+  ok = read_counts (self, first_day != NULL ? first_day : "", insights, models, tools, error) &&
        read_latencies (self, first_day == NULL, first_day, models, tools, error) &&
        collect_days (self, first_day != NULL ? first_day : "", days, error);
   prs_store_rollback (self);
