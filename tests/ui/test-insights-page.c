@@ -133,6 +133,17 @@ show_page (Fixture *f)
   return page;
 }
 
+/* The page never asks for more width than the window's content has at
+ * the least (360 px), with figures or without: else the window folds */
+static void
+assert_narrow (PrsInsightsPage *page)
+{
+  int minimum, natural;
+
+  gtk_widget_measure (GTK_WIDGET (page), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, &natural, NULL, NULL);
+  g_assert_cmpint (minimum, <=, 360);
+}
+
 static GtkStack *
 page_stack (PrsInsightsPage *page)
 {
@@ -168,6 +179,7 @@ test_figures (Fixture       *f,
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (page)));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (page_stack (page)), ==, "figures");
   g_assert_cmpint (prs_insights_page_get_period (page), ==, PRS_INSIGHTS_7_DAYS);
+  assert_narrow (page);
 
   /* What a person reads, in labels they can select */
   assert_label (GTK_WIDGET (page), "qwen2.5");
@@ -421,6 +433,7 @@ test_empty (Fixture       *f,
   page = show_page (f);
   g_assert_cmpstr (gtk_stack_get_visible_child_name (page_stack (page)), ==, "empty");
   g_assert_nonnull (prs_test_find_label (GTK_WIDGET (page), "Nothing Happened in This Period"));
+  assert_narrow (page);
   prs_insights_page_set_period (page, PRS_INSIGHTS_ALL);
   g_assert_true (prs_test_wait_until (page_read, page));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (page_stack (page)), ==, "empty");
@@ -430,8 +443,15 @@ int
 main (int   argc,
       char *argv[])
 {
+  g_autoptr(GtkCssProvider) style = NULL;
+
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
+  /* The application's style sheet, as AdwApplication loads it */
+  style = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (style, RESOURCE_PREFIX "/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (style),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/ui/insights/figures", test_figures);
