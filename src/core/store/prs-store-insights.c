@@ -653,7 +653,8 @@ fill_days (PrsInsights *insights,
   insights->last_day = g_strdup (last);
   if (first == NULL)
     return;
-  insights->first_day = g_strdup (first);
+  if (insights->first_day == NULL)
+    insights->first_day = g_strdup (first);
 
   g_clear_pointer (&insights->days, g_array_unref);
   insights->days = prs_insights_days_between (first, last);
