@@ -260,8 +260,10 @@ main (int   argc,
   seeder.store = prs_store_new (argv[2], &error);
   if (seeder.store == NULL)
     goto fail;
-  /* Room for the indexes being written, not a durability setting */
-  sqlite3_exec (seeder.store->db, "PRAGMA cache_size = -262144", NULL, NULL, NULL);
+  /* Seeding speed, not durability: room for the indexes being written,
+   * and the statement journals the triggers' statements need in memory
+   * (in /var/tmp they were three quarters of the seeding time) */
+  sqlite3_exec (seeder.store->db, "PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
   if (!prs_store_begin_immediate (seeder.store, &error))
     goto fail;
   if (!add_conversation (&seeder, &error))
