@@ -69,6 +69,9 @@ main (int   argc,
   gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  /* The resource's icons, as the application's resource-base-path adds them */
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                    RESOURCE_PREFIX "/icons");
 
   service = prs_service_new (argv[1], prs_test_free_port ());
   if (!prs_service_start (service, &error))
