@@ -705,6 +705,7 @@ static const Command commands[] = {
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin; n8n webhook-auth --header NAME --value-stdin; n8n setup [--examples])") },
   { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
   { "rule", prs_ctl_cmd_rule, N_("Auto-approval rules for tool calls (rule add --tool T [--agent A] [--conversation SLUG] --action approve|deny, rule list, rule remove ID)") },
+  { "schedule", prs_ctl_cmd_schedule, N_("Scheduled prompts (schedule add --name N --conversation SLUG --agent ID --prompt TEXT --daily 07:30 …; schedule list, run NAME, enable NAME, disable NAME, remove NAME)") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },
   { "tools", cmd_tools, N_("List the stored tools") },
 };

@@ -82,4 +82,9 @@ int prs_ctl_cmd_rule     (PrsCtl  *ctl,
                           int      argc,
                           char   **argv);
 
+/* prs-ctl-schedule.c */
+int prs_ctl_cmd_schedule (PrsCtl  *ctl,
+                          int      argc,
+                          char   **argv);
+
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include "prs-n8n-setup.h"
 #include "prs-paths.h"
 #include "prs-runner.h"
+#include "prs-scheduler.h"
 #include "prs-service.h"
 #include "prs-settings.h"
 #include "prs-thread.h"
@@ -37,6 +38,7 @@ struct _PrsService
   PrsSettings   *settings;
   PrsCallbackRegistry *registry;
   PrsRunner     *runner;
+  PrsScheduler  *scheduler;
 
   gboolean       storage_full;
   guint          storage_check_id;
@@ -260,6 +262,27 @@ start_runner (PrsService *self)
   g_signal_connect_object (self->runner, "approval-needed", G_CALLBACK (on_run_approval_needed), self, 0);
 }
 
+/* Scheduled prompts (docs/schedules.md): their messages are announced like
+ * the API's and the runs' */
+static void
+start_scheduler (PrsService *self)
+{
+  g_autoptr(PrsClock) clock = prs_clock_new_from_environment ();
+
+  self->scheduler = prs_scheduler_new (self->store, self->runner, clock);
+  g_signal_connect_object (self->scheduler, "message-added", G_CALLBACK (on_api_message_added), self, 0);
+  g_signal_connect_object (self->scheduler, "message-changed", G_CALLBACK (on_run_message_changed), self, 0);
+  prs_scheduler_start (self->scheduler);
+}
+
+PrsScheduler *
+prs_service_get_scheduler (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+
+  return self->scheduler;
+}
+
 PrsRunner *
 prs_service_get_runner (PrsService *self)
 {
@@ -405,6 +428,9 @@ prs_service_start (PrsService  *self,
   prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
   if (!prs_api_server_start (self->api_server, error))
     return FALSE;
+  /* Scheduled prompts first: those fired before a stop whose run never
+   * began start now, before resuming would mark them interrupted */
+  start_scheduler (self);
   /* Pending approvals come back; calls that were running are interrupted */
   prs_runner_resume (self->runner);
 
@@ -425,6 +451,8 @@ prs_service_stop (PrsService *self)
 
   if (self->discovery != NULL)
     prs_discovery_set_schedule (self->discovery, 0);
+  if (self->scheduler != NULL)
+    prs_scheduler_stop (self->scheduler);
   if (self->api_server != NULL)
     prs_api_server_stop (self->api_server);
 }
@@ -504,6 +532,7 @@ prs_service_dispose (GObject *object)
   g_clear_object (&self->api_server);
   g_clear_object (&self->conversations);
   g_clear_object (&self->discovery);
+  g_clear_object (&self->scheduler);
   g_clear_object (&self->runner);
   g_clear_object (&self->registry);
   g_clear_object (&self->providers);

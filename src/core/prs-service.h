@@ -13,6 +13,7 @@
 #include "prs-n8n-client.h"
 #include "prs-providers.h"
 #include "prs-runner.h"
+#include "prs-scheduler.h"
 #include "prs-secrets.h"
 #include "prs-settings.h"
 #include "prs-store.h"
@@ -42,6 +43,8 @@ PrsSettings  *prs_service_get_settings  (PrsService *self);
 PrsProviders *prs_service_get_providers (PrsService *self);
 /* Agent runs (NULL before start): PrsRunner on the main thread. */
 PrsRunner    *prs_service_get_runner    (PrsService *self);
+/* Scheduled prompts (NULL before start). */
+PrsScheduler *prs_service_get_scheduler (PrsService *self);
 /* The conversations, newest first, kept current (NULL before start). */
 PrsConversationList *prs_service_get_conversations (PrsService *self);
 /* Stores a message made in the app (prs_store_insert_message ()), refreshes

@@ -12,6 +12,7 @@
 #include "prs-frame-trace.h"
 #include "prs-insights-page.h"
 #include "prs-preferences-window.h"
+#include "prs-schedules-page.h"
 #include "prs-tools-page.h"
 #include "prs-window.h"
 
@@ -33,6 +34,7 @@ struct _PrsWindow
   AdwLeaflet           *leaflet;
   GtkWidget            *refresh_button;
   GtkStack             *sidebar_stack;
+  PrsSchedulesPage     *schedules_page;
   GtkSpinner           *spinner;
   GtkRevealer          *storage_banner;
   AdwToastOverlay      *toast_overlay;
@@ -126,6 +128,11 @@ update_title (PrsWindow *self)
       adw_window_title_set_title (self->content_title, _("Agents"));
       adw_window_title_set_subtitle (self->content_title, "");
     }
+  else if (g_strcmp0 (page, "schedules") == 0)
+    {
+      adw_window_title_set_title (self->content_title, _("Schedules"));
+      adw_window_title_set_subtitle (self->content_title, "");
+    }
   else if (g_strcmp0 (page, "insights") == 0)
     {
       adw_window_title_set_title (self->content_title, _("Insights"));
@@ -148,6 +155,7 @@ update_title (PrsWindow *self)
   gtk_widget_set_visible (self->conversation_menu_button, g_strcmp0 (page, "conversation") == 0);
   gtk_widget_set_visible (self->refresh_button, g_strcmp0 (page, "tools") == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename-conversation", self->shown != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.schedule-here", self->shown != NULL);
 }
 
 static void
@@ -457,6 +465,43 @@ show_agents_activated (GtkWidget  *widget,
 }
 
 static void
+show_schedules_activated (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+
+  if (prs_schedules_page_reload (self->schedules_page, &error) < 0)
+    prs_window_show_toast (self, error->message);
+  gtk_stack_set_visible_child_name (self->content_stack, "schedules");
+  update_title (self);
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+}
+
+/* A new schedule for the conversation shown, answered by its agent */
+static void
+schedule_here_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  if (self->shown == NULL)
+    return;
+  prs_schedules_page_edit (self->schedules_page, NULL, prs_conversation_get_slug (self->shown),
+                           prs_conversation_get_default_agent (self->shown));
+}
+
+PrsSchedulesPage *
+prs_window_get_schedules_page (PrsWindow *self)
+{
+  g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
+  return self->schedules_page;
+}
+
+static void
 show_insights_activated (GtkWidget  *widget,
                          const char *action_name,
                          GVariant   *parameter)
@@ -637,6 +682,7 @@ prs_window_new (gpointer    application,
   prs_conversation_view_set_service (self->conversation_view, service);
   prs_tools_page_set_service (self->tools_page, service);
   prs_agents_page_set_service (self->agents_page, service);
+  prs_schedules_page_set_service (self->schedules_page, service);
   prs_insights_page_set_service (self->insights_page, service);
   g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
 
@@ -703,6 +749,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, insights_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, refresh_button);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, schedules_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, spinner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, storage_banner);
@@ -713,7 +760,9 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.show-tools", NULL, show_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.show-agents", NULL, show_agents_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-schedules", NULL, show_schedules_activated);
   gtk_widget_class_install_action (widget_class, "win.show-insights", NULL, show_insights_activated);
+  gtk_widget_class_install_action (widget_class, "win.schedule-here", NULL, schedule_here_activated);
   gtk_widget_class_install_action (widget_class, "win.refresh-tools", NULL, refresh_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_activated);
@@ -732,6 +781,7 @@ prs_window_class_init (PrsWindowClass *klass)
   g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
   g_type_ensure (PRS_TYPE_TOOLS_PAGE);
   g_type_ensure (PRS_TYPE_AGENTS_PAGE);
+  g_type_ensure (PRS_TYPE_SCHEDULES_PAGE);
   g_type_ensure (PRS_TYPE_INSIGHTS_PAGE);
 }
 

@@ -7,6 +7,7 @@
 #   - durability: 200 SIGKILLs while a client posts inbound messages;
 #   - the store shared with prosponsive-ctl: 200 SIGKILLs while API writes
 #     and ctl verbs run side by side;
+#   - a scheduled prompt: 200 SIGKILLs around its due times;
 #   - disk full and prompt injection (as in CI);
 #   - fuzzing: each libFuzzer target for FUZZ_SECONDS (default 3600); with
 #     FUZZ_PARALLEL=1 all targets at once.
@@ -24,6 +25,7 @@ app=(--prosponsive "$build/src/app/prosponsive" --ctl "$build/src/app/prosponsiv
 status=0
 (cd "$top/tests/api" && python3 test-api-durability.py --full "${app[@]}") || status=1
 (cd "$top/tests/reliability" && python3 test-store-sharing.py --full "${app[@]}") || status=1
+(cd "$top/tests/reliability" && python3 test-schedule-kill.py --full "${app[@]}") || status=1
 (cd "$top/tests/reliability" && python3 test-disk-full.py "${app[@]}") || status=1
 (cd "$top/tests/reliability" && python3 test-injection.py "${app[@]}") || status=1
 "$top/tests/fuzz/run.sh" "${FUZZ_SECONDS:-3600}" ${FUZZ_PARALLEL:+--parallel} || status=1

@@ -3,8 +3,8 @@
 """The store shared by the running app and prosponsive-ctl, as the README
 teaches: `prosponsive --headless` takes writes through the API while ctl
 verbs that read and write the same database run beside it (discover,
-n8n setup, provider add/remove, rule add, agent import, token --rotate, tools,
-lists, backup), and the app — sometimes a ctl verb too — is killed with SIGKILL at
+n8n setup, provider add/remove, rule add, agent import, schedule add, token --rotate,
+tools, lists, backup), and the app — sometimes a ctl verb too — is killed with SIGKILL at
 a random moment, 20 times (200 with --full: tests/reliability/run-full.sh).
 
 Each round, before the kill, another process reads the live database and
@@ -46,6 +46,7 @@ class Ctl:
         self.stop = threading.Event()
         self.rules = set()          # tools of acknowledged `rule add`
         self.agents = set()         # ids of acknowledged `agent import`
+        self.schedules = set()      # names of acknowledged `schedule add`
         self.providers = {}         # name -> present after its last acknowledged verb
         self.uncertain = set()      # providers whose last verb was killed
         self.backups = []           # (path, conversations acknowledged before it began)
@@ -135,6 +136,12 @@ class Ctl:
                 self.expect(self.run('rule', 'list'), 'rule list')
             elif step == 7:
                 self.expect(self.run('agent', 'list'), 'agent list')
+                name = 'schedule-%d' % n
+                if self.expect(self.run('schedule', 'add', '--name', name, '--conversation', 'scheduled',
+                                        '--agent', 'a', '--prompt', 'Anything new?', '--every', '600m'),
+                               'schedule add'):
+                    self.schedules.add(name)
+                self.expect(self.run('schedule', 'list'), 'schedule list')
             elif step == 8:
                 path = os.path.join(self.work, 'backup-%d.db' % n)
                 before = client.snapshot()
@@ -359,12 +366,14 @@ def check_final(tap, app, client, ctl, db_path):
     rules = {row[0] for row in db.execute('SELECT tool FROM approval_rules')}
     agents = {row[0] for row in db.execute('SELECT id FROM agents')}
     providers = {row[0] for row in db.execute('SELECT name FROM providers')}
+    schedules = {row[0] for row in db.execute('SELECT name FROM schedules')}
     db.close()
     wrong = ['rule ' + t for t in ctl.rules - rules] + ['agent ' + a for a in ctl.agents - agents]
+    wrong += ['schedule ' + name for name in ctl.schedules - schedules]
     wrong += ['provider %s (%s)' % (p, 'gone' if here else 'back') for p, here in ctl.providers.items()
               if p not in ctl.uncertain and here != (p in providers)]
-    tap.ok(not wrong, 'every acknowledged ctl write is there (%d rules, %d agents, %d providers)'
-           % (len(ctl.rules), len(ctl.agents), len(ctl.providers)), wrong[:5])
+    tap.ok(not wrong, 'every acknowledged ctl write is there (%d rules, %d agents, %d providers, %d schedules)'
+           % (len(ctl.rules), len(ctl.agents), len(ctl.providers), len(ctl.schedules)), wrong[:5])
 
     app.stop()
     result = integrity(db_path)

@@ -219,7 +219,7 @@ const char prs_store_insights_schema[] =
   "         SUM (status = 'succeeded')"
   "  FROM tool_calls GROUP BY 1, 2;"
   /* This step's number in prs-store.c's list */
-  "PRAGMA user_version = 7;";
+  "PRAGMA user_version = 8;";
 
 /* ---- writing ------------------------------------------------------------ */
 

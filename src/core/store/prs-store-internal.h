@@ -107,6 +107,13 @@ gboolean      prs_store_migrate           (PrsStore     *self,
                                            int           version,
                                            int           target_version,
                                            GError      **error);
+/* prs_store_insert_message () inside a transaction the caller began and
+ * ends (several rows that must be written together); no field discovery. */
+gboolean      prs_store_insert_message_locked (PrsStore                *self,
+                                           const PrsMessageInsert  *message,
+                                           char                   **out_message_id,
+                                           gint64                  *out_seq,
+                                           GError                 **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
                                            GError      **error);

@@ -610,21 +610,20 @@ write_message (PrsStore                *self,
   return prs_store_step_done (self, bump_stmt, "Could not update the conversation", error);
 }
 
+/* The insert of prs_store_insert_message (), inside a transaction the
+ * caller began (prs-store-internal.h) */
 gboolean
-prs_store_insert_message (PrsStore                *self,
-                          const PrsMessageInsert  *message,
-                          char                   **out_message_id,
-                          gint64                  *out_seq,
-                          GError                 **error)
+prs_store_insert_message_locked (PrsStore                *self,
+                                 const PrsMessageInsert  *message,
+                                 char                   **out_message_id,
+                                 gint64                  *out_seq,
+                                 GError                 **error)
 {
   g_autofree char *id = NULL;
   g_autofree char *now = NULL;
   gint64 seq;
 
-  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   PRS_ASSERT_OWNER (&self->owner);
-  g_return_val_if_fail (message != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (message->conversation_id == NULL || message->kind == NULL || message->kind[0] == '\0')
     {
@@ -637,19 +636,40 @@ prs_store_insert_message (PrsStore                *self,
       !check_json_text (message->extra_json, "extra data", error))
     return FALSE;
 
-  if (!prs_store_begin_immediate (self, error))
-    return FALSE;
-
   id = g_uuid_string_random ();
   now = prs_store_now_iso8601 ();
   if (!check_message_target (self, message, error) ||
       !next_message_seq (self, message->conversation_id, &seq, error) ||
       !write_message (self, message, id, seq, now, error))
+    return FALSE;
+
+  if (out_message_id != NULL)
+    *out_message_id = g_steal_pointer (&id);
+  if (out_seq != NULL)
+    *out_seq = seq;
+  return TRUE;
+}
+
+gboolean
+prs_store_insert_message (PrsStore                *self,
+                          const PrsMessageInsert  *message,
+                          char                   **out_message_id,
+                          gint64                  *out_seq,
+                          GError                 **error)
+{
+  g_autofree char *id = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  g_return_val_if_fail (message != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  if (!prs_store_insert_message_locked (self, message, &id, out_seq, error))
     {
       prs_store_rollback (self);
       return FALSE;
     }
-
   if (!prs_store_commit (self, error))
     return FALSE;
 
@@ -660,8 +680,6 @@ prs_store_insert_message (PrsStore                *self,
 
   if (out_message_id != NULL)
     *out_message_id = g_steal_pointer (&id);
-  if (out_seq != NULL)
-    *out_seq = seq;
   return TRUE;
 }
 

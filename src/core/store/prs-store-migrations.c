@@ -217,10 +217,48 @@ static const PrsMigration migrations[] = {
     ");"
     "PRAGMA user_version = 6;" },
 
+  { 7,
+    /* Scheduled prompts (docs/schedules.md; prs-store-schedules.c). Times
+     * that decide when a schedule is due are unix seconds: base_at, before
+     * which nothing is due (when it was saved or turned on), and
+     * last_fired_at, the due time handled last. schedule_fires records each
+     * due time handled, in the same transaction as last_fired_at and the
+     * messages it made, so that none is handled twice. */
+    "CREATE TABLE schedules ("
+    "  id                TEXT PRIMARY KEY,"
+    "  name              TEXT NOT NULL UNIQUE COLLATE NOCASE,"
+    "  conversation_slug TEXT NOT NULL,"
+    "  conversation_id   TEXT,"
+    "  agent_id          TEXT NOT NULL,"
+    "  prompt            TEXT NOT NULL,"
+    "  context_json      TEXT,"
+    "  recurrence_json   TEXT NOT NULL,"
+    "  enabled           INTEGER NOT NULL DEFAULT 1,"
+    "  missed            TEXT NOT NULL DEFAULT 'run' CHECK (missed IN ('run', 'skip')),"
+    "  base_at           INTEGER NOT NULL,"
+    "  last_fired_at     INTEGER,"
+    "  run_requested_at  INTEGER,"
+    "  problem           TEXT,"
+    "  created_at        TEXT NOT NULL,"
+    "  updated_at        TEXT NOT NULL"
+    ");"
+    "CREATE TABLE schedule_fires ("
+    "  id          INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,"
+    "  due_at      INTEGER NOT NULL,"
+    "  kind        TEXT NOT NULL CHECK (kind IN ('due', 'missed-run', 'missed-skip', 'manual', 'failed')),"
+    "  message_id  TEXT,"
+    "  fired_at    TEXT NOT NULL"
+    ");"
+    /* A due time is handled once; Run Now may run at any time */
+    "CREATE UNIQUE INDEX schedule_fires_due ON schedule_fires (schedule_id, due_at) WHERE kind != 'manual';"
+    "CREATE INDEX schedule_fires_message ON schedule_fires (message_id) WHERE message_id IS NOT NULL;"
+    "PRAGMA user_version = 7;" },
+
   /* Insights (docs/insights.md): model calls, tool call start times, the
    * daily totals and the triggers that keep them; the SQL is long and
    * lives beside its queries */
-  { 7, prs_store_insights_schema },
+  { 8, prs_store_insights_schema },
 };
 
 int

@@ -10,6 +10,7 @@
 
 #include "prs-agent-editor.h"
 #include "prs-context-field-list.h"
+#include "prs-dialogs.h"
 #include "prs-guidance-builder.h"
 #include "prs-json.h"
 
@@ -615,46 +616,16 @@ show_toast_activated (GtkWidget  *widget,
 }
 
 static gboolean
-close_idle (gpointer data)
+save_from_dialog (GtkWindow  *window,
+                  GError    **error)
 {
-  PrsAgentEditor *self = data;
-
-  self->close_confirmed = TRUE;
-  gtk_window_close (GTK_WINDOW (self));
-  return G_SOURCE_REMOVE;
-}
-
-/* The dialog is transient for the editor: let it finish its response
- * before the editor goes. */
-static void
-close_soon (PrsAgentEditor *self)
-{
-  g_idle_add_full (G_PRIORITY_DEFAULT, close_idle, g_object_ref (self), g_object_unref);
-}
-
-static void
-on_discard_response (AdwMessageDialog *dialog,
-                     const char       *response,
-                     PrsAgentEditor   *self)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (g_strcmp0 (response, "save") == 0)
-    {
-      if (!prs_agent_editor_save (self, &error))
-        adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
-      else
-        close_soon (self);
-    }
-  else if (g_strcmp0 (response, "discard") == 0)
-    close_soon (self);
+  return prs_agent_editor_save (PRS_AGENT_EDITOR (window), error);
 }
 
 static gboolean
 prs_agent_editor_close_request (GtkWindow *window)
 {
   PrsAgentEditor *self = PRS_AGENT_EDITOR (window);
-  GtkWidget *dialog;
   g_autofree char *body = NULL;
 
   if (self->close_confirmed || !prs_agent_editor_get_modified (self))
@@ -665,23 +636,7 @@ prs_agent_editor_close_request (GtkWindow *window)
   else
     /* Translators: %s is the agent's name */
     body = g_strdup_printf (_("The changes to “%s” are not saved."), self->working->name);
-  dialog = adw_message_dialog_new (window, _("Discard Changes?"), body);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Keep Editing"),
-                                    "discard", _("_Discard"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
-  if (self->problem == NULL)
-    {
-      adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "save", _("_Save"));
-      adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
-      adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
-    }
-  else
-    adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_discard_response), self, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
+  prs_dialogs_ask_discard (window, body, self->problem == NULL ? save_from_dialog : NULL, self->toast_overlay);
   return TRUE;
 }
 

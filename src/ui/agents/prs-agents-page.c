@@ -11,6 +11,7 @@
 
 #include "prs-agent-file.h"
 #include "prs-agents-page.h"
+#include "prs-dialogs.h"
 #include "prs-error.h"
 
 struct _PrsAgentsPage
@@ -315,15 +316,8 @@ delete_activated (GtkWidget  *widget,
 
   /* Translators: %s is an agent's name */
   heading = g_strdup_printf (_("Delete “%s”?"), agent->name);
-  dialog = adw_message_dialog_new (parent_window (self), heading,
-                                   _("Conversations that use this agent switch to the default agent. Export it first to keep a copy."));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "delete", _("_Delete"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete", ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  dialog = GTK_WIDGET (prs_dialogs_new_delete (parent_window (self), heading,
+                                               _("Conversations that use this agent switch to the default agent. Export it first to keep a copy.")));
   g_object_set_data_full (G_OBJECT (dialog), "agent-id", g_strdup (agent->id), g_free);
   g_object_set_data_full (G_OBJECT (dialog), "agent-name", g_strdup (agent->name), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_delete_response), self, 0);

@@ -461,12 +461,19 @@ build_inbound (PrsMessageRow *self)
   PrsMessage *message = self->message;
   const char *workflow = prs_message_get_execution_string (message, "workflowId");
   const char *execution = prs_message_get_execution_string (message, "executionId");
+  /* A scheduled prompt (docs/schedules.md) names its schedule where a
+   * workflow's request names the workflow */
+  gboolean scheduled = g_strcmp0 (prs_message_get_extra_string (message, "origin"), "schedule") == 0;
   g_autofree char *time = format_time (prs_message_get_created_at (message));
   g_autofree char *origin = NULL;
   g_autofree char *prompt = g_strdup (prs_message_get_content (message));
   GtkWidget *box, *header, *icon, *label, *link, *expander;
 
-  if (workflow != NULL && execution != NULL)
+  if (scheduled)
+    /* Translators: an inbound message's origin: a schedule's name */
+    origin = g_strdup_printf (_("Schedule “%s”"), prs_message_get_extra_string (message, "scheduleName") != NULL
+                                                   ? prs_message_get_extra_string (message, "scheduleName") : "");
+  else if (workflow != NULL && execution != NULL)
     /* Translators: an inbound message's origin: workflow id, execution id */
     origin = g_strdup_printf (_("Workflow %s · Execution %s"), workflow, execution);
   else if (workflow != NULL)
@@ -479,7 +486,7 @@ build_inbound (PrsMessageRow *self)
   gtk_widget_set_hexpand (box, TRUE);
 
   header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  icon = gtk_image_new_from_icon_name ("network-transmit-receive-symbolic");
+  icon = gtk_image_new_from_icon_name (scheduled ? "alarm-symbolic" : "network-transmit-receive-symbolic");
   gtk_widget_add_css_class (icon, "dim-label");
   gtk_box_append (GTK_BOX (header), icon);
   label = caption_label (origin);

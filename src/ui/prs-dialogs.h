@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-dialogs.h: the questions editors and pages ask the same way —
+ * "Discard Changes?" when an editor with unsaved changes is closed, and
+ * "Delete “X”?" before something goes. */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+/* Saves what @editor edits; FALSE with @error (shown as a toast). */
+typedef gboolean (*PrsDialogsSaveFunc) (GtkWindow  *editor,
+                                        GError    **error);
+
+/* For an editor's close-request with unsaved changes: asks "Discard
+ * Changes?" with @body — Keep Editing, Discard, and (unless @save is NULL)
+ * Save, the default. Discard destroys @editor; Save runs @save and then
+ * destroys it, or shows why not on @toasts and keeps it. */
+void              prs_dialogs_ask_discard (GtkWindow          *editor,
+                                           const char         *body,
+                                           PrsDialogsSaveFunc  save,
+                                           AdwToastOverlay    *toasts);
+
+/* "Cancel" (the default) and a destructive "Delete"; the caller connects
+ * to ::response ("delete" or "cancel") and presents it. */
+AdwMessageDialog *prs_dialogs_new_delete  (GtkWindow          *parent,
+                                           const char         *heading,
+                                           const char         *body);
+
+G_END_DECLS
