@@ -475,6 +475,43 @@ def bench_flood():
     flood_bench.run(ARGS, WORK, app_env, bench_line, failed, note, inference_bench._provider)
 
 
+INSIGHTS_RUNS = 1_000_000
+
+
+def bench_insights():
+    """insights-1m: the figures of each period over 1,000,000 runs and
+    2,000,000 tool calls (bench/seed-insights: a year of them, through the
+    store's triggers), the slowest period against one COUNT(*) over the
+    runs on the same connection."""
+    d = os.path.join(WORK, 'insights')
+    t0 = time.monotonic()
+    subprocess.run([tool('seed-insights'), str(INSIGHTS_RUNS), d], capture_output=True, text=True,
+                   timeout=1800, check=True)
+    note('insights-1m: seeded %d runs and %d tool calls over 365 days in %.0f s'
+         % (INSIGHTS_RUNS, 2 * INSIGHTS_RUNS, time.monotonic() - t0))
+    out = subprocess.run([tool('bench-insights'), d, '--rounds', '7' if ARGS.quick else '15'],
+                         capture_output=True, text=True, timeout=600, check=True).stdout
+    counts, periods, opened = {}, {}, None
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[0] == 'COUNT':
+            counts[parts[1]] = (int(parts[2]), float(parts[3]))
+        elif parts[0] == 'PERIOD':
+            periods[parts[1]] = float(parts[2])
+        elif parts[0] == 'OPEN':
+            opened = float(parts[1])
+    if counts['runs'][0] != INSIGHTS_RUNS or counts['tool_calls'][0] != 2 * INSIGHTS_RUNS:
+        raise RuntimeError('the seeded store holds %s' % counts)
+    slowest = max(periods, key=periods.get)
+    worst = periods[slowest]
+    baseline = counts['runs'][1]
+    note('insights-1m: median ms per period: %s; COUNT(*) runs %.2f ms, tool_calls %.2f ms; '
+         'a new connection + "all" (the page\'s worker thread) %.2f ms'
+         % (', '.join('%s %.2f' % kv for kv in periods.items()), baseline, counts['tool_calls'][1], opened))
+    bench_line('insights-1m', '%.2f' % worst, 'ms', '%.2f' % baseline, '%.2f' % (worst / baseline),
+               '<=100ms', worst <= 100.0, 'slowest period: %s' % slowest)
+
+
 BENCHES = {
     'discovery-1000': bench_discovery,
     'layout-throughput': bench_layout,
@@ -484,12 +521,13 @@ BENCHES = {
     'resolve-throughput': bench_resolve,  # also headless-rss
     'inference-overhead': bench_inference,
     'flood-5000': bench_flood,
+    'insights-1m': bench_insights,
 }
 UNITS = {
     'discovery-1000': ('ms', '2.0'), 'layout-throughput': ('MB/s', '>=100MB/s,linear<=1.5'),
     'idle-rss': ('MB', '1.5'), 'open-100k': ('ms', '2.0,<300ms'), 'ui-under-load': ('ms', '2.0,<33ms'),
     'resolve-throughput': ('req/s', '1.0'), 'inference-overhead': ('ms', '<=2ms'),
-    'flood-5000': ('ms', '1.5,catch-up<1s'),
+    'flood-5000': ('ms', '1.5,catch-up<1s'), 'insights-1m': ('ms', '<=100ms'),
 }
 
 RESULTS = []

@@ -699,6 +699,7 @@ static const Command commands[] = {
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
   { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },
+  { "insights", prs_ctl_cmd_insights, N_("Runs, tokens, times and failures per provider and model, agent and tool ([--since today|7d|30d|all] [--json])") },
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
   { "mcp", prs_ctl_cmd_mcp, N_("MCP servers whose tools agents can use (mcp add --name N --command CMD [--arg A]… | --url URL [--header-stdin]; mcp list, test NAME, remove NAME)") },
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin; n8n webhook-auth --header NAME --value-stdin; n8n setup [--examples])") },

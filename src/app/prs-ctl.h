@@ -54,6 +54,11 @@ int prs_ctl_cmd_fields (PrsCtl  *ctl,
                         int      argc,
                         char   **argv);
 
+/* prs-ctl-insights.c */
+int prs_ctl_cmd_insights (PrsCtl  *ctl,
+                          int      argc,
+                          char   **argv);
+
 /* prs-ctl-mcp.c */
 int prs_ctl_cmd_mcp      (PrsCtl  *ctl,
                           int      argc,

@@ -10,6 +10,7 @@
 #include "prs-conversation-row.h"
 #include "prs-conversation-view.h"
 #include "prs-frame-trace.h"
+#include "prs-insights-page.h"
 #include "prs-preferences-window.h"
 #include "prs-schedules-page.h"
 #include "prs-tools-page.h"
@@ -29,6 +30,7 @@ struct _PrsWindow
   AdwWindowTitle       *content_title;
   GtkStack             *content_stack;
   GtkWidget            *conversation_menu_button;
+  PrsInsightsPage      *insights_page;
   AdwLeaflet           *leaflet;
   GtkWidget            *refresh_button;
   GtkStack             *sidebar_stack;
@@ -129,6 +131,11 @@ update_title (PrsWindow *self)
   else if (g_strcmp0 (page, "schedules") == 0)
     {
       adw_window_title_set_title (self->content_title, _("Schedules"));
+      adw_window_title_set_subtitle (self->content_title, "");
+    }
+  else if (g_strcmp0 (page, "insights") == 0)
+    {
+      adw_window_title_set_title (self->content_title, _("Insights"));
       adw_window_title_set_subtitle (self->content_title, "");
     }
   else if (g_strcmp0 (page, "conversation") == 0 && self->shown != NULL)
@@ -494,6 +501,27 @@ prs_window_get_schedules_page (PrsWindow *self)
   return self->schedules_page;
 }
 
+static void
+show_insights_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  prs_insights_page_reload (self->insights_page);
+  gtk_stack_set_visible_child_name (self->content_stack, "insights");
+  update_title (self);
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+}
+
+PrsInsightsPage *
+prs_window_get_insights_page (PrsWindow *self)
+{
+  g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
+  return self->insights_page;
+}
+
 PrsAgentsPage *
 prs_window_get_agents_page (PrsWindow *self)
 {
@@ -655,6 +683,7 @@ prs_window_new (gpointer    application,
   prs_tools_page_set_service (self->tools_page, service);
   prs_agents_page_set_service (self->agents_page, service);
   prs_schedules_page_set_service (self->schedules_page, service);
+  prs_insights_page_set_service (self->insights_page, service);
   g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
 
   model = G_LIST_MODEL (prs_service_get_conversations (service));
@@ -717,6 +746,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_list);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_view);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, insights_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, refresh_button);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, schedules_page);
@@ -731,6 +761,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-tools", NULL, show_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.show-agents", NULL, show_agents_activated);
   gtk_widget_class_install_action (widget_class, "win.show-schedules", NULL, show_schedules_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-insights", NULL, show_insights_activated);
   gtk_widget_class_install_action (widget_class, "win.schedule-here", NULL, schedule_here_activated);
   gtk_widget_class_install_action (widget_class, "win.refresh-tools", NULL, refresh_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
@@ -742,6 +773,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "win.rename-conversation", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_t, GDK_CONTROL_MASK, "win.show-tools", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.show-agents", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_i, GDK_CONTROL_MASK, "win.show-insights", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.refresh-tools", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
@@ -750,6 +782,7 @@ prs_window_class_init (PrsWindowClass *klass)
   g_type_ensure (PRS_TYPE_TOOLS_PAGE);
   g_type_ensure (PRS_TYPE_AGENTS_PAGE);
   g_type_ensure (PRS_TYPE_SCHEDULES_PAGE);
+  g_type_ensure (PRS_TYPE_INSIGHTS_PAGE);
 }
 
 static void

@@ -8,6 +8,7 @@
 
 #include "prs-agents-page.h"
 #include "prs-conversation-view.h"
+#include "prs-insights-page.h"
 #include "prs-schedules-page.h"
 #include "prs-service.h"
 
@@ -24,6 +25,7 @@ void                 prs_window_select_conversation    (PrsWindow   *self,
 PrsConversationView *prs_window_get_conversation_view  (PrsWindow   *self);
 GtkListView         *prs_window_get_conversation_list  (PrsWindow   *self);
 PrsAgentsPage       *prs_window_get_agents_page        (PrsWindow   *self);
+PrsInsightsPage     *prs_window_get_insights_page      (PrsWindow   *self);
 PrsSchedulesPage    *prs_window_get_schedules_page     (PrsWindow   *self);
 void                 prs_window_show_toast             (PrsWindow   *self,
                                                         const char  *text);

@@ -16,6 +16,7 @@
 #include "prs-runner.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
+#include "prs-store-insights.h"
 #include "prs-test-util.h"
 
 #define KEY "sk-test-Zq7xW"
@@ -316,6 +317,17 @@ message_kinds (Fixture *fixture)
   return g_string_free (out, FALSE);
 }
 
+/* The figures of everything (docs/insights.md): "today" could turn at midnight under the test */
+static PrsInsights *
+insights_all (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  PrsInsights *insights = prs_store_read_insights (fixture->store, PRS_INSIGHTS_ALL, NULL, &error);
+
+  g_assert_no_error (error);
+  return insights;
+}
+
 #define WEATHER_CALL(city) "{'id':'call_1','name':'get_weather','arguments':{'city':'" city "'}}"
 
 /* ---- approve, per protocol, streaming ----------------------------------- */
@@ -513,6 +525,30 @@ test_rules (Fixture       *fixture,
   g_assert_cmpstr (call_status_at (answer, 1), ==, "denied");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
   g_assert_cmpuint (fixture->approvals_needed, ==, 0);
+
+  /* What Insights counts of it: the rules decided both, one ran; two
+   * answers, one with text */
+  {
+    g_autoptr(PrsInsights) insights = insights_all (fixture);
+    PrsInsightsTool *weather = g_ptr_array_index (insights->tools, 0);
+    PrsInsightsTool *mail = g_ptr_array_index (insights->tools, 1);
+    PrsInsightsModel *model = g_ptr_array_index (insights->models, 0);
+
+    g_assert_cmpstr (weather->tool, ==, "get_weather");
+    g_assert_cmpuint (weather->decided, ==, 1);
+    g_assert_cmpuint (weather->approved, ==, 1);
+    g_assert_cmpuint (weather->succeeded, ==, 1);
+    g_assert_cmpuint (weather->duration.timed, ==, 1);
+    g_assert_cmpstr (mail->tool, ==, "send_mail");
+    g_assert_cmpuint (mail->decided, ==, 1);
+    g_assert_cmpuint (mail->approved, ==, 0);
+    g_assert_cmpuint (mail->settled, ==, 0);
+    g_assert_cmpstr (model->model, ==, "model-a");
+    g_assert_cmpuint (model->runs, ==, 1);
+    g_assert_cmpuint (model->calls, ==, 2);
+    g_assert_cmpuint (model->first_token.timed, ==, 1);
+    g_assert_cmpuint (model->total.timed, ==, 2);
+  }
 }
 
 /* ---- the tool webhooks' Header Auth (docs/workflows.md) ------------------------------- */
@@ -836,9 +872,13 @@ test_failover (Fixture       *fixture,
 {
   g_autoptr(PrsRun) run = NULL;
   g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(PrsInsights) insights = NULL;
+  PrsInsightsModel *first, *second;
 
   fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'status':500,'message':'Boom'}}]}");
-  fixture->provider2 = prs_test_provider_start ("{'kind':'anthropic','turns':[{'response':{'text':'From the second.'}}]}");
+  fixture->provider2 = prs_test_provider_start ("{'kind':'anthropic','turns':[{'response':{'text':'From the second.',"
+                                                "'initial_delay':0.2,'usage':{'input':30,'output':4}}}]}");
+
   add_provider (fixture, "openai", "First", fixture->provider, 0);
   add_provider (fixture, "anthropic", "Second", fixture->provider2, 1);
   run = start_run (fixture, "Hi", NULL, NULL);
@@ -846,6 +886,28 @@ test_failover (Fixture       *fixture,
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "From the second.");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "provider"), "name"), ==, "Second");
+
+  /* Each attempt counted where it belongs, the answer timed */
+  insights = insights_all (fixture);
+  g_assert_cmpuint (insights->models->len, ==, 2);
+  first = g_ptr_array_index (insights->models, 0);
+  second = g_ptr_array_index (insights->models, 1);
+  if (g_strcmp0 (first->provider_name, "First") != 0)
+    {
+      PrsInsightsModel *swap = first;
+
+      first = second;
+      second = swap;
+    }
+  g_assert_cmpstr (first->provider_name, ==, "First");
+  g_assert_cmpuint (first->failures, ==, 1);
+  g_assert_cmpuint (first->failovers, ==, 1);
+  g_assert_cmpuint (first->total.timed, ==, 0);
+  g_assert_cmpuint (second->calls, ==, 1);
+  g_assert_cmpuint (second->failures, ==, 0);
+  g_assert_cmpuint (second->input_tokens, ==, 30);
+  g_assert_cmpint (second->first_token.p50_ms, >=, 200);
+  g_assert_cmpint (second->total.p50_ms, >=, second->first_token.p50_ms);
 }
 
 static void

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "prs-json.h"
+#include "prs-store-internal.h"
 #include "prs-test-util.h"
 
 /* ---- the scripted provider ---- */
@@ -269,6 +270,16 @@ prs_test_resolve_conversation (PrsStore   *store,
   g_assert_true (prs_store_resolve_conversation (store, slug, &id, NULL, &error));
   g_assert_no_error (error);
   return id;
+}
+
+void
+prs_test_store_exec (PrsStore   *store,
+                     const char *sql)
+{
+  char *message = NULL;
+
+  if (sqlite3_exec (store->db, sql, NULL, NULL, &message) != SQLITE_OK)
+    g_error ("%s: %s", sql, message);
 }
 
 /* ---- HTTPS ---- */

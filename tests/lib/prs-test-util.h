@@ -72,6 +72,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsTestHook, prs_test_hook_stop)
 /* The id of conversation @slug, made if missing; a new string. */
 char        *prs_test_resolve_conversation (PrsStore   *store,
                                             const char *slug);
+/* Runs @sql (statements, no rows) on @store's own connection, as the app's
+ * writes would (its triggers fire); the test fails with SQLite's message */
+void         prs_test_store_exec           (PrsStore   *store,
+                                            const char *sql);
 
 /* ---- HTTPS, ports, folders ---- */
 

@@ -5,10 +5,15 @@
  *
  *   prs-screenshot DATA_DIR OUT.png [--conversation SLUG] [--width W]
  *                  [--height H] [--expand-context] [--tools] [--dark]
+ *                  [--insights today|7d|30d|all]
  */
 #include "config.h"
 
+#include <locale.h>
+#include <glib/gi18n.h>
+
 #include "prs-conversation-view.h"
+#include "prs-insights-page.h"
 #include "prs-message-row.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
@@ -19,6 +24,7 @@ static int height = 720;
 static gboolean expand_context;
 static gboolean show_tools;
 static gboolean dark;
+static char *insights;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -27,6 +33,7 @@ static const GOptionEntry entries[] = {
   { "expand-context", 0, 0, G_OPTION_ARG_NONE, &expand_context, "Open the first Request Context", NULL },
   { "tools", 0, 0, G_OPTION_ARG_NONE, &show_tools, "Show the Tools page", NULL },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
+  { "insights", 0, 0, G_OPTION_ARG_STRING, &insights, "Show the Insights page for a period", "PERIOD" },
   { NULL }
 };
 
@@ -48,6 +55,12 @@ main (int   argc,
       return 2;
     }
 
+  /* In the environment's language: the build's catalogues with
+   * PRS_TEST_LOCALEDIR=BUILD/po (the translation test's variable) */
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PRS_TEST_LOCALEDIR") != NULL ? g_getenv ("PRS_TEST_LOCALEDIR") : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
   gtk_init ();
   adw_init ();
   if (dark)
@@ -56,6 +69,9 @@ main (int   argc,
   gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  /* The resource's icons, as the application's resource-base-path adds them */
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                    RESOURCE_PREFIX "/icons");
 
   service = prs_service_new (argv[1], prs_test_free_port ());
   if (!prs_service_start (service, &error))
@@ -80,6 +96,17 @@ main (int   argc,
     }
   if (show_tools)
     gtk_widget_activate_action (GTK_WIDGET (window), "win.show-tools", NULL);
+  if (insights != NULL)
+    {
+      PrsInsightsPeriod period;
+
+      if (!prs_insights_period_from_string (insights, &period))
+        g_error ("--insights takes today, 7d, 30d or all");
+      prs_insights_page_set_period (prs_window_get_insights_page (window), period);
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.show-insights", NULL);
+      while (prs_insights_page_is_loading (prs_window_get_insights_page (window)))
+        g_main_context_iteration (NULL, TRUE);
+    }
   prs_test_wait_frames (GTK_WIDGET (window), 6);
 
   if (expand_context)

@@ -436,6 +436,7 @@ attempt_free (gpointer data)
 
   g_free (attempt->provider_id);
   g_free (attempt->provider_name);
+  g_free (attempt->model);
   g_clear_error (&attempt->error);
   g_free (attempt);
 }
@@ -447,6 +448,8 @@ typedef struct
   guint             next;
   PrsProviderRow   *current;    /* borrowed from rows */
   GPtrArray        *attempts;   /* PrsProviderAttempt* */
+  gint64            current_started_us;
+  gint64            current_first_text_us;
 
   PrsChatDeltaFunc  delta_func;
   gpointer          delta_data;
@@ -497,8 +500,12 @@ add_attempt (ChatData     *chat,
 
   attempt->provider_id = g_strdup (chat->current->id);
   attempt->provider_name = g_strdup (chat->current->name);
+  attempt->model = g_strdup (chat->current->model);
   attempt->error = error;
   attempt->retry_after = retry_after;
+  attempt->finished_us = g_get_monotonic_time ();
+  attempt->started_us = chat->current_started_us != 0 ? chat->current_started_us : attempt->finished_us;
+  attempt->first_text_us = chat->current_first_text_us;
   g_ptr_array_add (chat->attempts, attempt);
 }
 
@@ -536,6 +543,8 @@ forward_delta (const char *text,
 {
   ChatData *chat = user_data;
 
+  if (chat->current_first_text_us == 0)
+    chat->current_first_text_us = g_get_monotonic_time ();
   if (chat->delta_func != NULL)
     chat->delta_func (text, chat->delta_data);
 }
@@ -594,6 +603,8 @@ try_next (GTask *task)
       GError *error = NULL;
 
       chat->current = g_ptr_array_index (chat->rows, chat->next++);
+      chat->current_started_us = g_get_monotonic_time ();
+      chat->current_first_text_us = 0;
       provider = prs_providers_create (self, chat->current, &error);
       if (provider == NULL)
         {

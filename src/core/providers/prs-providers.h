@@ -38,8 +38,14 @@ typedef struct
 {
   char   *provider_id;
   char   *provider_name;
+  char   *model;        /* the provider's configured model */
   GError *error;        /* NULL for the attempt that answered */
   guint   retry_after;  /* seconds, for PRS_ERROR_PROVIDER_RATE_LIMITED */
+  /* Monotonic times (g_get_monotonic_time ()) of the attempt's request,
+   * its first piece of streamed text (0: none came) and its end */
+  gint64  started_us;
+  gint64  first_text_us;
+  gint64  finished_us;
 } PrsProviderAttempt;
 
 #define PRS_TYPE_PROVIDERS (prs_providers_get_type ())

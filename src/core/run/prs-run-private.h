@@ -67,6 +67,12 @@ void        _prs_run_update_message   (PrsRun       *self,
                                        JsonObject   *extra);
 void        _prs_run_add_notice       (PrsRun       *self,
                                        const char   *text);
+/* Every attempt of a finished model call (@result, of
+ * prs_providers_chat_async) for Insights; @response is the answer or NULL */
+void        _prs_run_record_model_calls (PrsRun          *self,
+                                         GAsyncResult    *result,
+                                         PrsChatResponse *response,
+                                         gboolean         cancelled);
 void        _prs_run_wake_waiters     (PrsRun       *self);
 void        _prs_run_rest             (PrsRun       *self,
                                        const char   *status);

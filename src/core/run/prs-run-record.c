@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "prs-json.h"
+#include "prs-providers.h"
 #include "prs-run-private.h"
+#include "prs-store-insights.h"
 #include "prs-thread.h"
 
 enum
@@ -210,6 +212,54 @@ _prs_run_add_notice (PrsRun     *self,
   g_autofree char *id = _prs_run_insert_message (self, "notice", text, NULL, json_object_new ());
 
   (void) id;
+}
+
+/* ---- what a model call cost ---- */
+
+static gint64
+elapsed_ms (gint64 from_us,
+            gint64 to_us)
+{
+  return from_us != 0 && to_us >= from_us ? (to_us - from_us) / 1000 : -1;
+}
+
+void
+_prs_run_record_model_calls (PrsRun          *self,
+                             GAsyncResult    *result,
+                             PrsChatResponse *response,
+                             gboolean         cancelled)
+{
+  g_autoptr(GPtrArray) attempts = prs_providers_get_attempts (result);
+  g_autofree PrsModelCallInsert *calls = g_new0 (PrsModelCallInsert, MAX (attempts->len, 1));
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < attempts->len; i++)
+    {
+      PrsProviderAttempt *attempt = g_ptr_array_index (attempts, i);
+      PrsModelCallInsert *call = &calls[i];
+      /* A cancelled call's own attempt is not listed: each listed failure
+       * was followed by another attempt */
+      gboolean last = i + 1 == attempts->len && !cancelled;
+
+      call->run_id = self->row->id;
+      call->agent_id = self->row->agent_id;
+      call->provider_id = attempt->provider_id;
+      call->provider_name = attempt->provider_name;
+      call->model = attempt->model;
+      call->first_token_ms = attempt->first_text_us != 0
+                             ? elapsed_ms (attempt->started_us, attempt->first_text_us) : -1;
+      call->total_ms = elapsed_ms (attempt->started_us, attempt->finished_us);
+      if (attempt->error == NULL)
+        {
+          call->outcome = PRS_MODEL_CALL_ANSWERED;
+          call->input_tokens = response != NULL ? response->input_tokens : 0;
+          call->output_tokens = response != NULL ? response->output_tokens : 0;
+        }
+      else
+        call->outcome = last ? PRS_MODEL_CALL_FAILED : PRS_MODEL_CALL_FAILED_OVER;
+    }
+  if (!prs_store_add_model_calls (self->env->store, calls, attempts->len, &error))
+    g_message ("Could not record the model calls of run %s: %s", self->row->id, error->message);
 }
 
 /* ---- working and resting ---- */

@@ -244,6 +244,8 @@ on_model_done (GObject      *source,
   g_clear_handle_id (&self->flush_id, g_source_remove);
   if (self->detached)
     return;
+  _prs_run_record_model_calls (self, result, response,
+                               g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
 
   if (response == NULL)
     {

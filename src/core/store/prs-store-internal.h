@@ -31,6 +31,9 @@ struct _PrsStore
  * the database's path: "", "-wal", "-shm", "-journal", then NULL. */
 extern const char * const prs_store_file_suffixes[];
 
+/* The migration of Insights' tables and triggers (prs-store-insights.c) */
+extern const char prs_store_insights_schema[];
+
 /* How long a connection waits for another (in this process or another:
  * the app, prosponsive-ctl) that is writing. */
 #define PRS_STORE_BUSY_TIMEOUT_MS 5000

@@ -254,6 +254,11 @@ static const PrsMigration migrations[] = {
     "CREATE UNIQUE INDEX schedule_fires_due ON schedule_fires (schedule_id, due_at) WHERE kind != 'manual';"
     "CREATE INDEX schedule_fires_message ON schedule_fires (message_id) WHERE message_id IS NOT NULL;"
     "PRAGMA user_version = 7;" },
+
+  /* Insights (docs/insights.md): model calls, tool call start times, the
+   * daily totals and the triggers that keep them; the SQL is long and
+   * lives beside its queries */
+  { 8, prs_store_insights_schema },
 };
 
 int
