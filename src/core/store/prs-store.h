@@ -234,6 +234,31 @@ char       *prs_search_snippet_to_text        (const char    *snippet,
 /* The same as Pango markup: the text escaped, the matches in <b>. */
 char       *prs_search_snippet_to_markup      (const char    *snippet);
 
+/* ---- Export (prs-store-export.c) ---- */
+
+typedef enum
+{
+  PRS_EXPORT_MARKDOWN,   /* for people: headings, tables, sections, the Request Context as JSON */
+  PRS_EXPORT_JSON,       /* for programs: every column of every row the conversation owns */
+} PrsExportFormat;
+
+/* Writes the conversation (one snapshot, a page of messages at a time) to
+ * @out. NOT_FOUND for no such conversation. */
+gboolean    prs_store_export_conversation     (PrsStore         *self,
+                                               const char       *conversation_id,
+                                               PrsExportFormat   format,
+                                               GOutputStream    *out,
+                                               GCancellable     *cancellable,
+                                               GError          **error);
+/* The same into the file @path, whole or not at all (prs-atomic-file.h:
+ * a new private file renamed over it; never through a link). */
+gboolean    prs_store_export_conversation_to_file (PrsStore     *self,
+                                               const char       *conversation_id,
+                                               PrsExportFormat   format,
+                                               const char       *path,
+                                               GCancellable     *cancellable,
+                                               GError          **error);
+
 typedef struct
 {
   const char *conversation_id;
