@@ -36,6 +36,8 @@ struct _PrsRun
   char         *stream_message_id;
   gint64        last_flush;
   guint         flush_id;
+  gint64        model_started;   /* monotonic µs: the model call went out */
+  gint64        first_token;     /* … its first text came; 0 before */
 };
 
 /* The files of a run, each calling only those below it:
@@ -67,6 +69,13 @@ void        _prs_run_update_message   (PrsRun       *self,
                                        JsonObject   *extra);
 void        _prs_run_add_notice       (PrsRun       *self,
                                        const char   *text);
+/* Adds to an answer's extra data how the model call went: timing
+ * {firstTokenMs, totalMs}, and failover [{providerId, providerName,
+ * error}] for the providers that failed before one answered (@attempts:
+ * PrsProviderAttempt*, may be NULL). */
+void        _prs_run_note_model_call  (PrsRun       *self,
+                                       JsonObject   *extra,
+                                       GPtrArray    *attempts);
 void        _prs_run_wake_waiters     (PrsRun       *self);
 void        _prs_run_rest             (PrsRun       *self,
                                        const char   *status);
