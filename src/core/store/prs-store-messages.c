@@ -91,6 +91,45 @@ prs_store_count_messages (PrsStore    *self,
   return TRUE;
 }
 
+gboolean
+prs_store_locate_message (PrsStore    *self,
+                          const char  *message_id,
+                          char       **out_conversation_id,
+                          guint       *out_position,
+                          GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  int row;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (message_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Counted from the (conversation_id, seq) index alone */
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT m.conversation_id, (SELECT COUNT (*) FROM messages o"
+                        "  WHERE o.conversation_id = m.conversation_id AND o.seq < m.seq)"
+                        " FROM messages m WHERE m.id = ?1",
+                        error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, message_id);
+  row = prs_store_step_row (self, stmt, "Could not find the message", error);
+  if (row < 0)
+    return FALSE;
+  if (row == 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, "There is no message “%s”", message_id);
+      return FALSE;
+    }
+  if (out_conversation_id != NULL)
+    *out_conversation_id = g_strdup (prs_store_column_text (stmt, 0));
+  if (out_position != NULL)
+    *out_position = (guint) CLAMP (sqlite3_column_int64 (stmt, 1), 0, G_MAXUINT);
+  return TRUE;
+}
+
 JsonArray *
 prs_store_list_messages_at (PrsStore    *self,
                             const char  *conversation_id,

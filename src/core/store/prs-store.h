@@ -344,6 +344,13 @@ gboolean    prs_store_count_messages          (PrsStore    *self,
                                                gint64      *out_min_seq,
                                                gint64      *out_max_seq,
                                                GError     **error);
+/* Where a message is: its conversation and its position there (0-based,
+ * as prs_store_list_messages_at counts). NOT_FOUND for no such message. */
+gboolean    prs_store_locate_message          (PrsStore    *self,
+                                               const char  *message_id,
+                                               char       **out_conversation_id,
+                                               guint       *out_position,
+                                               GError     **error);
 /* Messages of a conversation in order, starting at the @offset-th (0-based),
  * at most @limit. */
 JsonArray  *prs_store_list_messages_at        (PrsStore    *self,
