@@ -70,12 +70,14 @@ on_toast_dismissed (AdwToast  *toast,
 
 static void
 delete_conversations (PrsWindow          *self,
-                      const char * const *ids)
+                      const char * const *borrowed)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *title = NULL;
+  /* The list lets go of the conversations, and of the ids they own */
+  g_auto(GStrv) ids = g_strdupv ((char **) borrowed);
   PrsRunner *runner = prs_service_get_runner (self->service);
-  guint n = g_strv_length ((char **) ids);
+  guint n = g_strv_length (ids);
   AdwToast *toast;
 
   if (n == 0)
@@ -94,7 +96,7 @@ delete_conversations (PrsWindow          *self,
       if (run != NULL && !prs_run_is_finished (run))
         prs_runner_cancel (runner, prs_run_get_id (run));
     }
-  if (!prs_conversation_list_delete (_prs_window_conversations (self), ids, &error))
+  if (!prs_conversation_list_delete (_prs_window_conversations (self), (const char * const *) ids, &error))
     {
       prs_window_show_toast (self, error->message);
       return;
@@ -105,9 +107,9 @@ delete_conversations (PrsWindow          *self,
   toast = adw_toast_new (title);
   adw_toast_set_button_label (toast, _("_Undo"));
   adw_toast_set_action_name (toast, "win.undo-delete");
-  adw_toast_set_action_target_value (toast, g_variant_new_strv (ids, -1));
+  adw_toast_set_action_target_value (toast, g_variant_new_strv ((const char * const *) ids, -1));
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
-  g_object_set_data_full (G_OBJECT (toast), "ids", g_strdupv ((char **) ids), (GDestroyNotify) g_strfreev);
+  g_object_set_data_full (G_OBJECT (toast), "ids", g_steal_pointer (&ids), (GDestroyNotify) g_strfreev);
   g_signal_connect_object (toast, "dismissed", G_CALLBACK (on_toast_dismissed), self, 0);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
   _prs_window_update_sidebar_page (self);
