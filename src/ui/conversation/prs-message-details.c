@@ -22,7 +22,7 @@ format_ms (gint64 ms)
 {
   if (ms < 1000)
     /* Translators: a duration in milliseconds */
-    return g_strdup_printf (_("%" G_GINT64_FORMAT " ms"), ms);
+    return g_strdup_printf (_("%d ms"), (int) ms);
   /* Translators: a duration in seconds, one decimal */
   return g_strdup_printf (_("%.1f s"), ms / 1000.0);
 }
@@ -82,6 +82,8 @@ prs_message_details_new (PrsMessage *message)
   gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
   if (provider_name == NULL)
     provider_name = prs_json_object_get_string (extra, "providerName");
+  if (provider_name == NULL)
+    provider_name = prs_json_object_get_string (extra, "provider");
   add_row (GTK_GRID (grid), row++, _("Provider"), provider_name != NULL ? provider_name : _("Unknown"));
   add_row (GTK_GRID (grid), row++, _("Model"), model != NULL ? model : _("Unknown"));
   add_row (GTK_GRID (grid), row++, _("Tokens in"), input);
