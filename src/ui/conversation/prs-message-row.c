@@ -556,32 +556,16 @@ build_inbound (PrsMessageRow *self)
   return box;
 }
 
+/* Who (for a reply), when, the link, the details and the menu */
 static GtkWidget *
-build_bubble (PrsMessageRow *self,
-              const char    *agent_name)
+build_bubble_header (PrsMessageRow *self,
+                     const char    *agent_name)
 {
   PrsMessage *message = self->message;
   gboolean user = prs_message_is_kind (message, PRS_MESSAGE_KIND_USER);
   g_autofree char *time = format_time (prs_message_get_created_at (message));
-  GtkWidget *column, *bubble, *header, *label, *link, *expander;
   const char *status = prs_message_get_status (message);
-
-  /* A horizontal box with a spacer rather than halign END: the box measures
-   * the bubble's height at the width it really gets (wrapping labels under
-   * a non-FILL alignment are measured at the full width and overflow). */
-  column = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_widget_add_css_class (column, user ? "from-user" : "from-assistant");
-  if (user)
-    {
-      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-
-      gtk_widget_set_hexpand (spacer, TRUE);
-      gtk_box_append (GTK_BOX (column), spacer);
-    }
-
-  bubble = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  gtk_widget_add_css_class (bubble, "bubble");
-  gtk_widget_add_css_class (bubble, user ? "user" : "assistant");
+  GtkWidget *header, *label, *link;
 
   header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   if (!user)
@@ -624,7 +608,36 @@ build_bubble (PrsMessageRow *self,
   self->actions_button = prs_message_actions_button_new (!user && (self->flags & PRS_MESSAGE_ROW_CAN_REGENERATE),
                                                          user && (self->flags & PRS_MESSAGE_ROW_CAN_EDIT));
   gtk_box_append (GTK_BOX (header), self->actions_button);
-  gtk_box_append (GTK_BOX (bubble), header);
+  return header;
+}
+
+static GtkWidget *
+build_bubble (PrsMessageRow *self,
+              const char    *agent_name)
+{
+  PrsMessage *message = self->message;
+  gboolean user = prs_message_is_kind (message, PRS_MESSAGE_KIND_USER);
+  GtkWidget *column, *bubble, *label, *expander;
+  const char *status = prs_message_get_status (message);
+
+  /* A horizontal box with a spacer rather than halign END: the box measures
+   * the bubble's height at the width it really gets (wrapping labels under
+   * a non-FILL alignment are measured at the full width and overflow). */
+  column = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (column, user ? "from-user" : "from-assistant");
+  if (user)
+    {
+      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+
+      gtk_widget_set_hexpand (spacer, TRUE);
+      gtk_box_append (GTK_BOX (column), spacer);
+    }
+
+  bubble = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  gtk_widget_add_css_class (bubble, "bubble");
+  gtk_widget_add_css_class (bubble, user ? "user" : "assistant");
+
+  gtk_box_append (GTK_BOX (bubble), build_bubble_header (self, agent_name));
 
   if (!user && (expander = prs_message_failover_notice_new (message)) != NULL)
     gtk_box_append (GTK_BOX (bubble), expander);
