@@ -24,25 +24,32 @@ set_not_found (GError     **error,
                _("There is no conversation “%s”."), conversation_id);
 }
 
-gboolean
-prs_store_set_conversation_pinned (PrsStore    *self,
-                                   const char  *conversation_id,
-                                   gboolean     pinned,
-                                   GError     **error)
+/* One of a conversation's flags, by the UPDATE for on or for off */
+static gboolean
+set_flag (PrsStore    *self,
+          const char  *conversation_id,
+          const char  *sql,
+          GError     **error)
 {
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  return prs_store_update_conversation (self, sql, conversation_id, NULL, error);
+}
+
+gboolean
+prs_store_set_conversation_pinned (PrsStore    *self,
+                                   const char  *conversation_id,
+                                   gboolean     pinned,
+                                   GError     **error)
+{
   /* A pinned conversation is one kept in view: never archived too */
-  return prs_store_update_conversation (self,
-                                        pinned
-                                        ? "UPDATE conversations SET pinned = 1, archived = 0"
-                                          " WHERE id = ?1 AND deleted_at IS NULL"
-                                        : "UPDATE conversations SET pinned = 0"
-                                          " WHERE id = ?1 AND deleted_at IS NULL",
-                                        conversation_id, NULL, error);
+  return set_flag (self, conversation_id,
+                   pinned ? "UPDATE conversations SET pinned = 1, archived = 0 WHERE id = ?1 AND deleted_at IS NULL"
+                          : "UPDATE conversations SET pinned = 0 WHERE id = ?1 AND deleted_at IS NULL",
+                   error);
 }
 
 gboolean
@@ -51,18 +58,19 @@ prs_store_set_conversation_archived (PrsStore    *self,
                                      gboolean     archived,
                                      GError     **error)
 {
-  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
-  PRS_ASSERT_OWNER (&self->owner);
-  g_return_val_if_fail (conversation_id != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return set_flag (self, conversation_id,
+                   archived ? "UPDATE conversations SET archived = 1, pinned = 0 WHERE id = ?1 AND deleted_at IS NULL"
+                            : "UPDATE conversations SET archived = 0 WHERE id = ?1 AND deleted_at IS NULL",
+                   error);
+}
 
-  return prs_store_update_conversation (self,
-                                        archived
-                                        ? "UPDATE conversations SET archived = 1, pinned = 0"
-                                          " WHERE id = ?1 AND deleted_at IS NULL"
-                                        : "UPDATE conversations SET archived = 0"
-                                          " WHERE id = ?1 AND deleted_at IS NULL",
-                                        conversation_id, NULL, error);
+gboolean
+prs_store_confirm_conversation_deletion (PrsStore    *self,
+                                         const char  *conversation_id,
+                                         GError     **error)
+{
+  return set_flag (self, conversation_id,
+                   "UPDATE conversations SET purge = 1 WHERE id = ?1 AND deleted_at IS NOT NULL", error);
 }
 
 gboolean
@@ -101,22 +109,6 @@ prs_store_mark_conversation_deleted (PrsStore    *self,
                                         "UPDATE conversations SET deleted_at = ?2, purge = 0"
                                         " WHERE id = ?1 AND deleted_at IS NULL",
                                         conversation_id, now, error);
-}
-
-gboolean
-prs_store_confirm_conversation_deletion (PrsStore    *self,
-                                         const char  *conversation_id,
-                                         GError     **error)
-{
-  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
-  PRS_ASSERT_OWNER (&self->owner);
-  g_return_val_if_fail (conversation_id != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  return prs_store_update_conversation (self,
-                                        "UPDATE conversations SET purge = 1"
-                                        " WHERE id = ?1 AND deleted_at IS NOT NULL",
-                                        conversation_id, NULL, error);
 }
 
 /* Inside the caller's transaction: runs @sql bound as (?1 = @a, ?2 = @b,

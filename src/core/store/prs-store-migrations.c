@@ -305,6 +305,8 @@ static const PrsMigration migrations[] = {
     "CREATE VIRTUAL TABLE message_search USING fts5 ("
     "  body, tools, context, tokenize = 'unicode61 remove_diacritics 2');"
     "INSERT INTO message_search (message_search, rank) VALUES ('rank', 'bm25(1.0, 0.75, 0.5)');"
+    /* Its words: what a word being typed may become (snippets of prefix searches) */
+    "CREATE VIRTUAL TABLE message_search_terms USING fts5vocab (message_search, 'row');"
     "INSERT INTO message_search (rowid, body, tools, context)"
     "  SELECT message_rowid, body, tools, context FROM message_search_source;"
     /* Kept in the transaction of every write, whichever code writes */

@@ -18,6 +18,8 @@
 
 /* Tokens of context around a match in a snippet */
 #define SNIPPET_TOKENS 16
+/* The newest matches ranked (see collect_hits) */
+#define PRS_SEARCH_CANDIDATES 10000
 
 void
 prs_search_hit_free (PrsSearchHit *hit)
@@ -43,15 +45,18 @@ has_word_character (const char *token)
   return FALSE;
 }
 
-char *
-prs_search_plain_query (const char *text)
+/* @text's words, each quoted; the last one followed by @last_suffix when
+ * it is still being typed (no white space after it), or replaced by
+ * @last_group when that is given */
+static char *
+build_plain (const char *text,
+             const char *last_suffix,
+             const char *last_group)
 {
   g_auto(GStrv) tokens = NULL;
   g_autoptr(GString) query = g_string_new (NULL);
   gboolean typing;
   guint last = 0;
-
-  g_return_val_if_fail (text != NULL, NULL);
 
   if (!g_utf8_validate (text, -1, NULL))
     return g_strdup ("");
@@ -66,8 +71,14 @@ prs_search_plain_query (const char *text)
     {
       if (!has_word_character (tokens[i]))
         continue;
+      /* FTS5 wants AND spelled out before a group in parentheses */
       if (query->len > 0)
-        g_string_append_c (query, ' ');
+        g_string_append (query, last_group != NULL ? " AND " : " ");
+      if (typing && i == last && last_group != NULL)
+        {
+          g_string_append (query, last_group);
+          continue;
+        }
       g_string_append_c (query, '"');
       for (const char *p = tokens[i]; *p != '\0'; p++)
         {
@@ -77,10 +88,87 @@ prs_search_plain_query (const char *text)
         }
       g_string_append_c (query, '"');
       if (typing && i == last)
-        g_string_append_c (query, '*');
+        g_string_append (query, last_suffix);
     }
 
   return g_string_free (g_steal_pointer (&query), FALSE);
+}
+
+char *
+prs_search_plain_query (const char *text)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+  return build_plain (text, "*", NULL);
+}
+
+/* The last word of @text as the index keeps its words (tokenizer
+ * unicode61 with remove_diacritics 2: lower case, no accents), or NULL
+ * when it is more than one word there (letters and digits only) */
+static char *
+index_word (const char *text)
+{
+  const char *end = text + strlen (text);
+  const char *start = end;
+  g_autofree char *decomposed = NULL;
+  GString *word;
+
+  while (start > text && !g_ascii_isspace (start[-1]))
+    start--;
+  if (start == end)
+    return NULL;
+  decomposed = g_utf8_normalize (start, end - start, G_NORMALIZE_NFD);
+  if (decomposed == NULL)
+    return NULL;
+  word = g_string_new (NULL);
+  for (const char *p = decomposed; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_ismark (c))
+        continue;
+      if (!g_unichar_isalnum (c))
+        {
+          g_string_free (word, TRUE);
+          return NULL;
+        }
+      g_string_append_unichar (word, g_unichar_tolower (c));
+    }
+  return g_string_free (word, FALSE);
+}
+
+/* The query for snippets of a plain search: a snippet of a prefix search
+ * reads every word of the prefix's messages again, per message; the words
+ * the prefix stands for, named, cost nothing. NULL when there is nothing
+ * to expand (the search's own query is used). */
+static char *
+snippet_query (PrsStore   *self,
+               const char *text)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autofree char *word = index_word (text);
+  g_autofree char *above = NULL;
+  g_autoptr(GString) group = NULL;
+  int row;
+
+  if (word == NULL || text[strlen (text) - 1] == ' ')
+    return NULL;
+  above = g_strconcat (word, "\xf4\x8f\xbf\xbf", NULL);
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT term FROM"
+                        " (SELECT term, doc FROM message_search_terms WHERE term >= ?1 AND term < ?2 LIMIT 2000)"
+                        " ORDER BY doc DESC LIMIT 24",
+                        NULL);
+  if (stmt == NULL)
+    return NULL;
+  prs_store_bind_text (stmt, 1, word);
+  prs_store_bind_text (stmt, 2, above);
+  group = g_string_new ("(");
+  while ((row = prs_store_step_row (self, stmt, "Could not search the messages", NULL)) == 1)
+    g_string_append_printf (group, "%s\"%s\"", group->len > 1 ? " OR " : "", prs_store_column_text (stmt, 0));
+  if (row < 0 || group->len == 1)
+    return NULL;
+  g_string_append_c (group, ')');
+  return build_plain (text, "", group->str);
 }
 
 /* Whether @text uses FTS5's own syntax (and so is tried as written first) */
@@ -99,12 +187,30 @@ uses_query_syntax (const char *text)
   return FALSE;
 }
 
-static gpointer
-read_hit (sqlite3_stmt  *stmt,
-          GError       **error)
+/* Reads the hit at @rowid, or NULL when its conversation is deleted */
+static PrsSearchHit *
+read_hit (PrsStore     *self,
+          gint64        rowid,
+          double        score,
+          GError      **error)
 {
-  PrsSearchHit *hit = g_new0 (PrsSearchHit, 1);
+  g_autoptr(PrsStmt) stmt = NULL;
+  PrsSearchHit *hit;
+  int row;
 
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT m.id, m.conversation_id, c.slug, c.title, m.seq, m.kind, m.created_at"
+                        " FROM messages m JOIN conversations c ON c.id = m.conversation_id AND c.deleted_at IS NULL"
+                        " WHERE m.rowid = ?1",
+                        error);
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, rowid);
+  row = prs_store_step_row (self, stmt, "Could not search the messages", error);
+  if (row != 1)
+    return NULL;
+
+  hit = g_new0 (PrsSearchHit, 1);
   hit->message_id = g_strdup (prs_store_column_text (stmt, 0));
   hit->conversation_id = g_strdup (prs_store_column_text (stmt, 1));
   hit->conversation_slug = g_strdup (prs_store_column_text (stmt, 2));
@@ -112,11 +218,61 @@ read_hit (sqlite3_stmt  *stmt,
   hit->seq = sqlite3_column_int64 (stmt, 4);
   hit->kind = g_strdup (prs_store_column_text (stmt, 5));
   hit->created_at = g_strdup (prs_store_column_text (stmt, 6));
-  hit->snippet = g_strdup (prs_store_column_text (stmt, 7));
-  if (hit->snippet == NULL)
-    hit->snippet = g_strdup ("");
-  hit->score = sqlite3_column_double (stmt, 8);
+  hit->score = score;
   return hit;
+}
+
+/* The snippets of the hits (@rowids, in the same order), in one pass over
+ * the matches from the oldest hit on: a query per hit would read a prefix
+ * term's list of messages once per hit */
+static gboolean
+read_snippets (PrsStore    *self,
+               const char  *match,
+               GArray      *rowids,
+               GPtrArray   *hits,
+               GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(GHashTable) index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GString) list = g_string_new ("[");
+  gint64 oldest = G_MAXINT64;
+  int row;
+
+  for (guint i = 0; i < rowids->len; i++)
+    {
+      gint64 *rowid = &g_array_index (rowids, gint64, i);
+      PrsSearchHit *hit = g_ptr_array_index (hits, i);
+
+      if (hit->snippet != NULL)
+        continue;
+      g_string_append_printf (list, "%s%" G_GINT64_FORMAT, g_hash_table_size (index) > 0 ? "," : "", *rowid);
+      g_hash_table_insert (index, rowid, hit);
+      oldest = MIN (oldest, *rowid);
+    }
+  g_string_append_c (list, ']');
+  if (g_hash_table_size (index) == 0)
+    return TRUE;
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT rowid, snippet (message_search, -1, char (2), char (3), '…', "
+                        G_STRINGIFY (SNIPPET_TOKENS) ") FROM message_search"
+                        " WHERE message_search MATCH ?1 AND rowid >= ?2"
+                        " AND rowid IN (SELECT value FROM json_each (?3))",
+                        error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, match);
+  sqlite3_bind_int64 (stmt, 2, oldest);
+  prs_store_bind_text (stmt, 3, list->str);
+  while ((row = prs_store_step_row (self, stmt, "Could not search the messages", error)) == 1)
+    {
+      gint64 rowid = sqlite3_column_int64 (stmt, 0);
+      PrsSearchHit *hit = g_hash_table_lookup (index, &rowid);
+
+      if (hit != NULL && hit->snippet == NULL)
+        hit->snippet = g_strdup (prs_store_column_text (stmt, 1));
+    }
+  return row == 0;
 }
 
 static int
@@ -126,41 +282,82 @@ on_progress (void *data)
   return g_cancellable_is_cancelled (data);
 }
 
+/* The best hits among the newest PRS_SEARCH_CANDIDATES matches: bm25 costs
+ * a little for every message it ranks, and a word in half of a million
+ * messages would cost a second; then each hit's row and snippet. */
+static GPtrArray *
+collect_hits (PrsStore     *self,
+              const char   *match,
+              const char   *snippet_match,
+              guint         limit,
+              GError      **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_search_hit_free);
+  g_autoptr(GArray) rowids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int row = 0;
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT s.rowid, s.rank FROM"
+                        " (SELECT rowid, rank FROM message_search WHERE message_search MATCH ?1"
+                        "  ORDER BY rowid DESC LIMIT ?2) AS s"
+                        " ORDER BY s.rank",
+                        error);
+  if (stmt == NULL)
+    return NULL;
+  prs_store_bind_text (stmt, 1, match);
+  sqlite3_bind_int64 (stmt, 2, PRS_SEARCH_CANDIDATES);
+  while (hits->len < limit &&
+         (row = prs_store_step_row (self, stmt, "Could not search the messages", error)) == 1)
+    {
+      g_autoptr(GError) local_error = NULL;
+      gint64 rowid = sqlite3_column_int64 (stmt, 0);
+      PrsSearchHit *hit = read_hit (self, rowid, sqlite3_column_double (stmt, 1), &local_error);
+
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      if (hit == NULL)   /* in a deleted conversation */
+        continue;
+      g_ptr_array_add (hits, hit);
+      g_array_append_val (rowids, rowid);
+    }
+  if (row < 0)
+    return NULL;
+  g_clear_pointer (&stmt, prs_stmt_release);
+  if (snippet_match != NULL && !read_snippets (self, snippet_match, rowids, hits, error))
+    return NULL;
+  /* What the named words missed (rare), with the search's own query */
+  if (!read_snippets (self, match, rowids, hits, error))
+    return NULL;
+  for (guint i = 0; i < hits->len; i++)
+    if (((PrsSearchHit *) g_ptr_array_index (hits, i))->snippet == NULL)
+      ((PrsSearchHit *) g_ptr_array_index (hits, i))->snippet = g_strdup ("");
+  return g_steal_pointer (&hits);
+}
+
 /* One query; *@out_syntax_error says SQLite refused @match itself */
 static GPtrArray *
 run_query (PrsStore      *self,
            const char    *match,
+           const char    *snippet_match,
            guint          limit,
            GCancellable  *cancellable,
            gboolean      *out_syntax_error,
            GError       **error)
 {
-  g_autoptr(PrsStmt) stmt = NULL;
   g_autoptr(GError) local_error = NULL;
   GPtrArray *hits;
 
   *out_syntax_error = FALSE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  stmt = prs_store_prepare_cached (self,
-                        "SELECT m.id, m.conversation_id, c.slug, c.title, m.seq, m.kind, m.created_at,"
-                        " snippet (message_search, -1, char (2), char (3), '…', "
-                        G_STRINGIFY (SNIPPET_TOKENS) "), message_search.rank"
-                        " FROM message_search"
-                        " JOIN messages m ON m.rowid = message_search.rowid"
-                        " JOIN conversations c ON c.id = m.conversation_id AND c.deleted_at IS NULL"
-                        " WHERE message_search MATCH ?1"
-                        " ORDER BY message_search.rank LIMIT ?2",
-                        error);
-  if (stmt == NULL)
-    return NULL;
-  prs_store_bind_text (stmt, 1, match);
-  sqlite3_bind_int64 (stmt, 2, limit);
 
   if (cancellable != NULL)
     sqlite3_progress_handler (self->db, 1000, on_progress, cancellable);
-  hits = prs_store_collect_rows (self, stmt, "Could not search the messages", read_hit,
-                                 (GDestroyNotify) prs_search_hit_free, &local_error);
+  hits = collect_hits (self, match, snippet_match, limit, &local_error);
   if (cancellable != NULL)
     sqlite3_progress_handler (self->db, 0, NULL, NULL);
 
@@ -183,6 +380,7 @@ prs_store_search (PrsStore      *self,
                   GError       **error)
 {
   g_autofree char *plain = NULL;
+  g_autofree char *snippets = NULL;
   gboolean syntax_error = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
@@ -193,7 +391,7 @@ prs_store_search (PrsStore      *self,
   if (g_utf8_validate (text, -1, NULL) && uses_query_syntax (text))
     {
       g_autoptr(GError) local_error = NULL;
-      GPtrArray *hits = run_query (self, text, limit, cancellable, &syntax_error, &local_error);
+      GPtrArray *hits = run_query (self, text, NULL, limit, cancellable, &syntax_error, &local_error);
 
       if (hits != NULL)
         return hits;
@@ -207,7 +405,8 @@ prs_store_search (PrsStore      *self,
   plain = prs_search_plain_query (text);
   if (plain[0] == '\0')
     return g_ptr_array_new_with_free_func ((GDestroyNotify) prs_search_hit_free);
-  return run_query (self, plain, limit, cancellable, &syntax_error, error);
+  snippets = snippet_query (self, text);
+  return run_query (self, plain, snippets, limit, cancellable, &syntax_error, error);
 }
 
 /* ---- snippets ---- */
