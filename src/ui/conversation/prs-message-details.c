@@ -121,25 +121,26 @@ prs_message_details_new (PrsMessage *message)
   return box;
 }
 
+/* Made when first opened: most never are, and a popover in every row of
+ * a long conversation costs memory */
 static void
-on_details_shown (GtkPopover *popover,
-                  gpointer    user_data)
+create_details (GtkMenuButton *button,
+                gpointer       user_data)
 {
-  PrsMessage *message = user_data;
+  GtkWidget *popover = gtk_popover_new ();
 
-  /* Built when first opened: most are never */
-  if (gtk_popover_get_child (popover) == NULL)
-    gtk_popover_set_child (popover, prs_message_details_new (message));
+  gtk_popover_set_child (GTK_POPOVER (popover), prs_message_details_new (user_data));
+  gtk_menu_button_set_popover (button, popover);
 }
 
 GtkWidget *
 prs_message_details_button_new (PrsMessage *message)
 {
   GtkWidget *button = gtk_menu_button_new ();
-  GtkWidget *popover = gtk_popover_new ();
 
   gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (button), "help-about-symbolic");
-  gtk_menu_button_set_popover (GTK_MENU_BUTTON (button), popover);
+  gtk_menu_button_set_create_popup_func (GTK_MENU_BUTTON (button), create_details,
+                                         g_object_ref (message), g_object_unref);
   gtk_widget_set_tooltip_text (button, _("Message Details"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Message Details"), -1);
@@ -147,8 +148,6 @@ prs_message_details_button_new (PrsMessage *message)
   gtk_widget_add_css_class (button, "flat");
   gtk_widget_add_css_class (button, "circular");
   gtk_widget_add_css_class (button, "message-details");
-  g_signal_connect_data (popover, "show", G_CALLBACK (on_details_shown),
-                         g_object_ref (message), (GClosureNotify) g_object_unref, 0);
   return button;
 }
 
@@ -203,30 +202,40 @@ prs_message_failover_notice_new (PrsMessage *message)
   return box;
 }
 
-GtkWidget *
-prs_message_actions_button_new (gboolean can_regenerate,
-                                gboolean can_edit)
+static void
+create_actions (GtkMenuButton *button,
+                gpointer       user_data)
 {
+  guint flags = GPOINTER_TO_UINT (user_data);
   g_autoptr(GMenu) menu = g_menu_new ();
   g_autoptr(GMenu) copy = g_menu_new ();
-  GtkWidget *button = gtk_menu_button_new ();
 
   g_menu_append (copy, _("Copy _Text"), "message-row.copy-text");
   g_menu_append (copy, _("Copy as _Markdown"), "message-row.copy-markdown");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (copy));
-  if (can_regenerate || can_edit)
+  if (flags != 0)
     {
       g_autoptr(GMenu) again = g_menu_new ();
 
-      if (can_regenerate)
+      if (flags & 1)
         g_menu_append (again, _("_Regenerate"), "message-row.regenerate");
-      if (can_edit)
+      if (flags & 2)
         g_menu_append (again, _("_Edit and Resend…"), "message-row.edit");
       g_menu_append_section (menu, NULL, G_MENU_MODEL (again));
     }
+  gtk_menu_button_set_menu_model (button, G_MENU_MODEL (menu));
+}
 
+GtkWidget *
+prs_message_actions_button_new (gboolean can_regenerate,
+                                gboolean can_edit)
+{
+  GtkWidget *button = gtk_menu_button_new ();
+
+  /* The menu is made when first opened (see create_details) */
   gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (button), "view-more-symbolic");
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (button), G_MENU_MODEL (menu));
+  gtk_menu_button_set_create_popup_func (GTK_MENU_BUTTON (button), create_actions,
+                                         GUINT_TO_POINTER ((can_regenerate ? 1 : 0) | (can_edit ? 2 : 0)), NULL);
   gtk_widget_set_tooltip_text (button, _("Message Menu"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Message Menu"), -1);
   gtk_widget_set_valign (button, GTK_ALIGN_START);
