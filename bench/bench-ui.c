@@ -9,6 +9,10 @@
  *                                      scroll from the bottom to the top
  *                                      in STEPS jumps, a frame each; RSS
  *                                      after opening and after scrolling
+ *   bench-ui jump  DIR PORT SLUG SEQ   open SLUG at its message SEQ (a search
+ *                                      hit: "TRACE first-frame <ms>" as for
+ *                                      open), then whether that message's
+ *                                      row is on screen, highlighted
  *   bench-ui gaps  DIR PORT SLUG SECS  the longest gap between painted
  *                                      frames over SECS while redrawing
  *                                      every frame (bench/run drives the
@@ -23,6 +27,7 @@
 #include <adwaita.h>
 
 #include "prs-conversation-view.h"
+#include "prs-message-row.h"
 #include "prs-service.h"
 #include "prs-window.h"
 
@@ -157,7 +162,7 @@ main (int   argc,
 
   if (argc < 4)
     {
-      g_printerr ("usage: bench-ui idle|open|gaps DIR PORT [SLUG STEPS|SECS]\n");
+      g_printerr ("usage: bench-ui idle|open|jump|gaps DIR PORT [SLUG STEPS|SEQ|SECS]\n");
       return 2;
     }
   mode = argv[1];
@@ -228,6 +233,33 @@ main (int   argc,
       wait_frames (GTK_WIDGET (window), 2);
       g_print ("TOP %.0f\n", gtk_adjustment_get_value (adj));
       g_print ("RSS-SCROLLED %ld\n", rss_kb ());
+    }
+  else if (g_str_equal (mode, "jump") && conversation_id != NULL && argc > 5)
+    {
+      /* seed-conversation's ids: CONVERSATION-SEQ */
+      g_autofree char *message_id = g_strdup_printf ("%s-%s", conversation_id, argv[5]);
+      GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (window)));
+      gboolean on_screen = FALSE;
+
+      g_print ("ACTION select\n");
+      fflush (stdout);
+      prs_window_open_conversation_at (window, conversation_id, message_id);
+      wait_frames (GTK_WIDGET (window), 8);
+      drain ();
+      for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
+        {
+          GtkWidget *row = gtk_widget_get_first_child (item);
+          graphene_point_t point;
+
+          if (row != NULL && PRS_IS_MESSAGE_ROW (row) && prs_message_row_get_message (PRS_MESSAGE_ROW (row)) != NULL &&
+              g_strcmp0 (prs_message_get_id (prs_message_row_get_message (PRS_MESSAGE_ROW (row))), message_id) == 0 &&
+              gtk_widget_has_css_class (row, "highlighted") &&
+              gtk_widget_compute_point (row, list, &GRAPHENE_POINT_INIT (0, 0), &point) &&
+              point.y >= -1 && point.y < gtk_widget_get_height (list))
+            on_screen = TRUE;
+        }
+      g_print ("HIT-ON-SCREEN %d\n", on_screen);
+      g_print ("PAGES %u\n", prs_message_list_get_n_page_loads (prs_conversation_view_get_messages (prs_window_get_conversation_view (window))));
     }
   else if (g_str_equal (mode, "gaps") && conversation_id != NULL && argc > 5)
     {

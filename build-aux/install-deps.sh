@@ -16,6 +16,8 @@ PACKAGES=(
   desktop-file-utils appstream libxml2-utils librsvg2-bin
   # tests: real X server, real Secret Service, HTTPS clients
   xvfb xauth imagemagick gnome-keyring dbus dbus-x11 libsecret-tools
+  # key presses through the X server in the ui tests (XTest, loaded at run time)
+  libxtst6
   curl jq openssl python3 sqlite3 procps locales
   # benchmarks (bench/run): HTTP load and command timing
   wrk hyperfine

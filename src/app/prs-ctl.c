@@ -697,7 +697,9 @@ static const Command commands[] = {
   { "backup", cmd_backup, N_("Write a consistent copy of the database to FILE, also while Prosponsive runs") },
   { "cert", cmd_cert, N_("Print the local API certificate's SHA-256 fingerprint (or --pem)") },
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
+  { "conversation", prs_ctl_cmd_conversation, N_("The conversations (conversation list [--json], rename SLUG NEW, delete SLUG, archive SLUG, pin SLUG)") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
+  { "export", prs_ctl_cmd_export, N_("Write a conversation as Markdown or JSON (export SLUG --format md|json [-o FILE])") },
   { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },
   { "insights", prs_ctl_cmd_insights, N_("Runs, tokens, times and failures per provider and model, agent and tool ([--since today|7d|30d|all] [--json])") },
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
@@ -706,6 +708,7 @@ static const Command commands[] = {
   { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
   { "rule", prs_ctl_cmd_rule, N_("Auto-approval rules for tool calls (rule add --tool T [--agent A] [--conversation SLUG] --action approve|deny, rule list, rule remove ID)") },
   { "schedule", prs_ctl_cmd_schedule, N_("Scheduled prompts (schedule add --name N --conversation SLUG --agent ID --prompt TEXT --daily 07:30 …; schedule list, run NAME, enable NAME, disable NAME, remove NAME)") },
+  { "search", prs_ctl_cmd_search, N_("Find messages in every conversation (search QUERY [--json])") },
   { "token", cmd_token, N_("Print (or --rotate) the local API's token") },
   { "tools", cmd_tools, N_("List the stored tools") },
 };

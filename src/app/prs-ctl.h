@@ -58,6 +58,16 @@ int prs_ctl_cmd_fields (PrsCtl  *ctl,
 int prs_ctl_cmd_insights (PrsCtl  *ctl,
                           int      argc,
                           char   **argv);
+/* prs-ctl-conversations.c */
+int prs_ctl_cmd_conversation (PrsCtl  *ctl,
+                              int      argc,
+                              char   **argv);
+int prs_ctl_cmd_search       (PrsCtl  *ctl,
+                              int      argc,
+                              char   **argv);
+int prs_ctl_cmd_export       (PrsCtl  *ctl,
+                              int      argc,
+                              char   **argv);
 
 /* prs-ctl-mcp.c */
 int prs_ctl_cmd_mcp      (PrsCtl  *ctl,

@@ -18,6 +18,7 @@
 #include "prs-runner.h"
 #include "prs-scheduler.h"
 #include "prs-service.h"
+#include "prs-service-private.h"
 #include "prs-settings.h"
 #include "prs-thread.h"
 
@@ -414,6 +415,7 @@ prs_service_start (PrsService  *self,
   start_runner (self);
 
   self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
+  _prs_service_recover_deletions (self);
   self->conversations = prs_conversation_list_new (self->store);
   g_signal_connect_object (self->api_server, "conversation-created",
                            G_CALLBACK (on_api_conversation_created), self, 0);

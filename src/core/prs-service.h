@@ -54,6 +54,24 @@ gboolean    prs_service_add_message  (PrsService              *self,
                                       char                   **out_message_id,
                                       GError                 **error);
 
+/* prs-service-conversations.c */
+/* The deletions of @conversation_ids can no longer be undone: confirmed
+ * now, purged in a worker thread. */
+void        prs_service_finish_deletions (PrsService         *self,
+                                          const char * const *conversation_ids);
+/* Regenerate: the conversation's last reply is superseded (kept, folded)
+ * and the person's last message answered again (a new reference to the
+ * run). Refused while a run of the conversation is unfinished. */
+PrsRun     *prs_service_regenerate       (PrsService  *self,
+                                          const char  *conversation_id,
+                                          GError     **error);
+/* Edit and Resend: the person's last message and its answer are
+ * superseded, @text is stored as a new message and answered. */
+PrsRun     *prs_service_edit_and_resend  (PrsService  *self,
+                                          const char  *conversation_id,
+                                          const char  *text,
+                                          GError     **error);
+
 /* A client for the configured n8n (URL from the store, API key from the
  * keyring, looked up synchronously), or NULL: PRS_ERROR_NOT_CONFIGURED with
  * @not_configured when either is missing, or the keyring's error. */

@@ -14,32 +14,7 @@
 #include "prs-preferences-window.h"
 #include "prs-schedules-page.h"
 #include "prs-tools-page.h"
-#include "prs-window.h"
-
-struct _PrsWindow
-{
-  AdwApplicationWindow  parent_instance;
-
-  PrsService           *service;
-  GtkSingleSelection   *selection;
-  PrsConversation      *shown;       /* for its title's notifications */
-
-  PrsAgentsPage        *agents_page;
-  GtkListView          *conversation_list;
-  PrsConversationView  *conversation_view;
-  AdwWindowTitle       *content_title;
-  GtkStack             *content_stack;
-  GtkWidget            *conversation_menu_button;
-  PrsInsightsPage      *insights_page;
-  AdwLeaflet           *leaflet;
-  GtkWidget            *refresh_button;
-  GtkStack             *sidebar_stack;
-  PrsSchedulesPage     *schedules_page;
-  GtkSpinner           *spinner;
-  GtkRevealer          *storage_banner;
-  AdwToastOverlay      *toast_overlay;
-  PrsToolsPage         *tools_page;
-};
+#include "prs-window-private.h"
 
 G_DEFINE_FINAL_TYPE (PrsWindow, prs_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -69,6 +44,12 @@ static PrsConversationList *
 conversations (PrsWindow *self)
 {
   return prs_service_get_conversations (self->service);
+}
+
+PrsConversationList *
+_prs_window_conversations (PrsWindow *self)
+{
+  return conversations (self);
 }
 
 /* ---- tools ---- */
@@ -116,6 +97,12 @@ refresh_tools_activated (GtkWidget  *widget,
 static void
 update_title (PrsWindow *self)
 {
+  _prs_window_update_title (self);
+}
+
+void
+_prs_window_update_title (PrsWindow *self)
+{
   const char *page = gtk_stack_get_visible_child_name (self->content_stack);
 
   if (g_strcmp0 (page, "tools") == 0)
@@ -156,6 +143,10 @@ update_title (PrsWindow *self)
   gtk_widget_set_visible (self->refresh_button, g_strcmp0 (page, "tools") == 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename-conversation", self->shown != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.schedule-here", self->shown != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete-conversation", self->shown != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-markdown", self->shown != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-json", self->shown != NULL);
+  _prs_window_conversations_update_actions (self);
 }
 
 static void
@@ -191,10 +182,17 @@ show_conversation (PrsWindow       *self,
         g_signal_handlers_disconnect_by_func (self->shown, on_shown_notify, self);
       g_set_object (&self->shown, conversation);
       if (conversation != NULL)
-        g_signal_connect_object (conversation, "notify::title", G_CALLBACK (on_shown_notify), self, 0);
+        {
+          g_signal_connect_object (conversation, "notify::title", G_CALLBACK (on_shown_notify), self, 0);
+          g_signal_connect_object (conversation, "notify::pinned", G_CALLBACK (on_shown_notify), self, 0);
+          g_signal_connect_object (conversation, "notify::archived", G_CALLBACK (on_shown_notify), self, 0);
+        }
     }
 
-  prs_conversation_view_set_conversation (self->conversation_view, conversation);
+  if (conversation != NULL && self->open_at != NULL)
+    prs_conversation_view_open_at (self->conversation_view, conversation, self->open_at);
+  else
+    prs_conversation_view_set_conversation (self->conversation_view, conversation);
   gtk_stack_set_visible_child_name (self->content_stack, conversation != NULL ? "conversation" : "empty");
   update_title (self);
   mark_shown_read (self);
@@ -227,6 +225,15 @@ on_conversation_activate (GtkListView *list,
                           guint        position,
                           PrsWindow   *self)
 {
+  /* Selection mode: Enter toggles the row */
+  if (gtk_list_view_get_model (list) == GTK_SELECTION_MODEL (self->multi_selection))
+    {
+      if (gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->multi_selection), position))
+        gtk_selection_model_unselect_item (GTK_SELECTION_MODEL (self->multi_selection), position);
+      else
+        gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->multi_selection), position, FALSE);
+      return;
+    }
   if (position == gtk_single_selection_get_selected (self->selection))
     show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
   if (adw_leaflet_get_folded (self->leaflet))
@@ -236,9 +243,18 @@ on_conversation_activate (GtkListView *list,
 static void
 update_sidebar_page (PrsWindow *self)
 {
+  _prs_window_update_sidebar_page (self);
+}
+
+void
+_prs_window_update_sidebar_page (PrsWindow *self)
+{
   guint n = g_list_model_get_n_items (G_LIST_MODEL (conversations (self)));
 
-  gtk_stack_set_visible_child_name (self->sidebar_stack, n > 0 ? "list" : "empty");
+  if (gtk_search_bar_get_search_mode (self->search_bar))
+    gtk_stack_set_visible_child_name (self->sidebar_stack, "search");
+  else
+    gtk_stack_set_visible_child_name (self->sidebar_stack, n > 0 ? "list" : "empty");
 }
 
 static void
@@ -276,6 +292,14 @@ void
 prs_window_select_conversation (PrsWindow  *self,
                                 const char *conversation_id)
 {
+  prs_window_open_conversation_at (self, conversation_id, NULL);
+}
+
+void
+prs_window_open_conversation_at (PrsWindow  *self,
+                                 const char *conversation_id,
+                                 const char *message_id)
+{
   g_autoptr(GError) error = NULL;
   guint position;
 
@@ -284,14 +308,19 @@ prs_window_select_conversation (PrsWindow  *self,
   /* It may be new since the last main loop turn */
   if (!prs_conversation_list_flush (conversations (self), &error))
     g_message ("Could not read the conversations: %s", error->message);
-  if (prs_conversation_list_find (conversations (self), conversation_id, &position) != NULL)
-    {
-      gtk_single_selection_set_selected (self->selection, position);
-      /* Already selected (the Tools page was showing): show it again. */
-      show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
-      if (adw_leaflet_get_folded (self->leaflet))
-        adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
-    }
+  if (prs_conversation_list_find (conversations (self), conversation_id, &position) == NULL)
+    return;
+
+  g_free (self->open_at);
+  self->open_at = g_strdup (message_id);
+  if (gtk_single_selection_get_selected (self->selection) != position)
+    gtk_single_selection_set_selected (self->selection, position);
+  else
+    /* Already selected (the Tools page was showing): show it again. */
+    show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
+  g_clear_pointer (&self->open_at, g_free);
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
 }
 
 /* ---- sidebar rows ---- */
@@ -299,18 +328,22 @@ prs_window_select_conversation (PrsWindow  *self,
 static void
 setup_conversation_row (GtkSignalListItemFactory *factory,
                         GtkListItem              *item,
-                        gpointer                  user_data)
+                        PrsWindow                *self)
 {
-  gtk_list_item_set_child (item, prs_conversation_row_new ());
+  GtkWidget *row = prs_conversation_row_new ();
+
+  _prs_window_setup_conversation_row (self, item, row);
+  gtk_list_item_set_child (item, row);
 }
 
 static void
 bind_conversation_row (GtkSignalListItemFactory *factory,
                        GtkListItem              *item,
-                       gpointer                  user_data)
+                       PrsWindow                *self)
 {
   prs_conversation_row_set_conversation (PRS_CONVERSATION_ROW (gtk_list_item_get_child (item)),
                                          gtk_list_item_get_item (item));
+  _prs_window_bind_conversation_row (self, item);
 }
 
 static void
@@ -373,25 +406,31 @@ on_rename_response (AdwMessageDialog *dialog,
     prs_window_show_toast (self, error->message);
 }
 
+void
+_prs_window_rename (PrsWindow       *self,
+                    PrsConversation *conversation)
+{
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  /* Translators: %s is the conversation's slug */
+  body = g_strdup_printf (_("Workflows keep finding it as “%s”."), prs_conversation_get_slug (conversation));
+  dialog = name_dialog_new (self, _("Rename Conversation"), body,
+                            prs_conversation_get_title (conversation), "rename", _("_Rename"));
+  g_object_set_data_full (G_OBJECT (dialog), "conversation", g_object_ref (conversation), g_object_unref);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_rename_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 rename_conversation_activated (GtkWidget  *widget,
                                const char *action_name,
                                GVariant   *parameter)
 {
   PrsWindow *self = PRS_WINDOW (widget);
-  g_autofree char *body = NULL;
-  GtkWidget *dialog;
 
-  if (self->shown == NULL)
-    return;
-
-  /* Translators: %s is the conversation's slug */
-  body = g_strdup_printf (_("Workflows keep finding it as “%s”."), prs_conversation_get_slug (self->shown));
-  dialog = name_dialog_new (self, _("Rename Conversation"), body,
-                            prs_conversation_get_title (self->shown), "rename", _("_Rename"));
-  g_object_set_data_full (G_OBJECT (dialog), "conversation", g_object_ref (self->shown), g_object_unref);
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_rename_response), self, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
+  if (self->shown != NULL)
+    _prs_window_rename (self, self->shown);
 }
 
 static void
@@ -575,6 +614,12 @@ on_tool_action (PrsConversationView *view,
 static void
 update_busy (PrsWindow *self)
 {
+  _prs_window_update_busy (self);
+}
+
+void
+_prs_window_update_busy (PrsWindow *self)
+{
   PrsConversation *conversation = prs_conversation_view_get_conversation (self->conversation_view);
   PrsRunner *runner = prs_service_get_runner (self->service);
   PrsRun *run = NULL;
@@ -685,6 +730,8 @@ prs_window_new (gpointer    application,
   prs_schedules_page_set_service (self->schedules_page, service);
   prs_insights_page_set_service (self->insights_page, service);
   g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
+  g_signal_connect_object (self->conversation_view, "message-action",
+                           G_CALLBACK (_prs_window_on_message_action), self, 0);
 
   model = G_LIST_MODEL (prs_service_get_conversations (service));
   self->selection = gtk_single_selection_new (g_object_ref (model));
@@ -712,6 +759,7 @@ prs_window_new (gpointer    application,
   g_signal_connect_object (discovery, "notify::running", G_CALLBACK (on_discovery_running), self, 0);
   g_signal_connect_object (discovery, "finished", G_CALLBACK (on_discovery_finished), self, 0);
   on_discovery_running (discovery, NULL, self);
+  _prs_window_conversations_start (self);
 
   return self;
 }
@@ -721,10 +769,15 @@ prs_window_dispose (GObject *object)
 {
   PrsWindow *self = PRS_WINDOW (object);
 
+  if (self->service != NULL)
+    _prs_window_conversations_dispose (self);
   if (self->conversation_list != NULL)
     gtk_list_view_set_model (self->conversation_list, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_WINDOW);
   g_clear_object (&self->selection);
+  g_clear_object (&self->multi_selection);
+  g_clear_pointer (&self->open_at, g_free);
+  g_clear_pointer (&self->pending_deletions, g_hash_table_unref);
   g_clear_object (&self->shown);
   g_clear_object (&self->service);
 
@@ -750,6 +803,12 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, refresh_button);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, schedules_page);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_button);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_panel);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, selection_bar);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, selection_label);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, spinner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, storage_banner);
@@ -778,7 +837,10 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
 
+  _prs_window_conversations_class_init (widget_class);
+
   g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
+  g_type_ensure (PRS_TYPE_SEARCH_PANEL);
   g_type_ensure (PRS_TYPE_TOOLS_PAGE);
   g_type_ensure (PRS_TYPE_AGENTS_PAGE);
   g_type_ensure (PRS_TYPE_SCHEDULES_PAGE);
@@ -793,10 +855,11 @@ prs_window_init (PrsWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   factory = gtk_signal_list_item_factory_new ();
-  g_signal_connect (factory, "setup", G_CALLBACK (setup_conversation_row), NULL);
-  g_signal_connect (factory, "bind", G_CALLBACK (bind_conversation_row), NULL);
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_conversation_row), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_conversation_row), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (unbind_conversation_row), NULL);
   gtk_list_view_set_factory (self->conversation_list, factory);
   g_object_unref (factory);
   g_signal_connect (self->conversation_list, "activate", G_CALLBACK (on_conversation_activate), self);
+  _prs_window_conversations_init (self);
 }

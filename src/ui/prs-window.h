@@ -22,6 +22,10 @@ PrsWindow           *prs_window_new                    (gpointer     application
 /* Shows @conversation (NULL: none) and selects it in the sidebar. */
 void                 prs_window_select_conversation    (PrsWindow   *self,
                                                         const char  *conversation_id);
+/* The same, opened at @message_id (highlighted; NULL: at the bottom). */
+void                 prs_window_open_conversation_at   (PrsWindow   *self,
+                                                        const char  *conversation_id,
+                                                        const char  *message_id);
 PrsConversationView *prs_window_get_conversation_view  (PrsWindow   *self);
 GtkListView         *prs_window_get_conversation_list  (PrsWindow   *self);
 PrsAgentsPage       *prs_window_get_agents_page        (PrsWindow   *self);

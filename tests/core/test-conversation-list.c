@@ -332,6 +332,93 @@ test_direct_updates (Fixture       *f,
   assert_same_as_store (f);
 }
 
+static PrsConversation *
+item_at (Fixture *f,
+         guint    position)
+{
+  g_autoptr(PrsConversation) item = g_list_model_get_item (G_LIST_MODEL (f->list), position);
+
+  return item;  /* the list keeps it */
+}
+
+static const char *
+slug_at (Fixture *f,
+         guint    position)
+{
+  return prs_conversation_get_slug (item_at (f, position));
+}
+
+/* Pin, archive, show archived, delete, undo: each one items-changed for
+ * the range that changed, and the order stays the store's */
+static void
+test_keeping_in_order (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *c0 = NULL, *c1 = NULL, *c2 = NULL, *c3 = NULL, *c4 = NULL;
+  const char *gone[3] = { NULL, NULL, NULL };
+
+  c0 = create (f, "c0"); next_millisecond ();
+  c1 = create (f, "c1"); next_millisecond ();
+  c2 = create (f, "c2"); next_millisecond ();
+  c3 = create (f, "c3"); next_millisecond ();
+  c4 = create (f, "c4");
+  open_list (f);
+  g_assert_cmpstr (slug_at (f, 0), ==, "c4");
+
+  /* Pinned: to the top, one change over the range it moved across */
+  g_assert_true (prs_conversation_list_set_pinned (f->list, item_at (f, 2), TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->signals->len, ==, 1);
+  assert_signal (f, 0, 0, 3, 3);
+  g_assert_cmpstr (slug_at (f, 0), ==, "c2");
+  g_assert_true (prs_conversation_get_pinned (item_at (f, 0)));
+  assert_same_as_store (f);
+
+  /* A rename moves nothing: no items-changed, the item notifies */
+  g_assert_true (prs_conversation_list_rename (f->list, item_at (f, 0), "Pinned one", &error));
+  g_assert_cmpuint (f->signals->len, ==, 1);
+
+  /* Archived: out of the list */
+  g_assert_true (prs_conversation_list_set_archived (f->list, item_at (f, 2), TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->signals->len, ==, 2);
+  assert_signal (f, 1, 2, 1, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->list)), ==, 4);
+
+  /* Shown again, last */
+  g_assert_true (prs_conversation_list_set_show_archived (f->list, TRUE, &error));
+  g_assert_cmpuint (f->signals->len, ==, 3);
+  assert_signal (f, 2, 4, 0, 1);
+  g_assert_cmpstr (slug_at (f, 4), ==, "c3");
+  g_assert_true (prs_conversation_get_archived (item_at (f, 4)));
+  assert_same_as_store (f);
+
+  /* Two deleted at once: one change */
+  gone[0] = c4;
+  gone[1] = c1;
+  g_assert_true (prs_conversation_list_delete (f->list, gone, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->signals->len, ==, 4);
+  assert_signal (f, 3, 1, 2, 0);
+  assert_same_as_store (f);
+  g_assert_null (prs_conversation_list_find (f->list, c4, NULL));
+
+  /* Undo: back where they were */
+  g_assert_true (prs_conversation_list_restore (f->list, gone, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->signals->len, ==, 5);
+  assert_signal (f, 4, 1, 0, 2);
+  g_assert_cmpstr (slug_at (f, 1), ==, "c4");
+  assert_same_as_store (f);
+
+  /* Unpinned: back among the others by time */
+  g_assert_true (prs_conversation_list_set_pinned (f->list, item_at (f, 0), FALSE, &error));
+  g_assert_cmpstr (slug_at (f, 0), ==, "c4");
+  g_assert_cmpstr (slug_at (f, 1), ==, "c2");
+  assert_same_as_store (f);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -344,6 +431,7 @@ main (int   argc,
   ADD ("/conversation-list/message-moves-one-row", test_message_moves_one_row);
   ADD ("/conversation-list/random-batches", test_random_batches);
   ADD ("/conversation-list/direct-updates", test_direct_updates);
+  ADD ("/conversation-list/keeping-in-order", test_keeping_in_order);
 #undef ADD
 
   return g_test_run ();

@@ -14,6 +14,9 @@
 #include "prs-store-insights.h"
 #include "prs-test-util.h"
 
+/* The schema version whose migration brought Insights (prs-store-migrations.c) */
+#define INSIGHTS_VERSION 8
+
 typedef struct
 {
   char     *dir;
@@ -567,9 +570,10 @@ test_migration (void)
   PrsInsightsTool *tool;
 
   /* The previous version, with a run of two model answers and three tool calls */
-  store = prs_store_new_at_version (path, prs_store_get_latest_version () - 1, &error);
+  store = prs_store_new_at_version (path, INSIGHTS_VERSION - 1, &error);
   g_assert_no_error (error);
-  g_assert_true (prs_store_resolve_conversation (store, "inbox", &conversation, NULL, &error));
+  /* Through SQL: the store's own writes follow the latest schema */
+  conversation = prs_test_sql_conversation (path, "inbox");
   sql = g_strdup_printf (
     "INSERT INTO runs (id, conversation_id, agent_id, origin, status, transcript_json, created_at, updated_at)"
     " VALUES ('r1', '%s', 'mail', 'chat', 'completed', '[{\"role\":\"user\",\"text\":\"Hi\"},"

@@ -874,11 +874,15 @@ test_failover (Fixture       *fixture,
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(PrsInsights) insights = NULL;
   PrsInsightsModel *first, *second;
+  g_autoptr(JsonArray) messages = NULL;
+  JsonObject *extra = NULL, *timing;
+  JsonArray *failover;
 
   fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'status':500,'message':'Boom'}}]}");
+  /* The first piece 0.3 s after the request, the last 0.3 s after it */
   fixture->provider2 = prs_test_provider_start ("{'kind':'anthropic','turns':[{'response':{'text':'From the second.',"
-                                                "'initial_delay':0.2,'usage':{'input':30,'output':4}}}]}");
-
+                                                "'chunks':['From ','the second.'],'initial_delay':0.3,'delay':0.3,"
+                                                "'usage':{'input':30,'output':4}}}]}");
   add_provider (fixture, "openai", "First", fixture->provider, 0);
   add_provider (fixture, "anthropic", "Second", fixture->provider2, 1);
   run = start_run (fixture, "Hi", NULL, NULL);
@@ -908,6 +912,21 @@ test_failover (Fixture       *fixture,
   g_assert_cmpuint (second->input_tokens, ==, 30);
   g_assert_cmpint (second->first_token.p50_ms, >=, 200);
   g_assert_cmpint (second->total.p50_ms, >=, second->first_token.p50_ms);
+  /* The answer says which provider failed and why, and how long it took */
+  messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 50, NULL);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"), "assistant") == 0)
+      extra = json_object_get_object_member (json_array_get_object_element (messages, i), "extra");
+  g_assert_nonnull (extra);
+  failover = json_object_get_array_member (extra, "failover");
+  g_assert_cmpuint (json_array_get_length (failover), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (failover, 0), "providerName"), ==, "First");
+  g_assert_nonnull (strstr (json_object_get_string_member (json_array_get_object_element (failover, 0), "error"), "Boom"));
+  timing = json_object_get_object_member (extra, "timing");
+  g_assert_cmpint (json_object_get_int_member (timing, "firstTokenMs"), >=, 300);
+  g_assert_cmpint (json_object_get_int_member (timing, "totalMs"), >=,
+                   json_object_get_int_member (timing, "firstTokenMs") + 250);
+  g_assert_cmpstr (json_object_get_string_member (extra, "providerName"), ==, "Second");
 }
 
 static void

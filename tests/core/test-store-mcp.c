@@ -47,6 +47,8 @@ test_migration_6 (Fixture       *fixture,
   g_autoptr(GPtrArray) servers = NULL;
   g_autofree char *id = NULL;
   g_autofree char *action = NULL;
+  g_autofree char *query = NULL;
+  g_autofree char *slug = NULL;
   const char *args[] = { "/srv/index.js", "stdio", NULL };
   PrsMcpServerRow row = { 0 };
 
@@ -54,7 +56,7 @@ test_migration_6 (Fixture       *fixture,
   store = prs_store_new_at_version (fixture->db_path, 5, &error);
   g_assert_no_error (error);
   g_assert_true (prs_store_add_approval_rule (store, "email_move", NULL, NULL, "approve", NULL, &error));
-  id = prs_test_resolve_conversation (store, "Email Inbox");
+  id = prs_test_sql_conversation (fixture->db_path, "Email Inbox");
   g_assert_finalize_object (g_steal_pointer (&store));
 
   store = prs_store_new_at_version (fixture->db_path, 6, &error);
@@ -62,7 +64,10 @@ test_migration_6 (Fixture       *fixture,
   g_assert_cmpint (prs_store_get_schema_version (store), ==, 6);
   action = prs_store_match_approval_rule (store, "email_move", "prosponsive", "Email Inbox");
   g_assert_cmpstr (action, ==, "approve");
-  g_assert_true (prs_store_has_conversation (store, id));
+  g_free (query);
+  query = g_strdup_printf ("SELECT slug FROM conversations WHERE id = '%s'", id);
+  slug = prs_test_sql_query (fixture->db_path, query);
+  g_assert_cmpstr (slug, ==, "Email Inbox");
 
   servers = prs_store_list_mcp_servers (store, &error);
   g_assert_no_error (error);

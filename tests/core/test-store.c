@@ -575,7 +575,6 @@ test_migration_2 (Fixture       *fixture,
   g_autofree char *last_error = NULL;
   g_autofree char *id = NULL;
   gint64 attempt, success;
-  gboolean created = FALSE;
 
   /* A version-1 database with data in every table. */
   store = prs_store_new_at_version (fixture->db_path, 1, &error);
@@ -618,10 +617,9 @@ test_migration_2 (Fixture       *fixture,
   g_assert_cmpint (success, ==, 1000);
   g_assert_cmpstr (last_error, ==, "down");
 
-  /* And the new tables work. */
-  g_assert_true (prs_store_resolve_conversation (store, "inbox", &id, &created, &error));
-  g_assert_no_error (error);
-  g_assert_true (created);
+  /* And the new tables hold rows. */
+  id = prs_test_sql_conversation (fixture->db_path, "inbox");
+  g_assert_nonnull (id);
 }
 
 static char *
@@ -648,7 +646,6 @@ test_migration_3 (Fixture       *fixture,
 {
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) messages = NULL;
   g_autofree char *id = NULL;
   g_autofree char *message_id = NULL;
   g_autofree char *agent = NULL;
@@ -658,24 +655,21 @@ test_migration_3 (Fixture       *fixture,
   /* A version-2 database with a conversation and a message. */
   store = prs_store_new_at_version (fixture->db_path, 2, &error);
   g_assert_no_error (error);
-  g_assert_true (prs_store_resolve_conversation (store, "Email Inbox", &id, NULL, &error));
-  g_assert_no_error (error);
+  id = prs_test_sql_conversation (fixture->db_path, "Email Inbox");
   insert.conversation_id = id;
   insert.kind = "inbound";
   insert.content = "New email";
   insert.context_json = "{\"uid\":\"12345\"}";
-  g_assert_true (prs_store_insert_message (store, &insert, &message_id, NULL, &error));
-  g_assert_no_error (error);
+  message_id = prs_test_sql_message (fixture->db_path, &insert, 1);
   g_assert_finalize_object (g_steal_pointer (&store));
 
   store = prs_store_new_at_version (fixture->db_path, 3, &error);
   g_assert_no_error (error);
   g_assert_cmpint (prs_store_get_schema_version (store), ==, 3);
-
-  messages = prs_store_list_messages (store, id, 0, 10, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (json_array_get_length (messages), ==, 1);
   g_assert_finalize_object (g_steal_pointer (&store));
+  count = query_one (fixture->db_path, "SELECT count(*) FROM messages WHERE content = 'New email'");
+  g_assert_cmpstr (count, ==, "1");
+  g_clear_pointer (&count, g_free);
 
   /* The default agent exists from the first start; the new tables hold rows. */
   agent = query_one (fixture->db_path, "SELECT name FROM agents WHERE id = 'prosponsive'");
@@ -698,7 +692,7 @@ test_migration_4 (Fixture       *fixture,
   g_autoptr(PrsRunRow) loaded = NULL;
   g_autoptr(GPtrArray) calls = NULL;
   g_autoptr(GPtrArray) unfinished = NULL;
-  g_autoptr(JsonNode) message = NULL;
+  g_autofree char *status = NULL;
   PrsMessageInsert insert = { 0 };
   PrsRunRow run = { 0 };
   PrsToolCallRow call = { 0 };
@@ -706,12 +700,12 @@ test_migration_4 (Fixture       *fixture,
   /* A version-3 database with a conversation, a message and a rule. */
   store = prs_store_new_at_version (fixture->db_path, 3, &error);
   g_assert_no_error (error);
-  g_assert_true (prs_store_resolve_conversation (store, "Email Inbox", &id, NULL, &error));
+  id = prs_test_sql_conversation (fixture->db_path, "Email Inbox");
   insert.conversation_id = id;
   insert.kind = "tool-call";
   insert.content = "email_move";
   insert.status = "proposed";
-  g_assert_true (prs_store_insert_message (store, &insert, &message_id, NULL, &error));
+  message_id = prs_test_sql_message (fixture->db_path, &insert, 1);
   g_assert_true (prs_store_add_approval_rule (store, "email_move", NULL, NULL, "approve", NULL, &error));
   g_assert_no_error (error);
   g_assert_finalize_object (g_steal_pointer (&store));
@@ -752,20 +746,19 @@ test_migration_4 (Fixture       *fixture,
   g_assert_cmpuint (unfinished->len, ==, 1);
   calls = prs_store_list_tool_calls (store, "run-1", &error);
   g_assert_cmpuint (calls->len, ==, 1);
-  message = prs_store_get_message (store, message_id, &error);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (message), "status"), ==, "approved");
+  status = query_one (fixture->db_path, "SELECT status FROM messages WHERE kind = 'tool-call'");
+  g_assert_cmpstr (status, ==, "approved");
 }
 
 static char *
-insert_keyed_inbound (PrsStore   *store,
+insert_keyed_inbound (const char *db_path,
                       const char *conversation_id,
                       const char *agent_id,
                       const char *dedup_key,
                       const char *extra_json)
 {
-  g_autoptr(GError) error = NULL;
+  static gint64 seq;
   PrsMessageInsert insert = { 0 };
-  char *message_id = NULL;
 
   insert.conversation_id = conversation_id;
   insert.kind = "inbound";
@@ -774,9 +767,7 @@ insert_keyed_inbound (PrsStore   *store,
   insert.agent_id = agent_id;
   insert.dedup_key = dedup_key;
   insert.extra_json = extra_json;
-  g_assert_true (prs_store_insert_message (store, &insert, &message_id, NULL, &error));
-  g_assert_no_error (error);
-  return message_id;
+  return prs_test_sql_message (db_path, &insert, ++seq);
 }
 
 static void
@@ -800,13 +791,13 @@ test_migration_5 (Fixture       *fixture,
   /* A version-4 database with keys stored before they were scoped */
   store = prs_store_new_at_version (fixture->db_path, 4, &error);
   g_assert_no_error (error);
-  g_assert_true (prs_store_resolve_conversation (store, "Email Inbox", &a, NULL, &error));
-  g_assert_true (prs_store_resolve_conversation (store, "Other", &b, NULL, &error));
-  first = insert_keyed_inbound (store, a, "prosponsive", "idem:<m1@example>",
+  a = prs_test_sql_conversation (fixture->db_path, "Email Inbox");
+  b = prs_test_sql_conversation (fixture->db_path, "Other");
+  first = insert_keyed_inbound (fixture->db_path, a, "prosponsive", "idem:<m1@example>",
                                 "{\"route\":\"agent-inference\",\"httpStatus\":503}");
-  second = insert_keyed_inbound (store, b, "prosponsive", "exec:0123abcd", "{\"route\":\"inference\"}");
-  third = insert_keyed_inbound (store, a, "prosponsive", "idem:no-route", NULL);
-  chat = insert_keyed_inbound (store, a, NULL, NULL, NULL);
+  second = insert_keyed_inbound (fixture->db_path, b, "prosponsive", "exec:0123abcd", "{\"route\":\"inference\"}");
+  third = insert_keyed_inbound (fixture->db_path, a, "prosponsive", "idem:no-route", NULL);
+  chat = insert_keyed_inbound (fixture->db_path, a, NULL, NULL, NULL);
   g_assert_finalize_object (g_steal_pointer (&store));
 
   store = prs_store_new_at_version (fixture->db_path, 5, &error);

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include <sqlite3.h>
 #include <glib/gstdio.h>
 
 #include "prs-json.h"
@@ -280,6 +281,82 @@ prs_test_store_exec (PrsStore   *store,
 
   if (sqlite3_exec (store->db, sql, NULL, NULL, &message) != SQLITE_OK)
     g_error ("%s: %s", sql, message);
+}
+
+static sqlite3 *
+sql_open (const char *db_path)
+{
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, 5000);
+  return db;
+}
+
+char *
+prs_test_sql_conversation (const char *db_path,
+                           const char *slug)
+{
+  sqlite3 *db = sql_open (db_path);
+  sqlite3_stmt *stmt = NULL;
+  char *id = g_uuid_string_random ();
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "INSERT INTO conversations (id, slug, title, created_at, updated_at)"
+                                           " VALUES (?1, ?2, ?2, '2026-01-01T00:00:00.000Z',"
+                                           " '2026-01-01T00:00:00.000Z')",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, slug, -1, SQLITE_TRANSIENT);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return id;
+}
+
+char *
+prs_test_sql_message (const char             *db_path,
+                      const PrsMessageInsert *message,
+                      gint64                  seq)
+{
+  sqlite3 *db = sql_open (db_path);
+  sqlite3_stmt *stmt = NULL;
+  char *id = g_uuid_string_random ();
+  const char *texts[] = { id, message->conversation_id, message->kind, message->content, message->status,
+                          message->agent_id, message->context_json, message->execution_json,
+                          message->dedup_key, message->extra_json };
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "INSERT INTO messages (id, conversation_id, kind, content, status,"
+                                           " agent_id, context_json, execution_json, dedup_key, extra_json,"
+                                           " seq, created_at)"
+                                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                                           " '2026-01-01T00:00:00.000Z')",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    sqlite3_bind_text (stmt, i + 1, texts[i], -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (stmt, 11, seq);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return id;
+}
+
+char *
+prs_test_sql_query (const char *db_path,
+                    const char *sql)
+{
+  sqlite3 *db = sql_open (db_path);
+  sqlite3_stmt *stmt = NULL;
+  char *result = NULL;
+  int rc;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  rc = sqlite3_step (stmt);
+  g_assert_true (rc == SQLITE_ROW || rc == SQLITE_DONE);
+  if (rc == SQLITE_ROW)
+    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return result;
 }
 
 /* ---- HTTPS ---- */

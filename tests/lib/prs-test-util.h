@@ -77,6 +77,19 @@ char        *prs_test_resolve_conversation (PrsStore   *store,
 void         prs_test_store_exec           (PrsStore   *store,
                                             const char *sql);
 
+/* Rows in a database at an older schema version, as that version wrote
+ * them: SQL on a connection of its own (the store's functions speak the
+ * latest schema). Any version from 2 on. */
+char        *prs_test_sql_conversation     (const char *db_path,
+                                            const char *slug);
+/* The message's id; @seq numbers it in its conversation. */
+char        *prs_test_sql_message          (const char *db_path,
+                                            const PrsMessageInsert *message,
+                                            gint64      seq);
+/* The first column of the first row of @sql, or NULL. */
+char        *prs_test_sql_query            (const char *db_path,
+                                            const char *sql);
+
 /* ---- HTTPS, ports, folders ---- */
 
 /* Sends @msg on a new session, accepting any certificate (the local API's

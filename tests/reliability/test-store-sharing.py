@@ -4,7 +4,8 @@
 teaches: `prosponsive --headless` takes writes through the API while ctl
 verbs that read and write the same database run beside it (discover,
 n8n setup, provider add/remove, rule add, agent import, schedule add, token --rotate,
-tools, lists, backup), and the app — sometimes a ctl verb too — is killed with SIGKILL at
+tools, lists, backup, conversation rename/pin/archive/delete, search, export), and the app —
+sometimes a ctl verb too — is killed with SIGKILL at
 a random moment, 20 times (200 with --full: tests/reliability/run-full.sh).
 
 Each round, before the kill, another process reads the live database and
@@ -45,6 +46,7 @@ class Ctl:
         self.proc = None
         self.stop = threading.Event()
         self.rules = set()          # tools of acknowledged `rule add`
+        self.deleted = set()        # slugs of acknowledged `conversation delete`
         self.agents = set()         # ids of acknowledged `agent import`
         self.schedules = set()      # names of acknowledged `schedule add`
         self.providers = {}         # name -> present after its last acknowledged verb
@@ -93,7 +95,7 @@ class Ctl:
     def loop(self, client):
         n = 0
         while not self.stop.is_set():
-            step = n % 9
+            step = n % 10
             if step == 0:
                 # fails (no n8n on port 9) and records the failure: a write
                 self.expect(self.run('discover'), 'discover', ok_codes=(0, 1))
@@ -150,7 +152,31 @@ class Ctl:
                     if self.backups:
                         os.unlink(self.backups[-1][0])
                     self.backups.append((path, before))
+            elif step == 9:
+                self.conversation_verbs(client, n)
             n += 1
+
+    def conversation_verbs(self, client, n):
+        """Keeping conversations in order beside the app: changes to one the
+        API made (never deleted), then a conversation of our own deleted."""
+        slugs = list(client.snapshot())
+        if slugs:
+            slug = slugs[n % len(slugs)]
+            self.expect(self.run('conversation', 'rename', slug, 'Renamed %d' % n), 'conversation rename')
+            self.expect(self.run('conversation', 'pin' if n % 20 == 9 else 'unpin', slug), 'conversation pin')
+            self.expect(self.run('conversation', 'archive', slug), 'conversation archive')
+            self.expect(self.run('conversation', 'unarchive', slug), 'conversation unarchive')
+            self.expect(self.run('export', slug, '--format', 'json', '-o',
+                                 os.path.join(self.work, 'export.json')), 'export')
+        self.expect(self.run('search', 'message'), 'search')
+        self.expect(self.run('conversation', 'list', '--json'), 'conversation list')
+        doomed = 'doomed-%d' % n
+        try:
+            r = client.post('/api/conversations/resolve', {'slug': doomed})
+        except Exception:
+            return
+        if r.status == 200 and self.expect(self.run('conversation', 'delete', doomed), 'conversation delete'):
+            self.deleted.add(doomed)
 
 
 class Client:
@@ -367,13 +393,24 @@ def check_final(tap, app, client, ctl, db_path):
     agents = {row[0] for row in db.execute('SELECT id FROM agents')}
     providers = {row[0] for row in db.execute('SELECT name FROM providers')}
     schedules = {row[0] for row in db.execute('SELECT name FROM schedules')}
+    left = {row[0] for row in db.execute('SELECT slug FROM conversations')} & ctl.deleted
+    orphans = db.execute('SELECT count(*) FROM messages WHERE conversation_id NOT IN'
+                         ' (SELECT id FROM conversations)').fetchone()[0]
+    orphans += db.execute('SELECT count(*) FROM runs WHERE conversation_id NOT IN'
+                          ' (SELECT id FROM conversations)').fetchone()[0]
+    orphans += db.execute('SELECT count(*) FROM message_search WHERE rowid NOT IN'
+                          ' (SELECT rowid FROM messages)').fetchone()[0]
     db.close()
     wrong = ['rule ' + t for t in ctl.rules - rules] + ['agent ' + a for a in ctl.agents - agents]
     wrong += ['schedule ' + name for name in ctl.schedules - schedules]
+    wrong += ['deleted conversation ' + s for s in left]
+    wrong += ['%d rows of deleted conversations' % orphans] if orphans else []
     wrong += ['provider %s (%s)' % (p, 'gone' if here else 'back') for p, here in ctl.providers.items()
               if p not in ctl.uncertain and here != (p in providers)]
-    tap.ok(not wrong, 'every acknowledged ctl write is there (%d rules, %d agents, %d providers, %d schedules)'
-           % (len(ctl.rules), len(ctl.agents), len(ctl.providers), len(ctl.schedules)), wrong[:5])
+    tap.ok(not wrong, 'every acknowledged ctl write is there (%d rules, %d agents, %d providers, '
+           '%d schedules, %d conversations deleted, nothing of theirs left)'
+           % (len(ctl.rules), len(ctl.agents), len(ctl.providers), len(ctl.schedules), len(ctl.deleted)),
+           wrong[:5])
 
     app.stop()
     result = integrity(db_path)

@@ -6,15 +6,18 @@
  *   prs-screenshot DATA_DIR OUT.png [--conversation SLUG] [--width W]
  *                  [--height H] [--expand-context] [--tools] [--dark]
  *                  [--insights today|7d|30d|all]
+ *                  [--search TEXT [--open-hit]] [--row-menu SLUG] [--details]
  */
 #include "config.h"
 
 #include <locale.h>
 #include <glib/gi18n.h>
 
+#include "prs-conversation-row.h"
 #include "prs-conversation-view.h"
 #include "prs-insights-page.h"
 #include "prs-message-row.h"
+#include "prs-search-panel.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
 
@@ -25,6 +28,10 @@ static gboolean expand_context;
 static gboolean show_tools;
 static gboolean dark;
 static char *insights;
+static char *search;
+static gboolean open_hit;
+static char *row_menu;
+static gboolean details;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -34,8 +41,75 @@ static const GOptionEntry entries[] = {
   { "tools", 0, 0, G_OPTION_ARG_NONE, &show_tools, "Show the Tools page", NULL },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
   { "insights", 0, 0, G_OPTION_ARG_STRING, &insights, "Show the Insights page for a period", "PERIOD" },
+  { "search", 0, 0, G_OPTION_ARG_STRING, &search, "Search everything for TEXT", "TEXT" },
+  { "open-hit", 0, 0, G_OPTION_ARG_NONE, &open_hit, "Open the best hit", NULL },
+  { "row-menu", 0, 0, G_OPTION_ARG_STRING, &row_menu, "Open the sidebar menu of SLUG", "SLUG" },
+  { "details", 0, 0, G_OPTION_ARG_NONE, &details, "Open the last reply's details", NULL },
   { NULL }
 };
+
+static gboolean
+answered (gpointer data)
+{
+  return !prs_search_list_get_searching (data) && g_strcmp0 (prs_search_list_get_answered (data), search) == 0;
+}
+
+static void
+show_search (PrsWindow *window)
+{
+  GtkWidget *panel = prs_test_find_widget (GTK_WIDGET (window), PRS_TYPE_SEARCH_PANEL, NULL, NULL);
+  GtkWidget *bar = prs_test_find_widget (GTK_WIDGET (window), GTK_TYPE_SEARCH_BAR, NULL, NULL);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  gtk_editable_set_text (GTK_EDITABLE (prs_test_find_widget (bar, GTK_TYPE_SEARCH_ENTRY, NULL, NULL)), search);
+  prs_test_wait_until (answered, prs_search_panel_get_results (PRS_SEARCH_PANEL (panel)));
+  prs_test_wait_frames (GTK_WIDGET (window), 10);
+  if (open_hit)
+    {
+      prs_search_panel_activate_first (PRS_SEARCH_PANEL (panel));
+      prs_test_wait_frames (GTK_WIDGET (window), 20);
+    }
+}
+
+static gboolean
+row_has_slug (GtkWidget *widget,
+              gpointer   data)
+{
+  PrsConversation *conversation = prs_conversation_row_get_conversation (PRS_CONVERSATION_ROW (widget));
+
+  return conversation != NULL && g_strcmp0 (prs_conversation_get_slug (conversation), data) == 0;
+}
+
+static void
+show_row_menu (PrsWindow *window)
+{
+  GtkWidget *row = prs_test_find_widget (GTK_WIDGET (prs_window_get_conversation_list (window)),
+                                         PRS_TYPE_CONVERSATION_ROW, row_has_slug, row_menu);
+
+  if (row == NULL)
+    g_error ("no conversation %s", row_menu);
+  prs_conversation_row_request_menu (PRS_CONVERSATION_ROW (row), 60, gtk_widget_get_height (row) - 6);
+  prs_test_wait_frames (GTK_WIDGET (window), 10);
+}
+
+static void
+show_details (PrsWindow *window)
+{
+  GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (window)));
+  GtkWidget *last = NULL;
+
+  for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
+    {
+      GtkWidget *row = prs_test_find_widget (item, PRS_TYPE_MESSAGE_ROW, NULL, NULL);
+
+      if (row != NULL && prs_message_row_get_details_button (PRS_MESSAGE_ROW (row)) != NULL)
+        last = prs_message_row_get_details_button (PRS_MESSAGE_ROW (row));
+    }
+  if (last == NULL)
+    g_error ("no reply with details");
+  gtk_menu_button_popup (GTK_MENU_BUTTON (last));
+  prs_test_wait_frames (GTK_WIDGET (window), 10);
+}
 
 int
 main (int   argc,
@@ -127,6 +201,13 @@ main (int   argc,
         gtk_expander_set_expanded (GTK_EXPANDER (last), TRUE);
       prs_test_wait_frames (GTK_WIDGET (window), 6);
     }
+
+  if (search != NULL)
+    show_search (window);
+  if (row_menu != NULL)
+    show_row_menu (window);
+  if (details)
+    show_details (window);
 
   command = g_strdup_printf ("import -window root %s", argv[2]);
   if (!g_spawn_command_line_sync (command, NULL, NULL, NULL, &error))

@@ -5,6 +5,10 @@
 
 #include <sqlite3.h>
 
+#include <dlfcn.h>
+#include <gdk/x11/gdkx.h>
+#include <X11/keysym.h>
+
 #include "prs-ui-test-util.h"
 
 void
@@ -185,4 +189,123 @@ prs_test_click (GtkWidget *button)
 {
   g_assert_true (gtk_widget_is_sensitive (button));
   g_signal_emit_by_name (button, "clicked");
+}
+
+/* ---- the keyboard, through the X server ---- */
+
+typedef int (*FakeKeyEvent) (Display *display, unsigned int keycode, Bool is_press, unsigned long delay);
+typedef int (*FakeButtonEvent) (Display *display, unsigned int button, Bool is_press, unsigned long delay);
+typedef int (*FakeMotionEvent) (Display *display, int screen, int x, int y, unsigned long delay);
+
+/* XTest is loaded at run time: Debian ships its headers apart, and only
+ * these calls are needed */
+static gpointer
+xtest (const char *name)
+{
+  static void *library;
+  gpointer symbol;
+
+  if (library == NULL)
+    library = dlopen ("libXtst.so.6", RTLD_NOW | RTLD_LOCAL);
+  g_assert_nonnull (library);
+  symbol = dlsym (library, name);
+  g_assert_nonnull (symbol);
+  return symbol;
+}
+
+static FakeKeyEvent
+fake_key_event (void)
+{
+  return (FakeKeyEvent) xtest ("XTestFakeKeyEvent");
+}
+
+static void
+send_key (Display *x,
+          KeySym   keysym,
+          Bool     press)
+{
+  KeyCode code = XKeysymToKeycode (x, keysym);
+
+  g_assert_cmpuint (code, !=, 0);
+  fake_key_event () (x, code, press, CurrentTime);
+}
+
+static gboolean
+done_waiting (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Until GTK has handled what the X server sends back */
+static void
+settle (GtkWidget *widget,
+        Display   *x)
+{
+  gboolean waited = FALSE;
+
+  XSync (x, False);
+  g_timeout_add (150, done_waiting, &waited);
+  while (!waited)
+    g_main_context_iteration (NULL, TRUE);
+  prs_test_wait_frames (GTK_WIDGET (gtk_widget_get_native (widget)), 2);
+}
+
+void
+prs_test_click_pointer (GtkWidget *widget,
+                        guint      button)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GdkSurface *surface = gtk_native_get_surface (native);
+  Display *x = gdk_x11_display_get_xdisplay (gtk_widget_get_display (widget));
+  graphene_point_t point;
+  double nx, ny;
+  int root_x, root_y;
+  Window child;
+
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native),
+                                           &GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
+                                                                 gtk_widget_get_height (widget) / 2.0),
+                                           &point));
+  gtk_native_get_surface_transform (native, &nx, &ny);
+  XTranslateCoordinates (x, gdk_x11_surface_get_xid (surface), DefaultRootWindow (x),
+                         (int) (point.x + nx), (int) (point.y + ny), &root_x, &root_y, &child);
+  XSetInputFocus (x, gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+  ((FakeMotionEvent) xtest ("XTestFakeMotionEvent")) (x, -1, root_x, root_y, CurrentTime);
+  ((FakeButtonEvent) xtest ("XTestFakeButtonEvent")) (x, button, True, CurrentTime);
+  ((FakeButtonEvent) xtest ("XTestFakeButtonEvent")) (x, button, False, CurrentTime);
+  settle (widget, x);
+}
+
+void
+prs_test_press_keys (GtkWidget  *widget,
+                     const char *accelerator)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GdkDisplay *display = gtk_widget_get_display (widget);
+  guint keyval = 0;
+  GdkModifierType modifiers = 0;
+  Display *x;
+
+  g_assert_true (GDK_IS_X11_DISPLAY (display));
+  g_assert_true (gtk_accelerator_parse (accelerator, &keyval, &modifiers));
+  x = gdk_x11_display_get_xdisplay (display);
+
+  XSetInputFocus (x, gdk_x11_surface_get_xid (gtk_native_get_surface (native)), RevertToParent, CurrentTime);
+  if (modifiers & GDK_CONTROL_MASK)
+    send_key (x, XK_Control_L, True);
+  if (modifiers & GDK_SHIFT_MASK)
+    send_key (x, XK_Shift_L, True);
+  if (modifiers & GDK_ALT_MASK)
+    send_key (x, XK_Alt_L, True);
+  send_key (x, keyval, True);
+  send_key (x, keyval, False);
+  if (modifiers & GDK_ALT_MASK)
+    send_key (x, XK_Alt_L, False);
+  if (modifiers & GDK_SHIFT_MASK)
+    send_key (x, XK_Shift_L, False);
+  if (modifiers & GDK_CONTROL_MASK)
+    send_key (x, XK_Control_L, False);
+  /* The events come back through GDK's X source */
+  settle (widget, x);
 }

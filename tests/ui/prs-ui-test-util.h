@@ -38,6 +38,16 @@ GtkWidget *prs_test_find_label     (GtkWidget   *root,
  * names); fails the test if there is none. */
 GtkWidget *prs_test_find_named     (GtkWidget   *root,
                                     const char  *name);
+/* Presses and releases @accelerator ("Delete", "<Shift>F10",
+ * "<Control>k") as a person does: real key events through the X server
+ * (XTest), to the window of @widget, which gets the keyboard focus first.
+ * Then runs the main context until GTK has handled them. */
+void       prs_test_press_keys     (GtkWidget   *widget,
+                                    const char  *accelerator);
+/* Moves the pointer to the middle of @widget and clicks @button (1 the
+ * primary, 3 the secondary) there, through the X server (XTest). */
+void       prs_test_click_pointer  (GtkWidget   *widget,
+                                    guint        button);
 /* Emits "clicked" on @button, which must be sensitive, at once
  * (gtk_widget_activate () on a button clicks 250 ms later). */
 void       prs_test_click          (GtkWidget   *button);

@@ -13,7 +13,86 @@ typedef struct
 {
   GString *out;
   guint    image_depth;
+  /* prs_markdown_to_text: blocks and lines kept */
+  gboolean keep_lines;
+  GArray  *lists;         /* guint: 0 for a bullet list, else the next number */
+  gboolean cell_started;
+  gboolean in_code;
 } PlainText;
+
+static void
+append_text (PlainText  *pt,
+             const char *text,
+             gsize       len);
+
+/* Ends what came before with a blank line (a new block) or a newline */
+static void
+break_line (GString  *out,
+            gboolean  blank)
+{
+  if (out->len == 0)
+    return;
+  if (out->str[out->len - 1] != '\n')
+    g_string_append_c (out, '\n');
+  if (blank && (out->len < 2 || out->str[out->len - 2] != '\n'))
+    g_string_append_c (out, '\n');
+}
+
+static int
+on_enter_block_lines (PlainText    *pt,
+                      MD_BLOCKTYPE  type,
+                      void         *detail)
+{
+  guint number;
+
+  switch (type)
+    {
+    case MD_BLOCK_UL:
+    case MD_BLOCK_OL:
+      number = type == MD_BLOCK_OL ? ((MD_BLOCK_OL_DETAIL *) detail)->start : 0;
+      if (pt->lists->len == 0)
+        break_line (pt->out, TRUE);
+      g_array_append_val (pt->lists, number);
+      break;
+    case MD_BLOCK_LI:
+      break_line (pt->out, FALSE);
+      for (guint i = 1; i < pt->lists->len; i++)
+        g_string_append (pt->out, "  ");
+      if (pt->lists->len > 0 && g_array_index (pt->lists, guint, pt->lists->len - 1) > 0)
+        g_string_append_printf (pt->out, "%u. ", g_array_index (pt->lists, guint, pt->lists->len - 1)++);
+      else
+        g_string_append (pt->out, "• ");
+      break;
+    case MD_BLOCK_TR:
+      break_line (pt->out, FALSE);
+      pt->cell_started = FALSE;
+      break;
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
+      if (pt->cell_started)
+        g_string_append (pt->out, " | ");
+      pt->cell_started = TRUE;
+      break;
+    case MD_BLOCK_CODE:
+      pt->in_code = TRUE;
+      break_line (pt->out, TRUE);
+      break;
+    case MD_BLOCK_P:
+    case MD_BLOCK_H:
+    case MD_BLOCK_QUOTE:
+    case MD_BLOCK_TABLE:
+    case MD_BLOCK_HR:
+      /* Inside a list item, a paragraph goes on the item's line */
+      if (type != MD_BLOCK_P || pt->lists->len == 0)
+        break_line (pt->out, TRUE);
+      if (type == MD_BLOCK_HR)
+        g_string_append (pt->out, "———");
+      break;
+    default:
+      break;
+    }
+  return 0;
+}
 
 static void
 append_folded (GString    *out,
@@ -41,6 +120,9 @@ on_enter_block (MD_BLOCKTYPE  type,
 {
   PlainText *pt = user_data;
 
+  if (pt->keep_lines)
+    return on_enter_block_lines (pt, type, detail);
+
   /* Blocks are separated by a space when their text is joined. */
   if (type != MD_BLOCK_DOC)
     append_folded (pt->out, " ", 1);
@@ -53,6 +135,12 @@ on_leave_block (MD_BLOCKTYPE  type,
                 void         *detail,
                 void         *user_data)
 {
+  PlainText *pt = user_data;
+
+  if (pt->keep_lines && (type == MD_BLOCK_UL || type == MD_BLOCK_OL) && pt->lists->len > 0)
+    g_array_set_size (pt->lists, pt->lists->len - 1);
+  if (type == MD_BLOCK_CODE)
+    pt->in_code = FALSE;
   return 0;
 }
 
@@ -78,6 +166,16 @@ on_leave_span (MD_SPANTYPE  type,
 
   if (type == MD_SPAN_IMG && pt->image_depth > 0)
     pt->image_depth--;
+
+  /* A link keeps where it goes, unless its text says it already */
+  if (type == MD_SPAN_A && pt->keep_lines && pt->image_depth == 0)
+    {
+      MD_SPAN_A_DETAIL *a = detail;
+      g_autofree char *href = g_strndup (a->href.text, a->href.size);
+
+      if (href[0] != '\0' && !g_str_has_suffix (pt->out->str, href))
+        g_string_append_printf (pt->out, " (%s)", href);
+    }
 
   return 0;
 }
@@ -137,7 +235,7 @@ on_text (MD_TEXTTYPE    type,
       break;
     case MD_TEXT_BR:
     case MD_TEXT_SOFTBR:
-      append_folded (pt->out, " ", 1);
+      append_text (pt, pt->keep_lines ? "\n" : " ", 1);
       break;
     case MD_TEXT_NULLCHAR:
       break;
@@ -148,16 +246,40 @@ on_text (MD_TEXTTYPE    type,
     case MD_TEXT_CODE:
     case MD_TEXT_LATEXMATH:
     default:
-      append_folded (pt->out, text, size);
+      append_text (pt, text, size);
       break;
     }
 
   return 0;
 }
 
-char *
-prs_markdown_to_plain_text (const char *markdown,
-                            gssize      len)
+static void
+append_text (PlainText  *pt,
+             const char *text,
+             gsize       len)
+{
+  if (pt->keep_lines)
+    {
+      /* Outside code, no space where a line starts or after another
+       * (what is left of a dropped image) */
+      if (!pt->in_code)
+        while (len > 0 && text[0] == ' ' &&
+               (pt->out->len == 0 || pt->out->str[pt->out->len - 1] == ' ' ||
+                pt->out->str[pt->out->len - 1] == '\n'))
+          {
+            text++;
+            len--;
+          }
+      g_string_append_len (pt->out, text, len);
+    }
+  else
+    append_folded (pt->out, text, len);
+}
+
+static char *
+to_text (const char *markdown,
+         gssize      len,
+         gboolean    keep_lines)
 {
   PlainText pt = { 0 };
   MD_PARSER parser = {
@@ -170,14 +292,24 @@ prs_markdown_to_plain_text (const char *markdown,
     .text = on_text,
   };
 
-  g_return_val_if_fail (markdown != NULL, NULL);
-
   if (len < 0)
     len = strlen (markdown);
+  if (keep_lines)
+    parser.flags |= MD_FLAG_TABLES;
 
   pt.out = g_string_sized_new (len);
+  pt.keep_lines = keep_lines;
+  pt.lists = g_array_new (FALSE, FALSE, sizeof (guint));
   if (md_parse (markdown, (MD_SIZE) len, &parser, &pt) != 0)
     g_string_truncate (pt.out, 0);
+  g_array_unref (pt.lists);
+
+  if (keep_lines)
+    {
+      while (pt.out->len > 0 && pt.out->str[pt.out->len - 1] == '\n')
+        g_string_truncate (pt.out, pt.out->len - 1);
+      return g_string_free (pt.out, FALSE);
+    }
 
   /* Folding left at most one space at either edge. */
   if (pt.out->len > 0 && pt.out->str[pt.out->len - 1] == ' ')
@@ -186,6 +318,22 @@ prs_markdown_to_plain_text (const char *markdown,
     g_string_erase (pt.out, 0, 1);
 
   return g_string_free (pt.out, FALSE);
+}
+
+char *
+prs_markdown_to_plain_text (const char *markdown,
+                            gssize      len)
+{
+  g_return_val_if_fail (markdown != NULL, NULL);
+  return to_text (markdown, len, FALSE);
+}
+
+char *
+prs_markdown_to_text (const char *markdown,
+                      gssize      len)
+{
+  g_return_val_if_fail (markdown != NULL, NULL);
+  return to_text (markdown, len, TRUE);
 }
 
 static gboolean

@@ -32,7 +32,17 @@ struct _PrsConversationList
   GHashTable   *pending;   /* ids (owned) waiting for the flush */
   GMainContext *context;   /* where the flush runs: the creator's */
   GSource      *flush_source;
+  gboolean      show_archived;
 };
+
+enum
+{
+  PROP_0,
+  PROP_SHOW_ARCHIVED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void prs_conversation_list_model_init (GListModelInterface *iface);
 
@@ -87,6 +97,17 @@ prs_conversation_list_new (PrsStore *store)
   self->store = g_object_ref (store);
   prs_conversation_list_reload (self, NULL);
   return self;
+}
+
+/* Archived conversations are items only while they are shown */
+static gboolean
+row_is_shown (PrsConversationList *self,
+              JsonObject          *row)
+{
+  JsonNode *archived = json_object_get_member (row, "archived");
+
+  return self->show_archived || archived == NULL || !JSON_NODE_HOLDS_VALUE (archived) ||
+         json_node_get_value_type (archived) != G_TYPE_BOOLEAN || !json_node_get_boolean (archived);
 }
 
 /* The first index in @items whose item does not come before @conversation */
@@ -196,7 +217,7 @@ prs_conversation_list_reload (PrsConversationList  *self,
       JsonObject *object = json_array_get_object_element (rows, i);
       PrsConversation *conversation;
 
-      if (object == NULL)
+      if (object == NULL || !row_is_shown (self, object))
         continue;
 
       conversation = g_hash_table_lookup (self->by_id,
@@ -257,8 +278,11 @@ apply_changes (PrsConversationList  *self,
         }
       if (conversation != NULL)
         g_hash_table_add (taken, conversation);
-      if (row != NULL)  /* otherwise gone: taken out and not merged back */
+      /* Otherwise gone (or archived and hidden): taken out and not merged back */
+      if (row != NULL && row_is_shown (self, row))
         g_ptr_array_add (rows, row);
+      else if (row != NULL)
+        json_object_unref (row);
     }
 
   for (guint k = 0; k < rows->len; k++)
@@ -410,6 +434,121 @@ prs_conversation_list_rename (PrsConversationList  *self,
 }
 
 gboolean
+prs_conversation_list_set_pinned (PrsConversationList  *self,
+                                  PrsConversation      *conversation,
+                                  gboolean              pinned,
+                                  GError              **error)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  g_return_val_if_fail (PRS_IS_CONVERSATION (conversation), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (!prs_store_set_conversation_pinned (self->store, prs_conversation_get_id (conversation), pinned, error))
+    return FALSE;
+  return prs_conversation_list_update (self, prs_conversation_get_id (conversation), error);
+}
+
+gboolean
+prs_conversation_list_set_archived (PrsConversationList  *self,
+                                    PrsConversation      *conversation,
+                                    gboolean              archived,
+                                    GError              **error)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  g_return_val_if_fail (PRS_IS_CONVERSATION (conversation), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (!prs_store_set_conversation_archived (self->store, prs_conversation_get_id (conversation), archived, error))
+    return FALSE;
+  return prs_conversation_list_update (self, prs_conversation_get_id (conversation), error);
+}
+
+gboolean
+prs_conversation_list_delete (PrsConversationList  *self,
+                              const char * const   *ids,
+                              GError              **error)
+{
+  g_autoptr(GHashTable) changed = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  g_return_val_if_fail (ids != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  /* Each mark is its own transaction: one that fails leaves the others
+   * marked, and the list shows what the store holds */
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      if (!prs_store_mark_conversation_deleted (self->store, ids[i], error))
+        break;
+      g_hash_table_add (changed, (gpointer) ids[i]);
+    }
+  if (g_hash_table_size (changed) > 0)
+    {
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, changed);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_hash_table_remove (self->pending, key);
+      if (!apply_changes (self, changed, error != NULL && *error == NULL ? error : NULL))
+        return FALSE;
+    }
+  return error == NULL || *error == NULL;
+}
+
+gboolean
+prs_conversation_list_restore (PrsConversationList  *self,
+                               const char * const   *ids,
+                               GError              **error)
+{
+  g_autoptr(GHashTable) changed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  g_return_val_if_fail (ids != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  for (guint i = 0; ids[i] != NULL && ok; i++)
+    {
+      char *merged = NULL;
+
+      ok = prs_store_restore_conversation (self->store, ids[i], &merged, error);
+      if (ok)
+        g_hash_table_add (changed, g_strdup (ids[i]));
+      if (merged != NULL)
+        g_hash_table_add (changed, merged);
+    }
+  if (g_hash_table_size (changed) > 0 &&
+      !apply_changes (self, changed, ok ? error : NULL))
+    return FALSE;
+  return ok;
+}
+
+gboolean
+prs_conversation_list_set_show_archived (PrsConversationList  *self,
+                                         gboolean              show,
+                                         GError              **error)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  show = !!show;
+  if (self->show_archived == show)
+    return TRUE;
+  self->show_archived = show;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_ARCHIVED]);
+  /* Archived conversations sort last: one items-changed at the end */
+  return prs_conversation_list_reload (self, error);
+}
+
+gboolean
+prs_conversation_list_get_show_archived (PrsConversationList *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  return self->show_archived;
+}
+
+gboolean
 prs_conversation_list_mark_read (PrsConversationList  *self,
                                  PrsConversation      *conversation,
                                  GError              **error)
@@ -459,11 +598,33 @@ prs_conversation_list_finalize (GObject *object)
 }
 
 static void
+prs_conversation_list_get_property (GObject    *object,
+                                    guint       prop_id,
+                                    GValue     *value,
+                                    GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_SHOW_ARCHIVED:
+      g_value_set_boolean (value, PRS_CONVERSATION_LIST (object)->show_archived);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 prs_conversation_list_class_init (PrsConversationListClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->finalize = prs_conversation_list_finalize;
+  object_class->get_property = prs_conversation_list_get_property;
+
+  properties[PROP_SHOW_ARCHIVED] =
+    g_param_spec_boolean ("show-archived", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void

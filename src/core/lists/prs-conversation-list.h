@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-conversation-list.h: the conversations as a GListModel of
- * PrsConversation, newest first. PrsService owns one and updates it, row by
+ * PrsConversation, pinned first, then newest first. PrsService owns one and updates it, row by
  * row, when the API server (or the app) creates conversations and adds
  * messages. Main thread only, like every model the window binds to
  * (asserted in debug builds, HACKING.md "Threads"). */
@@ -48,6 +48,31 @@ gboolean         prs_conversation_list_rename        (PrsConversationList  *self
                                                       PrsConversation      *conversation,
                                                       const char           *title,
                                                       GError              **error);
+gboolean         prs_conversation_list_set_pinned    (PrsConversationList  *self,
+                                                      PrsConversation      *conversation,
+                                                      gboolean              pinned,
+                                                      GError              **error);
+gboolean         prs_conversation_list_set_archived  (PrsConversationList  *self,
+                                                      PrsConversation      *conversation,
+                                                      gboolean              archived,
+                                                      GError              **error);
+/* Marks the conversations of @ids deleted (prs_store_mark_conversation_deleted:
+ * Undo can restore them) and takes them out, with one items-changed. */
+gboolean         prs_conversation_list_delete        (PrsConversationList  *self,
+                                                      const char * const   *ids,
+                                                      GError              **error);
+/* Undo of prs_conversation_list_delete (): back in the store and the list
+ * (a conversation a workflow started meanwhile under the slug is merged in
+ * and leaves the list). */
+gboolean         prs_conversation_list_restore       (PrsConversationList  *self,
+                                                      const char * const   *ids,
+                                                      GError              **error);
+/* Archived conversations are items only while shown (the "show-archived"
+ * property, FALSE at first); they come last. */
+gboolean         prs_conversation_list_set_show_archived (PrsConversationList *self,
+                                                      gboolean              show,
+                                                      GError              **error);
+gboolean         prs_conversation_list_get_show_archived (PrsConversationList *self);
 gboolean         prs_conversation_list_mark_read     (PrsConversationList  *self,
                                                       PrsConversation      *conversation,
                                                       GError              **error);

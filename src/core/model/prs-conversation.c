@@ -16,6 +16,8 @@ struct _PrsConversation
   char      *default_agent;
   guint      unread_count;
   guint      message_count;
+  gboolean   pinned;
+  gboolean   archived;
   GDateTime *updated_at;
   /* The store's text of created_at and updated_at: the list's order */
   char      *created_key;
@@ -33,6 +35,8 @@ enum
   PROP_DEFAULT_AGENT,
   PROP_UNREAD_COUNT,
   PROP_MESSAGE_COUNT,
+  PROP_PINNED,
+  PROP_ARCHIVED,
   PROP_UPDATED_AT,
   N_PROPS
 };
@@ -66,6 +70,23 @@ set_string (PrsConversation  *self,
 }
 
 static void
+set_flag (PrsConversation *self,
+          gboolean        *field,
+          JsonObject      *object,
+          const char      *member,
+          int              prop)
+{
+  JsonNode *node = json_object_get_member (object, member);
+  gboolean value = node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+                   json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+
+  if (*field == value)
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+static void
 set_count (PrsConversation *self,
            guint           *field,
            guint            value,
@@ -95,6 +116,8 @@ prs_conversation_update_from_json (PrsConversation *self,
   set_string (self, &self->default_agent, prs_json_object_get_string (object, "defaultAgent"), PROP_DEFAULT_AGENT);
   set_count (self, &self->unread_count, member_count (object, "unreadCount"), PROP_UNREAD_COUNT);
   set_count (self, &self->message_count, member_count (object, "messageCount"), PROP_MESSAGE_COUNT);
+  set_flag (self, &self->pinned, object, "pinned", PROP_PINNED);
+  set_flag (self, &self->archived, object, "archived", PROP_ARCHIVED);
 
   updated = prs_json_object_get_string (object, "updatedAt");
   if (g_strcmp0 (self->updated_key, updated) != 0)
@@ -146,8 +169,13 @@ prs_conversation_compare (PrsConversation *a,
   g_return_val_if_fail (PRS_IS_CONVERSATION (a), 0);
   g_return_val_if_fail (PRS_IS_CONVERSATION (b), 0);
 
-  /* The store's ORDER BY updated_at DESC, created_at DESC, id: the same
-   * byte-wise text comparison (NULL before any text, as in SQLite). */
+  /* The store's ORDER BY pinned DESC, archived, updated_at DESC,
+   * created_at DESC, id: the same byte-wise text comparison (NULL before
+   * any text, as in SQLite). */
+  if (a->pinned != b->pinned)
+    return a->pinned ? -1 : 1;
+  if (a->archived != b->archived)
+    return a->archived ? 1 : -1;
   if ((cmp = g_strcmp0 (b->updated_key, a->updated_key)) != 0)
     return cmp;
   if ((cmp = g_strcmp0 (b->created_key, a->created_key)) != 0)
@@ -197,6 +225,20 @@ prs_conversation_get_message_count (PrsConversation *self)
   return self->message_count;
 }
 
+gboolean
+prs_conversation_get_pinned (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), FALSE);
+  return self->pinned;
+}
+
+gboolean
+prs_conversation_get_archived (PrsConversation *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION (self), FALSE);
+  return self->archived;
+}
+
 GDateTime *
 prs_conversation_get_updated_at (PrsConversation *self)
 {
@@ -231,6 +273,12 @@ prs_conversation_get_property (GObject    *object,
       break;
     case PROP_MESSAGE_COUNT:
       g_value_set_uint (value, self->message_count);
+      break;
+    case PROP_PINNED:
+      g_value_set_boolean (value, self->pinned);
+      break;
+    case PROP_ARCHIVED:
+      g_value_set_boolean (value, self->archived);
       break;
     case PROP_UPDATED_AT:
       g_value_set_boxed (value, self->updated_at);
@@ -282,6 +330,12 @@ prs_conversation_class_init (PrsConversationClass *klass)
   properties[PROP_MESSAGE_COUNT] =
     g_param_spec_uint ("message-count", NULL, NULL, 0, G_MAXUINT, 0,
                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PINNED] =
+    g_param_spec_boolean ("pinned", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ARCHIVED] =
+    g_param_spec_boolean ("archived", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_UPDATED_AT] =
     g_param_spec_boxed ("updated-at", NULL, NULL, G_TYPE_DATE_TIME,
                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);

@@ -17,8 +17,9 @@ PrsConversation *prs_conversation_new_from_json     (JsonObject      *object);
 void             prs_conversation_update_from_json  (PrsConversation *self,
                                                      JsonObject      *object);
 
-/* The list's order, as the store sorts: newest change first, then newest
- * created, then by id. Negative when @a comes first. */
+/* The list's order, as the store sorts: pinned first, archived last, then
+ * newest change first, then newest created, then by id. Negative when @a
+ * comes first. */
 int              prs_conversation_compare           (PrsConversation *a,
                                                      PrsConversation *b);
 
@@ -28,6 +29,8 @@ const char      *prs_conversation_get_title         (PrsConversation *self);
 const char      *prs_conversation_get_default_agent (PrsConversation *self);
 guint            prs_conversation_get_unread_count  (PrsConversation *self);
 guint            prs_conversation_get_message_count (PrsConversation *self);
+gboolean         prs_conversation_get_pinned        (PrsConversation *self);
+gboolean         prs_conversation_get_archived      (PrsConversation *self);
 /* Local time of the last change (the last message), or NULL. */
 GDateTime       *prs_conversation_get_updated_at    (PrsConversation *self);
 

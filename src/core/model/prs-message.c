@@ -20,6 +20,7 @@ struct _PrsMessage
   JsonNode  *execution;
   JsonNode  *extra;
   GDateTime *created_at;
+  GDateTime *superseded_at;
 };
 
 G_DEFINE_FINAL_TYPE (PrsMessage, prs_message, G_TYPE_OBJECT)
@@ -78,8 +79,20 @@ prs_message_new_from_json (JsonObject *object)
     utc = g_date_time_new_from_iso8601 (created, NULL);
   if (utc != NULL)
     self->created_at = g_date_time_to_local (utc);
+  g_clear_pointer (&utc, g_date_time_unref);
+  if (prs_json_object_get_string (object, "supersededAt") != NULL)
+    utc = g_date_time_new_from_iso8601 (prs_json_object_get_string (object, "supersededAt"), NULL);
+  if (utc != NULL)
+    self->superseded_at = g_date_time_to_local (utc);
 
   return self;
+}
+
+GDateTime *
+prs_message_get_superseded_at (PrsMessage *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE (self), NULL);
+  return self->superseded_at;
 }
 
 const char *
@@ -250,6 +263,7 @@ prs_message_finalize (GObject *object)
   g_clear_pointer (&self->execution, json_node_unref);
   g_clear_pointer (&self->extra, json_node_unref);
   g_clear_pointer (&self->created_at, g_date_time_unref);
+  g_clear_pointer (&self->superseded_at, g_date_time_unref);
 
   G_OBJECT_CLASS (prs_message_parent_class)->finalize (object);
 }

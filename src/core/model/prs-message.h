@@ -20,7 +20,7 @@ G_DECLARE_FINAL_TYPE (PrsMessage, prs_message, PRS, MESSAGE, GObject)
 
 /* From one element of prs_store_list_messages () / prs_store_get_message ():
  * {id, conversationId, seq, kind, content, status, agentId, context,
- *  execution, extra, createdAt}. */
+ *  execution, extra, createdAt, supersededAt}. */
 PrsMessage  *prs_message_new_from_json        (JsonObject *object);
 
 const char  *prs_message_get_id               (PrsMessage *self);
@@ -45,5 +45,8 @@ const char  *prs_message_get_extra_string     (PrsMessage *self,
                                                const char *member);
 /* Local time, or NULL. */
 GDateTime   *prs_message_get_created_at       (PrsMessage *self);
+/* When Regenerate or Edit and Resend replaced it (local time), or NULL
+ * for a message that stands. */
+GDateTime   *prs_message_get_superseded_at    (PrsMessage *self);
 
 G_END_DECLS

@@ -36,6 +36,8 @@ struct _PrsRun
   char         *stream_message_id;
   gint64        last_flush;
   guint         flush_id;
+  gint64        model_started;   /* monotonic µs: the model call went out */
+  gint64        first_token;     /* … its first text came; 0 before */
 };
 
 /* The files of a run, each calling only those below it:
@@ -73,6 +75,13 @@ void        _prs_run_record_model_calls (PrsRun          *self,
                                          GAsyncResult    *result,
                                          PrsChatResponse *response,
                                          gboolean         cancelled);
+/* Adds to an answer's extra data how the model call went: timing
+ * {firstTokenMs, totalMs}, and failover [{providerId, providerName,
+ * error}] for the providers that failed before one answered (@attempts:
+ * PrsProviderAttempt*, may be NULL). */
+void        _prs_run_note_model_call  (PrsRun       *self,
+                                       JsonObject   *extra,
+                                       GPtrArray    *attempts);
 void        _prs_run_wake_waiters     (PrsRun       *self);
 void        _prs_run_rest             (PrsRun       *self,
                                        const char   *status);

@@ -137,7 +137,9 @@ add_history (PrsRun     *self,
       if (g_strcmp0 (json_object_get_string_member_with_default (message, "id", NULL),
                      self->row->trigger_message_id) == 0)
         break;
-      if (content == NULL || content[0] == '\0')
+      /* Replaced by Regenerate or Edit and Resend: kept, never sent */
+      if (content == NULL || content[0] == '\0' ||
+          json_object_get_string_member_with_default (message, "supersededAt", NULL) != NULL)
         continue;
       if (strcmp (kind, "user") == 0 || strcmp (kind, "inbound") == 0 ||
           (strcmp (kind, "assistant") == 0 &&

@@ -262,6 +262,40 @@ _prs_run_record_model_calls (PrsRun          *self,
     g_message ("Could not record the model calls of run %s: %s", self->row->id, error->message);
 }
 
+void
+_prs_run_note_model_call (PrsRun     *self,
+                          JsonObject *extra,
+                          GPtrArray  *attempts)
+{
+  gint64 now = g_get_monotonic_time ();
+  JsonObject *timing = json_object_new ();
+  JsonArray *failover = json_array_new ();
+
+  /* Without a streamed piece, the whole answer came at once */
+  json_object_set_int_member (timing, "firstTokenMs",
+                              ((self->first_token != 0 ? self->first_token : now) - self->model_started) / 1000);
+  json_object_set_int_member (timing, "totalMs", (now - self->model_started) / 1000);
+  json_object_set_object_member (extra, "timing", timing);
+
+  for (guint i = 0; attempts != NULL && i < attempts->len; i++)
+    {
+      PrsProviderAttempt *attempt = g_ptr_array_index (attempts, i);
+      JsonObject *failed;
+
+      if (attempt->error == NULL)
+        continue;
+      failed = json_object_new ();
+      json_object_set_string_member (failed, "providerId", attempt->provider_id);
+      json_object_set_string_member (failed, "providerName", attempt->provider_name);
+      json_object_set_string_member (failed, "error", attempt->error->message);
+      json_array_add_object_element (failover, failed);
+    }
+  if (json_array_get_length (failover) > 0)
+    json_object_set_array_member (extra, "failover", failover);
+  else
+    json_array_unref (failover);
+}
+
 /* ---- working and resting ---- */
 
 gboolean

@@ -105,6 +105,8 @@ on_delta (const char *text,
   if (self->detached || self->stream_text == NULL)
     return;
 
+  if (self->first_token == 0)
+    self->first_token = g_get_monotonic_time ();
   g_string_append (self->stream_text, text);
   if (self->stream_message_id == NULL)
     {
@@ -180,11 +182,14 @@ clear_stream (PrsRun *self)
 /* The assistant message: the streamed one, or a new one when there is text */
 static void
 store_reply (PrsRun          *self,
-             PrsChatResponse *response)
+             PrsChatResponse *response,
+             GPtrArray       *attempts)
 {
   g_autoptr(JsonObject) extra = assistant_extra (response);
   const char *text = response->text[0] != '\0' ? response->text
                      : (self->stream_text != NULL ? self->stream_text->str : "");
+
+  _prs_run_note_model_call (self, extra, attempts);
 
   if (self->stream_message_id != NULL)
     _prs_run_update_message (self, self->stream_message_id, "completed", text, extra);
@@ -238,6 +243,7 @@ on_model_done (GObject      *source,
   g_autoptr(PrsRun) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsChatResponse) response = NULL;
+  g_autoptr(GPtrArray) attempts = prs_providers_get_attempts (result);
 
   response = prs_providers_chat_finish (PRS_PROVIDERS (source), result, &error);
   self->model_in_flight = FALSE;
@@ -262,7 +268,7 @@ on_model_done (GObject      *source,
       return;
     }
 
-  store_reply (self, response);
+  store_reply (self, response, attempts);
   clear_stream (self);
   json_array_add_object_element (self->transcript, transcript_entry (response));
 
@@ -292,6 +298,8 @@ call_model (PrsRun *self)
 
   request = _prs_run_build_request (self);
   self->model_in_flight = TRUE;
+  self->model_started = g_get_monotonic_time ();
+  self->first_token = 0;
   self->stream_text = g_string_new (NULL);
   prs_providers_chat_async (self->env->providers, request,
                             on_delta, g_object_ref (self), g_object_unref,

@@ -241,7 +241,8 @@ prs_runner_start_chat (PrsRunner   *self,
     {
       JsonObject *message = json_array_get_object_element (messages, i - 1);
 
-      if (g_strcmp0 (json_object_get_string_member_with_default (message, "kind", ""), "user") == 0)
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "kind", ""), "user") == 0 &&
+          json_object_get_string_member_with_default (message, "supersededAt", NULL) == NULL)
         {
           trigger = json_object_get_string_member (message, "id");
           if (agent_id == NULL)

@@ -2,8 +2,9 @@
 /* prs-store-backup.c: a consistent copy of the database while the app and
  * prosponsive-ctl use it, through SQLite's online backup API. The copy is
  * written to a new private file beside the destination and renamed over it
- * only once it is complete and checked, so a failed or interrupted backup
- * never leaves half a database under the destination's name. */
+ * only once it is complete and checked (prs-atomic-file), so a failed or
+ * interrupted backup never leaves half a database under the destination's
+ * name, and never goes through a link. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
+#include "prs-atomic-file.h"
 #include "prs-store-internal.h"
 
 /* The live database's own files: a backup never goes over one of them. */
@@ -46,49 +48,12 @@ is_live_database_file (PrsStore          *self,
   return FALSE;
 }
 
-/* What may be at the destination: nothing, or a regular file that is not
- * the live database. A link is refused rather than followed or replaced. */
-static gboolean
-check_destination (PrsStore    *self,
-                   const char  *dest_path,
-                   GError     **error)
-{
-  struct stat st;
-  gboolean exists = lstat (dest_path, &st) == 0;
-
-  if (!exists && errno != ENOENT)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   _("Could not write “%s”: %s"), dest_path, g_strerror (saved_errno));
-      return FALSE;
-    }
-
-  if (exists && S_ISLNK (st.st_mode))
-    g_set_error (error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH,
-                 _("“%s” is a symbolic link; a backup is not written through a link. "
-                   "Name the file itself."), dest_path);
-  else if (exists && !S_ISREG (st.st_mode))
-    g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                 _("“%s” is not a regular file; name a file for the backup."), dest_path);
-  else if (is_live_database_file (self, dest_path, exists ? &st : NULL))
-    g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                 _("“%s” is the live database; a backup cannot replace it. "
-                   "Name another file."), dest_path);
-  else
-    return TRUE;
-
-  return FALSE;
-}
-
 static void
-remove_partial (const char *tmp_path)
+remove_journal (const char *tmp_path)
 {
   g_autofree char *journal = g_strconcat (tmp_path, "-journal", NULL);
 
   g_unlink (journal);
-  g_unlink (tmp_path);
 }
 
 /* The copy itself: every page in one step, so in one read transaction of
@@ -154,67 +119,44 @@ check_copy (sqlite3     *dest,
   return ok;
 }
 
-static gboolean
-sync_folder (const char  *path,
-             GError     **error)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  int saved_errno;
-
-  if (fd >= 0 && fsync (fd) == 0)
-    {
-      close (fd);
-      return TRUE;
-    }
-
-  saved_errno = errno;
-  if (fd >= 0)
-    close (fd);
-  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-               _("Could not write “%s”: %s"), path, g_strerror (saved_errno));
-  return FALSE;
-}
-
 gboolean
 prs_store_backup (PrsStore    *self,
                   const char  *dest_path,
                   GError     **error)
 {
-  g_autofree char *tmp_path = NULL;
+  g_autoptr(PrsAtomicFile) file = NULL;
+  const char *tmp_path;
+  struct stat st;
   sqlite3 *dest = NULL;
   gboolean ok;
-  int fd;
 
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (dest_path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!check_destination (self, dest_path, error))
-    return FALSE;
-
-  /* A new name (O_EXCL: never an existing file or link), private from the
-   * start. Closing this descriptor is safe: no SQLite connection has this
-   * new file open yet, so there are no locks to lose. */
-  tmp_path = g_strconcat (dest_path, ".XXXXXX", NULL);
-  fd = g_mkstemp_full (tmp_path, O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0)
+  if (is_live_database_file (self, dest_path, lstat (dest_path, &st) == 0 ? &st : NULL))
     {
-      int saved_errno = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   _("Could not write “%s”: %s"), dest_path, g_strerror (saved_errno));
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("“%s” is the live database; a backup cannot replace it. "
+                     "Name another file."), dest_path);
       return FALSE;
     }
-  close (fd);
+
+  /* A new private file beside the destination. Its descriptor is closed
+   * before SQLite opens it by name: no SQLite connection has this new
+   * file open yet, so there are no locks to lose. */
+  file = prs_atomic_file_new (dest_path, error);
+  if (file == NULL)
+    return FALSE;
+  tmp_path = prs_atomic_file_get_temp_path (file);
 
   if (sqlite3_open_v2 (tmp_path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("Could not back up to “%s”: %s"),
                    dest_path, dest != NULL ? sqlite3_errmsg (dest) : "out of memory");
       sqlite3_close (dest);
-      remove_partial (tmp_path);
+      remove_journal (tmp_path);
       return FALSE;
     }
 
@@ -226,20 +168,7 @@ prs_store_backup (PrsStore    *self,
                    dest_path, sqlite3_errmsg (dest));
       ok = FALSE;
     }
+  remove_journal (tmp_path);
 
-  if (ok && g_rename (tmp_path, dest_path) != 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   _("Could not write “%s”: %s"), dest_path, g_strerror (saved_errno));
-      ok = FALSE;
-    }
-  if (!ok)
-    {
-      remove_partial (tmp_path);
-      return FALSE;
-    }
-
-  return sync_folder (dest_path, error);
+  return ok && prs_atomic_file_commit (file, error);
 }

@@ -97,6 +97,14 @@ gboolean      prs_store_delete_one        (PrsStore     *self,
                                            const char   *what,
                                            gboolean     *out_found,
                                            GError      **error);
+/* Runs one UPDATE of a conversation, bound as (?1 = id, ?2 = @value unless
+ * NULL), in its own transaction; NOT_FOUND when no row matched.
+ * (prs-store-messages.c) */
+gboolean      prs_store_update_conversation (PrsStore   *self,
+                                           const char   *sql,
+                                           const char   *conversation_id,
+                                           const char   *value,
+                                           GError      **error);
 /* PRAGMA user_version: the schema version the database is at. */
 gboolean      prs_store_read_user_version (PrsStore     *self,
                                            int          *out_version,

@@ -5,6 +5,8 @@
  * (docs/storage.md: long histories are paged, never loaded whole). */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "prs-json.h"
 #include "prs-store-internal.h"
 
@@ -89,6 +91,45 @@ prs_store_count_messages (PrsStore    *self,
   return TRUE;
 }
 
+gboolean
+prs_store_locate_message (PrsStore    *self,
+                          const char  *message_id,
+                          char       **out_conversation_id,
+                          guint       *out_position,
+                          GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  int row;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (message_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Counted from the (conversation_id, seq) index alone */
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT m.conversation_id, (SELECT COUNT (*) FROM messages o"
+                        "  WHERE o.conversation_id = m.conversation_id AND o.seq < m.seq)"
+                        " FROM messages m WHERE m.id = ?1",
+                        error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, message_id);
+  row = prs_store_step_row (self, stmt, "Could not find the message", error);
+  if (row < 0)
+    return FALSE;
+  if (row == 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, "There is no message “%s”", message_id);
+      return FALSE;
+    }
+  if (out_conversation_id != NULL)
+    *out_conversation_id = g_strdup (prs_store_column_text (stmt, 0));
+  if (out_position != NULL)
+    *out_position = (guint) CLAMP (sqlite3_column_int64 (stmt, 1), 0, G_MAXUINT);
+  return TRUE;
+}
+
 JsonArray *
 prs_store_list_messages_at (PrsStore    *self,
                             const char  *conversation_id,
@@ -138,7 +179,10 @@ lookup_conversation_by_slug (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
   int row;
 
-  stmt = prs_store_prepare_cached (self, "SELECT id FROM conversations WHERE slug = ?1", error);
+  /* A deleted conversation no longer answers to its slug */
+  stmt = prs_store_prepare_cached (self,
+                                   "SELECT id FROM conversations WHERE slug = ?1 AND deleted_at IS NULL",
+                                   error);
   if (stmt == NULL)
     return FALSE;
 
@@ -259,7 +303,9 @@ prs_store_has_conversation (PrsStore   *self,
   if (conversation_id == NULL)
     return FALSE;
 
-  stmt = prs_store_prepare_cached (self, "SELECT 1 FROM conversations WHERE id = ?1", NULL);
+  stmt = prs_store_prepare_cached (self,
+                                   "SELECT 1 FROM conversations WHERE id = ?1 AND deleted_at IS NULL",
+                                   NULL);
   if (stmt == NULL)
     return FALSE;
 
@@ -286,7 +332,8 @@ add_json_member (JsonBuilder *builder,
 }
 
 #define CONVERSATION_COLUMNS \
-  "id, slug, title, message_count, unread_count, default_agent, created_at, updated_at"
+  "id, slug, title, message_count, unread_count, default_agent, created_at, updated_at," \
+  " pinned, archived"
 
 /* One row selected with CONVERSATION_COLUMNS, as prs-conversation reads it */
 static JsonNode *
@@ -305,6 +352,10 @@ conversation_row_to_json (sqlite3_stmt *stmt)
   prs_json_builder_add_string_member (builder, "defaultAgent", prs_store_column_text (stmt, 5));
   prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 6));
   prs_json_builder_add_string_member (builder, "updatedAt", prs_store_column_text (stmt, 7));
+  json_builder_set_member_name (builder, "pinned");
+  json_builder_add_boolean_value (builder, sqlite3_column_int (stmt, 8) != 0);
+  json_builder_set_member_name (builder, "archived");
+  json_builder_add_boolean_value (builder, sqlite3_column_int (stmt, 9) != 0);
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
@@ -324,7 +375,8 @@ prs_store_list_conversations (PrsStore  *self,
 
   stmt = prs_store_prepare_cached (self,
                         "SELECT " CONVERSATION_COLUMNS " FROM conversations"
-                        " ORDER BY updated_at DESC, created_at DESC, id",
+                        " WHERE deleted_at IS NULL"
+                        " ORDER BY pinned DESC, archived, updated_at DESC, created_at DESC, id",
                         error);
   if (stmt == NULL)
     return NULL;
@@ -355,7 +407,8 @@ prs_store_get_conversation (PrsStore    *self,
     return NULL;
 
   stmt = prs_store_prepare_cached (self,
-                                   "SELECT " CONVERSATION_COLUMNS " FROM conversations WHERE id = ?1",
+                                   "SELECT " CONVERSATION_COLUMNS " FROM conversations"
+                                   " WHERE id = ?1 AND deleted_at IS NULL",
                                    error);
   if (stmt == NULL)
     return NULL;
@@ -403,6 +456,16 @@ update_conversation (PrsStore    *self,
 fail:
   prs_store_rollback (self);
   return FALSE;
+}
+
+gboolean
+prs_store_update_conversation (PrsStore    *self,
+                               const char  *sql,
+                               const char  *conversation_id,
+                               const char  *value,
+                               GError     **error)
+{
+  return update_conversation (self, sql, conversation_id, value, error);
 }
 
 gboolean
@@ -801,7 +864,7 @@ fail:
 
 #define MESSAGE_COLUMNS \
   "id, conversation_id, seq, kind, content, status, agent_id, context_json," \
-  " execution_json, extra_json, created_at"
+  " execution_json, extra_json, created_at, superseded_at"
 
 static JsonNode *
 message_from_row (sqlite3_stmt *stmt)
@@ -821,6 +884,7 @@ message_from_row (sqlite3_stmt *stmt)
   add_json_member (builder, "execution", prs_store_column_text (stmt, 8));
   add_json_member (builder, "extra", prs_store_column_text (stmt, 9));
   prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 10));
+  prs_json_builder_add_string_member (builder, "supersededAt", prs_store_column_text (stmt, 11));
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
@@ -886,4 +950,175 @@ prs_store_list_messages (PrsStore    *self,
     return NULL;
 
   return g_steal_pointer (&messages);
+}
+
+/* ---- Regenerate, Edit and Resend ----------------------------------------- */
+
+/* Inside the caller's transaction: the last message of the conversation
+ * that starts a turn (a person's or a workflow's), not superseded. It
+ * must be a person's: what came from a workflow is not asked again from
+ * here. *@out_id and *@out_agent_id are new strings. */
+static gboolean
+last_user_turn (PrsStore    *self,
+                const char  *conversation_id,
+                char       **out_id,
+                gint64      *out_seq,
+                char       **out_agent_id,
+                GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  int row;
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT id, seq, kind, agent_id FROM messages"
+                        " WHERE conversation_id = ?1 AND kind IN ('user', 'inbound')"
+                        " AND superseded_at IS NULL ORDER BY seq DESC LIMIT 1",
+                        error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, conversation_id);
+  row = prs_store_step_row (self, stmt, "Could not read the messages", error);
+  if (row < 0)
+    return FALSE;
+  if (row == 0 || g_strcmp0 (prs_store_column_text (stmt, 2), "user") != 0)
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           row == 0 ? _("There is no message of yours to answer again.")
+                                    : _("The last message came from a workflow; only your own messages "
+                                        "are asked again from here."));
+      return FALSE;
+    }
+
+  *out_id = g_strdup (prs_store_column_text (stmt, 0));
+  *out_seq = sqlite3_column_int64 (stmt, 1);
+  if (out_agent_id != NULL)
+    *out_agent_id = g_strdup (prs_store_column_text (stmt, 3));
+  return TRUE;
+}
+
+/* Inside the caller's transaction: marks the messages from @first_seq on
+ * superseded; their ids are added to @ids. */
+static gboolean
+supersede_from (PrsStore    *self,
+                const char  *conversation_id,
+                gint64       first_seq,
+                const char  *now,
+                GPtrArray   *ids,
+                GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  int row;
+
+  stmt = prs_store_prepare_cached (self,
+                        "UPDATE messages SET superseded_at = ?3"
+                        " WHERE conversation_id = ?1 AND seq >= ?2 AND superseded_at IS NULL"
+                        " RETURNING id",
+                        error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, conversation_id);
+  sqlite3_bind_int64 (stmt, 2, first_seq);
+  prs_store_bind_text (stmt, 3, now);
+  while ((row = prs_store_step_row (self, stmt, "Could not keep the earlier answer", error)) == 1)
+    g_ptr_array_add (ids, g_strdup (prs_store_column_text (stmt, 0)));
+  return row == 0;
+}
+
+gboolean
+prs_store_supersede_last_answer (PrsStore    *self,
+                                 const char  *conversation_id,
+                                 char       **out_trigger_id,
+                                 GPtrArray  **out_superseded,
+                                 GError     **error)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *trigger = NULL;
+  g_autofree char *now = prs_store_now_iso8601 ();
+  gint64 seq = 0;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (conversation_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  if (!last_user_turn (self, conversation_id, &trigger, &seq, NULL, error) ||
+      !supersede_from (self, conversation_id, seq + 1, now, ids, error))
+    goto fail;
+  if (ids->len == 0)
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("Your last message has no answer yet."));
+      goto fail;
+    }
+  if (!prs_store_commit (self, error))
+    return FALSE;
+
+  if (out_trigger_id != NULL)
+    *out_trigger_id = g_steal_pointer (&trigger);
+  if (out_superseded != NULL)
+    *out_superseded = g_steal_pointer (&ids);
+  return TRUE;
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+gboolean
+prs_store_replace_last_user_message (PrsStore    *self,
+                                     const char  *conversation_id,
+                                     const char  *text,
+                                     const char  *agent_id,
+                                     char       **out_message_id,
+                                     GPtrArray  **out_superseded,
+                                     GError     **error)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *old_id = NULL;
+  g_autofree char *old_agent = NULL;
+  g_autofree char *id = g_uuid_string_random ();
+  g_autofree char *now = prs_store_now_iso8601 ();
+  PrsMessageInsert message = { 0 };
+  gint64 seq = 0, new_seq = 0;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (conversation_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  while (text != NULL && g_ascii_isspace (*text))
+    text++;
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("The message is empty."));
+      return FALSE;
+    }
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  if (!last_user_turn (self, conversation_id, &old_id, &seq, &old_agent, error) ||
+      !supersede_from (self, conversation_id, seq, now, ids, error) ||
+      !next_message_seq (self, conversation_id, &new_seq, error))
+    goto fail;
+
+  message.conversation_id = conversation_id;
+  message.kind = "user";
+  message.content = text;
+  message.agent_id = agent_id != NULL ? agent_id : old_agent;
+  if (!write_message (self, &message, id, new_seq, now, error))
+    goto fail;
+  if (!prs_store_commit (self, error))
+    return FALSE;
+
+  if (out_message_id != NULL)
+    *out_message_id = g_steal_pointer (&id);
+  if (out_superseded != NULL)
+    *out_superseded = g_steal_pointer (&ids);
+  return TRUE;
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
 }

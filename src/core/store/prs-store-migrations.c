@@ -16,6 +16,11 @@ typedef struct
 {
   int         version;
   const char *sql;
+  /* The step rebuilds a table others reference (SQLite's documented way to
+   * change a table's constraints): foreign keys are off while it runs, so
+   * that dropping the old table cascades nothing, and every reference is
+   * checked before the step commits. */
+  gboolean    rebuilds;
 } PrsMigration;
 
 static const PrsMigration migrations[] = {
@@ -259,6 +264,112 @@ static const PrsMigration migrations[] = {
    * daily totals and the triggers that keep them; the SQL is long and
    * lives beside its queries */
   { 8, prs_store_insights_schema },
+
+  { 9,
+    /* Conversations can be pinned, archived and deleted (docs/conversations.md).
+     * A deletion is first a mark (deleted_at) while it can be undone, then
+     * final (purge), then the row goes with everything that references it.
+     * A slug is unique among the conversations that are not deleted, so a
+     * workflow resolving it meanwhile starts a fresh one. */
+    "CREATE TABLE conversations_new ("
+    "  id            TEXT PRIMARY KEY,"
+    "  slug          TEXT NOT NULL,"
+    "  title         TEXT NOT NULL,"
+    "  default_agent TEXT,"
+    "  unread_count  INTEGER NOT NULL DEFAULT 0,"
+    "  message_count INTEGER NOT NULL DEFAULT 0,"
+    "  created_at    TEXT NOT NULL,"
+    "  updated_at    TEXT NOT NULL,"
+    "  pinned        INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),"
+    "  archived      INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),"
+    "  deleted_at    TEXT,"
+    "  purge         INTEGER NOT NULL DEFAULT 0 CHECK (purge IN (0, 1))"
+    ");"
+    "INSERT INTO conversations_new (id, slug, title, default_agent, unread_count, message_count,"
+    "                               created_at, updated_at)"
+    "  SELECT id, slug, title, default_agent, unread_count, message_count, created_at, updated_at"
+    "  FROM conversations;"
+    "DROP TABLE conversations;"
+    "ALTER TABLE conversations_new RENAME TO conversations;"
+    "CREATE UNIQUE INDEX conversations_slug ON conversations (slug) WHERE deleted_at IS NULL;"
+    "CREATE INDEX conversations_updated_at ON conversations (updated_at);"
+    /* Messages get an integer key of their own: the search index refers to
+     * rows by it, and SQLite may renumber the hidden rowid of a table
+     * without one (VACUUM). superseded_at marks an answer (or a question)
+     * replaced by Regenerate or Edit and Resend: kept, shown folded, left
+     * out of the history a model sees. */
+    "CREATE TABLE messages_new ("
+    "  rowid           INTEGER PRIMARY KEY,"
+    "  id              TEXT NOT NULL UNIQUE,"
+    "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  seq             INTEGER NOT NULL,"
+    "  kind            TEXT NOT NULL,"
+    "  content         TEXT,"
+    "  status          TEXT,"
+    "  agent_id        TEXT,"
+    "  context_json    TEXT,"
+    "  execution_json  TEXT,"
+    "  dedup_key       TEXT UNIQUE,"
+    "  extra_json      TEXT,"
+    "  created_at      TEXT NOT NULL,"
+    "  superseded_at   TEXT,"
+    "  UNIQUE (conversation_id, seq)"
+    ");"
+    "INSERT INTO messages_new (rowid, id, conversation_id, seq, kind, content, status, agent_id,"
+    "                          context_json, execution_json, dedup_key, extra_json, created_at)"
+    "  SELECT rowid, id, conversation_id, seq, kind, content, status, agent_id,"
+    "         context_json, execution_json, dedup_key, extra_json, created_at"
+    "  FROM messages ORDER BY rowid;"
+    "DROP TABLE messages;"
+    "ALTER TABLE messages_new RENAME TO messages;"
+    "CREATE INDEX messages_agent_id ON messages (agent_id) WHERE agent_id IS NOT NULL;"
+    "CREATE INDEX messages_status ON messages (status) WHERE status IS NOT NULL;"
+    /* Search (docs/conversations.md): what each message is found by. Its
+     * text; a tool call's name and argument values; an inbound message's
+     * Request Context values (the run's replies carry the same context:
+     * indexed once, where it came in). JSON the store did not check is
+     * read as nothing rather than failing the write. */
+    "CREATE VIEW message_search_source (message_rowid, body, tools, context) AS"
+    "  SELECT m.rowid, m.content,"
+    "    CASE WHEN m.kind = 'tool-call' AND json_valid (m.extra_json) THEN"
+    "      COALESCE (json_extract (m.extra_json, '$.name'), '') || ' ' ||"
+    "      COALESCE ((SELECT group_concat (value, ' ') FROM json_tree ("
+    "                   CASE WHEN json_valid (m.extra_json) THEN m.extra_json ELSE '{}' END, '$.arguments')"
+    "                 WHERE type IN ('text', 'integer', 'real')), '')"
+    "    END,"
+    "    CASE WHEN m.kind = 'inbound' AND json_valid (m.context_json) THEN"
+    "      (SELECT group_concat (value, ' ') FROM json_tree ("
+    "         CASE WHEN json_valid (m.context_json) THEN m.context_json ELSE 'null' END)"
+    "       WHERE type IN ('text', 'integer', 'real'))"
+    "    END"
+    "  FROM messages m;"
+    /* Its own copy of the text: a row leaves the index by its rowid alone,
+     * whatever the message became */
+    "CREATE VIRTUAL TABLE message_search USING fts5 ("
+    "  body, tools, context, tokenize = 'unicode61 remove_diacritics 2');"
+    "INSERT INTO message_search (message_search, rank) VALUES ('rank', 'bm25(1.0, 0.75, 0.5)');"
+    /* Its words: what a word being typed may become (snippets of prefix searches) */
+    "CREATE VIRTUAL TABLE message_search_terms USING fts5vocab (message_search, 'row');"
+    "INSERT INTO message_search (rowid, body, tools, context)"
+    "  SELECT message_rowid, body, tools, context FROM message_search_source;"
+    /* Kept in the transaction of every write, whichever code writes */
+    "CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN"
+    "  INSERT INTO message_search (rowid, body, tools, context)"
+    "    SELECT message_rowid, body, tools, context FROM message_search_source"
+    "    WHERE message_rowid = new.rowid;"
+    "END;"
+    "CREATE TRIGGER messages_search_update AFTER UPDATE OF kind, content, extra_json, context_json"
+    "  ON messages BEGIN"
+    "  DELETE FROM message_search WHERE rowid = old.rowid;"
+    "  INSERT INTO message_search (rowid, body, tools, context)"
+    "    SELECT message_rowid, body, tools, context FROM message_search_source"
+    "    WHERE message_rowid = new.rowid;"
+    "END;"
+    "CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN"
+    "  DELETE FROM message_search WHERE rowid = old.rowid;"
+    "END;"
+    "PRAGMA user_version = 9;",
+    TRUE },
 };
 
 int
@@ -288,10 +399,37 @@ prs_store_read_user_version (PrsStore  *self,
   return TRUE;
 }
 
+/* After a rebuilding step, inside its transaction: every foreign key
+ * still finds its row. */
 static gboolean
-run_migration (PrsStore            *self,
-               const PrsMigration  *migration,
-               GError             **error)
+check_foreign_keys (PrsStore  *self,
+                    int        version,
+                    GError   **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if (sqlite3_prepare_v2 (self->db, "PRAGMA foreign_key_check", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      prs_store_set_error (self, error, "Could not check the database");
+      return FALSE;
+    }
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                 "Could not upgrade the database “%s” to version %d: a row of %s refers to a "
+                 "missing row of %s", self->path, version,
+                 (const char *) sqlite3_column_text (stmt, 0), (const char *) sqlite3_column_text (stmt, 2));
+  else if (rc != SQLITE_DONE)
+    prs_store_set_error (self, error, "Could not check the database");
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_DONE;
+}
+
+static gboolean
+run_migration_step (PrsStore            *self,
+                    const PrsMigration  *migration,
+                    GError             **error)
 {
   char *errmsg = NULL;
   int current;
@@ -325,12 +463,38 @@ run_migration (PrsStore            *self,
   if (!prs_store_read_user_version (self, &current, error))
     goto fail;
   g_assert (current == migration->version);
+  if (migration->rebuilds && !check_foreign_keys (self, migration->version, error))
+    goto fail;
 
   return prs_store_commit (self, error);
 
 fail:
   prs_store_rollback (self);
   return FALSE;
+}
+
+static gboolean
+run_migration (PrsStore            *self,
+               const PrsMigration  *migration,
+               GError             **error)
+{
+  gboolean ok;
+
+  /* Only outside a transaction does this pragma take effect */
+  if (migration->rebuilds &&
+      sqlite3_exec (self->db, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      prs_store_set_error (self, error, "Could not upgrade the database");
+      return FALSE;
+    }
+  ok = run_migration_step (self, migration, error);
+  if (migration->rebuilds &&
+      sqlite3_exec (self->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK && ok)
+    {
+      prs_store_set_error (self, error, "Could not upgrade the database");
+      return FALSE;
+    }
+  return ok;
 }
 
 /* Runs every migration after @version up to @target_version. */

@@ -120,7 +120,10 @@ gboolean    prs_store_lookup_conversation_slug (PrsStore    *self,
 gboolean    prs_store_has_conversation        (PrsStore    *self,
                                                const char  *conversation_id);
 /* [{id, slug, title, messageCount, unreadCount, defaultAgent, createdAt,
- *   updatedAt}] ordered by updatedAt, newest first. Times are ISO 8601 UTC. */
+ *   updatedAt, pinned, archived}]: pinned first, archived last, else by
+ * updatedAt, newest first. Times are ISO 8601 UTC. Deleted conversations
+ * (below) are in no answer of the store but the functions that restore
+ * or purge them. */
 JsonArray  *prs_store_list_conversations      (PrsStore    *self,
                                                GError     **error);
 /* One element of prs_store_list_conversations (), or NULL: with @error set
@@ -141,6 +144,120 @@ gboolean    prs_store_set_conversation_default_agent (PrsStore    *self,
 gboolean    prs_store_mark_conversation_read  (PrsStore    *self,
                                                const char  *conversation_id,
                                                GError     **error);
+
+/* ---- Keeping conversations in order (prs-store-conversations.c) ---- */
+
+/* Pinning unarchives; archiving unpins. NOT_FOUND for no such conversation. */
+gboolean    prs_store_set_conversation_pinned (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               gboolean     pinned,
+                                               GError     **error);
+gboolean    prs_store_set_conversation_archived (PrsStore  *self,
+                                               const char  *conversation_id,
+                                               gboolean     archived,
+                                               GError     **error);
+/* Deletes the conversation now, with its messages, search entries, runs,
+ * tool calls and context fields (ON DELETE CASCADE): prosponsive-ctl. */
+gboolean    prs_store_delete_conversation     (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               GError     **error);
+/* A deletion that can be undone, in steps (each one transaction): marked
+ * (gone for every reader, every row kept), then confirmed once Undo is no
+ * longer offered, then purged. */
+gboolean    prs_store_mark_conversation_deleted (PrsStore  *self,
+                                               const char  *conversation_id,
+                                               GError     **error);
+/* Undo: the marked conversation is back. When a workflow resolved its slug
+ * meanwhile, the conversation that started is merged into it (messages
+ * numbered on after its own) and *@out_merged_id (may be NULL) names it. */
+gboolean    prs_store_restore_conversation    (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               char       **out_merged_id,
+                                               GError     **error);
+gboolean    prs_store_confirm_conversation_deletion (PrsStore *self,
+                                               const char  *conversation_id,
+                                               GError     **error);
+/* Deletes every confirmed conversation (as prs_store_delete_conversation);
+ * how many, or -1. */
+gint        prs_store_purge_deleted_conversations (PrsStore *self,
+                                               GError     **error);
+/* At start: marks that were never confirmed (Prosponsive stopped while
+ * Undo was offered) are undone; the ids restored, or NULL with @error. */
+GPtrArray  *prs_store_recover_deletions       (PrsStore    *self,
+                                               GError     **error);
+
+/* ---- Search (prs-store-search.c) ---- */
+
+/* Around each match of a hit's snippet */
+#define PRS_SEARCH_MARK_START "\002"
+#define PRS_SEARCH_MARK_END   "\003"
+
+typedef struct
+{
+  char   *conversation_id;
+  char   *conversation_slug;
+  char   *conversation_title;
+  char   *message_id;
+  gint64  seq;
+  char   *kind;
+  char   *created_at;
+  char   *snippet;      /* the best part of the message, matches marked */
+  double  score;        /* bm25: lower is better */
+} PrsSearchHit;
+
+void        prs_search_hit_free               (PrsSearchHit *hit);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsSearchHit, prs_search_hit_free)
+
+/* The messages of conversations not deleted that match @text (FTS5 syntax
+ * when it parses, else plain words), best first, at most @limit
+ * PrsSearchHit*. @cancellable stops a long search (G_IO_ERROR_CANCELLED).
+ * Any thread, with that thread's store. */
+GPtrArray  *prs_store_search                  (PrsStore      *self,
+                                               const char    *text,
+                                               guint          limit,
+                                               GCancellable  *cancellable,
+                                               GError       **error);
+/* @text as plain words for FTS5: each quoted, the last a prefix unless
+ * white space follows it; "" when no word is left. */
+char       *prs_search_plain_query            (const char    *text);
+
+typedef struct
+{
+  glong start;   /* characters */
+  glong end;
+} PrsSearchRange;
+
+/* A snippet as plain text (white space folded) and where its matches are
+ * (PrsSearchRange, in characters); @out_ranges may be NULL. */
+char       *prs_search_snippet_to_text        (const char    *snippet,
+                                               GArray       **out_ranges);
+/* The same as Pango markup: the text escaped, the matches in <b>. */
+char       *prs_search_snippet_to_markup      (const char    *snippet);
+
+/* ---- Export (prs-store-export.c) ---- */
+
+typedef enum
+{
+  PRS_EXPORT_MARKDOWN,   /* for people: headings, tables, sections, the Request Context as JSON */
+  PRS_EXPORT_JSON,       /* for programs: every column of every row the conversation owns */
+} PrsExportFormat;
+
+/* Writes the conversation (one snapshot, a page of messages at a time) to
+ * @out. NOT_FOUND for no such conversation. */
+gboolean    prs_store_export_conversation     (PrsStore         *self,
+                                               const char       *conversation_id,
+                                               PrsExportFormat   format,
+                                               GOutputStream    *out,
+                                               GCancellable     *cancellable,
+                                               GError          **error);
+/* The same into the file @path, whole or not at all (prs-atomic-file.h:
+ * a new private file renamed over it; never through a link). */
+gboolean    prs_store_export_conversation_to_file (PrsStore     *self,
+                                               const char       *conversation_id,
+                                               PrsExportFormat   format,
+                                               const char       *path,
+                                               GCancellable     *cancellable,
+                                               GError          **error);
 
 typedef struct
 {
@@ -185,8 +302,8 @@ gboolean    prs_store_update_message          (PrsStore    *self,
                                                const char  *extra_json,  /* NULL keeps it */
                                                GError     **error);
 /* One message as {id, conversationId, seq, kind, content, status, agentId,
- * context, execution, extra, createdAt} (context, execution and extra as
- * JSON values, null when absent), or NULL. */
+ * context, execution, extra, createdAt, supersededAt} (context, execution
+ * and extra as JSON values, null when absent), or NULL. */
 JsonNode   *prs_store_get_message             (PrsStore    *self,
                                                const char  *message_id,
                                                GError     **error);
@@ -197,6 +314,28 @@ JsonArray  *prs_store_list_messages           (PrsStore    *self,
                                                guint        limit,
                                                GError     **error);
 
+/* Regenerate: every message after the conversation's last turn — its
+ * answer, tool calls, results, notices — is marked superseded (kept, shown
+ * folded, out of every history a model is given), in one transaction. The
+ * turn must be the person's own message (PRS_ERROR_INVALID_INPUT otherwise,
+ * or when it has no answer yet); *@out_trigger_id names it and
+ * *@out_superseded (char*) the messages marked. Either may be NULL. */
+gboolean    prs_store_supersede_last_answer   (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               char       **out_trigger_id,
+                                               GPtrArray  **out_superseded,
+                                               GError     **error);
+/* Edit and Resend: the last turn's message (the person's own) and all
+ * after it are superseded and @text is stored as a new user message, with
+ * @agent_id or else the old message's agent, in one transaction. */
+gboolean    prs_store_replace_last_user_message (PrsStore  *self,
+                                               const char  *conversation_id,
+                                               const char  *text,
+                                               const char  *agent_id,
+                                               char       **out_message_id,
+                                               GPtrArray  **out_superseded,
+                                               GError     **error);
+
 /* prs-store-messages.c: paging a conversation for the window. Any out
  * argument may be NULL; min/max are 0 when there are no messages. */
 gboolean    prs_store_count_messages          (PrsStore    *self,
@@ -204,6 +343,13 @@ gboolean    prs_store_count_messages          (PrsStore    *self,
                                                guint       *out_count,
                                                gint64      *out_min_seq,
                                                gint64      *out_max_seq,
+                                               GError     **error);
+/* Where a message is: its conversation and its position there (0-based,
+ * as prs_store_list_messages_at counts). NOT_FOUND for no such message. */
+gboolean    prs_store_locate_message          (PrsStore    *self,
+                                               const char  *message_id,
+                                               char       **out_conversation_id,
+                                               guint       *out_position,
                                                GError     **error);
 /* Messages of a conversation in order, starting at the @offset-th (0-based),
  * at most @limit. */

@@ -14,6 +14,8 @@ struct _PrsConversationRow
   PrsConversation *conversation;
 
   GtkWidget       *box;
+  GtkWidget       *check;
+  GtkWidget       *pin_icon;
   GtkLabel        *subtitle_label;
   GtkLabel        *time_label;
   GtkLabel        *title_label;
@@ -21,6 +23,14 @@ struct _PrsConversationRow
 };
 
 G_DEFINE_FINAL_TYPE (PrsConversationRow, prs_conversation_row, GTK_TYPE_WIDGET)
+
+enum
+{
+  SIGNAL_MENU_REQUESTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 GtkWidget *
 prs_conversation_row_new (void)
@@ -70,7 +80,10 @@ update (PrsConversationRow *self)
   n_messages = prs_conversation_get_message_count (conversation);
   time = prs_conversation_row_format_time (prs_conversation_get_updated_at (conversation), now);
   unread = g_strdup_printf ("%u", n_unread);
-  if (g_strcmp0 (prs_conversation_get_slug (conversation), prs_conversation_get_title (conversation)) != 0)
+  if (prs_conversation_get_archived (conversation))
+    /* Translators: the subtitle of an archived conversation in the sidebar */
+    subtitle = g_strdup (_("Archived"));
+  else if (g_strcmp0 (prs_conversation_get_slug (conversation), prs_conversation_get_title (conversation)) != 0)
     subtitle = g_strdup (prs_conversation_get_slug (conversation));
   else if (n_messages == 0)
     subtitle = g_strdup (_("No messages yet"));
@@ -82,6 +95,7 @@ update (PrsConversationRow *self)
   gtk_label_set_text (self->time_label, time);
   gtk_label_set_text (self->unread_label, unread);
   gtk_widget_set_visible (GTK_WIDGET (self->unread_label), n_unread > 0);
+  gtk_widget_set_visible (self->pin_icon, prs_conversation_get_pinned (conversation));
   if (n_unread > 0)
     gtk_widget_add_css_class (GTK_WIDGET (self), "unread");
   else
@@ -91,6 +105,14 @@ update (PrsConversationRow *self)
     ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %u unread message", "%s, %u unread messages", n_unread),
                        prs_conversation_get_title (conversation), n_unread)
     : g_strdup (prs_conversation_get_title (conversation));
+  if (prs_conversation_get_pinned (conversation))
+    {
+      /* Translators: a screen reader's name of a pinned conversation: its title (and unread count) */
+      g_autofree char *pinned = g_strdup_printf (_("%s, pinned"), accessible);
+
+      g_free (accessible);
+      accessible = g_steal_pointer (&pinned);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
 }
 
@@ -118,6 +140,74 @@ prs_conversation_row_set_conversation (PrsConversationRow *self,
   update (self);
 }
 
+PrsConversation *
+prs_conversation_row_get_conversation (PrsConversationRow *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_ROW (self), NULL);
+  return self->conversation;
+}
+
+void
+prs_conversation_row_set_selection (PrsConversationRow *self,
+                                    gboolean            selection_mode,
+                                    gboolean            selected)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_ROW (self));
+
+  gtk_widget_set_visible (self->check, selection_mode);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->check), selected);
+}
+
+void
+prs_conversation_row_request_menu (PrsConversationRow *self,
+                                   double              x,
+                                   double              y)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_ROW (self));
+
+  if (x < 0 && y < 0)
+    {
+      x = gtk_widget_get_width (GTK_WIDGET (self)) / 2.0;
+      y = gtk_widget_get_height (GTK_WIDGET (self)) / 2.0;
+    }
+  if (self->conversation != NULL && !gtk_widget_get_visible (self->check))
+    g_signal_emit (self, signals[SIGNAL_MENU_REQUESTED], 0, x, y);
+}
+
+static void
+on_secondary_pressed (GtkGestureClick    *gesture,
+                      int                 n_press,
+                      double              x,
+                      double              y,
+                      PrsConversationRow *self)
+{
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  prs_conversation_row_request_menu (self, x, y);
+}
+
+/* In selection mode a click toggles the row, before the list sees it */
+static void
+on_primary_pressed (GtkGestureClick    *gesture,
+                    int                 n_press,
+                    double              x,
+                    double              y,
+                    PrsConversationRow *self)
+{
+  if (!gtk_widget_get_visible (self->check))
+    return;
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  gtk_widget_activate_action (GTK_WIDGET (self), "listitem.select", "(bb)", TRUE, FALSE);
+}
+
+static void
+toggle_selected_activated (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  /* The list item's own action: toggles this row, keeps the others */
+  gtk_widget_activate_action (widget, "listitem.select", "(bb)", TRUE, FALSE);
+}
+
 static void
 prs_conversation_row_dispose (GObject *object)
 {
@@ -143,10 +233,24 @@ prs_conversation_row_class_init (PrsConversationRowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-conversation-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, box);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, check);
+  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, pin_icon);
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, time_label);
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, unread_label);
+
+  /**
+   * PrsConversationRow::menu-requested:
+   * @x: where, in the row
+   * @y: where, in the row
+   */
+  signals[SIGNAL_MENU_REQUESTED] =
+    g_signal_new ("menu-requested", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
+
+  gtk_widget_class_install_action (widget_class, "conversation-row.toggle-selected", NULL,
+                                   toggle_selected_activated);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "conversationrow");
@@ -155,5 +259,18 @@ prs_conversation_row_class_init (PrsConversationRowClass *klass)
 static void
 prs_conversation_row_init (PrsConversationRow *self)
 {
+  GtkGesture *gesture;
+
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gesture = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_SECONDARY);
+  g_signal_connect (gesture, "pressed", G_CALLBACK (on_secondary_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (gesture), GTK_PHASE_CAPTURE);
+  g_signal_connect (gesture, "pressed", G_CALLBACK (on_primary_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
 }

@@ -16,7 +16,13 @@
  * frame (in the frame clock's layout phase, after the window allocated),
  * and the older messages are then revealed above it a chunk a frame — the
  * rows within the list view's reach are bound a few at a time, and the rest
- * of the history is revealed at once, which binds nothing. */
+ * of the history is revealed at once, which binds nothing.
+ *
+ * Opened at a message (a search hit), the same model shows a window
+ * starting just above it: the list view anchors at its top, the messages
+ * below are revealed a chunk a frame, then those above at once (the list
+ * view keeps its anchor when rows come above it). Only the pages around
+ * that message are read, also for message 1 of 100,000. */
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -41,7 +47,7 @@
 /* Layout passes the view may add to one frame (GDK runs at most 4). */
 #define MAX_LAYOUT_FIXES 2
 
-/* ---- PrsTailModel: the last items of a list model, growing upwards ---- */
+/* ---- PrsTailModel: a window on a list model, growing at both ends ---- */
 
 #define PRS_TYPE_TAIL_MODEL (prs_tail_model_get_type ())
 G_DECLARE_FINAL_TYPE (PrsTailModel, prs_tail_model, PRS, TAIL_MODEL, GObject)
@@ -51,8 +57,9 @@ struct _PrsTailModel
   GObject     parent_instance;
 
   GListModel *base;
-  guint       hidden;   /* leading items of base not shown */
-  guint       n_items;  /* shown: base's count - hidden */
+  guint       hidden;       /* leading items of base not shown */
+  guint       hidden_tail;  /* trailing items not shown (opened at an older message) */
+  guint       n_items;      /* shown: base's count - hidden - hidden_tail */
 };
 
 static void prs_tail_model_model_init (GListModelInterface *iface);
@@ -101,9 +108,15 @@ on_base_items_changed (GListModel   *base,
   guint old_n = self->n_items;
   guint n = g_list_model_get_n_items (base);
 
-  if (position >= self->hidden)
+  if (self->hidden_tail > 0 && position >= self->hidden + self->n_items &&
+      self->hidden_tail + added >= removed)
     {
-      self->n_items = n - self->hidden;
+      /* Below what is shown (new messages while an older one is open) */
+      self->hidden_tail = self->hidden_tail + added - removed;
+    }
+  else if (position >= self->hidden && position + removed <= self->hidden + self->n_items)
+    {
+      self->n_items = n - self->hidden - self->hidden_tail;
       g_list_model_items_changed (G_LIST_MODEL (self), position - self->hidden, removed, added);
     }
   else if (position + removed <= self->hidden && removed == added)
@@ -114,6 +127,7 @@ on_base_items_changed (GListModel   *base,
     {
       /* Anything else (the list shrank): everything, shown */
       self->hidden = 0;
+      self->hidden_tail = 0;
       self->n_items = n;
       g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, n);
     }
@@ -142,19 +156,44 @@ prs_tail_model_init (PrsTailModel *self)
 {
 }
 
-/* Shows the last @shown items of @base (all of them when it has fewer). */
+/* Shows @shown items of @base from @first on (the last @shown when @first
+ * is G_MAXUINT; all of them when it has fewer). */
 static PrsTailModel *
 prs_tail_model_new (GListModel *base,
+                    guint       first,
                     guint       shown)
 {
   PrsTailModel *self = g_object_new (PRS_TYPE_TAIL_MODEL, NULL);
   guint n = g_list_model_get_n_items (base);
 
   self->base = g_object_ref (base);
-  self->hidden = n > shown ? n - shown : 0;
-  self->n_items = n - self->hidden;
+  if (first == G_MAXUINT || first + shown >= n)
+    {
+      self->hidden = n > shown ? n - shown : 0;
+      if (first != G_MAXUINT)
+        self->hidden = MIN (self->hidden, first);
+    }
+  else
+    {
+      self->hidden = first;
+      self->hidden_tail = n - first - shown;
+    }
+  self->n_items = n - self->hidden - self->hidden_tail;
   g_signal_connect (base, "items-changed", G_CALLBACK (on_base_items_changed), self);
   return self;
+}
+
+/* Shows up to @count more of the newer items, below the others. */
+static void
+prs_tail_model_reveal_below (PrsTailModel *self,
+                             guint         count)
+{
+  count = MIN (count, self->hidden_tail);
+  if (count == 0)
+    return;
+  self->hidden_tail -= count;
+  self->n_items += count;
+  g_list_model_items_changed (G_LIST_MODEL (self), self->n_items - count, 0, count);
 }
 
 /* Shows up to @count more of the older items, above the others. */
@@ -189,6 +228,10 @@ struct _PrsConversationView
   guint            tick_id;
   gboolean         laid_out;      /* the current model, at least once */
   guint            reveal_id;     /* tick: older messages a chunk a frame */
+  char            *highlight_id;  /* the message opened at (a search hit) */
+  char            *last_user_id;  /* the message Edit and Resend replaces */
+  char            *last_answer_id; /* the reply Regenerate replaces */
+  guint            last_turn_id;
 
   GdkFrameClock   *clock;
   gulong           layout_id;
@@ -207,6 +250,7 @@ G_DEFINE_FINAL_TYPE (PrsConversationView, prs_conversation_view, GTK_TYPE_WIDGET
 enum
 {
   SIGNAL_TOOL_ACTION,
+  SIGNAL_MESSAGE_ACTION,
   N_SIGNALS
 };
 
@@ -319,8 +363,9 @@ on_clock_layout (GdkFrameClock       *clock,
     }
 
   /* Not a screenful yet (the adjustment says the page then): as many rows
-   * more as the missing height needs, at the rows' average height */
-  if (self->tail->hidden > 0 && upper <= page + 1)
+   * more as the missing height needs, at the rows' average height — below
+   * first when opened at an older message */
+  if ((self->tail->hidden > 0 || self->tail->hidden_tail > 0) && upper <= page + 1)
     {
       int content = 0;
       guint more;
@@ -332,7 +377,10 @@ on_clock_layout (GdkFrameClock       *clock,
       else
         more = MAX (self->tail->n_items, TAIL_EXTRA_ROWS);
       self->fixes++;
-      prs_tail_model_reveal (self->tail, more);
+      if (self->tail->hidden_tail > 0)
+        prs_tail_model_reveal_below (self->tail, more);
+      else
+        prs_tail_model_reveal (self->tail, more);
       return;
     }
 
@@ -352,7 +400,7 @@ reveal_tick (GtkWidget     *widget,
 {
   PrsConversationView *self = user_data;
 
-  if (self->tail == NULL || self->tail->hidden == 0)
+  if (self->tail == NULL || (self->tail->hidden == 0 && self->tail->hidden_tail == 0))
     {
       self->reveal_id = 0;
       return G_SOURCE_REMOVE;
@@ -360,7 +408,11 @@ reveal_tick (GtkWidget     *widget,
   if (!self->laid_out)
     return G_SOURCE_CONTINUE;
 
-  prs_tail_model_reveal (self->tail, self->tail->n_items < REVEAL_REACH ? REVEAL_CHUNK : self->tail->hidden);
+  if (self->tail->hidden_tail > 0)
+    prs_tail_model_reveal_below (self->tail,
+                                 self->tail->n_items < REVEAL_REACH ? REVEAL_CHUNK : self->tail->hidden_tail);
+  else
+    prs_tail_model_reveal (self->tail, self->tail->n_items < REVEAL_REACH ? REVEAL_CHUNK : self->tail->hidden);
   return G_SOURCE_CONTINUE;
 }
 
@@ -377,14 +429,103 @@ initial_tail_size (PrsConversationView *self)
   return height / TAIL_ROW_HEIGHT + TAIL_EXTRA_ROWS;
 }
 
+static void load (PrsConversationView *self,
+                  PrsConversation     *conversation,
+                  const char          *message_id);
+
 void
 prs_conversation_view_scroll_to_bottom (PrsConversationView *self)
 {
   g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
 
+  /* Opened at an older message, the newest are not in the model yet: open
+   * at the bottom, as a conversation opens */
+  if (self->tail != NULL && self->tail->hidden_tail > 0)
+    {
+      g_autoptr(PrsConversation) conversation = g_object_ref (self->conversation);
+
+      load (self, conversation, NULL);
+      return;
+    }
   set_sticky (self, TRUE);
   scroll_to_bottom_now (self);
   queue_stick (self);
+}
+
+/* Which messages Regenerate and Edit and Resend act on: the last message
+ * of a person (not superseded, no workflow's message after it) and the
+ * last reply after it. Looked for among the newest messages, which the
+ * list has read anyway. */
+static void
+find_last_turn (PrsConversationView  *self,
+                char                **out_user_id,
+                char                **out_answer_id)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+
+  *out_user_id = NULL;
+  *out_answer_id = NULL;
+  for (guint i = n, seen = 0; i > 0 && seen < 50; i--, seen++)
+    {
+      g_autoptr(PrsMessage) message = g_list_model_get_item (G_LIST_MODEL (self->messages), i - 1);
+
+      if (prs_message_get_superseded_at (message) != NULL)
+        continue;
+      if (prs_message_is_kind (message, PRS_MESSAGE_KIND_ASSISTANT) && *out_answer_id == NULL)
+        *out_answer_id = g_strdup (prs_message_get_id (message));
+      if (prs_message_is_kind (message, PRS_MESSAGE_KIND_INBOUND))
+        break;
+      if (prs_message_is_kind (message, PRS_MESSAGE_KIND_USER))
+        {
+          *out_user_id = g_strdup (prs_message_get_id (message));
+          return;
+        }
+    }
+  g_clear_pointer (out_answer_id, g_free);
+}
+
+/* The rows whose menus change are bound again */
+static void
+update_last_turn (PrsConversationView *self)
+{
+  g_autofree char *user_id = NULL;
+  g_autofree char *answer_id = NULL;
+  g_autofree char *old_user = NULL;
+  g_autofree char *old_answer = NULL;
+
+  if (self->messages == NULL)
+    return;
+  find_last_turn (self, &user_id, &answer_id);
+  if (g_strcmp0 (user_id, self->last_user_id) == 0 && g_strcmp0 (answer_id, self->last_answer_id) == 0)
+    return;
+  old_user = g_steal_pointer (&self->last_user_id);
+  old_answer = g_steal_pointer (&self->last_answer_id);
+  self->last_user_id = g_steal_pointer (&user_id);
+  self->last_answer_id = g_steal_pointer (&answer_id);
+  if (g_strcmp0 (old_user, self->last_user_id) != 0)
+    {
+      if (old_user != NULL)
+        prs_message_list_message_changed (self->messages, old_user);
+      if (self->last_user_id != NULL)
+        prs_message_list_message_changed (self->messages, self->last_user_id);
+    }
+  if (g_strcmp0 (old_answer, self->last_answer_id) != 0)
+    {
+      if (old_answer != NULL)
+        prs_message_list_message_changed (self->messages, old_answer);
+      if (self->last_answer_id != NULL)
+        prs_message_list_message_changed (self->messages, self->last_answer_id);
+    }
+}
+
+static gboolean
+update_last_turn_idle (gpointer data)
+{
+  PrsConversationView *self = data;
+
+  self->last_turn_id = 0;
+  update_last_turn (self);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -396,6 +537,10 @@ on_items_changed (GListModel          *model,
 {
   if (self->sticky)
     queue_stick (self);
+  /* Changes at the end decide the last turn; rebinding rows from inside
+   * the list's own signal would nest items-changed */
+  if (position + MAX (removed, added) + 50 >= g_list_model_get_n_items (model) && self->last_turn_id == 0)
+    self->last_turn_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, update_last_turn_idle, self, NULL);
 }
 
 static void
@@ -420,6 +565,15 @@ on_row_tool_action (PrsMessageRow       *row,
 }
 
 static void
+on_row_message_action (PrsMessageRow       *row,
+                       const char          *message_id,
+                       const char          *action,
+                       PrsConversationView *self)
+{
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_ACTION], 0, message_id, action);
+}
+
+static void
 setup_row (GtkSignalListItemFactory *factory,
            GtkListItem              *item,
            PrsConversationView      *self)
@@ -429,6 +583,7 @@ setup_row (GtkSignalListItemFactory *factory,
   gtk_list_item_set_activatable (item, FALSE);
   gtk_list_item_set_selectable (item, FALSE);
   g_signal_connect_object (row, "tool-action", G_CALLBACK (on_row_tool_action), self, 0);
+  g_signal_connect_object (row, "message-action", G_CALLBACK (on_row_message_action), self, 0);
   gtk_list_item_set_child (item, row);
 }
 
@@ -442,10 +597,19 @@ bind_row (GtkSignalListItemFactory *factory,
           PrsConversationView      *self)
 {
   PrsMessage *message = gtk_list_item_get_item (item);
+  PrsMessageRow *row = PRS_MESSAGE_ROW (gtk_list_item_get_child (item));
   const char *agent = prs_message_get_agent_id (message);
+  const char *id = prs_message_get_id (message);
+  PrsMessageRowFlags flags = 0;
 
-  prs_message_row_set_message (PRS_MESSAGE_ROW (gtk_list_item_get_child (item)), message,
-                               agent != NULL ? g_hash_table_lookup (self->agent_names, agent) : NULL);
+  if (id != NULL && g_strcmp0 (id, self->last_user_id) == 0)
+    flags |= PRS_MESSAGE_ROW_CAN_EDIT;
+  if (id != NULL && g_strcmp0 (id, self->last_answer_id) == 0)
+    flags |= PRS_MESSAGE_ROW_CAN_REGENERATE;
+  prs_message_row_set_message (row, message,
+                               agent != NULL ? g_hash_table_lookup (self->agent_names, agent) : NULL,
+                               flags);
+  prs_message_row_set_highlighted (row, id != NULL && g_strcmp0 (id, self->highlight_id) == 0);
 }
 
 static void
@@ -537,17 +701,38 @@ prs_conversation_view_set_service (PrsConversationView *self,
   load_agents (self);
 }
 
-void
-prs_conversation_view_set_conversation (PrsConversationView *self,
-                                        PrsConversation     *conversation)
+/* Where @message_id is in the conversation just loaded, or G_MAXUINT */
+static guint
+position_of (PrsConversationView *self,
+             const char          *message_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *conversation_id = NULL;
+  guint position = 0;
+
+  if (message_id == NULL)
+    return G_MAXUINT;
+  if (!prs_store_locate_message (prs_service_get_store (self->service), message_id,
+                                 &conversation_id, &position, &error))
+    {
+      g_message ("Could not find message %s: %s", message_id, error->message);
+      return G_MAXUINT;
+    }
+  if (g_strcmp0 (conversation_id, prs_conversation_get_id (self->conversation)) != 0)
+    return G_MAXUINT;
+  return position;
+}
+
+/* Rows of context above a message opened at */
+#define OPEN_AT_CONTEXT 2
+
+static void
+load (PrsConversationView *self,
+      PrsConversation     *conversation,
+      const char          *message_id)
 {
   g_autoptr(GtkNoSelection) selection = NULL;
-
-  g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
-  g_return_if_fail (self->service != NULL);
-
-  if (conversation == self->conversation)
-    return;
+  gboolean at_message = FALSE;
 
   if (self->messages != NULL)
     g_signal_handlers_disconnect_by_data (self->messages, self);
@@ -560,14 +745,34 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
   g_clear_object (&self->messages);
   g_set_object (&self->conversation, conversation);
   self->laid_out = FALSE;
+  g_clear_pointer (&self->highlight_id, g_free);
+  g_clear_pointer (&self->last_user_id, g_free);
+  g_clear_pointer (&self->last_answer_id, g_free);
+  g_clear_handle_id (&self->last_turn_id, g_source_remove);
 
   if (conversation != NULL)
     {
+      guint screen = initial_tail_size (self);
+      guint position = G_MAXUINT;
+      guint n;
+
       self->messages = prs_message_list_new (prs_service_get_store (self->service),
                                              prs_conversation_get_id (conversation));
       g_signal_connect_object (self->messages, "items-changed", G_CALLBACK (on_items_changed), self, 0);
-      self->tail = prs_tail_model_new (G_LIST_MODEL (self->messages), initial_tail_size (self));
-      if (self->tail->hidden > 0)
+      n = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
+      if (message_id != NULL)
+        {
+          self->highlight_id = g_strdup (message_id);
+          position = position_of (self, message_id);
+        }
+      /* Within the last screenful, it opens at the bottom as usual */
+      at_message = position != G_MAXUINT && position + screen < n;
+      self->tail = prs_tail_model_new (G_LIST_MODEL (self->messages),
+                                       at_message ? (position > OPEN_AT_CONTEXT ? position - OPEN_AT_CONTEXT : 0)
+                                                  : G_MAXUINT,
+                                       screen);
+      update_last_turn (self);
+      if (self->tail->hidden > 0 || self->tail->hidden_tail > 0)
         self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), reveal_tick, self, NULL);
       selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->tail)));
       prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
@@ -579,7 +784,7 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
     }
 
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (selection));
-  set_sticky (self, TRUE);
+  set_sticky (self, !at_message);
   self->last_value = 0;
   /* No tick before the layout: the list view has not measured the new
    * rows yet. on_clock_layout moves to the bottom once it has. */
@@ -589,6 +794,37 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
       self->tick_id = 0;
     }
   gtk_widget_queue_allocate (GTK_WIDGET (self->list_view));
+}
+
+void
+prs_conversation_view_set_conversation (PrsConversationView *self,
+                                        PrsConversation     *conversation)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
+  g_return_if_fail (self->service != NULL);
+
+  if (conversation == self->conversation)
+    return;
+  load (self, conversation, NULL);
+}
+
+void
+prs_conversation_view_open_at (PrsConversationView *self,
+                               PrsConversation     *conversation,
+                               const char          *message_id)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION_VIEW (self));
+  g_return_if_fail (PRS_IS_CONVERSATION (conversation));
+  g_return_if_fail (self->service != NULL);
+
+  load (self, conversation, message_id);
+}
+
+const char *
+prs_conversation_view_get_highlighted (PrsConversationView *self)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_VIEW (self), NULL);
+  return self->highlight_id;
 }
 
 PrsConversation *
@@ -710,6 +946,7 @@ prs_conversation_view_dispose (GObject *object)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->reveal_id);
       self->reveal_id = 0;
     }
+  g_clear_handle_id (&self->last_turn_id, g_source_remove);
   if (self->list_view != NULL)
     gtk_list_view_set_model (self->list_view, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_CONVERSATION_VIEW);
@@ -730,6 +967,9 @@ prs_conversation_view_finalize (GObject *object)
   PrsConversationView *self = PRS_CONVERSATION_VIEW (object);
 
   g_clear_pointer (&self->agent_names, g_hash_table_unref);
+  g_free (self->highlight_id);
+  g_free (self->last_user_id);
+  g_free (self->last_answer_id);
 
   G_OBJECT_CLASS (prs_conversation_view_parent_class)->finalize (object);
 }
@@ -762,6 +1002,15 @@ prs_conversation_view_class_init (PrsConversationViewClass *klass)
     g_signal_new ("tool-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                   G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsConversationView::message-action:
+   * @message_id: the message
+   * @action: "regenerate" (the last reply) or "edit" (the last message of
+   *   the person, whose text the composer now holds)
+   */
+  signals[SIGNAL_MESSAGE_ACTION] =
+    g_signal_new ("message-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-conversation-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PrsConversationView, box);

@@ -21,6 +21,13 @@ void             prs_conversation_view_set_service      (PrsConversationView *se
 /* NULL shows nothing. */
 void             prs_conversation_view_set_conversation (PrsConversationView *self,
                                                          PrsConversation     *conversation);
+/* Opens @conversation (again) at @message_id, highlighted: near the top of
+ * the view, or at the bottom when it is among the last screenful. */
+void             prs_conversation_view_open_at          (PrsConversationView *self,
+                                                         PrsConversation     *conversation,
+                                                         const char          *message_id);
+/* The message opened at, or NULL */
+const char      *prs_conversation_view_get_highlighted  (PrsConversationView *self);
 PrsConversation *prs_conversation_view_get_conversation (PrsConversationView *self);
 PrsMessageList  *prs_conversation_view_get_messages     (PrsConversationView *self);
 GtkListView     *prs_conversation_view_get_list_view    (PrsConversationView *self);

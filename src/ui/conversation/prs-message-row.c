@@ -13,7 +13,9 @@
 #include "prs-json.h"
 #include "prs-launcher.h"
 #include "prs-layout.h"
+#include "prs-markdown-text.h"
 #include "prs-markdown-view.h"
+#include "prs-message-details.h"
 #include "prs-message-row.h"
 #include "prs-text.h"
 #include "prs-tool-card.h"
@@ -37,7 +39,10 @@ struct _PrsMessageRow
   GtkWidget  *context_expander;
   GtkWidget  *tool_card;
   GtkWidget  *retry_button;
+  GtkWidget  *details_button;
+  GtkWidget  *actions_button;
   GPtrArray  *blocks;
+  PrsMessageRowFlags flags;
 };
 
 G_DEFINE_FINAL_TYPE (PrsMessageRow, prs_message_row, GTK_TYPE_WIDGET)
@@ -45,6 +50,7 @@ G_DEFINE_FINAL_TYPE (PrsMessageRow, prs_message_row, GTK_TYPE_WIDGET)
 enum
 {
   SIGNAL_TOOL_ACTION,
+  SIGNAL_MESSAGE_ACTION,
   N_SIGNALS
 };
 
@@ -557,32 +563,16 @@ build_inbound (PrsMessageRow *self)
   return box;
 }
 
+/* Who (for a reply), when, the link, the details and the menu */
 static GtkWidget *
-build_bubble (PrsMessageRow *self,
-              const char    *agent_name)
+build_bubble_header (PrsMessageRow *self,
+                     const char    *agent_name)
 {
   PrsMessage *message = self->message;
   gboolean user = prs_message_is_kind (message, PRS_MESSAGE_KIND_USER);
   g_autofree char *time = format_time (prs_message_get_created_at (message));
-  GtkWidget *column, *bubble, *header, *label, *link, *expander;
   const char *status = prs_message_get_status (message);
-
-  /* A horizontal box with a spacer rather than halign END: the box measures
-   * the bubble's height at the width it really gets (wrapping labels under
-   * a non-FILL alignment are measured at the full width and overflow). */
-  column = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_widget_add_css_class (column, user ? "from-user" : "from-assistant");
-  if (user)
-    {
-      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-
-      gtk_widget_set_hexpand (spacer, TRUE);
-      gtk_box_append (GTK_BOX (column), spacer);
-    }
-
-  bubble = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  gtk_widget_add_css_class (bubble, "bubble");
-  gtk_widget_add_css_class (bubble, user ? "user" : "assistant");
+  GtkWidget *header, *label, *link;
 
   header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   if (!user)
@@ -616,7 +606,48 @@ build_bubble (PrsMessageRow *self,
   gtk_box_append (GTK_BOX (header), label);
   if ((link = make_link_button (self)) != NULL)
     gtk_box_append (GTK_BOX (header), link);
-  gtk_box_append (GTK_BOX (bubble), header);
+  /* A finished reply tells who gave it and how */
+  if (!user && g_strcmp0 (status, "streaming") != 0 && g_strcmp0 (status, "pending") != 0)
+    {
+      self->details_button = prs_message_details_button_new (message);
+      gtk_box_append (GTK_BOX (header), self->details_button);
+    }
+  self->actions_button = prs_message_actions_button_new (!user && (self->flags & PRS_MESSAGE_ROW_CAN_REGENERATE),
+                                                         user && (self->flags & PRS_MESSAGE_ROW_CAN_EDIT));
+  gtk_box_append (GTK_BOX (header), self->actions_button);
+  return header;
+}
+
+static GtkWidget *
+build_bubble (PrsMessageRow *self,
+              const char    *agent_name)
+{
+  PrsMessage *message = self->message;
+  gboolean user = prs_message_is_kind (message, PRS_MESSAGE_KIND_USER);
+  GtkWidget *column, *bubble, *label, *expander;
+  const char *status = prs_message_get_status (message);
+
+  /* A horizontal box with a spacer rather than halign END: the box measures
+   * the bubble's height at the width it really gets (wrapping labels under
+   * a non-FILL alignment are measured at the full width and overflow). */
+  column = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (column, user ? "from-user" : "from-assistant");
+  if (user)
+    {
+      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+
+      gtk_widget_set_hexpand (spacer, TRUE);
+      gtk_box_append (GTK_BOX (column), spacer);
+    }
+
+  bubble = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  gtk_widget_add_css_class (bubble, "bubble");
+  gtk_widget_add_css_class (bubble, user ? "user" : "assistant");
+
+  gtk_box_append (GTK_BOX (bubble), build_bubble_header (self, agent_name));
+
+  if (!user && (expander = prs_message_failover_notice_new (message)) != NULL)
+    gtk_box_append (GTK_BOX (bubble), expander);
 
   if (user)
     {
@@ -648,10 +679,64 @@ build_bubble (PrsMessageRow *self,
   return column;
 }
 
+static GtkWidget *
+build_content (PrsMessageRow *self,
+               const char    *agent_name)
+{
+  const char *kind = prs_message_get_kind (self->message);
+
+  if (g_strcmp0 (kind, PRS_MESSAGE_KIND_USER) == 0 ||
+      g_strcmp0 (kind, PRS_MESSAGE_KIND_ASSISTANT) == 0)
+    return build_bubble (self, agent_name);
+  if (g_strcmp0 (kind, PRS_MESSAGE_KIND_INBOUND) == 0)
+    return build_inbound (self);
+  if (g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_CALL) == 0 ||
+      g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_RESULT) == 0)
+    return build_tool (self);
+  return build_notice (self);
+}
+
+static void
+on_superseded_expanded (GtkExpander   *expander,
+                        GParamSpec    *pspec,
+                        PrsMessageRow *self)
+{
+  /* Built when first opened, as it was */
+  if (gtk_expander_get_expanded (expander) && gtk_expander_get_child (expander) == NULL)
+    gtk_expander_set_child (expander, build_content (self, g_object_get_data (G_OBJECT (expander), "agent-name")));
+}
+
+/* A message Regenerate or Edit and Resend replaced: kept, folded */
+static GtkWidget *
+build_superseded (PrsMessageRow *self,
+                  const char    *agent_name)
+{
+  g_autofree char *time = format_time (prs_message_get_created_at (self->message));
+  g_autofree char *title = NULL;
+  GtkWidget *expander;
+
+  if (prs_message_is_kind (self->message, PRS_MESSAGE_KIND_USER))
+    /* Translators: a folded message of the person, replaced by an edited one; %s is its time */
+    title = g_strdup_printf (_("Earlier message · %s"), time);
+  else if (prs_message_is_kind (self->message, PRS_MESSAGE_KIND_ASSISTANT))
+    /* Translators: a folded reply, replaced by a regenerated one; %s is its time */
+    title = g_strdup_printf (_("Earlier answer · %s"), time);
+  else
+    /* Translators: a folded tool call or notice of a replaced answer; %s is its time */
+    title = g_strdup_printf (_("Part of an earlier answer · %s"), time);
+
+  expander = gtk_expander_new (title);
+  gtk_widget_add_css_class (expander, "superseded");
+  g_object_set_data_full (G_OBJECT (expander), "agent-name", g_strdup (agent_name), g_free);
+  g_signal_connect_object (expander, "notify::expanded", G_CALLBACK (on_superseded_expanded), self, 0);
+  return expander;
+}
+
 void
-prs_message_row_set_message (PrsMessageRow *self,
-                             PrsMessage    *message,
-                             const char    *agent_name)
+prs_message_row_set_message (PrsMessageRow      *self,
+                             PrsMessage         *message,
+                             const char         *agent_name,
+                             PrsMessageRowFlags  flags)
 {
   GtkWidget *content = NULL;
   static const char * const kinds[] = { "user", "assistant", "inbound", "notice", "tool", NULL };
@@ -659,32 +744,32 @@ prs_message_row_set_message (PrsMessageRow *self,
   g_return_if_fail (PRS_IS_MESSAGE_ROW (self));
   g_return_if_fail (message == NULL || PRS_IS_MESSAGE (message));
 
-  if (message == self->message && message != NULL)
+  if (message == self->message && message != NULL && flags == self->flags)
     return;
 
   g_set_object (&self->message, message);
+  self->flags = flags;
   self->link_button = NULL;
   self->context_expander = NULL;
   self->tool_card = NULL;
   self->retry_button = NULL;
+  self->details_button = NULL;
+  self->actions_button = NULL;
   g_ptr_array_set_size (self->blocks, 0);
   for (guint i = 0; kinds[i] != NULL; i++)
     gtk_widget_remove_css_class (GTK_WIDGET (self), kinds[i]);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "message-row.regenerate",
+                                 flags & PRS_MESSAGE_ROW_CAN_REGENERATE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "message-row.edit", flags & PRS_MESSAGE_ROW_CAN_EDIT);
 
   if (message != NULL)
     {
       const char *kind = prs_message_get_kind (message);
 
-      if (g_strcmp0 (kind, PRS_MESSAGE_KIND_USER) == 0 ||
-          g_strcmp0 (kind, PRS_MESSAGE_KIND_ASSISTANT) == 0)
-        content = build_bubble (self, agent_name);
-      else if (g_strcmp0 (kind, PRS_MESSAGE_KIND_INBOUND) == 0)
-        content = build_inbound (self);
-      else if (g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_CALL) == 0 ||
-               g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_RESULT) == 0)
-        content = build_tool (self);
+      if (prs_message_get_superseded_at (message) != NULL)
+        content = build_superseded (self, agent_name);
       else
-        content = build_notice (self);
+        content = build_content (self, agent_name);
 
       if (g_str_has_prefix (kind != NULL ? kind : "", "tool"))
         gtk_widget_add_css_class (GTK_WIDGET (self), "tool");
@@ -695,6 +780,79 @@ prs_message_row_set_message (PrsMessageRow *self,
     }
 
   adw_clamp_set_child (ADW_CLAMP (self->clamp), content);
+}
+
+void
+prs_message_row_set_highlighted (PrsMessageRow *self,
+                                 gboolean       highlighted)
+{
+  g_return_if_fail (PRS_IS_MESSAGE_ROW (self));
+
+  if (highlighted)
+    gtk_widget_add_css_class (GTK_WIDGET (self), "highlighted");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "highlighted");
+}
+
+GtkWidget *
+prs_message_row_get_details_button (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->details_button;
+}
+
+GtkWidget *
+prs_message_row_get_actions_button (PrsMessageRow *self)
+{
+  g_return_val_if_fail (PRS_IS_MESSAGE_ROW (self), NULL);
+  return self->actions_button;
+}
+
+char *
+prs_message_row_dup_text (PrsMessage *message,
+                          gboolean    markdown)
+{
+  const char *content;
+
+  g_return_val_if_fail (PRS_IS_MESSAGE (message), NULL);
+
+  content = prs_message_get_content (message);
+  if (content == NULL)
+    return g_strdup ("");
+  /* A reply is Markdown; what a person or a workflow wrote is their text */
+  if (markdown || !prs_message_is_kind (message, PRS_MESSAGE_KIND_ASSISTANT))
+    return g_strdup (content);
+  return prs_markdown_to_text (content, -1);
+}
+
+static void
+copy_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  PrsMessageRow *self = PRS_MESSAGE_ROW (widget);
+  gboolean markdown = g_str_equal (action_name, "message-row.copy-markdown");
+  g_autofree char *text = NULL;
+
+  if (self->message == NULL)
+    return;
+  text = prs_message_row_dup_text (self->message, markdown);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
+  gtk_widget_activate_action (widget, "win.show-toast", "s",
+                              markdown ? _("Copied as Markdown") : _("Copied as text"));
+}
+
+static void
+again_activated (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PrsMessageRow *self = PRS_MESSAGE_ROW (widget);
+
+  if (self->message == NULL)
+    return;
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_ACTION], 0, prs_message_get_id (self->message),
+                 g_str_equal (action_name, "message-row.regenerate") ? "regenerate" : "edit");
 }
 
 PrsMessage *
@@ -781,7 +939,20 @@ prs_message_row_class_init (PrsMessageRowClass *klass)
                   0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                   G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
 
+  /**
+   * PrsMessageRow::message-action:
+   * @message_id: the message
+   * @action: "regenerate" or "edit"
+   */
+  signals[SIGNAL_MESSAGE_ACTION] =
+    g_signal_new ("message-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
   gtk_widget_class_install_action (widget_class, "message-row.retry", NULL, retry_activated);
+  gtk_widget_class_install_action (widget_class, "message-row.copy-text", NULL, copy_activated);
+  gtk_widget_class_install_action (widget_class, "message-row.copy-markdown", NULL, copy_activated);
+  gtk_widget_class_install_action (widget_class, "message-row.regenerate", NULL, again_activated);
+  gtk_widget_class_install_action (widget_class, "message-row.edit", NULL, again_activated);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "messagerow");

@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-store-search.c: finding messages (docs/conversations.md). The index is
+ * SQLite's FTS5 (migration 7: message text, a tool call's name and
+ * arguments, an inbound message's Request Context values, kept by triggers
+ * in the transaction of every write); results are ranked by bm25 and carry
+ * a snippet with the matches marked.
+ *
+ * What a person types is first tried as FTS5's own query syntax when it
+ * uses any (quotes, OR, prefix stars, column filters…); when SQLite refuses
+ * it, or it uses none, each word is searched as plain text, quoted, the
+ * last one as a prefix (the word still being typed). A query is never an
+ * error. */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-store-internal.h"
+
+/* Tokens of context around a match in a snippet */
+#define SNIPPET_TOKENS 16
+/* The newest matches ranked (see collect_hits) */
+#define PRS_SEARCH_CANDIDATES 10000
+
+void
+prs_search_hit_free (PrsSearchHit *hit)
+{
+  if (hit == NULL)
+    return;
+  g_free (hit->conversation_id);
+  g_free (hit->conversation_slug);
+  g_free (hit->conversation_title);
+  g_free (hit->message_id);
+  g_free (hit->kind);
+  g_free (hit->created_at);
+  g_free (hit->snippet);
+  g_free (hit);
+}
+
+static gboolean
+has_word_character (const char *token)
+{
+  for (const char *p = token; *p != '\0'; p = g_utf8_next_char (p))
+    if (g_unichar_isalnum (g_utf8_get_char (p)))
+      return TRUE;
+  return FALSE;
+}
+
+/* @text's words, each quoted; the last one followed by @last_suffix when
+ * it is still being typed (no white space after it), or replaced by
+ * @last_group when that is given */
+static char *
+build_plain (const char *text,
+             const char *last_suffix,
+             const char *last_group)
+{
+  g_auto(GStrv) tokens = NULL;
+  g_autoptr(GString) query = g_string_new (NULL);
+  gboolean typing;
+  guint last = 0;
+
+  if (!g_utf8_validate (text, -1, NULL))
+    return g_strdup ("");
+  tokens = g_strsplit_set (text, " \t\n\r\f\v", -1);
+  /* The last word is still being typed unless white space follows it */
+  typing = text[0] != '\0' && !g_ascii_isspace (text[strlen (text) - 1]);
+  for (guint i = 0; tokens[i] != NULL; i++)
+    if (has_word_character (tokens[i]))
+      last = i;
+
+  for (guint i = 0; tokens[i] != NULL; i++)
+    {
+      if (!has_word_character (tokens[i]))
+        continue;
+      /* FTS5 wants AND spelled out before a group in parentheses */
+      if (query->len > 0)
+        g_string_append (query, last_group != NULL ? " AND " : " ");
+      if (typing && i == last && last_group != NULL)
+        {
+          g_string_append (query, last_group);
+          continue;
+        }
+      g_string_append_c (query, '"');
+      for (const char *p = tokens[i]; *p != '\0'; p++)
+        {
+          if (*p == '"')
+            g_string_append_c (query, '"');
+          g_string_append_c (query, *p);
+        }
+      g_string_append_c (query, '"');
+      if (typing && i == last)
+        g_string_append (query, last_suffix);
+    }
+
+  return g_string_free (g_steal_pointer (&query), FALSE);
+}
+
+char *
+prs_search_plain_query (const char *text)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+  return build_plain (text, "*", NULL);
+}
+
+/* The last word of @text as the index keeps its words (tokenizer
+ * unicode61 with remove_diacritics 2: lower case, no accents), or NULL
+ * when it is more than one word there (letters and digits only) */
+static char *
+index_word (const char *text)
+{
+  const char *end = text + strlen (text);
+  const char *start = end;
+  g_autofree char *decomposed = NULL;
+  GString *word;
+
+  while (start > text && !g_ascii_isspace (start[-1]))
+    start--;
+  if (start == end)
+    return NULL;
+  decomposed = g_utf8_normalize (start, end - start, G_NORMALIZE_NFD);
+  if (decomposed == NULL)
+    return NULL;
+  word = g_string_new (NULL);
+  for (const char *p = decomposed; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_ismark (c))
+        continue;
+      if (!g_unichar_isalnum (c))
+        {
+          g_string_free (word, TRUE);
+          return NULL;
+        }
+      g_string_append_unichar (word, g_unichar_tolower (c));
+    }
+  return g_string_free (word, FALSE);
+}
+
+/* The query for snippets of a plain search: a snippet of a prefix search
+ * reads every word of the prefix's messages again, per message; the words
+ * the prefix stands for, named, cost nothing. NULL when there is nothing
+ * to expand (the search's own query is used). */
+static char *
+snippet_query (PrsStore   *self,
+               const char *text)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autofree char *word = index_word (text);
+  g_autofree char *above = NULL;
+  g_autoptr(GString) group = NULL;
+  int row;
+
+  if (word == NULL || text[strlen (text) - 1] == ' ')
+    return NULL;
+  above = g_strconcat (word, "\xf4\x8f\xbf\xbf", NULL);
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT term FROM"
+                        " (SELECT term, doc FROM message_search_terms WHERE term >= ?1 AND term < ?2 LIMIT 2000)"
+                        " ORDER BY doc DESC LIMIT 24",
+                        NULL);
+  if (stmt == NULL)
+    return NULL;
+  prs_store_bind_text (stmt, 1, word);
+  prs_store_bind_text (stmt, 2, above);
+  group = g_string_new ("(");
+  while ((row = prs_store_step_row (self, stmt, "Could not search the messages", NULL)) == 1)
+    g_string_append_printf (group, "%s\"%s\"", group->len > 1 ? " OR " : "", prs_store_column_text (stmt, 0));
+  if (row < 0 || group->len == 1)
+    return NULL;
+  g_string_append_c (group, ')');
+  return build_plain (text, "", group->str);
+}
+
+/* Whether @text uses FTS5's own syntax (and so is tried as written first) */
+static gboolean
+uses_query_syntax (const char *text)
+{
+  static const char * const operators[] = { "AND", "OR", "NOT", "NEAR", NULL };
+  g_auto(GStrv) words = NULL;
+
+  if (strpbrk (text, "\"*():^+{}") != NULL)
+    return TRUE;
+  words = g_strsplit_set (text, " \t\n\r\f\v", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    if (g_strv_contains (operators, words[i]) || g_str_has_prefix (words[i], "NEAR("))
+      return TRUE;
+  return FALSE;
+}
+
+/* Reads the hit at @rowid, or NULL when its conversation is deleted */
+static PrsSearchHit *
+read_hit (PrsStore     *self,
+          gint64        rowid,
+          double        score,
+          GError      **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  PrsSearchHit *hit;
+  int row;
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT m.id, m.conversation_id, c.slug, c.title, m.seq, m.kind, m.created_at"
+                        " FROM messages m JOIN conversations c ON c.id = m.conversation_id AND c.deleted_at IS NULL"
+                        " WHERE m.rowid = ?1",
+                        error);
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, rowid);
+  row = prs_store_step_row (self, stmt, "Could not search the messages", error);
+  if (row != 1)
+    return NULL;
+
+  hit = g_new0 (PrsSearchHit, 1);
+  hit->message_id = g_strdup (prs_store_column_text (stmt, 0));
+  hit->conversation_id = g_strdup (prs_store_column_text (stmt, 1));
+  hit->conversation_slug = g_strdup (prs_store_column_text (stmt, 2));
+  hit->conversation_title = g_strdup (prs_store_column_text (stmt, 3));
+  hit->seq = sqlite3_column_int64 (stmt, 4);
+  hit->kind = g_strdup (prs_store_column_text (stmt, 5));
+  hit->created_at = g_strdup (prs_store_column_text (stmt, 6));
+  hit->score = score;
+  return hit;
+}
+
+/* The snippets of the hits (@rowids, in the same order), in one pass over
+ * the matches from the oldest hit on: a query per hit would read a prefix
+ * term's list of messages once per hit */
+static gboolean
+read_snippets (PrsStore    *self,
+               const char  *match,
+               GArray      *rowids,
+               GPtrArray   *hits,
+               GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(GHashTable) index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GString) list = g_string_new ("[");
+  gint64 oldest = G_MAXINT64;
+  int row;
+
+  for (guint i = 0; i < rowids->len; i++)
+    {
+      gint64 *rowid = &g_array_index (rowids, gint64, i);
+      PrsSearchHit *hit = g_ptr_array_index (hits, i);
+
+      if (hit->snippet != NULL)
+        continue;
+      g_string_append_printf (list, "%s%" G_GINT64_FORMAT, g_hash_table_size (index) > 0 ? "," : "", *rowid);
+      g_hash_table_insert (index, rowid, hit);
+      oldest = MIN (oldest, *rowid);
+    }
+  g_string_append_c (list, ']');
+  if (g_hash_table_size (index) == 0)
+    return TRUE;
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT rowid, snippet (message_search, -1, char (2), char (3), '…', "
+                        G_STRINGIFY (SNIPPET_TOKENS) ") FROM message_search"
+                        " WHERE message_search MATCH ?1 AND rowid >= ?2"
+                        " AND rowid IN (SELECT value FROM json_each (?3))",
+                        error);
+  if (stmt == NULL)
+    return FALSE;
+  prs_store_bind_text (stmt, 1, match);
+  sqlite3_bind_int64 (stmt, 2, oldest);
+  prs_store_bind_text (stmt, 3, list->str);
+  while ((row = prs_store_step_row (self, stmt, "Could not search the messages", error)) == 1)
+    {
+      gint64 rowid = sqlite3_column_int64 (stmt, 0);
+      PrsSearchHit *hit = g_hash_table_lookup (index, &rowid);
+
+      if (hit != NULL && hit->snippet == NULL)
+        hit->snippet = g_strdup (prs_store_column_text (stmt, 1));
+    }
+  return row == 0;
+}
+
+static int
+on_progress (void *data)
+{
+  /* Non-zero interrupts the statement */
+  return g_cancellable_is_cancelled (data);
+}
+
+/* The best hits among the newest PRS_SEARCH_CANDIDATES matches: bm25 costs
+ * a little for every message it ranks, and a word in half of a million
+ * messages would cost a second; then each hit's row and snippet. */
+static GPtrArray *
+collect_hits (PrsStore     *self,
+              const char   *match,
+              const char   *snippet_match,
+              guint         limit,
+              GError      **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_search_hit_free);
+  g_autoptr(GArray) rowids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int row = 0;
+
+  stmt = prs_store_prepare_cached (self,
+                        "SELECT s.rowid, s.rank FROM"
+                        " (SELECT rowid, rank FROM message_search WHERE message_search MATCH ?1"
+                        "  ORDER BY rowid DESC LIMIT ?2) AS s"
+                        " ORDER BY s.rank",
+                        error);
+  if (stmt == NULL)
+    return NULL;
+  prs_store_bind_text (stmt, 1, match);
+  sqlite3_bind_int64 (stmt, 2, PRS_SEARCH_CANDIDATES);
+  while (hits->len < limit &&
+         (row = prs_store_step_row (self, stmt, "Could not search the messages", error)) == 1)
+    {
+      g_autoptr(GError) local_error = NULL;
+      gint64 rowid = sqlite3_column_int64 (stmt, 0);
+      PrsSearchHit *hit = read_hit (self, rowid, sqlite3_column_double (stmt, 1), &local_error);
+
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      if (hit == NULL)   /* in a deleted conversation */
+        continue;
+      g_ptr_array_add (hits, hit);
+      g_array_append_val (rowids, rowid);
+    }
+  if (row < 0)
+    return NULL;
+  g_clear_pointer (&stmt, prs_stmt_release);
+  if (snippet_match != NULL && !read_snippets (self, snippet_match, rowids, hits, error))
+    return NULL;
+  /* What the named words missed (rare), with the search's own query */
+  if (!read_snippets (self, match, rowids, hits, error))
+    return NULL;
+  for (guint i = 0; i < hits->len; i++)
+    if (((PrsSearchHit *) g_ptr_array_index (hits, i))->snippet == NULL)
+      ((PrsSearchHit *) g_ptr_array_index (hits, i))->snippet = g_strdup ("");
+  return g_steal_pointer (&hits);
+}
+
+/* One query; *@out_syntax_error says SQLite refused @match itself */
+static GPtrArray *
+run_query (PrsStore      *self,
+           const char    *match,
+           const char    *snippet_match,
+           guint          limit,
+           GCancellable  *cancellable,
+           gboolean      *out_syntax_error,
+           GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GPtrArray *hits;
+
+  *out_syntax_error = FALSE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  if (cancellable != NULL)
+    sqlite3_progress_handler (self->db, 1000, on_progress, cancellable);
+  hits = collect_hits (self, match, snippet_match, limit, &local_error);
+  if (cancellable != NULL)
+    sqlite3_progress_handler (self->db, 0, NULL, NULL);
+
+  if (hits != NULL)
+    return hits;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  /* A query SQLite cannot read is SQLITE_ERROR itself; busy, full and
+   * broken files have codes of their own */
+  *out_syntax_error = (sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_ERROR;
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return NULL;
+}
+
+GPtrArray *
+prs_store_search (PrsStore      *self,
+                  const char    *text,
+                  guint          limit,
+                  GCancellable  *cancellable,
+                  GError       **error)
+{
+  g_autofree char *plain = NULL;
+  g_autofree char *snippets = NULL;
+  gboolean syntax_error = FALSE;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_utf8_validate (text, -1, NULL) && uses_query_syntax (text))
+    {
+      g_autoptr(GError) local_error = NULL;
+      GPtrArray *hits = run_query (self, text, NULL, limit, cancellable, &syntax_error, &local_error);
+
+      if (hits != NULL)
+        return hits;
+      if (!syntax_error)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+    }
+
+  plain = prs_search_plain_query (text);
+  if (plain[0] == '\0')
+    return g_ptr_array_new_with_free_func ((GDestroyNotify) prs_search_hit_free);
+  snippets = snippet_query (self, text);
+  return run_query (self, plain, snippets, limit, cancellable, &syntax_error, error);
+}
+
+/* ---- snippets ---- */
+
+char *
+prs_search_snippet_to_text (const char  *snippet,
+                            GArray     **out_ranges)
+{
+  GString *text = g_string_new (NULL);
+  g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (PrsSearchRange));
+  PrsSearchRange open = { -1, -1 };
+  glong chars = 0;
+
+  g_return_val_if_fail (snippet != NULL, NULL);
+
+  for (const char *p = snippet; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == 2 && open.start < 0)
+        open.start = chars;
+      else if (c == 3 && open.start >= 0)
+        {
+          open.end = chars;
+          g_array_append_val (ranges, open);
+          open.start = -1;
+        }
+      else if (c < 0x20 || c == 0x7f || g_unichar_isspace (c))
+        {
+          /* White space and control characters fold into one space */
+          if (text->len > 0 && text->str[text->len - 1] != ' ')
+            {
+              g_string_append_c (text, ' ');
+              chars++;
+            }
+        }
+      else
+        {
+          g_string_append_unichar (text, c);
+          chars++;
+        }
+    }
+  if (open.start >= 0)
+    {
+      open.end = chars;
+      g_array_append_val (ranges, open);
+    }
+
+  if (out_ranges != NULL)
+    *out_ranges = g_steal_pointer (&ranges);
+  return g_string_free (text, FALSE);
+}
+
+char *
+prs_search_snippet_to_markup (const char *snippet)
+{
+  g_autoptr(GArray) ranges = NULL;
+  g_autofree char *text = NULL;
+  GString *markup = g_string_new (NULL);
+  const char *p;
+  glong at = 0;
+
+  g_return_val_if_fail (snippet != NULL, NULL);
+
+  text = prs_search_snippet_to_text (snippet, &ranges);
+  p = text;
+  for (guint i = 0; i <= ranges->len; i++)
+    {
+      glong start = i < ranges->len ? g_array_index (ranges, PrsSearchRange, i).start : g_utf8_strlen (text, -1);
+      glong end = i < ranges->len ? g_array_index (ranges, PrsSearchRange, i).end : start;
+      const char *start_p = g_utf8_offset_to_pointer (p, start - at);
+      const char *end_p = g_utf8_offset_to_pointer (start_p, end - start);
+      g_autofree char *before = g_markup_escape_text (p, start_p - p);
+      g_autofree char *match = g_markup_escape_text (start_p, end_p - start_p);
+
+      g_string_append (markup, before);
+      if (end > start)
+        g_string_append_printf (markup, "<b>%s</b>", match);
+      p = end_p;
+      at = end;
+    }
+
+  return g_string_free (markup, FALSE);
+}

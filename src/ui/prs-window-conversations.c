@@ -1,0 +1,851 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-window-conversations.c: keeping conversations in order, from the
+ * sidebar (docs/conversations.md): each row's menu (right click, the Menu
+ * key, Shift+F10) to rename, pin, archive, export and delete; the keyboard
+ * (F2, Delete); a selection mode to delete several; Undo for a while after
+ * each deletion; archived conversations on request; searching everything
+ * (Ctrl+K, Ctrl+F in the sidebar) and opening a hit at its message. */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "prs-conversation-row.h"
+#include "prs-window-private.h"
+
+static void _prs_window_export (PrsWindow       *self,
+                                PrsConversation *conversation,
+                                PrsExportFormat  format);
+
+/* ---- finding conversations ---- */
+
+static PrsConversation *
+find (PrsWindow  *self,
+      const char *conversation_id)
+{
+  return prs_conversation_list_find (_prs_window_conversations (self), conversation_id, NULL);
+}
+
+static gboolean
+in_selection_mode (PrsWindow *self)
+{
+  return gtk_list_view_get_model (self->conversation_list) == GTK_SELECTION_MODEL (self->multi_selection);
+}
+
+/* The row the keyboard is on in the sidebar, or NULL */
+static PrsConversationRow *
+focused_row (PrsWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation_list)))
+    return NULL;
+  /* The list item itself, or something in the row */
+  for (GtkWidget *w = focus; w != NULL && w != GTK_WIDGET (self->conversation_list); w = gtk_widget_get_parent (w))
+    {
+      if (PRS_IS_CONVERSATION_ROW (w))
+        return PRS_CONVERSATION_ROW (w);
+      if (gtk_widget_get_first_child (w) != NULL && PRS_IS_CONVERSATION_ROW (gtk_widget_get_first_child (w)))
+        return PRS_CONVERSATION_ROW (gtk_widget_get_first_child (w));
+    }
+  return NULL;
+}
+
+/* ---- deleting, with Undo ---- */
+
+static void
+on_toast_dismissed (AdwToast  *toast,
+                    PrsWindow *self)
+{
+  GStrv ids = g_object_get_data (G_OBJECT (toast), "ids");
+  g_autoptr(GPtrArray) final = g_ptr_array_new ();
+
+  /* Undo is no longer offered: what was not undone is deleted for good */
+  for (guint i = 0; ids != NULL && ids[i] != NULL; i++)
+    if (self->pending_deletions != NULL && g_hash_table_remove (self->pending_deletions, ids[i]))
+      g_ptr_array_add (final, ids[i]);
+  g_ptr_array_add (final, NULL);
+  if (final->len > 1 && self->service != NULL)
+    prs_service_finish_deletions (self->service, (const char * const *) final->pdata);
+}
+
+static void
+delete_conversations (PrsWindow          *self,
+                      const char * const *borrowed)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+  /* The list lets go of the conversations, and of the ids they own */
+  g_auto(GStrv) ids = g_strdupv ((char **) borrowed);
+  PrsRunner *runner = prs_service_get_runner (self->service);
+  guint n = g_strv_length (ids);
+  AdwToast *toast;
+
+  if (n == 0)
+    return;
+  if (n == 1 && find (self, ids[0]) != NULL)
+    /* Translators: a toast after deleting one conversation; %s is its title */
+    title = g_strdup_printf (_("“%s” deleted"), prs_conversation_get_title (find (self, ids[0])));
+  else
+    title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u conversation deleted", "%u conversations deleted", n), n);
+
+  /* A run answering there stops: nothing it writes would be kept */
+  for (guint i = 0; runner != NULL && ids[i] != NULL; i++)
+    {
+      PrsRun *run = prs_runner_get_conversation_run (runner, ids[i]);
+
+      if (run != NULL && !prs_run_is_finished (run))
+        prs_runner_cancel (runner, prs_run_get_id (run));
+    }
+  if (!prs_conversation_list_delete (_prs_window_conversations (self), (const char * const *) ids, &error))
+    {
+      prs_window_show_toast (self, error->message);
+      return;
+    }
+  for (guint i = 0; ids[i] != NULL; i++)
+    g_hash_table_add (self->pending_deletions, g_strdup (ids[i]));
+
+  toast = adw_toast_new (title);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo-delete");
+  adw_toast_set_action_target_value (toast, g_variant_new_strv ((const char * const *) ids, -1));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_object_set_data_full (G_OBJECT (toast), "ids", g_steal_pointer (&ids), (GDestroyNotify) g_strfreev);
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (on_toast_dismissed), self, 0);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  _prs_window_update_sidebar_page (self);
+}
+
+static void
+undo_delete_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+  g_autofree const char **ids = g_variant_get_strv (parameter, NULL);
+  g_autoptr(GPtrArray) restore = g_ptr_array_new ();
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    if (g_hash_table_remove (self->pending_deletions, ids[i]))
+      g_ptr_array_add (restore, (gpointer) ids[i]);
+  g_ptr_array_add (restore, NULL);
+  if (restore->len > 1 &&
+      !prs_conversation_list_restore (_prs_window_conversations (self), (const char * const *) restore->pdata, &error))
+    prs_window_show_toast (self, error->message);
+  else if (restore->len == 2)
+    prs_window_select_conversation (self, g_ptr_array_index (restore, 0));
+  _prs_window_update_sidebar_page (self);
+}
+
+static void
+delete_one (PrsWindow       *self,
+            PrsConversation *conversation)
+{
+  const char *ids[] = { prs_conversation_get_id (conversation), NULL };
+
+  delete_conversations (self, ids);
+}
+
+/* ---- selection mode ---- */
+
+static void
+update_selection_label (PrsWindow *self)
+{
+  g_autoptr(GtkBitset) selected = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->multi_selection));
+  guint n = (guint) gtk_bitset_get_size (selected);
+  g_autofree char *text = n == 0 ? g_strdup (_("Select conversations"))
+                                 : g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u selected", "%u selected", n), n);
+
+  gtk_label_set_text (self->selection_label, text);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete-selected", n > 0);
+}
+
+static void
+set_selection_mode (PrsWindow *self,
+                    gboolean   on)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "select-conversations");
+
+  if (on == in_selection_mode (self))
+    return;
+  if (on)
+    {
+      gtk_selection_model_unselect_all (GTK_SELECTION_MODEL (self->multi_selection));
+      gtk_list_view_set_model (self->conversation_list, GTK_SELECTION_MODEL (self->multi_selection));
+      gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+    }
+  else
+    gtk_list_view_set_model (self->conversation_list, GTK_SELECTION_MODEL (self->selection));
+  gtk_list_view_set_single_click_activate (self->conversation_list, FALSE);
+  gtk_action_bar_set_revealed (self->selection_bar, on);
+  g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
+  update_selection_label (self);
+}
+
+static void
+select_conversations_changed (GSimpleAction *action,
+                              GVariant      *value,
+                              gpointer       user_data)
+{
+  set_selection_mode (PRS_WINDOW (user_data), g_variant_get_boolean (value));
+}
+
+static void
+select_conversations_activated (GSimpleAction *action,
+                                GVariant      *parameter,
+                                gpointer       user_data)
+{
+  PrsWindow *self = PRS_WINDOW (user_data);
+
+  set_selection_mode (self, !in_selection_mode (self));
+}
+
+static void
+delete_selected_activated (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  g_autoptr(GtkBitset) selected = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->multi_selection));
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  GtkBitsetIter iter;
+  guint position;
+
+  for (gboolean more = gtk_bitset_iter_init_first (&iter, selected, &position); more;
+       more = gtk_bitset_iter_next (&iter, &position))
+    {
+      g_autoptr(PrsConversation) conversation = g_list_model_get_item (G_LIST_MODEL (self->multi_selection), position);
+
+      g_ptr_array_add (ids, g_strdup (prs_conversation_get_id (conversation)));
+    }
+  g_ptr_array_add (ids, NULL);
+  set_selection_mode (self, FALSE);
+  delete_conversations (self, (const char * const *) ids->pdata);
+}
+
+static void
+on_item_selected (GtkListItem *item,
+                  GParamSpec  *pspec,
+                  PrsWindow   *self)
+{
+  GtkWidget *row = gtk_list_item_get_child (item);
+
+  if (row != NULL)
+    prs_conversation_row_set_selection (PRS_CONVERSATION_ROW (row), in_selection_mode (self),
+                                        gtk_list_item_get_selected (item));
+}
+
+void
+_prs_window_bind_conversation_row (PrsWindow   *self,
+                                   GtkListItem *item)
+{
+  on_item_selected (item, NULL, self);
+}
+
+/* ---- each row's menu ---- */
+
+static void
+on_menu_closed (GtkPopover *popover,
+                gpointer    user_data)
+{
+  /* After the item's action ran */
+  g_idle_add_once ((GSourceOnceFunc) gtk_widget_unparent, popover);
+}
+
+static void
+add_item (GMenu      *menu,
+          const char *label,
+          const char *action,
+          const char *id)
+{
+  g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+
+  g_menu_item_set_action_and_target_value (item, action, g_variant_new_string (id));
+  g_menu_append_item (menu, item);
+}
+
+static GMenu *
+row_menu (PrsConversation *conversation)
+{
+  GMenu *menu = g_menu_new ();
+  g_autoptr(GMenu) keep = g_menu_new ();
+  g_autoptr(GMenu) out = g_menu_new ();
+  g_autoptr(GMenu) gone = g_menu_new ();
+  const char *id = prs_conversation_get_id (conversation);
+
+  add_item (keep, _("_Rename…"), "win.conversation-rename", id);
+  add_item (keep, prs_conversation_get_pinned (conversation) ? _("Un_pin") : _("_Pin"), "win.conversation-pin", id);
+  add_item (keep, prs_conversation_get_archived (conversation) ? _("Un_archive") : _("_Archive"),
+            "win.conversation-archive", id);
+  add_item (out, _("Export as _Markdown…"), "win.conversation-export-markdown", id);
+  add_item (out, _("Export as _JSON…"), "win.conversation-export-json", id);
+  add_item (gone, _("_Delete"), "win.conversation-delete", id);
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (keep));
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (out));
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (gone));
+  return menu;
+}
+
+static void
+on_menu_requested (PrsConversationRow *row,
+                   double              x,
+                   double              y,
+                   PrsWindow          *self)
+{
+  g_autoptr(GMenu) menu = row_menu (prs_conversation_row_get_conversation (row));
+  GtkWidget *popover = gtk_popover_menu_new_from_model (G_MENU_MODEL (menu));
+  GdkRectangle at = { (int) x, (int) y, 1, 1 };
+
+  gtk_widget_set_parent (popover, GTK_WIDGET (row));
+  gtk_popover_set_pointing_to (GTK_POPOVER (popover), &at);
+  gtk_popover_set_has_arrow (GTK_POPOVER (popover), FALSE);
+  gtk_widget_set_halign (popover, GTK_ALIGN_START);
+  gtk_widget_add_css_class (popover, "conversation-menu");
+  g_signal_connect (popover, "closed", G_CALLBACK (on_menu_closed), NULL);
+  gtk_popover_popup (GTK_POPOVER (popover));
+}
+
+void
+_prs_window_setup_conversation_row (PrsWindow   *self,
+                                    GtkListItem *item,
+                                    GtkWidget   *row)
+{
+  g_signal_connect_object (row, "menu-requested", G_CALLBACK (on_menu_requested), self, 0);
+  g_signal_connect_object (item, "notify::selected", G_CALLBACK (on_item_selected), self, 0);
+}
+
+/* The row actions: a conversation id as target */
+static void
+conversation_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  PrsConversation *conversation = find (self, g_variant_get_string (parameter, NULL));
+  g_autoptr(GError) error = NULL;
+  gboolean ok = TRUE;
+
+  if (conversation == NULL)
+    return;
+  if (g_str_equal (action_name, "win.conversation-rename"))
+    _prs_window_rename (self, conversation);
+  else if (g_str_equal (action_name, "win.conversation-pin"))
+    ok = prs_conversation_list_set_pinned (_prs_window_conversations (self), conversation,
+                                           !prs_conversation_get_pinned (conversation), &error);
+  else if (g_str_equal (action_name, "win.conversation-archive"))
+    ok = prs_conversation_list_set_archived (_prs_window_conversations (self), conversation,
+                                             !prs_conversation_get_archived (conversation), &error);
+  else if (g_str_equal (action_name, "win.conversation-delete"))
+    delete_one (self, conversation);
+  else
+    _prs_window_export (self, conversation,
+                        g_str_equal (action_name, "win.conversation-export-json") ? PRS_EXPORT_JSON
+                                                                                    : PRS_EXPORT_MARKDOWN);
+  if (!ok)
+    prs_window_show_toast (self, error->message);
+  _prs_window_update_sidebar_page (self);
+}
+
+/* ---- the shown conversation (the header's menu) ---- */
+
+static void
+shown_activated (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  if (self->shown == NULL)
+    return;
+  if (g_str_equal (action_name, "win.delete-conversation"))
+    delete_one (self, self->shown);
+  else
+    _prs_window_export (self, self->shown,
+                        g_str_equal (action_name, "win.export-json") ? PRS_EXPORT_JSON : PRS_EXPORT_MARKDOWN);
+}
+
+static void
+flag_changed (GSimpleAction *action,
+              GVariant      *value,
+              gpointer       user_data)
+{
+  PrsWindow *self = PRS_WINDOW (user_data);
+  g_autoptr(GError) error = NULL;
+  gboolean on = g_variant_get_boolean (value);
+  gboolean ok;
+
+  if (self->shown == NULL)
+    return;
+  if (g_str_equal (g_action_get_name (G_ACTION (action)), "pin-conversation"))
+    ok = prs_conversation_list_set_pinned (_prs_window_conversations (self), self->shown, on, &error);
+  else
+    ok = prs_conversation_list_set_archived (_prs_window_conversations (self), self->shown, on, &error);
+  if (!ok)
+    prs_window_show_toast (self, error->message);
+  _prs_window_conversations_update_actions (self);
+  _prs_window_update_sidebar_page (self);
+}
+
+void
+_prs_window_conversations_update_actions (PrsWindow *self)
+{
+  GAction *pin = g_action_map_lookup_action (G_ACTION_MAP (self), "pin-conversation");
+  GAction *archive = g_action_map_lookup_action (G_ACTION_MAP (self), "archive-conversation");
+
+  if (pin == NULL || archive == NULL)
+    return;
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (pin), self->shown != NULL);
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (archive), self->shown != NULL);
+  g_simple_action_set_state (G_SIMPLE_ACTION (pin),
+                             g_variant_new_boolean (self->shown != NULL && prs_conversation_get_pinned (self->shown)));
+  g_simple_action_set_state (G_SIMPLE_ACTION (archive),
+                             g_variant_new_boolean (self->shown != NULL && prs_conversation_get_archived (self->shown)));
+}
+
+static void
+show_archived_changed (GSimpleAction *action,
+                       GVariant      *value,
+                       gpointer       user_data)
+{
+  PrsWindow *self = PRS_WINDOW (user_data);
+  g_autoptr(GError) error = NULL;
+
+  if (!prs_conversation_list_set_show_archived (_prs_window_conversations (self), g_variant_get_boolean (value),
+                                                &error))
+    prs_window_show_toast (self, error->message);
+  g_simple_action_set_state (action, value);
+  _prs_window_update_sidebar_page (self);
+}
+
+/* ---- the sidebar's keys ---- */
+
+static gboolean
+sidebar_key (GtkWidget *widget,
+             GVariant  *args,
+             gpointer   user_data)
+{
+  PrsWindow *self = PRS_WINDOW (user_data);
+  const char *what = g_variant_get_string (args, NULL);
+  PrsConversationRow *row = focused_row (self);
+  PrsConversation *conversation = row != NULL ? prs_conversation_row_get_conversation (row) : NULL;
+
+  if (g_str_equal (what, "delete"))
+    {
+      if (in_selection_mode (self))
+        gtk_widget_activate_action (GTK_WIDGET (self), "win.delete-selected", NULL);
+      else if (conversation != NULL)
+        delete_one (self, conversation);
+    }
+  else if (g_str_equal (what, "menu") && row != NULL)
+    prs_conversation_row_request_menu (row, -1, -1);
+  else if (g_str_equal (what, "rename") && conversation != NULL)
+    _prs_window_rename (self, conversation);
+  else if (g_str_equal (what, "select-all") && in_selection_mode (self))
+    gtk_selection_model_select_all (GTK_SELECTION_MODEL (self->multi_selection));
+  else if (g_str_equal (what, "leave") && in_selection_mode (self))
+    set_selection_mode (self, FALSE);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static void
+add_sidebar_key (GtkShortcutController *controller,
+                 PrsWindow             *self,
+                 const char            *accelerator,
+                 const char            *what)
+{
+  GtkShortcut *shortcut = gtk_shortcut_new (gtk_shortcut_trigger_parse_string (accelerator),
+                                            gtk_callback_action_new (sidebar_key, self, NULL));
+
+  gtk_shortcut_set_arguments (shortcut, g_variant_new_string (what));
+  gtk_shortcut_controller_add_shortcut (controller, shortcut);
+}
+
+static void
+add_sidebar_keys (PrsWindow *self)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+  GtkShortcutController *keys = GTK_SHORTCUT_CONTROLLER (controller);
+
+  add_sidebar_key (keys, self, "Delete", "delete");
+  add_sidebar_key (keys, self, "KP_Delete", "delete");
+  add_sidebar_key (keys, self, "Menu", "menu");
+  add_sidebar_key (keys, self, "<Shift>F10", "menu");
+  add_sidebar_key (keys, self, "F2", "rename");
+  add_sidebar_key (keys, self, "<Control>a", "select-all");
+  add_sidebar_key (keys, self, "Escape", "leave");
+  gtk_widget_add_controller (GTK_WIDGET (self->conversation_list), controller);
+}
+
+/* ---- search ---- */
+
+static void
+search_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  set_selection_mode (self, FALSE);
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+on_search_mode (GtkSearchBar *bar,
+                GParamSpec   *pspec,
+                PrsWindow    *self)
+{
+  if (!gtk_search_bar_get_search_mode (bar))
+    gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  _prs_window_update_sidebar_page (self);
+}
+
+static void
+on_search_changed (GtkSearchEntry *entry,
+                   PrsWindow      *self)
+{
+  prs_search_panel_set_query (self->search_panel, gtk_editable_get_text (GTK_EDITABLE (entry)));
+}
+
+static void
+on_search_activate (GtkSearchEntry *entry,
+                    PrsWindow      *self)
+{
+  /* What was typed last is looked up first */
+  prs_search_panel_set_query (self->search_panel, gtk_editable_get_text (GTK_EDITABLE (entry)));
+  prs_search_panel_activate_first (self->search_panel);
+}
+
+static void
+on_search_down (GtkSearchEntry *entry,
+                PrsWindow      *self)
+{
+  prs_search_panel_focus_results (self->search_panel);
+}
+
+static void
+on_hit_activated (PrsSearchPanel *panel,
+                  const char     *conversation_id,
+                  const char     *message_id,
+                  PrsWindow      *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* A hit in an archived conversation opens it too */
+  if (find (self, conversation_id) == NULL &&
+      !prs_conversation_list_update (_prs_window_conversations (self), conversation_id, &error))
+    g_message ("Could not read a conversation: %s", error->message);
+  if (find (self, conversation_id) == NULL)
+    {
+      GAction *archived = g_action_map_lookup_action (G_ACTION_MAP (self), "show-archived");
+
+      g_action_change_state (archived, g_variant_new_boolean (TRUE));
+    }
+  prs_window_open_conversation_at (self, conversation_id, message_id);
+}
+
+static void
+setup_search (PrsWindow *self)
+{
+  GtkEventController *ctrl_f = gtk_shortcut_controller_new ();
+
+  g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  g_signal_connect_object (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (on_search_mode), self, 0);
+  g_signal_connect_object (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self, 0);
+  g_signal_connect_object (self->search_entry, "activate", G_CALLBACK (on_search_activate), self, 0);
+  g_signal_connect_object (self->search_entry, "next-match", G_CALLBACK (on_search_down), self, 0);
+  g_signal_connect_object (self->search_panel, "hit-activated", G_CALLBACK (on_hit_activated), self, 0);
+
+  /* Ctrl+F where the conversations are; Ctrl+K anywhere (a class key) */
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (ctrl_f),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>f"),
+                                                          gtk_named_action_new ("win.search")));
+  gtk_widget_add_controller (gtk_widget_get_parent (GTK_WIDGET (self->sidebar_stack)), ctrl_f);
+}
+
+/* ---- export ---- */
+
+typedef struct
+{
+  char            *db_path;
+  char            *conversation_id;
+  char            *path;
+  PrsExportFormat  format;
+} Export;
+
+static void
+export_free (Export *export)
+{
+  g_free (export->db_path);
+  g_free (export->conversation_id);
+  g_free (export->path);
+  g_free (export);
+}
+
+/* A worker thread with a store connection of its own: a long conversation
+ * takes a moment to write, and the window goes on meanwhile */
+static void
+export_thread (GTask        *task,
+               gpointer      source,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  Export *export = task_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = prs_store_new_for_path (export->db_path, &error);
+
+  if (store == NULL ||
+      !prs_store_export_conversation_to_file (store, export->conversation_id, export->format, export->path,
+                                              cancellable, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_exported (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  PrsWindow *self = PRS_WINDOW (source);
+  Export *export = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = g_filename_display_basename (export->path);
+  g_autofree char *text = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    /* Translators: %s is why an export failed */
+    text = g_strdup_printf (_("Could not export the conversation: %s"), error->message);
+  else
+    /* Translators: %s is a file name */
+    text = g_strdup_printf (_("Exported to “%s”"), name);
+  prs_window_show_toast (self, text);
+}
+
+static void
+on_export_chosen (GtkNativeDialog *chooser,
+                  int              response,
+                  PrsWindow       *self)
+{
+  g_autoptr(GFile) file = response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser))
+                                                           : NULL;
+  Export *export = g_object_get_data (G_OBJECT (chooser), "export");
+  g_autoptr(GTask) task = NULL;
+
+  if (file != NULL && g_file_peek_path (file) != NULL && self->service != NULL)
+    {
+      task = g_task_new (self, NULL, on_exported, NULL);
+      g_task_set_source_tag (task, on_export_chosen);
+      export->db_path = g_strdup (prs_store_get_path (prs_service_get_store (self->service)));
+      export->path = g_file_get_path (file);
+      g_task_set_task_data (task, g_steal_pointer (&export), (GDestroyNotify) export_free);
+      g_object_steal_data (G_OBJECT (chooser), "export");
+      g_task_run_in_thread (task, export_thread);
+    }
+  gtk_native_dialog_destroy (chooser);
+  g_object_unref (chooser);
+}
+
+static void
+_prs_window_export (PrsWindow       *self,
+                    PrsConversation *conversation,
+                    PrsExportFormat  format)
+{
+  gboolean json = format == PRS_EXPORT_JSON;
+  GtkFileChooserNative *chooser =
+    gtk_file_chooser_native_new (json ? _("Export as JSON") : _("Export as Markdown"), GTK_WINDOW (self),
+                                 GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *name = g_strdup (prs_conversation_get_title (conversation));
+  g_autofree char *file_name = NULL;
+  Export *export = g_new0 (Export, 1);
+
+  /* A file name from the title, without what a file name cannot hold */
+  g_strdelimit (name, "/\\:*?\"<>|", '-');
+  file_name = g_strconcat (name, json ? ".json" : ".md", NULL);
+  gtk_file_filter_set_name (filter, json ? _("JSON files") : _("Markdown files"));
+  gtk_file_filter_add_suffix (filter, json ? "json" : "md");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), file_name);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+
+  export->conversation_id = g_strdup (prs_conversation_get_id (conversation));
+  export->format = format;
+  g_object_set_data_full (G_OBJECT (chooser), "export", export, (GDestroyNotify) export_free);
+  g_signal_connect_object (chooser, "response", G_CALLBACK (on_export_chosen), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+/* ---- Regenerate, Edit and Resend ---- */
+
+static void
+on_edit_response (AdwMessageDialog *dialog,
+                  const char       *response,
+                  PrsWindow        *self)
+{
+  GtkTextBuffer *buffer = g_object_get_data (G_OBJECT (dialog), "buffer");
+  const char *conversation_id = g_object_get_data (G_OBJECT (dialog), "conversation-id");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  g_autofree char *text = NULL;
+  GtkTextIter start, end;
+
+  if (g_strcmp0 (response, "resend") != 0 || self->service == NULL)
+    return;
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  run = prs_service_edit_and_resend (self->service, conversation_id, text, &error);
+  if (run == NULL)
+    prs_window_show_toast (self, error->message);
+  _prs_window_update_busy (self);
+  prs_conversation_view_scroll_to_bottom (self->conversation_view);
+}
+
+static void
+edit_message (PrsWindow  *self,
+              const char *message_id)
+{
+  g_autoptr(JsonNode) message = prs_store_get_message (prs_service_get_store (self->service), message_id, NULL);
+  JsonObject *object = message != NULL ? json_node_get_object (message) : NULL;
+  GtkWidget *dialog, *scrolled, *view;
+
+  if (object == NULL)
+    return;
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Edit and Resend"),
+                                   _("Your message and its answer stay in the conversation, folded, above the new ones."));
+  view = gtk_text_view_new ();
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)),
+                            json_object_get_string_member_with_default (object, "content", ""), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Message"), -1);
+  gtk_widget_add_css_class (view, "edit-message");
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 120);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 320);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  gtk_widget_add_css_class (scrolled, "card");
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), scrolled);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "resend", _("_Resend"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "resend", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "resend");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data (G_OBJECT (dialog), "buffer", gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)));
+  g_object_set_data_full (G_OBJECT (dialog), "conversation-id",
+                          g_strdup (json_object_get_string_member_with_default (object, "conversationId", "")), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_edit_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (view);
+}
+
+void
+_prs_window_on_message_action (PrsConversationView *view,
+                               const char          *message_id,
+                               const char          *action,
+                               PrsWindow           *self)
+{
+  PrsConversation *conversation = prs_conversation_view_get_conversation (view);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+
+  if (conversation == NULL || self->service == NULL)
+    return;
+  if (g_str_equal (action, "edit"))
+    {
+      edit_message (self, message_id);
+      return;
+    }
+  run = prs_service_regenerate (self->service, prs_conversation_get_id (conversation), &error);
+  if (run == NULL)
+    prs_window_show_toast (self, error->message);
+  _prs_window_update_busy (self);
+  prs_conversation_view_scroll_to_bottom (view);
+}
+
+/* ---- life ---- */
+
+/* prosponsive-ctl may have renamed, archived or deleted meanwhile */
+static void
+on_active (PrsWindow  *self,
+           GParamSpec *pspec,
+           gpointer    user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (gtk_window_is_active (GTK_WINDOW (self)) && self->service != NULL &&
+      !prs_conversation_list_reload (_prs_window_conversations (self), &error))
+    g_message ("Could not read the conversations: %s", error->message);
+}
+
+static const GActionEntry window_actions[] = {
+  { "select-conversations", select_conversations_activated, NULL, "false", select_conversations_changed },
+  { "show-archived", NULL, NULL, "false", show_archived_changed },
+  { "pin-conversation", NULL, NULL, "false", flag_changed },
+  { "archive-conversation", NULL, NULL, "false", flag_changed },
+};
+
+void
+_prs_window_conversations_class_init (GtkWidgetClass *widget_class)
+{
+  static const char * const row_actions[] = {
+    "win.conversation-rename", "win.conversation-pin", "win.conversation-archive", "win.conversation-delete",
+    "win.conversation-export-markdown", "win.conversation-export-json",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (row_actions); i++)
+    gtk_widget_class_install_action (widget_class, row_actions[i], "s", conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.delete-conversation", NULL, shown_activated);
+  gtk_widget_class_install_action (widget_class, "win.export-markdown", NULL, shown_activated);
+  gtk_widget_class_install_action (widget_class, "win.export-json", NULL, shown_activated);
+  gtk_widget_class_install_action (widget_class, "win.delete-selected", NULL, delete_selected_activated);
+  gtk_widget_class_install_action (widget_class, "win.undo-delete", "as", undo_delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.search", NULL);
+}
+
+void
+_prs_window_conversations_init (PrsWindow *self)
+{
+  self->pending_deletions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_action_map_add_action_entries (G_ACTION_MAP (self), window_actions, G_N_ELEMENTS (window_actions), self);
+  add_sidebar_keys (self);
+  setup_search (self);
+  g_signal_connect (self, "notify::is-active", G_CALLBACK (on_active), NULL);
+}
+
+void
+_prs_window_conversations_start (PrsWindow *self)
+{
+  GListModel *model = G_LIST_MODEL (_prs_window_conversations (self));
+
+  self->multi_selection = gtk_multi_selection_new (g_object_ref (model));
+  g_signal_connect_object (self->multi_selection, "selection-changed", G_CALLBACK (update_selection_label), self,
+                           G_CONNECT_SWAPPED);
+  prs_search_panel_set_service (self->search_panel, self->service);
+  _prs_window_conversations_update_actions (self);
+}
+
+void
+_prs_window_conversations_dispose (PrsWindow *self)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  if (self->pending_deletions == NULL || g_hash_table_size (self->pending_deletions) == 0)
+    return;
+  /* The window goes: Undo with it */
+  g_hash_table_iter_init (&iter, self->pending_deletions);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (ids, key);
+  g_ptr_array_add (ids, NULL);
+  prs_service_finish_deletions (self->service, (const char * const *) ids->pdata);
+  g_hash_table_remove_all (self->pending_deletions);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-window-private.h: the window's struct and what its files share:
+ * prs-window.c (the window, its pages and runs) and
+ * prs-window-conversations.c (keeping conversations: the sidebar's menu,
+ * selection, deleting with Undo, search, export, Regenerate and Edit and
+ * Resend). */
+#pragma once
+
+#include "prs-agents-page.h"
+#include "prs-conversation-view.h"
+#include "prs-insights-page.h"
+#include "prs-schedules-page.h"
+#include "prs-search-panel.h"
+#include "prs-tools-page.h"
+#include "prs-window.h"
+
+G_BEGIN_DECLS
+
+struct _PrsWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  PrsService           *service;
+  GtkSingleSelection   *selection;
+  GtkMultiSelection    *multi_selection;  /* the sidebar's selection mode */
+  PrsConversation      *shown;       /* for its title's notifications */
+  char                 *open_at;     /* the message a selection opens at (a search hit) */
+  GHashTable           *pending_deletions;  /* ids Undo can still restore */
+
+  PrsAgentsPage        *agents_page;
+  GtkListView          *conversation_list;
+  PrsConversationView  *conversation_view;
+  AdwWindowTitle       *content_title;
+  GtkStack             *content_stack;
+  GtkWidget            *conversation_menu_button;
+  PrsInsightsPage      *insights_page;
+  AdwLeaflet           *leaflet;
+  GtkWidget            *refresh_button;
+  GtkSearchBar         *search_bar;
+  GtkWidget            *search_button;
+  GtkSearchEntry       *search_entry;
+  PrsSearchPanel       *search_panel;
+  GtkActionBar         *selection_bar;
+  GtkLabel             *selection_label;
+  GtkStack             *sidebar_stack;
+  PrsSchedulesPage     *schedules_page;
+  GtkSpinner           *spinner;
+  GtkRevealer          *storage_banner;
+  AdwToastOverlay      *toast_overlay;
+  PrsToolsPage         *tools_page;
+};
+
+/* prs-window.c */
+PrsConversationList *_prs_window_conversations   (PrsWindow          *self);
+void                 _prs_window_update_title    (PrsWindow          *self);
+void                 _prs_window_update_sidebar_page (PrsWindow      *self);
+void                 _prs_window_update_busy     (PrsWindow          *self);
+/* The rename dialog for @conversation */
+void                 _prs_window_rename          (PrsWindow          *self,
+                                                  PrsConversation    *conversation);
+
+/* prs-window-conversations.c */
+void      _prs_window_conversations_class_init   (GtkWidgetClass     *widget_class);
+void      _prs_window_conversations_init         (PrsWindow          *self);
+/* After the service is set */
+void      _prs_window_conversations_start        (PrsWindow          *self);
+/* Deletions still offered for Undo become final (the window goes away) */
+void      _prs_window_conversations_dispose      (PrsWindow          *self);
+/* The shown conversation's pinned and archived state */
+void      _prs_window_conversations_update_actions (PrsWindow        *self);
+/* The sidebar row's menu */
+void      _prs_window_setup_conversation_row     (PrsWindow          *self,
+                                                  GtkListItem        *item,
+                                                  GtkWidget          *row);
+void      _prs_window_bind_conversation_row      (PrsWindow          *self,
+                                                  GtkListItem        *item);
+/* A reply's Regenerate, a message's Edit and Resend */
+void      _prs_window_on_message_action          (PrsConversationView *view,
+                                                  const char         *message_id,
+                                                  const char         *action,
+                                                  PrsWindow          *self);
+
+G_END_DECLS

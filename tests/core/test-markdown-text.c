@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-markdown-text.c: plain text out of Markdown (prs-markdown-text.c),
+ * laid out, as a reply is copied as text. */
+#include "config.h"
+
+#include "prs-markdown-text.h"
+
+static void
+test_to_text (void)
+{
+  const struct { const char *markdown; const char *text; } cases[] = {
+    { "**Subject:** Re: Q3\n**From:** alice", "Subject: Re: Q3\nFrom: alice" },
+    { "# Title\n\nA *para*graph\nwith two lines.\n\nNext.", "Title\n\nA paragraph\nwith two lines.\n\nNext." },
+    { "See [the agenda](https://example.com/a) or https://example.com/b.",
+      "See the agenda (https://example.com/a) or https://example.com/b." },
+    { "[https://x.org](https://x.org)", "https://x.org" },
+    { "Items:\n\n- one\n- two\n  - deeper\n\n1. first\n2. second", "Items:\n\n• one\n• two\n  • deeper\n\n1. first\n2. second" },
+    { "```\ncode *kept*\n  indented\n```", "code *kept*\n  indented" },
+    { "| a | b |\n| --- | --- |\n| 1 | 2 |", "a | b\n1 | 2" },
+    { "![image](http://remote/x.png) &amp; <b>html</b>", "& html" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = prs_markdown_to_text (cases[i].markdown, -1);
+
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/prs/markdown-text/to-text", test_to_text);
+  return g_test_run ();
+}

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-store-conversations.c: migration 9 (from a version-8 database),
+ * pinning, archiving, deleting (at once, and in the steps Undo needs, with
+ * a workflow resolving the slug in between, and a stop between the steps),
+ * no row left behind, the search index, and Regenerate / Edit and Resend. */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "prs-context.h"
+#include "prs-error.h"
+#include "prs-store.h"
+#include "prs-store-private.h"
+#include "prs-test-util.h"
+
+typedef struct
+{
+  char *dir;
+  char *db_path;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->dir = g_dir_make_tmp ("prs-test-conversations-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  prs_test_remove_tree (fixture->dir);
+  g_free (fixture->dir);
+  g_free (fixture->db_path);
+}
+
+static PrsStore *
+open_store (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  PrsStore *store = prs_store_new_for_path (fixture->db_path, &error);
+
+  g_assert_no_error (error);
+  return store;
+}
+
+static gint64
+count (Fixture    *fixture,
+       const char *sql)
+{
+  g_autofree char *text = prs_test_sql_query (fixture->db_path, sql);
+
+  return text != NULL ? g_ascii_strtoll (text, NULL, 10) : -1;
+}
+
+static char *
+add_message (PrsStore   *store,
+             const char *conversation_id,
+             const char *kind,
+             const char *content,
+             const char *context_json,
+             const char *extra_json)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert insert = { 0 };
+  char *id = NULL;
+
+  insert.conversation_id = conversation_id;
+  insert.kind = kind;
+  insert.content = content;
+  insert.agent_id = g_str_equal (kind, "notice") ? NULL : "prosponsive";
+  insert.context_json = context_json;
+  insert.extra_json = extra_json;
+  g_assert_true (prs_store_insert_message (store, &insert, &id, NULL, &error));
+  g_assert_no_error (error);
+  return id;
+}
+
+/* The message ids @text finds, in rank order, joined with spaces */
+static char *
+search_ids (PrsStore   *store,
+            const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) hits = prs_store_search (store, text, 50, NULL, &error);
+  g_autoptr(GString) ids = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (hits);
+  for (guint i = 0; i < hits->len; i++)
+    {
+      PrsSearchHit *hit = g_ptr_array_index (hits, i);
+
+      g_string_append_printf (ids, "%s%s", ids->len > 0 ? " " : "", hit->message_id);
+    }
+  return g_string_free (g_steal_pointer (&ids), FALSE);
+}
+
+static void
+assert_no_orphans (Fixture *fixture)
+{
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages WHERE conversation_id NOT IN"
+                                   " (SELECT id FROM conversations)"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM runs WHERE conversation_id NOT IN"
+                                   " (SELECT id FROM conversations)"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM tool_calls WHERE run_id NOT IN (SELECT id FROM runs)"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM context_fields WHERE conversation_id NOT IN"
+                                   " (SELECT id FROM conversations)"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search WHERE rowid NOT IN"
+                                   " (SELECT rowid FROM messages)"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages WHERE rowid NOT IN"
+                                   " (SELECT rowid FROM message_search)"), ==, 0);
+  g_assert_null (prs_test_sql_query (fixture->db_path, "PRAGMA foreign_key_check"));
+  g_free (prs_test_sql_query (fixture->db_path,
+                              "INSERT INTO message_search (message_search) VALUES ('integrity-check')"));
+}
+
+static void
+save_run_with_call (PrsStore   *store,
+                    const char *run_id,
+                    const char *conversation_id,
+                    const char *message_id)
+{
+  g_autoptr(GError) error = NULL;
+  PrsRunRow run = { 0 };
+  PrsToolCallRow call = { 0 };
+
+  run.id = (char *) run_id;
+  run.conversation_id = (char *) conversation_id;
+  run.agent_id = (char *) "prosponsive";
+  run.origin = (char *) "agent-inference";
+  run.status = (char *) "completed";
+  run.transcript_json = (char *) "[]";
+  g_assert_true (prs_store_save_run (store, &run, &error));
+  g_assert_no_error (error);
+  call.id = g_strconcat (run_id, "-call", NULL);
+  call.run_id = (char *) run_id;
+  call.message_id = (char *) message_id;
+  call.round = 1;
+  call.name = (char *) "email_move";
+  call.arguments_json = (char *) "{\"uid\":\"12345\"}";
+  call.status = (char *) "succeeded";
+  g_assert_true (prs_store_save_tool_call (store, &call, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_free (call.id);
+}
+
+/* ---- migration 9 ---- */
+
+static void
+test_migration_9 (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) list = NULL;
+  g_autofree char *inbox = NULL, *other = NULL, *inbound = NULL, *call = NULL, *reply = NULL;
+  g_autofree char *ids = NULL, *fresh = NULL, *rowid_before = NULL, *rowid_after = NULL, *fk = NULL;
+  g_autoptr(GPtrArray) fields = NULL;
+  g_autoptr(JsonNode) context = NULL;
+  PrsMessageInsert insert = { 0 };
+
+  /* A version-8 database: two conversations, an inbound message with its
+   * Request Context, a tool call, a reply; a run and its call; fields */
+  store = prs_store_new_at_version (fixture->db_path, 8, &error);
+  g_assert_no_error (error);
+  inbox = prs_test_sql_conversation (fixture->db_path, "Email Inbox");
+  other = prs_test_sql_conversation (fixture->db_path, "Other");
+  insert.conversation_id = inbox;
+  insert.kind = "inbound";
+  insert.content = "New email from Alice";
+  insert.context_json = "{\"subject\":\"Quarterly zeppelin budget\",\"uid\":\"12345\"}";
+  inbound = prs_test_sql_message (fixture->db_path, &insert, 1);
+  insert.kind = "tool-call";
+  insert.content = "email_move";
+  insert.context_json = NULL;
+  insert.extra_json = "{\"name\":\"email_move\",\"arguments\":{\"destination\":\"Archive/Hangar\",\"uid\":\"12345\"}}";
+  call = prs_test_sql_message (fixture->db_path, &insert, 2);
+  insert.kind = "assistant";
+  insert.content = "Moved the message about the **zeppelin** budget.";
+  insert.extra_json = "not json";  /* never written by the store, read as nothing */
+  reply = prs_test_sql_message (fixture->db_path, &insert, 3);
+  save_run_with_call (store, "run-1", inbox, call);
+  context = json_from_string ("{\"subject\":\"Quarterly zeppelin budget\"}", NULL);
+  fields = prs_context_discover_fields (context);
+  g_assert_true (prs_store_record_context_fields (store, inbox, inbound, NULL, fields, &error));
+  g_assert_no_error (error);
+  rowid_before = prs_test_sql_query (fixture->db_path, "SELECT group_concat (rowid || id, ',') FROM messages");
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 9, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 9);
+  fk = prs_store_dup_pragma (store, "foreign_keys", &error);
+  g_assert_cmpstr (fk, ==, "1");
+
+  /* Every row kept, with its rowid, now the messages' own key */
+  rowid_after = prs_test_sql_query (fixture->db_path, "SELECT group_concat (rowid || id, ',') FROM messages");
+  g_assert_cmpstr (rowid_after, ==, rowid_before);
+  list = prs_store_list_conversations (store, &error);
+  g_assert_cmpuint (json_array_get_length (list), ==, 2);
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (list, 0), "pinned"));
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (list, 0), "archived"));
+  assert_no_orphans (fixture);
+
+  /* The index was built for what was there: text, tool arguments, context */
+  ids = search_ids (store, "zeppelin");
+  g_assert_true (strstr (ids, inbound) != NULL && strstr (ids, reply) != NULL);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "hangar");
+  g_assert_cmpstr (ids, ==, call);
+  g_clear_pointer (&ids, g_free);
+
+  /* Deleting removes the conversation and everything that was its */
+  g_assert_true (prs_store_delete_conversation (store, inbox, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM runs"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM tool_calls"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM context_fields"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search"), ==, 0);
+  assert_no_orphans (fixture);
+  g_assert_true (prs_store_has_conversation (store, other));
+
+  /* …and its slug starts a fresh conversation */
+  fresh = prs_test_resolve_conversation (store, "Email Inbox");
+  g_assert_cmpstr (fresh, !=, inbox);
+  g_assert_false (prs_store_delete_conversation (store, inbox, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+}
+
+/* ---- pinning and archiving ---- */
+
+static const char *
+slug_at (JsonArray *list,
+         guint      i)
+{
+  return json_object_get_string_member (json_array_get_object_element (list, i), "slug");
+}
+
+static void
+test_pin_archive (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) list = NULL;
+  g_autoptr(JsonObject) row = NULL;
+  g_autofree char *a = prs_test_resolve_conversation (store, "a");
+  g_autofree char *b = prs_test_resolve_conversation (store, "b");
+  g_autofree char *c = prs_test_resolve_conversation (store, "c");
+  g_autofree char *m = add_message (store, c, "user", "newest", NULL, NULL);
+
+  /* Newest first; pinned before; archived after */
+  g_assert_true (prs_store_set_conversation_pinned (store, a, TRUE, &error));
+  g_assert_true (prs_store_set_conversation_archived (store, c, TRUE, &error));
+  g_assert_no_error (error);
+  list = prs_store_list_conversations (store, &error);
+  g_assert_cmpstr (slug_at (list, 0), ==, "a");
+  g_assert_cmpstr (slug_at (list, 1), ==, "b");
+  g_assert_cmpstr (slug_at (list, 2), ==, "c");
+
+  /* Archiving unpins, pinning unarchives */
+  g_assert_true (prs_store_set_conversation_archived (store, a, TRUE, &error));
+  row = prs_store_get_conversation (store, a, &error);
+  g_assert_false (json_object_get_boolean_member (row, "pinned"));
+  g_assert_true (json_object_get_boolean_member (row, "archived"));
+  g_clear_pointer (&row, json_object_unref);
+  g_assert_true (prs_store_set_conversation_pinned (store, a, TRUE, &error));
+  row = prs_store_get_conversation (store, a, &error);
+  g_assert_true (json_object_get_boolean_member (row, "pinned"));
+  g_assert_false (json_object_get_boolean_member (row, "archived"));
+
+  /* An archived conversation still answers to its slug */
+  g_free (prs_test_resolve_conversation (store, "c"));
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM conversations"), ==, 3);
+
+  g_assert_false (prs_store_set_conversation_pinned (store, "nope", TRUE, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+}
+
+/* ---- deleting in steps ---- */
+
+static void
+test_delete_undo (Fixture       *fixture,
+                  gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) list = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autofree char *inbox = prs_test_resolve_conversation (store, "Email Inbox");
+  g_autofree char *first = add_message (store, inbox, "user", "the old question", NULL, NULL);
+  g_autofree char *second = add_message (store, inbox, "assistant", "the old answer", NULL, NULL);
+  g_autofree char *fresh = NULL, *late = NULL, *merged = NULL, *ids = NULL;
+  PrsMessageInsert insert = { 0 };
+
+  save_run_with_call (store, "run-1", inbox, second);
+  g_assert_true (prs_store_mark_conversation_deleted (store, inbox, &error));
+  g_assert_no_error (error);
+
+  /* Gone for every reader; every row kept */
+  list = prs_store_list_conversations (store, &error);
+  g_assert_cmpuint (json_array_get_length (list), ==, 0);
+  g_assert_false (prs_store_has_conversation (store, inbox));
+  g_assert_null (prs_store_get_conversation (store, inbox, &error));
+  g_assert_no_error (error);
+  ids = search_ids (store, "old");
+  g_assert_cmpstr (ids, ==, "");
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages"), ==, 2);
+  insert.conversation_id = inbox;
+  insert.kind = "inbound";
+  insert.content = "late";
+  g_assert_false (prs_store_insert_message (store, &insert, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* A workflow resolves the slug meanwhile: a fresh conversation */
+  fresh = prs_test_resolve_conversation (store, "Email Inbox");
+  g_assert_cmpstr (fresh, !=, inbox);
+  late = add_message (store, fresh, "inbound", "arrived while deleted", NULL, NULL);
+
+  /* Undo: the conversation is back, with what arrived, numbered on */
+  g_assert_true (prs_store_restore_conversation (store, inbox, &merged, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (merged, ==, fresh);
+  g_assert_false (prs_store_has_conversation (store, fresh));
+  messages = prs_store_list_messages (store, inbox, 0, 10, &error);
+  g_assert_cmpuint (json_array_get_length (messages), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "id"), ==, late);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (messages, 2), "seq"), ==, 3);
+  g_clear_pointer (&list, json_array_unref);
+  list = prs_store_list_conversations (store, &error);
+  g_assert_cmpuint (json_array_get_length (list), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (list, 0), "messageCount"), ==, 3);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "arrived");
+  g_assert_cmpstr (ids, ==, late);
+  assert_no_orphans (fixture);
+
+  /* Deleted for good: marked, confirmed, purged */
+  g_assert_true (prs_store_mark_conversation_deleted (store, inbox, &error));
+  g_assert_cmpint (prs_store_purge_deleted_conversations (store, &error), ==, 0);
+  g_assert_true (prs_store_confirm_conversation_deletion (store, inbox, &error));
+  g_assert_cmpint (prs_store_purge_deleted_conversations (store, &error), ==, 1);
+  g_assert_no_error (error);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM conversations"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM runs"), ==, 0);
+  assert_no_orphans (fixture);
+  g_assert_false (prs_store_restore_conversation (store, inbox, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+}
+
+/* Prosponsive stopped between the steps: the next start finishes them */
+static void
+test_delete_recover (Fixture       *fixture,
+                     gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) restored = NULL;
+  g_autofree char *undoable = prs_test_resolve_conversation (store, "undoable");
+  g_autofree char *confirmed = prs_test_resolve_conversation (store, "confirmed");
+  g_autofree char *kept = prs_test_resolve_conversation (store, "kept");
+
+  g_free (add_message (store, undoable, "user", "one", NULL, NULL));
+  g_free (add_message (store, confirmed, "user", "two", NULL, NULL));
+  g_assert_true (prs_store_mark_conversation_deleted (store, undoable, &error));
+  g_assert_true (prs_store_mark_conversation_deleted (store, confirmed, &error));
+  g_assert_true (prs_store_confirm_conversation_deletion (store, confirmed, &error));
+  g_assert_no_error (error);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = open_store (fixture);
+  restored = prs_store_recover_deletions (store, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (restored->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (restored, 0), ==, undoable);
+  g_assert_true (prs_store_has_conversation (store, undoable));
+  g_assert_false (prs_store_has_conversation (store, confirmed));
+  g_assert_cmpint (prs_store_purge_deleted_conversations (store, &error), ==, 1);
+  g_assert_true (prs_store_has_conversation (store, kept));
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM conversations"), ==, 2);
+  assert_no_orphans (fixture);
+}
+
+/* ---- search ---- */
+
+static gboolean
+markup_is_well_formed (const char *markup)
+{
+  GMarkupParser parser = { 0 };
+  g_autoptr(GMarkupParseContext) context = g_markup_parse_context_new (&parser, 0, NULL, NULL);
+  g_autofree char *document = g_strconcat ("<markup>", markup, "</markup>", NULL);
+
+  return g_markup_parse_context_parse (context, document, -1, NULL) &&
+         g_markup_parse_context_end_parse (context, NULL);
+}
+
+static void
+test_search (Fixture       *fixture,
+             gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *inbox = prs_test_resolve_conversation (store, "Email Inbox");
+  g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
+  g_autofree char *once = add_message (store, chat, "user", "Is the crème brûlée ready? <b>Bold</b> & more", NULL, NULL);
+  g_autofree char *twice = add_message (store, chat, "assistant", "Crème brûlée, crème brûlée.", NULL, NULL);
+  g_autofree char *mail = add_message (store, inbox, "inbound", "New email",
+                                       "{\"from\":\"alice@example.com\",\"deep\":{\"items\":[{\"tag\":\"Invoice-7781\"}]}}", NULL);
+  g_autofree char *call = add_message (store, inbox, "tool-call", "email_move", NULL,
+                                       "{\"name\":\"email_move\",\"arguments\":{\"destination\":\"Receipts/2026\"}}");
+  g_autofree char *ids = NULL, *text = NULL, *markup = NULL, *plain = NULL;
+  g_autoptr(GArray) ranges = NULL;
+  PrsSearchHit *hit;
+
+  /* Diacritics folded; more matches rank first */
+  ids = search_ids (store, "creme brulee");
+  text = g_strjoin (" ", twice, once, NULL);
+  g_assert_cmpstr (ids, ==, text);
+  g_clear_pointer (&ids, g_free);
+  g_clear_pointer (&text, g_free);
+  /* The word still being typed is a prefix; a finished one is not */
+  ids = search_ids (store, "brul");
+  g_assert_true (strstr (ids, once) != NULL);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "brul ");
+  g_assert_cmpstr (ids, ==, "");
+  g_clear_pointer (&ids, g_free);
+  /* Request Context values, at any depth; tool names and arguments */
+  ids = search_ids (store, "alice@example.com");
+  g_assert_cmpstr (ids, ==, mail);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "invoice-7781");
+  g_assert_cmpstr (ids, ==, mail);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "receipts");
+  g_assert_cmpstr (ids, ==, call);
+  g_clear_pointer (&ids, g_free);
+
+  /* FTS5 syntax when it parses; plain words, never an error, when not */
+  ids = search_ids (store, "body: brûlée");
+  g_assert_true (strstr (ids, once) != NULL && strstr (ids, twice) != NULL);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "receipts OR alice");
+  g_assert_true (strstr (ids, call) != NULL && strstr (ids, mail) != NULL);
+  g_clear_pointer (&ids, g_free);
+  {
+    const char *bad[] = { "\"crème", "NEAR(", "crème AND", "email: crème", "(((", "crème*)", "\"", "-", "*",
+                          "crème OR", NULL };
+
+    for (guint i = 0; bad[i] != NULL; i++)
+      {
+        g_autoptr(GPtrArray) some = prs_store_search (store, bad[i], 10, NULL, &error);
+
+        g_assert_no_error (error);
+        g_assert_nonnull (some);
+        /* Read as the plain word */
+        if (g_str_equal (bad[i], "\"crème") || g_str_equal (bad[i], "crème*)"))
+          g_assert_cmpuint (some->len, ==, 2);
+      }
+  }
+
+  /* The snippet: matches marked, markup escaped */
+  hits = prs_store_search (store, "bold", 10, NULL, &error);
+  g_assert_cmpuint (hits->len, ==, 1);
+  hit = g_ptr_array_index (hits, 0);
+  g_assert_cmpstr (hit->conversation_id, ==, chat);
+  g_assert_cmpstr (hit->conversation_slug, ==, "Chat");
+  g_assert_cmpint (hit->seq, ==, 1);
+  g_assert_true (strstr (hit->snippet, PRS_SEARCH_MARK_START "Bold" PRS_SEARCH_MARK_END) != NULL);
+  markup = prs_search_snippet_to_markup (hit->snippet);
+  g_assert_true (strstr (markup, "&lt;b&gt;<b>Bold</b>&lt;/b&gt; &amp; more") != NULL);
+  g_assert_true (markup_is_well_formed (markup));
+  plain = prs_search_snippet_to_text (hit->snippet, &ranges);
+  g_assert_cmpuint (ranges->len, ==, 1);
+  text = g_utf8_substring (plain, g_array_index (ranges, PrsSearchRange, 0).start,
+                           g_array_index (ranges, PrsSearchRange, 0).end);
+  g_assert_cmpstr (text, ==, "Bold");
+
+  /* A changed message is found by what it says now */
+  g_assert_true (prs_store_update_message (store, twice, NULL, "Tiramisu instead", NULL, &error));
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "tiramisu");
+  g_assert_cmpstr (ids, ==, twice);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "creme");
+  g_assert_cmpstr (ids, ==, once);
+
+  g_cancellable_cancel (cancellable);
+  g_assert_null (prs_store_search (store, "creme", 10, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  assert_no_orphans (fixture);
+}
+
+static void
+test_plain_query (void)
+{
+  const struct { const char *text; const char *query; } cases[] = {
+    { "invoice", "\"invoice\"*" },
+    { "invoice ", "\"invoice\"" },
+    { "  two words", "\"two\" \"words\"*" },
+    { "say \"hi\"", "\"say\" \"\"\"hi\"\"\"*" },
+    { "- & ", "" },
+    { "", "" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *query = prs_search_plain_query (cases[i].text);
+
+      g_assert_cmpstr (query, ==, cases[i].query);
+    }
+}
+
+/* ---- Regenerate, Edit and Resend ---- */
+
+static void
+test_supersede (Fixture       *fixture,
+                gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) superseded = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
+  g_autofree char *question = add_message (store, chat, "user", "What is 2+2?", NULL, NULL);
+  g_autofree char *answer = add_message (store, chat, "assistant", "5", NULL, NULL);
+  g_autofree char *notice = add_message (store, chat, "notice", "A note", NULL, NULL);
+  g_autofree char *trigger = NULL, *edited = NULL, *inbox = NULL;
+
+  g_assert_true (prs_store_supersede_last_answer (store, chat, &trigger, &superseded, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (trigger, ==, question);
+  g_assert_cmpuint (superseded->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (superseded, 0), ==, answer);
+  node = prs_store_get_message (store, answer, &error);
+  g_assert_nonnull (json_object_get_string_member (json_node_get_object (node), "supersededAt"));
+  g_clear_pointer (&node, json_node_unref);
+  node = prs_store_get_message (store, question, &error);
+  g_assert_null (json_object_get_string_member (json_node_get_object (node), "supersededAt"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Nothing left to answer again: no answer since */
+  g_assert_false (prs_store_supersede_last_answer (store, chat, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+
+  /* Edit and Resend: the question goes with its answers; a new one comes */
+  g_free (add_message (store, chat, "assistant", "4", NULL, NULL));
+  g_clear_pointer (&superseded, g_ptr_array_unref);
+  g_assert_true (prs_store_replace_last_user_message (store, chat, "What is 3+3?", NULL, &edited, &superseded, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (superseded->len, ==, 2);
+  node = prs_store_get_message (store, edited, &error);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "content"), ==, "What is 3+3?");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "agentId"), ==, "prosponsive");
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (node), "seq"), ==, 5);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages WHERE superseded_at IS NULL"), ==, 1);
+  g_assert_false (prs_store_replace_last_user_message (store, chat, "  ", NULL, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+
+  /* What came from a workflow is not asked again from here */
+  inbox = prs_test_resolve_conversation (store, "Email Inbox");
+  g_free (add_message (store, inbox, "user", "hi", NULL, NULL));
+  g_free (add_message (store, inbox, "inbound", "mail", NULL, NULL));
+  g_free (add_message (store, inbox, "assistant", "about the mail", NULL, NULL));
+  g_assert_false (prs_store_supersede_last_answer (store, inbox, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_clear_error (&error);
+  g_assert_false (prs_store_replace_last_user_message (store, inbox, "x", NULL, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/prs/store-conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  ADD ("migration/9", test_migration_9);
+  ADD ("pin-archive", test_pin_archive);
+  ADD ("delete-undo", test_delete_undo);
+  ADD ("delete-recover", test_delete_recover);
+  ADD ("search", test_search);
+  ADD ("supersede", test_supersede);
+#undef ADD
+  g_test_add_func ("/prs/store-conversations/plain-query", test_plain_query);
+
+  return g_test_run ();
+}
