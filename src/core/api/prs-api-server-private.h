@@ -52,7 +52,8 @@ typedef struct
   guint              requests;
   gsize              body_bytes;
   gboolean           rejected;
-  gboolean           screened;          /* this request went through the early handler */
+  gboolean           screened;
+  gboolean           corked;            /* TCP_CORK until the answer is written */          /* this request went through the early handler */
   gboolean           between_requests;  /* answered; no new headers yet */
   ApiGeneration     *generation;        /* the libsoup server serving it */
   gboolean           keep_alive;        /* FALSE: every answer closes it */
