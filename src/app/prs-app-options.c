@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-app-options.c: the shared command line, and the headless program:
- * the same service as the window, in a plain GApplication, so it needs no
- * display. */
+/* prs-app-options.c: the command line that the window (prosponsive) and
+ * the service without a window (prosponsive-service) share. */
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <glib-unix.h>
 
 #include "prs-app-options.h"
-#include "prs-service.h"
 
 void
 prs_app_options_add (GApplication *app)
@@ -60,91 +57,4 @@ void
 prs_app_options_clear (PrsAppOptions *options)
 {
   g_clear_pointer (&options->data_dir, g_free);
-}
-
-/* ---------------------------------------------------------------- headless */
-
-typedef struct
-{
-  PrsAppOptions  options;
-  PrsService    *service;
-  int            exit_status;
-} Headless;
-
-static int
-headless_handle_local_options (GApplication *app,
-                               GVariantDict *options,
-                               Headless     *headless)
-{
-  return prs_app_options_read (app, options, &headless->options);
-}
-
-static gboolean
-on_terminate (gpointer user_data)
-{
-  g_application_quit (G_APPLICATION (user_data));
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-headless_startup (GApplication *app,
-                  Headless     *headless)
-{
-  g_autoptr(GError) error = NULL;
-
-  headless->service = prs_service_new (headless->options.data_dir, headless->options.port);
-  if (!prs_service_start (headless->service, &error))
-    {
-      g_printerr ("prosponsive: %s\n", error->message);
-      headless->exit_status = EXIT_FAILURE;
-      g_clear_object (&headless->service);
-      return;
-    }
-
-  /* No window will ever hold the application. SIGTERM and SIGINT end it
-   * cleanly (connections closed, the store's last transaction done). */
-  g_application_hold (app);
-  g_unix_signal_add (SIGTERM, on_terminate, app);
-  g_unix_signal_add (SIGINT, on_terminate, app);
-  g_print (_("Prosponsive is running without a window (data folder %s, port %u).\n"),
-           prs_service_get_data_dir (headless->service), prs_service_get_port (headless->service));
-}
-
-static void
-headless_activate (GApplication *app,
-                   Headless     *headless)
-{
-  if (headless->service == NULL)
-    g_application_quit (app);
-}
-
-static void
-headless_shutdown (GApplication *app,
-                   Headless     *headless)
-{
-  if (headless->service != NULL)
-    prs_service_stop (headless->service);
-}
-
-int
-prs_headless_run (int    argc,
-                  char **argv)
-{
-  g_autoptr(GApplication) app = NULL;
-  Headless headless = { 0 };
-  int status;
-
-  app = g_application_new (APP_ID, G_APPLICATION_DEFAULT_FLAGS);
-  prs_app_options_add (app);
-  g_signal_connect (app, "handle-local-options", G_CALLBACK (headless_handle_local_options), &headless);
-  g_signal_connect (app, "startup", G_CALLBACK (headless_startup), &headless);
-  g_signal_connect (app, "activate", G_CALLBACK (headless_activate), &headless);
-  g_signal_connect (app, "shutdown", G_CALLBACK (headless_shutdown), &headless);
-
-  status = g_application_run (app, argc, argv);
-
-  g_clear_object (&headless.service);
-  prs_app_options_clear (&headless.options);
-
-  return status != 0 ? status : headless.exit_status;
 }

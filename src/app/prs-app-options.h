@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-app-options.h: the command line that `prosponsive` and
- * `prosponsive --headless` share. */
+ * `prosponsive --headless` (prosponsive-service) share. */
 #pragma once
 
 #include <gio/gio.h>
@@ -22,10 +22,5 @@ int  prs_app_options_read  (GApplication  *app,
                             GVariantDict  *options,
                             PrsAppOptions *out);
 void prs_app_options_clear (PrsAppOptions *options);
-
-/* Runs the service without a window and without GTK (servers, autostart,
- * tests: no display needed). */
-int  prs_headless_run      (int            argc,
-                            char         **argv);
 
 G_END_DECLS

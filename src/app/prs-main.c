@@ -2,11 +2,49 @@
 /* prs-main.c: the program's entry point. */
 #include "config.h"
 
+#include <errno.h>
 #include <locale.h>
+#include <unistd.h>
 #include <glib/gi18n.h>
 
-#include "prs-app-options.h"
 #include "prs-application.h"
+
+#define SERVICE_PROGRAM "prosponsive-service"
+
+/* Beside this program in the build tree (tests, meson devenv); in
+ * libexecdir once installed (/app/libexec in the Flatpak) */
+static char *
+find_service_program (void)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+
+  if (self != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (self);
+      g_autofree char *beside = g_build_filename (dir, SERVICE_PROGRAM, NULL);
+
+      if (g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE))
+        return g_steal_pointer (&beside);
+    }
+
+  return g_build_filename (LIBEXECDIR, SERVICE_PROGRAM, NULL);
+}
+
+/* `--headless` runs the service without a window. This program maps GTK
+ * and libadwaita at exec time, before main (), so the service is another
+ * program, executed here before any UI library is initialised; it gets
+ * the same arguments and environment. */
+static int
+exec_service (char **argv)
+{
+  g_autofree char *program = find_service_program ();
+  int saved;
+
+  execv (program, argv);
+  saved = errno;
+  g_printerr (_("prosponsive: cannot start %s: %s\n"), program, g_strerror (saved));
+  return EXIT_FAILURE;
+}
 
 int
 main (int   argc,
@@ -20,13 +58,12 @@ main (int   argc,
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
-  /* Headless mode never touches GTK, so it runs where there is no display. */
   for (int i = 1; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--"))
         break;
       if (g_str_equal (argv[i], "--headless"))
-        return prs_headless_run (argc, argv);
+        return exec_service (argv);
     }
 
   app = prs_application_new ();

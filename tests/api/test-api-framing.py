@@ -16,7 +16,7 @@ import time
 
 from prsapi import run_suite
 
-PLAN = 24
+PLAN = 27
 QUICK = 3.0     # seconds: an answer "at once" (a held connection took 10 s)
 
 
@@ -48,18 +48,30 @@ class Answer:
         return '<%s in %.2fs, closed=%s: %r>' % (self.status, self.seconds, self.closed, self.raw[:240])
 
 
-def send_raw(app, data, timeout=15):
-    """Sends @data as is over TLS and reads until the server closes (or
-    @timeout passes: closed=False)."""
-    ctx = app.ssl_context()
-    sock = ctx.wrap_socket(socket.create_connection(('127.0.0.1', app.port), timeout=timeout),
-                           server_hostname='localhost')
+def answer_complete(raw):
+    """Whether @raw holds a whole answer framed by Content-Length."""
+    head, sep, body = raw.partition(b'\r\n\r\n')
+    if not sep:
+        return False
+    for line in head.split(b'\r\n')[1:]:
+        name, _, value = line.partition(b':')
+        if name.strip().lower() == b'content-length':
+            return len(body) >= int(value)
+    return False
+
+
+def read_answer(sock, timeout):
+    """Reads one answer from @sock. An answer that keeps the connection
+    alive ends at its Content-Length (closed=False); otherwise reads until
+    the server closes (or @timeout passes: closed=False)."""
     start = time.monotonic()
     raw = b''
     closed = False
+    sock.settimeout(timeout)
     try:
-        sock.sendall(data)
         while True:
+            if answer_complete(raw) and Answer(raw, 0, False).headers.get('connection', '').lower() != 'close':
+                break
             chunk = sock.recv(65536)
             if not chunk:
                 closed = True
@@ -69,9 +81,38 @@ def send_raw(app, data, timeout=15):
         pass
     except OSError:
         closed = True   # reset, or TLS ended without close_notify: closed all the same
+    return Answer(raw, time.monotonic() - start, closed)
+
+
+def connect(app, timeout=15):
+    ctx = app.ssl_context()
+    return ctx.wrap_socket(socket.create_connection(('127.0.0.1', app.port), timeout=timeout),
+                           server_hostname='localhost')
+
+
+def send_raw(app, data, timeout=15):
+    """Sends @data as is over TLS on a new connection and reads the answer."""
+    sock = connect(app, timeout)
+    try:
+        sock.sendall(data)
+        return read_answer(sock, timeout)
     finally:
         sock.close()
-    return Answer(raw, time.monotonic() - start, closed)
+
+
+def kept_alive_then(app, first, second, timeout=15):
+    """Two requests on one kept-alive connection: both answers, and whether
+    the connection was still open after the first."""
+    sock = connect(app, timeout)
+    try:
+        sock.sendall(first)
+        a = read_answer(sock, timeout)
+        if a.closed:
+            return a, None
+        sock.sendall(second)
+        return a, read_answer(sock, timeout)
+    finally:
+        sock.close()
 
 
 def refused(a, status=400, code='bad-request-framing'):
@@ -157,6 +198,20 @@ def run(tap, app):
     a = send_raw(app, req(['GET /api/conversations HTTP/1.1', 'Host: ' + host,
                            'Authorization: Bearer nope', ' ' + app.token]))
     tap.ok(a.status == 401, 'a folded Authorization ("Bearer nope TOKEN") → 401', a)
+
+    # -- every request of a kept-alive connection is checked --
+    good = req(['GET /api/conversations HTTP/1.1', 'Host: ' + host, auth.strip()])
+    a, b = kept_alive_then(app, good, resolve_with('Content-Length: %d' % len(body), 'Content-Length: 3'))
+    tap.ok(a.status == 200 and not a.closed and b is not None and refused(b),
+           'a kept-alive connection: the first request served, a badly framed second one → 400 and closed',
+           [a, b])
+    a, b = kept_alive_then(app, good, req(['GET /api/conversations HTTP/1.1', 'Host: evil.example', auth.strip()]))
+    tap.ok(a.status == 200 and not a.closed and b is not None and b.status == 403,
+           'a kept-alive connection: a second request with a foreign Host → 403', [a, b])
+    a, b = kept_alive_then(app, good, req(['GET http://%s/api/conversations HTTP/1.1' % host, 'Host: ' + host,
+                                           auth.strip()]))
+    tap.ok(a.status == 200 and b is not None and b.status == 400 and b.closed and b.seconds < QUICK,
+           'a request libsoup refuses before any check of ours (http:// over TLS) is not kept alive', [a, b])
 
     r = app.get('/api/health', auth=False)
     tap.ok(r.status == 200, 'the server still answers', r)

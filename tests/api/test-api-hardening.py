@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The four hardening outcomes on libsoup 3.2.3, measured from
-/proc/PID: idle TCP connections, half-sent requests, connection churn, and
-an unauthenticated 200 MB upload. With --report-only it prints the figures
+"""The hardening outcomes on libsoup 3.2.3, measured from /proc/PID: idle
+TCP connections, half-sent requests, connection churn, 15,000 kept-alive
+connections that the client closes (3.2.3's leak, bounded by the server
+generations of prs-api-generations.c), every generation pinned, and an
+unauthenticated 200 MB upload. With --report-only it prints the figures
 without judging them (used for the baseline in HARDENING.md)."""
 
 import argparse
@@ -17,7 +19,7 @@ import time
 
 from prsapi import App, Tap
 
-PLAN = 9
+PLAN = 14
 
 
 def parse():
@@ -76,6 +78,67 @@ def timed_health(app, timeout=10):
         return r.status, time.monotonic() - t
     except Exception as e:
         return repr(e), time.monotonic() - t
+
+
+def one_request(app, i, keep_open=False):
+    """A connection with one request (three kinds, as n8n sends them);
+    returns (the connection, whether the answer kept it alive)."""
+    conn = app.connection(timeout=10)
+    if i % 3 == 0:
+        conn.request('GET', '/api/health', headers={'Host': 'localhost:%d' % app.port})
+    elif i % 3 == 1:
+        conn.request('POST', '/api/conversations/resolve', body=b'{"slug":"churn"}',
+                     headers={'Host': 'localhost:%d' % app.port,
+                              'Authorization': 'Bearer ' + app.token,
+                              'Content-Type': 'application/json'})
+    else:
+        # unauthenticated, with a body: rejected early
+        conn.request('POST', '/api/conversations/resolve', body=b'{"slug":"x"}',
+                     headers={'Host': 'localhost:%d' % app.port,
+                              'Content-Type': 'application/json'})
+    r = conn.getresponse()
+    r.read()
+    kept = (r.getheader('Connection') or '').lower() != 'close'
+    if not keep_open:
+        conn.close()   # the client closes a kept-alive connection (3.2.3's leak)
+    return conn, kept
+
+
+def churn(app, total, threads=4):
+    """@total connections from @threads clients, each closed by the client
+    after one request. Returns (seconds, errors, how many answers that
+    were not refused kept their connection alive, how many were not
+    refused): a refusal always closes."""
+    errors = []
+    kept = [0, 0]
+
+    def client(n):
+        for i in range(n):
+            try:
+                alive = one_request(app, i)[1]
+                if i % 3 != 2:
+                    kept[0] += alive
+                    kept[1] += 1
+            except Exception as e:
+                errors.append(repr(e))
+
+    t = time.monotonic()
+    workers = [threading.Thread(target=client, args=(total // threads,)) for _ in range(threads)]
+    for th in workers:
+        th.start()
+    for th in workers:
+        th.join(600)
+    return time.monotonic() - t, errors, kept[0], kept[1]
+
+
+def settle(app, fds, seconds=25):
+    """Waits until the fd count is back within 5 of @fds; the seconds it took."""
+    t = time.monotonic()
+    while time.monotonic() - t < seconds:
+        if abs(app.fd_count() - fds) <= 5:
+            return time.monotonic() - t
+        time.sleep(0.25)
+    return None
 
 
 def warm_up(app, n=50):
@@ -147,44 +210,8 @@ def run(tap, app, report_only):
     # 3. 1,500 connections: fds and RSS come back
     time.sleep(1)
     before_fds, before_rss = app.fd_count(), app.rss_kb()
-    errors = []
-
-    def churn(k, n):
-        for i in range(n):
-            try:
-                conn = app.connection(timeout=10)
-                if i % 3 == 0:
-                    conn.request('GET', '/api/health', headers={'Host': 'localhost:%d' % app.port})
-                elif i % 3 == 1:
-                    body = b'{"slug":"churn"}'
-                    conn.request('POST', '/api/conversations/resolve', body=body,
-                                 headers={'Host': 'localhost:%d' % app.port,
-                                          'Authorization': 'Bearer ' + app.token,
-                                          'Content-Type': 'application/json'})
-                else:
-                    # unauthenticated, with a body: rejected early
-                    conn.request('POST', '/api/conversations/resolve', body=b'{"slug":"x"}',
-                                 headers={'Host': 'localhost:%d' % app.port,
-                                          'Content-Type': 'application/json'})
-                conn.getresponse().read()
-                conn.close()   # the client closes a keep-alive connection (3.2.3's leak)
-            except Exception as e:
-                errors.append(repr(e))
-
-    t = time.monotonic()
-    threads = [threading.Thread(target=churn, args=(k, 375)) for k in range(4)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(240)
-    churn_s = time.monotonic() - t
-    settled = None
-    t = time.monotonic()
-    while time.monotonic() - t < 25:
-        if abs(app.fd_count() - before_fds) <= 5:
-            settled = time.monotonic() - t
-            break
-        time.sleep(0.25)
+    churn_s, errors, _, _ = churn(app, 1500)
+    settled = settle(app, before_fds)
     after_fds, after_rss = app.fd_count(), app.rss_kb()
     tap.diag('1,500 connections in %.1f s (%d errors); fds %d → %d (settled after %s s); RSS %d → %d kB'
              % (churn_s, len(errors), before_fds, after_fds,
@@ -194,6 +221,9 @@ def run(tap, app, report_only):
           'after 1,500 connections fds are back to baseline ±5 (%d → %d)' % (before_fds, after_fds))
     judge_rss(tap, report_only, after_rss - before_rss < 10 * 1024,
           'after 1,500 connections RSS grew %.1f MB (< 10 MB)' % ((after_rss - before_rss) / 1024))
+
+    kept_alive_churn(tap, app, report_only, before_fds, before_rss)
+    pinned_generations(tap, app, report_only)
 
     # 4. an unauthenticated 200 MB upload
     time.sleep(0.5)
@@ -222,6 +252,58 @@ def run(tap, app, report_only):
 
     status, elapsed = timed_health(app)
     judge(tap, report_only, status == 200, 'the service still answers after all of it (%.3f s)' % elapsed, status)
+
+
+def kept_alive_churn(tap, app, report_only, base_fds, base_rss):
+    """15,000 kept-alive connections that the client closes: libsoup 3.2.3
+    keeps each (~24 KB) until its server generation is freed. RSS must not
+    grow with the count (3,000 under AddressSanitizer, where RSS is not
+    judged and TLS is slower)."""
+    total = 3000 if SANITIZED else 15000
+    seconds, errors, kept, served = churn(app, total)
+    settled = settle(app, base_fds)
+    time.sleep(1)
+    fds, rss = app.fd_count(), app.rss_kb()
+    tap.diag('%d kept-alive connections closed by the client in %.1f s (%d errors; %d of %d answers '
+             'that were not refusals kept alive); fds %d → %d (settled after %s s); RSS %d → %d kB'
+             % (total, seconds, len(errors), kept, served, base_fds, fds,
+                '%.1f' % settled if settled is not None else 'never', base_rss, rss))
+    judge(tap, report_only, not errors and kept >= served * 0.9,
+          '%d connections answered; %d of the %d served kept alive (≥ 90 %%)' % (total, kept, served),
+          errors[:3])
+    judge(tap, report_only, abs(fds - base_fds) <= 5,
+          'after %d kept-alive connections fds are back to baseline ±5 (%d → %d)' % (total, base_fds, fds))
+    judge_rss(tap, report_only, rss - base_rss < 10 * 1024,
+              'after %d kept-alive connections closed by the client RSS grew %.1f MB (< 10 MB)'
+              % (total, (rss - base_rss) / 1024))
+
+
+def pinned_generations(tap, app, report_only):
+    """Each server generation takes 32 connections, at most 8 are alive:
+    one idle connection kept open per generation pins all 8, and new
+    connections are then served without keep-alive (nothing to leak) until
+    the idle ones reach their 10 s deadline."""
+    held = []
+    try:
+        for i in range(8 * 32):
+            conn, _ = one_request(app, 0, keep_open=(i % 32 == 0))
+            if i % 32 == 0:
+                held.append(conn)
+        _, kept = one_request(app, 0)
+        status, _ = timed_health(app)
+        judge(tap, report_only, not kept and status == 200,
+              'every generation pinned by an idle connection: a new connection is served, '
+              'without keep-alive (kept=%s, %s)' % (kept, status))
+    finally:
+        for conn in held:
+            conn.close()
+    # The sweep sees the closed idle connections and frees their generations
+    deadline = time.monotonic() + 15
+    kept = False
+    while not kept and time.monotonic() < deadline:
+        time.sleep(0.5)
+        kept = one_request(app, 0)[1]
+    judge(tap, report_only, kept, 'once they close, new connections are kept alive again')
 
 
 def upload(app, size, auth):

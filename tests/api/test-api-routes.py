@@ -247,11 +247,15 @@ def run(tap, app):
     r = app.get('/api/conversations/unknown-id/messages')
     tap.ok(is_error(r, 404, 'conversation-not-found'), 'messages of an unknown conversation → 404', r)
 
-    # -- keep-alive still works for good requests --
+    # -- keep-alive: good requests share one connection --
     conn = app.connection()
-    statuses = [app.request('GET', '/api/health', auth=False, conn=conn).status for _ in range(5)]
+    statuses, sockets = [], []
+    for _ in range(5):
+        statuses.append(app.request('GET', '/api/health', auth=False, conn=conn).status)
+        sockets.append(conn.sock)   # http.client drops its socket when an answer closes it
     conn.close()
-    tap.ok(statuses == [200] * 5, 'five requests through one client connection (libsoup < 3.3: each answer closes it)', statuses)
+    tap.ok(statuses == [200] * 5 and sockets[0] is not None and all(s is sockets[0] for s in sockets),
+           'five requests through one kept-alive TLS connection', (statuses, sockets))
 
     # -- plain HTTP and garbage are dropped --
     tap.ok(plain_http_dropped(app), 'plain HTTP on the TLS port is closed without an answer')

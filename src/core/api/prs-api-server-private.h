@@ -21,6 +21,7 @@ G_BEGIN_DECLS
 #define TLS_RECORD_MAX           (16384 + 2048 + 5)
 
 typedef struct _ApiThread ApiThread;
+typedef struct _ApiGeneration ApiGeneration;   /* prs-api-generations.c */
 
 typedef enum
 {
@@ -51,7 +52,11 @@ typedef struct
   guint              requests;
   gsize              body_bytes;
   gboolean           rejected;
+  gboolean           screened;
+  gboolean           corked;            /* TCP_CORK until the answer is written */          /* this request went through the early handler */
   gboolean           between_requests;  /* answered; no new headers yet */
+  ApiGeneration     *generation;        /* the libsoup server serving it */
+  gboolean           keep_alive;        /* FALSE: every answer closes it */
 } Conn;
 
 typedef struct
@@ -77,7 +82,6 @@ struct _ApiThread
   PrsApiGuard     *guard;
   PrsApiRoutes     routes;
   GTlsCertificate *certificate;
-  SoupServer      *soup;
   GPtrArray       *listeners;
   GQueue           conns;              /* oldest first */
   GQueue           handshake_queue;    /* Conn* waiting for a slot */
@@ -88,6 +92,9 @@ struct _ApiThread
   guint            conns_since_trim;
   gint64           idle_since;
   gboolean         keep_alive;
+  ApiGeneration   *generation;         /* takes new connections; NULL until one comes */
+  GQueue           generations;        /* every generation alive, the current one too */
+  GSocket         *unreachable;        /* a listener of libsoup's own: see prs-api-generations.c */
   guint8           peek_buffer[TLS_RECORD_MAX];
 };
 
@@ -100,5 +107,22 @@ gboolean prs_api_connections_start (ApiThread  *t,
 /* Stops listening, closes every connection and drops libsoup; safe after
  * a start that failed or never ran. */
 void     prs_api_connections_stop  (ApiThread  *t);
+/* Connects the API's hooks and handlers to a new libsoup server */
+void     prs_api_connections_attach (ApiThread  *t,
+                                     SoupServer *soup);
+
+/* prs-api-generations.c: the libsoup servers behind the accept loop.
+ * start: FALSE when keep-alive is off (no listener could be made). adopt:
+ * the server that serves @conn from now on. forget: @conn has ended.
+ * keeps_alive: whether @conn's next answer may keep it open. sweep: frees
+ * the generations nothing uses any more (from the sweep timer, never
+ * from inside a libsoup callback). stop: frees them all. */
+gboolean    prs_api_generations_start      (ApiThread *t);
+SoupServer *prs_api_generation_adopt       (ApiThread *t,
+                                            Conn      *conn);
+void        prs_api_generation_forget      (Conn      *conn);
+gboolean    prs_api_generation_keeps_alive (Conn      *conn);
+void        prs_api_generations_sweep      (ApiThread *t);
+void        prs_api_generations_stop       (ApiThread *t);
 
 G_END_DECLS

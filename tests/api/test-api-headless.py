@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`prosponsive --headless` runs prosponsive-service, a program on the core
+library alone: read from /proc/PID/maps, the running service maps no GTK,
+libadwaita, Pango or Cairo. Same options, same one instance per data
+folder, same answers."""
+
+import os
+import subprocess
+
+from prsapi import App, run_suite
+
+PLAN = 7
+UI_LIBRARIES = ('libgtk-4', 'libadwaita-1', 'libpango', 'libcairo', 'libgdk_pixbuf', 'libharfbuzz')
+
+
+def mapped_libraries(pid):
+    libraries = set()
+    with open('/proc/%d/maps' % pid) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and '.so' in parts[5]:
+                libraries.add(os.path.basename(parts[5]))
+    return libraries
+
+
+def run(tap, app):
+    exe = os.readlink('/proc/%d/exe' % app.pid)
+    tap.ok(os.path.basename(exe) == 'prosponsive-service',
+           '`prosponsive --headless` runs prosponsive-service in the same process', exe)
+
+    libraries = mapped_libraries(app.pid)
+    ui = sorted(lib for lib in libraries if lib.startswith(UI_LIBRARIES))
+    tap.ok(any(lib.startswith('libsoup-3') for lib in libraries),
+           'the maps are read (libsoup is there)', sorted(libraries))
+    tap.ok(not ui, 'no GTK, libadwaita, Pango or Cairo is mapped', ui)
+
+    r = app.post('/api/conversations/resolve', {'slug': 'Headless'})
+    tap.ok(r.status == 200 and r.json()['slug'] == 'Headless', 'it serves the API', r)
+
+    # The same data folder a second time: refused, whatever the port
+    second = App(app.args, data_dir=app.data_dir)
+    proc = subprocess.run([app.args.prosponsive, '--headless', '--data-dir', app.data_dir,
+                           '--port', str(second.port)],
+                          capture_output=True, text=True, env=app.env(), timeout=30)
+    tap.ok(proc.returncode != 0 and 'already running' in proc.stderr,
+           'a second instance on the same data folder is refused', (proc.returncode, proc.stderr))
+
+    proc = subprocess.run([app.args.prosponsive, '--headless', '--port', '70000'],
+                          capture_output=True, text=True, env=app.env(), timeout=30)
+    tap.ok(proc.returncode != 0 and 'between 1 and 65535' in proc.stderr,
+           'options are read as before (a bad port)', (proc.returncode, proc.stderr))
+
+    proc = subprocess.run([app.args.prosponsive, '--headless', '--version'],
+                          capture_output=True, text=True, env=app.env(), timeout=30)
+    tap.ok(proc.returncode == 0 and proc.stdout.startswith('prosponsive '),
+           '--headless --version', (proc.returncode, proc.stdout, proc.stderr))
+
+
+if __name__ == '__main__':
+    run_suite(PLAN, run)
