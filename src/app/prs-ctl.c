@@ -17,6 +17,7 @@
 #include "prs-ctl.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-paths.h"
 #include "prs-secrets.h"
@@ -316,7 +317,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
     return prs_ctl_usage_error (context, error->message);
   if (argc != 2 || (!clear && (header == NULL || !value_stdin)) || (clear && (header != NULL || value_stdin)))
     return prs_ctl_usage_error (context, _("Use “n8n webhook-auth --header NAME --value-stdin” or “n8n webhook-auth --clear”."));
-  if (header != NULL && !g_regex_match_simple ("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", header, 0, 0))
+  if (header != NULL && !prs_http_is_header_name (header))
     {
       g_printerr (_("“%s” is not a valid HTTP header name.\n"), header);
       return EXIT_USAGE;

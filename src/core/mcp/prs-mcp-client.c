@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-mcp-client-private.h"
 #include "prs-mcp-names.h"
 #include "prs-mcp-stdio.h"
@@ -428,12 +429,12 @@ take_initialize_result (PrsMcpClient  *self,
     text = json_node_get_string (version);
   if (!version_supported (text))
     {
-      g_autofree char *clean = prs_mcp_clean_text (text != NULL ? text : "?", 40);
+      g_autofree char *clean = prs_http_clean_text (text != NULL ? text : "?", 40);
 
       /* Translators: %s is a protocol revision such as 2024-10-07; the list names the revisions Prosponsive knows */
       g_set_error (error, PRS_ERROR, PRS_ERROR_MCP_PROTOCOL,
                    _("The server speaks MCP revision %s; Prosponsive supports 2025-06-18, 2025-03-26 and 2024-11-05."),
-                   clean);
+                   clean != NULL ? clean : "?");
       return FALSE;
     }
 
@@ -445,7 +446,7 @@ take_initialize_result (PrsMcpClient  *self,
   g_clear_pointer (&self->instructions, g_free);
   if (instructions != NULL && JSON_NODE_HOLDS_VALUE (instructions) &&
       json_node_get_value_type (instructions) == G_TYPE_STRING)
-    self->instructions = prs_mcp_clean_text (json_node_get_string (instructions), PRS_MCP_TOOL_DESCRIPTION_MAX);
+    self->instructions = prs_http_clean_lines (json_node_get_string (instructions), PRS_MCP_TOOL_DESCRIPTION_MAX);
   return TRUE;
 }
 

@@ -11,6 +11,7 @@
 
 #include "prs-error.h"
 #include "prs-event-stream.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-mcp-http.h"
 #include "prs-mcp-tool.h"
@@ -91,7 +92,7 @@ error_body_message (GByteArray *body)
   if (!json_object_has_member (object, "message") ||
       json_node_get_value_type (json_object_get_member (object, "message")) != G_TYPE_STRING)
     return NULL;
-  return prs_mcp_clean_text (json_object_get_string_member (object, "message"), 200);
+  return prs_http_clean_text (json_object_get_string_member (object, "message"), 200);
 }
 
 static void

@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-mcp-http.h"
 #include "prs-mcp-servers.h"
 #include "prs-mcp-stdio.h"
@@ -37,19 +38,6 @@ secret_name (const char *server_id,
   g_autofree char *key = g_str_equal (kind, "header") ? g_ascii_strdown (name, -1) : g_strdup (name);
 
   return g_strdup_printf ("mcp-server/%s/%s/%s", server_id, kind, key);
-}
-
-static gboolean
-is_token (const char *name)
-{
-  if (name == NULL || name[0] == '\0')
-    return FALSE;
-  for (const char *p = name; *p != '\0'; p++)
-    {
-      if (!g_ascii_isalnum (*p) && strchr ("!#$%&'*+-.^_`|~", *p) == NULL)
-        return FALSE;
-    }
-  return TRUE;
 }
 
 static gboolean
@@ -125,7 +113,7 @@ prs_mcp_server_row_validate (const PrsMcpServerRow  *row,
         {
           g_autofree char *lower = g_ascii_strdown (row->header_names[i], -1);
 
-          if (!is_token (row->header_names[i]) || g_strv_contains (own_headers, lower))
+          if (!prs_http_is_header_name (row->header_names[i]) || g_strv_contains (own_headers, lower))
             {
               g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                            _("“%s” cannot be used as a header name here."), row->header_names[i]);

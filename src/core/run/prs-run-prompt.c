@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "prs-invisible.h"
 #include "prs-json.h"
 #include "prs-run-private.h"
 
@@ -156,7 +157,7 @@ add_history (PrsRun     *self,
       JsonObject *message = g_ptr_array_index (turns, i);
       const char *role = strcmp (json_object_get_string_member (message, "kind"), "assistant") == 0
                          ? "assistant" : "user";
-      g_autofree char *text = prs_run_strip_invisible (json_object_get_string_member (message, "content"));
+      g_autofree char *text = prs_strip_invisible (json_object_get_string_member (message, "content"));
 
       if (previous != NULL && g_strcmp0 (previous_role, role) == 0)
         {
@@ -193,7 +194,7 @@ _prs_run_start_transcript (PrsRun   *self,
   if (with_history)
     add_history (self, self->transcript, self->env->limits.history_depth);
 
-  clean_prompt = prs_run_strip_invisible (prompt_text);
+  clean_prompt = prs_strip_invisible (prompt_text);
   prompt = json_object_new ();
   json_object_set_string_member (prompt, "role", "user");
   json_object_set_string_member (prompt, "text", clean_prompt);

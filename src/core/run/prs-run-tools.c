@@ -15,79 +15,9 @@
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-guidance.h"
+#include "prs-invisible.h"
 #include "prs-json.h"
 #include "prs-run-private.h"
-
-/* ---- hygiene ---- */
-
-static gboolean
-is_invisible (gunichar c)
-{
-  return (c >= 0xE0000 && c <= 0xE007F) ||
-         (c >= 0x200B && c <= 0x200D) ||
-         c == 0x2060 || c == 0xFEFF;
-}
-
-char *
-prs_run_strip_invisible (const char *text)
-{
-  GString *out;
-
-  if (text == NULL)
-    return NULL;
-  if (!g_utf8_validate (text, -1, NULL))
-    return g_utf8_make_valid (text, -1);
-
-  out = g_string_sized_new (strlen (text));
-  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (!is_invisible (c))
-        g_string_append_unichar (out, c);
-    }
-  return g_string_free (out, FALSE);
-}
-
-JsonNode *
-prs_run_strip_invisible_json (JsonNode *node)
-{
-  if (node == NULL)
-    return NULL;
-
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *object = json_node_get_object (node);
-      g_autoptr(JsonObject) cleaned = json_object_new ();
-      GList *members = json_object_get_members (object);
-
-      for (GList *l = members; l != NULL; l = l->next)
-        {
-          g_autofree char *key = prs_run_strip_invisible (l->data);
-
-          json_object_set_member (cleaned, key,
-                                  prs_run_strip_invisible_json (json_object_get_member (object, l->data)));
-        }
-      g_list_free (members);
-      return json_node_init_object (json_node_alloc (), cleaned);
-    }
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *array = json_node_get_array (node);
-      g_autoptr(JsonArray) cleaned = json_array_sized_new (json_array_get_length (array));
-
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        json_array_add_element (cleaned, prs_run_strip_invisible_json (json_array_get_element (array, i)));
-      return json_node_init_array (json_node_alloc (), cleaned);
-    }
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    {
-      g_autofree char *clean = prs_run_strip_invisible (json_node_get_string (node));
-
-      return json_node_init_string (json_node_alloc (), clean);
-    }
-  return json_node_copy (node);
-}
 
 /* ---- the tools of the agent ---- */
 
@@ -791,12 +721,12 @@ _prs_run_settle_call (PrsRun            *self,
     return;
 
   for_model = prs_tool_call_result_for_model (result);
-  clean = prs_run_strip_invisible (for_model);
+  clean = prs_strip_invisible (for_model);
 
   extra = _prs_run_call_extra (self, call, NULL);
   if (ok && result->result != NULL)
     {
-      JsonNode *copy = prs_run_strip_invisible_json (result->result);
+      JsonNode *copy = prs_strip_invisible_json (result->result);
 
       json_object_set_member (extra, "result", json_node_copy (copy));
       json_object_set_member (result_extra, "result", copy);
