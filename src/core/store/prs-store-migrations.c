@@ -216,6 +216,25 @@ static const PrsMigration migrations[] = {
     "         (transport = 'http' AND url IS NOT NULL AND command IS NULL))"
     ");"
     "PRAGMA user_version = 6;" },
+
+  { 11,
+    /* The tools each MCP server listed last (docs/mcp.md), so that they
+     * can be offered, listed and checked while the server is not
+     * connected (at start, while it restarts, when prosponsive-ctl asks).
+     * tool_json is prs_mcp_tool_to_json's; exposed_name, the name models
+     * see, is repeated for lookups. A server's tools go with it. */
+    "CREATE TABLE mcp_tools ("
+    "  server_id    TEXT NOT NULL REFERENCES mcp_servers (id) ON DELETE CASCADE,"
+    "  position     INTEGER NOT NULL,"
+    "  name         TEXT NOT NULL,"
+    "  exposed_name TEXT NOT NULL,"
+    "  tool_json    TEXT NOT NULL,"
+    "  PRIMARY KEY (server_id, name)"
+    ");"
+    "CREATE INDEX mcp_tools_exposed_name ON mcp_tools (exposed_name);"
+    /* When the server's tools were last listed (unix seconds), NULL for never */
+    "ALTER TABLE mcp_servers ADD COLUMN tools_listed_at INTEGER;"
+    "PRAGMA user_version = 11;" },
 };
 
 int
@@ -245,9 +264,12 @@ prs_store_read_user_version (PrsStore  *self,
   return TRUE;
 }
 
+/* @previous is the version the step before @migration leaves: numbers may
+ * skip (steps are numbered as they are planned), never go back. */
 static gboolean
 run_migration (PrsStore            *self,
                const PrsMigration  *migration,
+               int                  previous,
                GError             **error)
 {
   char *errmsg = NULL;
@@ -261,11 +283,11 @@ run_migration (PrsStore            *self,
     goto fail;
   if (current >= migration->version)
     return prs_store_commit (self, error);
-  if (current != migration->version - 1)
+  if (current != previous)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
                    "The database “%s” is at schema version %d, expected %d",
-                   self->path, current, migration->version - 1);
+                   self->path, current, previous);
       goto fail;
     }
 
@@ -303,7 +325,7 @@ prs_store_migrate (PrsStore  *self,
         continue;
       if (migrations[i].version > target_version)
         break;
-      if (!run_migration (self, &migrations[i], error))
+      if (!run_migration (self, &migrations[i], i > 0 ? migrations[i - 1].version : 0, error))
         return FALSE;
     }
 
