@@ -10,6 +10,7 @@
 
 #include "prs-conversation-list.h"
 #include "prs-discovery.h"
+#include "prs-mcp-hub.h"
 #include "prs-n8n-client.h"
 #include "prs-providers.h"
 #include "prs-runner.h"
@@ -42,6 +43,8 @@ PrsSettings  *prs_service_get_settings  (PrsService *self);
 PrsProviders *prs_service_get_providers (PrsService *self);
 /* Agent runs (NULL before start): PrsRunner on the main thread. */
 PrsRunner    *prs_service_get_runner    (PrsService *self);
+/* The MCP servers, connected, and their tools (NULL before start). */
+PrsMcpHub    *prs_service_get_mcp_hub   (PrsService *self);
 /* The conversations, newest first, kept current (NULL before start). */
 PrsConversationList *prs_service_get_conversations (PrsService *self);
 /* Stores a message made in the app (prs_store_insert_message ()), refreshes

@@ -17,6 +17,29 @@
 /* The longest server name: it starts every tool name models see. */
 #define MAX_NAME_CHARS 64
 
+PrsMcpServerRow *
+prs_mcp_server_row_copy (const PrsMcpServerRow *row)
+{
+  PrsMcpServerRow *copy;
+
+  g_return_val_if_fail (row != NULL, NULL);
+
+  copy = g_new0 (PrsMcpServerRow, 1);
+  copy->id = g_strdup (row->id);
+  copy->name = g_strdup (row->name);
+  copy->transport = g_strdup (row->transport);
+  copy->command = g_strdup (row->command);
+  copy->args = g_strdupv (row->args);
+  copy->env = g_strdupv (row->env);
+  copy->secret_env = g_strdupv (row->secret_env);
+  copy->url = g_strdup (row->url);
+  copy->header_names = g_strdupv (row->header_names);
+  copy->enabled = row->enabled;
+  copy->shared = row->shared;
+  copy->created_at = g_strdup (row->created_at);
+  return copy;
+}
+
 void
 prs_mcp_server_row_free (PrsMcpServerRow *row)
 {

@@ -341,6 +341,7 @@ typedef struct
   char      *created_at;
 } PrsMcpServerRow;
 
+PrsMcpServerRow *prs_mcp_server_row_copy      (const PrsMcpServerRow *row);
 void             prs_mcp_server_row_free      (PrsMcpServerRow *row);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsMcpServerRow, prs_mcp_server_row_free)
 
