@@ -19,6 +19,7 @@
 #include "prs-error.h"
 #include "prs-http-request.h"
 #include "prs-json.h"
+#include "prs-mcp-catalog.h"
 #include "prs-paths.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
@@ -449,7 +450,11 @@ print_tools (GPtrArray *tools,
     {
       const PrsTool *tool = g_ptr_array_index (tools, i);
 
-      g_print ("%s — %s\n", tool->name, tool->description);
+      if (prs_tool_is_mcp (tool))
+        /* Translators: a tool's name, its description, then the MCP server that lists it */
+        g_print (_("%s — %s (MCP server “%s”)\n"), tool->name, tool->description, tool->mcp_server);
+      else
+        g_print ("%s — %s\n", tool->name, tool->description);
     }
 }
 
@@ -535,6 +540,7 @@ cmd_tools (Ctl   *ctl,
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GPtrArray) mcp = NULL;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -542,9 +548,14 @@ cmd_tools (Ctl   *ctl,
   if (argc != 1)
     return prs_ctl_usage_error (context, _("tools takes no arguments."));
 
+  /* The MCP servers' as each listed them last (docs/mcp.md), of the
+   * servers switched on: the tools agents can use */
   if ((store = open_store (ctl, &error)) == NULL ||
-      (tools = prs_store_list_tools (store, &error)) == NULL)
+      (tools = prs_store_list_tools (store, &error)) == NULL ||
+      (mcp = prs_mcp_catalog_list (store, TRUE, &error)) == NULL)
     return prs_ctl_fail (error);
+  for (guint i = 0; i < mcp->len; i++)
+    g_ptr_array_add (tools, g_steal_pointer (&g_ptr_array_index (mcp, i)));
 
   print_tools (tools, json);
 
