@@ -416,7 +416,8 @@ build_client (const PrsMcpServerRow  *row,
       g_autoptr(GStrvBuilder) env = g_strv_builder_new ();
       char **all;
 
-      g_strv_builder_addv (env, (const char **) row->env);
+      if (row->env != NULL)
+        g_strv_builder_addv (env, (const char **) row->env);
       g_strv_builder_addv (env, (const char **) secrets);
       all = g_strv_builder_end (env);
       transport = prs_mcp_stdio_new (row->command, (const char * const *) row->args, (const char * const *) all);
