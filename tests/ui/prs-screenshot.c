@@ -5,6 +5,7 @@
  *
  *   prs-screenshot DATA_DIR OUT.png [--conversation SLUG] [--width W]
  *                  [--height H] [--expand-context] [--tools] [--dark]
+ *                  [--wait-mcp] [--expand-mcp-tool NAME] [--scroll-end]
  */
 #include "config.h"
 
@@ -19,6 +20,9 @@ static int height = 720;
 static gboolean expand_context;
 static gboolean show_tools;
 static gboolean dark;
+static gboolean wait_mcp;
+static char *expand_mcp_tool;
+static gboolean scroll_end;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -27,8 +31,83 @@ static const GOptionEntry entries[] = {
   { "expand-context", 0, 0, G_OPTION_ARG_NONE, &expand_context, "Open the first Request Context", NULL },
   { "tools", 0, 0, G_OPTION_ARG_NONE, &show_tools, "Show the Tools page", NULL },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
+  { "wait-mcp", 0, 0, G_OPTION_ARG_NONE, &wait_mcp, "Wait until no MCP server is still connecting", NULL },
+  { "expand-mcp-tool", 0, 0, G_OPTION_ARG_STRING, &expand_mcp_tool, "Open this MCP tool on the Tools page", "NAME" },
+  { "scroll-end", 0, 0, G_OPTION_ARG_NONE, &scroll_end, "Scroll the Tools page to its end", NULL },
   { NULL }
 };
+
+static gboolean
+mcp_settled (PrsService *service)
+{
+  GListModel *servers = prs_mcp_hub_get_servers (prs_service_get_mcp_hub (service));
+
+  for (guint i = 0; i < g_list_model_get_n_items (servers); i++)
+    {
+      g_autoptr(PrsMcpServerItem) item = g_list_model_get_item (servers, i);
+
+      if (prs_mcp_server_item_get_state (item) == PRS_MCP_SERVER_CONNECTING)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Until every MCP server switched on is connected or said why not (20 s
+ * at most) */
+static void
+wait_for_mcp (PrsService *service)
+{
+  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (!mcp_settled (service) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static gboolean
+is_tool_row (GtkWidget *widget,
+             gpointer   name)
+{
+  return g_strcmp0 (gtk_widget_get_name (widget), "mcp-tool-row") == 0 &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), name) == 0;
+}
+
+/* Opens the Tools page's row of the MCP tool @name */
+static void
+expand_tool (GtkWidget  *window,
+             const char *name)
+{
+  GtkWidget *row = prs_test_find_widget (window, ADW_TYPE_EXPANDER_ROW, is_tool_row, (gpointer) name);
+
+  if (row == NULL)
+    {
+      g_printerr ("no MCP tool row %s\n", name);
+      return;
+    }
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  prs_test_wait_frames (window, 6);
+  {
+    GtkWidget *scrolled = gtk_widget_get_ancestor (row, GTK_TYPE_SCROLLED_WINDOW);
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+    double x = 0, y = 0;
+
+    gtk_widget_translate_coordinates (row, gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
+                                      0, 0, &x, &y);
+    gtk_adjustment_set_value (adjustment, y - 120);
+    prs_test_wait_frames (window, 6);
+  }
+}
+
+/* Scrolls the Tools page to its end */
+static void
+scroll_tools_end (GtkWidget *window)
+{
+  GtkWidget *page = prs_test_find_named (window, "tools-status");
+  GtkWidget *scrolled = gtk_widget_get_ancestor (page, GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  prs_test_wait_frames (window, 6);
+}
 
 int
 main (int   argc,
@@ -78,9 +157,15 @@ main (int   argc,
             prs_window_select_conversation (window, prs_conversation_get_id (conversation));
         }
     }
+  if (wait_mcp)
+    wait_for_mcp (service);
   if (show_tools)
     gtk_widget_activate_action (GTK_WIDGET (window), "win.show-tools", NULL);
   prs_test_wait_frames (GTK_WIDGET (window), 6);
+  if (expand_mcp_tool != NULL)
+    expand_tool (GTK_WIDGET (window), expand_mcp_tool);
+  if (scroll_end)
+    scroll_tools_end (GTK_WIDGET (window));
 
   if (expand_context)
     {

@@ -38,6 +38,10 @@ GtkWidget *prs_test_find_label     (GtkWidget   *root,
  * names); fails the test if there is none. */
 GtkWidget *prs_test_find_named     (GtkWidget   *root,
                                     const char  *name);
+/* With PRS_SCREENSHOT_DIR set, captures the X screen as DIR/@name.png once
+ * @window's transitions are over; nothing otherwise (design review). */
+void       prs_test_screenshot     (GtkWidget   *window,
+                                    const char  *name);
 /* Emits "clicked" on @button, which must be sensitive, at once
  * (gtk_widget_activate () on a button clicks 250 ms later). */
 void       prs_test_click          (GtkWidget   *button);

@@ -364,11 +364,12 @@ needs_reconnect (const PrsMcpServerRow *old,
 }
 
 /* @row (taken) for an item that exists or a new one; connected when it
- * is on and was not, or changed */
+ * is on and was not, or changed. *@changed is set when anything did. */
 static PrsMcpServerItem *
 follow_row (PrsMcpHub       *self,
             PrsMcpServerRow *row,
-            const char      *force_id)
+            const char      *force_id,
+            gboolean        *changed)
 {
   PrsMcpServerItem *item = prs_mcp_hub_find_server (self, row->id);
   gboolean reconnect;
@@ -378,18 +379,24 @@ follow_row (PrsMcpHub       *self,
       item = _prs_mcp_server_item_new (row);
       if (row->enabled && self->started)
         connect_item (self, item);
+      *changed = TRUE;
       return item;
     }
 
   g_object_ref (item);
   reconnect = needs_reconnect (item->row, row) || g_strcmp0 (force_id, row->id) == 0;
+  *changed = *changed || reconnect || item->row->shared != row->shared;
   prs_mcp_server_row_free (item->row);
   item->row = row;
   if (reconnect || !self->started)
     stop_item (self, item);
   if (self->started && row->enabled && item->cancellable == NULL)
-    connect_item (self, item);
-  _prs_mcp_server_item_changed (item);
+    {
+      connect_item (self, item);
+      *changed = TRUE;
+    }
+  else if (reconnect)
+    _prs_mcp_server_item_changed (item);
   return item;
 }
 
@@ -402,6 +409,7 @@ reload (PrsMcpHub  *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = prs_store_list_mcp_servers (self->store, &error);
   g_autoptr(GPtrArray) items = NULL;
+  gboolean changed = FALSE;
   guint n;
 
   if (rows == NULL)
@@ -411,18 +419,24 @@ reload (PrsMcpHub  *self,
     }
   items = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < rows->len; i++)
-    g_ptr_array_add (items, follow_row (self, g_steal_pointer (&g_ptr_array_index (rows, i)), force_id));
+    g_ptr_array_add (items, follow_row (self, g_steal_pointer (&g_ptr_array_index (rows, i)), force_id, &changed));
   g_ptr_array_set_free_func (rows, NULL);
 
-  /* The ones no longer configured close */
+  /* The ones no longer configured close; the same servers in the same
+   * order (names may change it) change nothing */
   n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  changed = changed || n != items->len;
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(PrsMcpServerItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+      guint index = G_MAXUINT;
 
-      if (!g_ptr_array_find (items, item, NULL))
+      if (!g_ptr_array_find (items, item, &index))
         stop_item (self, item);
+      changed = changed || index != i;
     }
+  if (!changed)
+    return;
   g_list_store_splice (self->items, 0, n, items->pdata, items->len);
   g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
 }

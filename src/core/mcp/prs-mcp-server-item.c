@@ -130,8 +130,8 @@ prs_mcp_server_item_dup_status (PrsMcpServerItem *self)
     case PRS_MCP_SERVER_RESTARTING:
       n = prs_mcp_server_item_get_restart_in (self);
       /* Translators: %u is a number of seconds; then why the server stopped */
-      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Starts again in %u second. It stopped: %s",
-                                           "Starts again in %u seconds. It stopped: %s", n),
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Starts again in %u second. %s",
+                                           "Starts again in %u seconds. %s", n),
                               n, error != NULL ? error : "");
     case PRS_MCP_SERVER_FAILED:
       return g_strdup (error != NULL ? error : _("It could not be reached."));
