@@ -130,6 +130,21 @@ prs_mcp_server_row_validate (const PrsMcpServerRow  *row,
   return FALSE;
 }
 
+char *
+prs_mcp_server_row_describe (const PrsMcpServerRow *row)
+{
+  g_autofree char *args = NULL;
+
+  g_return_val_if_fail (row != NULL, NULL);
+
+  if (g_strcmp0 (row->transport, "http") == 0)
+    /* Translators: how Prosponsive reaches an MCP server; %s is its address */
+    return g_strdup_printf (_("Streamable HTTP · %s"), row->url);
+  args = row->args != NULL ? g_strjoinv (" ", row->args) : g_strdup ("");
+  /* Translators: how Prosponsive runs an MCP server: the program, then its arguments */
+  return g_strdup_printf (_("Program · %s %s"), row->command, args);
+}
+
 /* ---- Secrets ---- */
 
 static gboolean

@@ -22,6 +22,10 @@ PrsMcpServers *prs_mcp_servers_new           (PrsStore               *store,
 gboolean       prs_mcp_server_row_validate   (const PrsMcpServerRow  *row,
                                               GError                **error);
 
+/* How @row runs, for people: "Program · npx -y server" or
+ * "Streamable HTTP · https://…". */
+char          *prs_mcp_server_row_describe   (const PrsMcpServerRow  *row);
+
 /* Adds @row. @header_values holds a value for each of row->header_names,
  * @secret_env_values one for each of row->secret_env, in the same order;
  * they go to the keyring, never to the store. */

@@ -362,6 +362,20 @@ set_test_state (PrsMcpServerEditor *self,
   adw_action_row_set_subtitle (self->test_row, message);
 }
 
+char *
+prs_mcp_server_editor_describe_test (JsonObject *info)
+{
+  JsonObject *server = json_object_get_object_member (info, "serverInfo");
+  gint64 n = json_object_get_int_member (info, "tools");
+
+  /* Translators: the server's name and version as it reports them, its MCP revision, then "12 tools" */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected to %s %s (MCP revision %s): %d tool.",
+                                       "Connected to %s %s (MCP revision %s): %d tools.", n),
+                          json_object_get_string_member_with_default (server, "name", "?"),
+                          json_object_get_string_member_with_default (server, "version", ""),
+                          json_object_get_string_member (info, "protocolVersion"), (int) n);
+}
+
 static void
 on_tested (GObject      *source,
            GAsyncResult *result,
@@ -371,24 +385,10 @@ on_tested (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) info = prs_mcp_hub_test_finish (PRS_MCP_HUB (source), result, &error);
   g_autofree char *text = NULL;
-  JsonObject *server;
-  gint64 n;
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  if (info == NULL)
-    {
-      set_test_state (self, FALSE, error->message);
-      return;
-    }
-  server = json_object_get_object_member (info, "serverInfo");
-  n = json_object_get_int_member (info, "tools");
-  /* Translators: the server's name and version as it reports them, its MCP revision, then "12 tools" */
-  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected to %s %s (MCP revision %s): %d tool.",
-                                       "Connected to %s %s (MCP revision %s): %d tools.", n),
-                          json_object_get_string_member_with_default (server, "name", "?"),
-                          json_object_get_string_member_with_default (server, "version", ""),
-                          json_object_get_string_member (info, "protocolVersion"), (int) n);
+  text = info != NULL ? prs_mcp_server_editor_describe_test (info) : g_strdup (error->message);
   set_test_state (self, FALSE, text);
 }
 

@@ -28,4 +28,7 @@ void        prs_mcp_server_editor_test  (PrsMcpServerEditor *self);
 gboolean    prs_mcp_server_editor_save  (PrsMcpServerEditor *self,
                                          GError            **error);
 
+/* What a Test found (prs_mcp_hub_test_finish ()'s object), in words. */
+char       *prs_mcp_server_editor_describe_test (JsonObject *info);
+
 G_END_DECLS

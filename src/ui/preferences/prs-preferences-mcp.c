@@ -63,20 +63,7 @@ on_tested (GObject      *source,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   gtk_widget_set_sensitive (button, TRUE);
-  if (info == NULL)
-    text = g_strdup (error->message);
-  else
-    {
-      JsonObject *server = json_object_get_object_member (info, "serverInfo");
-      gint64 n = json_object_get_int_member (info, "tools");
-
-      /* Translators: the server's name and version as it reports them, its MCP revision, then "12 tools" */
-      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected to %s %s (MCP revision %s): %d tool.",
-                                           "Connected to %s %s (MCP revision %s): %d tools.", n),
-                              json_object_get_string_member_with_default (server, "name", "?"),
-                              json_object_get_string_member_with_default (server, "version", ""),
-                              json_object_get_string_member (info, "protocolVersion"), (int) n);
-    }
+  text = info != NULL ? prs_mcp_server_editor_describe_test (info) : g_strdup (error->message);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), text);
 }
 
@@ -221,14 +208,7 @@ server_row (PrsPreferencesWindow *self,
                                switch_for (self, row->id, row->enabled, _("Use this server"),
                                            G_CALLBACK (on_enabled_changed)));
 
-  if (g_strcmp0 (row->transport, "http") == 0)
-    how = g_strdup_printf (_("Streamable HTTP · %s"), row->url);
-  else
-    {
-      g_autofree char *args = row->args != NULL ? g_strjoinv (" ", row->args) : g_strdup ("");
-
-      how = g_strdup_printf (_("Program · %s %s"), row->command, args);
-    }
+  how = prs_mcp_server_row_describe (row);
   adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), prs_preferences_action_row (_("Runs as"), how));
 
   shared = prs_preferences_action_row (_("Shared with MCP Clients"),

@@ -94,19 +94,6 @@ state_row (PrsMcpServerItem *item)
   return row;
 }
 
-static char *
-describe_server (const PrsMcpServerRow *row)
-{
-  g_autofree char *args = NULL;
-
-  if (g_strcmp0 (row->transport, "http") == 0)
-    /* Translators: how Prosponsive reaches an MCP server; %s is its address */
-    return g_strdup_printf (_("Streamable HTTP · %s"), row->url);
-  args = row->args != NULL ? g_strjoinv (" ", row->args) : g_strdup ("");
-  /* Translators: how Prosponsive runs an MCP server: the program, then its arguments */
-  return g_strdup_printf (_("Program · %s %s"), row->command, args);
-}
-
 /* The schema as the model gets it, under its title (an expander in an
  * expander would show its parent's arrow) */
 static GtkWidget *
@@ -275,7 +262,7 @@ server_group (PrsMcpServerItem *item,
   const PrsMcpServerRow *row = prs_mcp_server_item_get_row (item);
   GtkWidget *group = adw_preferences_group_new ();
   g_autofree char *title = NULL;
-  g_autofree char *description = describe_server (row);
+  g_autofree char *description = prs_mcp_server_row_describe (row);
   g_autoptr(GPtrArray) rest = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
   GtkWidget *state;
   guint n = 0;
