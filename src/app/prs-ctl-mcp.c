@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl-mcp.c: `prosponsive-ctl mcp add|list|test|remove` — the MCP
- * servers from the command line. Header values and secret environment
+ * servers from the command line (`test` keeps the tools it lists, as the
+ * app does). Header values and secret environment
  * values arrive on standard input only and go to the keyring; nothing here
  * prints one. */
 #include "config.h"
@@ -11,6 +12,7 @@
 
 #include "prs-ctl.h"
 #include "prs-error.h"
+#include "prs-mcp-catalog.h"
 #include "prs-mcp-servers.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
@@ -446,10 +448,20 @@ mcp_test (PrsCtl     *ctl,
       g_printerr ("%s\n", error->message);
       status = PRS_CTL_EXIT_NEGATIVE;
     }
-  else if (json)
-    print_test_json (client);
   else
-    print_test_text (client);
+    {
+      /* Kept as listed, as the app keeps them: `tools` shows them, and
+       * agents may use them before the app has connected */
+      if (!prs_mcp_catalog_save (store, row->id, prs_mcp_client_get_tools (client), &error))
+        {
+          g_printerr (_("Could not keep the server's tools: %s\n"), error->message);
+          g_clear_error (&error);
+        }
+      if (json)
+        print_test_json (client);
+      else
+        print_test_text (client);
+    }
 
   prs_mcp_client_close (client);
   g_object_unref (wait.result);

@@ -17,7 +17,9 @@
 #include "prs-ctl.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
+#include "prs-mcp-catalog.h"
 #include "prs-paths.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
@@ -316,7 +318,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
     return prs_ctl_usage_error (context, error->message);
   if (argc != 2 || (!clear && (header == NULL || !value_stdin)) || (clear && (header != NULL || value_stdin)))
     return prs_ctl_usage_error (context, _("Use “n8n webhook-auth --header NAME --value-stdin” or “n8n webhook-auth --clear”."));
-  if (header != NULL && !g_regex_match_simple ("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", header, 0, 0))
+  if (header != NULL && !prs_http_is_header_name (header))
     {
       g_printerr (_("“%s” is not a valid HTTP header name.\n"), header);
       return EXIT_USAGE;
@@ -448,7 +450,11 @@ print_tools (GPtrArray *tools,
     {
       const PrsTool *tool = g_ptr_array_index (tools, i);
 
-      g_print ("%s — %s\n", tool->name, tool->description);
+      if (prs_tool_is_mcp (tool))
+        /* Translators: a tool's name, its description, then the MCP server that lists it */
+        g_print (_("%s — %s (MCP server “%s”)\n"), tool->name, tool->description, tool->mcp_server);
+      else
+        g_print ("%s — %s\n", tool->name, tool->description);
     }
 }
 
@@ -534,6 +540,7 @@ cmd_tools (Ctl   *ctl,
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GPtrArray) mcp = NULL;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -541,9 +548,14 @@ cmd_tools (Ctl   *ctl,
   if (argc != 1)
     return prs_ctl_usage_error (context, _("tools takes no arguments."));
 
+  /* The MCP servers' as each listed them last (docs/mcp.md), of the
+   * servers switched on: the tools agents can use */
   if ((store = open_store (ctl, &error)) == NULL ||
-      (tools = prs_store_list_tools (store, &error)) == NULL)
+      (tools = prs_store_list_tools (store, &error)) == NULL ||
+      (mcp = prs_mcp_catalog_list (store, TRUE, &error)) == NULL)
     return prs_ctl_fail (error);
+  for (guint i = 0; i < mcp->len; i++)
+    g_ptr_array_add (tools, g_steal_pointer (&g_ptr_array_index (mcp, i)));
 
   print_tools (tools, json);
 

@@ -13,6 +13,7 @@
 #include "prs-conversation-list.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
+#include "prs-mcp-hub.h"
 #include "prs-n8n-setup.h"
 #include "prs-paths.h"
 #include "prs-runner.h"
@@ -40,6 +41,7 @@ struct _PrsService
   PrsCallbackRegistry *registry;
   PrsRunner     *runner;
   PrsScheduler  *scheduler;
+  PrsMcpHub     *mcp_hub;
 
   gboolean       storage_full;
   guint          storage_check_id;
@@ -244,6 +246,54 @@ on_run_approval_needed (PrsRunner  *runner,
   g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, conversation_id, message_id, tool_name);
 }
 
+/* ---- MCP servers ---- */
+
+/* No MCP tool takes an n8n tool's name: the names after each discovery */
+static void
+update_n8n_names (PrsService *self)
+{
+  g_autoptr(GPtrArray) tools = prs_store_list_tools (self->store, NULL);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) names = NULL;
+
+  for (guint i = 0; tools != NULL && i < tools->len; i++)
+    g_strv_builder_add (builder, ((PrsTool *) g_ptr_array_index (tools, i))->name);
+  names = g_strv_builder_end (builder);
+  prs_mcp_hub_set_n8n_names (self->mcp_hub, (const char * const *) names);
+}
+
+static void
+on_discovery_finished (PrsDiscovery *discovery,
+                       const GError *error,
+                       PrsService   *self)
+{
+  update_n8n_names (self);
+  /* Servers added with prosponsive-ctl meanwhile connect now */
+  prs_mcp_hub_reload (self->mcp_hub);
+}
+
+static void
+start_mcp (PrsService *self)
+{
+  g_autoptr(PrsMcpServers) servers = prs_mcp_servers_new (self->store, self->secrets);
+
+  self->mcp_hub = prs_mcp_hub_new (servers, self->store);
+  update_n8n_names (self);
+  g_signal_connect_object (self->discovery, "finished", G_CALLBACK (on_discovery_finished), self, 0);
+  /* In the background: the keyring is read on a worker thread, servers
+   * connect asynchronously */
+  prs_mcp_hub_start (self->mcp_hub);
+}
+
+PrsMcpHub *
+prs_service_get_mcp_hub (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  return self->mcp_hub;
+}
+
 static void
 start_runner (PrsService *self)
 {
@@ -255,6 +305,7 @@ start_runner (PrsService *self)
   callback_url = g_strdup_printf ("https://127.0.0.1:%u/api/ai/agentic-loop-result", self->port);
   read_run_limits (self, &limits);
   env = prs_run_env_new (self->store, self->providers, self->secrets, self->registry, callback_url, &limits);
+  prs_run_env_set_mcp_hub (env, self->mcp_hub);
   self->runner = prs_runner_new (env);
   prs_providers_set_timeout (self->providers, prs_settings_get_inference_timeout (self->settings));
   g_signal_connect_object (self->settings, "changed", G_CALLBACK (on_run_setting_changed), self, 0);
@@ -412,6 +463,7 @@ prs_service_start (PrsService  *self,
   self->secrets = prs_secrets_new (self->data_dir);
   self->discovery = prs_discovery_new (self->store, self->secrets);
   self->providers = prs_providers_new (self->store, self->secrets);
+  start_mcp (self);
   start_runner (self);
 
   self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
@@ -457,6 +509,9 @@ prs_service_stop (PrsService *self)
     prs_scheduler_stop (self->scheduler);
   if (self->api_server != NULL)
     prs_api_server_stop (self->api_server);
+  /* stdio servers stop with the service */
+  if (self->mcp_hub != NULL)
+    prs_mcp_hub_stop (self->mcp_hub);
 }
 
 const char *
@@ -536,6 +591,7 @@ prs_service_dispose (GObject *object)
   g_clear_object (&self->discovery);
   g_clear_object (&self->scheduler);
   g_clear_object (&self->runner);
+  g_clear_object (&self->mcp_hub);
   g_clear_object (&self->registry);
   g_clear_object (&self->providers);
   g_clear_object (&self->secrets);

@@ -10,6 +10,7 @@
 
 #include "prs-conversation-list.h"
 #include "prs-discovery.h"
+#include "prs-mcp-hub.h"
 #include "prs-n8n-client.h"
 #include "prs-providers.h"
 #include "prs-runner.h"
@@ -45,6 +46,8 @@ PrsProviders *prs_service_get_providers (PrsService *self);
 PrsRunner    *prs_service_get_runner    (PrsService *self);
 /* Scheduled prompts (NULL before start). */
 PrsScheduler *prs_service_get_scheduler (PrsService *self);
+/* The MCP servers, connected, and their tools (NULL before start). */
+PrsMcpHub    *prs_service_get_mcp_hub   (PrsService *self);
 /* The conversations, newest first, kept current (NULL before start). */
 PrsConversationList *prs_service_get_conversations (PrsService *self);
 /* Stores a message made in the app (prs_store_insert_message ()), refreshes

@@ -583,7 +583,13 @@ preferences_activated (GtkWidget  *widget,
 {
   PrsWindow *self = PRS_WINDOW (widget);
 
-  gtk_window_present (GTK_WINDOW (prs_preferences_window_new (GTK_WINDOW (self), self->service)));
+  PrsPreferencesWindow *preferences = prs_preferences_window_new (GTK_WINDOW (self), self->service);
+
+  /* win.preferences-page opens on the page it names ("mcp", …) */
+  if (parameter != NULL)
+    adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (preferences),
+                                                  g_variant_get_string (parameter, NULL));
+  gtk_window_present (GTK_WINDOW (preferences));
 }
 
 static void
@@ -825,6 +831,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.refresh-tools", NULL, refresh_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.back", NULL, back_activated);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_activated);
+  gtk_widget_class_install_action (widget_class, "win.preferences-page", "s", preferences_activated);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
   gtk_widget_class_install_action (widget_class, "win.check-storage", NULL, check_storage_activated);
 

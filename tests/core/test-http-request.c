@@ -637,6 +637,32 @@ test_clean_text (void)
     }
 }
 
+/* Several lines keep their breaks and tabs; other control characters
+ * (an escape sequence, a bell, C1) still become spaces */
+static void
+test_clean_lines (void)
+{
+  g_autofree char *out = prs_http_clean_lines ("  first\n\tsecond\x1b[31m\x07 \xc2\x9b end\n", 100);
+  g_autofree char *cut = prs_http_clean_lines ("a\nbcdef", 4);
+
+  g_assert_cmpstr (out, ==, "first\n\tsecond [31m    end");
+  g_assert_cmpstr (cut, ==, "a\nbc…");
+  g_assert_null (prs_http_clean_lines ("\n\n", 10));
+  g_assert_null (prs_http_clean_lines ("bad \xff", 10));
+}
+
+static void
+test_header_name (void)
+{
+  g_assert_true (prs_http_is_header_name ("X-Api-Key"));
+  g_assert_true (prs_http_is_header_name ("a!#$%&'*+-.^_`|~9"));
+  g_assert_false (prs_http_is_header_name (""));
+  g_assert_false (prs_http_is_header_name (NULL));
+  g_assert_false (prs_http_is_header_name ("X Api"));
+  g_assert_false (prs_http_is_header_name ("X:Api"));
+  g_assert_false (prs_http_is_header_name ("Ä"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -660,6 +686,8 @@ main (int   argc,
   g_test_add_func ("/http-request/status-headers", test_status_headers);
   g_test_add_func ("/http-request/unusable-url", test_unusable_url);
   g_test_add_func ("/http-request/clean-text", test_clean_text);
+  g_test_add_func ("/http-request/clean-lines", test_clean_lines);
+  g_test_add_func ("/http-request/header-name", test_header_name);
 
   return g_test_run ();
 }

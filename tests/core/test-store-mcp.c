@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-store-mcp.c: the MCP servers in the store (migration 6,
- * prs-store-mcp.c) and with their secrets (prs-mcp-servers.c): secrets go
+ * prs-store-mcp.c), the tools they listed (migration 11) and with their secrets (prs-mcp-servers.c): secrets go
  * to the secrets, never to SQLite. */
 #include "config.h"
 
@@ -79,6 +79,107 @@ test_migration_6 (Fixture       *fixture,
   row.enabled = TRUE;
   g_assert_true (prs_store_add_mcp_server (store, &row, NULL, &error));
   g_assert_no_error (error);
+}
+
+/* A tool as prs_mcp_tool_to_json writes it */
+static JsonNode *
+cached_tool (const char *server,
+             const char *name)
+{
+  g_autofree char *text = g_strdup_printf ("{\"name\":\"%s\",\"exposedName\":\"%s__%s\","
+                                           "\"description\":\"Echoes.\",\"inputSchema\":{\"type\":\"object\"}}",
+                                           name, server, name);
+
+  return json_from_string (text, NULL);
+}
+
+static void
+test_migration_11 (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsMcpServerRow) server = NULL;
+  g_autoptr(JsonArray) tools = json_array_new ();
+  g_autoptr(JsonArray) cached = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *other = NULL;
+  const char *args[] = { "/srv/index.js", NULL };
+  PrsMcpServerRow row = { 0 };
+  JsonObject *entry;
+
+  /* A version-6 database with a server */
+  store = prs_store_new_at_version (fixture->db_path, 6, &error);
+  g_assert_no_error (error);
+  row.name = (char *) "everything";
+  row.transport = (char *) "stdio";
+  row.command = (char *) "node";
+  row.args = (char **) args;
+  row.enabled = TRUE;
+  g_assert_true (prs_store_add_mcp_server (store, &row, &id, &error));
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 10, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 10);
+  server = prs_store_lookup_mcp_server (store, "everything", &error);
+  g_assert_nonnull (server);
+  g_assert_cmpstrv (server->args, args);
+
+  /* Never listed: none kept */
+  cached = prs_store_list_mcp_tools (store, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (cached), ==, 0);
+  g_clear_pointer (&cached, json_array_unref);
+
+  json_array_add_element (tools, cached_tool ("everything", "echo"));
+  json_array_add_element (tools, cached_tool ("everything", "add"));
+  g_assert_true (prs_store_save_mcp_tools (store, id, tools, 1700000000, &error));
+  g_assert_no_error (error);
+  cached = prs_store_list_mcp_tools (store, id, &error);
+  g_assert_cmpuint (json_array_get_length (cached), ==, 2);
+  /* In the server's order, with the server */
+  entry = json_array_get_object_element (cached, 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "serverName"), ==, "everything");
+  g_assert_cmpint (json_object_get_int_member (entry, "listedAt"), ==, 1700000000);
+  g_assert_true (json_object_get_boolean_member (entry, "enabled"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (entry, "tool"), "exposedName"),
+                   ==, "everything__echo");
+  g_clear_pointer (&cached, json_array_unref);
+
+  /* A new list replaces the old */
+  json_array_remove_element (tools, 1);
+  g_assert_true (prs_store_save_mcp_tools (store, id, tools, 1700000100, &error));
+  cached = prs_store_list_mcp_tools (store, NULL, &error);
+  g_assert_cmpuint (json_array_get_length (cached), ==, 1);
+  g_clear_pointer (&cached, json_array_unref);
+
+  /* Another setting kept (on/off) keeps them; a new name drops them */
+  g_clear_pointer (&server, prs_mcp_server_row_free);
+  server = prs_store_lookup_mcp_server (store, id, &error);
+  server->enabled = FALSE;
+  g_assert_true (prs_store_update_mcp_server (store, server, &error));
+  cached = prs_store_list_mcp_tools (store, id, &error);
+  g_assert_cmpuint (json_array_get_length (cached), ==, 1);
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (cached, 0), "enabled"));
+  g_clear_pointer (&cached, json_array_unref);
+  g_free (server->name);
+  server->name = g_strdup ("every");
+  g_assert_true (prs_store_update_mcp_server (store, server, &error));
+  cached = prs_store_list_mcp_tools (store, id, &error);
+  g_assert_cmpuint (json_array_get_length (cached), ==, 0);
+  g_clear_pointer (&cached, json_array_unref);
+
+  /* A server's tools go with it; one removed keeps none */
+  g_assert_true (prs_store_save_mcp_tools (store, id, tools, 1700000200, &error));
+  g_assert_true (prs_store_remove_mcp_server (store, id, &error));
+  cached = prs_store_list_mcp_tools (store, NULL, &error);
+  g_assert_cmpuint (json_array_get_length (cached), ==, 0);
+  g_clear_pointer (&cached, json_array_unref);
+  other = g_uuid_string_random ();
+  g_assert_true (prs_store_save_mcp_tools (store, other, tools, 1700000300, &error));
+  cached = prs_store_list_mcp_tools (store, NULL, &error);
+  g_assert_cmpuint (json_array_get_length (cached), ==, 0);
 }
 
 static void
@@ -273,6 +374,7 @@ main (int   argc,
   g_test_add ("/prs/store-mcp/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
   ADD ("migration/6", test_migration_6);
+  ADD ("migration/11", test_migration_11);
   ADD ("crud", test_crud);
   ADD ("rejects", test_rejects);
   ADD ("secrets-stay-out", test_secrets_stay_out);

@@ -308,3 +308,11 @@ prs_mcp_test_wait_until (gboolean (*done) (gpointer data),
     }
   return TRUE;
 }
+
+void
+prs_mcp_test_async_done (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      data)
+{
+  *(GAsyncResult **) data = g_object_ref (result);
+}

@@ -47,6 +47,11 @@ JsonNode     *prs_mcp_test_call            (PrsMcpClient    *client,
                                             GError         **error);
 GPtrArray    *prs_mcp_test_list            (PrsMcpClient    *client,
                                             GError         **error);
+/* A GAsyncReadyCallback that keeps the result in *(GAsyncResult **) @data
+ * (a reference). */
+void          prs_mcp_test_async_done      (GObject         *source,
+                                            GAsyncResult    *result,
+                                            gpointer         data);
 /* Runs the main loop until @done is TRUE or @timeout_ms passed. */
 gboolean      prs_mcp_test_wait_until      (gboolean       (*done) (gpointer data),
                                             gpointer         data,

@@ -118,6 +118,23 @@ try:
     check(run("test", "everything", "--json").stdout == run("test", "everything", "--json").stdout,
           "the names are the same on every start")
 
+    # What test listed is kept: `tools` lists the MCP tools with their server
+    r = subprocess.run([ctl, "--data-dir", data, "tools"], capture_output=True, text=True, timeout=60)
+    sums = [line for line in r.stdout.splitlines() if line.startswith("everything__get-sum — Returns the sum")]
+    check(r.returncode == 0 and "everything__echo — An n8n workflow." in r.stdout and
+          len(sums) == 1 and sums[0].endswith(" (MCP server “everything”)"),
+          "tools lists the n8n tools and the MCP tools with their server")
+    listed_tools = json.loads(subprocess.run([ctl, "--data-dir", data, "tools", "--json"], capture_output=True,
+                                             text=True, timeout=60).stdout)
+    get_sum = [tool for tool in listed_tools if tool["name"] == "everything__get-sum"]
+    check(len(get_sum) == 1 and get_sum[0]["mcpServer"] == "everything" and get_sum[0]["mcpTool"] == "get-sum" and
+          [p["name"] for p in get_sum[0]["parameters"]] == ["a", "b"] and
+          get_sum[0]["inputSchema"]["required"] == ["a", "b"],
+          "tools --json: the server, its own name for the tool, its parameters and schema")
+    r = subprocess.run([ctl, "--data-dir", data, "rule", "add", "--tool", "everything__get-sum", "--action",
+                        "approve"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "everything__get-sum" in r.stdout, "rule add --tool takes an MCP tool's name")
+
     # Streamable HTTP: the real server, with the headers from the keyring
     env = dict(os.environ, PORT=str(port))
     http_server = subprocess.Popen(["node", everything, "streamableHttp"], env=env, stdout=subprocess.PIPE,

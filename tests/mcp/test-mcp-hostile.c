@@ -12,6 +12,7 @@
 #include "prs-mcp-names.h"
 #include "prs-mcp-stdio.h"
 #include "prs-mcp-test-util.h"
+#include "prs-test-util.h"
 
 static void
 assert_message_has (const GError *error,
@@ -464,6 +465,25 @@ test_http_huge_and_invalid (void)
     }
 }
 
+/* Nobody listens: the connection's failure in the words of the one HTTP
+ * engine, naming the address */
+static void
+test_http_refused (void)
+{
+  guint port = prs_test_free_port ();
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/mcp", port);
+  g_autoptr(PrsMcpTransport) transport = prs_mcp_http_new (url, NULL);
+  g_autoptr(PrsMcpClient) client = prs_mcp_client_new ("nobody", transport);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = g_strdup_printf ("Could not connect to the server at %s: connection refused", url);
+
+  g_assert_false (prs_mcp_test_connect (client, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_MCP_UNAVAILABLE);
+  assert_message_has (error, "MCP server “nobody”: ");
+  assert_message_has (error, expected);
+  g_assert_cmpint (prs_mcp_client_get_state (client), ==, PRS_MCP_CLIENT_FAILED);
+}
+
 static void
 test_http_headers (void)
 {
@@ -599,6 +619,7 @@ main (int   argc,
   g_test_add_func ("/mcp/hostile/progress", test_progress_and_structured);
   g_test_add_func ("/mcp/hostile/server-requests", test_server_requests);
   g_test_add_func ("/mcp/hostile/http-huge-and-invalid", test_http_huge_and_invalid);
+  g_test_add_func ("/mcp/hostile/http-refused", test_http_refused);
   g_test_add_func ("/mcp/hostile/http-headers", test_http_headers);
   g_test_add_func ("/mcp/hostile/http-session-expired", test_http_session_expired);
   g_test_add_func ("/mcp/hostile/http-progress-stream", test_http_progress_stream);

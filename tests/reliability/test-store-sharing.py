@@ -4,8 +4,8 @@
 teaches: `prosponsive --headless` takes writes through the API while ctl
 verbs that read and write the same database run beside it (discover,
 n8n setup, provider add/remove, rule add, agent import, schedule add, token --rotate,
-tools, lists, backup, conversation rename/pin/archive/delete, search, export), and the app —
-sometimes a ctl verb too — is killed with SIGKILL at
+tools, mcp add and test (which keeps the tools it lists), lists, backup, conversation
+rename/pin/archive/delete, search, export), and the app — sometimes a ctl verb too — is killed with SIGKILL at
 a random moment, 20 times (200 with --full: tests/reliability/run-full.sh).
 
 Each round, before the kill, another process reads the live database and
@@ -34,6 +34,8 @@ from prsapi import App, Tap, free_port, parse_args  # noqa: E402
 
 ROUNDS = 20
 PLAN = 12
+# An MCP server that answers as it should (tests/mcp)
+HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'mcp', 'hostile-server.py')
 
 
 class Ctl:
@@ -52,6 +54,7 @@ class Ctl:
         self.providers = {}         # name -> present after its last acknowledged verb
         self.uncertain = set()      # providers whose last verb was killed
         self.backups = []           # (path, conversations acknowledged before it began)
+        self.mcp_tested = set()     # MCP servers whose acknowledged `mcp test` kept their tools
         self.verbs = 0
         self.busy = 0               # exit 75: the database stayed busy
         self.failures = []          # anything else unexpected
@@ -136,6 +139,11 @@ class Ctl:
             elif step == 6:
                 self.expect(self.run('tools'), 'tools')
                 self.expect(self.run('rule', 'list'), 'rule list')
+                name = 'mcp-%d' % n
+                if (self.expect(self.run('mcp', 'add', '--name', name, '--command', 'python3', '--', HOSTILE,
+                                         '--mode', 'ok'), 'mcp add')
+                        and self.expect(self.run('mcp', 'test', name), 'mcp test')):
+                    self.mcp_tested.add(name)
             elif step == 7:
                 self.expect(self.run('agent', 'list'), 'agent list')
                 name = 'schedule-%d' % n
@@ -400,6 +408,8 @@ def check_final(tap, app, client, ctl, db_path):
                           ' (SELECT id FROM conversations)').fetchone()[0]
     orphans += db.execute('SELECT count(*) FROM message_search WHERE rowid NOT IN'
                           ' (SELECT rowid FROM messages)').fetchone()[0]
+    mcp_listed = {row[0] for row in db.execute('SELECT DISTINCT s.name FROM mcp_tools t'
+                                               ' JOIN mcp_servers s ON s.id = t.server_id')}
     db.close()
     wrong = ['rule ' + t for t in ctl.rules - rules] + ['agent ' + a for a in ctl.agents - agents]
     wrong += ['schedule ' + name for name in ctl.schedules - schedules]
@@ -407,10 +417,11 @@ def check_final(tap, app, client, ctl, db_path):
     wrong += ['%d rows of deleted conversations' % orphans] if orphans else []
     wrong += ['provider %s (%s)' % (p, 'gone' if here else 'back') for p, here in ctl.providers.items()
               if p not in ctl.uncertain and here != (p in providers)]
+    wrong += ['the tools of MCP server ' + m for m in ctl.mcp_tested - mcp_listed]
     tap.ok(not wrong, 'every acknowledged ctl write is there (%d rules, %d agents, %d providers, '
-           '%d schedules, %d conversations deleted, nothing of theirs left)'
-           % (len(ctl.rules), len(ctl.agents), len(ctl.providers), len(ctl.schedules), len(ctl.deleted)),
-           wrong[:5])
+           '%d schedules, %d MCP servers\' tools, %d conversations deleted, nothing of theirs left)'
+           % (len(ctl.rules), len(ctl.agents), len(ctl.providers), len(ctl.schedules), len(ctl.mcp_tested),
+              len(ctl.deleted)), wrong[:5])
 
     app.stop()
     result = integrity(db_path)

@@ -7,6 +7,7 @@
  *                  [--height H] [--expand-context] [--tools] [--dark]
  *                  [--insights today|7d|30d|all]
  *                  [--search TEXT [--open-hit]] [--row-menu SLUG] [--details]
+ *                  [--wait-mcp] [--expand-mcp-tool NAME] [--scroll-end]
  */
 #include "config.h"
 
@@ -32,6 +33,9 @@ static char *search;
 static gboolean open_hit;
 static char *row_menu;
 static gboolean details;
+static gboolean wait_mcp;
+static char *expand_mcp_tool;
+static gboolean scroll_end;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -45,6 +49,9 @@ static const GOptionEntry entries[] = {
   { "open-hit", 0, 0, G_OPTION_ARG_NONE, &open_hit, "Open the best hit", NULL },
   { "row-menu", 0, 0, G_OPTION_ARG_STRING, &row_menu, "Open the sidebar menu of SLUG", "SLUG" },
   { "details", 0, 0, G_OPTION_ARG_NONE, &details, "Open the last reply's details", NULL },
+  { "wait-mcp", 0, 0, G_OPTION_ARG_NONE, &wait_mcp, "Wait until no MCP server is still connecting", NULL },
+  { "expand-mcp-tool", 0, 0, G_OPTION_ARG_STRING, &expand_mcp_tool, "Open this MCP tool on the Tools page", "NAME" },
+  { "scroll-end", 0, 0, G_OPTION_ARG_NONE, &scroll_end, "Scroll the Tools page to its end", NULL },
   { NULL }
 };
 
@@ -111,6 +118,78 @@ show_details (PrsWindow *window)
   prs_test_wait_frames (GTK_WIDGET (window), 10);
 }
 
+static gboolean
+mcp_settled (PrsService *service)
+{
+  GListModel *servers = prs_mcp_hub_get_servers (prs_service_get_mcp_hub (service));
+
+  for (guint i = 0; i < g_list_model_get_n_items (servers); i++)
+    {
+      g_autoptr(PrsMcpServerItem) item = g_list_model_get_item (servers, i);
+
+      if (prs_mcp_server_item_get_state (item) == PRS_MCP_SERVER_CONNECTING)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Until every MCP server switched on is connected or said why not (20 s
+ * at most) */
+static void
+wait_for_mcp (PrsService *service)
+{
+  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (!mcp_settled (service) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static gboolean
+is_tool_row (GtkWidget *widget,
+             gpointer   name)
+{
+  return g_strcmp0 (gtk_widget_get_name (widget), "mcp-tool-row") == 0 &&
+         g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)), name) == 0;
+}
+
+/* Opens the Tools page's row of the MCP tool @name */
+static void
+expand_tool (GtkWidget  *window,
+             const char *name)
+{
+  GtkWidget *row = prs_test_find_widget (window, ADW_TYPE_EXPANDER_ROW, is_tool_row, (gpointer) name);
+
+  if (row == NULL)
+    {
+      g_printerr ("no MCP tool row %s\n", name);
+      return;
+    }
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  prs_test_wait_frames (window, 6);
+  {
+    GtkWidget *scrolled = gtk_widget_get_ancestor (row, GTK_TYPE_SCROLLED_WINDOW);
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+    double x = 0, y = 0;
+
+    gtk_widget_translate_coordinates (row, gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
+                                      0, 0, &x, &y);
+    gtk_adjustment_set_value (adjustment, y - 120);
+    prs_test_wait_frames (window, 6);
+  }
+}
+
+/* Scrolls the Tools page to its end */
+static void
+scroll_tools_end (GtkWidget *window)
+{
+  GtkWidget *page = prs_test_find_named (window, "tools-status");
+  GtkWidget *scrolled = gtk_widget_get_ancestor (page, GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  prs_test_wait_frames (window, 6);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -168,6 +247,8 @@ main (int   argc,
             prs_window_select_conversation (window, prs_conversation_get_id (conversation));
         }
     }
+  if (wait_mcp)
+    wait_for_mcp (service);
   if (show_tools)
     gtk_widget_activate_action (GTK_WIDGET (window), "win.show-tools", NULL);
   if (insights != NULL)
@@ -182,6 +263,10 @@ main (int   argc,
         g_main_context_iteration (NULL, TRUE);
     }
   prs_test_wait_frames (GTK_WIDGET (window), 6);
+  if (expand_mcp_tool != NULL)
+    expand_tool (GTK_WIDGET (window), expand_mcp_tool);
+  if (scroll_end)
+    scroll_tools_end (GTK_WIDGET (window));
 
   if (expand_context)
     {

@@ -309,3 +309,26 @@ prs_test_press_keys (GtkWidget  *widget,
   /* The events come back through GDK's X source */
   settle (widget, x);
 }
+
+void
+prs_test_screenshot (GtkWidget  *window,
+                     const char *name)
+{
+  const char *dir = g_getenv ("PRS_SCREENSHOT_DIR");
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { "import", "-window", "root", NULL, NULL };
+  gboolean done = FALSE;
+
+  if (dir == NULL)
+    return;
+  /* Let transitions (view switcher, expanders) finish. */
+  g_timeout_add (600, done_waiting, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  prs_test_wait_frames (window, 2);
+  path = g_strdup_printf ("%s/%s.png", dir, name);
+  argv[3] = path;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+}

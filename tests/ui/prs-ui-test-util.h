@@ -48,6 +48,10 @@ void       prs_test_press_keys     (GtkWidget   *widget,
  * primary, 3 the secondary) there, through the X server (XTest). */
 void       prs_test_click_pointer  (GtkWidget   *widget,
                                     guint        button);
+/* With PRS_SCREENSHOT_DIR set, captures the X screen as DIR/@name.png once
+ * @window's transitions are over; nothing otherwise (design review). */
+void       prs_test_screenshot     (GtkWidget   *window,
+                                    const char  *name);
 /* Emits "clicked" on @button, which must be sensitive, at once
  * (gtk_widget_activate () on a button clicks 250 ms later). */
 void       prs_test_click          (GtkWidget   *button);

@@ -84,40 +84,6 @@ subtitle_settled (gpointer data)
          g_str_has_prefix (subtitle, "Checks the URL") == FALSE;
 }
 
-static gboolean
-set_true (gboolean *flag)
-{
-  *flag = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-screenshot (GtkWidget  *window,
-            const char *name)
-{
-  const char *dir = g_getenv ("PRS_SCREENSHOT_DIR");
-  g_autofree char *path = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *argv[] = { "import", "-window", "root", NULL, NULL };
-
-  if (dir == NULL)
-    return;
-  /* Let transitions (view switcher, expanders) finish. */
-  {
-    gboolean done = FALSE;
-    guint id = g_timeout_add (600, (GSourceFunc) set_true, &done);
-
-    while (!done)
-      g_main_context_iteration (NULL, TRUE);
-    (void) id;
-  }
-  prs_test_wait_frames (window, 2);
-  path = g_strdup_printf ("%s/%s.png", dir, name);
-  argv[3] = path;
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-}
-
 /* ---- HTTPS ---- */
 
 /* GET /api/conversations with @token over real HTTPS; the status. */
@@ -209,7 +175,7 @@ test_provider_wrong_key (Fixture       *f,
   /* The provider's own reason, and never the key. */
   g_assert_nonnull (strstr (subtitle, "Incorrect API key provided: wrong-***-key"));
   g_assert_null (strstr (subtitle, "wrong-key"));
-  screenshot (root, "prefs-provider-wrong-key");
+  prs_test_screenshot (root, "prefs-provider-wrong-key");
 
   /* Saving is refused until a model was picked from the provider's list. */
   prs_test_click (prs_test_find_named (root, "provider-save"));
@@ -361,7 +327,7 @@ test_tools_page (Fixture       *f,
   prs_test_click (prs_test_find_named (tool_row, "open-in-n8n"));
   prs_launcher_set_hook (NULL, NULL);
   g_assert_cmpstr (launched, ==, "http://127.0.0.1:5678/workflow/wf-move-1");
-  screenshot (GTK_WIDGET (window), "tools");
+  prs_test_screenshot (GTK_WIDGET (window), "tools");
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_object_unref (window);
@@ -386,11 +352,11 @@ test_screenshots (Fixture       *f,
   seed_discovery (f);
   first_run = prs_first_run_new (NULL, f->service);
   gtk_window_present (GTK_WINDOW (first_run));
-  screenshot (GTK_WIDGET (first_run), "first-run-1");
+  prs_test_screenshot (GTK_WIDGET (first_run), "first-run-1");
   prs_test_click (prs_test_find_named (GTK_WIDGET (first_run), "first-run-next"));
-  screenshot (GTK_WIDGET (first_run), "first-run-2");
+  prs_test_screenshot (GTK_WIDGET (first_run), "first-run-2");
   prs_test_click (prs_test_find_named (GTK_WIDGET (first_run), "first-run-next"));
-  screenshot (GTK_WIDGET (first_run), "first-run-3");
+  prs_test_screenshot (GTK_WIDGET (first_run), "first-run-3");
   gtk_window_destroy (GTK_WINDOW (first_run));
 
   prefs = prs_preferences_window_new (NULL, f->service);
@@ -407,7 +373,7 @@ test_screenshots (Fixture       *f,
 
           wait_row_state (row, "ok");
         }
-      screenshot (GTK_WIDGET (prefs), name);
+      prs_test_screenshot (GTK_WIDGET (prefs), name);
     }
   gtk_window_destroy (GTK_WINDOW (prefs));
 }

@@ -727,9 +727,12 @@ prs_http_request_describe_failure (PrsHttpRequest *self,
     }
 }
 
-char *
-prs_http_clean_text (const char *text,
-                     guint       max_chars)
+/* One cleaning for both: control characters become spaces, except tab
+ * and line feed when @keep_lines. */
+static char *
+clean_text (const char *text,
+            guint       max_chars,
+            gboolean    keep_lines)
 {
   GString *out;
   const char *p;
@@ -743,7 +746,9 @@ prs_http_clean_text (const char *text,
     {
       gunichar c = g_utf8_get_char (p);
 
-      g_string_append_unichar (out, g_unichar_iscntrl (c) ? ' ' : c);
+      if (g_unichar_iscntrl (c) && !(keep_lines && (c == '\n' || c == '\t')))
+        c = ' ';
+      g_string_append_unichar (out, c);
     }
   if (*p != '\0')
     g_string_append (out, "…");
@@ -754,4 +759,32 @@ prs_http_clean_text (const char *text,
       return NULL;
     }
   return g_string_free (out, FALSE);
+}
+
+char *
+prs_http_clean_text (const char *text,
+                     guint       max_chars)
+{
+  return clean_text (text, max_chars, FALSE);
+}
+
+char *
+prs_http_clean_lines (const char *text,
+                      guint       max_chars)
+{
+  return clean_text (text, max_chars, TRUE);
+}
+
+gboolean
+prs_http_is_header_name (const char *name)
+{
+  if (name == NULL || *name == '\0')
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    {
+      /* RFC 9110 token characters */
+      if (!g_ascii_isalnum (*p) && strchr ("!#$%&'*+-.^_`|~", *p) == NULL)
+        return FALSE;
+    }
+  return TRUE;
 }

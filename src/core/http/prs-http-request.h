@@ -150,5 +150,11 @@ gboolean        prs_http_has_control_chars      (const char         *text);
  * @text is NULL, not UTF-8, or blank. */
 char           *prs_http_clean_text             (const char         *text,
                                                  guint               max_chars);
+/* The same for text of several lines (a tool's description, a program's
+ * last words on stderr): line feeds and tabs stay. */
+char           *prs_http_clean_lines            (const char         *text,
+                                                 guint               max_chars);
+/* Whether @name is an HTTP header name (an RFC 9110 token). */
+gboolean        prs_http_is_header_name         (const char         *name);
 
 G_END_DECLS

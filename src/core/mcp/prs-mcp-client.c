@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-mcp-client-private.h"
 #include "prs-mcp-names.h"
 #include "prs-mcp-stdio.h"
@@ -302,28 +303,41 @@ list_all (PrsMcpClient        *self,
   return task;
 }
 
+/* Names @tools for models; TRUE when a name changed. */
+static gboolean
+name_tools (PrsMcpClient *self,
+            GPtrArray    *tools)
+{
+  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_mcp_name_entry_free);
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < tools->len; i++)
+    {
+      PrsMcpTool *tool = g_ptr_array_index (tools, i);
+
+      g_ptr_array_add (entries, prs_mcp_name_entry_new (self->server_name, tool->name));
+    }
+  prs_mcp_assign_tool_names (entries, (const char * const *) self->reserved);
+  for (guint i = 0; i < tools->len; i++)
+    {
+      PrsMcpTool *tool = g_ptr_array_index (tools, i);
+      PrsMcpNameEntry *entry = g_ptr_array_index (entries, i);
+
+      changed = changed || g_strcmp0 (tool->exposed_name, entry->exposed_name) != 0;
+      g_free (tool->exposed_name);
+      tool->exposed_name = g_steal_pointer (&entry->exposed_name);
+      g_free (tool->name_note);
+      tool->name_note = g_steal_pointer (&entry->note);
+    }
+  return changed;
+}
+
 /* Names the listed tools for models and makes them the client's. */
 static void
 adopt_tools (PrsMcpClient *self,
              Listing      *listing)
 {
-  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_mcp_name_entry_free);
-
-  for (guint i = 0; i < listing->tools->len; i++)
-    {
-      PrsMcpTool *tool = g_ptr_array_index (listing->tools, i);
-
-      g_ptr_array_add (entries, prs_mcp_name_entry_new (self->server_name, tool->name));
-    }
-  prs_mcp_assign_tool_names (entries, (const char * const *) self->reserved);
-  for (guint i = 0; i < listing->tools->len; i++)
-    {
-      PrsMcpTool *tool = g_ptr_array_index (listing->tools, i);
-      PrsMcpNameEntry *entry = g_ptr_array_index (entries, i);
-
-      tool->exposed_name = g_steal_pointer (&entry->exposed_name);
-      tool->name_note = g_steal_pointer (&entry->note);
-    }
+  name_tools (self, listing->tools);
 
   g_clear_pointer (&self->tools, g_ptr_array_unref);
   self->tools = g_ptr_array_ref (listing->tools);
@@ -428,12 +442,12 @@ take_initialize_result (PrsMcpClient  *self,
     text = json_node_get_string (version);
   if (!version_supported (text))
     {
-      g_autofree char *clean = prs_mcp_clean_text (text != NULL ? text : "?", 40);
+      g_autofree char *clean = prs_http_clean_text (text != NULL ? text : "?", 40);
 
       /* Translators: %s is a protocol revision such as 2024-10-07; the list names the revisions Prosponsive knows */
       g_set_error (error, PRS_ERROR, PRS_ERROR_MCP_PROTOCOL,
                    _("The server speaks MCP revision %s; Prosponsive supports 2025-06-18, 2025-03-26 and 2024-11-05."),
-                   clean);
+                   clean != NULL ? clean : "?");
       return FALSE;
     }
 
@@ -445,7 +459,7 @@ take_initialize_result (PrsMcpClient  *self,
   g_clear_pointer (&self->instructions, g_free);
   if (instructions != NULL && JSON_NODE_HOLDS_VALUE (instructions) &&
       json_node_get_value_type (instructions) == G_TYPE_STRING)
-    self->instructions = prs_mcp_clean_text (json_node_get_string (instructions), PRS_MCP_TOOL_DESCRIPTION_MAX);
+    self->instructions = prs_http_clean_lines (json_node_get_string (instructions), PRS_MCP_TOOL_DESCRIPTION_MAX);
   return TRUE;
 }
 
@@ -862,6 +876,10 @@ prs_mcp_client_set_reserved_names (PrsMcpClient       *self,
 
   g_strfreev (self->reserved);
   self->reserved = g_strdupv ((char **) names);
+  /* Tools listed already are named again at once (an n8n tool may have
+   * taken a name since) */
+  if (self->tools->len > 0 && name_tools (self, self->tools))
+    g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
 }
 
 const char *

@@ -72,7 +72,8 @@ void               prs_mcp_client_set_restart_delay   (PrsMcpClient     *self,
  * milliseconds (for "starts again in 4 s"); 0 otherwise. */
 guint              prs_mcp_client_get_restart_pause   (PrsMcpClient     *self);
 /* Names models must not get (the n8n tools'): a tool whose name would be
- * one of them gets a suffix instead (prs-mcp-names.h). */
+ * one of them gets a suffix instead (prs-mcp-names.h). Tools listed
+ * already are named again, and "tools-changed" says when a name changed. */
 void               prs_mcp_client_set_reserved_names  (PrsMcpClient       *self,
                                                        const char * const *names);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-mcp-http.c: MCP over Streamable HTTP (prs-mcp-http.h), on libsoup's
- * asynchronous API. Deadlines belong to the requests (PrsMcpClient cancels
- * a send when its request's deadline passes), so the session itself has
- * no I/O timeout that would cut a long event stream. */
+/* prs-mcp-http.c: MCP over Streamable HTTP (prs-mcp-http.h), on the app's
+ * one HTTP engine (prs-http-request.h). Deadlines belong to the requests
+ * (PrsMcpClient cancels a send when its request's deadline passes), so the
+ * session has no I/O timeout that would cut a long event stream. */
 #include "config.h"
 
 #include <string.h>
@@ -11,13 +11,15 @@
 
 #include "prs-error.h"
 #include "prs-event-stream.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-mcp-http.h"
-#include "prs-mcp-tool.h"
 
-#define READ_CHUNK      65536
 /* How much of an error answer's body is read for its message. */
 #define ERROR_BODY_MAX  4096
+/* An event stream carries many messages, each within the message limit
+ * (the event parser's); the stream as a whole only ends with its request. */
+#define STREAM_MAX      G_MAXSSIZE
 
 struct _PrsMcpHttp
 {
@@ -32,24 +34,22 @@ struct _PrsMcpHttp
 
 G_DEFINE_FINAL_TYPE (PrsMcpHttp, prs_mcp_http, PRS_TYPE_MCP_TRANSPORT)
 
+/* One request under way: a POST, or the GET stream when @listening */
 typedef struct
 {
-  SoupMessage     *msg;
-  GInputStream    *stream;
+  PrsMcpHttp      *self;
+  PrsHttpRequest  *http;
   PrsEventStream  *events;     /* an event-stream answer; NULL for JSON */
-  GByteArray      *body;       /* a JSON answer or an error body */
-  gsize            limit;
-  gboolean         listening;  /* the GET stream, not a POST */
-} Post;
+  gboolean         listening;
+} Exchange;
 
 static void
-post_free (Post *post)
+exchange_free (Exchange *exchange)
 {
-  g_clear_object (&post->msg);
-  g_clear_object (&post->stream);
-  g_clear_pointer (&post->events, prs_event_stream_free);
-  g_clear_pointer (&post->body, g_byte_array_unref);
-  g_free (post);
+  g_clear_object (&exchange->self);
+  g_clear_object (&exchange->http);
+  g_clear_pointer (&exchange->events, prs_event_stream_free);
+  g_free (exchange);
 }
 
 const char *
@@ -62,26 +62,18 @@ prs_mcp_http_get_session_id (PrsMcpHttp *self)
 
 /* ---- Errors in words ---- */
 
-static void
-set_unreachable (PrsMcpHttp  *self,
-                 GError      *cause,
-                 GError     **error)
-{
-  /* Translators: %s is an address, the second %s the network's reason */
-  g_set_error (error, PRS_ERROR, PRS_ERROR_MCP_UNAVAILABLE,
-               _("Could not reach %s: %s"), self->url, cause->message);
-}
-
 /* The message of a JSON-RPC error in an error answer's body, if any. */
 static char *
-error_body_message (GByteArray *body)
+error_body_message (GBytes *body)
 {
   g_autoptr(JsonNode) root = NULL;
   JsonObject *object;
+  gsize len = 0;
+  const char *data = body != NULL ? g_bytes_get_data (body, &len) : NULL;
 
-  if (body == NULL || body->len == 0)
+  if (len == 0)
     return NULL;
-  root = prs_json_parse_strict ((const char *) body->data, body->len, 16, NULL);
+  root = prs_json_parse_strict (data, len, 16, NULL);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return NULL;
   object = json_node_get_object (root);
@@ -91,17 +83,19 @@ error_body_message (GByteArray *body)
   if (!json_object_has_member (object, "message") ||
       json_node_get_value_type (json_object_get_member (object, "message")) != G_TYPE_STRING)
     return NULL;
-  return prs_mcp_clean_text (json_object_get_string_member (object, "message"), 200);
+  return prs_http_clean_text (json_object_get_string_member (object, "message"), 200);
 }
 
 static void
-set_status_error (PrsMcpHttp  *self,
-                  Post        *post,
-                  GError     **error)
+set_status_error (Exchange  *exchange,
+                  GError   **error)
 {
-  guint status = soup_message_get_status (post->msg);
-  g_autofree char *said = error_body_message (post->body);
+  PrsMcpHttp *self = exchange->self;
+  PrsHttpRequest *http = exchange->http;
+  guint status = prs_http_request_get_status (http);
+  g_autofree char *said = error_body_message (prs_http_request_get_body (http));
   g_autofree char *what = NULL;
+  int code = status == SOUP_STATUS_NOT_FOUND ? PRS_ERROR_MCP_UNAVAILABLE : PRS_ERROR_MCP_SERVER;
 
   if (status == SOUP_STATUS_UNAUTHORIZED || status == SOUP_STATUS_FORBIDDEN)
     /* Translators: %u is an HTTP status such as 401 */
@@ -111,25 +105,54 @@ set_status_error (PrsMcpHttp  *self,
     what = g_strdup (_("The server ended the session (HTTP 404)."));
   else if (SOUP_STATUS_IS_REDIRECTION (status))
     {
-      const char *location = soup_message_headers_get_one (soup_message_get_response_headers (post->msg),
-                                                           "Location");
+      const char *location = prs_http_request_get_response_header (http, "Location");
       /* Translators: %u is an HTTP status; %s is the address it points to */
       what = g_strdup_printf (_("The server redirects (HTTP %u) to %s; use that address instead."),
                               status, location != NULL ? location : "?");
     }
   else
     /* Translators: %u is an HTTP status, %s its reason phrase */
-    what = g_strdup_printf (_("The server answered HTTP %u %s."), status,
-                            soup_message_get_reason_phrase (post->msg));
+    what = g_strdup_printf (_("The server answered HTTP %u %s."), status, prs_http_request_get_reason (http));
 
   if (said != NULL)
-    g_set_error (error, PRS_ERROR, status == SOUP_STATUS_NOT_FOUND ? PRS_ERROR_MCP_UNAVAILABLE : PRS_ERROR_MCP_SERVER,
-                 "%s (%s)", what, said);
+    g_set_error (error, PRS_ERROR, code, "%s (%s)", what, said);
   else
-    g_set_error_literal (error, PRS_ERROR,
-                         status == SOUP_STATUS_NOT_FOUND ? PRS_ERROR_MCP_UNAVAILABLE : PRS_ERROR_MCP_SERVER, what);
-  if (status == SOUP_STATUS_NOT_FOUND && !post->listening)
+    g_set_error_literal (error, PRS_ERROR, code, what);
+  if (status == SOUP_STATUS_NOT_FOUND && !exchange->listening)
     g_clear_pointer (&self->session_id, g_free);
+}
+
+/* A request that did not complete, in words (the caller's cancellation
+ * stays as it is). */
+static GError *
+describe_failure (Exchange *exchange,
+                  GError   *cause)
+{
+  PrsMcpTransport *transport = PRS_MCP_TRANSPORT (exchange->self);
+
+  switch (prs_http_request_get_failure (exchange->http))
+    {
+    case PRS_HTTP_FAILURE_CANCELLED:
+      return g_error_copy (cause);
+    case PRS_HTTP_FAILURE_TOO_LARGE:
+      {
+        g_autofree char *message = prs_mcp_transport_describe_limit (transport);
+
+        return g_error_new_literal (PRS_ERROR, PRS_ERROR_MCP_PROTOCOL, message);
+      }
+    case PRS_HTTP_FAILURE_NONE:
+      {
+        /* The event stream's or a message's own error */
+        GError *error = g_error_copy (cause);
+
+        prs_mcp_transport_word_stream_error (transport, &error);
+        return error;
+      }
+    default:
+      /* Translators: who did not answer, in "Could not connect to the server at URL" */
+      return prs_http_request_describe_failure (exchange->http, cause, _("the server"), exchange->self->url,
+                                                PRS_ERROR_MCP_UNAVAILABLE, PRS_ERROR_MCP_PROTOCOL);
+    }
 }
 
 /* ---- Reading an answer ---- */
@@ -151,120 +174,21 @@ on_event (const char  *event,
 }
 
 static gboolean
-finish_body (GTask   *task,
-             GError **error)
+on_stream_chunk (const char  *data,
+                 gsize        len,
+                 gpointer     user_data,
+                 GError     **error)
 {
-  PrsMcpHttp *self = g_task_get_source_object (task);
-  Post *post = g_task_get_task_data (task);
-  guint status = soup_message_get_status (post->msg);
+  Exchange *exchange = user_data;
 
-  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
-    {
-      set_status_error (self, post, error);
-      return FALSE;
-    }
-  if (post->events != NULL)
-    return prs_event_stream_finish (post->events, error);
-  if (post->body->len == 0)
-    return TRUE;
-  return prs_mcp_transport_deliver (PRS_MCP_TRANSPORT (self), (const char *) post->body->data,
-                                    post->body->len, error);
-}
-
-static gboolean
-take_chunk (GTask    *task,
-            GBytes   *chunk,
-            GError  **error)
-{
-  PrsMcpHttp *self = g_task_get_source_object (task);
-  Post *post = g_task_get_task_data (task);
-  gsize len = g_bytes_get_size (chunk);
-
-  if (post->events != NULL)
-    {
-      if (prs_event_stream_feed (post->events, g_bytes_get_data (chunk, NULL), len, error))
-        return TRUE;
-      prs_mcp_transport_word_stream_error (PRS_MCP_TRANSPORT (self), error);
-      return FALSE;
-    }
-
-  if (!SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (post->msg)))
-    {
-      /* An error body is read for its message, up to the limit */
-      g_byte_array_append (post->body, g_bytes_get_data (chunk, NULL),
-                           MIN (len, post->limit - MIN (post->body->len, post->limit)));
-      return TRUE;
-    }
-  if (len > post->limit - MIN (post->body->len, post->limit))
-    {
-      g_autofree char *message = prs_mcp_transport_describe_limit (PRS_MCP_TRANSPORT (self));
-
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_MCP_PROTOCOL, message);
-      return FALSE;
-    }
-  g_byte_array_append (post->body, g_bytes_get_data (chunk, NULL), len);
-  return TRUE;
-}
-
-static void on_chunk (GObject *source, GAsyncResult *result, gpointer user_data);
-
-/* Reads the next chunk of the answer; the read owns @task. */
-static void
-read_chunk (GTask *task)
-{
-  Post *post = g_task_get_task_data (task);
-
-  g_input_stream_read_bytes_async (post->stream, READ_CHUNK, G_PRIORITY_DEFAULT,
-                                   g_task_get_cancellable (task), on_chunk, task);
+  return prs_event_stream_feed (exchange->events, data, len, error);
 }
 
 static void
-on_chunk (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+remember_session (PrsMcpHttp     *self,
+                  PrsHttpRequest *http)
 {
-  g_autoptr(GTask) task = user_data;
-  PrsMcpHttp *self = g_task_get_source_object (task);
-  Post *post = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
-
-  if (chunk == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_autoptr(GError) cause = g_steal_pointer (&error);
-
-          set_unreachable (self, cause, &error);
-        }
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (g_bytes_get_size (chunk) == 0 ||
-      (post->body != NULL && post->body->len >= post->limit && !SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (post->msg))))
-    {
-      if (finish_body (task, &error))
-        g_task_return_boolean (task, TRUE);
-      else
-        g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (!take_chunk (task, chunk, &error))
-    {
-      /* Stop reading: cancelling makes libsoup drop the connection
-       * instead of draining what is left */
-      g_task_return_error (task, g_steal_pointer (&error));
-      g_input_stream_close_async (post->stream, G_PRIORITY_DEFAULT, NULL, NULL, NULL);
-      return;
-    }
-  read_chunk (g_steal_pointer (&task));
-}
-
-static void
-remember_session (PrsMcpHttp  *self,
-                  SoupMessage *msg)
-{
-  const char *id = soup_message_headers_get_one (soup_message_get_response_headers (msg), "Mcp-Session-Id");
+  const char *id = prs_http_request_get_response_header (http, "Mcp-Session-Id");
 
   /* Visible ASCII only (the spec's rule), so it can go back in a header */
   if (id == NULL || id[0] == '\0' || strlen (id) > 1024)
@@ -281,56 +205,91 @@ remember_session (PrsMcpHttp  *self,
     }
 }
 
+/* The status line and headers are in: an event stream is parsed as it
+ * arrives; a JSON answer is kept up to the message limit. */
+static void
+on_headers (PrsHttpRequest *http,
+            gpointer        user_data)
+{
+  Exchange *exchange = user_data;
+  PrsMcpHttp *self = exchange->self;
+  gsize max_message = prs_mcp_transport_get_max_message (PRS_MCP_TRANSPORT (self));
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (prs_http_request_get_status (http)))
+    return;
+  remember_session (self, http);
+  if (prs_http_request_has_content_type (http, "text/event-stream"))
+    {
+      exchange->events = prs_event_stream_new (PRS_EVENT_STREAM_SSE, max_message, on_event, self);
+      prs_http_request_set_limits (http, STREAM_MAX, ERROR_BODY_MAX);
+      prs_http_request_stream_body (http, on_stream_chunk, exchange);
+    }
+}
+
+/* What came back, once complete: the messages it carried are delivered */
+static gboolean
+take_answer (Exchange  *exchange,
+             GError   **error)
+{
+  PrsHttpRequest *http = exchange->http;
+  GBytes *body;
+  gsize len = 0;
+  const char *data;
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (prs_http_request_get_status (http)))
+    {
+      set_status_error (exchange, error);
+      return FALSE;
+    }
+  if (exchange->events != NULL)
+    {
+      if (prs_event_stream_finish (exchange->events, error))
+        return TRUE;
+      prs_mcp_transport_word_stream_error (PRS_MCP_TRANSPORT (exchange->self), error);
+      return FALSE;
+    }
+  body = prs_http_request_get_body (http);
+  data = body != NULL ? g_bytes_get_data (body, &len) : NULL;
+  if (len == 0)
+    return TRUE;
+  return prs_mcp_transport_deliver (PRS_MCP_TRANSPORT (exchange->self), data, len, error);
+}
+
 static void
 on_sent (GObject      *source,
          GAsyncResult *result,
          gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  PrsMcpHttp *self = g_task_get_source_object (task);
-  Post *post = g_task_get_task_data (task);
+  Exchange *exchange = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  const char *type;
-  guint status;
 
-  post->stream = soup_session_send_finish (SOUP_SESSION (source), result, &error);
-  if (post->stream == NULL)
+  if (!prs_http_request_send_finish (exchange->http, result, &error))
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_autoptr(GError) cause = g_steal_pointer (&error);
-
-          set_unreachable (self, cause, &error);
-        }
-      g_task_return_error (task, g_steal_pointer (&error));
+      g_task_return_error (task, describe_failure (exchange, error));
       return;
     }
-
-  status = soup_message_get_status (post->msg);
-  type = soup_message_headers_get_content_type (soup_message_get_response_headers (post->msg), NULL);
-  g_debug ("MCP POST %s → %u %s", self->url, status, type != NULL ? type : "");
-  if (SOUP_STATUS_IS_SUCCESSFUL (status))
-    remember_session (self, post->msg);
-
-  post->limit = SOUP_STATUS_IS_SUCCESSFUL (status) ? prs_mcp_transport_get_max_message (PRS_MCP_TRANSPORT (self))
-                                                   : ERROR_BODY_MAX;
-  if (SOUP_STATUS_IS_SUCCESSFUL (status) && g_strcmp0 (type, "text/event-stream") == 0)
-    post->events = prs_event_stream_new (PRS_EVENT_STREAM_SSE, post->limit, on_event, self);
+  g_debug ("MCP %s %s → %u", exchange->listening ? "GET" : "POST", exchange->self->url,
+           prs_http_request_get_status (exchange->http));
+  if (!take_answer (exchange, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
   else
-    post->body = g_byte_array_new ();
-
-  read_chunk (g_steal_pointer (&task));
+    g_task_return_boolean (task, TRUE);
 }
 
 /* ---- The transport ---- */
 
-static void
-add_headers (PrsMcpHttp  *self,
-             SoupMessage *msg)
+/* A request to the server's URL with the user's headers, the session and
+ * the protocol revision; NULL when the URL is not usable. */
+static PrsHttpRequest *
+new_request (PrsMcpHttp *self,
+             const char *method)
 {
-  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+  PrsHttpRequest *http = prs_http_request_new (self->session, method, self->url);
   const char *version = prs_mcp_transport_get_protocol_version (PRS_MCP_TRANSPORT (self));
 
+  if (http == NULL)
+    return NULL;
   for (guint i = 0; self->headers != NULL && self->headers[i] != NULL; i++)
     {
       const char *colon = strchr (self->headers[i], ':');
@@ -341,13 +300,34 @@ add_headers (PrsMcpHttp  *self,
         continue;
       name = g_strstrip (g_strndup (self->headers[i], colon - self->headers[i]));
       value = g_strstrip (g_strdup (colon + 1));
-      soup_message_headers_replace (headers, name, value);
+      prs_http_request_set_header (http, name, value);
     }
-  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  prs_http_request_set_header (http, "Accept", "application/json, text/event-stream");
   if (self->session_id != NULL)
-    soup_message_headers_replace (headers, "Mcp-Session-Id", self->session_id);
+    prs_http_request_set_header (http, "Mcp-Session-Id", self->session_id);
   if (version != NULL)
-    soup_message_headers_replace (headers, "MCP-Protocol-Version", version);
+    prs_http_request_set_header (http, "MCP-Protocol-Version", version);
+  return http;
+}
+
+/* Sends @http; @task finishes once its answer's messages were delivered */
+static void
+start_exchange (PrsMcpHttp     *self,
+                GTask          *task,
+                PrsHttpRequest *http,
+                gboolean        listening)
+{
+  Exchange *exchange = g_new0 (Exchange, 1);
+
+  exchange->self = g_object_ref (self);
+  exchange->http = http;
+  exchange->listening = listening;
+  g_task_set_task_data (task, exchange, (GDestroyNotify) exchange_free);
+
+  prs_http_request_set_limits (http, prs_mcp_transport_get_max_message (PRS_MCP_TRANSPORT (self)),
+                               ERROR_BODY_MAX);
+  prs_http_request_set_headers_func (http, on_headers, exchange);
+  prs_http_request_send_async (http, g_task_get_cancellable (task), on_sent, task);
 }
 
 static void
@@ -358,27 +338,20 @@ send_async (PrsMcpTransport     *transport,
             gpointer             user_data)
 {
   PrsMcpHttp *self = PRS_MCP_HTTP (transport);
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  Post *post = g_new0 (Post, 1);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  PrsHttpRequest *http = new_request (self, SOUP_METHOD_POST);
 
   g_task_set_source_tag (task, send_async);
-  g_task_set_task_data (task, post, (GDestroyNotify) post_free);
-
-  post->msg = soup_message_new (SOUP_METHOD_POST, self->url);
-  if (post->msg == NULL)
+  if (http == NULL)
     {
       /* Translators: %s is what the user gave as the server's address */
       g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_MCP_UNAVAILABLE,
                                _("“%s” is not a usable address."), self->url);
+      g_object_unref (task);
       return;
     }
-  /* Headers may carry secrets: they must not follow a redirect elsewhere */
-  soup_message_add_flags (post->msg, SOUP_MESSAGE_NO_REDIRECT);
-  soup_message_set_request_body_from_bytes (post->msg, "application/json", message);
-  add_headers (self, post->msg);
-
-  soup_session_send_async (self->session, post->msg, G_PRIORITY_DEFAULT, cancellable,
-                           on_sent, g_steal_pointer (&task));
+  prs_http_request_set_body (http, "application/json", message);
+  start_exchange (self, task, http, FALSE);
 }
 
 static gboolean
@@ -426,29 +399,18 @@ static void
 listen_stream (PrsMcpTransport *transport)
 {
   PrsMcpHttp *self = PRS_MCP_HTTP (transport);
-  g_autoptr(GTask) task = NULL;
-  Post *post;
+  PrsHttpRequest *http;
 
   if (self->listening != NULL)
     g_cancellable_cancel (self->listening);
   g_clear_object (&self->listening);
-  self->listening = g_cancellable_new ();
 
-  task = g_task_new (self, self->listening, on_listen_done, NULL);
-  post = g_new0 (Post, 1);
-  post->listening = TRUE;
-  g_task_set_task_data (task, post, (GDestroyNotify) post_free);
-  post->msg = soup_message_new (SOUP_METHOD_GET, self->url);
-  if (post->msg == NULL)
-    {
-      g_task_return_boolean (task, FALSE);
-      return;
-    }
-  soup_message_add_flags (post->msg, SOUP_MESSAGE_NO_REDIRECT);
-  add_headers (self, post->msg);
-  soup_message_headers_replace (soup_message_get_request_headers (post->msg), "Accept", "text/event-stream");
-  soup_session_send_async (self->session, post->msg, G_PRIORITY_DEFAULT, self->listening,
-                           on_sent, g_steal_pointer (&task));
+  http = new_request (self, SOUP_METHOD_GET);
+  if (http == NULL)
+    return;
+  self->listening = g_cancellable_new ();
+  prs_http_request_set_header (http, "Accept", "text/event-stream");
+  start_exchange (self, g_task_new (self, self->listening, on_listen_done, NULL), http, TRUE);
 }
 
 static void
@@ -456,33 +418,31 @@ on_deleted (GObject      *source,
             GAsyncResult *result,
             gpointer      user_data)
 {
-  g_autoptr(GInputStream) stream = soup_session_send_finish (SOUP_SESSION (source), result, NULL);
-
-  if (stream != NULL)
-    g_input_stream_close (stream, NULL, NULL);
+  /* The spec asks clients to end their session; the answer does not matter */
+  prs_http_request_send_finish (PRS_HTTP_REQUEST (source), result, NULL);
+  g_object_unref (source);
 }
 
 static void
 close_transport (PrsMcpTransport *transport)
 {
   PrsMcpHttp *self = PRS_MCP_HTTP (transport);
-  g_autoptr(SoupMessage) msg = NULL;
+  PrsHttpRequest *http;
 
   if (self->listening != NULL)
     g_cancellable_cancel (self->listening);
   g_clear_object (&self->listening);
+  /* Requests under way end now (their senders hear that they were cancelled) */
   soup_session_abort (self->session);
   if (self->session_id == NULL)
     return;
 
-  /* The spec asks clients to end their session; the answer does not matter */
-  msg = soup_message_new (SOUP_METHOD_DELETE, self->url);
-  if (msg != NULL)
-    {
-      add_headers (self, msg);
-      soup_session_send_async (self->session, msg, G_PRIORITY_DEFAULT, NULL, on_deleted, NULL);
-    }
+  http = new_request (self, SOUP_METHOD_DELETE);
   g_clear_pointer (&self->session_id, g_free);
+  if (http == NULL)
+    return;
+  prs_http_request_set_limits (http, ERROR_BODY_MAX, ERROR_BODY_MAX);
+  prs_http_request_send_async (http, NULL, on_deleted, NULL);
 }
 
 static void
@@ -519,10 +479,7 @@ prs_mcp_http_class_init (PrsMcpHttpClass *klass)
 static void
 prs_mcp_http_init (PrsMcpHttp *self)
 {
-  self->session = soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
-                                                 "timeout", 0,
-                                                 "idle-timeout", 60,
-                                                 NULL);
+  self->session = prs_http_session_new (0);
 }
 
 PrsMcpTransport *

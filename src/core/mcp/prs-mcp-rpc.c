@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-mcp-client-private.h"
 
@@ -419,7 +420,7 @@ on_progress (PrsMcpClient *self,
   if (!number_member (params, "total", &total))
     total = -1;
   if (string_member (params, "message") != NULL)
-    message = prs_mcp_clean_text (string_member (params, "message"), 500);
+    message = prs_http_clean_text (string_member (params, "message"), 500);
   request->progress_func (progress, total, message, request->progress_data);
 }
 
@@ -453,13 +454,13 @@ on_response (PrsMcpClient *self,
     {
       JsonObject *e = json_node_get_object (error);
       const char *said = string_member (e, "message");
-      g_autofree char *clean = prs_mcp_clean_text (said != NULL ? said : "", 1000);
+      g_autofree char *clean = prs_http_clean_text (said, 1000);
       double code = 0;
 
       number_member (e, "code", &code);
       /* Translators: %s is a method such as tools/call, then the server's message and its error code */
       complete (request, NULL, g_error_new (PRS_ERROR, PRS_ERROR_MCP_SERVER, _("The server refused %s: %s (code %d)."),
-                                            request->method, clean, (int) code));
+                                            request->method, clean != NULL ? clean : "", (int) code));
     }
   else if (result != NULL && JSON_NODE_HOLDS_OBJECT (result))
     complete (request, json_node_copy (result), NULL);

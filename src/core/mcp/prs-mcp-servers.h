@@ -22,6 +22,10 @@ PrsMcpServers *prs_mcp_servers_new           (PrsStore               *store,
 gboolean       prs_mcp_server_row_validate   (const PrsMcpServerRow  *row,
                                               GError                **error);
 
+/* How @row runs, for people: "Program · npx -y server" or
+ * "Streamable HTTP · https://…". */
+char          *prs_mcp_server_row_describe   (const PrsMcpServerRow  *row);
+
 /* Adds @row. @header_values holds a value for each of row->header_names,
  * @secret_env_values one for each of row->secret_env, in the same order;
  * they go to the keyring, never to the store. */
@@ -30,6 +34,15 @@ gboolean       prs_mcp_servers_add           (PrsMcpServers          *self,
                                               const char * const     *header_values,
                                               const char * const     *secret_env_values,
                                               char                  **out_id,
+                                              GError                **error);
+/* Saves @row (by row->id) and its secrets. @header_values and
+ * @secret_env_values hold an entry for each of the row's names, in the same
+ * order (either may be NULL): a NULL entry keeps the value the keyring has
+ * for that name. Secrets of names no longer listed go. */
+gboolean       prs_mcp_servers_update        (PrsMcpServers          *self,
+                                              const PrsMcpServerRow  *row,
+                                              const char * const     *header_values,
+                                              const char * const     *secret_env_values,
                                               GError                **error);
 /* Removes the server named or numbered @id_or_name and its secrets. */
 gboolean       prs_mcp_servers_remove        (PrsMcpServers          *self,
@@ -42,5 +55,21 @@ PrsMcpClient  *prs_mcp_servers_create_client (PrsMcpServers          *self,
                                               const PrsMcpServerRow  *row,
                                               const char * const     *reserved,
                                               GError                **error);
+/* The same without blocking the caller: the keyring is read on a worker
+ * thread and the client made on the caller's context. Values given in
+ * @header_values and @secret_env_values (as for prs_mcp_servers_update ();
+ * NULL entries and arrays: the keyring's, under row->id) are used as they
+ * are, so a server can be tried before it is saved. */
+void           prs_mcp_servers_create_client_async  (PrsMcpServers          *self,
+                                                     const PrsMcpServerRow  *row,
+                                                     const char * const     *header_values,
+                                                     const char * const     *secret_env_values,
+                                                     const char * const     *reserved,
+                                                     GCancellable           *cancellable,
+                                                     GAsyncReadyCallback     callback,
+                                                     gpointer                user_data);
+PrsMcpClient  *prs_mcp_servers_create_client_finish (PrsMcpServers          *self,
+                                                     GAsyncResult           *result,
+                                                     GError                **error);
 
 G_END_DECLS

@@ -14,6 +14,7 @@
 
 #include "prs-error.h"
 #include "prs-event-stream.h"
+#include "prs-http-request.h"
 #include "prs-mcp-stdio.h"
 #include "prs-mcp-tool.h"
 
@@ -156,7 +157,7 @@ prs_mcp_stdio_dup_stderr (PrsMcpStdio *self,
     return NULL;
   g_ptr_array_add (kept, NULL);
   joined = g_strjoinv ("\n", (char **) kept->pdata);
-  return prs_mcp_clean_text (joined, STDERR_KEEP);
+  return prs_http_clean_lines (joined, STDERR_KEEP);
 }
 
 GPid

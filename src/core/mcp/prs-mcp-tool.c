@@ -6,39 +6,12 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-mcp-tool.h"
 
 /* An isError text longer than this is cut in the error message. */
 #define ERROR_TEXT_MAX 4096
-
-char *
-prs_mcp_clean_text (const char *text,
-                    gsize       max_chars)
-{
-  GString *out;
-  gsize n = 0;
-
-  if (text == NULL)
-    return g_strdup ("");
-
-  out = g_string_sized_new (MIN (strlen (text), max_chars * 2) + 4);
-  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if ((c < 0x20 && c != '\t' && c != '\n') || (c >= 0x7f && c < 0xa0))
-        continue;
-      if (n == max_chars)
-        {
-          g_string_append (out, "…");
-          break;
-        }
-      g_string_append_unichar (out, c);
-      n++;
-    }
-  return g_string_free (out, FALSE);
-}
 
 static const char *
 optional_string (JsonObject *object,
@@ -97,9 +70,11 @@ prs_mcp_tool_new_from_json (JsonObject  *object,
         title = optional_string (json_node_get_object (annotations), "title");
     }
   if (title != NULL)
-    tool->title = prs_mcp_clean_text (title, 200);
-  tool->description = prs_mcp_clean_text (optional_string (object, "description"),
-                                          PRS_MCP_TOOL_DESCRIPTION_MAX);
+    tool->title = prs_http_clean_text (title, 200);
+  tool->description = prs_http_clean_lines (optional_string (object, "description"),
+                                            PRS_MCP_TOOL_DESCRIPTION_MAX);
+  if (tool->description == NULL)
+    tool->description = g_strdup ("");
 
   /* The spec requires an object schema; a server that sends none still has
    * a usable tool, one without parameters. */
@@ -278,15 +253,12 @@ prs_mcp_call_result_to_json (JsonObject  *result,
       JSON_NODE_HOLDS_VALUE (json_object_get_member (result, "isError")) &&
       json_object_get_boolean_member (result, "isError"))
     {
-      g_autofree char *said = prs_mcp_clean_text (g_strstrip (text), ERROR_TEXT_MAX);
+      g_autofree char *said = prs_http_clean_lines (text, ERROR_TEXT_MAX);
 
-      if (said[0] == '\0' && structured != NULL)
-        {
-          g_free (said);
-          said = json_to_string (structured, FALSE);
-        }
+      if (said == NULL && structured != NULL)
+        said = prs_json_to_string (structured, FALSE);
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_MCP_TOOL_FAILED,
-                           said[0] != '\0' ? said : _("The tool failed without saying why."));
+                           said != NULL && said[0] != '\0' ? said : _("The tool failed without saying why."));
       return NULL;
     }
 

@@ -38,12 +38,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsMcpTool, prs_mcp_tool_free)
  *  annotations?, nameNote?} */
 JsonNode   *prs_mcp_tool_to_json       (const PrsMcpTool  *tool);
 
-/* Keeps text from a server printable: control characters other than tab
- * and line feed go (a terminal or a label must not interpret them), and
- * it is cut at @max_chars characters with an ellipsis. */
-char       *prs_mcp_clean_text         (const char        *text,
-                                        gsize              max_chars);
-
 /* A tools/call result as one JSON object for the model and the tool card:
  * {"text": the text blocks joined by blank lines (left out when it only
  * repeats structuredContent), "structured": structuredContent,

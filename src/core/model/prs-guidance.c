@@ -572,7 +572,9 @@ prs_guidance_build_tool_text (const PrsToolGuidance *guidance,
 
   out = g_string_new (NULL);
   g_string_append_printf (out, "When using the **%s** tool:\n", guidance->tool);
-  if (tool != NULL && tool->description != NULL)
+  /* An MCP server's description is its data, never the system prompt's:
+   * the model reads it with the tool, marked (docs/mcp.md) */
+  if (tool != NULL && tool->description != NULL && !prs_tool_is_mcp (tool))
     {
       g_autofree char *purpose = one_line (tool->description);
 

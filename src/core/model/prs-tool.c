@@ -42,6 +42,11 @@ prs_tool_copy (const PrsTool *tool)
   copy->webhook_id = g_strdup (tool->webhook_id);
   copy->webhook_node_name = g_strdup (tool->webhook_node_name);
   copy->discovered_at = tool->discovered_at;
+  copy->mcp_server = g_strdup (tool->mcp_server);
+  copy->mcp_server_id = g_strdup (tool->mcp_server_id);
+  copy->mcp_tool = g_strdup (tool->mcp_tool);
+  copy->mcp_name_note = g_strdup (tool->mcp_name_note);
+  copy->input_schema = tool->input_schema != NULL ? json_node_copy (tool->input_schema) : NULL;
 
   for (guint i = 0; i < tool->params->len; i++)
     g_ptr_array_add (copy->params, prs_param_copy (g_ptr_array_index (tool->params, i)));
@@ -66,6 +71,11 @@ prs_tool_free (PrsTool *tool)
   g_free (tool->webhook_id);
   g_free (tool->webhook_node_name);
   g_clear_pointer (&tool->params, g_ptr_array_unref);
+  g_free (tool->mcp_server);
+  g_free (tool->mcp_server_id);
+  g_free (tool->mcp_tool);
+  g_free (tool->mcp_name_note);
+  g_clear_pointer (&tool->input_schema, json_node_unref);
   g_free (tool);
 }
 
@@ -105,6 +115,9 @@ prs_tool_build_input_schema (const PrsTool *tool)
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
   g_return_val_if_fail (tool != NULL, NULL);
+
+  if (tool->input_schema != NULL)
+    return json_node_copy (tool->input_schema);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "type");
@@ -153,6 +166,84 @@ prs_tool_build_input_schema (const PrsTool *tool)
   return json_builder_get_root (builder);
 }
 
+gboolean
+prs_tool_is_mcp (const PrsTool *tool)
+{
+  g_return_val_if_fail (tool != NULL, FALSE);
+
+  return tool->mcp_server != NULL;
+}
+
+static PrsParamType
+schema_type (JsonObject *property)
+{
+  JsonNode *type = json_object_get_member (property, "type");
+  PrsParamType out = PRS_PARAM_STRING;
+
+  if (type == NULL || !JSON_NODE_HOLDS_VALUE (type) || json_node_get_value_type (type) != G_TYPE_STRING)
+    return PRS_PARAM_STRING;
+  if (g_str_equal (json_node_get_string (type), "integer"))
+    return PRS_PARAM_NUMBER;
+  prs_param_type_from_string (json_node_get_string (type), &out);
+  return out;
+}
+
+void
+prs_tool_set_input_schema (PrsTool  *tool,
+                           JsonNode *schema)
+{
+  JsonObject *object;
+  JsonObject *properties = NULL;
+  JsonArray *required = NULL;
+  GList *members;
+  guint n = 0;
+
+  g_return_if_fail (tool != NULL);
+  g_return_if_fail (schema != NULL && JSON_NODE_HOLDS_OBJECT (schema));
+
+  g_clear_pointer (&tool->input_schema, json_node_unref);
+  tool->input_schema = json_node_copy (schema);
+  g_ptr_array_set_size (tool->params, 0);
+
+  object = json_node_get_object (tool->input_schema);
+  if (json_object_has_member (object, "properties") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, "properties")))
+    properties = json_object_get_object_member (object, "properties");
+  if (json_object_has_member (object, "required") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (object, "required")))
+    required = json_object_get_array_member (object, "required");
+  if (properties == NULL)
+    return;
+
+  members = json_object_get_members (properties);
+  for (GList *l = members; l != NULL && n < PRS_TOOL_MAX_PARAMS; l = l->next, n++)
+    {
+      JsonNode *node = json_object_get_member (properties, l->data);
+      JsonObject *property = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *description = property != NULL ? prs_json_object_get_string (property, "description") : NULL;
+      gboolean is_required = FALSE;
+      PrsParam *param;
+
+      for (guint i = 0; required != NULL && i < json_array_get_length (required); i++)
+        {
+          JsonNode *element = json_array_get_element (required, i);
+
+          is_required = is_required || (JSON_NODE_HOLDS_VALUE (element) &&
+                                        json_node_get_value_type (element) == G_TYPE_STRING &&
+                                        g_strcmp0 (json_node_get_string (element), l->data) == 0);
+        }
+      param = prs_param_new (l->data, property != NULL ? schema_type (property) : PRS_PARAM_STRING, is_required,
+                             property != NULL ? json_object_get_member (property, "default") : NULL);
+      if (description != NULL && description[0] != '\0')
+        {
+          g_free (param->description);
+          param->description = g_strdup (description);
+        }
+      g_ptr_array_add (tool->params, param);
+    }
+  g_list_free (members);
+}
+
 JsonNode *
 prs_tool_to_json (const PrsTool *tool)
 {
@@ -163,17 +254,27 @@ prs_tool_to_json (const PrsTool *tool)
   json_builder_begin_object (builder);
   prs_json_builder_add_string_member (builder, "name", tool->name);
   prs_json_builder_add_string_member (builder, "description", tool->description);
-  prs_json_builder_add_string_member (builder, "descriptionSource",
-                                      prs_description_source_to_string (tool->description_source));
-  prs_json_builder_add_string_member (builder, "workflowId", tool->workflow_id);
-  prs_json_builder_add_string_member (builder, "workflowName", tool->workflow_name);
+  if (prs_tool_is_mcp (tool))
+    {
+      prs_json_builder_add_string_member (builder, "mcpServer", tool->mcp_server);
+      prs_json_builder_add_string_member (builder, "mcpTool", tool->mcp_tool);
+      if (tool->mcp_name_note != NULL)
+        prs_json_builder_add_string_member (builder, "nameNote", tool->mcp_name_note);
+    }
+  else
+    {
+      prs_json_builder_add_string_member (builder, "descriptionSource",
+                                          prs_description_source_to_string (tool->description_source));
+      prs_json_builder_add_string_member (builder, "workflowId", tool->workflow_id);
+      prs_json_builder_add_string_member (builder, "workflowName", tool->workflow_name);
 
-  json_builder_set_member_name (builder, "webhook");
-  json_builder_begin_object (builder);
-  prs_json_builder_add_string_member (builder, "path", tool->webhook_path);
-  prs_json_builder_add_string_member (builder, "method", tool->webhook_method);
-  prs_json_builder_add_string_member (builder, "responseMode", tool->response_mode);
-  json_builder_end_object (builder);
+      json_builder_set_member_name (builder, "webhook");
+      json_builder_begin_object (builder);
+      prs_json_builder_add_string_member (builder, "path", tool->webhook_path);
+      prs_json_builder_add_string_member (builder, "method", tool->webhook_method);
+      prs_json_builder_add_string_member (builder, "responseMode", tool->response_mode);
+      json_builder_end_object (builder);
+    }
 
   json_builder_set_member_name (builder, "parameters");
   json_builder_begin_array (builder);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-tool.h: a discovered tool: an n8n workflow that agents can call. */
+/* prs-tool.h: a tool agents can call: an n8n workflow found by discovery,
+ * or a tool an MCP server lists (docs/mcp.md), which is offered, approved,
+ * guided and bound the same way. */
 #pragma once
 
 #include <json-glib/json-glib.h>
@@ -35,6 +37,13 @@ typedef struct
   GPtrArray            *params;            /* PrsParam*, in order of first occurrence */
 
   gint64                discovered_at;     /* unix seconds, 0 when never stored */
+
+  /* An MCP server's tool (the workflow and webhook fields are NULL) */
+  char                 *mcp_server;        /* the server's name; NULL for an n8n tool */
+  char                 *mcp_server_id;
+  char                 *mcp_tool;          /* the server's own name for it */
+  char                 *mcp_name_note;     /* why its name has a suffix (a collision); may be NULL */
+  JsonNode             *input_schema;      /* its JSON Schema as the server gave it */
 } PrsTool;
 
 PrsTool    *prs_tool_new                  (void);
@@ -45,12 +54,25 @@ const char *prs_description_source_to_string   (PrsDescriptionSource  source);
 gboolean    prs_description_source_from_string (const char           *str,
                                                 PrsDescriptionSource *out_source);
 
-/* {"type":"object","properties":{…},"required":[…]} */
+/* {"type":"object","properties":{…},"required":[…]}; an MCP tool's own
+ * schema as it is. */
 JsonNode   *prs_tool_build_input_schema   (const PrsTool  *tool);
+
+/* TRUE for a tool an MCP server lists. */
+gboolean    prs_tool_is_mcp               (const PrsTool  *tool);
+/* Makes @schema (an object; copied) the tool's schema and reads its
+ * parameters from its top-level "properties" (type, description, default,
+ * "required"), so that guidance and binding see them as they see a
+ * workflow's: "integer" reads as a number, anything else not one of the
+ * five types as a string; at most PRS_TOOL_MAX_PARAMS. */
+void        prs_tool_set_input_schema     (PrsTool        *tool,
+                                           JsonNode       *schema);
 
 /* The public tool object of check-workflow, discover and tools:
  * {name, description, descriptionSource, workflowId, workflowName,
- *  webhook:{path, method, responseMode}, parameters:[…], inputSchema}. */
+ *  webhook:{path, method, responseMode}, parameters:[…], inputSchema};
+ * an MCP tool's: {name, description, mcpServer, mcpTool, parameters,
+ *  inputSchema}. */
 JsonNode   *prs_tool_to_json              (const PrsTool  *tool);
 
 /* Reads back what prs_tool_to_json() wrote (the store keeps it). The fields

@@ -574,20 +574,6 @@ start_attempt (GTask *task)
                                g_object_ref (task));
 }
 
-/* RFC 9110 token characters. */
-static gboolean
-is_header_name (const char *name)
-{
-  if (name == NULL || *name == '\0')
-    return FALSE;
-  for (const char *p = name; *p != '\0'; p++)
-    {
-      if (!g_ascii_isalnum (*p) && strchr ("!#$%&'*+-.^_`|~", *p) == NULL)
-        return FALSE;
-    }
-  return TRUE;
-}
-
 static gboolean
 is_header_value (const char *value)
 {
@@ -638,7 +624,7 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
 
   if ((req->auth_header_name != NULL) != (req->auth_header_value != NULL) ||
       (req->auth_header_name != NULL &&
-       (!is_header_name (req->auth_header_name) || !is_header_value (req->auth_header_value))))
+       (!prs_http_is_header_name (req->auth_header_name) || !is_header_value (req->auth_header_value))))
     {
       /* Neither the name nor the value is quoted: either may be a pasted secret. */
       call_return (task, prs_tool_call_result_new_failure (PRS_ERROR_INVALID_INPUT,

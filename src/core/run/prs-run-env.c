@@ -27,6 +27,7 @@ env_clear (PrsRunEnv *env)
   g_clear_object (&env->secrets);
   g_clear_object (&env->registry);
   g_clear_pointer (&env->callback_url, g_free);
+  g_clear_object (&env->mcp_hub);
 }
 
 PrsRunEnv *
@@ -59,14 +60,28 @@ prs_run_env_new (PrsStore            *store,
   return env;
 }
 
+void
+prs_run_env_set_mcp_hub (PrsRunEnv *env,
+                         PrsMcpHub *hub)
+{
+  g_return_if_fail (env != NULL);
+  g_return_if_fail (hub == NULL || PRS_IS_MCP_HUB (hub));
+
+  g_set_object (&env->mcp_hub, hub);
+}
+
 PrsRunEnv *
 prs_run_env_new_with_limits (const PrsRunEnv    *env,
                              const PrsRunLimits *limits)
 {
+  PrsRunEnv *copy;
+
   g_return_val_if_fail (env != NULL, NULL);
 
-  return prs_run_env_new (env->store, env->providers, env->secrets, env->registry,
+  copy = prs_run_env_new (env->store, env->providers, env->secrets, env->registry,
                           env->callback_url, limits);
+  prs_run_env_set_mcp_hub (copy, env->mcp_hub);
+  return copy;
 }
 
 PrsRunEnv *

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-run-env.h: everything a run works with, handed to it when it is
  * made — the store, the providers, the keyring, what tool calls need (the
- * callback registry and the callback URL) and the limits — so that a run
- * asks nobody for them. Immutable once made: a change of settings makes a
- * new one, and runs keep the one they started with (a run resumed after a
- * restart gets the current one). Main thread, like the runs. */
+ * callback registry and the callback URL, the MCP servers) and the limits —
+ * so that a run asks nobody for them. Immutable once made: a change of
+ * settings makes a new one, and runs keep the one they started with (a run
+ * resumed after a restart gets the current one). Main thread, like the
+ * runs. */
 #pragma once
 
+#include "prs-mcp-hub.h"
 #include "prs-providers.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
@@ -41,6 +43,7 @@ typedef struct
   PrsCallbackRegistry *registry;      /* where tools that answer later deliver */
   char                *callback_url;  /* sent to tools: https://127.0.0.1:PORT/api/ai/agentic-loop-result */
   PrsRunLimits         limits;        /* 0 rounds or repeats: the default */
+  PrsMcpHub           *mcp_hub;       /* the MCP servers' tools; NULL: none are offered */
 } PrsRunEnv;
 
 /* Read the fields, never write them. @secrets and @callback_url may be NULL. */
@@ -50,6 +53,10 @@ PrsRunEnv *prs_run_env_new              (PrsStore                  *store,
                                          PrsCallbackRegistry       *registry,
                                          const char                *callback_url,
                                          const PrsRunLimits        *limits);
+/* Gives @env the MCP servers: call it once, before any run uses @env.
+ * Environments made from it with other limits keep them. */
+void       prs_run_env_set_mcp_hub      (PrsRunEnv                 *env,
+                                         PrsMcpHub                 *hub);
 /* The same services with other limits. */
 PrsRunEnv *prs_run_env_new_with_limits  (const PrsRunEnv           *env,
                                          const PrsRunLimits        *limits);

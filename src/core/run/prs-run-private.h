@@ -93,6 +93,11 @@ void        _prs_run_set_working      (PrsRun       *self);
 JsonObject *_prs_run_last_entry       (PrsRun       *self);
 
 /* prs-run-tools.c */
+/* The most tools a model is offered at once (OpenAI's limit; others allow
+ * more, no model chooses well among more): the rest are left out, and the
+ * run says so. */
+#define PRS_RUN_MAX_TOOLS 128
+
 GPtrArray  *_prs_run_allowed_tools    (PrsRun          *self);
 void        _prs_run_say_missing_tools (PrsRun         *self);
 JsonObject *_prs_run_call_extra       (PrsRun          *self,

@@ -1,93 +1,23 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-run-tools.c: a run's tool round — the tools its agent may use, the
- * calls the model proposes (bound to the agent's guidance, checked for
- * repeats and the round limit, decided by a rule or left to a person),
- * a person's decisions, running a call against n8n (and waiting for its
- * callback when the workflow answers later), settling its result, and the
- * hygiene that keeps invisible characters from the model. The state
- * machine (prs-run.c) calls these and goes on; nothing here does. */
+/* prs-run-tools.c: a run's tool round — the tools its agent may use (n8n's
+ * and the MCP servers'), the calls the model proposes (bound to the agent's
+ * guidance, checked for repeats and the round limit, decided by a rule or
+ * left to a person), a person's decisions, running a call
+ * (prs-tool-invoke.h) with its progress on the card, settling its result,
+ * and the hygiene that keeps invisible characters from the model. The
+ * state machine (prs-run.c) calls these and goes on; nothing here does. */
 #include "config.h"
 
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 
-#include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-guidance.h"
+#include "prs-invisible.h"
 #include "prs-json.h"
 #include "prs-run-private.h"
-
-/* ---- hygiene ---- */
-
-static gboolean
-is_invisible (gunichar c)
-{
-  return (c >= 0xE0000 && c <= 0xE007F) ||
-         (c >= 0x200B && c <= 0x200D) ||
-         c == 0x2060 || c == 0xFEFF;
-}
-
-char *
-prs_run_strip_invisible (const char *text)
-{
-  GString *out;
-
-  if (text == NULL)
-    return NULL;
-  if (!g_utf8_validate (text, -1, NULL))
-    return g_utf8_make_valid (text, -1);
-
-  out = g_string_sized_new (strlen (text));
-  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (!is_invisible (c))
-        g_string_append_unichar (out, c);
-    }
-  return g_string_free (out, FALSE);
-}
-
-JsonNode *
-prs_run_strip_invisible_json (JsonNode *node)
-{
-  if (node == NULL)
-    return NULL;
-
-  if (JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *object = json_node_get_object (node);
-      g_autoptr(JsonObject) cleaned = json_object_new ();
-      GList *members = json_object_get_members (object);
-
-      for (GList *l = members; l != NULL; l = l->next)
-        {
-          g_autofree char *key = prs_run_strip_invisible (l->data);
-
-          json_object_set_member (cleaned, key,
-                                  prs_run_strip_invisible_json (json_object_get_member (object, l->data)));
-        }
-      g_list_free (members);
-      return json_node_init_object (json_node_alloc (), cleaned);
-    }
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *array = json_node_get_array (node);
-      g_autoptr(JsonArray) cleaned = json_array_sized_new (json_array_get_length (array));
-
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        json_array_add_element (cleaned, prs_run_strip_invisible_json (json_array_get_element (array, i)));
-      return json_node_init_array (json_node_alloc (), cleaned);
-    }
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    {
-      g_autofree char *clean = prs_run_strip_invisible (json_node_get_string (node));
-
-      return json_node_init_string (json_node_alloc (), clean);
-    }
-  return json_node_copy (node);
-}
+#include "prs-tool-invoke.h"
 
 /* ---- the tools of the agent ---- */
 
@@ -95,7 +25,7 @@ GPtrArray *
 _prs_run_allowed_tools (PrsRun *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) all = prs_store_list_tools (self->env->store, &error);
+  g_autoptr(GPtrArray) all = prs_tool_list_all (self->env, &error);
   GPtrArray *tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
 
   if (all == NULL)
@@ -103,41 +33,70 @@ _prs_run_allowed_tools (PrsRun *self)
       g_message ("Could not read the tools: %s", error->message);
       return tools;
     }
-  for (guint i = 0; i < all->len; i++)
+  for (guint i = 0; i < all->len && tools->len < PRS_RUN_MAX_TOOLS; i++)
     {
       PrsTool *tool = g_ptr_array_index (all, i);
 
       if (prs_agent_allows_tool (self->agent, tool->name))
-        g_ptr_array_add (tools, prs_tool_copy (tool));
+        g_ptr_array_add (tools, g_steal_pointer (&g_ptr_array_index (all, i)));
     }
   return tools;
 }
 
-/* An allowed tool that is not discovered is said, not fatal */
+/* How many tools the agent may use beyond PRS_RUN_MAX_TOOLS */
+static guint
+count_left_out (PrsRun *self)
+{
+  g_autoptr(GPtrArray) all = prs_tool_list_all (self->env, NULL);
+  guint n = 0;
+
+  for (guint i = 0; all != NULL && i < all->len; i++)
+    n += prs_agent_allows_tool (self->agent, ((PrsTool *) g_ptr_array_index (all, i))->name) ? 1 : 0;
+  return n > PRS_RUN_MAX_TOOLS ? n - PRS_RUN_MAX_TOOLS : 0;
+}
+
+/* An allowed tool that is not there is said, not fatal; so are tools left
+ * out past the most a model is offered */
 void
 _prs_run_say_missing_tools (PrsRun *self)
 {
   g_autoptr(GPtrArray) tools = NULL;
+  guint left_out = count_left_out (self);
 
+  if (left_out > 0)
+    {
+      g_autofree char *notice =
+        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                      "The agent may use more tools than a model is offered at once (%u): %u tool "
+                                      "was left out. Choose the agent’s tools in its editor.",
+                                      "The agent may use more tools than a model is offered at once (%u): %u tools "
+                                      "were left out. Choose the agent’s tools in its editor.", left_out),
+                         PRS_RUN_MAX_TOOLS, left_out);
+
+      _prs_run_add_notice (self, notice);
+    }
   if (self->agent->allowed_tools == NULL)
     return;
 
   tools = _prs_run_allowed_tools (self);
   for (guint i = 0; self->agent->allowed_tools[i] != NULL; i++)
     {
+      const char *name = self->agent->allowed_tools[i];
       gboolean found = FALSE;
+      g_autofree char *notice = NULL;
 
       for (guint j = 0; j < tools->len; j++)
-        found = found || g_strcmp0 (((PrsTool *) g_ptr_array_index (tools, j))->name,
-                                    self->agent->allowed_tools[i]) == 0;
-      if (!found)
-        {
-          g_autofree char *notice =
-            g_strdup_printf (_("The agent’s tool “%s” is not discovered on n8n; the agent runs without it."),
-                             self->agent->allowed_tools[i]);
-
-          _prs_run_add_notice (self, notice);
-        }
+        found = found || g_strcmp0 (((PrsTool *) g_ptr_array_index (tools, j))->name, name) == 0;
+      if (found)
+        continue;
+      /* MCP tools' names, and no n8n tool's, hold "__" (docs/mcp.md) */
+      if (strstr (name, "__") != NULL)
+        notice = g_strdup_printf (_("The agent’s tool “%s” is not listed by an MCP server that is switched on; "
+                                    "the agent runs without it."), name);
+      else
+        notice = g_strdup_printf (_("The agent’s tool “%s” is not discovered on n8n; the agent runs without it."),
+                                  name);
+      _prs_run_add_notice (self, notice);
     }
 }
 
@@ -323,13 +282,17 @@ bind_calls (PrsRun          *self,
 static gboolean
 store_proposal (PrsRun         *self,
                 PrsToolCallRow *row,
-                JsonObject     *provenance)
+                JsonObject     *provenance,
+                const PrsTool  *tool)
 {
   g_autoptr(JsonObject) extra = json_object_new ();
   g_autoptr(JsonObject) arguments = _prs_run_parse_object (row->arguments_json);
   g_autoptr(GError) error = NULL;
 
   json_object_set_string_member (extra, "name", row->name);
+  /* The card says whose tool it is */
+  if (tool != NULL && prs_tool_is_mcp (tool))
+    json_object_set_string_member (extra, "mcpServer", tool->mcp_server);
   json_object_set_string_member (extra, "toolCallId", row->id);
   json_object_set_int_member (extra, "round", row->round);
   json_object_set_object_member (extra, "arguments", json_object_ref (arguments));
@@ -387,6 +350,7 @@ _prs_run_propose_calls (PrsRun          *self,
 {
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_call_row_free);
   g_autoptr(GPtrArray) provenances = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(GPtrArray) tools = NULL;
   guint max_rounds = self->env->limits.max_rounds;
 
   if ((guint) self->row->round >= max_rounds)
@@ -403,11 +367,12 @@ _prs_run_propose_calls (PrsRun          *self,
     return;
   _prs_run_save (self);
 
+  tools = _prs_run_allowed_tools (self);
   for (guint i = 0; i < rows->len; i++)
     {
       PrsToolCallRow *row = g_ptr_array_index (rows, i);
 
-      if (!store_proposal (self, row, g_ptr_array_index (provenances, i)))
+      if (!store_proposal (self, row, g_ptr_array_index (provenances, i), find_tool (tools, row->name)))
         return;
       apply_rule (self, row);
     }
@@ -608,78 +573,71 @@ execution_id (PrsRun *self)
   return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
 }
 
-/* docs/workflows.md: the n8n Header Auth, when configured: the header's name in the
- * store, its value in the keyring (read only when a name is set). */
-static void
-set_webhook_auth (PrsRun             *self,
-                  PrsToolCallRequest *request)
+/* A call's progress on its tool-call message, written at most every
+ * PROGRESS_INTERVAL_MS (a server may send hundreds a second) and once more
+ * after the last */
+typedef struct
 {
-  PrsSecrets *secrets = self->env->secrets;
-  g_autofree char *name = prs_store_dup_setting (self->env->store, PRS_SETTING_WEBHOOK_AUTH_HEADER);
-  g_autoptr(GError) error = NULL;
-  char *value;
+  PrsRun     *run;
+  char       *call_id;
+  JsonObject *pending;      /* not written yet */
+  gint64      last_write;
+  guint       timeout_id;
+} Progress;
 
-  if (name == NULL || name[0] == '\0' || secrets == NULL)
+#define PROGRESS_INTERVAL_MS 250
+
+static void
+progress_free (Progress *progress)
+{
+  g_clear_handle_id (&progress->timeout_id, g_source_remove);
+  g_clear_pointer (&progress->pending, json_object_unref);
+  g_object_unref (progress->run);
+  g_free (progress->call_id);
+  g_free (progress);
+}
+
+static void
+write_progress (Progress *progress)
+{
+  PrsRun *self = progress->run;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(JsonObject) pending = g_steal_pointer (&progress->pending);
+
+  progress->last_write = g_get_monotonic_time ();
+  if (self->detached || pending == NULL ||
+      (call = prs_store_lookup_tool_call (self->env->store, progress->call_id, NULL)) == NULL ||
+      g_strcmp0 (call->status, "running") != 0)
     return;
+  extra = _prs_run_call_extra (self, call, NULL);
+  json_object_set_object_member (extra, "progress", g_steal_pointer (&pending));
+  _prs_run_update_message (self, call->message_id, NULL, NULL, extra);
+}
 
-  value = prs_secrets_lookup_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error);
-  if (value == NULL)
-    {
-      g_message ("The webhook Header Auth “%s” has no value stored%s%s", name,
-                 error != NULL ? ": " : "", error != NULL ? error->message : "");
-      return;
-    }
+static gboolean
+on_progress_timeout (gpointer data)
+{
+  Progress *progress = data;
 
-  request->auth_header_name = g_steal_pointer (&name);
-  request->auth_header_value = value;
+  progress->timeout_id = 0;
+  write_progress (progress);
+  return G_SOURCE_REMOVE;
 }
 
 static void
-on_callback_done (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+on_call_progress (const PrsToolProgress *event,
+                  gpointer               data)
 {
-  g_autoptr(GTask) task = user_data;
-  PrsRun *self = g_task_get_source_object (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsToolCallResult) call_result = NULL;
-
-  call_result = prs_callback_registry_wait_finish (PRS_CALLBACK_REGISTRY (source), result, &error);
-  if (self->detached)
-    {
-      g_task_return_pointer (task, NULL, NULL);
-      return;
-    }
-  if (call_result == NULL)
-    call_result = prs_tool_call_result_new_failure (PRS_ERROR_FAILED,
-                                                    error != NULL ? error->message : _("The call was stopped."));
-  g_task_return_pointer (task, g_steal_pointer (&call_result), (GDestroyNotify) prs_tool_call_result_free);
-}
-
-static void
-on_webhook_done (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  PrsRun *self = g_task_get_source_object (task);
-  const char *call_id = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsToolCallResult) call_result = prs_tool_call_run_finish (result, &error);
+  Progress *progress = data;
+  PrsRun *self = progress->run;
+  g_autoptr(PrsToolCallRow) call = NULL;
 
   if (self->detached)
+    return;
+  if (event->waiting)
     {
-      g_task_return_pointer (task, NULL, NULL);
-      return;
-    }
-
-  if (call_result == NULL)
-    call_result = prs_tool_call_result_new_failure (PRS_ERROR_FAILED, _("The call was stopped."));
-
-  if (call_result->status == PRS_TOOL_CALL_WAITING_CALLBACK)
-    {
-      g_autoptr(PrsToolCallRow) call = prs_store_lookup_tool_call (self->env->store, call_id, NULL);
-
+      call = prs_store_lookup_tool_call (self->env->store, progress->call_id, NULL);
       if (call != NULL)
         {
           g_autoptr(JsonObject) extra = _prs_run_call_extra (self, call, NULL);
@@ -687,13 +645,39 @@ on_webhook_done (GObject      *source,
           json_object_set_boolean_member (extra, "waitingForCallback", TRUE);
           _prs_run_save_call (self, call, "running", extra);
         }
-      prs_callback_registry_wait_async (self->env->registry, call_id,
-                                        self->env->limits.callback_timeout,
-                                        self->cancellable, on_callback_done, g_steal_pointer (&task));
       return;
     }
 
-  g_task_return_pointer (task, g_steal_pointer (&call_result), (GDestroyNotify) prs_tool_call_result_free);
+  g_clear_pointer (&progress->pending, json_object_unref);
+  progress->pending = json_object_new ();
+  json_object_set_double_member (progress->pending, "progress", event->progress);
+  if (event->total >= 0)
+    json_object_set_double_member (progress->pending, "total", event->total);
+  if (event->message != NULL)
+    {
+      g_autofree char *clean = prs_strip_invisible (event->message);
+
+      json_object_set_string_member (progress->pending, "message", clean);
+    }
+  if (g_get_monotonic_time () - progress->last_write >= PROGRESS_INTERVAL_MS * 1000)
+    write_progress (progress);
+  else if (progress->timeout_id == 0)
+    progress->timeout_id = g_timeout_add (PROGRESS_INTERVAL_MS, on_progress_timeout, progress);
+}
+
+static void
+on_invoked (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsRun *self = g_task_get_source_object (task);
+  g_autoptr(PrsToolCallResult) call_result = prs_tool_invoke_finish (result);
+
+  if (self->detached)
+    g_task_return_pointer (task, NULL, NULL);
+  else
+    g_task_return_pointer (task, g_steal_pointer (&call_result), (GDestroyNotify) prs_tool_call_result_free);
 }
 
 void
@@ -702,11 +686,12 @@ _prs_run_call_tool_async (PrsRun              *self,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
-  g_autoptr(PrsTool) tool = NULL;
-  g_autofree char *n8n_url = NULL;
-  g_autoptr(PrsToolCallRequest) request = NULL;
   g_autoptr(JsonObject) extra = NULL;
+  g_autoptr(JsonObject) arguments = NULL;
   g_autoptr(GTask) task = NULL;
+  g_autofree char *execution = NULL;
+  PrsToolInvocation invocation = { 0 };
+  Progress *progress;
 
   if (g_hash_table_contains (self->executing, call->id))
     return;
@@ -717,40 +702,22 @@ _prs_run_call_tool_async (PrsRun              *self,
   g_task_set_source_tag (task, _prs_run_call_tool_async);
   g_task_set_task_data (task, g_strdup (call->id), g_free);
 
-  tool = prs_store_lookup_tool (self->env->store, call->name, NULL);
-  n8n_url = prs_store_dup_setting (self->env->store, PRS_SETTING_N8N_URL);
   /* Checked again where the call runs, whatever approved it */
   if (!prs_agent_allows_tool (self->agent, call->name))
-    g_clear_pointer (&tool, prs_tool_free);
-  if (tool == NULL || n8n_url == NULL)
     {
-      g_autoptr(PrsToolCallResult) failure = NULL;
-      g_autofree char *message = tool == NULL
-        ? g_strdup_printf (_("There is no tool “%s” (it is not discovered on n8n)."), call->name)
-        : g_strdup (_("n8n is not set up, so no tool can run."));
+      g_autofree char *why = g_strdup_printf (_("The agent “%s” may not use the tool “%s”."),
+                                              self->agent->name, call->name);
 
-      failure = prs_tool_call_result_new_failure (PRS_ERROR_NOT_FOUND, message);
       /* GTask answers from the main loop, not from inside the caller's
        * loop over the round's calls */
-      g_task_return_pointer (task, g_steal_pointer (&failure), (GDestroyNotify) prs_tool_call_result_free);
+      g_task_return_pointer (task, prs_tool_call_result_new_failure (PRS_ERROR_NOT_FOUND, why),
+                             (GDestroyNotify) prs_tool_call_result_free);
       return;
     }
 
   extra = _prs_run_call_extra (self, call, NULL);
+  json_object_remove_member (extra, "progress");
   _prs_run_save_call (self, call, "running", extra);
-
-  request = prs_tool_call_request_new (tool, n8n_url);
-  g_clear_pointer (&request->arguments, json_object_unref);
-  request->arguments = _prs_run_parse_object (call->arguments_json);
-  g_free (request->tool_call_id);
-  request->tool_call_id = g_strdup (call->id);
-  request->conversation_id = g_strdup (self->row->conversation_id);
-  request->agent_id = g_strdup (self->row->agent_id);
-  request->callback_url = g_strdup (self->env->callback_url);
-  request->execution = execution_id (self);
-  request->timeout_seconds = self->env->limits.tool_timeout;
-  request->callback_registry = g_object_ref (self->env->registry);
-  set_webhook_auth (self, request);
 
   if (self->cancellable == NULL || g_cancellable_is_cancelled (self->cancellable))
     {
@@ -758,7 +725,19 @@ _prs_run_call_tool_async (PrsRun              *self,
       self->cancellable = g_cancellable_new ();
     }
 
-  prs_tool_call_run_async (request, self->cancellable, on_webhook_done, g_steal_pointer (&task));
+  arguments = _prs_run_parse_object (call->arguments_json);
+  execution = execution_id (self);
+  invocation.tool_name = call->name;
+  invocation.arguments = arguments;
+  invocation.tool_call_id = call->id;
+  invocation.conversation_id = self->row->conversation_id;
+  invocation.agent_id = self->row->agent_id;
+  invocation.execution_id = execution;
+  progress = g_new0 (Progress, 1);
+  progress->run = g_object_ref (self);
+  progress->call_id = g_strdup (call->id);
+  prs_tool_invoke_async (self->env, &invocation, on_call_progress, progress, (GDestroyNotify) progress_free,
+                         self->cancellable, on_invoked, g_steal_pointer (&task));
 }
 
 PrsToolCallResult *
@@ -791,12 +770,12 @@ _prs_run_settle_call (PrsRun            *self,
     return;
 
   for_model = prs_tool_call_result_for_model (result);
-  clean = prs_run_strip_invisible (for_model);
+  clean = prs_strip_invisible (for_model);
 
   extra = _prs_run_call_extra (self, call, NULL);
   if (ok && result->result != NULL)
     {
-      JsonNode *copy = prs_run_strip_invisible_json (result->result);
+      JsonNode *copy = prs_strip_invisible_json (result->result);
 
       json_object_set_member (extra, "result", json_node_copy (copy));
       json_object_set_member (result_extra, "result", copy);
@@ -807,6 +786,7 @@ _prs_run_settle_call (PrsRun            *self,
       json_object_set_string_member (result_extra, "error", result->error);
     }
   json_object_remove_member (extra, "waitingForCallback");
+  json_object_remove_member (extra, "progress");
   json_object_set_string_member (result_extra, "name", call->name);
   json_object_set_string_member (result_extra, "toolCallId", call->id);
   json_object_set_string_member (result_extra, "toolCallMessageId", call->message_id);

@@ -21,6 +21,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
+#include "prs-invisible.h"
 #include "prs-json.h"
 #include "prs-providers.h"
 #include "prs-run-private.h"
@@ -479,7 +480,7 @@ load_common (PrsRun  *self,
   if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
     {
       /* Invisible characters never reach the model */
-      g_autoptr(JsonNode) clean = prs_run_strip_invisible_json (context);
+      g_autoptr(JsonNode) clean = prs_strip_invisible_json (context);
 
       self->context = json_object_ref (json_node_get_object (clean));
     }

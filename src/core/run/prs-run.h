@@ -16,9 +16,8 @@
  *   working ()   it works again on its own (a decision, a Retry, after a restart)
  *   rested ()    it stopped working: it waits for a person, or it ended
  *
- * Runs live on the main thread; only prs_run_build_answer () and the
- * prs_run_strip_invisible* functions, which touch no run, may be called
- * on another. */
+ * Runs live on the main thread; only prs_run_build_answer (), which
+ * touches no run, may be called on another. */
 #pragma once
 
 #include <gio/gio.h>
@@ -127,11 +126,5 @@ JsonNode   *prs_run_wait_rest_finish    (PrsRun              *self,
 JsonNode   *prs_run_build_answer        (PrsStore    *store,
                                          const char  *trigger_message_id,
                                          guint       *out_http_status);
-
-/* Removes invisible characters (tags U+E0000–E007F, U+200B–U+200D, U+2060,
- * U+FEFF) from @text; a new string. */
-char       *prs_run_strip_invisible     (const char  *text);
-/* The same on every string (keys and values) of @node: a new tree. */
-JsonNode   *prs_run_strip_invisible_json (JsonNode   *node);
 
 G_END_DECLS

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-store-mcp.c: the MCP servers the user added, the table of migration
- * 6. Lists (arguments, environment, names of secret values) are JSON arrays
- * of strings; secrets themselves are never stored here. Each write runs in
- * one BEGIN IMMEDIATE transaction. */
+ * 6, and the tools each listed last (migration 11). Lists (arguments,
+ * environment, names of secret values) are JSON arrays of strings; secrets
+ * themselves are never stored here. Each write runs in one BEGIN IMMEDIATE
+ * transaction. */
 #include "config.h"
 
 #include <string.h>
@@ -15,6 +16,29 @@
                     " headers_json, enabled, shared, created_at"
 /* The longest server name: it starts every tool name models see. */
 #define MAX_NAME_CHARS 64
+
+PrsMcpServerRow *
+prs_mcp_server_row_copy (const PrsMcpServerRow *row)
+{
+  PrsMcpServerRow *copy;
+
+  g_return_val_if_fail (row != NULL, NULL);
+
+  copy = g_new0 (PrsMcpServerRow, 1);
+  copy->id = g_strdup (row->id);
+  copy->name = g_strdup (row->name);
+  copy->transport = g_strdup (row->transport);
+  copy->command = g_strdup (row->command);
+  copy->args = g_strdupv (row->args);
+  copy->env = g_strdupv (row->env);
+  copy->secret_env = g_strdupv (row->secret_env);
+  copy->url = g_strdup (row->url);
+  copy->header_names = g_strdupv (row->header_names);
+  copy->enabled = row->enabled;
+  copy->shared = row->shared;
+  copy->created_at = g_strdup (row->created_at);
+  return copy;
+}
 
 void
 prs_mcp_server_row_free (PrsMcpServerRow *row)
@@ -223,8 +247,24 @@ write_row (PrsStore               *self,
 
   if (!check_row (row, error) || !prs_store_begin_immediate (self, error))
     return FALSE;
-  if (name_taken (self, row->name, is_new ? NULL : id, error) ||
-      (stmt = prs_store_prepare_cached (self, sql, error)) == NULL)
+  if (name_taken (self, row->name, is_new ? NULL : id, error))
+    goto fail;
+  /* A new name gives its tools new names: the ones kept are no longer true */
+  if (!is_new)
+    {
+      stmt = prs_store_prepare_cached (self,
+                                       "DELETE FROM mcp_tools WHERE server_id = ?1"
+                                       " AND (SELECT name FROM mcp_servers WHERE id = ?1) IS NOT ?2",
+                                       error);
+      if (stmt == NULL)
+        goto fail;
+      prs_store_bind_text (stmt, 1, id);
+      prs_store_bind_text (stmt, 2, row->name);
+      if (!prs_store_step_done (self, stmt, "Could not save the MCP server", error))
+        goto fail;
+      g_clear_pointer (&stmt, prs_stmt_release);
+    }
+  if ((stmt = prs_store_prepare_cached (self, sql, error)) == NULL)
     goto fail;
   bind_row (stmt, row, id);
   if (is_new)
@@ -302,4 +342,125 @@ prs_store_remove_mcp_server (PrsStore    *self,
       return FALSE;
     }
   return TRUE;
+}
+
+/* ---- The tools each server listed last (migration 11) ---- */
+
+gboolean
+prs_store_save_mcp_tools (PrsStore    *self,
+                          const char  *server_id,
+                          JsonArray   *tools,
+                          gint64       when,
+                          GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  g_return_val_if_fail (server_id != NULL && tools != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    {
+      JsonNode *node = json_array_get_element (tools, i);
+      JsonObject *tool = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+
+      g_return_val_if_fail (tool != NULL && json_object_get_string_member_with_default (tool, "name", NULL) != NULL &&
+                            json_object_get_string_member_with_default (tool, "exposedName", NULL) != NULL,
+                            FALSE);
+    }
+
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  stmt = prs_store_prepare_cached (self, "UPDATE mcp_servers SET tools_listed_at = ?2 WHERE id = ?1", error);
+  if (stmt == NULL)
+    goto fail;
+  prs_store_bind_text (stmt, 1, server_id);
+  sqlite3_bind_int64 (stmt, 2, when);
+  if (!prs_store_step_done (self, stmt, "Could not save the MCP server's tools", error))
+    goto fail;
+  /* A server removed meanwhile keeps no tools */
+  if (sqlite3_changes (self->db) == 0)
+    {
+      g_clear_pointer (&stmt, prs_stmt_release);
+      return prs_store_commit (self, error);
+    }
+  g_clear_pointer (&stmt, prs_stmt_release);
+
+  stmt = prs_store_prepare_cached (self, "DELETE FROM mcp_tools WHERE server_id = ?1", error);
+  if (stmt == NULL)
+    goto fail;
+  prs_store_bind_text (stmt, 1, server_id);
+  if (!prs_store_step_done (self, stmt, "Could not save the MCP server's tools", error))
+    goto fail;
+  g_clear_pointer (&stmt, prs_stmt_release);
+
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    {
+      JsonNode *node = json_array_get_element (tools, i);
+      JsonObject *tool = json_node_get_object (node);
+      const char *name = json_object_get_string_member (tool, "name");
+      const char *exposed = json_object_get_string_member (tool, "exposedName");
+      g_autofree char *text = prs_json_to_string (node, FALSE);
+
+      stmt = prs_store_prepare_cached (self,
+                                       "INSERT INTO mcp_tools (server_id, position, name, exposed_name, tool_json)"
+                                       " VALUES (?1, ?2, ?3, ?4, ?5)",
+                                       error);
+      if (stmt == NULL)
+        goto fail;
+      prs_store_bind_text (stmt, 1, server_id);
+      sqlite3_bind_int (stmt, 2, (int) i);
+      prs_store_bind_text (stmt, 3, name);
+      prs_store_bind_text (stmt, 4, exposed);
+      prs_store_bind_text (stmt, 5, text);
+      if (!prs_store_step_done (self, stmt, "Could not save the MCP server's tools", error))
+        goto fail;
+      g_clear_pointer (&stmt, prs_stmt_release);
+    }
+  return prs_store_commit (self, error);
+
+fail:
+  g_clear_pointer (&stmt, prs_stmt_release);
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+JsonArray *
+prs_store_list_mcp_tools (PrsStore    *self,
+                          const char  *server_id,
+                          GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(JsonArray) out = json_array_new ();
+  int rc;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+
+  stmt = prs_store_prepare_cached (self,
+                                   "SELECT s.id, s.name, s.enabled, s.shared, s.tools_listed_at, t.tool_json"
+                                   " FROM mcp_tools t JOIN mcp_servers s ON s.id = t.server_id"
+                                   " WHERE ?1 IS NULL OR s.id = ?1"
+                                   " ORDER BY s.name, t.position",
+                                   error);
+  if (stmt == NULL)
+    return NULL;
+  prs_store_bind_text (stmt, 1, server_id);
+  while ((rc = prs_store_step_row (self, stmt, "Could not read the MCP servers' tools", error)) == 1)
+    {
+      JsonObject *entry = json_object_new ();
+      JsonNode *tool = json_from_string (prs_store_column_text (stmt, 5), NULL);
+
+      json_object_set_string_member (entry, "serverId", prs_store_column_text (stmt, 0));
+      json_object_set_string_member (entry, "serverName", prs_store_column_text (stmt, 1));
+      json_object_set_boolean_member (entry, "enabled", sqlite3_column_int (stmt, 2) != 0);
+      json_object_set_boolean_member (entry, "shared", sqlite3_column_int (stmt, 3) != 0);
+      json_object_set_int_member (entry, "listedAt", sqlite3_column_int64 (stmt, 4));
+      json_object_set_member (entry, "tool", tool != NULL ? tool : json_node_new (JSON_NODE_NULL));
+      json_array_add_object_element (out, entry);
+    }
+  if (rc < 0)
+    return NULL;
+  return g_steal_pointer (&out);
 }

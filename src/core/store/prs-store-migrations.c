@@ -370,6 +370,25 @@ static const PrsMigration migrations[] = {
     "END;"
     "PRAGMA user_version = 9;",
     TRUE },
+
+  { 10,
+    /* The tools each MCP server listed last (docs/mcp.md), so that they
+     * can be offered, listed and checked while the server is not
+     * connected (at start, while it restarts, when prosponsive-ctl asks).
+     * tool_json is prs_mcp_tool_to_json's; exposed_name, the name models
+     * see, is repeated for lookups. A server's tools go with it. */
+    "CREATE TABLE mcp_tools ("
+    "  server_id    TEXT NOT NULL REFERENCES mcp_servers (id) ON DELETE CASCADE,"
+    "  position     INTEGER NOT NULL,"
+    "  name         TEXT NOT NULL,"
+    "  exposed_name TEXT NOT NULL,"
+    "  tool_json    TEXT NOT NULL,"
+    "  PRIMARY KEY (server_id, name)"
+    ");"
+    "CREATE INDEX mcp_tools_exposed_name ON mcp_tools (exposed_name);"
+    /* When the server's tools were last listed (unix seconds), NULL for never */
+    "ALTER TABLE mcp_servers ADD COLUMN tools_listed_at INTEGER;"
+    "PRAGMA user_version = 10;" },
 };
 
 int

@@ -487,6 +487,7 @@ typedef struct
   char      *created_at;
 } PrsMcpServerRow;
 
+PrsMcpServerRow *prs_mcp_server_row_copy      (const PrsMcpServerRow *row);
 void             prs_mcp_server_row_free      (PrsMcpServerRow *row);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsMcpServerRow, prs_mcp_server_row_free)
 
@@ -510,6 +511,21 @@ gboolean         prs_store_update_mcp_server  (PrsStore               *self,
 /* PRS_ERROR_NOT_FOUND when there is no such server. */
 gboolean         prs_store_remove_mcp_server  (PrsStore    *self,
                                                const char  *id,
+                                               GError     **error);
+/* The tools a server listed last, kept so that they can be offered and
+ * listed while it is not connected: @tools holds prs_mcp_tool_to_json ()
+ * objects (name and exposedName required), which replace the server's in
+ * one transaction, with @when (unix seconds) as the time of listing. A
+ * server that no longer exists keeps none. */
+gboolean         prs_store_save_mcp_tools     (PrsStore    *self,
+                                               const char  *server_id,
+                                               JsonArray   *tools,
+                                               gint64       when,
+                                               GError     **error);
+/* [{serverId, serverName, enabled, shared, listedAt, tool}] by server name,
+ * then in the server's order; @server_id NULL: every server's. */
+JsonArray       *prs_store_list_mcp_tools     (PrsStore    *self,
+                                               const char  *server_id,
                                                GError     **error);
 
 /* ---- Agent runs, tool calls, approval rules (docs/runs.md; prs-store-runs.c) ---- */

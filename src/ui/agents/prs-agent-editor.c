@@ -6,6 +6,7 @@
  * name until the user types an id. */
 #include "config.h"
 
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "prs-agent-editor.h"
@@ -349,9 +350,77 @@ on_all_tools_active (GtkSwitch      *all_switch,
   update_state (self);
 }
 
+static GtkWidget *
+tool_check_row (PrsAgentEditor *self,
+                const PrsTool  *tool)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *check = gtk_check_button_new ();
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), tool->name);
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), tool->description != NULL ? tool->description : "");
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
+  gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
+  g_object_set_data_full (G_OBJECT (check), "tool", g_strdup (tool->name), g_free);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL, tool->name, -1);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
+  g_signal_connect (check, "toggled", G_CALLBACK (on_tool_toggled), self);
+  g_hash_table_insert (self->tool_checks, g_strdup (tool->name), check);
+  return row;
+}
+
+/* A server's rows are made when it is first opened: a server may list a
+ * thousand tools */
+static void
+on_server_expanded (GtkWidget      *expander,
+                    GParamSpec     *pspec,
+                    PrsAgentEditor *self)
+{
+  GPtrArray *tools = g_object_get_data (G_OBJECT (expander), "prs-tools");
+
+  if (!adw_expander_row_get_expanded (ADW_EXPANDER_ROW (expander)) ||
+      g_object_get_data (G_OBJECT (expander), "prs-filled") != NULL)
+    return;
+  g_object_set_data (G_OBJECT (expander), "prs-filled", GINT_TO_POINTER (TRUE));
+  for (guint i = 0; i < tools->len; i++)
+    adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), tool_check_row (self, g_ptr_array_index (tools, i)));
+  sync_tool_checks (self);
+}
+
+/* The expander of @tool's server: @current when it is that server's, else
+ * a new one (the tools come by server) */
+static GtkWidget *
+server_expander (PrsAgentEditor *self,
+                 const PrsTool  *tool,
+                 GtkWidget      *current)
+{
+  GtkWidget *expander;
+  g_autofree char *title = NULL;
+
+  if (current != NULL && g_strcmp0 (g_object_get_data (G_OBJECT (current), "server-id"), tool->mcp_server_id) == 0)
+    return current;
+  expander = adw_expander_row_new ();
+  /* Translators: a group of tools in the agent editor; %s is the name of an MCP server */
+  title = g_strdup_printf (_("MCP Server “%s”"), tool->mcp_server);
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (expander), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), title);
+  gtk_widget_set_name (expander, "mcp-server-tools");
+  g_object_set_data_full (G_OBJECT (expander), "server-id", g_strdup (tool->mcp_server_id), g_free);
+  /* Borrowed from self->tools, which lives as long as the editor */
+  g_object_set_data_full (G_OBJECT (expander), "prs-tools", g_ptr_array_new (), (GDestroyNotify) g_ptr_array_unref);
+  g_signal_connect (expander, "notify::expanded", G_CALLBACK (on_server_expanded), self);
+  adw_preferences_group_add (self->tools_group, expander);
+  g_ptr_array_add (self->tool_rows, expander);
+  return expander;
+}
+
 static void
 build_tool_rows (PrsAgentEditor *self)
 {
+  GtkWidget *server = NULL;
+
   for (guint i = 0; i < self->tool_rows->len; i++)
     adw_preferences_group_remove (self->tools_group, g_ptr_array_index (self->tool_rows, i));
   g_ptr_array_set_size (self->tool_rows, 0);
@@ -360,22 +429,29 @@ build_tool_rows (PrsAgentEditor *self)
   for (guint i = 0; i < self->tools->len; i++)
     {
       const PrsTool *tool = g_ptr_array_index (self->tools, i);
-      GtkWidget *row = adw_action_row_new ();
-      GtkWidget *check = gtk_check_button_new ();
+      GtkWidget *row;
 
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), tool->name);
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), tool->description != NULL ? tool->description : "");
-      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
-      gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
-      g_object_set_data_full (G_OBJECT (check), "tool", g_strdup (tool->name), g_free);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL, tool->name, -1);
-      adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
-      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
-      g_signal_connect (check, "toggled", G_CALLBACK (on_tool_toggled), self);
+      /* An MCP server's tools together, under the server */
+      if (prs_tool_is_mcp (tool))
+        {
+          server = server_expander (self, tool, server);
+          g_ptr_array_add (g_object_get_data (G_OBJECT (server), "prs-tools"), (gpointer) tool);
+          continue;
+        }
+      row = tool_check_row (self, tool);
       adw_preferences_group_add (self->tools_group, row);
       g_ptr_array_add (self->tool_rows, row);
-      g_hash_table_insert (self->tool_checks, g_strdup (tool->name), check);
+    }
+
+  for (guint i = 0; i < self->tool_rows->len; i++)
+    {
+      GPtrArray *tools = g_object_get_data (g_ptr_array_index (self->tool_rows, i), "prs-tools");
+      g_autofree char *count = NULL;
+
+      if (tools == NULL)
+        continue;
+      count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u tool", "%u tools", tools->len), tools->len);
+      adw_expander_row_set_subtitle (g_ptr_array_index (self->tool_rows, i), count);
     }
 
   if (self->tools->len == 0)
@@ -384,7 +460,8 @@ build_tool_rows (PrsAgentEditor *self)
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No tools discovered yet"));
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
-                                   _("Published n8n workflows with a POST Webhook trigger appear here."));
+                                   _("Published n8n workflows with a POST Webhook trigger, and the tools of MCP "
+                                     "servers, appear here."));
       gtk_widget_add_css_class (row, "dim-label");
       adw_preferences_group_add (self->tools_group, row);
       g_ptr_array_add (self->tool_rows, row);
@@ -402,8 +479,11 @@ build_tool_rows (PrsAgentEditor *self)
       row = adw_action_row_new ();
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      /* MCP tools' names, and no n8n tool's, hold "__" (docs/mcp.md) */
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
-                                   _("Allowed, but not discovered now: runs cannot call it until its workflow is published again."));
+                                   strstr (name, "__") != NULL
+                                   ? _("Allowed, but no MCP server that is switched on lists it now: runs cannot call it until one does.")
+                                   : _("Allowed, but not discovered now: runs cannot call it until its workflow is published again."));
       adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 3);
       gtk_widget_add_css_class (row, "missing-tool");
       icon = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
@@ -458,6 +538,29 @@ load_agent (PrsAgentEditor *self)
                               self->working->guidance,
                               (const char * const *) self->working->allowed_tools);
   update_state (self);
+}
+
+/* n8n's tools, then the MCP servers' (of the servers switched on) */
+static GPtrArray *
+list_tools (PrsService *service)
+{
+  g_autoptr(GError) error = NULL;
+  GPtrArray *tools = prs_store_list_tools (prs_service_get_store (service), &error);
+  g_autoptr(GPtrArray) mcp = NULL;
+
+  if (tools == NULL)
+    {
+      g_message ("Could not list the tools: %s", error->message);
+      tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+      g_clear_error (&error);
+    }
+  if (prs_service_get_mcp_hub (service) != NULL)
+    mcp = prs_mcp_hub_list_tools (prs_service_get_mcp_hub (service), &error);
+  if (mcp == NULL && error != NULL)
+    g_message ("Could not list the MCP tools: %s", error->message);
+  for (guint i = 0; mcp != NULL && i < mcp->len; i++)
+    g_ptr_array_add (tools, g_steal_pointer (&g_ptr_array_index (mcp, i)));
+  return tools;
 }
 
 static GStrv
@@ -515,13 +618,7 @@ prs_agent_editor_new (GtkWindow   *parent,
   self->stored_print = agent_id != NULL ? fingerprint (agent) : NULL;
   self->other_ids = list_other_ids (store, agent_id);
 
-  self->tools = prs_store_list_tools (store, &local_error);
-  if (self->tools == NULL)
-    {
-      g_message ("Could not list the tools: %s", local_error->message);
-      self->tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-      g_clear_error (&local_error);
-    }
+  self->tools = list_tools (service);
   if (!prs_context_field_list_reload (self->fields, store, NULL, &local_error))
     g_message ("Could not list the Request Context fields: %s", local_error->message);
 

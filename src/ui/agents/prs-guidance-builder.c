@@ -794,17 +794,22 @@ add_choice (PrsGuidanceBuilder *self,
             const char         *name)
 {
   g_autofree char *label = NULL;
+  const PrsTool *tool;
 
   for (guint i = 0; i < self->choices->len; i++)
     if (g_strcmp0 (g_ptr_array_index (self->choices, i), name) == 0)
       return;
 
-  if (find_tool (self, name) == NULL)
+  tool = find_tool (self, name);
+  if (tool == NULL)
     /* Translators: a tool in the drop-down that n8n does not offer now */
     label = g_strdup_printf (_("%s (not discovered)"), name);
   else if (!is_allowed (self, name))
     /* Translators: a tool with guidance that the agent may not call */
     label = g_strdup_printf (_("%s (not allowed)"), name);
+  else if (prs_tool_is_mcp (tool))
+    /* Translators: a tool in the drop-down; %s is the name of the MCP server that lists it */
+    label = g_strdup_printf (_("%s (MCP server “%s”)"), name, tool->mcp_server);
   else
     label = g_strdup (name);
   g_ptr_array_add (self->choices, g_strdup (name));

@@ -413,6 +413,7 @@ build_tool (PrsMessageRow *self)
   g_autoptr(JsonNode) content_result = NULL;
   const char *status = prs_message_get_status (message);
   GtkWidget *card = prs_tool_card_new ();
+  JsonObject *progress;
 
   if (name == NULL)
     name = prs_message_get_extra_string (message, "tool");
@@ -431,6 +432,13 @@ build_tool (PrsMessageRow *self)
                           extra_object (message, "provenance"),
                           status, result,
                           prs_message_get_extra_string (message, "error"));
+  prs_tool_card_set_server (PRS_TOOL_CARD (card), prs_message_get_extra_string (message, "mcpServer"));
+  progress = extra_object (message, "progress");
+  if (progress != NULL)
+    prs_tool_card_set_progress (PRS_TOOL_CARD (card),
+                                json_object_get_double_member_with_default (progress, "progress", -1),
+                                json_object_get_double_member_with_default (progress, "total", -1),
+                                json_object_get_string_member_with_default (progress, "message", NULL));
   gtk_widget_add_css_class (card, "message-tool");
   g_signal_connect_object (card, "approve", G_CALLBACK (on_card_approve), self, 0);
   g_signal_connect_object (card, "approve-all", G_CALLBACK (on_card_approve_all), self, 0);

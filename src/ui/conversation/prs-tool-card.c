@@ -29,9 +29,11 @@ struct _PrsToolCard
   GtkWidget   *error_label;
   GtkWidget   *name_label;
   GtkWidget   *no_args_label;
+  GtkWidget   *progress_bar;
   GtkWidget   *result_expander;
   GtkWidget   *result_label;
   GtkWidget   *retry_button;
+  GtkWidget   *server_label;
   GtkWidget   *status_label;
 };
 
@@ -306,6 +308,60 @@ prs_tool_card_set_call (PrsToolCard *self,
   gtk_widget_set_visible (self->result_expander, result != NULL);
 }
 
+void
+prs_tool_card_set_server (PrsToolCard *self,
+                          const char  *server)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (PRS_IS_TOOL_CARD (self));
+
+  if (server != NULL)
+    /* Translators: under a tool call's name; %s is the name of an MCP server */
+    text = g_strdup_printf (_("A tool of the MCP server “%s”"), server);
+  gtk_label_set_text (GTK_LABEL (self->server_label), text != NULL ? text : "");
+  gtk_widget_set_visible (self->server_label, text != NULL);
+}
+
+void
+prs_tool_card_set_progress (PrsToolCard *self,
+                            double       progress,
+                            double       total,
+                            const char  *message)
+{
+  GtkProgressBar *bar;
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (PRS_IS_TOOL_CARD (self));
+
+  bar = GTK_PROGRESS_BAR (self->progress_bar);
+  /* Only while it runs: a settled call's last progress says nothing */
+  if (progress < 0 || g_strcmp0 (self->status, "running") != 0)
+    {
+      gtk_widget_set_visible (self->progress_bar, FALSE);
+      return;
+    }
+  if (total > 0)
+    {
+      gtk_progress_bar_set_fraction (bar, CLAMP (progress / total, 0.0, 1.0));
+      /* Translators: a tool's progress, such as "2 of 4" */
+      text = g_strdup_printf (_("%g of %g"), progress, total);
+    }
+  else
+    {
+      gtk_progress_bar_pulse (bar);
+      text = g_strdup_printf ("%g", progress);
+    }
+  /* The server's words say more than numbers; the bar shows how far */
+  if (message != NULL && message[0] != '\0')
+    {
+      g_free (text);
+      text = g_strdup (message);
+    }
+  gtk_progress_bar_set_text (bar, text);
+  gtk_widget_set_visible (self->progress_bar, TRUE);
+}
+
 const char *
 prs_tool_card_get_status (PrsToolCard *self)
 {
@@ -509,9 +565,11 @@ prs_tool_card_class_init (PrsToolCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsToolCard, error_label);
   gtk_widget_class_bind_template_child (widget_class, PrsToolCard, name_label);
   gtk_widget_class_bind_template_child (widget_class, PrsToolCard, no_args_label);
+  gtk_widget_class_bind_template_child (widget_class, PrsToolCard, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, PrsToolCard, result_expander);
   gtk_widget_class_bind_template_child (widget_class, PrsToolCard, result_label);
   gtk_widget_class_bind_template_child (widget_class, PrsToolCard, retry_button);
+  gtk_widget_class_bind_template_child (widget_class, PrsToolCard, server_label);
   gtk_widget_class_bind_template_child (widget_class, PrsToolCard, status_label);
 
   gtk_widget_class_install_action (widget_class, "tool-card.approve", NULL, approve_activated);

@@ -27,6 +27,16 @@ void        prs_tool_card_set_call       (PrsToolCard *self,
                                           const char  *status,
                                           JsonNode    *result,
                                           const char  *error);
+/* The MCP server whose tool it is (NULL: an n8n workflow). */
+void        prs_tool_card_set_server     (PrsToolCard *self,
+                                          const char  *server);
+/* A running call's progress as its server reports it: @total < 0 when
+ * unknown, @progress < 0 for none (hidden); shown only while running. Call
+ * after prs_tool_card_set_call (). */
+void        prs_tool_card_set_progress   (PrsToolCard *self,
+                                          double       progress,
+                                          double       total,
+                                          const char  *message);
 const char *prs_tool_card_get_status     (PrsToolCard *self);
 /* The arguments as they would be approved now (edits included), as JSON. */
 char       *prs_tool_card_dup_arguments  (PrsToolCard *self);

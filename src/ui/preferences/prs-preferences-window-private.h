@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-preferences-window-private.h: Preferences is one window over four
+/* prs-preferences-window-private.h: Preferences is one window over five
  * files: prs-preferences-window.c (the window, its shared row helpers, the
  * General and n8n pages, the health checks), prs-preferences-providers.c,
- * prs-preferences-api.c (Local API) and prs-preferences-runs.c (Agent
- * Runs: inference settings and approval rules). */
+ * prs-preferences-mcp.c (MCP Servers), prs-preferences-api.c (Local API)
+ * and prs-preferences-runs.c (Agent Runs: inference settings and approval
+ * rules). */
 #pragma once
 
 #include <libsoup/soup.h>
 
+#include "prs-mcp-server-editor.h"
 #include "prs-preferences-window.h"
 #include "prs-provider-editor.h"
 
@@ -21,6 +23,8 @@ struct _PrsPreferencesWindow
   GCancellable         *cancellable;
   GPtrArray            *provider_rows;
   GPtrArray            *rule_rows;
+  GPtrArray            *mcp_rows;
+  guint                 mcp_reload_id;
   char                 *token;            /* shown; wiped in finalize */
   GTlsCertificate      *certificate;
   SoupSession          *health_session;
@@ -45,6 +49,7 @@ struct _PrsPreferencesWindow
 
   /* forms */
   PrsProviderEditor    *provider_editor;
+  PrsMcpServerEditor   *mcp_editor;
   AdwComboRow          *rule_tool;
   AdwComboRow          *rule_agent;
   AdwComboRow          *rule_conversation;
@@ -56,6 +61,7 @@ struct _PrsPreferencesWindow
   AdwPreferencesGroup  *n8n_group;
   AdwPreferencesGroup  *discovery_group;
   AdwPreferencesGroup  *providers_group;
+  AdwPreferencesGroup  *mcp_group;
   AdwPreferencesGroup  *api_group;
   AdwPreferencesGroup  *token_group;
   AdwPreferencesGroup  *cert_group;
@@ -111,6 +117,11 @@ void        prs_preferences_on_add_provider_clicked (PrsPreferencesWindow *self)
 /* prs-preferences-api.c */
 void        prs_preferences_build_api              (PrsPreferencesWindow *self);
 void        prs_preferences_wipe_token             (PrsPreferencesWindow *self);
+
+/* prs-preferences-mcp.c */
+void        prs_preferences_build_mcp              (PrsPreferencesWindow *self);
+void        prs_preferences_reload_mcp             (PrsPreferencesWindow *self);
+void        prs_preferences_on_add_mcp_clicked     (PrsPreferencesWindow *self);
 
 /* prs-preferences-runs.c */
 void        prs_preferences_build_runs             (PrsPreferencesWindow *self);

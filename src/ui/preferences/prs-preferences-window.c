@@ -563,6 +563,7 @@ build (PrsPreferencesWindow *self)
   prs_preferences_build_api (self);
   prs_preferences_build_runs (self);
   prs_preferences_reload_providers (self);
+  prs_preferences_build_mcp (self);
   update_discovery_row (self);
 }
 
@@ -595,12 +596,14 @@ prs_preferences_window_dispose (GObject *object)
   PrsPreferencesWindow *self = PRS_PREFERENCES_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->mcp_reload_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_PREFERENCES_WINDOW);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->health_session);
   g_clear_object (&self->certificate);
   g_clear_pointer (&self->provider_rows, g_ptr_array_unref);
   g_clear_pointer (&self->rule_rows, g_ptr_array_unref);
+  g_clear_pointer (&self->mcp_rows, g_ptr_array_unref);
   g_clear_object (&self->service);
 
   G_OBJECT_CLASS (prs_preferences_window_parent_class)->dispose (object);
@@ -634,6 +637,7 @@ prs_preferences_window_class_init (PrsPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, inference_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, lan_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, links_group);
+  gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, mcp_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, n8n_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, providers_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, rules_group);
@@ -641,6 +645,8 @@ prs_preferences_window_class_init (PrsPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, token_group);
   gtk_widget_class_bind_template_callback_full (widget_class, "on_add_provider_clicked",
                                                 G_CALLBACK (prs_preferences_on_add_provider_clicked));
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_add_mcp_clicked",
+                                                G_CALLBACK (prs_preferences_on_add_mcp_clicked));
   gtk_widget_class_bind_template_callback_full (widget_class, "on_add_rule_clicked",
                                                 G_CALLBACK (prs_preferences_on_add_rule_clicked));
   gtk_widget_class_bind_template_callback (widget_class, on_health_clicked);
@@ -653,5 +659,6 @@ prs_preferences_window_init (PrsPreferencesWindow *self)
   self->cancellable = g_cancellable_new ();
   self->provider_rows = g_ptr_array_new ();
   self->rule_rows = g_ptr_array_new ();
+  self->mcp_rows = g_ptr_array_new ();
   self->health_session = soup_session_new_with_options ("timeout", 5, NULL);
 }

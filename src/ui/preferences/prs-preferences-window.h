@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-preferences-window.h: Preferences: health at a glance, n8n, AI
- * providers, the local API (port, LAN, token, certificate), agent runs
+ * providers, MCP servers, the local API (port, LAN, token, certificate), agent runs
  * (inference settings, tool approval rules), links, background. */
 #pragma once
 
@@ -20,5 +20,8 @@ void                  prs_preferences_window_check_health (PrsPreferencesWindow 
 /* Opens the provider form for a new provider (or @provider_id). */
 void                  prs_preferences_window_edit_provider (PrsPreferencesWindow *self,
                                                             const char           *provider_id);
+/* Opens the MCP server form for a new server (or @server_id). */
+void                  prs_preferences_window_edit_mcp_server (PrsPreferencesWindow *self,
+                                                              const char           *server_id);
 
 G_END_DECLS

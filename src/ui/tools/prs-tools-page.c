@@ -1,40 +1,22 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-tools-page.c: the Tools page. Rows are rebuilt from the store after
  * every discovery; the status row says when discovery last ran and why it
- * failed, with a spinner while it runs. */
+ * failed, with a spinner while it runs. The MCP servers' part is
+ * prs-tools-page-mcp.c. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
 #include "prs-json.h"
 #include "prs-launcher.h"
-#include "prs-tools-page.h"
-
-struct _PrsToolsPage
-{
-  AdwBin               parent_instance;
-
-  PrsService          *service;
-  GPtrArray           *rows;            /* (widget, group) pairs to remove */
-  gboolean             refresh_requested;
-  guint                n_tools;
-  guint                n_workflows;
-
-  AdwActionRow        *status_row;
-  GtkImage            *status_icon;
-  GtkStack            *status_icon_stack;
-  GtkSpinner          *status_spinner;
-  GtkButton           *refresh_button;
-  AdwPreferencesGroup *tools_group;
-  AdwPreferencesGroup *workflows_group;
-};
+#include "prs-tools-page-private.h"
 
 G_DEFINE_FINAL_TYPE (PrsToolsPage, prs_tools_page, ADW_TYPE_BIN)
 
-static void
-add_row (PrsToolsPage        *self,
-         AdwPreferencesGroup *group,
-         GtkWidget           *row)
+void
+prs_tools_page_add_row (PrsToolsPage        *self,
+                        AdwPreferencesGroup *group,
+                        GtkWidget           *row)
 {
   adw_preferences_group_add (group, row);
   g_ptr_array_add (self->rows, row);
@@ -49,9 +31,9 @@ clear_rows (PrsToolsPage *self)
   g_ptr_array_set_size (self->rows, 0);
 }
 
-static GtkWidget *
-text_row (const char *title,
-          const char *subtitle)
+GtkWidget *
+prs_tools_page_text_row (const char *title,
+                         const char *subtitle)
 {
   GtkWidget *row = adw_action_row_new ();
 
@@ -128,8 +110,8 @@ open_button (PrsToolsPage *self,
   return button;
 }
 
-static char *
-describe_param (const PrsParam *param)
+char *
+prs_tools_page_describe_param (const PrsParam *param)
 {
   const char *type = prs_param_type_to_string (param->type);
 
@@ -161,17 +143,17 @@ tool_row (PrsToolsPage  *self,
   adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), tool->description);
   gtk_widget_set_name (expander, "tool-row");
 
-  adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), text_row (_("Description"), tool->description));
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), prs_tools_page_text_row (_("Description"), tool->description));
 
   if (tool->params == NULL || tool->params->len == 0)
     adw_expander_row_add_row (ADW_EXPANDER_ROW (expander),
-                              text_row (_("Parameters"), _("None: the tool is called without arguments")));
+                              prs_tools_page_text_row (_("Parameters"), _("None: the tool is called without arguments")));
   for (guint i = 0; tool->params != NULL && i < tool->params->len; i++)
     {
       const PrsParam *param = g_ptr_array_index (tool->params, i);
-      g_autofree char *subtitle = describe_param (param);
+      g_autofree char *subtitle = prs_tools_page_describe_param (param);
 
-      row = text_row (param->name, subtitle);
+      row = prs_tools_page_text_row (param->name, subtitle);
       gtk_widget_add_css_class (row, "monospace-title");
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), row);
     }
@@ -181,9 +163,9 @@ tool_row (PrsToolsPage  *self,
                              tool->webhook_method != NULL ? tool->webhook_method : "POST",
                              tool->webhook_path != NULL ? tool->webhook_path : "",
                              tool->response_mode != NULL ? tool->response_mode : "onReceived");
-  adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), text_row (_("Webhook"), webhook));
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), prs_tools_page_text_row (_("Webhook"), webhook));
 
-  row = text_row (_("Workflow"), tool->workflow_name);
+  row = prs_tools_page_text_row (_("Workflow"), tool->workflow_name);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), open_button (self, n8n_url, tool->workflow_id));
   adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), row);
   return expander;
@@ -220,7 +202,7 @@ workflow_row (PrsToolsPage *self,
       JsonObject *check = json_array_get_object_element (checks, i);
       const char *status = json_object_get_string_member_with_default (check, "status", "fail");
       const char *message = json_object_get_string_member_with_default (check, "message", "");
-      GtkWidget *row = text_row (message, NULL);
+      GtkWidget *row = prs_tools_page_text_row (message, NULL);
 
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), status_icon (status));
       gtk_widget_add_css_class (row, "check-row");
@@ -327,24 +309,27 @@ prs_tools_page_reload (PrsToolsPage  *self,
 
   n8n_url = dup_n8n_url (self);
   for (guint i = 0; i < tools->len; i++)
-    add_row (self, self->tools_group, tool_row (self, g_ptr_array_index (tools, i), n8n_url));
+    prs_tools_page_add_row (self, self->tools_group, tool_row (self, g_ptr_array_index (tools, i), n8n_url));
   if (tools->len == 0)
-    add_row (self, self->tools_group,
-             text_row (_("No tools yet"),
+    prs_tools_page_add_row (self, self->tools_group,
+             prs_tools_page_text_row (_("No tools yet"),
                        n8n_url == NULL
                          ? _("Connect n8n in Preferences. Published workflows with a POST Webhook trigger then appear here.")
                          : _("Publish a workflow with a POST Webhook trigger in n8n, then refresh. The checklist below says what each workflow lacks.")));
 
   for (guint i = 0; i < json_array_get_length (checklists); i++)
-    add_row (self, self->workflows_group,
+    prs_tools_page_add_row (self, self->workflows_group,
              workflow_row (self, json_array_get_object_element (checklists, i), n8n_url));
   if (json_array_get_length (checklists) == 0)
-    add_row (self, self->workflows_group,
-             text_row (_("No published workflows seen"), _("Discovery reads the published (active) workflows of your n8n.")));
+    prs_tools_page_add_row (self, self->workflows_group,
+             prs_tools_page_text_row (_("No published workflows seen"), _("Discovery reads the published (active) workflows of your n8n.")));
 
   self->n_tools = tools->len;
   self->n_workflows = json_array_get_length (checklists);
   update_status (self);
+  /* Servers added with prosponsive-ctl meanwhile appear (and connect) */
+  if (prs_service_get_mcp_hub (self->service) != NULL)
+    prs_mcp_hub_reload (prs_service_get_mcp_hub (self->service));
   return (int) tools->len;
 }
 
@@ -427,6 +412,8 @@ prs_tools_page_set_service (PrsToolsPage *self,
   g_return_if_fail (self->service == NULL);
 
   self->service = g_object_ref (service);
+  prs_tools_page_follow_mcp (self);
+  prs_tools_page_reload_mcp (self);
   discovery = prs_service_get_discovery (service);
   g_signal_connect_object (discovery, "notify::running", G_CALLBACK (on_discovery_running), self, 0);
   g_signal_connect_object (discovery, "finished", G_CALLBACK (on_discovery_finished), self, 0);
@@ -437,8 +424,13 @@ prs_tools_page_dispose (GObject *object)
 {
   PrsToolsPage *self = PRS_TOOLS_PAGE (object);
 
+  g_clear_handle_id (&self->mcp_rebuild_id, g_source_remove);
+  if (self->mcp_items != NULL)
+    prs_tools_page_clear_mcp (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_TOOLS_PAGE);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
+  g_clear_pointer (&self->mcp_groups, g_ptr_array_unref);
+  g_clear_pointer (&self->mcp_items, g_ptr_array_unref);
   g_clear_object (&self->service);
 
   G_OBJECT_CLASS (prs_tools_page_parent_class)->dispose (object);
@@ -453,6 +445,7 @@ prs_tools_page_class_init (PrsToolsPageClass *klass)
   object_class->dispose = prs_tools_page_dispose;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-tools-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, PrsToolsPage, mcp_box);
   gtk_widget_class_bind_template_child (widget_class, PrsToolsPage, refresh_button);
   gtk_widget_class_bind_template_child (widget_class, PrsToolsPage, status_icon);
   gtk_widget_class_bind_template_child (widget_class, PrsToolsPage, status_icon_stack);
@@ -468,4 +461,6 @@ prs_tools_page_init (PrsToolsPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->rows = g_ptr_array_new ();
+  self->mcp_groups = g_ptr_array_new ();
+  self->mcp_items = g_ptr_array_new_with_free_func (g_object_unref);
 }

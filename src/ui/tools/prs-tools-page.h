@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-tools-page.h: the Tools page: every discovered tool (description,
- * parameters, workflow, a link into the n8n editor) and the Workflow
- * Checklist of every workflow seen, so an author sees why a workflow is not
- * a tool. Refresh runs a discovery with visible progress. */
+ * parameters, workflow, a link into the n8n editor), the MCP servers with
+ * their state and tools (grouped by server, with their schemas), and the
+ * Workflow Checklist of every workflow seen, so an author sees why a
+ * workflow is not a tool. Refresh runs a discovery with visible progress. */
 #pragma once
 
 #include <adwaita.h>
