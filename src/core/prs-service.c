@@ -241,6 +241,19 @@ on_run_approval_needed (PrsRunner  *runner,
   g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, conversation_id, message_id, tool_name);
 }
 
+/* A tool's webhook answered 404: discovery drops it now rather than at
+ * the next scheduled run (debounced in PrsDiscovery) */
+static void
+on_workflow_gone (PrsRunner  *runner,
+                  const char *tool_name,
+                  PrsService *self)
+{
+  if (prs_discovery_request_rediscovery (self->discovery))
+    g_message ("The webhook of the tool “%s” is gone (404): looking for tools again", tool_name);
+  else
+    g_debug ("The webhook of the tool “%s” is gone (404): a discovery was just asked for", tool_name);
+}
+
 static void
 start_runner (PrsService *self)
 {
@@ -258,6 +271,7 @@ start_runner (PrsService *self)
   g_signal_connect_object (self->runner, "message-added", G_CALLBACK (on_run_message_added), self, 0);
   g_signal_connect_object (self->runner, "message-changed", G_CALLBACK (on_run_message_changed), self, 0);
   g_signal_connect_object (self->runner, "approval-needed", G_CALLBACK (on_run_approval_needed), self, 0);
+  g_signal_connect_object (self->runner, "workflow-gone", G_CALLBACK (on_workflow_gone), self, 0);
 }
 
 PrsRunner *
