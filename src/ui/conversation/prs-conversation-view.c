@@ -506,13 +506,42 @@ load_agents (PrsConversationView *self)
                            (const char * const *) names->pdata);
 }
 
-/* The openLink allowlist follows Preferences; rows built from now on use it */
+/* Builds every message row on screen again (the rows the list view keeps
+ * are its children's children) */
+static void
+rebuild_rows (GtkWidget           *widget,
+              PrsConversationView *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (PRS_IS_MESSAGE_ROW (child))
+        {
+          g_autoptr(PrsMessage) message = NULL;
+          const char *agent;
+
+          if (prs_message_row_get_message (PRS_MESSAGE_ROW (child)) == NULL)
+            continue;
+          message = g_object_ref (prs_message_row_get_message (PRS_MESSAGE_ROW (child)));
+          agent = prs_message_get_agent_id (message);
+          prs_message_row_set_message (PRS_MESSAGE_ROW (child), NULL, NULL);
+          prs_message_row_set_message (PRS_MESSAGE_ROW (child), message,
+                                       agent != NULL ? g_hash_table_lookup (self->agent_names, agent) : NULL);
+        }
+      else
+        rebuild_rows (child, self);
+    }
+}
+
+/* The link allowlist follows Preferences: every reader (openLink icons,
+ * Markdown links, URLs in text) uses it, on the rows shown now too */
 static void
 on_link_schemes_changed (PrsSettings         *settings,
                          const char          *key,
                          PrsConversationView *self)
 {
   prs_launcher_set_open_link_schemes (prs_settings_get_open_link_schemes (settings));
+  rebuild_rows (GTK_WIDGET (self->list_view), self);
 }
 
 void
