@@ -180,6 +180,9 @@ prs_application_startup (GApplication *app)
   G_APPLICATION_CLASS (prs_application_parent_class)->startup (app);
 
   self->service = prs_service_new (self->options.data_dir, self->options.port);
+  /* Another program on the API's port: the window still opens, and
+   * Preferences says so (and where to change the port) */
+  prs_service_set_api_optional (self->service, TRUE);
   if (!prs_service_start (self->service, &error))
     {
       g_printerr ("prosponsive: %s\n", error->message);

@@ -40,6 +40,9 @@ struct _PrsService
 
   gboolean       storage_full;
   guint          storage_check_id;
+
+  gboolean       api_optional;   /* the window runs without the API */
+  GError        *api_error;      /* why the API did not start */
 };
 
 G_DEFINE_FINAL_TYPE (PrsService, prs_service, G_TYPE_OBJECT)
@@ -80,8 +83,9 @@ prs_service_new (const char *data_dir,
 
   self = g_object_new (PRS_TYPE_SERVICE, NULL);
   self->data_dir = prs_paths_resolve_data_dir (data_dir);
-  self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
   self->settings = prs_settings_new ();
+  /* --port for one run; otherwise the api-port setting (3100 by default) */
+  self->port = port != 0 ? port : prs_settings_get_api_port (self->settings);
 
   return self;
 }
@@ -382,6 +386,47 @@ prs_service_get_storage_full (PrsService *self)
   return self->storage_full;
 }
 
+/* A port another program holds keeps the headless service from starting
+ * (it is there for the API); the window starts without the API, so that
+ * Preferences can say so and the port can be changed there */
+static gboolean
+start_api (PrsService  *self,
+           GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (prs_api_server_start (self->api_server, &local_error))
+    return TRUE;
+  if (!self->api_optional)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  g_message ("The local API did not start: %s", local_error->message);
+  self->api_error = g_steal_pointer (&local_error);
+  return TRUE;
+}
+
+void
+prs_service_set_api_optional (PrsService *self,
+                              gboolean    optional)
+{
+  g_return_if_fail (PRS_IS_SERVICE (self));
+  g_return_if_fail (self->store == NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  self->api_optional = optional;
+}
+
+const GError *
+prs_service_get_api_error (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  return self->api_error;
+}
+
 gboolean
 prs_service_start (PrsService  *self,
                    GError     **error)
@@ -417,7 +462,7 @@ prs_service_start (PrsService  *self,
                           prs_settings_get_allowed_sources (self->settings));
 
   prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
-  if (!prs_api_server_start (self->api_server, error))
+  if (!start_api (self, error))
     return FALSE;
   /* Pending approvals come back; calls that were running are interrupted */
   prs_runner_resume (self->runner);
@@ -534,6 +579,7 @@ prs_service_finalize (GObject *object)
 
   if (self->lock_fd >= 0)
     close (self->lock_fd);
+  g_clear_error (&self->api_error);
   g_free (self->data_dir);
 
   G_OBJECT_CLASS (prs_service_parent_class)->finalize (object);

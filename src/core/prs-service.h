@@ -22,9 +22,16 @@ G_BEGIN_DECLS
 #define PRS_TYPE_SERVICE (prs_service_get_type ())
 G_DECLARE_FINAL_TYPE (PrsService, prs_service, PRS, SERVICE, GObject)
 
-/* @port 0 means the default (3100). */
+/* @port 0 means the api-port setting (3100 by default). */
 PrsService *prs_service_new          (const char  *data_dir,
                                       guint        port);
+/* Before start: a local API that cannot start (its port taken) does not
+ * stop the service; prs_service_get_api_error () says why. The window's
+ * choice: Preferences then show it and let the port be changed. */
+void        prs_service_set_api_optional (PrsService *self,
+                                          gboolean    optional);
+/* Why the local API did not start, or NULL. */
+const GError *prs_service_get_api_error  (PrsService *self);
 /* Opens the store, then starts discovery's schedule and the API server. */
 gboolean    prs_service_start        (PrsService  *self,
                                       GError     **error);

@@ -339,6 +339,16 @@ check_api_health (PrsPreferencesWindow *self)
   g_autofree char *url = NULL;
   g_autoptr(SoupMessage) msg = NULL;
 
+  if (prs_service_get_api_error (self->service) != NULL)
+    {
+      /* Translators: %s says why the local API did not start */
+      g_autofree char *text = g_strdup_printf (_("The API did not start: %s Fix: change the port on the Local API "
+                                                 "page and restart Prosponsive."),
+                                               prs_service_get_api_error (self->service)->message);
+
+      prs_status_row_set_state (self->health_api, "error", text);
+      return;
+    }
   url = g_strdup_printf ("https://127.0.0.1:%u/api/health", prs_service_get_port (self->service));
   msg = soup_message_new (SOUP_METHOD_GET, url);
   g_signal_connect_object (msg, "accept-certificate", G_CALLBACK (on_accept_certificate), self, 0);
