@@ -13,6 +13,7 @@
 #include "prs-preferences-window.h"
 #include "prs-tools-page.h"
 #include "prs-window.h"
+#include "prs-window-state.h"
 
 struct _PrsWindow
 {
@@ -605,6 +606,7 @@ prs_window_new (gpointer    application,
 
   self = g_object_new (PRS_TYPE_WINDOW, "application", application, NULL);
   self->service = g_object_ref (service);
+  prs_window_state_bind (GTK_WINDOW (self), prs_service_get_settings (service));
 
   prs_conversation_view_set_service (self->conversation_view, service);
   prs_tools_page_set_service (self->tools_page, service);

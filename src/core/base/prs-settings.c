@@ -44,8 +44,8 @@ static const KeyInfo keys[] = {
   { "tool-call-timeout",          KIND_UINT,    5,   3600,       120,  NULL },
   { "callback-timeout",           KIND_UINT,    10,  86400,      600,  NULL },
   { "inference-timeout",          KIND_UINT,    5,   3600,       120,  NULL },
-  { "window-width",               KIND_INT,     360, 32767,      900,  NULL },
-  { "window-height",              KIND_INT,     294, 32767,      640,  NULL },
+  { "window-width",               KIND_INT,     360, 32767,      1060, NULL },
+  { "window-height",              KIND_INT,     294, 32767,      720,  NULL },
   { "window-maximized",           KIND_BOOLEAN, 0,   1,          0,    NULL },
 };
 
