@@ -365,16 +365,29 @@ on_storage_check (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-PrsN8nClient *
-prs_service_dup_n8n_client (PrsService  *self,
-                            const char  *not_configured,
-                            GError     **error)
+void
+prs_service_dup_n8n_client_async (PrsService          *self,
+                                  const char          *not_configured,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
 {
-  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
-  g_return_val_if_fail (not_configured != NULL, NULL);
+  g_return_if_fail (PRS_IS_SERVICE (self));
+  g_return_if_fail (not_configured != NULL);
   PRS_ASSERT_MAIN_THREAD ();
 
-  return prs_n8n_setup_dup_client (self->store, self->secrets, not_configured, error);
+  prs_n8n_setup_dup_client_async (self->store, self->secrets, not_configured, cancellable, callback, user_data);
+}
+
+PrsN8nClient *
+prs_service_dup_n8n_client_finish (PrsService    *self,
+                                   GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  return prs_n8n_setup_dup_client_finish (result, error);
 }
 
 gboolean
@@ -384,6 +397,14 @@ prs_service_get_storage_full (PrsService *self)
   PRS_ASSERT_MAIN_THREAD ();
 
   return self->storage_full;
+}
+
+static void
+on_origins_changed (PrsSettings *settings,
+                    const char  *key,
+                    PrsService  *self)
+{
+  prs_api_server_set_origins (self->api_server, prs_settings_get_allowed_origins (settings));
 }
 
 /* A port another program holds keeps the headless service from starting
@@ -460,6 +481,10 @@ prs_service_start (PrsService  *self,
   prs_api_server_set_lan (self->api_server,
                           prs_settings_get_lan_listening (self->settings),
                           prs_settings_get_allowed_sources (self->settings));
+  /* Allowed origins apply at once, also while the API runs */
+  prs_api_server_set_origins (self->api_server, prs_settings_get_allowed_origins (self->settings));
+  g_signal_connect_object (self->settings, "changed::allowed-origins",
+                           G_CALLBACK (on_origins_changed), self, 0);
 
   prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
   if (!start_api (self, error))

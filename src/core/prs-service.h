@@ -59,11 +59,16 @@ gboolean    prs_service_add_message  (PrsService              *self,
                                       GError                 **error);
 
 /* A client for the configured n8n (URL from the store, API key from the
- * keyring, looked up synchronously), or NULL: PRS_ERROR_NOT_CONFIGURED with
- * @not_configured when either is missing, or the keyring's error. */
-PrsN8nClient *prs_service_dup_n8n_client (PrsService  *self,
-                                          const char  *not_configured,
-                                          GError     **error);
+ * keyring, read without waiting on it), or NULL: PRS_ERROR_NOT_CONFIGURED
+ * with @not_configured when either is missing, or the keyring's error. */
+void          prs_service_dup_n8n_client_async  (PrsService          *self,
+                                                 const char          *not_configured,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+PrsN8nClient *prs_service_dup_n8n_client_finish (PrsService    *self,
+                                                 GAsyncResult  *result,
+                                                 GError       **error);
 /* Whether the disk holding the data folder is full (the
  * PrsService:storage-full property). */
 gboolean    prs_service_get_storage_full (PrsService *self);

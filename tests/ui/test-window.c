@@ -1177,6 +1177,75 @@ test_ctl_beside (Fixture       *f,
   g_assert_nonnull (prs_test_find_label (GTK_WIDGET (prs_window_get_agents_page (f->window)), "Imported Beside"));
 }
 
+/* ---- size and maximized state, remembered across runs ---- */
+
+static PrsWindow *
+open_window (Fixture *f)
+{
+  PrsWindow *window = prs_window_new (NULL, f->service);
+
+  g_object_ref_sink (window);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (GTK_WIDGET (window), 2);
+  return window;
+}
+
+static void
+close_window (PrsWindow **window)
+{
+  /* As the close button does: close-request, then the window is destroyed */
+  gtk_window_close (GTK_WINDOW (*window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_object (window);
+}
+
+static void
+test_size_remembered (Fixture       *f,
+                      gconstpointer  data)
+{
+  PrsSettings *settings;
+  int width, height;
+  gboolean maximized;
+
+  fixture_open (f);
+  settings = prs_service_get_settings (f->service);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  g_clear_object (&f->window);
+
+  /* Opened at the remembered size */
+  g_object_set (settings, "window-width", 820, "window-height", 610, "window-maximized", FALSE, NULL);
+  f->window = open_window (f);
+  gtk_window_get_default_size (GTK_WINDOW (f->window), &width, &height);
+  g_assert_cmpint (width, ==, 820);
+  g_assert_cmpint (height, ==, 610);
+  /* Shown that size (less the client-side decoration's shadow) */
+  g_assert_cmpint (ABS (gtk_widget_get_width (GTK_WIDGET (f->window)) - 820), <=, 24);
+  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (f->window)));
+
+  /* Resized (the default size follows the person's resizing), then closed */
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 940, 700);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  close_window (&f->window);
+  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
+  g_assert_cmpint (width, ==, 940);
+  g_assert_cmpint (height, ==, 700);
+  g_assert_false (maximized);
+
+  /* Maximized when it was closed maximized; the size it comes back to is kept */
+  g_object_set (settings, "window-maximized", TRUE, NULL);
+  f->window = open_window (f);
+  g_assert_true (gtk_window_is_maximized (GTK_WINDOW (f->window)));
+  close_window (&f->window);
+  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
+  g_assert_true (maximized);
+  g_assert_cmpint (width, ==, 940);
+  g_assert_cmpint (height, ==, 700);
+
+  /* The memory settings backend outlives this test */
+  g_object_set (settings, "window-width", 1060, "window-height", 720, "window-maximized", FALSE, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1206,6 +1275,7 @@ main (int   argc,
   ADD ("/ui/window/stick-to-bottom", test_stick_to_bottom);
   ADD ("/ui/window/storage-full", test_storage_full);
   ADD ("/ui/window/ctl-beside", test_ctl_beside);
+  ADD ("/ui/window/size-remembered", test_size_remembered);
 #undef ADD
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);

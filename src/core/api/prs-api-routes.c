@@ -487,14 +487,26 @@ prs_api_task_return_answer (GTask    *task,
   g_task_return_pointer (task, answer, deferred_answer_free);
 }
 
+static void
+on_provider_info (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GTask *task = user_data;
+
+  prs_api_task_return_answer (task, SOUP_STATUS_OK,
+                              prs_providers_build_info_finish (PRS_PROVIDERS (source), result));
+  g_object_unref (task);
+}
+
 static gboolean
 provider_info_on_main (gpointer user_data)
 {
   GTask *task = user_data;
   PrsProviders *providers = g_task_get_task_data (task);
 
-  prs_api_task_return_answer (task, SOUP_STATUS_OK, prs_providers_build_info (providers));
-  g_object_unref (task);
+  /* Which providers have a key: asked without waiting on the keyring */
+  prs_providers_build_info_async (providers, NULL, on_provider_info, task);
   return G_SOURCE_REMOVE;
 }
 

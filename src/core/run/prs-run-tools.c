@@ -608,30 +608,66 @@ execution_id (PrsRun *self)
   return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
 }
 
-/* docs/workflows.md: the n8n Header Auth, when configured: the header's name in the
- * store, its value in the keyring (read only when a name is set). */
-static void
-set_webhook_auth (PrsRun             *self,
-                  PrsToolCallRequest *request)
+/* The webhook's answer, then the callback's when it answers later */
+static void on_webhook_done (GObject      *source,
+                             GAsyncResult *result,
+                             gpointer      user_data);
+
+typedef struct
 {
-  PrsSecrets *secrets = self->env->secrets;
-  g_autofree char *name = prs_store_dup_setting (self->env->store, PRS_SETTING_WEBHOOK_AUTH_HEADER);
+  GTask              *task;
+  PrsToolCallRequest *request;
+  char               *header;
+} AuthRead;
+
+/* docs/workflows.md: the n8n Header Auth's value came from the keyring
+ * (without waiting on it); the call goes out */
+static void
+on_webhook_auth (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  AuthRead *read = user_data;
+  PrsRun *self = g_task_get_source_object (read->task);
   g_autoptr(GError) error = NULL;
-  char *value;
+  char *value = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &error);
 
-  if (name == NULL || name[0] == '\0' || secrets == NULL)
-    return;
-
-  value = prs_secrets_lookup_sync (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error);
   if (value == NULL)
+    g_message ("The webhook Header Auth “%s” has no value stored%s%s", read->header,
+               error != NULL ? ": " : "", error != NULL ? error->message : "");
+  else
     {
-      g_message ("The webhook Header Auth “%s” has no value stored%s%s", name,
-                 error != NULL ? ": " : "", error != NULL ? error->message : "");
+      read->request->auth_header_name = g_steal_pointer (&read->header);
+      read->request->auth_header_value = value;
+    }
+  prs_tool_call_run_async (read->request, self->cancellable, on_webhook_done, read->task);
+  prs_tool_call_request_free (read->request);
+  g_free (read->header);
+  g_free (read);
+}
+
+/* Sends @request (taken), with the n8n Header Auth when configured: the
+ * header's name in the store, its value in the keyring (read only when a
+ * name is set) */
+static void
+send_call (PrsRun             *self,
+           PrsToolCallRequest *request,
+           GTask              *task)
+{
+  g_autofree char *name = prs_store_dup_setting (self->env->store, PRS_SETTING_WEBHOOK_AUTH_HEADER);
+  AuthRead *read;
+
+  if (name == NULL || name[0] == '\0' || self->env->secrets == NULL)
+    {
+      prs_tool_call_run_async (request, self->cancellable, on_webhook_done, task);
+      prs_tool_call_request_free (request);
       return;
     }
-
-  request->auth_header_name = g_steal_pointer (&name);
-  request->auth_header_value = value;
+  read = g_new0 (AuthRead, 1);
+  read->task = task;
+  read->request = request;
+  read->header = g_steal_pointer (&name);
+  prs_secrets_lookup_async (self->env->secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, on_webhook_auth, read);
 }
 
 static void
@@ -750,7 +786,6 @@ _prs_run_call_tool_async (PrsRun              *self,
   request->execution = execution_id (self);
   request->timeout_seconds = self->env->limits.tool_timeout;
   request->callback_registry = g_object_ref (self->env->registry);
-  set_webhook_auth (self, request);
 
   if (self->cancellable == NULL || g_cancellable_is_cancelled (self->cancellable))
     {
@@ -758,7 +793,7 @@ _prs_run_call_tool_async (PrsRun              *self,
       self->cancellable = g_cancellable_new ();
     }
 
-  prs_tool_call_run_async (request, self->cancellable, on_webhook_done, g_steal_pointer (&task));
+  send_call (self, g_steal_pointer (&request), g_steal_pointer (&task));
 }
 
 PrsToolCallResult *
