@@ -566,6 +566,14 @@ prs_conversation_view_set_service (PrsConversationView *self,
   load_agents (self);
 }
 
+static void
+on_default_agent_changed (PrsConversation     *conversation,
+                          GParamSpec          *pspec,
+                          PrsConversationView *self)
+{
+  prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
+}
+
 void
 prs_conversation_view_set_conversation (PrsConversationView *self,
                                         PrsConversation     *conversation)
@@ -580,6 +588,8 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
 
   if (self->messages != NULL)
     g_signal_handlers_disconnect_by_data (self->messages, self);
+  if (self->conversation != NULL)
+    g_signal_handlers_disconnect_by_func (self->conversation, on_default_agent_changed, self);
   if (self->reveal_id != 0)
     {
       gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->reveal_id);
@@ -600,6 +610,10 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
         self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), reveal_tick, self, NULL);
       selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->tail)));
       prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
+      /* Its agent, set by a first inbound run or from the conversation's
+       * menu, is the one the composer offers */
+      g_signal_connect_object (conversation, "notify::default-agent",
+                               G_CALLBACK (on_default_agent_changed), self, 0);
       {
         /* Translators: the hint in the empty message entry; %s is the conversation */
         g_autofree char *hint = g_strdup_printf (_("Message %s"), prs_conversation_get_title (conversation));
