@@ -617,6 +617,26 @@ prs_providers_chat_async (PrsProviders        *self,
   try_next (g_steal_pointer (&task));
 }
 
+guint
+prs_providers_get_context_window (PrsProviders *self)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+  guint smallest = 0;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), PRS_PROVIDER_DEFAULT_CONTEXT);
+
+  rows = prs_store_list_providers (self->store, NULL);
+  for (guint i = 0; rows != NULL && i < rows->len; i++)
+    {
+      PrsProviderRow *row = g_ptr_array_index (rows, i);
+      guint tokens = prs_provider_kind_context_window (row->kind, row->model);
+
+      if (row->enabled && (smallest == 0 || tokens < smallest))
+        smallest = tokens;
+    }
+  return smallest != 0 ? smallest : PRS_PROVIDER_DEFAULT_CONTEXT;
+}
+
 PrsChatResponse *
 prs_providers_chat_finish (PrsProviders  *self,
                            GAsyncResult  *result,

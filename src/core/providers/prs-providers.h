@@ -140,6 +140,10 @@ char            *prs_providers_write_finish   (PrsProviders  *self,
  * decision above). The response names the provider that answered
  * (provider_id, provider_name). With no enabled provider: PRS_ERROR_NOT_CONFIGURED;
  * when all fail: the last error, its message listing every attempt. */
+/* The smallest context window (tokens) of the enabled providers' models: a
+ * request that fits it fits whichever of them answers after a failover.
+ * PRS_PROVIDER_DEFAULT_CONTEXT when none is enabled. */
+guint            prs_providers_get_context_window (PrsProviders *self);
 void             prs_providers_chat_async     (PrsProviders        *self,
                                                PrsChatRequest      *request,
                                                PrsChatDeltaFunc     delta_func,
