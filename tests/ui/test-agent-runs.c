@@ -3,8 +3,8 @@
  * X server, driven end to end by tests/scripted-provider.py and a scripted
  * n8n webhook: a tool card approved through its action, an agent
  * built in the editor binding its tool's parameters from the Request
- * Context, and Retry on an inbound message whose run failed
- * (docs/api.md). Waits are main-loop conditions, never sleeps. */
+ * Context, Retry on an inbound message whose run failed
+ * (docs/api.md), and Send then Stop in the composer while the answer streams. Waits are main-loop conditions, never sleeps. */
 #include "config.h"
 
 #include <string.h>
@@ -604,6 +604,117 @@ test_retry_inbound (Fixture       *f,
   }
 }
 
+/* ---- Send → run → Stop from the composer ---- */
+
+typedef struct
+{
+  Fixture    *f;
+  const char *status;   /* the assistant message's, or NULL: any */
+  const char *prefix;   /* its text starts so */
+} AnswerQuery;
+
+/* The conversation's assistant message, when it has one */
+static JsonObject *
+assistant_message (Fixture *f)
+{
+  g_autoptr(JsonArray) messages = prs_store_list_messages (store_of (f), f->conversation_id, 0, 100, NULL);
+
+  for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "kind", ""), "assistant") == 0)
+        return json_object_ref (message);
+    }
+  return NULL;
+}
+
+static gboolean
+answer_is (gpointer data)
+{
+  AnswerQuery *query = data;
+  g_autoptr(JsonObject) message = assistant_message (query->f);
+
+  return message != NULL &&
+         (query->status == NULL ||
+          g_strcmp0 (json_object_get_string_member_with_default (message, "status", ""), query->status) == 0) &&
+         g_str_has_prefix (json_object_get_string_member_with_default (message, "content", ""), query->prefix);
+}
+
+static gboolean
+is_send_stop (GtkWidget *widget,
+              gpointer   data)
+{
+  return gtk_stack_get_child_by_name (GTK_STACK (widget), "stop") != NULL;
+}
+
+/* "send" or "stop": the button the composer shows */
+static const char *
+composer_button (PrsComposer *composer)
+{
+  GtkWidget *stack = prs_test_find_widget (GTK_WIDGET (composer), GTK_TYPE_STACK, is_send_stop, NULL);
+
+  g_assert_nonnull (stack);
+  return gtk_stack_get_visible_child_name (GTK_STACK (stack));
+}
+
+static gboolean
+composer_shows_stop (gpointer data)
+{
+  return g_strcmp0 (composer_button (data), "stop") == 0;
+}
+
+static void
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static void
+test_send_stop (Fixture       *f,
+                gconstpointer  data)
+{
+  PrsConversationView *view;
+  PrsComposer *composer;
+  g_autoptr(JsonObject) answer = NULL;
+  AnswerQuery streaming = { f, "streaming", "One " };
+  RowQuery user = { f, NULL, "user", "Count to ten, slowly.", NULL };
+  gboolean later = FALSE;
+
+  configure_provider (f,
+                      "{'kind':'openai','turns':[{'response':{'chunks':"
+                      "['One ','two ','three ','four ','five ','six ','seven ','eight ','nine ','ten.'],"
+                      "'delay':0.5}}]}");
+  open_conversation (f);
+  view = prs_window_get_conversation_view (f->window);
+  composer = prs_conversation_view_get_composer (view);
+  g_assert_cmpstr (composer_button (composer), ==, "send");
+
+  /* Send: the message is shown, the run streams, Send became Stop */
+  prs_composer_set_text (composer, "Count to ten, slowly.");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  wait_row (&user);
+  g_assert_true (prs_test_wait_until (answer_is, &streaming));
+  g_assert_true (prs_test_wait_until (composer_shows_stop, composer));
+  g_assert_false (prs_runner_is_idle (prs_service_get_runner (f->service)));
+
+  /* Stop: the run ends at once, what came stays, nothing more comes */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.stop", NULL));
+  g_assert_true (prs_test_wait_until (runner_is_idle, prs_service_get_runner (f->service)));
+  g_assert_cmpstr (composer_button (composer), ==, "send");
+  answer = assistant_message (f);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), !=, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), !=, "streaming");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (answer, "content"), "One "));
+  g_assert_null (strstr (json_object_get_string_member (answer, "content"), "ten."));
+  /* Two more chunks' time later (the main loop running), still nothing more */
+  g_timeout_add_once (1100, set_flag, &later);
+  g_assert_true (prs_test_wait_for (&later));
+  g_clear_pointer (&answer, json_object_unref);
+  answer = assistant_message (f);
+  g_assert_null (strstr (json_object_get_string_member (answer, "content"), "ten."));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -616,6 +727,7 @@ main (int   argc,
   ADD ("/ui/agent-runs/approve-tool-card", test_approve_tool_card, "weather");
   ADD ("/ui/agent-runs/editor-agent-binds-context", test_editor_agent_binds_context, "mail");
   ADD ("/ui/agent-runs/retry-inbound", test_retry_inbound, "weather");
+  ADD ("/ui/agent-runs/send-stop", test_send_stop, "weather");
 #undef ADD
 
   return g_test_run ();
