@@ -5,6 +5,7 @@
  *
  *   prs-screenshot DATA_DIR OUT.png [--conversation SLUG] [--width W]
  *                  [--height H] [--expand-context] [--tools] [--dark]
+ *                  [--conversation-menu]
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@ static int height = 720;
 static gboolean expand_context;
 static gboolean show_tools;
 static gboolean dark;
+static gboolean conversation_menu;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -27,8 +29,46 @@ static const GOptionEntry entries[] = {
   { "expand-context", 0, 0, G_OPTION_ARG_NONE, &expand_context, "Open the first Request Context", NULL },
   { "tools", 0, 0, G_OPTION_ARG_NONE, &show_tools, "Show the Tools page", NULL },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
+  { "conversation-menu", 0, 0, G_OPTION_ARG_NONE, &conversation_menu, "Open the conversation menu's Agent submenu", NULL },
   { NULL }
 };
+
+static gboolean
+has_tooltip (GtkWidget *widget,
+             gpointer   data)
+{
+  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+static gboolean
+is_agent_item (GtkWidget *widget,
+               gpointer   data)
+{
+  g_autofree char *text = NULL;
+
+  if (g_strcmp0 (G_OBJECT_TYPE_NAME (widget), "GtkModelButton") != 0)
+    return FALSE;
+  g_object_get (widget, "text", &text, NULL);
+  return g_strcmp0 (text, data) == 0;
+}
+
+/* The conversation menu, then its Agent item, as a pointer would */
+static void
+open_agent_submenu (PrsWindow *window)
+{
+  GtkWidget *button = prs_test_find_widget (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON, has_tooltip,
+                                            (gpointer) "Conversation Menu");
+  GtkWidget *popover, *item;
+
+  g_assert (button != NULL);
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  prs_test_wait_frames (GTK_WIDGET (window), 6);
+  popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+  item = prs_test_find_widget (popover, GTK_TYPE_WIDGET, is_agent_item, (gpointer) "Agent");
+  g_assert (item != NULL);
+  g_signal_emit_by_name (item, "clicked");
+  prs_test_wait_frames (GTK_WIDGET (window), 8);
+}
 
 int
 main (int   argc,
@@ -100,6 +140,9 @@ main (int   argc,
         gtk_expander_set_expanded (GTK_EXPANDER (last), TRUE);
       prs_test_wait_frames (GTK_WIDGET (window), 6);
     }
+
+  if (conversation_menu)
+    open_agent_submenu (window);
 
   command = g_strdup_printf ("import -window root %s", argv[2]);
   if (!g_spawn_command_line_sync (command, NULL, NULL, NULL, &error))
