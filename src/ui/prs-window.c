@@ -614,7 +614,7 @@ prs_window_new (gpointer    application,
   prs_window_state_bind (GTK_WINDOW (self), prs_service_get_settings (service));
   /* The conversation menu's Agent submenu, read again whenever it opens */
   self->agent_choice = prs_agent_choice_new (GTK_WIDGET (self), self->agent_menu, service);
-  g_signal_connect_object (self->conversation_menu_button, "notify::active",
+  g_signal_connect_object (gtk_menu_button_get_popover (GTK_MENU_BUTTON (self->conversation_menu_button)), "show",
                            G_CALLBACK (prs_agent_choice_refresh), self->agent_choice, G_CONNECT_SWAPPED);
 
   prs_conversation_view_set_service (self->conversation_view, service);

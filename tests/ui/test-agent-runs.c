@@ -4,7 +4,8 @@
  * n8n webhook: a tool card approved through its action, an agent
  * built in the editor binding its tool's parameters from the Request
  * Context, Retry on an inbound message whose run failed
- * (docs/api.md), and Send then Stop in the composer while the answer streams. Waits are main-loop conditions, never sleeps. */
+ * (docs/api.md), Send then Stop in the composer while the answer streams,
+ * and the agent a conversation remembers (docs/conversations.md). Waits are main-loop conditions, never sleeps. */
 #include "config.h"
 
 #include <string.h>
@@ -715,6 +716,150 @@ test_send_stop (Fixture       *f,
   g_assert_null (strstr (json_object_get_string_member (answer, "content"), "ten."));
 }
 
+/* ---- a conversation remembers its agent ---- */
+
+static gboolean
+composer_agent_is (gpointer data)
+{
+  Fixture *f = data;
+  PrsComposer *composer = prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window));
+
+  return g_strcmp0 (prs_composer_get_agent (composer), g_object_get_data (G_OBJECT (f->window), "expected")) == 0;
+}
+
+static gboolean
+is_menu_button (GtkWidget *widget,
+                gpointer   data)
+{
+  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+/* The Agent submenu of the conversation's menu, opened as a person would
+ * (it reads the agents then): one item per agent */
+static GMenuModel *
+agent_submenu (Fixture *f)
+{
+  GtkWidget *button = prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON,
+                                            is_menu_button, (gpointer) "Conversation Menu");
+  GMenuModel *menu;
+
+  g_assert_nonnull (button);
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+
+      for (int j = 0; section != NULL && j < g_menu_model_get_n_items (section); j++)
+        {
+          GMenuModel *submenu = g_menu_model_get_item_link (section, j, G_MENU_LINK_SUBMENU);
+
+          if (submenu != NULL)
+            return submenu;
+        }
+    }
+  return NULL;
+}
+
+static const char *
+stored_agent (Fixture    *f,
+              const char *conversation_id,
+              JsonObject **keep)
+{
+  *keep = prs_store_get_conversation (store_of (f), conversation_id, NULL);
+  g_assert_nonnull (*keep);
+  return prs_json_object_get_string (*keep, "defaultAgent");
+}
+
+/* The first inbound run gives the conversation its agent, the composer
+ * follows; the conversation menu's Agent submenu lists every agent with
+ * the current one checked and changes it; a later run does not undo it */
+static void
+test_conversation_agent (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsAgent) mail = prs_agent_new ("mail-agent", "Mail_Agent");
+  g_autofree char *other = NULL;
+  g_autoptr(JsonObject) resolved = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(GMenuModel) submenu = NULL;
+  g_autoptr(JsonObject) row = NULL;
+  g_autoptr(GVariant) state = NULL;
+  g_autofree char *label = NULL;
+  g_autofree char *target = NULL;
+  GActionGroup *group;
+
+  g_free (mail->system_prompt);
+  mail->system_prompt = g_strdup ("You file mail.");
+  g_assert_true (prs_store_save_agent (store_of (f), mail, NULL, &error));
+  g_assert_no_error (error);
+  open_conversation (f);
+
+  /* No agent yet: the composer offers the first one */
+  g_assert_null (stored_agent (f, f->conversation_id, &row));
+  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "prosponsive");
+  g_assert_true (prs_test_wait_until (composer_agent_is, f));
+
+  /* The first inbound run names one (no provider: the run fails, the agent stays) */
+  body = g_strdup_printf ("{\"prompt\":\"New mail\",\"conversationId\":\"%s\",\"agentId\":\"mail-agent\"}",
+                          f->conversation_id);
+  g_assert_cmpuint (prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                                       prs_service_get_port (f->service), "/api/ai/agent-inference", body, NULL),
+                    ==, 503);
+  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "mail-agent");
+  g_assert_true (prs_test_wait_until (composer_agent_is, f));
+
+  /* The conversation's menu lists every agent, the current one checked */
+  submenu = agent_submenu (f);
+  g_assert_nonnull (submenu);
+  g_assert_cmpint (g_menu_model_get_n_items (submenu), ==, 3);
+  g_assert_true (g_menu_model_get_item_attribute (submenu, 0, G_MENU_ATTRIBUTE_TARGET, "s", &target));
+  g_assert_cmpstr (target, ==, "prosponsive");
+  /* An underscore in a name is shown, not taken as a mnemonic */
+  for (int i = 0; i < 3; i++)
+    {
+      g_clear_pointer (&label, g_free);
+      g_assert_true (g_menu_model_get_item_attribute (submenu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+      if (g_str_has_prefix (label, "Mail"))
+        break;
+    }
+  g_assert_cmpstr (label, ==, "Mail__Agent");
+  group = prs_agent_choice_get_action_group (prs_window_get_agent_choice (f->window));
+  state = g_action_group_get_action_state (group, "set");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "mail-agent");
+  g_clear_pointer (&state, g_variant_unref);
+
+  /* Choosing another: stored, checked, and the composer follows */
+  g_action_group_activate_action (group, "set", g_variant_new_string ("weather-agent"));
+  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "weather-agent");
+  g_assert_true (prs_test_wait_until (composer_agent_is, f));
+  g_clear_pointer (&row, json_object_unref);
+  g_assert_cmpstr (stored_agent (f, f->conversation_id, &row), ==, "weather-agent");
+  state = g_action_group_get_action_state (group, "set");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "weather-agent");
+  g_clear_pointer (&state, g_variant_unref);
+
+  /* A later inbound run with another agent does not undo the person's choice */
+  g_assert_cmpuint (prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                                       prs_service_get_port (f->service), "/api/ai/agent-inference", body, NULL),
+                    ==, 503);
+  g_clear_pointer (&row, json_object_unref);
+  g_assert_cmpstr (stored_agent (f, f->conversation_id, &row), ==, "weather-agent");
+
+  /* Another conversation, without an agent: nothing checked */
+  g_assert_cmpuint (prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                                       prs_service_get_port (f->service), "/api/conversations/resolve",
+                                       "{\"slug\":\"Notes\"}", &resolved), ==, 200);
+  other = g_strdup (json_object_get_string_member (resolved, "conversationId"));
+  prs_window_select_conversation (f->window, other);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  state = g_action_group_get_action_state (group, "set");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -728,6 +873,7 @@ main (int   argc,
   ADD ("/ui/agent-runs/editor-agent-binds-context", test_editor_agent_binds_context, "mail");
   ADD ("/ui/agent-runs/retry-inbound", test_retry_inbound, "weather");
   ADD ("/ui/agent-runs/send-stop", test_send_stop, "weather");
+  ADD ("/ui/agent-runs/conversation-agent", test_conversation_agent, "weather");
 #undef ADD
 
   return g_test_run ();

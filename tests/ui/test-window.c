@@ -15,7 +15,6 @@
 #include "prs-composer.h"
 #include "prs-context.h"
 #include "prs-error.h"
-#include "prs-json.h"
 #include "prs-conversation-view.h"
 #include "prs-kv-grid.h"
 #include "prs-launcher.h"
@@ -1178,147 +1177,6 @@ test_ctl_beside (Fixture       *f,
   g_assert_nonnull (prs_test_find_label (GTK_WIDGET (prs_window_get_agents_page (f->window)), "Imported Beside"));
 }
 
-/* ---- a conversation remembers its agent ---- */
-
-static guint
-api_post (Fixture    *f,
-          const char *path,
-          const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *token = NULL;
-  g_autofree char *url = g_strdup_printf ("https://127.0.0.1:%u%s", prs_service_get_port (f->service), path);
-  g_autofree char *bearer = NULL;
-  g_autoptr(SoupMessage) msg = soup_message_new ("POST", url);
-  g_autoptr(GBytes) body = g_bytes_new (json, strlen (json));
-  guint status;
-
-  g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &token, &error));
-  bearer = g_strdup_printf ("Bearer %s", token);
-  soup_message_headers_append (soup_message_get_request_headers (msg), "Authorization", bearer);
-  soup_message_set_request_body_from_bytes (msg, "application/json", body);
-  status = prs_test_https_send (msg, 30, NULL, &error);
-  g_assert_no_error (error);
-  return status;
-}
-
-static gboolean
-composer_agent_is (gpointer data)
-{
-  Fixture *f = data;
-  PrsComposer *composer = prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window));
-
-  return g_strcmp0 (prs_composer_get_agent (composer), g_object_get_data (G_OBJECT (f->window), "expected")) == 0;
-}
-
-static gboolean
-is_menu_button (GtkWidget *widget,
-                gpointer   data)
-{
-  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
-}
-
-/* The Agent submenu of the conversation's menu: one item per agent */
-static GMenuModel *
-agent_submenu (Fixture *f)
-{
-  GtkWidget *button = prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON,
-                                            is_menu_button, (gpointer) "Conversation Menu");
-  GMenuModel *menu;
-
-  g_assert_nonnull (button);
-  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
-  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
-    {
-      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
-
-      for (int j = 0; section != NULL && j < g_menu_model_get_n_items (section); j++)
-        {
-          GMenuModel *submenu = g_menu_model_get_item_link (section, j, G_MENU_LINK_SUBMENU);
-
-          if (submenu != NULL)
-            return submenu;
-        }
-    }
-  return NULL;
-}
-
-static void
-test_conversation_agent (Fixture       *f,
-                         gconstpointer  data)
-{
-  g_autoptr(PrsStore) store = open_store (f);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsAgent) mail = prs_agent_new ("mail-agent", "Mail_Agent");
-  g_autofree char *conversation = prs_test_resolve_conversation (store, "email-inbox");
-  g_autofree char *other = prs_test_resolve_conversation (store, "notes");
-  g_autofree char *body = NULL;
-  g_autoptr(GMenuModel) submenu = NULL;
-  g_autoptr(JsonObject) row = NULL;
-  g_autoptr(GVariant) state = NULL;
-  g_autofree char *label = NULL;
-  g_autofree char *target = NULL;
-  GActionGroup *group;
-
-  g_free (mail->system_prompt);
-  mail->system_prompt = g_strdup ("You file mail.");
-  g_assert_true (prs_store_import_agent (store, mail, FALSE, NULL, &error));
-  g_assert_no_error (error);
-  g_clear_object (&store);
-  fixture_open (f);
-  open_conversation (f, conversation);
-
-  /* No agent yet: the composer offers the first one */
-  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "prosponsive");
-  g_assert_true (composer_agent_is (f));
-
-  /* The first inbound run names one: the conversation keeps it, the
-   * composer follows (no provider: the run fails, the agent stays) */
-  body = g_strdup_printf ("{\"prompt\":\"New mail\",\"conversationId\":\"%s\",\"agentId\":\"mail-agent\"}",
-                          conversation);
-  g_assert_cmpuint (api_post (f, "/api/ai/agent-inference", body), ==, 503);
-  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "mail-agent");
-  g_assert_true (prs_test_wait_until (composer_agent_is, f));
-
-  /* The conversation's menu lists every agent, the current one checked */
-  submenu = agent_submenu (f);
-  g_assert_nonnull (submenu);
-  g_assert_cmpint (g_menu_model_get_n_items (submenu), ==, 2);
-  g_assert_true (g_menu_model_get_item_attribute (submenu, 0, G_MENU_ATTRIBUTE_TARGET, "s", &target));
-  g_assert_true (g_menu_model_get_item_attribute (submenu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
-  g_assert_cmpstr (target, ==, "prosponsive");
-  g_clear_pointer (&target, g_free);
-  g_clear_pointer (&label, g_free);
-  g_assert_true (g_menu_model_get_item_attribute (submenu, 1, G_MENU_ATTRIBUTE_LABEL, "s", &label));
-  g_assert_cmpstr (label, ==, "Mail__Agent");
-  group = prs_agent_choice_get_action_group (prs_window_get_agent_choice (f->window));
-  g_assert_nonnull (group);
-  state = g_action_group_get_action_state (group, "set");
-  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "mail-agent");
-  g_clear_pointer (&state, g_variant_unref);
-
-  /* Choosing another: stored, checked, and the composer follows */
-  g_action_group_activate_action (group, "set", g_variant_new_string ("prosponsive"));
-  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "prosponsive");
-  g_assert_true (prs_test_wait_until (composer_agent_is, f));
-  row = prs_store_get_conversation (prs_service_get_store (f->service), conversation, NULL);
-  g_assert_cmpstr (prs_json_object_get_string (row, "defaultAgent"), ==, "prosponsive");
-  state = g_action_group_get_action_state (group, "set");
-  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "prosponsive");
-  g_clear_pointer (&state, g_variant_unref);
-
-  /* A later inbound run with another agent does not undo the person's choice */
-  g_assert_cmpuint (api_post (f, "/api/ai/agent-inference", body), ==, 503);
-  g_clear_pointer (&row, json_object_unref);
-  row = prs_store_get_conversation (prs_service_get_store (f->service), conversation, NULL);
-  g_assert_cmpstr (prs_json_object_get_string (row, "defaultAgent"), ==, "prosponsive");
-
-  /* Another conversation, without an agent: nothing checked */
-  open_conversation (f, other);
-  state = g_action_group_get_action_state (group, "set");
-  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "");
-}
-
 /* ---- size and maximized state, remembered across runs ---- */
 
 static PrsWindow *
@@ -1418,7 +1276,6 @@ main (int   argc,
   ADD ("/ui/window/storage-full", test_storage_full);
   ADD ("/ui/window/ctl-beside", test_ctl_beside);
   ADD ("/ui/window/size-remembered", test_size_remembered);
-  ADD ("/ui/window/conversation-agent", test_conversation_agent);
 #undef ADD
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);

@@ -566,12 +566,25 @@ prs_conversation_view_set_service (PrsConversationView *self,
   load_agents (self);
 }
 
+/* The composer offers the conversation's agent; one made after the list
+ * was read (Agents page, prosponsive-ctl) makes it read the list again */
+static void
+offer_agent (PrsConversationView *self,
+             PrsConversation     *conversation)
+{
+  const char *agent = prs_conversation_get_default_agent (conversation);
+
+  if (agent != NULL && !g_hash_table_contains (self->agent_names, agent))
+    load_agents (self);
+  prs_composer_set_agent (self->composer, agent);
+}
+
 static void
 on_default_agent_changed (PrsConversation     *conversation,
                           GParamSpec          *pspec,
                           PrsConversationView *self)
 {
-  prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
+  offer_agent (self, conversation);
 }
 
 void
@@ -609,7 +622,7 @@ prs_conversation_view_set_conversation (PrsConversationView *self,
       if (self->tail->hidden > 0)
         self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), reveal_tick, self, NULL);
       selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->tail)));
-      prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
+      offer_agent (self, conversation);
       /* Its agent, set by a first inbound run or from the conversation's
        * menu, is the one the composer offers */
       g_signal_connect_object (conversation, "notify::default-agent",
