@@ -612,6 +612,71 @@ test_screenshots (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
+/* ---- size and maximized state, remembered across runs ---- */
+
+static PrsWindow *
+open_main_window (Fixture *f)
+{
+  PrsWindow *window = prs_window_new (NULL, f->service);
+
+  g_object_ref_sink (window);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (GTK_WIDGET (window), 2);
+  return window;
+}
+
+static void
+close_main_window (PrsWindow **window)
+{
+  /* As the close button does: close-request, then the window is destroyed */
+  gtk_window_close (GTK_WINDOW (*window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_object (window);
+}
+
+static void
+test_window_size_remembered (Fixture       *f,
+                      gconstpointer  data)
+{
+  PrsSettings *settings = prs_service_get_settings (f->service);
+  PrsWindow *window = NULL;
+  int width, height;
+  gboolean maximized;
+
+  /* Opened at the remembered size */
+  g_object_set (settings, "window-width", 820, "window-height", 610, "window-maximized", FALSE, NULL);
+  window = open_main_window (f);
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 820);
+  g_assert_cmpint (height, ==, 610);
+  /* Shown that size (less the client-side decoration's shadow) */
+  g_assert_cmpint (ABS (gtk_widget_get_width (GTK_WIDGET (window)) - 820), <=, 24);
+  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (window)));
+
+  /* Resized (the default size follows the person's resizing), then closed */
+  gtk_window_set_default_size (GTK_WINDOW (window), 940, 700);
+  prs_test_wait_frames (GTK_WIDGET (window), 2);
+  close_main_window (&window);
+  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
+  g_assert_cmpint (width, ==, 940);
+  g_assert_cmpint (height, ==, 700);
+  g_assert_false (maximized);
+
+  /* Maximized when it was closed maximized; the size it comes back to is kept */
+  g_object_set (settings, "window-maximized", TRUE, NULL);
+  window = open_main_window (f);
+  g_assert_true (gtk_window_is_maximized (GTK_WINDOW (window)));
+  close_main_window (&window);
+  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
+  g_assert_true (maximized);
+  g_assert_cmpint (width, ==, 940);
+  g_assert_cmpint (height, ==, 700);
+
+  /* The memory settings backend outlives this test */
+  g_object_set (settings, "window-width", 1060, "window-height", 720, "window-maximized", FALSE, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -635,6 +700,7 @@ main (int   argc,
   ADD ("/ui/prefs/token-rotation", test_token_rotation);
   ADD ("/ui/prefs/allowed-origins", test_allowed_origins);
   ADD ("/ui/prefs/tools-page", test_tools_page);
+  ADD ("/ui/prefs/window-size-remembered", test_window_size_remembered);
   ADD ("/ui/prefs/screenshots", test_screenshots);
 #undef ADD
 

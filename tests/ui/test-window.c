@@ -386,38 +386,21 @@ file_exists (gpointer path)
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
-/* Every label's markup under @widget, one after another */
-static void
-collect_markup (GtkWidget *widget,
-                GString   *out)
-{
-  if (GTK_IS_LABEL (widget))
-    {
-      g_string_append (out, gtk_label_get_label (GTK_LABEL (widget)));
-      g_string_append_c (out, '\n');
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    collect_markup (child, out);
-}
-
-static char *
-row_markup (Fixture    *f,
-            const char *message_id)
-{
-  GString *out = g_string_new (NULL);
-  PrsMessageRow *row = find_message_row (f, message_id);
-
-  g_assert_nonnull (row);
-  collect_markup (GTK_WIDGET (row), out);
-  return g_string_free (out, FALSE);
-}
-
 static gboolean
-label_with_link (GtkWidget *widget,
-                 gpointer   data)
+label_markup_contains (GtkWidget *widget,
+                       gpointer   data)
 {
   return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
+}
+
+/* Whether a label of the row of @message_id has @text in its markup */
+static gboolean
+row_has (Fixture    *f,
+         const char *message_id,
+         const char *text)
+{
+  return prs_test_find_widget (GTK_WIDGET (find_message_row (f, message_id)), GTK_TYPE_LABEL,
+                               label_markup_contains, (gpointer) text) != NULL;
 }
 
 static void
@@ -447,7 +430,6 @@ test_context_and_link (Fixture       *f,
                                           NULL);
   const char *schemes[] = { "obsidian", "mailto", NULL };
   g_autoptr(GPtrArray) launched = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *markup = NULL;
   GtkWidget *label;
   g_autofree char *log_path = g_build_filename (f->data_dir, "launch.log", NULL);
   g_autofree char *logged = NULL;
@@ -501,10 +483,8 @@ test_context_and_link (Fixture       *f,
   g_assert_nonnull (row);
   g_assert_null (prs_message_row_get_link_button (row));
   /* …nor a link in its text, Markdown or plain; https is one */
-  markup = row_markup (f, note_id);
-  g_assert_null (strstr (markup, "href=\"obsidian:"));
-  g_assert_nonnull (strstr (markup, "<a href=\"https://example.org/page\">"));
-  g_clear_pointer (&markup, g_free);
+  g_assert_false (row_has (f, note_id, "href=\"obsidian:"));
+  g_assert_true (row_has (f, note_id, "<a href=\"https://example.org/page\">"));
 
   /* The allowlist is the open-link-schemes setting (Preferences), for
    * every reader and on the rows shown now: a scheme added gets its icon
@@ -516,11 +496,9 @@ test_context_and_link (Fixture       *f,
   link = prs_message_row_get_link_button (row);
   g_assert_nonnull (link);
   g_assert_cmpstr (gtk_widget_get_tooltip_text (link), ==, "Open Note");
-  markup = row_markup (f, note_id);
-  g_assert_nonnull (strstr (markup, "<a href=\"obsidian://open?vault=Work\">"));
-  g_assert_nonnull (strstr (markup, "<a href=\"obsidian://open?vault=Plain\">"));
-  g_assert_null (strstr (markup, "href=\"https:"));
-  g_clear_pointer (&markup, g_free);
+  g_assert_true (row_has (f, note_id, "<a href=\"obsidian://open?vault=Work\">"));
+  g_assert_true (row_has (f, note_id, "<a href=\"obsidian://open?vault=Plain\">"));
+  g_assert_false (row_has (f, note_id, "href=\"https:"));
   row = find_message_row (f, reply_id);
   g_assert_nonnull (row);
   g_assert_null (prs_message_row_get_link_button (row));
@@ -529,7 +507,7 @@ test_context_and_link (Fixture       *f,
    * opens, an https one (as an older label may hold it) does not */
   prs_launcher_set_hook (on_launch, launched);
   label = prs_test_find_widget (GTK_WIDGET (find_message_row (f, note_id)), GTK_TYPE_LABEL,
-                                label_with_link, (gpointer) "obsidian://open?vault=Work");
+                                label_markup_contains, (gpointer) "obsidian://open?vault=Work");
   g_assert_nonnull (label);
   {
     gboolean handled = FALSE;
@@ -547,8 +525,7 @@ test_context_and_link (Fixture       *f,
                 prs_context_get_default_link_schemes (), NULL);
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   g_assert_null (prs_message_row_get_link_button (find_message_row (f, note_id)));
-  markup = row_markup (f, note_id);
-  g_assert_null (strstr (markup, "href=\"obsidian:"));
+  g_assert_false (row_has (f, note_id, "href=\"obsidian:"));
 }
 
 /* ---- a key-value reply builds a grid with bold keys ---- */
@@ -909,13 +886,6 @@ test_stick_to_bottom (Fixture       *f,
 
 /* ---- Markdown ---- */
 
-static gboolean
-label_markup_contains (GtkWidget *widget,
-                       gpointer   data)
-{
-  return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
-}
-
 static void
 test_markdown (void)
 {
@@ -1177,75 +1147,6 @@ test_ctl_beside (Fixture       *f,
   g_assert_nonnull (prs_test_find_label (GTK_WIDGET (prs_window_get_agents_page (f->window)), "Imported Beside"));
 }
 
-/* ---- size and maximized state, remembered across runs ---- */
-
-static PrsWindow *
-open_window (Fixture *f)
-{
-  PrsWindow *window = prs_window_new (NULL, f->service);
-
-  g_object_ref_sink (window);
-  gtk_window_present (GTK_WINDOW (window));
-  prs_test_wait_frames (GTK_WIDGET (window), 2);
-  return window;
-}
-
-static void
-close_window (PrsWindow **window)
-{
-  /* As the close button does: close-request, then the window is destroyed */
-  gtk_window_close (GTK_WINDOW (*window));
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_clear_object (window);
-}
-
-static void
-test_size_remembered (Fixture       *f,
-                      gconstpointer  data)
-{
-  PrsSettings *settings;
-  int width, height;
-  gboolean maximized;
-
-  fixture_open (f);
-  settings = prs_service_get_settings (f->service);
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  g_clear_object (&f->window);
-
-  /* Opened at the remembered size */
-  g_object_set (settings, "window-width", 820, "window-height", 610, "window-maximized", FALSE, NULL);
-  f->window = open_window (f);
-  gtk_window_get_default_size (GTK_WINDOW (f->window), &width, &height);
-  g_assert_cmpint (width, ==, 820);
-  g_assert_cmpint (height, ==, 610);
-  /* Shown that size (less the client-side decoration's shadow) */
-  g_assert_cmpint (ABS (gtk_widget_get_width (GTK_WIDGET (f->window)) - 820), <=, 24);
-  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (f->window)));
-
-  /* Resized (the default size follows the person's resizing), then closed */
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 940, 700);
-  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
-  close_window (&f->window);
-  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
-  g_assert_cmpint (width, ==, 940);
-  g_assert_cmpint (height, ==, 700);
-  g_assert_false (maximized);
-
-  /* Maximized when it was closed maximized; the size it comes back to is kept */
-  g_object_set (settings, "window-maximized", TRUE, NULL);
-  f->window = open_window (f);
-  g_assert_true (gtk_window_is_maximized (GTK_WINDOW (f->window)));
-  close_window (&f->window);
-  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
-  g_assert_true (maximized);
-  g_assert_cmpint (width, ==, 940);
-  g_assert_cmpint (height, ==, 700);
-
-  /* The memory settings backend outlives this test */
-  g_object_set (settings, "window-width", 1060, "window-height", 720, "window-maximized", FALSE, NULL);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -1275,7 +1176,6 @@ main (int   argc,
   ADD ("/ui/window/stick-to-bottom", test_stick_to_bottom);
   ADD ("/ui/window/storage-full", test_storage_full);
   ADD ("/ui/window/ctl-beside", test_ctl_beside);
-  ADD ("/ui/window/size-remembered", test_size_remembered);
 #undef ADD
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
