@@ -39,24 +39,6 @@ typedef struct
   guint            approvals_needed;
 } Fixture;
 
-static PrsTool *
-make_weather_tool (void)
-{
-  PrsTool *tool = prs_tool_new ();
-
-  tool->name = g_strdup ("get_weather");
-  tool->description = g_strdup ("Looks the weather up.");
-  tool->workflow_id = g_strdup ("wf-get_weather");
-  tool->webhook_path = g_strdup ("weather");
-  tool->webhook_method = g_strdup ("POST");
-  tool->response_mode = g_strdup ("responseNode");
-  tool->webhook_node_name = g_strdup ("Webhook");
-  tool->webhook_id = g_strdup ("hook-get_weather");
-  g_ptr_array_add (tool->params, prs_param_new ("city", PRS_PARAM_STRING, TRUE, NULL));
-  g_ptr_array_add (tool->params, prs_param_new ("unit", PRS_PARAM_STRING, FALSE, NULL));
-  return tool;
-}
-
 static void
 on_approval_needed (PrsRunner  *runner,
                     const char *conversation_id,
@@ -99,7 +81,7 @@ fixture_setup (Fixture       *f,
       g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
       g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
 
-      g_ptr_array_add (tools, make_weather_tool ());
+      g_ptr_array_add (tools, prs_agent_seed_weather_tool ());
       g_assert_true (prs_store_save_discovery (store, tools, NULL, 1000, &error));
       g_assert_no_error (error);
       agent->allowed_tools = g_strsplit ("get_weather", ",", -1);

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "prs-agent-seed.h"
 #include "prs-application.h"
 #include "prs-run-test-util.h"
 #include "prs-ui-test-util.h"
@@ -30,23 +31,6 @@ typedef struct
   guint            inference_status;
   gboolean         timed_out;
 } Run;
-
-static PrsTool *
-make_weather_tool (void)
-{
-  PrsTool *tool = prs_tool_new ();
-
-  tool->name = g_strdup ("get_weather");
-  tool->description = g_strdup ("Looks the weather up.");
-  tool->workflow_id = g_strdup ("wf-get_weather");
-  tool->webhook_path = g_strdup ("weather");
-  tool->webhook_method = g_strdup ("POST");
-  tool->response_mode = g_strdup ("responseNode");
-  tool->webhook_node_name = g_strdup ("Webhook");
-  tool->webhook_id = g_strdup ("hook-get_weather");
-  g_ptr_array_add (tool->params, prs_param_new ("city", PRS_PARAM_STRING, TRUE, NULL));
-  return tool;
-}
 
 /* The data folder the application opens: the tool, an agent allowed it,
  * the conversation, n8n at the scripted webhook, the scripted provider */
@@ -71,7 +55,7 @@ prepare (Run *run)
                                            "{'response':{'text':'It is sunny in Paris.'}}]}");
   store = prs_store_new (run->dir, &error);
   g_assert_no_error (error);
-  g_ptr_array_add (tools, make_weather_tool ());
+  g_ptr_array_add (tools, prs_agent_seed_weather_tool ());
   g_assert_true (prs_store_save_discovery (store, tools, NULL, 1000, &error));
   agent->allowed_tools = g_strsplit ("get_weather", ",", -1);
   g_assert_true (prs_store_save_agent (store, agent, NULL, &error));
