@@ -466,6 +466,8 @@ prs_service_start (PrsService  *self,
     return FALSE;
 
   self->secrets = prs_secrets_new (self->data_dir);
+  if (!prs_secrets_check_file (self->secrets, error))
+    return FALSE;
   self->discovery = prs_discovery_new (self->store, self->secrets);
   self->providers = prs_providers_new (self->store, self->secrets);
   start_runner (self);

@@ -167,6 +167,25 @@ fallback_read (PrsSecrets  *self,
   return json_object_ref (json_node_get_object (root));
 }
 
+gboolean
+prs_secrets_check_file (PrsSecrets  *self,
+                        GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonObject) object = NULL;
+
+  g_return_val_if_fail (PRS_IS_SECRETS (self), FALSE);
+
+  object = fallback_read (self, &local_error);
+  /* A damaged file is said when a secret is read; a planted one stops here */
+  if (object == NULL && g_error_matches (local_error, PRS_ERROR, PRS_ERROR_UNSAFE_PATH))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 fallback_write (PrsSecrets  *self,
                 JsonObject  *object,

@@ -34,6 +34,12 @@ G_DECLARE_FINAL_TYPE (PrsSecrets, prs_secrets, PRS, SECRETS, GObject)
 /* Items are scoped to @data_dir (an attribute), so two data folders never
  * share secrets. PROSPONSIVE_SECRETS=file forces the fallback file. */
 PrsSecrets *prs_secrets_new               (const char  *data_dir);
+/* Whether the fallback file, when there is one, may be used: not a link,
+ * not another user's (PRS_ERROR_UNSAFE_PATH naming it otherwise). A file
+ * read and no keyring asked, so it can run before the first frame: a file
+ * planted to choose the API token stops the start. */
+gboolean    prs_secrets_check_file        (PrsSecrets  *self,
+                                           GError     **error);
 
 gboolean    prs_secrets_store_sync        (PrsSecrets  *self,
                                            const char  *name,
