@@ -13,7 +13,7 @@ prs_app_options_add (GApplication *app)
   static const GOptionEntry entries[] = {
     { "headless", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Run the service without a window"), NULL },
     { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, NULL, N_("Use DIR as the data folder"), N_("DIR") },
-    { "port", 0, 0, G_OPTION_ARG_INT, NULL, N_("Serve the local API on PORT (default 3100)"), N_("PORT") },
+    { "port", 0, 0, G_OPTION_ARG_INT, NULL, N_("Serve the local API on PORT (default: the port set in Preferences, 3100)"), N_("PORT") },
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
     { NULL }
   };

@@ -22,7 +22,14 @@ struct _PrsApplication
   int             exit_status;
   GError         *start_error;   /* why the service did not start, shown in a dialog */
   gboolean        held;          /* keep-running-in-background */
+  gboolean        keyring_held;  /* until the first frame is drawn */
+  guint           keyring_release_id;
 };
+
+/* Nothing reaches the keyring before the first frame: a keyring that must
+ * be unlocked prompts over a window that already works. Started without a
+ * window (D-Bus activation), it is let go after a few seconds. */
+#define KEYRING_HOLD_MAX_SECONDS 5
 
 G_DEFINE_FINAL_TYPE (PrsApplication, prs_application, ADW_TYPE_APPLICATION)
 
@@ -172,6 +179,52 @@ open_conversation_activated (GSimpleAction *action,
 }
 
 static void
+release_keyring (PrsApplication *self)
+{
+  g_clear_handle_id (&self->keyring_release_id, g_source_remove);
+  if (!self->keyring_held)
+    return;
+  self->keyring_held = FALSE;
+  prs_secrets_release_keyring ();
+}
+
+static gboolean
+on_keyring_hold_timeout (gpointer data)
+{
+  PrsApplication *self = data;
+
+  self->keyring_release_id = 0;
+  release_keyring (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_first_paint (GdkFrameClock  *clock,
+                PrsApplication *self)
+{
+  g_signal_handlers_disconnect_by_func (clock, on_first_paint, self);
+  release_keyring (self);
+}
+
+/* The keyring is let go once @window has drawn its first frame */
+static void
+release_keyring_after_paint (PrsApplication *self,
+                             GtkWindow      *window)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+
+  if (!self->keyring_held)
+    return;
+  if (clock == NULL)
+    {
+      release_keyring (self);
+      return;
+    }
+  g_signal_connect_object (clock, "after-paint", G_CALLBACK (on_first_paint), self, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (window));
+}
+
+static void
 prs_application_startup (GApplication *app)
 {
   PrsApplication *self = PRS_APPLICATION (app);
@@ -179,7 +232,17 @@ prs_application_startup (GApplication *app)
 
   G_APPLICATION_CLASS (prs_application_parent_class)->startup (app);
 
+  /* The window never waits on the keyring (prs-secrets.h), and nothing
+   * asks it before the first frame */
+  prs_secrets_set_main_thread_may_block (FALSE);
+  prs_secrets_hold_keyring ();
+  self->keyring_held = TRUE;
+  self->keyring_release_id = g_timeout_add_seconds (KEYRING_HOLD_MAX_SECONDS, on_keyring_hold_timeout, self);
+
   self->service = prs_service_new (self->options.data_dir, self->options.port);
+  /* Another program on the API's port: the window still opens, and
+   * Preferences says so (and where to change the port) */
+  prs_service_set_api_optional (self->service, TRUE);
   if (!prs_service_start (self->service, &error))
     {
       g_printerr ("prosponsive: %s\n", error->message);
@@ -225,6 +288,7 @@ prs_application_activate (GApplication *app)
   if (self->service == NULL)
     {
       window = gtk_application_get_active_window (GTK_APPLICATION (app));
+      release_keyring (self);
       if (window != NULL)
         gtk_window_present (window);
       else if (self->start_error != NULL)
@@ -240,6 +304,7 @@ prs_application_activate (GApplication *app)
       window = GTK_WINDOW (prs_window_new (self, self->service));
       prs_frame_trace_begin (GTK_WIDGET (window), "window-first-frame");
       gtk_window_present (window);
+      release_keyring_after_paint (self, window);
       /* Nothing set up yet: the guided setup, over the window. */
       if (prs_first_run_is_needed (self->service))
         gtk_window_present (GTK_WINDOW (prs_first_run_new (window, self->service)));
@@ -254,6 +319,7 @@ prs_application_shutdown (GApplication *app)
 {
   PrsApplication *self = PRS_APPLICATION (app);
 
+  release_keyring (self);
   if (self->service != NULL)
     prs_service_stop (self->service);
 

@@ -45,6 +45,9 @@ struct _PrsService
 
   gboolean       storage_full;
   guint          storage_check_id;
+
+  gboolean       api_optional;   /* the window runs without the API */
+  GError        *api_error;      /* why the API did not start */
 };
 
 G_DEFINE_FINAL_TYPE (PrsService, prs_service, G_TYPE_OBJECT)
@@ -85,8 +88,9 @@ prs_service_new (const char *data_dir,
 
   self = g_object_new (PRS_TYPE_SERVICE, NULL);
   self->data_dir = prs_paths_resolve_data_dir (data_dir);
-  self->port = port != 0 ? port : PRS_API_SERVER_DEFAULT_PORT;
   self->settings = prs_settings_new ();
+  /* --port for one run; otherwise the api-port setting (3100 by default) */
+  self->port = port != 0 ? port : prs_settings_get_api_port (self->settings);
 
   return self;
 }
@@ -294,6 +298,19 @@ prs_service_get_mcp_hub (PrsService *self)
   return self->mcp_hub;
 }
 
+/* A tool's webhook answered 404: discovery drops it now rather than at
+ * the next scheduled run (debounced in PrsDiscovery) */
+static void
+on_workflow_gone (PrsRunner  *runner,
+                  const char *tool_name,
+                  PrsService *self)
+{
+  if (prs_discovery_request_rediscovery (self->discovery))
+    g_message ("The webhook of the tool “%s” is gone (404): looking for tools again", tool_name);
+  else
+    g_debug ("The webhook of the tool “%s” is gone (404): a discovery was just asked for", tool_name);
+}
+
 static void
 start_runner (PrsService *self)
 {
@@ -312,6 +329,7 @@ start_runner (PrsService *self)
   g_signal_connect_object (self->runner, "message-added", G_CALLBACK (on_run_message_added), self, 0);
   g_signal_connect_object (self->runner, "message-changed", G_CALLBACK (on_run_message_changed), self, 0);
   g_signal_connect_object (self->runner, "approval-needed", G_CALLBACK (on_run_approval_needed), self, 0);
+  g_signal_connect_object (self->runner, "workflow-gone", G_CALLBACK (on_workflow_gone), self, 0);
 }
 
 /* Scheduled prompts (docs/schedules.md): their messages are announced like
@@ -422,16 +440,29 @@ on_storage_check (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-PrsN8nClient *
-prs_service_dup_n8n_client (PrsService  *self,
-                            const char  *not_configured,
-                            GError     **error)
+void
+prs_service_dup_n8n_client_async (PrsService          *self,
+                                  const char          *not_configured,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
 {
-  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
-  g_return_val_if_fail (not_configured != NULL, NULL);
+  g_return_if_fail (PRS_IS_SERVICE (self));
+  g_return_if_fail (not_configured != NULL);
   PRS_ASSERT_MAIN_THREAD ();
 
-  return prs_n8n_setup_dup_client (self->store, self->secrets, not_configured, error);
+  prs_n8n_setup_dup_client_async (self->store, self->secrets, not_configured, cancellable, callback, user_data);
+}
+
+PrsN8nClient *
+prs_service_dup_n8n_client_finish (PrsService    *self,
+                                   GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  return prs_n8n_setup_dup_client_finish (result, error);
 }
 
 gboolean
@@ -441,6 +472,55 @@ prs_service_get_storage_full (PrsService *self)
   PRS_ASSERT_MAIN_THREAD ();
 
   return self->storage_full;
+}
+
+static void
+on_origins_changed (PrsSettings *settings,
+                    const char  *key,
+                    PrsService  *self)
+{
+  prs_api_server_set_origins (self->api_server, prs_settings_get_allowed_origins (settings));
+}
+
+/* A port another program holds keeps the headless service from starting
+ * (it is there for the API); the window starts without the API, so that
+ * Preferences can say so and the port can be changed there */
+static gboolean
+start_api (PrsService  *self,
+           GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (prs_api_server_start (self->api_server, &local_error))
+    return TRUE;
+  if (!self->api_optional)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  g_message ("The local API did not start: %s", local_error->message);
+  self->api_error = g_steal_pointer (&local_error);
+  return TRUE;
+}
+
+void
+prs_service_set_api_optional (PrsService *self,
+                              gboolean    optional)
+{
+  g_return_if_fail (PRS_IS_SERVICE (self));
+  g_return_if_fail (self->store == NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  self->api_optional = optional;
+}
+
+const GError *
+prs_service_get_api_error (PrsService *self)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  return self->api_error;
 }
 
 gboolean
@@ -461,6 +541,8 @@ prs_service_start (PrsService  *self,
     return FALSE;
 
   self->secrets = prs_secrets_new (self->data_dir);
+  if (!prs_secrets_check_file (self->secrets, error))
+    return FALSE;
   self->discovery = prs_discovery_new (self->store, self->secrets);
   self->providers = prs_providers_new (self->store, self->secrets);
   start_mcp (self);
@@ -478,9 +560,13 @@ prs_service_start (PrsService  *self,
   prs_api_server_set_lan (self->api_server,
                           prs_settings_get_lan_listening (self->settings),
                           prs_settings_get_allowed_sources (self->settings));
+  /* Allowed origins apply at once, also while the API runs */
+  prs_api_server_set_origins (self->api_server, prs_settings_get_allowed_origins (self->settings));
+  g_signal_connect_object (self->settings, "changed::allowed-origins",
+                           G_CALLBACK (on_origins_changed), self, 0);
 
   prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
-  if (!prs_api_server_start (self->api_server, error))
+  if (!start_api (self, error))
     return FALSE;
   /* Scheduled prompts first: those fired before a stop whose run never
    * began start now, before resuming would mark them interrupted */
@@ -607,6 +693,7 @@ prs_service_finalize (GObject *object)
 
   if (self->lock_fd >= 0)
     close (self->lock_fd);
+  g_clear_error (&self->api_error);
   g_free (self->data_dir);
 
   G_OBJECT_CLASS (prs_service_parent_class)->finalize (object);

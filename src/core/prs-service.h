@@ -24,9 +24,16 @@ G_BEGIN_DECLS
 #define PRS_TYPE_SERVICE (prs_service_get_type ())
 G_DECLARE_FINAL_TYPE (PrsService, prs_service, PRS, SERVICE, GObject)
 
-/* @port 0 means the default (3100). */
+/* @port 0 means the api-port setting (3100 by default). */
 PrsService *prs_service_new          (const char  *data_dir,
                                       guint        port);
+/* Before start: a local API that cannot start (its port taken) does not
+ * stop the service; prs_service_get_api_error () says why. The window's
+ * choice: Preferences then show it and let the port be changed. */
+void        prs_service_set_api_optional (PrsService *self,
+                                          gboolean    optional);
+/* Why the local API did not start, or NULL. */
+const GError *prs_service_get_api_error  (PrsService *self);
 /* Opens the store, then starts discovery's schedule and the API server. */
 gboolean    prs_service_start        (PrsService  *self,
                                       GError     **error);
@@ -76,11 +83,16 @@ PrsRun     *prs_service_edit_and_resend  (PrsService  *self,
                                           GError     **error);
 
 /* A client for the configured n8n (URL from the store, API key from the
- * keyring, looked up synchronously), or NULL: PRS_ERROR_NOT_CONFIGURED with
- * @not_configured when either is missing, or the keyring's error. */
-PrsN8nClient *prs_service_dup_n8n_client (PrsService  *self,
-                                          const char  *not_configured,
-                                          GError     **error);
+ * keyring, read without waiting on it), or NULL: PRS_ERROR_NOT_CONFIGURED
+ * with @not_configured when either is missing, or the keyring's error. */
+void          prs_service_dup_n8n_client_async  (PrsService          *self,
+                                                 const char          *not_configured,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+PrsN8nClient *prs_service_dup_n8n_client_finish (PrsService    *self,
+                                                 GAsyncResult  *result,
+                                                 GError       **error);
 /* Whether the disk holding the data folder is full (the
  * PrsService:storage-full property). */
 gboolean    prs_service_get_storage_full (PrsService *self);

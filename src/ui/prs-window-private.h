@@ -6,6 +6,7 @@
  * Resend). */
 #pragma once
 
+#include "prs-agent-choice.h"
 #include "prs-agents-page.h"
 #include "prs-conversation-view.h"
 #include "prs-insights-page.h"
@@ -33,6 +34,8 @@ struct _PrsWindow
   AdwWindowTitle       *content_title;
   GtkStack             *content_stack;
   GtkWidget            *conversation_menu_button;
+  GMenu                *agent_menu;
+  PrsAgentChoice       *agent_choice;
   PrsInsightsPage      *insights_page;
   AdwLeaflet           *leaflet;
   GtkWidget            *refresh_button;

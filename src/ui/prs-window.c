@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-agent-choice.h"
 #include "prs-agents-page.h"
 #include "prs-conversation-row.h"
 #include "prs-conversation-view.h"
@@ -15,6 +16,7 @@
 #include "prs-schedules-page.h"
 #include "prs-tools-page.h"
 #include "prs-window-private.h"
+#include "prs-window-state.h"
 
 G_DEFINE_FINAL_TYPE (PrsWindow, prs_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -181,6 +183,8 @@ show_conversation (PrsWindow       *self,
       if (self->shown != NULL)
         g_signal_handlers_disconnect_by_func (self->shown, on_shown_notify, self);
       g_set_object (&self->shown, conversation);
+      if (self->agent_choice != NULL)
+        prs_agent_choice_set_conversation (self->agent_choice, conversation);
       if (conversation != NULL)
         {
           g_signal_connect_object (conversation, "notify::title", G_CALLBACK (on_shown_notify), self, 0);
@@ -729,6 +733,11 @@ prs_window_new (gpointer    application,
 
   self = g_object_new (PRS_TYPE_WINDOW, "application", application, NULL);
   self->service = g_object_ref (service);
+  prs_window_state_bind (GTK_WINDOW (self), prs_service_get_settings (service));
+  /* The conversation menu's Agent submenu, read again whenever it opens */
+  self->agent_choice = prs_agent_choice_new (GTK_WIDGET (self), self->agent_menu, service);
+  g_signal_connect_object (gtk_menu_button_get_popover (GTK_MENU_BUTTON (self->conversation_menu_button)), "show",
+                           G_CALLBACK (prs_agent_choice_refresh), self->agent_choice, G_CONNECT_SWAPPED);
 
   prs_conversation_view_set_service (self->conversation_view, service);
   prs_tools_page_set_service (self->tools_page, service);
@@ -770,6 +779,14 @@ prs_window_new (gpointer    application,
   return self;
 }
 
+PrsAgentChoice *
+prs_window_get_agent_choice (PrsWindow *self)
+{
+  g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
+
+  return self->agent_choice;
+}
+
 static void
 prs_window_dispose (GObject *object)
 {
@@ -780,6 +797,7 @@ prs_window_dispose (GObject *object)
   if (self->conversation_list != NULL)
     gtk_list_view_set_model (self->conversation_list, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_WINDOW);
+  g_clear_object (&self->agent_choice);
   g_clear_object (&self->selection);
   g_clear_object (&self->multi_selection);
   g_clear_pointer (&self->open_at, g_free);
@@ -799,6 +817,7 @@ prs_window_class_init (PrsWindowClass *klass)
   object_class->dispose = prs_window_dispose;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, agent_menu);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, agents_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_title);

@@ -6,6 +6,7 @@
 
 #include <adwaita.h>
 
+#include "prs-agent-choice.h"
 #include "prs-agents-page.h"
 #include "prs-conversation-view.h"
 #include "prs-insights-page.h"
@@ -31,6 +32,8 @@ GtkListView         *prs_window_get_conversation_list  (PrsWindow   *self);
 PrsAgentsPage       *prs_window_get_agents_page        (PrsWindow   *self);
 PrsInsightsPage     *prs_window_get_insights_page      (PrsWindow   *self);
 PrsSchedulesPage    *prs_window_get_schedules_page     (PrsWindow   *self);
+/* The conversation menu's Agent submenu */
+PrsAgentChoice      *prs_window_get_agent_choice       (PrsWindow   *self);
 void                 prs_window_show_toast             (PrsWindow   *self,
                                                         const char  *text);
 

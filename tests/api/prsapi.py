@@ -7,6 +7,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -324,3 +325,16 @@ def wait_until(pred, timeout, interval=0.1):
             return True
         time.sleep(interval)
     return pred()
+
+
+def schema_path():
+    """The path of the app's GSettings schema (as a keyfile group), from the
+    build's compiled schema folder."""
+    schema_dir = os.environ.get('GSETTINGS_SCHEMA_DIR', '')
+    for name in sorted(os.listdir(schema_dir)) if os.path.isdir(schema_dir) else []:
+        if name.endswith('.gschema.xml'):
+            with open(os.path.join(schema_dir, name)) as f:
+                m = re.search(r'<schema id="[^"]+" path="/([^"]+)/"', f.read())
+                if m:
+                    return m.group(1)
+    return 'org/prosponsive/App'

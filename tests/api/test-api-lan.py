@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import http.client
 
-from prsapi import App, Tap, parse_args
+from prsapi import App, Tap, parse_args, schema_path
 
 PLAN = 12
 
@@ -40,17 +40,6 @@ def local_addresses():
             continue
         (v6 if ':' in m.group(1) else v4).append(m.group(1))
     return v4, v6
-
-
-def schema_path():
-    schema_dir = os.environ.get('GSETTINGS_SCHEMA_DIR', '')
-    for name in sorted(os.listdir(schema_dir)) if os.path.isdir(schema_dir) else []:
-        if name.endswith('.gschema.xml'):
-            with open(os.path.join(schema_dir, name)) as f:
-                m = re.search(r'<schema id="[^"]+" path="/([^"]+)/"', f.read())
-                if m:
-                    return m.group(1)
-    return 'org/prosponsive/App'
 
 
 class LanApp(App):

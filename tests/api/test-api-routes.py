@@ -4,6 +4,7 @@
 `prosponsive --headless`."""
 
 import json
+import os
 import socket
 import ssl
 import threading
@@ -11,7 +12,7 @@ import time
 
 from prsapi import run_suite
 
-PLAN = 73
+PLAN = 80
 
 
 def is_error(r, status, code=None, field=None):
@@ -110,6 +111,7 @@ def run(tap, app):
            and all({'id', 'slug', 'title', 'messageCount', 'updatedAt'} <= set(c) for c in convs),
            'GET /api/conversations lists each conversation once with its fields', convs[:2])
     cid = j1['conversationId']
+    resolve_agent_ids(tap, app, j1)
 
     # -- agent-inference --
     base = {'prompt': 'Summarise this email', 'conversationId': cid, 'agentId': 'prosponsive'}
@@ -136,6 +138,8 @@ def run(tap, app):
     tap.ok(not fails, 'agent-inference: %d bad inputs → 400 naming the field' % len(bad), fails)
     r = app.post('/api/ai/agent-inference', dict(base, context=nest(32)))
     tap.ok(r.status == 503, 'a context nested 32 deep is accepted', r)
+    tap.ok(agent_of(app, 'Email Inbox') == 'prosponsive',
+           'the first inbound run gave the conversation its agent', app.get('/api/conversations').json())
     r = app.post('/api/ai/agent-inference', dict(base, conversationId='no-such-conversation'))
     tap.ok(is_error(r, 404, 'conversation-not-found'), 'agent-inference: unknown conversation → 404', r)
     r = app.post('/api/ai/agent-inference', dict(base, context={'openLink': {'url': 'https://x', 'label': 'X'}}))
@@ -281,6 +285,39 @@ def run(tap, app):
     # (the UI list model is tested in the ui suite; here: the service is still healthy)
     r = app.get('/api/health', auth=False)
     tap.ok(r.status == 200, 'the service is healthy after the whole matrix', r)
+
+
+def agent_of(app, slug):
+    """The agent GET /api/conversations lists for the conversation @slug."""
+    return next((c.get('defaultAgent') for c in app.get('/api/conversations').json() if c['slug'] == slug), 'missing')
+
+
+def resolve_agent_ids(tap, app, inbox):
+    """resolve's optional agentId: the conversation remembers its agent;
+    the answer stays {success, conversationId, slug}."""
+    tap.ok(set(inbox) == {'success', 'conversationId', 'slug'} and agent_of(app, 'Email Inbox') is None,
+           'resolve answers {success, conversationId, slug}; a new conversation has no agent', inbox)
+    r = app.post('/api/conversations/resolve', {'slug': 'Agent Desk', 'agentId': 'no-such-agent'})
+    listed = [c['slug'] for c in app.get('/api/conversations').json()]
+    tap.ok(is_error(r, 404, 'agent-not-found') and 'Agent Desk' not in listed,
+           'resolve with an unknown agentId → 404 agent-not-found, and nothing is created', r)
+    r = app.post('/api/conversations/resolve', {'slug': 'Agent Desk', 'agentId': ''})
+    tap.ok(is_error(r, 400, 'invalid-field', 'agentId'), 'resolve with an empty agentId → 400 naming it', r)
+    with open(os.path.join(app.data_dir, 'mail-agent.md'), 'w') as f:
+        f.write('---\nid: mail-agent\nname: Mail Agent\n---\nYou file mail.\n')
+    res = app.ctl('agent', 'import', os.path.join(app.data_dir, 'mail-agent.md'))
+    r = app.post('/api/conversations/resolve', {'slug': 'Agent Desk', 'agentId': 'mail-agent'})
+    j = r.json() or {}
+    tap.ok(res.returncode == 0 and r.status == 200 and set(j) == {'success', 'conversationId', 'slug'}
+           and agent_of(app, 'Agent Desk') == 'mail-agent',
+           'resolve with an agentId sets the agent of a new conversation (same answer)', (res.stderr, r))
+    r = app.post('/api/conversations/resolve', {'slug': 'Agent Desk', 'agentId': 'prosponsive'})
+    tap.ok(r.status == 200 and (r.json() or {}).get('conversationId') == j.get('conversationId')
+           and agent_of(app, 'Agent Desk') == 'mail-agent',
+           'it keeps the agent it has (another agentId changes nothing)', r)
+    r = app.post('/api/conversations/resolve', {'slug': 'Agent Desk'})
+    tap.ok(r.status == 200 and agent_of(app, 'Agent Desk') == 'mail-agent',
+           'resolve without agentId leaves its agent', r)
 
 
 def nest(depth):

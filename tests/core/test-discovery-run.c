@@ -430,6 +430,62 @@ test_schedule (Fixture       *fixture,
   assert_tools_kept (fixture);
 }
 
+static void
+wait_idle (Fixture *fixture)
+{
+  while (prs_discovery_get_running (fixture->discovery))
+    g_main_context_iteration (NULL, TRUE);
+  /* A run asked for while the last one ran starts from an idle callback */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+test_rediscovery_debounced (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+
+  configure (fixture);
+  prs_discovery_set_rediscover_window (fixture->discovery, 1500);
+
+  /* Three 404s of one turn: one discovery, started at once */
+  prs_discovery_request_rediscovery (fixture->discovery);
+  g_assert_cmpuint (prs_discovery_get_n_runs (fixture->discovery), ==, 1);
+  g_assert_true (prs_discovery_get_running (fixture->discovery));
+  prs_discovery_request_rediscovery (fixture->discovery);
+  prs_discovery_request_rediscovery (fixture->discovery);
+  wait_idle (fixture);
+  prs_discovery_request_rediscovery (fixture->discovery);
+  wait_idle (fixture);
+  g_assert_cmpuint (prs_discovery_get_n_runs (fixture->discovery), ==, 1);
+  g_assert_cmpuint (fixture->lists, ==, 1);
+  assert_tools_kept (fixture);
+
+  /* After the window, a new 404 makes a new discovery */
+  g_timeout_add (1600, quit_loop, loop);
+  g_main_loop_run (loop);
+  prs_discovery_request_rediscovery (fixture->discovery);
+  g_assert_cmpuint (prs_discovery_get_n_runs (fixture->discovery), ==, 2);
+  wait_idle (fixture);
+  g_assert_cmpuint (fixture->lists, ==, 2);
+
+  /* Asked while another discovery (the schedule's) runs: one more follows
+   * it, since that one may have listed the workflows too early */
+  g_timeout_add (1600, quit_loop, loop);
+  g_main_loop_run (loop);
+  prs_discovery_set_schedule (fixture->discovery, 3600);
+  g_assert_true (prs_discovery_get_running (fixture->discovery));
+  prs_discovery_request_rediscovery (fixture->discovery);
+  prs_discovery_request_rediscovery (fixture->discovery);
+  g_assert_cmpuint (prs_discovery_get_n_runs (fixture->discovery), ==, 3);
+  wait_idle (fixture);
+  wait_idle (fixture);
+  g_assert_cmpuint (prs_discovery_get_n_runs (fixture->discovery), ==, 4);
+  g_assert_cmpuint (fixture->lists, ==, 4);
+  prs_discovery_set_schedule (fixture->discovery, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -446,6 +502,8 @@ main (int   argc,
               fixture_set_up, test_not_configured, fixture_tear_down);
   g_test_add ("/prs/discovery-run/schedule", Fixture, NULL,
               fixture_set_up, test_schedule, fixture_tear_down);
+  g_test_add ("/prs/discovery-run/rediscovery-debounced", Fixture, NULL,
+              fixture_set_up, test_rediscovery_debounced, fixture_tear_down);
 
   return g_test_run ();
 }

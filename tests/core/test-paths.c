@@ -370,7 +370,7 @@ test_token_not_replaceable (Fixture       *fixture,
   g_assert_true (prs_paths_ensure_data_dir (fixture->data_dir, &error));
   g_test_assert_expected_messages ();
   secrets = prs_secrets_new (fixture->data_dir);
-  watch = prs_api_token_watch_new (secrets, fixture->data_dir, &error);
+  watch = prs_api_token_watch_new (secrets, fixture->data_dir, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (prs_api_token_ensure (secrets, fixture->data_dir, &token, &error));
 
@@ -398,7 +398,7 @@ test_planted_secrets_refused (Fixture       *fixture,
   g_assert_cmpint (chown (path, OTHER_UID, OTHER_GID), ==, 0);
 
   secrets = prs_secrets_new (fixture->data_dir);
-  watch = prs_api_token_watch_new (secrets, fixture->data_dir, &error);
+  watch = prs_api_token_watch_new (secrets, fixture->data_dir, NULL, &error);
   g_assert_null (watch);
   assert_unsafe (error, path);
 }

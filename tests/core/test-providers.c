@@ -853,6 +853,14 @@ test_failover_server_error (void)
 /* Decision: a rejected key is a failure of that provider, so the run
  * moves on to the next one; the attempts say why A was skipped. */
 static void
+on_info (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static void
 test_failover_auth (void)
 {
   g_autoptr(PrsTestProvider) a = prs_test_provider_start ("{'kind':'gemini','repeat_last':true,'turns':[{'response':{'status':401}}]}");
@@ -879,8 +887,17 @@ test_failover_auth (void)
   g_assert_error (attempt->error, PRS_ERROR, PRS_ERROR_PROVIDER_AUTH);
 
   /* provider-info: B is local, A shows its error; no key anywhere. */
-  info = prs_providers_build_info (config.providers);
+  {
+    GAsyncResult *result = NULL;
+
+    prs_providers_build_info_async (config.providers, NULL, on_info, &result);
+    while (result == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    info = prs_providers_build_info_finish (config.providers, result);
+    g_object_unref (result);
+  }
   info_text = prs_json_to_string (info, FALSE);
+  g_assert_nonnull (strstr (info_text, "\"hasKey\":true"));
   g_test_message ("%s", info_text);
   g_assert_null (strstr (info_text, "key-a"));
   g_assert_nonnull (strstr (info_text, "\"isLocal\":true"));

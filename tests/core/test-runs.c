@@ -340,9 +340,13 @@ test_approve (Fixture       *fixture,
   g_autofree char *script = g_strdup_printf (
     "{'kind':'%s','turns':["
     "{'response':{'text':'Let me look.','tool_calls':[" WEATHER_CALL ("Paris") "],'usage':{'input':10,'output':4}}},"
-    "{'response':{'chunks':['It is ','sunny ','in Paris.'],'delay':0.3,'usage':{'input':20,'output':6}}}]}",
+    "{'response':{'chunks':['It is ','sunny ','in Paris.'],'delay':0.3,'usage':{'input':20,'output':6}}},"
+    "{'response':{'text':'Still sunny.'}}]}",
     kind);
   g_autoptr(PrsRun) run = NULL;
+  g_autoptr(PrsRun) chat = NULL;
+  g_autofree char *history = NULL;
+  PrsMessageInsert follow_up = { 0 };
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *body = NULL;
@@ -389,6 +393,23 @@ test_approve (Fixture       *fixture,
   kinds = message_kinds (fixture);
   g_assert_cmpstr (kinds, ==,
                    "inbound:completed assistant:completed tool-call:succeeded tool-result:succeeded assistant:completed");
+
+  /* A chat after it sends the call and its result as history, in a form
+   * this provider's protocol accepts (docs/runs.md) */
+  follow_up.conversation_id = fixture->conversation_id;
+  follow_up.kind = "user";
+  follow_up.content = "And tomorrow?";
+  g_assert_true (prs_store_insert_message (fixture->store, &follow_up, NULL, NULL, &error));
+  chat = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&answer, json_object_unref);
+  answer = wait_rest (chat, NULL);
+  g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Still sunny.");
+  history = request_body (fixture->provider, 2);
+  g_assert_nonnull (strstr (history, "Weather in Paris?"));
+  g_assert_nonnull (strstr (history, "sunny-data"));
+  g_assert_nonnull (strstr (history, "It is sunny in Paris."));
+  g_assert_nonnull (strstr (history, "And tomorrow?"));
 }
 
 /* ---- deny, edit, approve all --------------------------------------------- */

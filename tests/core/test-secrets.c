@@ -3,8 +3,11 @@
  * PROSPONSIVE_SECRETS=file (the unit environment: the fallback file), and
  * without it under tests/run-with-keyring.sh, where it must really use the
  * keyring and never write the file. */
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
+#include <libsecret/secret.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
@@ -131,6 +134,207 @@ test_round_trip (Fixture       *fixture,
 
   assert_backend (secrets, fixture->data_dir);
   assert_backend (again, fixture->data_dir);
+}
+
+/* ---- the asynchronous calls ---- */
+
+typedef struct
+{
+  GAsyncResult *result;
+} Wait;
+
+static void
+on_done (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->result = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (Wait *wait)
+{
+  while (wait->result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return wait->result;
+}
+
+static char *
+lookup_async (PrsSecrets  *secrets,
+              const char  *name,
+              GError     **error)
+{
+  Wait wait = { NULL };
+  char *value;
+
+  prs_secrets_lookup_async (secrets, name, NULL, on_done, &wait);
+  value = prs_secrets_lookup_finish (secrets, wait_result (&wait), error);
+  g_object_unref (wait.result);
+  return value;
+}
+
+static void
+test_async_round_trip (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  g_autoptr(PrsSecrets) secrets = prs_secrets_new (fixture->data_dir);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  Wait wait = { NULL };
+
+  prs_secrets_store_async (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, "hook ✓", NULL, on_done, &wait);
+  g_assert_true (prs_secrets_store_finish (secrets, wait_result (&wait), &error));
+  g_assert_no_error (error);
+  g_clear_object (&wait.result);
+
+  value = lookup_async (secrets, PRS_SECRET_WEBHOOK_AUTH, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (value, ==, "hook ✓");
+  g_clear_pointer (&value, g_free);
+
+  prs_secrets_clear_async (secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, on_done, &wait);
+  g_assert_true (prs_secrets_clear_finish (secrets, wait_result (&wait), &error));
+  g_assert_no_error (error);
+  g_clear_object (&wait.result);
+  value = lookup_async (secrets, PRS_SECRET_WEBHOOK_AUTH, &error);
+  g_assert_no_error (error);
+  g_assert_null (value);
+
+  /* A name is required, as for the synchronous calls */
+  value = lookup_async (secrets, "", &error);
+  g_assert_null (value);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  assert_backend (secrets, fixture->data_dir);
+}
+
+/* Read once, a secret is kept in memory; any write through any object
+ * (another process: prosponsive-ctl) drops what every object kept */
+static void
+test_kept_until_changed (Fixture       *fixture,
+                         gconstpointer  user_data)
+{
+  g_autoptr(PrsSecrets) app = prs_secrets_new (fixture->data_dir);
+  g_autoptr(PrsSecrets) ctl = prs_secrets_new (fixture->data_dir);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+
+  g_assert_true (prs_secrets_store_sync (ctl, PRS_SECRET_N8N_API_KEY, NULL, "first", NULL, &error));
+  g_assert_no_error (error);
+  value = lookup_async (app, PRS_SECRET_N8N_API_KEY, &error);
+  g_assert_cmpstr (value, ==, "first");
+  g_clear_pointer (&value, g_free);
+
+  /* Removed behind its back (not through PrsSecrets: no stamp), the
+   * value kept in memory is still what it answers: it did not ask again */
+  if (keyring_expected ())
+    secret_password_clear_sync (&(const SecretSchema) {
+                                  "org.prosponsive.App.Secret", SECRET_SCHEMA_NONE,
+                                  { { "name", SECRET_SCHEMA_ATTRIBUTE_STRING },
+                                    { "data-dir", SECRET_SCHEMA_ATTRIBUTE_STRING },
+                                    { NULL, 0 } } },
+                                NULL, &error, "name", PRS_SECRET_N8N_API_KEY,
+                                "data-dir", fixture->data_dir, NULL);
+  else
+    {
+      g_autofree char *path = dup_fallback_path (fixture->data_dir);
+      g_autofree char *contents = NULL;
+      struct stat st;
+      struct timespec times[2];
+      gsize length;
+      char *at;
+      int fd;
+
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      times[0] = st.st_atim;
+      times[1] = st.st_mtim;
+
+      /* Rewritten in place: the same file, the same size, the same times */
+      g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+      at = strstr (contents, "first");
+      g_assert_nonnull (at);
+      memcpy (at, "other", 5);
+      fd = open (path, O_WRONLY);
+      g_assert_cmpint (fd, >=, 0);
+      g_assert_cmpint (write (fd, contents, length), ==, (gssize) length);
+      close (fd);
+      g_assert_cmpint (utimensat (AT_FDCWD, path, times, 0), ==, 0);
+    }
+  g_assert_no_error (error);
+  value = lookup_async (app, PRS_SECRET_N8N_API_KEY, &error);
+  g_assert_cmpstr (value, ==, "first");
+  g_clear_pointer (&value, g_free);
+
+  /* Any write (another secret, another object) drops it: read again */
+  g_assert_true (prs_secrets_store_sync (ctl, PRS_SECRET_WEBHOOK_AUTH, NULL, "x", NULL, &error));
+  g_assert_no_error (error);
+  value = prs_secrets_lookup_sync (app, PRS_SECRET_N8N_API_KEY, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (value, ==, keyring_expected () ? NULL : "other");
+  g_clear_pointer (&value, g_free);
+
+  /* A change through the object itself is kept at once */
+  g_assert_true (prs_secrets_store_sync (app, PRS_SECRET_N8N_API_KEY, NULL, "second", NULL, &error));
+  value = lookup_async (ctl, PRS_SECRET_N8N_API_KEY, &error);
+  g_assert_cmpstr (value, ==, "second");
+}
+
+static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+lookup_in_thread (gpointer data)
+{
+  PrsSecrets *secrets = data;
+
+  return prs_secrets_lookup_sync (secrets, PRS_SECRET_API_TOKEN, NULL, NULL);
+}
+
+/* Held (the window before its first frame), nothing reaches the keyring;
+ * at the release everything waiting goes on */
+static void
+test_hold (Fixture       *fixture,
+           gconstpointer  user_data)
+{
+  g_autoptr(PrsSecrets) writer = prs_secrets_new (fixture->data_dir);
+  g_autoptr(PrsSecrets) secrets = prs_secrets_new (fixture->data_dir);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *from_thread = NULL;
+  gboolean later = FALSE;
+  GThread *thread;
+  Wait wait = { NULL };
+
+  g_assert_true (prs_secrets_store_sync (writer, PRS_SECRET_API_TOKEN, NULL, "held", NULL, &error));
+  g_assert_no_error (error);
+
+  prs_secrets_hold_keyring ();
+  prs_secrets_hold_keyring ();   /* calls nest */
+  prs_secrets_lookup_async (secrets, PRS_SECRET_API_TOKEN, NULL, on_done, &wait);
+  thread = g_thread_new ("lookup", lookup_in_thread, secrets);
+  g_timeout_add (300, set_flag, &later);
+  while (!later)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_null (wait.result);
+  prs_secrets_release_keyring ();
+  later = FALSE;
+  g_timeout_add (100, set_flag, &later);
+  while (!later)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_null (wait.result);
+
+  prs_secrets_release_keyring ();
+  value = prs_secrets_lookup_finish (secrets, wait_result (&wait), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (value, ==, "held");
+  g_clear_object (&wait.result);
+  from_thread = g_thread_join (thread);
+  g_assert_cmpstr (from_thread, ==, "held");
 }
 
 static void
@@ -274,8 +478,10 @@ check_fallback_file (Fixture *fixture)
     const char *name;
     guint n = 0;
 
+    /* The file, and the stamp that tells others a secret changed */
     while ((name = g_dir_read_name (dir)) != NULL)
-      n++;
+      if (!g_str_equal (name, PRS_SECRETS_STAMP_FILE))
+        n++;
     g_assert_cmpuint (n, ==, 1);
   }
 
@@ -380,6 +586,9 @@ main (int   argc,
   ADD ("data-dirs-do-not-share", test_data_dirs_do_not_share);
   ADD ("fallback-file", test_fallback_file);
   ADD ("no-secret-service", test_no_secret_service);
+  ADD ("async-round-trip", test_async_round_trip);
+  ADD ("kept-until-changed", test_kept_until_changed);
+  ADD ("hold", test_hold);
 
 #undef ADD
 

@@ -478,9 +478,19 @@ test_answer_error_variants (void)
   g_assert_nonnull (strstr (result->error, "success"));
   prs_tool_call_result_free (result);
 
-  /* The workflow saying success:true wins over an "error" field, and a
-   * non-string error is data. */
+  /* A string "error" is a failure even beside "success": true (the
+   * guide's error object sets both), and a non-string error is data. */
   result = call_with_answer (200, "application/json", "{\"success\":true,\"error\":\"none\"}");
+  g_assert_cmpint (result->status, ==, PRS_TOOL_CALL_FAILED);
+  g_assert_cmpstr (result->error, ==, "none");
+  prs_tool_call_result_free (result);
+
+  result = call_with_answer (200, "application/json", "{\"error\":\"disk full\",\"success\":true,\"rows\":[1]}");
+  g_assert_cmpint (result->status, ==, PRS_TOOL_CALL_FAILED);
+  g_assert_cmpstr (result->error, ==, "disk full");
+  prs_tool_call_result_free (result);
+
+  result = call_with_answer (200, "application/json", "{\"success\":true,\"error\":{\"message\":\"x\"}}");
   g_assert_cmpint (result->status, ==, PRS_TOOL_CALL_SUCCEEDED);
   prs_tool_call_result_free (result);
 

@@ -306,6 +306,10 @@ def scenario(app, n8n, work_dir):
         {"response": {"text": "Filing it.",
                       "tool_calls": [{"id": "call_l1", "name": later_name, "arguments": {"folder": "Receipts"}}]}},
         {"response": {"text": "Filed in Receipts."}},
+        {"response": {"text": "Checking again.",
+                      "tool_calls": [{"id": "call_w2", "name": tool_name, "arguments": {"city": "Oslo"}},
+                                     {"id": "call_w3", "name": tool_name, "arguments": {"city": "Rome"}}]}},
+        {"response": {"text": "The weather tool is gone."}},
     ]}, work_dir)
     PROVIDERS.append(provider)
     res = app.ctl("provider", "add", "--kind", "openai", "--name", "Scripted",
@@ -418,6 +422,43 @@ def scenario(app, n8n, work_dir):
                                                                "model", "providerName", "decidedBy")})))
     TAP.diag("answer to n8n: %s" % json.dumps(answer))
     TAP.diag("=======================================================")
+
+    gone_scenario(app, n8n, tool_id, tool_name)
+
+
+def gone_scenario(app, n8n, tool_id, tool_name):
+    """docs/workflows.md: a webhook that answers 404 makes discovery run at
+    once (two 404s of one turn: one discovery), and the tool card says the
+    workflow is gone; the tool leaves the tool list without waiting for the
+    15-minute schedule."""
+    n8n.api("POST", "/workflows/%s/deactivate" % tool_id, retries=3)
+    tools = json.loads(app.ctl("tools", "--json").stdout or "[]")
+    TAP.ok(any(t.get("workflowId") == tool_id for t in tools),
+           "unpublished in n8n, the tool is still listed until discovery runs", tools)
+    before = app.log().count("looking for tools again")
+    token = app.ctl("token").stdout.strip().splitlines()[-1]
+    _, _, resolved = app.post("/api/conversations/resolve", {"slug": "Weather Desk"}, token)
+    status, raw, answer = app.post("/api/ai/agent-inference",
+                                   {"prompt": "Weather in Oslo and Rome?", "agentId": "prosponsive",
+                                    "conversationId": (resolved or {}).get("conversationId")}, token, timeout=120)
+    calls = (answer or {}).get("toolCalls") or []
+    TAP.ok(status == 200 and len(calls) == 2 and all(c.get("status") == "failed" for c in calls),
+           "both calls to the unpublished workflow failed", raw)
+    messages = app.get("/api/conversations/%s/messages" % (resolved or {}).get("conversationId"), token)
+    cards = [m for m in messages if m["kind"] == "tool-call" and m["status"] == "failed"]
+    extra = (cards[-1].get("extra") or {}) if cards else {}
+    TAP.ok(extra.get("workflowGone") is True and "workflow is gone" in extra.get("error", ""),
+           "the tool card says the workflow is gone", extra)
+    deadline = time.monotonic() + 60
+    gone = False
+    while not gone and time.monotonic() < deadline:
+        tools = json.loads(app.ctl("tools", "--json").stdout or "[]")
+        gone = not any(t.get("workflowId") == tool_id for t in tools)
+        time.sleep(0.5)
+    TAP.ok(gone, "discovery ran at once and the tool left the tool list", tools)
+    time.sleep(1)
+    runs = app.log().count("looking for tools again") - before
+    TAP.ok(runs == 1, "two 404s in one turn made one discovery", app.log())
 
 
 def main():

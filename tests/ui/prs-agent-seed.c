@@ -131,3 +131,21 @@ prs_agent_seed_agents (PrsStore *store)
   if (!prs_store_save_agent (store, agent, NULL, &error))
     g_error ("%s", error->message);
 }
+
+PrsTool *
+prs_agent_seed_weather_tool (void)
+{
+  PrsTool *tool = prs_tool_new ();
+
+  tool->name = g_strdup ("get_weather");
+  tool->description = g_strdup ("Looks the weather up.");
+  tool->workflow_id = g_strdup ("wf-get_weather");
+  tool->webhook_path = g_strdup ("weather");
+  tool->webhook_method = g_strdup ("POST");
+  tool->response_mode = g_strdup ("responseNode");
+  tool->webhook_node_name = g_strdup ("Webhook");
+  tool->webhook_id = g_strdup ("hook-get_weather");
+  g_ptr_array_add (tool->params, prs_param_new ("city", PRS_PARAM_STRING, TRUE, NULL));
+  g_ptr_array_add (tool->params, prs_param_new ("unit", PRS_PARAM_STRING, FALSE, NULL));
+  return tool;
+}

@@ -16,6 +16,9 @@ PrsTool *prs_agent_seed_move_tool  (void);
 /* Stores email_move_to_folder, email_search and jira_create_issue as one
  * discovery. */
 void     prs_agent_seed_tools      (PrsStore   *store);
+/* get_weather (city required, unit optional), called at the webhook path
+ * "weather" of tests/lib's scripted webhook */
+PrsTool *prs_agent_seed_weather_tool (void);
 /* The "email-inbox" conversation (titled "Email Inbox") with an inbound message carrying
  * {uid, mailbox, from, subject, receivedAt, openLink} from workflow
  * wf-email-triage; returns the conversation id. */

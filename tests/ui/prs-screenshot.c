@@ -8,6 +8,7 @@
  *                  [--insights today|7d|30d|all]
  *                  [--search TEXT [--open-hit]] [--row-menu SLUG] [--details]
  *                  [--wait-mcp] [--expand-mcp-tool NAME] [--scroll-end]
+ *                  [--conversation-menu]
  */
 #include "config.h"
 
@@ -36,6 +37,7 @@ static gboolean details;
 static gboolean wait_mcp;
 static char *expand_mcp_tool;
 static gboolean scroll_end;
+static gboolean conversation_menu;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -52,6 +54,7 @@ static const GOptionEntry entries[] = {
   { "wait-mcp", 0, 0, G_OPTION_ARG_NONE, &wait_mcp, "Wait until no MCP server is still connecting", NULL },
   { "expand-mcp-tool", 0, 0, G_OPTION_ARG_STRING, &expand_mcp_tool, "Open this MCP tool on the Tools page", "NAME" },
   { "scroll-end", 0, 0, G_OPTION_ARG_NONE, &scroll_end, "Scroll the Tools page to its end", NULL },
+  { "conversation-menu", 0, 0, G_OPTION_ARG_NONE, &conversation_menu, "Open the conversation menu's Agent submenu", NULL },
   { NULL }
 };
 
@@ -190,6 +193,43 @@ scroll_tools_end (GtkWidget *window)
   prs_test_wait_frames (window, 6);
 }
 
+static gboolean
+has_tooltip (GtkWidget *widget,
+             gpointer   data)
+{
+  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+static gboolean
+is_agent_item (GtkWidget *widget,
+               gpointer   data)
+{
+  g_autofree char *text = NULL;
+
+  if (g_strcmp0 (G_OBJECT_TYPE_NAME (widget), "GtkModelButton") != 0)
+    return FALSE;
+  g_object_get (widget, "text", &text, NULL);
+  return g_strcmp0 (text, data) == 0;
+}
+
+/* The conversation menu, then its Agent item, as a pointer would */
+static void
+open_agent_submenu (PrsWindow *window)
+{
+  GtkWidget *button = prs_test_find_widget (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON, has_tooltip,
+                                            (gpointer) "Conversation Menu");
+  GtkWidget *popover, *item;
+
+  g_assert (button != NULL);
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  prs_test_wait_frames (GTK_WIDGET (window), 6);
+  popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+  item = prs_test_find_widget (popover, GTK_TYPE_WIDGET, is_agent_item, (gpointer) "Agent");
+  g_assert (item != NULL);
+  g_signal_emit_by_name (item, "clicked");
+  prs_test_wait_frames (GTK_WIDGET (window), 8);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -293,6 +333,8 @@ main (int   argc,
     show_row_menu (window);
   if (details)
     show_details (window);
+  if (conversation_menu)
+    open_agent_submenu (window);
 
   command = g_strdup_printf ("import -window root %s", argv[2]);
   if (!g_spawn_command_line_sync (command, NULL, NULL, NULL, &error))

@@ -3,8 +3,9 @@
  * X server, driven end to end by tests/scripted-provider.py and a scripted
  * n8n webhook: a tool card approved through its action, an agent
  * built in the editor binding its tool's parameters from the Request
- * Context, and Retry on an inbound message whose run failed
- * (docs/api.md). Waits are main-loop conditions, never sleeps. */
+ * Context, Retry on an inbound message whose run failed
+ * (docs/api.md), Send then Stop in the composer while the answer streams,
+ * and the agent a conversation remembers (docs/conversations.md). Waits are main-loop conditions, never sleeps. */
 #include "config.h"
 
 #include <string.h>
@@ -37,24 +38,6 @@ typedef struct
   char            *conversation_id;
   guint            approvals_needed;
 } Fixture;
-
-static PrsTool *
-make_weather_tool (void)
-{
-  PrsTool *tool = prs_tool_new ();
-
-  tool->name = g_strdup ("get_weather");
-  tool->description = g_strdup ("Looks the weather up.");
-  tool->workflow_id = g_strdup ("wf-get_weather");
-  tool->webhook_path = g_strdup ("weather");
-  tool->webhook_method = g_strdup ("POST");
-  tool->response_mode = g_strdup ("responseNode");
-  tool->webhook_node_name = g_strdup ("Webhook");
-  tool->webhook_id = g_strdup ("hook-get_weather");
-  g_ptr_array_add (tool->params, prs_param_new ("city", PRS_PARAM_STRING, TRUE, NULL));
-  g_ptr_array_add (tool->params, prs_param_new ("unit", PRS_PARAM_STRING, FALSE, NULL));
-  return tool;
-}
 
 static void
 on_approval_needed (PrsRunner  *runner,
@@ -98,7 +81,7 @@ fixture_setup (Fixture       *f,
       g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
       g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
 
-      g_ptr_array_add (tools, make_weather_tool ());
+      g_ptr_array_add (tools, prs_agent_seed_weather_tool ());
       g_assert_true (prs_store_save_discovery (store, tools, NULL, 1000, &error));
       g_assert_no_error (error);
       agent->allowed_tools = g_strsplit ("get_weather", ",", -1);
@@ -604,6 +587,261 @@ test_retry_inbound (Fixture       *f,
   }
 }
 
+/* ---- Send → run → Stop from the composer ---- */
+
+typedef struct
+{
+  Fixture    *f;
+  const char *status;   /* the assistant message's, or NULL: any */
+  const char *prefix;   /* its text starts so */
+} AnswerQuery;
+
+/* The conversation's assistant message, when it has one */
+static JsonObject *
+assistant_message (Fixture *f)
+{
+  g_autoptr(JsonArray) messages = prs_store_list_messages (store_of (f), f->conversation_id, 0, 100, NULL);
+
+  for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (message, "kind", ""), "assistant") == 0)
+        return json_object_ref (message);
+    }
+  return NULL;
+}
+
+static gboolean
+answer_is (gpointer data)
+{
+  AnswerQuery *query = data;
+  g_autoptr(JsonObject) message = assistant_message (query->f);
+
+  return message != NULL &&
+         (query->status == NULL ||
+          g_strcmp0 (json_object_get_string_member_with_default (message, "status", ""), query->status) == 0) &&
+         g_str_has_prefix (json_object_get_string_member_with_default (message, "content", ""), query->prefix);
+}
+
+static gboolean
+is_send_stop (GtkWidget *widget,
+              gpointer   data)
+{
+  return gtk_stack_get_child_by_name (GTK_STACK (widget), "stop") != NULL;
+}
+
+/* "send" or "stop": the button the composer shows */
+static const char *
+composer_button (PrsComposer *composer)
+{
+  GtkWidget *stack = prs_test_find_widget (GTK_WIDGET (composer), GTK_TYPE_STACK, is_send_stop, NULL);
+
+  g_assert_nonnull (stack);
+  return gtk_stack_get_visible_child_name (GTK_STACK (stack));
+}
+
+static gboolean
+composer_shows_stop (gpointer data)
+{
+  return g_strcmp0 (composer_button (data), "stop") == 0;
+}
+
+static void
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static void
+test_send_stop (Fixture       *f,
+                gconstpointer  data)
+{
+  PrsConversationView *view;
+  PrsComposer *composer;
+  g_autoptr(JsonObject) answer = NULL;
+  AnswerQuery streaming = { f, "streaming", "One " };
+  RowQuery user = { f, NULL, "user", "Count to ten, slowly.", NULL };
+  gboolean later = FALSE;
+
+  configure_provider (f,
+                      "{'kind':'openai','turns':[{'response':{'chunks':"
+                      "['One ','two ','three ','four ','five ','six ','seven ','eight ','nine ','ten.'],"
+                      "'delay':0.5}}]}");
+  open_conversation (f);
+  view = prs_window_get_conversation_view (f->window);
+  composer = prs_conversation_view_get_composer (view);
+  g_assert_cmpstr (composer_button (composer), ==, "send");
+
+  /* Send: the message is shown, the run streams, Send became Stop */
+  prs_composer_set_text (composer, "Count to ten, slowly.");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  wait_row (&user);
+  g_assert_true (prs_test_wait_until (answer_is, &streaming));
+  g_assert_true (prs_test_wait_until (composer_shows_stop, composer));
+  g_assert_false (prs_runner_is_idle (prs_service_get_runner (f->service)));
+
+  /* Stop: the run ends at once, what came stays, nothing more comes */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.stop", NULL));
+  g_assert_true (prs_test_wait_until (runner_is_idle, prs_service_get_runner (f->service)));
+  g_assert_cmpstr (composer_button (composer), ==, "send");
+  answer = assistant_message (f);
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), !=, "completed");
+  g_assert_cmpstr (json_object_get_string_member (answer, "status"), !=, "streaming");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (answer, "content"), "One "));
+  g_assert_null (strstr (json_object_get_string_member (answer, "content"), "ten."));
+  /* Two more chunks' time later (the main loop running), still nothing more */
+  g_timeout_add_once (1100, set_flag, &later);
+  g_assert_true (prs_test_wait_for (&later));
+  g_clear_pointer (&answer, json_object_unref);
+  answer = assistant_message (f);
+  g_assert_null (strstr (json_object_get_string_member (answer, "content"), "ten."));
+}
+
+/* ---- a conversation remembers its agent ---- */
+
+static gboolean
+composer_agent_is (gpointer data)
+{
+  Fixture *f = data;
+  PrsComposer *composer = prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window));
+
+  return g_strcmp0 (prs_composer_get_agent (composer), g_object_get_data (G_OBJECT (f->window), "expected")) == 0;
+}
+
+static gboolean
+is_menu_button (GtkWidget *widget,
+                gpointer   data)
+{
+  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+/* The Agent submenu of the conversation's menu, opened as a person would
+ * (it reads the agents then): one item per agent */
+static GMenuModel *
+agent_submenu (Fixture *f)
+{
+  GtkWidget *button = prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON,
+                                            is_menu_button, (gpointer) "Conversation Menu");
+  GMenuModel *menu;
+
+  g_assert_nonnull (button);
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+
+      for (int j = 0; section != NULL && j < g_menu_model_get_n_items (section); j++)
+        {
+          GMenuModel *submenu = g_menu_model_get_item_link (section, j, G_MENU_LINK_SUBMENU);
+
+          if (submenu != NULL)
+            return submenu;
+        }
+    }
+  return NULL;
+}
+
+static const char *
+stored_agent (Fixture    *f,
+              const char *conversation_id,
+              JsonObject **keep)
+{
+  *keep = prs_store_get_conversation (store_of (f), conversation_id, NULL);
+  g_assert_nonnull (*keep);
+  return prs_json_object_get_string (*keep, "defaultAgent");
+}
+
+/* The first inbound run gives the conversation its agent, the composer
+ * follows; the conversation menu's Agent submenu lists every agent with
+ * the current one checked and changes it; a later run does not undo it */
+static void
+test_conversation_agent (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsAgent) mail = prs_agent_new ("mail-agent", "Mail_Agent");
+  g_autofree char *other = NULL;
+  g_autoptr(JsonObject) resolved = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(GMenuModel) submenu = NULL;
+  g_autoptr(JsonObject) row = NULL;
+  g_autoptr(GVariant) state = NULL;
+  g_autofree char *label = NULL;
+  g_autofree char *target = NULL;
+  GActionGroup *group;
+
+  g_free (mail->system_prompt);
+  mail->system_prompt = g_strdup ("You file mail.");
+  g_assert_true (prs_store_save_agent (store_of (f), mail, NULL, &error));
+  g_assert_no_error (error);
+  open_conversation (f);
+
+  /* No agent yet: the composer offers the first one */
+  g_assert_null (stored_agent (f, f->conversation_id, &row));
+  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "prosponsive");
+  g_assert_true (prs_test_wait_until (composer_agent_is, f));
+
+  /* The first inbound run names one (no provider: the run fails, the agent stays) */
+  body = g_strdup_printf ("{\"prompt\":\"New mail\",\"conversationId\":\"%s\",\"agentId\":\"mail-agent\"}",
+                          f->conversation_id);
+  g_assert_cmpuint (prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                                       prs_service_get_port (f->service), "/api/ai/agent-inference", body, NULL),
+                    ==, 503);
+  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "mail-agent");
+  g_assert_true (prs_test_wait_until (composer_agent_is, f));
+
+  /* The conversation's menu lists every agent, the current one checked */
+  submenu = agent_submenu (f);
+  g_assert_nonnull (submenu);
+  g_assert_cmpint (g_menu_model_get_n_items (submenu), ==, 3);
+  g_assert_true (g_menu_model_get_item_attribute (submenu, 0, G_MENU_ATTRIBUTE_TARGET, "s", &target));
+  g_assert_cmpstr (target, ==, "prosponsive");
+  /* An underscore in a name is shown, not taken as a mnemonic */
+  for (int i = 0; i < 3; i++)
+    {
+      g_clear_pointer (&label, g_free);
+      g_assert_true (g_menu_model_get_item_attribute (submenu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+      if (g_str_has_prefix (label, "Mail"))
+        break;
+    }
+  g_assert_cmpstr (label, ==, "Mail__Agent");
+  group = prs_agent_choice_get_action_group (prs_window_get_agent_choice (f->window));
+  state = g_action_group_get_action_state (group, "set");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "mail-agent");
+  g_clear_pointer (&state, g_variant_unref);
+
+  /* Choosing another: stored, checked, and the composer follows */
+  g_action_group_activate_action (group, "set", g_variant_new_string ("weather-agent"));
+  g_object_set_data (G_OBJECT (f->window), "expected", (gpointer) "weather-agent");
+  g_assert_true (prs_test_wait_until (composer_agent_is, f));
+  g_clear_pointer (&row, json_object_unref);
+  g_assert_cmpstr (stored_agent (f, f->conversation_id, &row), ==, "weather-agent");
+  state = g_action_group_get_action_state (group, "set");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "weather-agent");
+  g_clear_pointer (&state, g_variant_unref);
+
+  /* A later inbound run with another agent does not undo the person's choice */
+  g_assert_cmpuint (prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                                       prs_service_get_port (f->service), "/api/ai/agent-inference", body, NULL),
+                    ==, 503);
+  g_clear_pointer (&row, json_object_unref);
+  g_assert_cmpstr (stored_agent (f, f->conversation_id, &row), ==, "weather-agent");
+
+  /* Another conversation, without an agent: nothing checked */
+  g_assert_cmpuint (prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
+                                       prs_service_get_port (f->service), "/api/conversations/resolve",
+                                       "{\"slug\":\"Notes\"}", &resolved), ==, 200);
+  other = g_strdup (json_object_get_string_member (resolved, "conversationId"));
+  prs_window_select_conversation (f->window, other);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  state = g_action_group_get_action_state (group, "set");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -616,6 +854,8 @@ main (int   argc,
   ADD ("/ui/agent-runs/approve-tool-card", test_approve_tool_card, "weather");
   ADD ("/ui/agent-runs/editor-agent-binds-context", test_editor_agent_binds_context, "mail");
   ADD ("/ui/agent-runs/retry-inbound", test_retry_inbound, "weather");
+  ADD ("/ui/agent-runs/send-stop", test_send_stop, "weather");
+  ADD ("/ui/agent-runs/conversation-agent", test_conversation_agent, "weather");
 #undef ADD
 
   return g_test_run ();

@@ -144,6 +144,19 @@ test_settings (void)
   g_settings_reset (gsettings, "discovery-interval");
 }
 
+static gboolean
+is_named (GtkWidget *widget,
+          gpointer   name)
+{
+  return g_strcmp0 (gtk_widget_get_name (widget), name) == 0;
+}
+
+static gboolean
+has_provider_row (gpointer root)
+{
+  return prs_test_find_widget (root, GTK_TYPE_WIDGET, is_named, (gpointer) "provider-row") != NULL;
+}
+
 static void
 test_provider_wrong_key (Fixture       *f,
                          gconstpointer  data)
@@ -189,6 +202,8 @@ test_provider_wrong_key (Fixture       *f,
   rows = prs_store_list_providers (prs_service_get_store (f->service), NULL);
   g_assert_cmpuint (rows->len, ==, 1);
   g_assert_cmpstr (((PrsProviderRow *) g_ptr_array_index (rows, 0))->model, ==, "model-a");
+  /* The key goes to the keyring without waiting on it; then the list shows it */
+  g_assert_true (prs_test_wait_until (has_provider_row, root));
   g_assert_nonnull (prs_test_find_named (root, "provider-row"));
 
   gtk_window_destroy (GTK_WINDOW (prefs));
@@ -209,6 +224,187 @@ find_message_dialog (void)
   return NULL;
 }
 
+/* ---- the port and the allowed origins ---- */
+
+static guint
+get_with_origin (guint       port,
+                 const char *path,
+                 const char *token,
+                 const char *origin)
+{
+  g_autofree char *url = g_strdup_printf ("https://127.0.0.1:%u%s", port, path);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+
+  if (token != NULL)
+    {
+      g_autofree char *bearer = g_strdup_printf ("Bearer %s", token);
+
+      soup_message_headers_append (headers, "Authorization", bearer);
+    }
+  if (origin != NULL)
+    soup_message_headers_append (headers, "Origin", origin);
+  return prs_test_https_send (msg, 10, NULL, NULL);
+}
+
+static gboolean
+row_state_is_error (gpointer row)
+{
+  return g_strcmp0 (g_object_get_data (row, "state"), "error") == 0;
+}
+
+static gboolean
+is_null (gpointer pointer)
+{
+  return *(gpointer *) pointer == NULL;
+}
+
+/* Without --port the service listens on the api-port setting; a port
+ * another program holds leaves the window's service running without the
+ * API, Health says what to do, and the port set in Preferences is the
+ * one of the next start */
+static void
+test_api_port (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data_dir = g_dir_make_tmp ("prs-prefs-port-XXXXXX", &error);
+  g_autoptr(PrsSettings) settings = prs_settings_new ();
+  g_autoptr(GSocket) taken = NULL;
+  g_autoptr(PrsService) service = NULL;
+  PrsPreferencesWindow *prefs;
+  GtkWidget *health, *spin;
+  guint port = 0;
+  guint next_port = prs_test_free_port ();
+  const char *subtitle;
+
+  taken = prs_test_bind_loopback (&port);
+  g_assert_true (g_socket_listen (taken, &error));
+  g_object_set (settings, "api-port", port, NULL);
+
+  service = prs_service_new (data_dir, 0);
+  prs_service_set_api_optional (service, TRUE);
+  g_assert_true (prs_service_start (service, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (prs_service_get_port (service), ==, port);
+  g_assert_nonnull (prs_service_get_api_error (service));
+
+  prefs = prs_preferences_window_new (NULL, service);
+  gtk_window_present (GTK_WINDOW (prefs));
+  prs_preferences_window_check_health (prefs);
+  health = prs_test_find_named (GTK_WIDGET (prefs), "health-api");
+  g_assert_true (prs_test_wait_until (row_state_is_error, health));
+  subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (health));
+  g_assert_nonnull (strstr (subtitle, "already in use"));
+  g_assert_nonnull (strstr (subtitle, "change the port on the Local API page"));
+
+  /* The advice, followed */
+  spin = prs_test_find_named (GTK_WIDGET (prefs), "api-port");
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), next_port);
+  g_assert_cmpuint (prs_settings_get_api_port (settings), ==, next_port);
+  gtk_window_destroy (GTK_WINDOW (prefs));
+  prs_service_stop (service);
+  /* The window's reads still under way hold the service (and the data
+   * folder's lock) until they end */
+  g_object_add_weak_pointer (G_OBJECT (service), (gpointer *) &service);
+  g_object_unref (service);
+  g_assert_true (prs_test_wait_until (is_null, &service));
+
+  service = prs_service_new (data_dir, 0);
+  g_assert_true (prs_service_start (service, &error));
+  g_assert_no_error (error);
+  g_assert_null (prs_service_get_api_error (service));
+  g_assert_cmpuint (prs_service_get_port (service), ==, next_port);
+  g_assert_cmpuint (get_with_origin (next_port, "/api/health", NULL, NULL), ==, 200);
+  prs_service_stop (service);
+  g_clear_object (&service);
+
+  /* --port wins */
+  service = prs_service_new (data_dir, port);
+  g_assert_cmpuint (prs_service_get_port (service), ==, port);
+  g_clear_object (&service);
+
+  /* The memory settings backend outlives this test */
+  g_object_set (settings, "api-port", 3100, NULL);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  prs_test_remove_tree (data_dir);
+}
+
+typedef struct
+{
+  guint       port;
+  const char *token;
+  const char *origin;
+  guint       status;
+} OriginWait;
+
+static gboolean
+origin_answers (gpointer data)
+{
+  OriginWait *wait = data;
+
+  return get_with_origin (wait->port, "/api/conversations", wait->token, wait->origin) == wait->status;
+}
+
+/* The Web Pages row edits allowed-origins, checked as it is typed; the
+ * running API lets the origin in at once and keeps others out */
+static void
+test_allowed_origins (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = NULL;
+  PrsSettings *settings = prs_service_get_settings (f->service);
+  PrsPreferencesWindow *prefs;
+  GtkWidget *row;
+  OriginWait wait = { prs_service_get_port (f->service), NULL, "https://n8n.example.org", 200 };
+
+  g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &token, &error));
+  wait.token = token;
+  g_assert_cmpuint (get_with_origin (wait.port, "/api/conversations", token, NULL), ==, 200);
+  g_assert_cmpuint (get_with_origin (wait.port, "/api/conversations", token, wait.origin), ==, 403);
+
+  prefs = prs_preferences_window_new (NULL, f->service);
+  gtk_window_present (GTK_WINDOW (prefs));
+  prs_test_wait_frames (GTK_WIDGET (prefs), 2);
+  row = prs_test_find_named (GTK_WIDGET (prefs), "allowed-origins");
+
+  /* Not an origin: refused, nothing saved */
+  gtk_editable_set_text (GTK_EDITABLE (row), "https://n8n.example.org/path");
+  g_signal_emit_by_name (row, "apply");
+  g_assert_true (gtk_widget_has_css_class (row, "error"));
+  g_assert_cmpuint (g_strv_length ((char **) prs_settings_get_allowed_origins (settings)), ==, 0);
+
+  /* Saved as browsers send it */
+  gtk_editable_set_text (GTK_EDITABLE (row), "HTTPS://N8N.example.org:443");
+  g_signal_emit_by_name (row, "apply");
+  g_assert_false (gtk_widget_has_css_class (row, "error"));
+  g_assert_cmpstrv (prs_settings_get_allowed_origins (settings), ((const char *[]) { "https://n8n.example.org", NULL }));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (row)), ==, "https://n8n.example.org");
+
+  g_assert_true (prs_test_wait_until (origin_answers, &wait));
+  g_assert_cmpuint (get_with_origin (wait.port, "/api/conversations", token, "https://evil.example"), ==, 403);
+
+  /* Emptied: no web page gets in */
+  gtk_editable_set_text (GTK_EDITABLE (row), "");
+  g_signal_emit_by_name (row, "apply");
+  wait.status = 403;
+  g_assert_true (prs_test_wait_until (origin_answers, &wait));
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+static gboolean
+subtitle_is_expected (gpointer row)
+{
+  return g_strcmp0 (adw_action_row_get_subtitle (row), g_object_get_data (row, "expected")) == 0;
+}
+
+static gboolean
+subtitle_changed (gpointer row)
+{
+  return !subtitle_is_expected (row);
+}
+
 static void
 test_token_rotation (Fixture       *f,
                      gconstpointer  data)
@@ -227,6 +423,9 @@ test_token_rotation (Fixture       *f,
   gtk_window_present (GTK_WINDOW (prefs));
   prs_test_wait_frames (GTK_WIDGET (prefs), 2);
   row = prs_test_find_named (GTK_WIDGET (prefs), "api-token");
+  /* Read from the keyring without waiting on it */
+  g_object_set_data (G_OBJECT (row), "expected", old_token);
+  g_assert_true (prs_test_wait_until (subtitle_is_expected, row));
   g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, old_token);
 
   prs_test_click (prs_test_find_named (GTK_WIDGET (prefs), "api-token-rotate"));
@@ -234,6 +433,7 @@ test_token_rotation (Fixture       *f,
   g_assert_nonnull (dialog);
   adw_message_dialog_response (dialog, "rotate");
   gtk_window_destroy (GTK_WINDOW (dialog));
+  g_assert_true (prs_test_wait_until (subtitle_changed, row));
 
   g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &new_token, &error));
   g_assert_cmpstr (new_token, !=, old_token);
@@ -378,6 +578,71 @@ test_screenshots (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
+/* ---- size and maximized state, remembered across runs ---- */
+
+static PrsWindow *
+open_main_window (Fixture *f)
+{
+  PrsWindow *window = prs_window_new (NULL, f->service);
+
+  g_object_ref_sink (window);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (GTK_WIDGET (window), 2);
+  return window;
+}
+
+static void
+close_main_window (PrsWindow **window)
+{
+  /* As the close button does: close-request, then the window is destroyed */
+  gtk_window_close (GTK_WINDOW (*window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_object (window);
+}
+
+static void
+test_window_size_remembered (Fixture       *f,
+                      gconstpointer  data)
+{
+  PrsSettings *settings = prs_service_get_settings (f->service);
+  PrsWindow *window = NULL;
+  int width, height;
+  gboolean maximized;
+
+  /* Opened at the remembered size */
+  g_object_set (settings, "window-width", 820, "window-height", 610, "window-maximized", FALSE, NULL);
+  window = open_main_window (f);
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 820);
+  g_assert_cmpint (height, ==, 610);
+  /* Shown that size (less the client-side decoration's shadow) */
+  g_assert_cmpint (ABS (gtk_widget_get_width (GTK_WIDGET (window)) - 820), <=, 24);
+  g_assert_false (gtk_window_is_maximized (GTK_WINDOW (window)));
+
+  /* Resized (the default size follows the person's resizing), then closed */
+  gtk_window_set_default_size (GTK_WINDOW (window), 940, 700);
+  prs_test_wait_frames (GTK_WIDGET (window), 2);
+  close_main_window (&window);
+  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
+  g_assert_cmpint (width, ==, 940);
+  g_assert_cmpint (height, ==, 700);
+  g_assert_false (maximized);
+
+  /* Maximized when it was closed maximized; the size it comes back to is kept */
+  g_object_set (settings, "window-maximized", TRUE, NULL);
+  window = open_main_window (f);
+  g_assert_true (gtk_window_is_maximized (GTK_WINDOW (window)));
+  close_main_window (&window);
+  g_object_get (settings, "window-width", &width, "window-height", &height, "window-maximized", &maximized, NULL);
+  g_assert_true (maximized);
+  g_assert_cmpint (width, ==, 940);
+  g_assert_cmpint (height, ==, 700);
+
+  /* The memory settings backend outlives this test */
+  g_object_set (settings, "window-width", 1060, "window-height", 720, "window-maximized", FALSE, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -395,10 +660,13 @@ main (int   argc,
   }
 
   g_test_add_func ("/ui/prefs/settings", test_settings);
+  g_test_add_func ("/ui/prefs/api-port", test_api_port);
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/ui/prefs/provider-wrong-key", test_provider_wrong_key);
   ADD ("/ui/prefs/token-rotation", test_token_rotation);
+  ADD ("/ui/prefs/allowed-origins", test_allowed_origins);
   ADD ("/ui/prefs/tools-page", test_tools_page);
+  ADD ("/ui/prefs/window-size-remembered", test_window_size_remembered);
   ADD ("/ui/prefs/screenshots", test_screenshots);
 #undef ADD
 

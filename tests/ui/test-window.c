@@ -386,6 +386,34 @@ file_exists (gpointer path)
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
+static gboolean
+label_markup_contains (GtkWidget *widget,
+                       gpointer   data)
+{
+  return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
+}
+
+/* Whether a label of the row of @message_id has @text in its markup */
+static gboolean
+row_has (Fixture    *f,
+         const char *message_id,
+         const char *text)
+{
+  return prs_test_find_widget (GTK_WIDGET (find_message_row (f, message_id)), GTK_TYPE_LABEL,
+                               label_markup_contains, (gpointer) text) != NULL;
+}
+
+static void
+on_launch (const char *uri,
+           gpointer    user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (uri));
+}
+
+#define NOTE_TEXT \
+  "Noted in [the vault](obsidian://open?vault=Work), also obsidian://open?vault=Plain " \
+  "and [the site](https://example.org/page)."
+
 static void
 test_context_and_link (Fixture       *f,
                        gconstpointer  data)
@@ -397,11 +425,12 @@ test_context_and_link (Fixture       *f,
                                            "completed", CONTEXT_JSON, NULL);
   g_autofree char *bad_id = add_message (store, conversation, "assistant", "No link here.", "completed",
                                          "{\"openLink\":{\"url\":\"javascript:alert(1)\",\"label\":\"Bad\"}}", NULL);
-  g_autofree char *note_id = add_message (store, conversation, "assistant", "Noted.", "completed",
+  g_autofree char *note_id = add_message (store, conversation, "assistant", NOTE_TEXT, "completed",
                                           "{\"openLink\":{\"url\":\"obsidian://open?vault=Work\",\"label\":\"Open Note\"}}",
                                           NULL);
-  g_autofree char *other = prs_test_resolve_conversation (store, "notes");
   const char *schemes[] = { "obsidian", "mailto", NULL };
+  g_autoptr(GPtrArray) launched = g_ptr_array_new_with_free_func (g_free);
+  GtkWidget *label;
   g_autofree char *log_path = g_build_filename (f->data_dir, "launch.log", NULL);
   g_autofree char *logged = NULL;
   PrsMessageRow *row;
@@ -453,25 +482,50 @@ test_context_and_link (Fixture       *f,
   row = find_message_row (f, note_id);
   g_assert_nonnull (row);
   g_assert_null (prs_message_row_get_link_button (row));
+  /* …nor a link in its text, Markdown or plain; https is one */
+  g_assert_false (row_has (f, note_id, "href=\"obsidian:"));
+  g_assert_true (row_has (f, note_id, "<a href=\"https://example.org/page\">"));
 
-  /* The allowlist is the open-link-schemes setting (Preferences): a scheme
-   * added gets its icon, one removed loses it, once the messages are shown
-   * again */
+  /* The allowlist is the open-link-schemes setting (Preferences), for
+   * every reader and on the rows shown now: a scheme added gets its icon
+   * and its links, one removed loses them */
   g_object_set (prs_service_get_settings (f->service), "open-link-schemes", schemes, NULL);
-  open_conversation (f, other);
-  open_conversation (f, conversation);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   row = find_message_row (f, note_id);
   g_assert_nonnull (row);
   link = prs_message_row_get_link_button (row);
   g_assert_nonnull (link);
   g_assert_cmpstr (gtk_widget_get_tooltip_text (link), ==, "Open Note");
+  g_assert_true (row_has (f, note_id, "<a href=\"obsidian://open?vault=Work\">"));
+  g_assert_true (row_has (f, note_id, "<a href=\"obsidian://open?vault=Plain\">"));
+  g_assert_false (row_has (f, note_id, "href=\"https:"));
   row = find_message_row (f, reply_id);
   g_assert_nonnull (row);
   g_assert_null (prs_message_row_get_link_button (row));
 
-  /* The memory settings backend outlives this test: back to the default */
+  /* Activating a link goes through the allowlist too: an obsidian link
+   * opens, an https one (as an older label may hold it) does not */
+  prs_launcher_set_hook (on_launch, launched);
+  label = prs_test_find_widget (GTK_WIDGET (find_message_row (f, note_id)), GTK_TYPE_LABEL,
+                                label_markup_contains, (gpointer) "obsidian://open?vault=Work");
+  g_assert_nonnull (label);
+  {
+    gboolean handled = FALSE;
+
+    g_signal_emit_by_name (label, "activate-link", "obsidian://open?vault=Work", &handled);
+    g_signal_emit_by_name (label, "activate-link", "https://example.org/page", &handled);
+  }
+  prs_launcher_set_hook (NULL, NULL);
+  g_assert_cmpuint (launched->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (launched, 0), ==, "obsidian://open?vault=Work");
+
+  /* The memory settings backend outlives this test: back to the default,
+   * which takes the obsidian links away again */
   g_object_set (prs_service_get_settings (f->service), "open-link-schemes",
                 prs_context_get_default_link_schemes (), NULL);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_null (prs_message_row_get_link_button (find_message_row (f, note_id)));
+  g_assert_false (row_has (f, note_id, "href=\"obsidian:"));
 }
 
 /* ---- a key-value reply builds a grid with bold keys ---- */
@@ -831,13 +885,6 @@ test_stick_to_bottom (Fixture       *f,
 }
 
 /* ---- Markdown ---- */
-
-static gboolean
-label_markup_contains (GtkWidget *widget,
-                       gpointer   data)
-{
-  return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
-}
 
 static void
 test_markdown (void)

@@ -25,6 +25,9 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <glib/gstdio.h>
+#include <gio/gunixsocketaddress.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-api-framing.h"
 #include "prs-api-server-private.h"
@@ -712,9 +715,10 @@ listen_on (ApiThread    *t,
   if (!g_socket_bind (socket, socket_address, TRUE, &local_error))
     {
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE))
+        /* Translators: %u is a TCP port, %s an IP address */
         g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
-                     "Port %u is already in use on %s: is another Prosponsive running, "
-                     "or another program using it?", port, address_text);
+                     _("Port %u is already in use on %s: is another Prosponsive running, "
+                       "or another program using it?"), port, address_text);
       else
         g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;

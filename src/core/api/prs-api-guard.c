@@ -64,12 +64,79 @@ prs_api_guard_free (PrsApiGuard *guard)
 }
 
 void
+prs_api_guard_set_token_watch (PrsApiGuard      *guard,
+                               PrsApiTokenWatch *token_watch)
+{
+  PRS_ASSERT_OWNER (&guard->owner);
+  g_clear_pointer (&guard->token_watch, prs_api_token_watch_free);
+  guard->token_watch = token_watch;
+}
+
+gboolean
+prs_api_guard_has_token (PrsApiGuard *guard)
+{
+  PRS_ASSERT_OWNER (&guard->owner);
+  return guard->token_watch != NULL;
+}
+
+char *
+prs_api_guard_normalize_origin (const char *text)
+{
+  g_autoptr(GUri) uri = NULL;
+  g_autofree char *trimmed = NULL;
+  const char *scheme, *host, *path;
+  int port;
+
+  if (text == NULL)
+    return NULL;
+  trimmed = g_strstrip (g_strdup (text));
+  uri = g_uri_parse (trimmed, G_URI_FLAGS_NONE, NULL);
+  if (uri == NULL)
+    return NULL;
+  scheme = g_uri_get_scheme (uri);
+  host = g_uri_get_host (uri);
+  path = g_uri_get_path (uri);
+  port = g_uri_get_port (uri);
+  /* An origin is a scheme, a host and a port: nothing else */
+  if ((g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0) ||
+      host == NULL || host[0] == '\0' || g_uri_get_userinfo (uri) != NULL ||
+      (path[0] != '\0' && strcmp (path, "/") != 0) ||
+      g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
+    return NULL;
+
+  {
+    g_autofree char *lower_scheme = g_ascii_strdown (scheme, -1);
+    g_autofree char *lower_host = g_ascii_strdown (host, -1);
+    gboolean default_port = port == -1 ||
+                            (port == 443 && strcmp (lower_scheme, "https") == 0) ||
+                            (port == 80 && strcmp (lower_scheme, "http") == 0);
+    gboolean literal6 = strchr (lower_host, ':') != NULL;
+
+    /* Browsers send the default port of the scheme as nothing */
+    if (default_port)
+      return g_strdup_printf ("%s://%s%s%s", lower_scheme, literal6 ? "[" : "", lower_host, literal6 ? "]" : "");
+    return g_strdup_printf ("%s://%s%s%s:%d", lower_scheme, literal6 ? "[" : "", lower_host, literal6 ? "]" : "", port);
+  }
+}
+
+void
 prs_api_guard_set_origins (PrsApiGuard        *guard,
                            const char * const *origins)
 {
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
   PRS_ASSERT_OWNER (&guard->owner);
+  for (guint i = 0; origins != NULL && origins[i] != NULL; i++)
+    {
+      g_autofree char *origin = prs_api_guard_normalize_origin (origins[i]);
+
+      if (origin != NULL)
+        g_strv_builder_add (builder, origin);
+      else
+        g_message ("Ignoring “%s” in allowed-origins: not an origin (https://host[:port])", origins[i]);
+    }
   g_strfreev (guard->origins);
-  guard->origins = origins != NULL ? g_strdupv ((char **) origins) : NULL;
+  guard->origins = g_strv_builder_end (builder);
 }
 
 static gboolean
@@ -125,11 +192,16 @@ static gboolean
 origin_is_allowed (PrsApiGuard *guard,
                    const char  *origin)
 {
-  if (guard->origins == NULL)
+  g_autofree char *normalized = NULL;
+
+  if (guard->origins == NULL || guard->origins[0] == NULL)
     return FALSE;
 
+  normalized = prs_api_guard_normalize_origin (origin);
+  if (normalized == NULL)
+    return FALSE;
   for (guint i = 0; guard->origins[i] != NULL; i++)
-    if (strcmp (origin, guard->origins[i]) == 0)
+    if (strcmp (normalized, guard->origins[i]) == 0)
       return TRUE;
 
   return FALSE;
@@ -200,6 +272,10 @@ prs_api_guard_check (PrsApiGuard       *guard,
   if (!(g_strcmp0 (path, "/api/health") == 0 &&
         strcmp (soup_server_message_get_method (msg), SOUP_METHOD_GET) == 0))
     {
+      /* The keyring has not answered yet (or refused): nobody can be let in */
+      if (guard->token_watch == NULL)
+        return reject (rejection, SOUP_STATUS_SERVICE_UNAVAILABLE, "token-unavailable",
+                       "The API token could not be read from the keyring yet; try again soon.");
       if (!token_is_valid (guard, soup_message_headers_get_one (headers, "Authorization")))
         return reject (rejection, SOUP_STATUS_UNAUTHORIZED, "unauthorized",
                        "Authentication required.");

@@ -20,13 +20,24 @@ typedef struct
   const char *message;
 } PrsApiRejection;
 
-/* Takes ownership of @token_watch. */
+/* Takes ownership of @token_watch, which may be NULL until the keyring
+ * answered: meanwhile every request that needs the token gets 503. */
 PrsApiGuard *prs_api_guard_new            (guint               port,
                                            PrsApiTokenWatch   *token_watch);
 void         prs_api_guard_free           (PrsApiGuard        *guard);
-/* @origins: allowed Origin values, NULL-terminated; NULL for none. */
+/* Takes ownership of @token_watch. */
+void         prs_api_guard_set_token_watch (PrsApiGuard       *guard,
+                                           PrsApiTokenWatch   *token_watch);
+gboolean     prs_api_guard_has_token      (PrsApiGuard        *guard);
+/* @origins: allowed Origin values (the allowed-origins setting),
+ * NULL-terminated; NULL for none. Each is compared as
+ * prs_api_guard_normalize_origin () makes it; one that is no origin is
+ * skipped with a message. */
 void         prs_api_guard_set_origins    (PrsApiGuard        *guard,
                                            const char * const *origins);
+/* "scheme://host[:port]" as a browser sends it in Origin (lower case,
+ * no default port, no path), or NULL when @text is not an http(s) origin. */
+char        *prs_api_guard_normalize_origin (const char       *text);
 /* LAN listening on: the Host header may also be the address literal (and
  * port) the client connected to. */
 void         prs_api_guard_set_lan        (PrsApiGuard        *guard,

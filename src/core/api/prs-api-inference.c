@@ -445,6 +445,14 @@ store_inbound (PrsApiRoutes      *routes,
       return FALSE;
     }
 
+  /* A conversation without an agent takes the one its first inbound run
+   * names (docs/conversations.md): replies in the window use it too */
+  if (!prs_store_adopt_conversation_agent (routes->store, inference->conversation_id, inference->agent_id,
+                                           NULL, &error))
+    {
+      g_message ("Could not set the agent of conversation %s: %s", inference->conversation_id, error->message);
+      g_clear_error (&error);
+    }
   if (routes->message_added != NULL)
     routes->message_added (routes->notify_data, inference->conversation_id, *message_id);
   return TRUE;

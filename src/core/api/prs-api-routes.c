@@ -277,6 +277,45 @@ resolve_limited (PrsApiRoutes       *routes,
   return TRUE;
 }
 
+/* The optional agentId of resolve: NULL, or an agent that exists (else
+ * @msg was answered 404). FALSE when @msg was answered. */
+static gboolean
+resolve_agent (PrsApiRoutes       *routes,
+               SoupServerMessage  *msg,
+               JsonObject         *body,
+               const char        **out_agent_id)
+{
+  g_autoptr(PrsAgent) agent = NULL;
+
+  if (!prs_api_get_string (msg, body, "agentId", "agentId", FALSE, TRUE, PRS_API_MAX_ID_CHARS, out_agent_id))
+    return FALSE;
+  if (*out_agent_id == NULL)
+    return TRUE;
+  agent = prs_store_lookup_agent (routes->store, *out_agent_id, NULL);
+  if (agent == NULL)
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "agent-not-found",
+                             "There is no agent with this agentId.");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The conversation takes @agent_id when it has none yet; TRUE when it did */
+static gboolean
+adopt_agent (PrsApiRoutes *routes,
+             const char   *conversation_id,
+             const char   *agent_id)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean adopted = FALSE;
+
+  if (agent_id != NULL &&
+      !prs_store_adopt_conversation_agent (routes->store, conversation_id, agent_id, &adopted, &error))
+    g_message ("Could not set the agent of conversation %s: %s", conversation_id, error->message);
+  return adopted;
+}
+
 static void
 handle_resolve (PrsApiRoutes      *routes,
                 SoupServerMessage *msg)
@@ -285,7 +324,9 @@ handle_resolve (PrsApiRoutes      *routes,
   g_autofree char *slug = NULL;
   g_autofree char *conversation_id = NULL;
   const char *raw_slug;
+  const char *agent_id = NULL;
   gboolean created = FALSE;
+  gboolean adopted;
   JsonObject *object;
   JsonNode *node;
 
@@ -310,11 +351,16 @@ handle_resolve (PrsApiRoutes      *routes,
       prs_api_field_error (msg, "slug", "must not start with “slug:”");
       return;
     }
+  /* Checked before anything is created */
+  if (!resolve_agent (routes, msg, json_node_get_object (body), &agent_id))
+    return;
 
   if (!resolve_limited (routes, msg, slug, &conversation_id, &created))
     return;
+  adopted = adopt_agent (routes, conversation_id, agent_id);
 
-  if (created && routes->conversation_created != NULL)
+  /* The sidebar reads the conversation again: new, or with its agent */
+  if ((created || adopted) && routes->conversation_created != NULL)
     routes->conversation_created (routes->notify_data, conversation_id);
 
   object = json_object_new ();
@@ -487,14 +533,26 @@ prs_api_task_return_answer (GTask    *task,
   g_task_return_pointer (task, answer, deferred_answer_free);
 }
 
+static void
+on_provider_info (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GTask *task = user_data;
+
+  prs_api_task_return_answer (task, SOUP_STATUS_OK,
+                              prs_providers_build_info_finish (PRS_PROVIDERS (source), result));
+  g_object_unref (task);
+}
+
 static gboolean
 provider_info_on_main (gpointer user_data)
 {
   GTask *task = user_data;
   PrsProviders *providers = g_task_get_task_data (task);
 
-  prs_api_task_return_answer (task, SOUP_STATUS_OK, prs_providers_build_info (providers));
-  g_object_unref (task);
+  /* Which providers have a key: asked without waiting on the keyring */
+  prs_providers_build_info_async (providers, NULL, on_provider_info, task);
   return G_SOURCE_REMOVE;
 }
 

@@ -80,6 +80,7 @@ struct _ApiThread
   PrsStore        *store;
   PrsSecrets      *secrets;
   PrsApiGuard     *guard;
+  guint            token_retry_id;   /* the token could not be read: tried again */
   PrsApiRoutes     routes;
   GTlsCertificate *certificate;
   GPtrArray       *listeners;

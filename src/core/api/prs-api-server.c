@@ -36,9 +36,18 @@ struct _PrsApiServer
     guint            wait_seconds;
     guint            new_conversations_burst;
     guint            new_conversations_per_minute;
+    GStrv            origins;        /* allowed-origins at start; changes travel by invoke */
     GMainContext    *thread_context; /* made by start (), iterated by the API thread alone */
     GMainLoop       *thread_loop;
+    GCancellable    *cancellable;    /* stop () cancels the thread's wait on the keyring */
   } config;
+
+  /* The API thread's alone: set when it starts, read by callbacks that
+   * run on its context */
+  struct
+  {
+    ApiThread       *state;
+  } api_thread;
 
   /* The owner's thread only */
   struct
@@ -140,12 +149,50 @@ on_message_added (gpointer    data,
 
 /* ---- the thread ---- */
 
+#define TOKEN_RETRY_SECONDS 10
+
+/* The token, from the keyring: this thread waits for it (the window's
+ * main loop never does), before the first connection is served. Until it
+ * is read, requests that need it get 503, and it is tried again. */
+static gboolean
+load_token (gpointer data)
+{
+  ApiThread *t = data;
+  PrsApiServer *self = t->server;
+  g_autoptr(GError) error = NULL;
+  PrsApiTokenWatch *watch;
+
+  PRS_ASSERT_OWNER (&t->owner);
+  watch = prs_api_token_watch_new (t->secrets, self->config.data_dir, self->config.cancellable, &error);
+  if (watch != NULL)
+    {
+      prs_api_guard_set_token_watch (t->guard, watch);
+      t->token_retry_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      t->token_retry_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  g_message ("The local API cannot check requests yet: %s (trying again in %d s)",
+             error->message, TOKEN_RETRY_SECONDS);
+  if (t->token_retry_id == 0)
+    {
+      GSource *source = g_timeout_source_new_seconds (TOKEN_RETRY_SECONDS);
+
+      g_source_set_callback (source, load_token, t, NULL);
+      t->token_retry_id = g_source_attach (source, t->context);
+      g_source_unref (source);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
 static gboolean
 thread_setup (ApiThread  *t,
               GError    **error)
 {
   PrsApiServer *self = t->server;
-  PrsApiTokenWatch *watch;
 
   t->store = prs_store_new (self->config.data_dir, error);
   if (t->store == NULL)
@@ -155,13 +202,12 @@ thread_setup (ApiThread  *t,
   if (t->certificate == NULL)
     return FALSE;
 
-  /* This thread's own secrets object: PrsSecrets is not shared across threads */
+  /* This thread's own secrets object: PrsSecrets is not shared across
+   * threads. The token is read once the start is reported (load_token) */
   t->secrets = prs_secrets_new (self->config.data_dir);
-  watch = prs_api_token_watch_new (t->secrets, self->config.data_dir, error);
-  if (watch == NULL)
-    return FALSE;
-  t->guard = prs_api_guard_new (self->config.port, watch);
+  t->guard = prs_api_guard_new (self->config.port, NULL);
   prs_api_guard_set_lan (t->guard, self->config.lan);
+  prs_api_guard_set_origins (t->guard, (const char * const *) self->config.origins);
 
   /* The routes and their store are this thread's */
   prs_thread_owner_claim (&t->routes.owner);
@@ -183,6 +229,14 @@ thread_setup (ApiThread  *t,
 static void
 thread_teardown (ApiThread *t)
 {
+  if (t->token_retry_id != 0)
+    {
+      GSource *source = g_main_context_find_source_by_id (t->context, t->token_retry_id);
+
+      if (source != NULL)
+        g_source_destroy (source);
+      t->token_retry_id = 0;
+    }
   prs_api_connections_stop (t);
   g_clear_pointer (&t->guard, prs_api_guard_free);
   g_clear_object (&t->secrets);
@@ -208,6 +262,8 @@ thread_main (gpointer data)
   g_main_context_push_thread_default (t->context);
 
   ok = thread_setup (t, &error);
+  if (ok)
+    self->api_thread.state = t;
 
   g_mutex_lock (&self->shared.lock);
   self->shared.start_done = TRUE;
@@ -216,8 +272,13 @@ thread_main (gpointer data)
   g_mutex_unlock (&self->shared.lock);
 
   if (ok)
-    g_main_loop_run (t->loop);
+    {
+      /* The owner went on: waiting on the keyring here costs it nothing */
+      load_token (t);
+      g_main_loop_run (t->loop);
+    }
 
+  self->api_thread.state = NULL;
   thread_teardown (t);
   g_main_context_pop_thread_default (t->context);
   return NULL;
@@ -233,6 +294,7 @@ prs_api_server_finalize (GObject *object)
   prs_api_server_stop (self);
 
   g_clear_pointer (&self->config.data_dir, g_free);
+  g_clear_pointer (&self->config.origins, g_strfreev);
   g_clear_pointer (&self->config.allowlist, prs_api_allowlist_free);
   g_clear_object (&self->main_thread.secrets);
   g_clear_object (&self->config.runner);
@@ -353,11 +415,9 @@ prs_api_server_start (PrsApiServer  *self,
   g_return_val_if_fail (self->config.runner != NULL, FALSE);
   PRS_ASSERT_OWNER (&self->main_thread.owner);
 
-  /* Made here, on the caller's thread, so a first run's token exists before
-   * anything (prosponsive-ctl, Preferences) asks for it */
-  if (!prs_api_token_ensure (self->main_thread.secrets, self->config.data_dir, NULL, error))
-    return FALSE;
-
+  /* The token is the API thread's to read (or make), after this returns:
+   * the caller never waits on the keyring */
+  self->config.cancellable = g_cancellable_new ();
   self->config.thread_context = g_main_context_new ();
   self->config.thread_loop = g_main_loop_new (self->config.thread_context, FALSE);
   self->shared.start_done = FALSE;
@@ -374,6 +434,7 @@ prs_api_server_start (PrsApiServer  *self,
       g_thread_join (g_steal_pointer (&self->main_thread.thread));
       g_clear_pointer (&self->config.thread_loop, g_main_loop_unref);
       g_clear_pointer (&self->config.thread_context, g_main_context_unref);
+      g_clear_object (&self->config.cancellable);
       g_propagate_error (error, start_error);
       return FALSE;
     }
@@ -422,8 +483,62 @@ prs_api_server_stop (PrsApiServer *self)
   if (self->main_thread.thread == NULL)
     return;
 
+  /* The thread may still wait on the keyring for the token */
+  g_cancellable_cancel (self->config.cancellable);
   g_main_context_invoke (self->config.thread_context, quit_loop, self->config.thread_loop);
   g_thread_join (g_steal_pointer (&self->main_thread.thread));
   g_clear_pointer (&self->config.thread_loop, g_main_loop_unref);
   g_clear_pointer (&self->config.thread_context, g_main_context_unref);
+  g_clear_object (&self->config.cancellable);
+}
+
+typedef struct
+{
+  PrsApiServer *server;
+  GStrv         origins;
+} OriginsChange;
+
+static void
+origins_change_free (gpointer data)
+{
+  OriginsChange *change = data;
+
+  g_object_unref (change->server);
+  g_strfreev (change->origins);
+  g_free (change);
+}
+
+static gboolean
+apply_origins (gpointer data)
+{
+  OriginsChange *change = data;
+  ApiThread *t = change->server->api_thread.state;
+
+  if (t != NULL)
+    prs_api_guard_set_origins (t->guard, (const char * const *) change->origins);
+  return G_SOURCE_REMOVE;
+}
+
+void
+prs_api_server_set_origins (PrsApiServer       *self,
+                            const char * const *origins)
+{
+  OriginsChange *change;
+
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
+
+  if (self->main_thread.thread == NULL)
+    {
+      g_strfreev (self->config.origins);
+      self->config.origins = origins != NULL ? g_strdupv ((char **) origins) : NULL;
+      return;
+    }
+
+  /* Running: the guard is the API thread's, so the change goes there */
+  change = g_new0 (OriginsChange, 1);
+  change->server = g_object_ref (self);
+  change->origins = origins != NULL ? g_strdupv ((char **) origins) : NULL;
+  g_main_context_invoke_full (self->config.thread_context, G_PRIORITY_DEFAULT, apply_origins,
+                              change, origins_change_free);
 }

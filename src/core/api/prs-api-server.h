@@ -27,6 +27,11 @@ PrsApiServer *prs_api_server_new   (const char    *data_dir,
 void          prs_api_server_set_lan (PrsApiServer       *self,
                                       gboolean            enabled,
                                       const char * const *allowed_sources);
+/* The allowed-origins setting: Origin values a request may carry (any
+ * other Origin gets 403). Before start, or while running: the change
+ * applies from the next request on. */
+void          prs_api_server_set_origins (PrsApiServer       *self,
+                                          const char * const *origins);
 /* Agent runs for the inference routes (before start). @runner and
  * @providers live on the main thread, where the server was made; the API
  * thread hands them work with g_main_context_invoke. @registry (thread-safe)
@@ -36,7 +41,9 @@ void          prs_api_server_set_runner (PrsApiServer        *self,
                                          PrsProviders        *providers,
                                          PrsCallbackRegistry *registry);
 /* Starts the thread; returns once both loopback addresses are bound (or
- * binding failed: PRS_ERROR_FAILED naming the port when it is in use). */
+ * binding failed: PRS_ERROR_FAILED naming the port when it is in use).
+ * The token is then read (made on a first run) by the API thread, before
+ * it serves the first connection: the caller never waits on the keyring. */
 gboolean      prs_api_server_start (PrsApiServer  *self,
                                     GError       **error);
 /* Closes every connection and joins the thread. Idempotent. */

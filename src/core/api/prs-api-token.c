@@ -52,46 +52,18 @@ bump_stamp (const char  *data_dir,
                                    G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
 }
 
-gboolean
-prs_api_token_ensure (PrsSecrets  *secrets,
-                      const char  *data_dir,
-                      char       **out_token,
-                      GError     **error)
+/* The API thread and the window may both make the first token at once:
+ * one of them does, the other reads it */
+static GMutex token_mutex;
+
+static gboolean
+rotate_locked (PrsSecrets    *secrets,
+               const char    *data_dir,
+               char         **new_token,
+               GCancellable  *cancellable,
+               GError       **error)
 {
   g_autofree char *token = NULL;
-  GError *local_error = NULL;
-
-  g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
-  g_return_val_if_fail (data_dir != NULL, FALSE);
-
-  token = prs_secrets_lookup_sync (secrets, PRS_SECRET_API_TOKEN, NULL, &local_error);
-  if (local_error != NULL)
-    {
-      g_propagate_error (error, local_error);
-      return FALSE;
-    }
-
-  if (token == NULL || token[0] == '\0')
-    {
-      g_clear_pointer (&token, g_free);
-      return prs_api_token_rotate (secrets, data_dir, out_token, error);
-    }
-
-  if (out_token != NULL)
-    *out_token = g_steal_pointer (&token);
-  return TRUE;
-}
-
-gboolean
-prs_api_token_rotate (PrsSecrets  *secrets,
-                      const char  *data_dir,
-                      char       **new_token,
-                      GError     **error)
-{
-  g_autofree char *token = NULL;
-
-  g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
-  g_return_val_if_fail (data_dir != NULL, FALSE);
 
   token = prs_random_token (error);
   if (token == NULL)
@@ -100,7 +72,7 @@ prs_api_token_rotate (PrsSecrets  *secrets,
   /* The secret first, then the stamp: a server that sees the new stamp
    * always finds the new token. */
   if (!prs_secrets_store_sync (secrets, PRS_SECRET_API_TOKEN, TOKEN_LABEL,
-                               token, NULL, error))
+                               token, cancellable, error))
     return FALSE;
   if (!bump_stamp (data_dir, error))
     return FALSE;
@@ -108,6 +80,158 @@ prs_api_token_rotate (PrsSecrets  *secrets,
   if (new_token != NULL)
     *new_token = g_steal_pointer (&token);
   return TRUE;
+}
+
+static gboolean
+ensure_full (PrsSecrets    *secrets,
+             const char    *data_dir,
+             char         **out_token,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&token_mutex);
+  g_autofree char *token = NULL;
+  GError *local_error = NULL;
+
+  token = prs_secrets_lookup_sync (secrets, PRS_SECRET_API_TOKEN, cancellable, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+
+  if (token == NULL || token[0] == '\0')
+    return rotate_locked (secrets, data_dir, out_token, cancellable, error);
+
+  if (out_token != NULL)
+    *out_token = g_steal_pointer (&token);
+  return TRUE;
+}
+
+gboolean
+prs_api_token_ensure (PrsSecrets  *secrets,
+                      const char  *data_dir,
+                      char       **out_token,
+                      GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
+  g_return_val_if_fail (data_dir != NULL, FALSE);
+
+  return ensure_full (secrets, data_dir, out_token, NULL, error);
+}
+
+gboolean
+prs_api_token_rotate (PrsSecrets  *secrets,
+                      const char  *data_dir,
+                      char       **new_token,
+                      GError     **error)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&token_mutex);
+
+  g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
+  g_return_val_if_fail (data_dir != NULL, FALSE);
+
+  return rotate_locked (secrets, data_dir, new_token, NULL, error);
+}
+
+/* ---- the same for the window ---- */
+
+typedef struct
+{
+  char     *data_dir;
+  gboolean  rotate;
+} TokenJob;
+
+static void
+token_job_free (gpointer data)
+{
+  TokenJob *job = data;
+
+  g_free (job->data_dir);
+  g_free (job);
+}
+
+/* Making a token is several steps (read, make, store, stamp): they run
+ * together in a worker thread, where waiting on the keyring costs no
+ * frame */
+static void
+token_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  TokenJob *job = task_data;
+  GError *error = NULL;
+  char *token = NULL;
+  gboolean ok;
+
+  if (job->rotate)
+    {
+      g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&token_mutex);
+
+      ok = rotate_locked (source_object, job->data_dir, &token, cancellable, &error);
+    }
+  else
+    ok = ensure_full (source_object, job->data_dir, &token, cancellable, &error);
+
+  if (!ok)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, token, g_free);
+}
+
+static void
+token_async (PrsSecrets          *secrets,
+             const char          *data_dir,
+             gboolean             rotate,
+             GCancellable        *cancellable,
+             GAsyncReadyCallback  callback,
+             gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (secrets, cancellable, callback, user_data);
+  TokenJob *job = g_new0 (TokenJob, 1);
+
+  g_task_set_source_tag (task, token_async);
+  job->data_dir = g_strdup (data_dir);
+  job->rotate = rotate;
+  g_task_set_task_data (task, job, token_job_free);
+  g_task_run_in_thread (task, token_thread);
+}
+
+void
+prs_api_token_ensure_async (PrsSecrets          *secrets,
+                            const char          *data_dir,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (PRS_IS_SECRETS (secrets));
+  g_return_if_fail (data_dir != NULL);
+
+  token_async (secrets, data_dir, FALSE, cancellable, callback, user_data);
+}
+
+void
+prs_api_token_rotate_async (PrsSecrets          *secrets,
+                            const char          *data_dir,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (PRS_IS_SECRETS (secrets));
+  g_return_if_fail (data_dir != NULL);
+
+  token_async (secrets, data_dir, TRUE, cancellable, callback, user_data);
+}
+
+char *
+prs_api_token_finish (GAsyncResult  *result,
+                      GError       **error)
+{
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == token_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 gboolean
@@ -170,9 +294,10 @@ watch_reload (PrsApiTokenWatch *watch)
 }
 
 PrsApiTokenWatch *
-prs_api_token_watch_new (PrsSecrets  *secrets,
-                         const char  *data_dir,
-                         GError     **error)
+prs_api_token_watch_new (PrsSecrets    *secrets,
+                         const char    *data_dir,
+                         GCancellable  *cancellable,
+                         GError       **error)
 {
   g_autoptr(PrsApiTokenWatch) watch = g_new0 (PrsApiTokenWatch, 1);
   g_autofree char *token = NULL;
@@ -182,7 +307,7 @@ prs_api_token_watch_new (PrsSecrets  *secrets,
   watch->secrets = g_object_ref (secrets);
   watch->stamp_path = g_build_filename (data_dir, PRS_API_TOKEN_STAMP_FILE, NULL);
 
-  if (!prs_api_token_ensure (secrets, data_dir, &token, error))
+  if (!ensure_full (secrets, data_dir, &token, cancellable, error))
     return NULL;
 
   stat_stamp (watch->stamp_path, &watch->dev, &watch->ino, &watch->mtime_ns, &watch->size);

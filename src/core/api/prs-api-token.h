@@ -23,6 +23,21 @@ gboolean  prs_api_token_rotate  (PrsSecrets  *secrets,
                                  const char  *data_dir,
                                  char       **new_token,
                                  GError     **error);
+/* The same for the window: the steps run in a worker thread, the keyring
+ * never waited on by the caller's main loop. Both finish with
+ * prs_api_token_finish (): the token. */
+void      prs_api_token_ensure_async (PrsSecrets          *secrets,
+                                      const char          *data_dir,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+void      prs_api_token_rotate_async (PrsSecrets          *secrets,
+                                      const char          *data_dir,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data);
+char     *prs_api_token_finish       (GAsyncResult        *result,
+                                      GError             **error);
 /* Constant-time comparison: the time taken depends only on @presented_len. */
 gboolean  prs_api_token_equal   (const char  *expected,
                                  const char  *presented,
@@ -31,8 +46,11 @@ gboolean  prs_api_token_equal   (const char  *expected,
 /* The server's view of the token: reloaded when the stamp file changes. */
 typedef struct _PrsApiTokenWatch PrsApiTokenWatch;
 
+/* Makes the token when there is none; blocks on the keyring (the API
+ * thread's), unless @cancellable is cancelled. */
 PrsApiTokenWatch *prs_api_token_watch_new   (PrsSecrets        *secrets,
                                              const char        *data_dir,
+                                             GCancellable      *cancellable,
                                              GError           **error);
 void              prs_api_token_watch_free  (PrsApiTokenWatch  *watch);
 /* Checks the stamp (one stat()), reloading if it changed, then compares. */

@@ -39,13 +39,13 @@ static const KeyInfo keys[] = {
   { "open-link-schemes",          KIND_STRV,    0,   0,          0,    "http https mailto message ms-outlook slack" },
   { "max-output-tokens",          KIND_UINT,    16,  1048576,    4096, NULL },
   { "temperature",                KIND_DOUBLE,  0.0, 2.0,        0.7,  NULL },
-  { "history-depth",              KIND_UINT,    0,   1000,       20,   NULL },
+  { "history-depth",              KIND_UINT,    0,   1000,        0,   NULL },
   { "max-tool-rounds",            KIND_UINT,    1,   100,        8,    NULL },
   { "tool-call-timeout",          KIND_UINT,    5,   3600,       120,  NULL },
   { "callback-timeout",           KIND_UINT,    10,  86400,      600,  NULL },
   { "inference-timeout",          KIND_UINT,    5,   3600,       120,  NULL },
-  { "window-width",               KIND_INT,     360, 32767,      900,  NULL },
-  { "window-height",              KIND_INT,     294, 32767,      640,  NULL },
+  { "window-width",               KIND_INT,     360, 32767,      1060, NULL },
+  { "window-height",              KIND_INT,     294, 32767,      720,  NULL },
   { "window-maximized",           KIND_BOOLEAN, 0,   1,          0,    NULL },
 };
 

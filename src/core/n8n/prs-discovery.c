@@ -472,6 +472,12 @@ struct _PrsDiscovery
   guint         interval;
   guint         n_runs;
   gboolean      running;
+
+  /* Rediscovery asked for by a tool call that met a 404 */
+  gint64        rediscover_window_us;
+  gint64        last_rediscover;       /* monotonic; 0: never */
+  gboolean      rediscover_after_run;  /* asked while a run was under way */
+  guint         rediscover_id;
 };
 
 G_DEFINE_FINAL_TYPE (PrsDiscovery, prs_discovery, G_TYPE_OBJECT)
@@ -534,6 +540,8 @@ set_running (PrsDiscovery *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 }
 
+static void rediscover_if_asked (PrsDiscovery *self);
+
 static void
 run_fail (GTask  *task,
           GError *error)
@@ -550,6 +558,7 @@ run_fail (GTask  *task,
   set_running (self, FALSE);
   g_signal_emit (self, signals[FINISHED], 0, error);
   g_task_return_error (task, error);
+  rediscover_if_asked (self);
 }
 
 static void
@@ -592,6 +601,7 @@ run_complete (GTask *task)
   set_running (self, FALSE);
   g_signal_emit (self, signals[FINISHED], 0, NULL);
   g_task_return_pointer (task, g_steal_pointer (&result), (GDestroyNotify) g_ptr_array_unref);
+  rediscover_if_asked (self);
 }
 
 static void get_next (GTask *task);
@@ -862,6 +872,59 @@ prs_discovery_set_schedule (PrsDiscovery *self,
   self->schedule_id = g_timeout_add_seconds (interval_seconds, schedule_tick, self);
 }
 
+static gboolean
+on_rediscover_idle (gpointer user_data)
+{
+  PrsDiscovery *self = user_data;
+
+  self->rediscover_id = 0;
+  if (!self->running)
+    prs_discovery_run_async (self, NULL, scheduled_run_cb, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* A run ended while a rediscovery waited for it: the run may have listed
+ * the workflows before the one that answered 404 was unpublished */
+static void
+rediscover_if_asked (PrsDiscovery *self)
+{
+  if (!self->rediscover_after_run || self->rediscover_id != 0)
+    return;
+  self->rediscover_after_run = FALSE;
+  /* From the main loop: the run's own callbacks come first */
+  self->rediscover_id = g_idle_add (on_rediscover_idle, self);
+}
+
+gboolean
+prs_discovery_request_rediscovery (PrsDiscovery *self)
+{
+  gint64 now;
+
+  g_return_val_if_fail (PRS_IS_DISCOVERY (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  now = g_get_monotonic_time ();
+  if (self->last_rediscover != 0 && now - self->last_rediscover < self->rediscover_window_us)
+    return FALSE;
+  self->last_rediscover = now;
+
+  if (self->running)
+    self->rediscover_after_run = TRUE;
+  else
+    prs_discovery_run_async (self, NULL, scheduled_run_cb, NULL);
+  return TRUE;
+}
+
+void
+prs_discovery_set_rediscover_window (PrsDiscovery *self,
+                                     guint         milliseconds)
+{
+  g_return_if_fail (PRS_IS_DISCOVERY (self));
+  PRS_ASSERT_MAIN_THREAD ();
+
+  self->rediscover_window_us = (gint64) milliseconds * 1000;
+}
+
 gboolean
 prs_discovery_get_running (PrsDiscovery *self)
 {
@@ -905,6 +968,7 @@ prs_discovery_dispose (GObject *object)
   PrsDiscovery *self = PRS_DISCOVERY (object);
 
   g_clear_handle_id (&self->schedule_id, g_source_remove);
+  g_clear_handle_id (&self->rediscover_id, g_source_remove);
   g_clear_object (&self->store);
   g_clear_object (&self->secrets);
 
@@ -952,4 +1016,5 @@ prs_discovery_class_init (PrsDiscoveryClass *klass)
 static void
 prs_discovery_init (PrsDiscovery *self)
 {
+  self->rediscover_window_us = (gint64) PRS_DISCOVERY_REDISCOVER_WINDOW_MS * 1000;
 }

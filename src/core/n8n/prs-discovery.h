@@ -99,6 +99,16 @@ GPtrArray    *prs_discovery_run_finish       (PrsDiscovery       *self,
  * schedule). A run still in progress is never started twice. */
 void          prs_discovery_set_schedule     (PrsDiscovery       *self,
                                               guint               interval_seconds);
+/* A tool's webhook answered 404 (docs/workflows.md, "Answers"): discovery
+ * runs now, so the tool stops being offered. Asked again within
+ * PRS_DISCOVERY_REDISCOVER_WINDOW_MS of the last time, it does nothing and
+ * returns FALSE: the calls of one turn to a workflow that is gone make one
+ * discovery. Asked while a discovery runs, one more follows it. */
+#define PRS_DISCOVERY_REDISCOVER_WINDOW_MS 5000
+gboolean      prs_discovery_request_rediscovery (PrsDiscovery    *self);
+/* Tests shorten the window. */
+void          prs_discovery_set_rediscover_window (PrsDiscovery  *self,
+                                                   guint          milliseconds);
 gboolean      prs_discovery_get_running      (PrsDiscovery       *self);
 guint         prs_discovery_get_n_runs       (PrsDiscovery       *self);
 

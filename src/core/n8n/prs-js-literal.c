@@ -311,26 +311,60 @@ tok_is_plain_number (const Scan  *sc,
   return TRUE;
 }
 
-/* Whether the literal that ends just before token @i ends the expression. */
+/* Whether token @i, at the start of a new line, carries on the expression
+ * before it (so no semicolon is inserted there). */
+gboolean
+prs_js_continues_expression (const Scan *sc,
+                             gsize       i)
+{
+  const Token *tok = scan_tok (sc, i);
+
+  switch ((TokKind) tok->kind)
+    {
+    case TOK_PUNCT:
+      return !(tok_punct (sc, tok, "{") || tok_punct (sc, tok, "}") ||
+               tok_punct (sc, tok, ")") || tok_punct (sc, tok, "]") ||
+               tok_punct (sc, tok, ";") || tok_punct (sc, tok, "++") ||
+               tok_punct (sc, tok, "--") || tok_punct (sc, tok, "!") ||
+               tok_punct (sc, tok, "~") || tok_punct (sc, tok, "..."));
+    case TOK_TEMPLATE:
+      return TRUE;  /* a tagged template */
+    case TOK_IDENT:
+      return tok_is (sc, tok, TOK_IDENT, "in") || tok_is (sc, tok, TOK_IDENT, "instanceof");
+    case TOK_NUMBER:
+    case TOK_STRING:
+    case TOK_REGEX:
+    case TOK_OTHER:
+    case TOK_EOF:
+    default:
+      return FALSE;
+    }
+}
+
+/* Whether the literal that ends just before token @i ends the expression:
+ * a line break ends it only where JavaScript would insert a semicolon, so
+ * `?? 5` followed by a line `+ 1` is an expression, not the default 5. */
 static gboolean
 ends_literal (const Scan *sc,
               gsize       i)
 {
   const Token *tok = scan_tok (sc, i);
 
-  if (tok->kind == TOK_EOF || (tok->flags & TOK_FLAG_NL_BEFORE))
+  if (tok->kind == TOK_EOF)
     return TRUE;
 
-  if (tok->kind != TOK_PUNCT || tok->end - tok->start != 1)
-    return FALSE;
-
-  switch (sc->text[tok->start])
+  if (tok->kind == TOK_PUNCT && tok->end - tok->start == 1)
     {
-    case ';': case ',': case ')': case ']': case '}': case ':':
-      return TRUE;
-    default:
-      return FALSE;
+      switch (sc->text[tok->start])
+        {
+        case ';': case ',': case ')': case ']': case '}': case ':':
+          return TRUE;
+        default:
+          break;
+        }
     }
+
+  return (tok->flags & TOK_FLAG_NL_BEFORE) && !prs_js_continues_expression (sc, i);
 }
 
 /* json_literal_simple's tree under construction. */

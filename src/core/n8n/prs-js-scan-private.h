@@ -110,6 +110,11 @@ gsize       prs_js_line_break_len     (const char   *text,
                                        gsize         len,
                                        gsize         p);
 
+/* Whether token @i, at the start of a new line, carries on the expression
+ * before it (so no semicolon is inserted there). */
+G_GNUC_INTERNAL
+gboolean    prs_js_continues_expression (const Scan *sc,
+                                         gsize       i);
 /* The value of a string literal token, or NULL if it is not a complete one. */
 G_GNUC_INTERNAL
 char       *prs_js_tok_string_value   (const Scan   *sc,

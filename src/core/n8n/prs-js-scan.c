@@ -53,36 +53,6 @@ tok_is_regex_keyword (const Scan  *sc,
   return tok->kind == TOK_IDENT && prs_js_is_regex_keyword (sc->text + tok->start, tok->end - tok->start);
 }
 
-/* Whether token @i, at the start of a new line, carries on the expression
- * before it (so no semicolon is inserted there). */
-static gboolean
-continues_expression (const Scan *sc,
-                      gsize       i)
-{
-  const Token *tok = scan_tok (sc, i);
-
-  switch ((TokKind) tok->kind)
-    {
-    case TOK_PUNCT:
-      return !(tok_punct (sc, tok, "{") || tok_punct (sc, tok, "}") ||
-               tok_punct (sc, tok, ")") || tok_punct (sc, tok, "]") ||
-               tok_punct (sc, tok, ";") || tok_punct (sc, tok, "++") ||
-               tok_punct (sc, tok, "--") || tok_punct (sc, tok, "!") ||
-               tok_punct (sc, tok, "~") || tok_punct (sc, tok, "..."));
-    case TOK_TEMPLATE:
-      return TRUE;  /* a tagged template */
-    case TOK_IDENT:
-      return tok_is (sc, tok, TOK_IDENT, "in") || tok_is (sc, tok, TOK_IDENT, "instanceof");
-    case TOK_NUMBER:
-    case TOK_STRING:
-    case TOK_REGEX:
-    case TOK_OTHER:
-    case TOK_EOF:
-    default:
-      return FALSE;
-    }
-}
-
 /* Whether the statement ends right after token @i - 1. */
 static gboolean
 ends_statement (const Scan *sc,
@@ -93,7 +63,7 @@ ends_statement (const Scan *sc,
   if (tok->kind == TOK_EOF || tok_punct (sc, tok, ";") || tok_punct (sc, tok, "}"))
     return TRUE;
 
-  return (tok->flags & TOK_FLAG_NL_BEFORE) && !continues_expression (sc, i);
+  return (tok->flags & TOK_FLAG_NL_BEFORE) && !prs_js_continues_expression (sc, i);
 }
 
 /* A token that can end the object of a member access or call. */

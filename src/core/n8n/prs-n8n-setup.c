@@ -22,6 +22,39 @@ static const char * const example_files[] = {
   "hello-world.json", "imap-new-email.json", "email-move-to-folder.json", NULL
 };
 
+/* The client for @url and @key (NULL: none stored), or the error */
+static PrsN8nClient *
+client_for (const char  *url,
+            char        *key,
+            const char  *not_configured,
+            GError      *key_error,
+            GError     **error)
+{
+  PrsN8nClient *client;
+
+  if (key == NULL)
+    {
+      if (key_error != NULL)
+        g_propagate_error (error, g_error_copy (key_error));
+      else
+        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, not_configured);
+      return NULL;
+    }
+  client = prs_n8n_client_new (url, key);
+  memset (key, 0, strlen (key));
+  return client;
+}
+
+static char *
+dup_url (PrsStore *store)
+{
+  char *url = store != NULL ? prs_store_dup_setting (store, PRS_SETTING_N8N_URL) : NULL;
+
+  if (url != NULL && url[0] == '\0')
+    g_clear_pointer (&url, g_free);
+  return url;
+}
+
 PrsN8nClient *
 prs_n8n_setup_dup_client (PrsStore    *store,
                           PrsSecrets  *secrets,
@@ -30,31 +63,88 @@ prs_n8n_setup_dup_client (PrsStore    *store,
 {
   g_autofree char *url = NULL;
   g_autofree char *key = NULL;
-  g_autoptr(GError) local_error = NULL;
-  PrsN8nClient *client;
+  g_autoptr(GError) key_error = NULL;
 
   g_return_val_if_fail (PRS_IS_SECRETS (secrets), NULL);
   g_return_val_if_fail (not_configured != NULL, NULL);
 
-  if (store != NULL)
-    url = prs_store_dup_setting (store, PRS_SETTING_N8N_URL);
-  if (url == NULL || url[0] == '\0')
+  if ((url = dup_url (store)) == NULL)
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, not_configured);
       return NULL;
     }
-  key = prs_secrets_lookup_sync (secrets, PRS_SECRET_N8N_API_KEY, NULL, &local_error);
-  if (key == NULL)
+  key = prs_secrets_lookup_sync (secrets, PRS_SECRET_N8N_API_KEY, NULL, &key_error);
+  return client_for (url, key, not_configured, key_error, error);
+}
+
+typedef struct
+{
+  char *url;
+  char *not_configured;
+} ClientData;
+
+static void
+client_data_free (gpointer data)
+{
+  ClientData *client = data;
+
+  g_free (client->url);
+  g_free (client->not_configured);
+  g_free (client);
+}
+
+static void
+on_client_key (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ClientData *data = g_task_get_task_data (task);
+  g_autoptr(GError) key_error = NULL;
+  g_autofree char *key = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &key_error);
+  GError *error = NULL;
+  PrsN8nClient *client = client_for (data->url, key, data->not_configured, key_error, &error);
+
+  if (client == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, client, g_object_unref);
+}
+
+void
+prs_n8n_setup_dup_client_async (PrsStore            *store,
+                                PrsSecrets          *secrets,
+                                const char          *not_configured,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ClientData *data;
+
+  g_return_if_fail (PRS_IS_SECRETS (secrets));
+  g_return_if_fail (not_configured != NULL);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_n8n_setup_dup_client_async);
+  data = g_new0 (ClientData, 1);
+  data->not_configured = g_strdup (not_configured);
+  g_task_set_task_data (task, data, client_data_free);
+  if ((data->url = dup_url (store)) == NULL)
     {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        g_set_error_literal (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, not_configured);
-      return NULL;
+      g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED, "%s", not_configured);
+      return;
     }
-  client = prs_n8n_client_new (url, key);
-  memset (key, 0, strlen (key));
-  return client;
+  prs_secrets_lookup_async (secrets, PRS_SECRET_N8N_API_KEY, cancellable, on_client_key, g_steal_pointer (&task));
+}
+
+PrsN8nClient *
+prs_n8n_setup_dup_client_finish (GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* ---- the "Prosponsive API" credential ---- */

@@ -28,6 +28,15 @@ PrsN8nClient *prs_n8n_setup_dup_client (PrsStore    *store,
                                         PrsSecrets  *secrets,
                                         const char  *not_configured,
                                         GError     **error);
+/* The same, the key read without waiting on the keyring (the window's). */
+void          prs_n8n_setup_dup_client_async  (PrsStore            *store,
+                                               PrsSecrets          *secrets,
+                                               const char          *not_configured,
+                                               GCancellable        *cancellable,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+PrsN8nClient *prs_n8n_setup_dup_client_finish (GAsyncResult        *result,
+                                               GError             **error);
 
 /* ---- the "Prosponsive API" credential ---- */
 

@@ -264,15 +264,11 @@ classify_success (const guint8 *data,
     {
       JsonObject *object = json_node_get_object (root);
       JsonNode *success = json_object_get_member (object, "success");
-      gboolean said_success = FALSE;
       gboolean said_failure = FALSE;
       const char *message = prs_json_object_get_string (object, "message");
 
       if (success != NULL && json_node_get_value_type (success) == G_TYPE_BOOLEAN)
-        {
-          said_success = json_node_get_boolean (success);
-          said_failure = !said_success;
-        }
+        said_failure = !json_node_get_boolean (success);
 
       if (json_object_get_size (object) == 1 && g_strcmp0 (message, WORKFLOW_STARTED) == 0)
         {
@@ -282,9 +278,9 @@ classify_success (const guint8 *data,
           return res;
         }
 
-      /* A string "error" means failure unless the workflow said
-       * "success": true as well. */
-      if (said_failure || (!said_success && prs_json_object_get_string (object, "error") != NULL))
+      /* A string "error" means failure, whatever "success" says: the
+       * workflow reported a problem (docs/workflows.md, "Answers") */
+      if (said_failure || prs_json_object_get_string (object, "error") != NULL)
         {
           g_autofree char *error = dup_workflow_error (object);
 

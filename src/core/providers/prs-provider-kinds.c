@@ -2,6 +2,8 @@
 /* prs-provider-kinds.c: the kinds of provider (prs-provider-kinds.h). */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "prs-provider-kinds.h"
@@ -60,6 +62,48 @@ prs_provider_kind_needs_key (const char *kind)
   const KindInfo *info = lookup_kind (kind);
 
   return info != NULL && info->needs_key;
+}
+
+/* Published context windows of the model families people run; the most
+ * specific prefix first */
+static const struct
+{
+  const char *prefix;
+  guint       tokens;
+} context_windows[] = {
+  { "claude", 200000 },
+  { "gpt-4.1", 1047576 },
+  { "gpt-4o", 128000 },
+  { "gpt-4-turbo", 128000 },
+  { "gpt-5", 400000 },
+  { "gpt-3.5", 16385 },
+  { "o1", 128000 },
+  { "o3", 200000 },
+  { "o4", 200000 },
+  { "gemini", 1048576 },
+  { "mistral-large", 128000 },
+  { "deepseek", 64000 },
+};
+
+guint
+prs_provider_kind_context_window (const char *kind,
+                                  const char *model)
+{
+  g_autofree char *name = NULL;
+  const char *slash;
+
+  /* Ollama's server, not the model, decides how much it reads */
+  if (g_strcmp0 (kind, "ollama") == 0)
+    return 8192;
+  if (model == NULL)
+    return PRS_PROVIDER_DEFAULT_CONTEXT;
+  /* "anthropic/claude-…" through a router names the family after a slash */
+  slash = strrchr (model, '/');
+  name = g_ascii_strdown (slash != NULL ? slash + 1 : model, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (context_windows); i++)
+    if (g_str_has_prefix (name, context_windows[i].prefix))
+      return context_windows[i].tokens;
+  return PRS_PROVIDER_DEFAULT_CONTEXT;
 }
 
 gboolean

@@ -19,24 +19,7 @@
 #include "prs-provider-gemini.h"
 #include "prs-provider-ollama.h"
 #include "prs-provider-openai.h"
-#include "prs-providers.h"
-
-typedef struct
-{
-  gboolean   used;
-  GError    *last_error;
-  GPtrArray *models;     /* PrsModelInfo*, or NULL when never listed */
-} ProviderState;
-
-struct _PrsProviders
-{
-  GObject     parent_instance;
-
-  PrsStore   *store;
-  PrsSecrets *secrets;
-  guint       timeout;
-  GHashTable *states;    /* id → ProviderState */
-};
+#include "prs-providers-private.h"
 
 G_DEFINE_FINAL_TYPE (PrsProviders, prs_providers, G_TYPE_OBJECT)
 
@@ -50,9 +33,9 @@ provider_state_free (gpointer data)
   g_free (state);
 }
 
-static ProviderState *
-get_state (PrsProviders *self,
-           const char   *id)
+ProviderState *
+_prs_providers_get_state (PrsProviders *self,
+                          const char   *id)
 {
   ProviderState *state = g_hash_table_lookup (self->states, id);
 
@@ -69,7 +52,7 @@ record_result (PrsProviders *self,
                const char   *id,
                const GError *error)
 {
-  ProviderState *state = get_state (self, id);
+  ProviderState *state = _prs_providers_get_state (self, id);
 
   /* A cancelled call says nothing about the provider. */
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -132,8 +115,8 @@ prs_providers_set_timeout (PrsProviders *self,
   self->timeout = seconds;
 }
 
-static char *
-secret_name (const char *id)
+char *
+_prs_providers_secret_name (const char *id)
 {
   return g_strconcat (PRS_SECRET_PROVIDER_KEY_PREFIX, id, NULL);
 }
@@ -221,165 +204,6 @@ prs_provider_new (const char  *kind,
   return prs_provider_gemini_new (url, model, api_key);
 }
 
-/* ---- Configuration ------------------------------------------------------ */
-
-gboolean
-prs_providers_add (PrsProviders  *self,
-                   const char    *kind,
-                   const char    *name,
-                   const char    *base_url,
-                   const char    *model,
-                   int            priority,
-                   const char    *api_key,
-                   char         **out_id,
-                   GError       **error)
-{
-  g_autoptr(PrsProvider) check = NULL;
-  g_autofree char *id = NULL;
-  g_autofree char *secret = NULL;
-  g_autofree char *label = NULL;
-  g_autofree char *clean_name = NULL;
-  PrsProviderRow row = { 0 };
-
-  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  /* Everything is validated before anything is stored. */
-  check = prs_provider_new (kind, base_url, model, api_key, error);
-  if (check == NULL)
-    return FALSE;
-
-  clean_name = g_strstrip (g_strdup (name != NULL ? name : ""));
-  row.name = clean_name;
-  row.kind = (char *) kind;
-  row.base_url = base_url != NULL && base_url[0] != '\0' ? (char *) base_url : NULL;
-  row.model = (char *) model;
-  row.enabled = TRUE;
-  row.priority = priority;
-  if (!prs_store_add_provider (self->store, &row, &id, error))
-    return FALSE;
-
-  if (api_key != NULL && api_key[0] != '\0')
-    {
-      secret = secret_name (id);
-      /* Translators: the keyring item's label; %s is the provider's name. */
-      label = g_strdup_printf (_("Prosponsive: API key of the AI provider “%s”"), clean_name);
-      if (!prs_secrets_store_sync (self->secrets, secret, label, api_key, NULL, error))
-        {
-          /* No provider without the key it was given. */
-          prs_store_remove_provider (self->store, id, NULL);
-          return FALSE;
-        }
-    }
-
-  if (out_id != NULL)
-    *out_id = g_steal_pointer (&id);
-  return TRUE;
-}
-
-gboolean
-prs_providers_update (PrsProviders          *self,
-                      const PrsProviderRow  *row,
-                      const char            *api_key,
-                      GError               **error)
-{
-  g_autoptr(PrsProvider) check = NULL;
-  g_autofree char *key = NULL;
-  g_autofree char *clean_name = NULL;
-  PrsProviderRow copy;
-
-  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
-  g_return_val_if_fail (row != NULL && row->id != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  key = api_key != NULL && api_key[0] != '\0' ? g_strdup (api_key) : prs_providers_dup_key (self, row->id);
-  check = prs_provider_new (row->kind, row->base_url, row->model, key, error);
-  if (key != NULL)
-    memset (key, 0, strlen (key));
-  if (check == NULL)
-    return FALSE;
-
-  copy = *row;
-  clean_name = g_strstrip (g_strdup (row->name != NULL ? row->name : ""));
-  copy.name = clean_name;
-  if (copy.base_url != NULL && copy.base_url[0] == '\0')
-    copy.base_url = NULL;
-  if (!prs_store_update_provider (self->store, &copy, error))
-    return FALSE;
-
-  if (api_key != NULL && api_key[0] != '\0')
-    {
-      g_autofree char *secret = secret_name (row->id);
-      g_autofree char *label = g_strdup_printf (_("Prosponsive: API key of the AI provider “%s”"), clean_name);
-
-      if (!prs_secrets_store_sync (self->secrets, secret, label, api_key, NULL, error))
-        return FALSE;
-    }
-  /* Its last result described the old configuration. */
-  g_hash_table_remove (self->states, row->id);
-  return TRUE;
-}
-
-static PrsProviderRow *
-lookup (PrsProviders  *self,
-        const char    *id_or_name,
-        GError       **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  PrsProviderRow *row = prs_store_lookup_provider (self->store, id_or_name, &local_error);
-
-  if (row == NULL)
-    {
-      if (local_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                     _("There is no AI provider named “%s”."), id_or_name);
-    }
-  return row;
-}
-
-gboolean
-prs_providers_remove (PrsProviders  *self,
-                      const char    *id_or_name,
-                      GError       **error)
-{
-  g_autoptr(PrsProviderRow) row = NULL;
-  g_autofree char *secret = NULL;
-  g_autoptr(GError) local_error = NULL;
-
-  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if ((row = lookup (self, id_or_name, error)) == NULL)
-    return FALSE;
-  if (!prs_store_remove_provider (self->store, row->id, error))
-    return FALSE;
-
-  secret = secret_name (row->id);
-  if (!prs_secrets_clear_sync (self->secrets, secret, NULL, &local_error))
-    g_warning ("Could not remove the key of the AI provider “%s”: %s", row->name, local_error->message);
-  g_hash_table_remove (self->states, row->id);
-  return TRUE;
-}
-
-gboolean
-prs_providers_set_enabled (PrsProviders  *self,
-                           const char    *id_or_name,
-                           gboolean       enabled,
-                           GError       **error)
-{
-  g_autoptr(PrsProviderRow) row = NULL;
-
-  g_return_val_if_fail (PRS_IS_PROVIDERS (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if ((row = lookup (self, id_or_name, error)) == NULL)
-    return FALSE;
-  row->enabled = enabled;
-  return prs_store_update_provider (self->store, row, error);
-}
-
 char *
 prs_providers_dup_key (PrsProviders *self,
                        const char   *provider_id)
@@ -391,25 +215,48 @@ prs_providers_dup_key (PrsProviders *self,
   g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
   g_return_val_if_fail (provider_id != NULL, NULL);
 
-  secret = secret_name (provider_id);
+  secret = _prs_providers_secret_name (provider_id);
   key = prs_secrets_lookup_sync (self->secrets, secret, NULL, &error);
   if (error != NULL)
     g_debug ("Could not read the key of the AI provider %s: %s", provider_id, error->message);
   return key;
 }
 
-PrsProvider *
-prs_providers_create (PrsProviders          *self,
-                      const PrsProviderRow  *row,
-                      GError               **error)
+void
+prs_providers_dup_key_async (PrsProviders        *self,
+                             const char          *provider_id,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
 {
-  g_autofree char *key = NULL;
+  g_autofree char *secret = NULL;
+
+  g_return_if_fail (PRS_IS_PROVIDERS (self));
+  g_return_if_fail (provider_id != NULL);
+
+  secret = _prs_providers_secret_name (provider_id);
+  prs_secrets_lookup_async (self->secrets, secret, cancellable, callback, user_data);
+}
+
+char *
+prs_providers_dup_key_finish (PrsProviders  *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
+
+  return prs_secrets_lookup_finish (self->secrets, result, error);
+}
+
+/* The provider object for @row with @key (zeroed here; NULL: none stored) */
+static PrsProvider *
+create_with_key (PrsProviders          *self,
+                 const PrsProviderRow  *row,
+                 char                  *key,
+                 GError               **error)
+{
   PrsProvider *provider;
 
-  g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
-  g_return_val_if_fail (row != NULL, NULL);
-
-  key = prs_providers_dup_key (self, row->id);
   if (key == NULL && prs_provider_kind_needs_key (row->kind))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
@@ -425,6 +272,93 @@ prs_providers_create (PrsProviders          *self,
   if (provider != NULL)
     prs_provider_set_timeout (provider, self->timeout);
   return provider;
+}
+
+PrsProvider *
+prs_providers_create (PrsProviders          *self,
+                      const PrsProviderRow  *row,
+                      GError               **error)
+{
+  g_autofree char *key = NULL;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
+  g_return_val_if_fail (row != NULL, NULL);
+
+  key = prs_providers_dup_key (self, row->id);
+  return create_with_key (self, row, key, error);
+}
+
+static PrsProviderRow *
+row_copy (const PrsProviderRow *row)
+{
+  PrsProviderRow *copy = g_new0 (PrsProviderRow, 1);
+
+  *copy = *row;
+  copy->id = g_strdup (row->id);
+  copy->name = g_strdup (row->name);
+  copy->kind = g_strdup (row->kind);
+  copy->base_url = g_strdup (row->base_url);
+  copy->model = g_strdup (row->model);
+  copy->created_at = g_strdup (row->created_at);
+  return copy;
+}
+
+static void
+on_create_key (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  PrsProviders *self = g_task_get_source_object (task);
+  PrsProviderRow *row = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &error);
+  PrsProvider *provider;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* An unreadable keyring is as good as no key: the provider says so */
+  if (error != NULL)
+    g_debug ("Could not read the key of the AI provider %s: %s", row->id, error->message);
+  g_clear_error (&error);
+  provider = create_with_key (self, row, key, &error);
+  if (provider == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, provider, g_object_unref);
+}
+
+void
+prs_providers_create_async (PrsProviders          *self,
+                            const PrsProviderRow  *row,
+                            GCancellable          *cancellable,
+                            GAsyncReadyCallback    callback,
+                            gpointer               user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *secret = NULL;
+
+  g_return_if_fail (PRS_IS_PROVIDERS (self));
+  g_return_if_fail (row != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_providers_create_async);
+  g_task_set_task_data (task, row_copy (row), (GDestroyNotify) prs_provider_row_free);
+  secret = _prs_providers_secret_name (row->id);
+  prs_secrets_lookup_async (self->secrets, secret, cancellable, on_create_key, g_steal_pointer (&task));
+}
+
+PrsProvider *
+prs_providers_create_finish (PrsProviders  *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* ---- Failover ----------------------------------------------------------- */
@@ -592,29 +526,49 @@ on_provider_chat (GObject      *source,
 }
 
 static void
+on_provider_created (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GTask *task = user_data;
+  PrsProviders *self = PRS_PROVIDERS (source);
+  ChatData *chat = g_task_get_task_data (task);
+  g_autoptr(PrsProvider) provider = NULL;
+  GError *error = NULL;
+
+  provider = prs_providers_create_finish (self, result, &error);
+  if (provider == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+      record_result (self, chat->current->id, error);
+      add_attempt (chat, error, 0);
+      try_next (task);
+      return;
+    }
+
+  prs_provider_chat_async (provider, chat->request, forward_delta, chat, NULL,
+                           g_task_get_cancellable (task), on_provider_chat, task);
+}
+
+/* The next enabled provider, its key read without waiting; or the end */
+static void
 try_next (GTask *task)
 {
   PrsProviders *self = g_task_get_source_object (task);
   ChatData *chat = g_task_get_task_data (task);
 
-  while (chat->next < chat->rows->len)
+  if (chat->next < chat->rows->len)
     {
-      g_autoptr(PrsProvider) provider = NULL;
-      GError *error = NULL;
-
       chat->current = g_ptr_array_index (chat->rows, chat->next++);
       chat->current_started_us = g_get_monotonic_time ();
       chat->current_first_text_us = 0;
-      provider = prs_providers_create (self, chat->current, &error);
-      if (provider == NULL)
-        {
-          record_result (self, chat->current->id, error);
-          add_attempt (chat, error, 0);
-          continue;
-        }
-
-      prs_provider_chat_async (provider, chat->request, forward_delta, chat, NULL,
-                               g_task_get_cancellable (task), on_provider_chat, task);
+      prs_providers_create_async (self, chat->current, g_task_get_cancellable (task),
+                                  on_provider_created, task);
       return;
     }
 
@@ -674,6 +628,26 @@ prs_providers_chat_async (PrsProviders        *self,
   try_next (g_steal_pointer (&task));
 }
 
+guint
+prs_providers_get_context_window (PrsProviders *self)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+  guint smallest = 0;
+
+  g_return_val_if_fail (PRS_IS_PROVIDERS (self), PRS_PROVIDER_DEFAULT_CONTEXT);
+
+  rows = prs_store_list_providers (self->store, NULL);
+  for (guint i = 0; rows != NULL && i < rows->len; i++)
+    {
+      PrsProviderRow *row = g_ptr_array_index (rows, i);
+      guint tokens = prs_provider_kind_context_window (row->kind, row->model);
+
+      if (row->enabled && (smallest == 0 || tokens < smallest))
+        smallest = tokens;
+    }
+  return smallest != 0 ? smallest : PRS_PROVIDER_DEFAULT_CONTEXT;
+}
+
 PrsChatResponse *
 prs_providers_chat_finish (PrsProviders  *self,
                            GAsyncResult  *result,
@@ -731,9 +705,28 @@ on_models (GObject      *source,
       return;
     }
 
-  g_clear_pointer (&get_state (self, data->id)->models, g_ptr_array_unref);
-  get_state (self, data->id)->models = g_ptr_array_ref (models);
+  g_clear_pointer (&_prs_providers_get_state (self, data->id)->models, g_ptr_array_unref);
+  _prs_providers_get_state (self, data->id)->models = g_ptr_array_ref (models);
   g_task_return_pointer (task, models, (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+on_models_provider (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(PrsProvider) provider = NULL;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GError *error = NULL;
+
+  provider = prs_providers_create_finish (PRS_PROVIDERS (source), result, &error);
+  if (provider == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  prs_provider_list_models_async (provider, cancellable, on_models, g_steal_pointer (&task));
 }
 
 void
@@ -745,7 +738,6 @@ prs_providers_list_models_async (PrsProviders        *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(PrsProviderRow) row = NULL;
-  g_autoptr(PrsProvider) provider = NULL;
   GError *error = NULL;
   ModelsData *data;
 
@@ -754,8 +746,7 @@ prs_providers_list_models_async (PrsProviders        *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, prs_providers_list_models_async);
 
-  if ((row = lookup (self, id_or_name, &error)) == NULL ||
-      (provider = prs_providers_create (self, row, &error)) == NULL)
+  if ((row = _prs_providers_lookup (self, id_or_name, &error)) == NULL)
     {
       g_task_return_error (task, error);
       return;
@@ -764,7 +755,7 @@ prs_providers_list_models_async (PrsProviders        *self,
   data = g_new0 (ModelsData, 1);
   data->id = g_strdup (row->id);
   g_task_set_task_data (task, data, models_data_free);
-  prs_provider_list_models_async (provider, cancellable, on_models, g_steal_pointer (&task));
+  prs_providers_create_async (self, row, cancellable, on_models_provider, g_steal_pointer (&task));
 }
 
 GPtrArray *
@@ -812,20 +803,16 @@ add_model (JsonArray  *array,
 static JsonObject *
 provider_info (PrsProviders         *self,
                const PrsProviderRow *row,
+               gboolean              has_key,
                const char          **out_status)
 {
   JsonObject *object = json_object_new ();
   ProviderState *state = g_hash_table_lookup (self->states, row->id);
   const char *base_url = row->base_url != NULL ? row->base_url : prs_provider_kind_default_base_url (row->kind);
-  g_autofree char *key = prs_providers_dup_key (self, row->id);
   g_autofree char *description = NULL;
   g_autofree char *message = NULL;
-  gboolean has_key = key != NULL;
   const char *status;
   JsonArray *models = json_array_new ();
-
-  if (key != NULL)
-    memset (key, 0, strlen (key));
 
   if (!row->enabled)
     {
@@ -887,20 +874,20 @@ provider_info (PrsProviders         *self,
   return object;
 }
 
-JsonNode *
-prs_providers_build_info (PrsProviders *self)
+/* provider-info from @rows (NULL with @error: the store failed), @keys
+ * saying which provider has a key */
+static JsonNode *
+build_info (PrsProviders *self,
+            GPtrArray    *rows,
+            GHashTable   *keys,
+            GError       *error)
 {
   g_autoptr(JsonObject) root = json_object_new ();
-  g_autoptr(GPtrArray) rows = NULL;
-  g_autoptr(GError) error = NULL;
   JsonArray *available = json_array_new ();
   JsonObject *active = NULL;
   JsonObject *first_enabled = NULL;
   JsonNode *node;
 
-  g_return_val_if_fail (PRS_IS_PROVIDERS (self), NULL);
-
-  rows = prs_store_list_providers (self->store, &error);
   if (rows == NULL)
     {
       json_object_set_boolean_member (root, "success", FALSE);
@@ -912,8 +899,9 @@ prs_providers_build_info (PrsProviders *self)
     {
       for (guint i = 0; i < rows->len; i++)
         {
+          PrsProviderRow *row = g_ptr_array_index (rows, i);
           const char *status = NULL;
-          JsonObject *info = provider_info (self, g_ptr_array_index (rows, i), &status);
+          JsonObject *info = provider_info (self, row, g_hash_table_contains (keys, row->id), &status);
 
           if (!g_str_equal (status, "disabled"))
             {
@@ -938,4 +926,99 @@ prs_providers_build_info (PrsProviders *self)
   node = json_node_new (JSON_NODE_OBJECT);
   json_node_set_object (node, root);
   return node;
+}
+
+typedef struct
+{
+  GPtrArray  *rows;
+  GHashTable *keys;     /* ids of the providers that have a key */
+  guint       next;
+} InfoData;
+
+static void
+info_data_free (gpointer data)
+{
+  InfoData *info = data;
+
+  g_clear_pointer (&info->rows, g_ptr_array_unref);
+  g_clear_pointer (&info->keys, g_hash_table_unref);
+  g_free (info);
+}
+
+static void info_next (GTask *task);
+
+static void
+on_info_key (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InfoData *info = g_task_get_task_data (task);
+  PrsProviderRow *row = g_ptr_array_index (info->rows, info->next);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &error);
+
+  if (key != NULL)
+    {
+      memset (key, 0, strlen (key));
+      g_hash_table_add (info->keys, g_strdup (row->id));
+    }
+  info->next++;
+  info_next (g_steal_pointer (&task));
+}
+
+/* Whether each provider has a key, one after the other, then the answer */
+static void
+info_next (GTask *task)
+{
+  PrsProviders *self = g_task_get_source_object (task);
+  InfoData *info = g_task_get_task_data (task);
+
+  if (info->next < info->rows->len)
+    {
+      PrsProviderRow *row = g_ptr_array_index (info->rows, info->next);
+      g_autofree char *secret = _prs_providers_secret_name (row->id);
+
+      prs_secrets_lookup_async (self->secrets, secret, g_task_get_cancellable (task), on_info_key, task);
+      return;
+    }
+  g_task_return_pointer (task, build_info (self, info->rows, info->keys, NULL), (GDestroyNotify) json_node_unref);
+  g_object_unref (task);
+}
+
+void
+prs_providers_build_info_async (PrsProviders        *self,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  GTask *task;
+  g_autoptr(GError) error = NULL;
+  InfoData *info;
+
+  g_return_if_fail (PRS_IS_PROVIDERS (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_providers_build_info_async);
+  info = g_new0 (InfoData, 1);
+  info->keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_task_set_task_data (task, info, info_data_free);
+
+  info->rows = prs_store_list_providers (self->store, &error);
+  if (info->rows == NULL)
+    {
+      g_task_return_pointer (task, build_info (self, NULL, info->keys, error), (GDestroyNotify) json_node_unref);
+      g_object_unref (task);
+      return;
+    }
+  info_next (task);
+}
+
+JsonNode *
+prs_providers_build_info_finish (PrsProviders  *self,
+                                 GAsyncResult  *result)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), NULL);
 }

@@ -84,18 +84,72 @@ gboolean         prs_providers_set_enabled    (PrsProviders  *self,
                                                const char    *id_or_name,
                                                gboolean       enabled,
                                                GError       **error);
-/* NULL when no key is stored. */
+/* NULL when no key is stored (read synchronously: prosponsive-ctl's). */
 char            *prs_providers_dup_key        (PrsProviders  *self,
                                                const char    *provider_id);
-/* A ready provider object for @row, with its key. */
+/* The same without waiting on the keyring (the window's); the callback's
+ * source object is the keyring's PrsSecrets: finish with
+ * prs_providers_dup_key_finish (). */
+void             prs_providers_dup_key_async  (PrsProviders        *self,
+                                               const char          *provider_id,
+                                               GCancellable        *cancellable,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+char            *prs_providers_dup_key_finish (PrsProviders  *self,
+                                               GAsyncResult  *result,
+                                               GError       **error);
+/* A ready provider object for @row, with its key (read synchronously:
+ * prosponsive-ctl's). */
 PrsProvider     *prs_providers_create         (PrsProviders  *self,
                                                const PrsProviderRow *row,
+                                               GError       **error);
+/* The same, the key read without waiting on the keyring. */
+void             prs_providers_create_async   (PrsProviders          *self,
+                                               const PrsProviderRow  *row,
+                                               GCancellable          *cancellable,
+                                               GAsyncReadyCallback    callback,
+                                               gpointer               user_data);
+PrsProvider     *prs_providers_create_finish  (PrsProviders  *self,
+                                               GAsyncResult  *result,
+                                               GError       **error);
+
+/* prs_providers_add, _update and _remove for the window: the row is
+ * stored at once, the key without waiting on the keyring (a new provider
+ * whose key cannot be stored is removed again). Each finishes with
+ * prs_providers_write_finish (): the provider's id. */
+void             prs_providers_add_async      (PrsProviders        *self,
+                                               const char          *kind,
+                                               const char          *name,
+                                               const char          *base_url,
+                                               const char          *model,
+                                               int                  priority,
+                                               const char          *api_key,
+                                               GCancellable        *cancellable,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+void             prs_providers_update_async   (PrsProviders          *self,
+                                               const PrsProviderRow  *row,
+                                               const char            *api_key,
+                                               GCancellable          *cancellable,
+                                               GAsyncReadyCallback    callback,
+                                               gpointer               user_data);
+void             prs_providers_remove_async   (PrsProviders        *self,
+                                               const char          *id_or_name,
+                                               GCancellable        *cancellable,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+char            *prs_providers_write_finish   (PrsProviders  *self,
+                                               GAsyncResult  *result,
                                                GError       **error);
 
 /* Runs @request on the enabled providers in priority order (see the
  * decision above). The response names the provider that answered
  * (provider_id, provider_name). With no enabled provider: PRS_ERROR_NOT_CONFIGURED;
  * when all fail: the last error, its message listing every attempt. */
+/* The smallest context window (tokens) of the enabled providers' models: a
+ * request that fits it fits whichever of them answers after a failover.
+ * PRS_PROVIDER_DEFAULT_CONTEXT when none is enabled. */
+guint            prs_providers_get_context_window (PrsProviders *self);
 void             prs_providers_chat_async     (PrsProviders        *self,
                                                PrsChatRequest      *request,
                                                PrsChatDeltaFunc     delta_func,
@@ -129,6 +183,11 @@ GPtrArray       *prs_providers_list_models_finish (PrsProviders  *self,
  * says why), "missing-key" or "disabled". The active provider is the first
  * enabled one not in error (else the first enabled one); null when none.
  * Never a key. */
-JsonNode        *prs_providers_build_info     (PrsProviders  *self);
+void             prs_providers_build_info_async  (PrsProviders        *self,
+                                                  GCancellable        *cancellable,
+                                                  GAsyncReadyCallback  callback,
+                                                  gpointer             user_data);
+JsonNode        *prs_providers_build_info_finish (PrsProviders  *self,
+                                                  GAsyncResult  *result);
 
 G_END_DECLS

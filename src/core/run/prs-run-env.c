@@ -13,6 +13,7 @@ prs_run_limits_init (PrsRunLimits *limits)
   limits->max_rounds = PRS_RUN_DEFAULT_MAX_ROUNDS;
   limits->max_repeats = PRS_RUN_DEFAULT_MAX_REPEATS;
   limits->history_depth = PRS_RUN_DEFAULT_HISTORY;
+  limits->context_tokens = 0;
   limits->max_tokens = 0;
   limits->temperature = -1;
   limits->tool_timeout = PRS_TOOL_CALL_DEFAULT_TIMEOUT;

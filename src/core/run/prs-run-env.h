@@ -18,14 +18,15 @@ G_BEGIN_DECLS
 
 #define PRS_RUN_DEFAULT_MAX_ROUNDS   8
 #define PRS_RUN_DEFAULT_MAX_REPEATS  3
-#define PRS_RUN_DEFAULT_HISTORY      20
+#define PRS_RUN_DEFAULT_HISTORY      0
 
 /* docs/providers.md, inference settings */
 typedef struct
 {
   guint  max_rounds;        /* rounds of tool calls before the run stops */
   guint  max_repeats;       /* the same call (name and arguments) this often stops the run */
-  guint  history_depth;     /* earlier turns a chat or inference run starts with; 0: none */
+  guint  history_depth;     /* at most this many earlier turns in a chat or inference run; 0: no cap */
+  guint  context_tokens;    /* the model's context window; 0: the providers' (prs_providers_get_context_window) */
   guint  max_tokens;        /* 0: the provider's default */
   double temperature;       /* < 0: the provider's default */
   guint  tool_timeout;      /* seconds per webhook attempt; 0: PRS_TOOL_CALL_DEFAULT_TIMEOUT */

@@ -56,6 +56,8 @@ void        _prs_run_emit_message_changed (PrsRun     *self,
 void        _prs_run_emit_approval_needed (PrsRun     *self,
                                            const char *message_id,
                                            const char *tool_name);
+void        _prs_run_emit_workflow_gone (PrsRun     *self,
+                                         const char *tool_name);
 void        _prs_run_save             (PrsRun       *self);
 char       *_prs_run_insert_message   (PrsRun       *self,
                                        const char   *kind,

@@ -21,6 +21,7 @@ enum
   SIGNAL_APPROVAL_NEEDED,
   SIGNAL_WORKING,
   SIGNAL_RESTED,
+  SIGNAL_WORKFLOW_GONE,
   N_SIGNALS
 };
 
@@ -74,6 +75,15 @@ _prs_run_install_signals (GObjectClass *klass)
   signals[SIGNAL_RESTED] =
     g_signal_new ("rested", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * PrsRun::workflow-gone:
+   * @tool_name: the tool whose webhook n8n does not know any more (404)
+   *
+   * Whoever owns discovery runs it again, so the tool stops being offered.
+   */
+  signals[SIGNAL_WORKFLOW_GONE] =
+    g_signal_new ("workflow-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 /* ---- stored JSON ---- */
@@ -116,6 +126,14 @@ _prs_run_emit_approval_needed (PrsRun     *self,
 {
   if (!self->detached)
     g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, self->row->conversation_id, message_id, tool_name);
+}
+
+void
+_prs_run_emit_workflow_gone (PrsRun     *self,
+                             const char *tool_name)
+{
+  if (!self->detached)
+    g_signal_emit (self, signals[SIGNAL_WORKFLOW_GONE], 0, tool_name);
 }
 
 /* Saves the run; with @trigger_status, also its trigger message's status

@@ -780,7 +780,20 @@ _prs_run_settle_call (PrsRun            *self,
       json_object_set_member (extra, "result", json_node_copy (copy));
       json_object_set_member (result_extra, "result", copy);
     }
-  if (!ok && result->error != NULL)
+  if (!ok && result->rediscover)
+    {
+      /* The model reads n8n's case (docs/workflows.md); the card says it
+       * in words, and discovery drops the tool */
+      const char *gone = _("The workflow is gone: n8n does not know its webhook any more "
+                           "(it is not published, or its path changed). Prosponsive is "
+                           "looking for tools again.");
+
+      json_object_set_string_member (extra, "error", gone);
+      json_object_set_boolean_member (extra, "workflowGone", TRUE);
+      json_object_set_string_member (result_extra, "error", gone);
+      json_object_set_boolean_member (result_extra, "workflowGone", TRUE);
+    }
+  else if (!ok && result->error != NULL)
     {
       json_object_set_string_member (extra, "error", result->error);
       json_object_set_string_member (result_extra, "error", result->error);
@@ -796,6 +809,8 @@ _prs_run_settle_call (PrsRun            *self,
   g_free (call->result_text);
   call->result_text = g_steal_pointer (&clean);
   _prs_run_save_call (self, call, status, extra);
+  if (!ok && result->rediscover)
+    _prs_run_emit_workflow_gone (self, call->name);
 }
 
 /* ---- results for the model ---- */

@@ -34,6 +34,7 @@ enum
   SIGNAL_MESSAGE_CHANGED,
   SIGNAL_APPROVAL_NEEDED,
   SIGNAL_RUN_CHANGED,
+  SIGNAL_WORKFLOW_GONE,
   N_SIGNALS
 };
 
@@ -146,6 +147,14 @@ on_run_approval_needed (PrsRun     *run,
 }
 
 static void
+on_run_workflow_gone (PrsRun     *run,
+                      const char *tool_name,
+                      PrsRunner  *self)
+{
+  g_signal_emit (self, signals[SIGNAL_WORKFLOW_GONE], 0, tool_name);
+}
+
+static void
 on_run_working (PrsRun    *run,
                 PrsRunner *self)
 {
@@ -182,6 +191,7 @@ adopt (PrsRunner *self,
   g_signal_connect (run, "approval-needed", G_CALLBACK (on_run_approval_needed), self);
   g_signal_connect (run, "working", G_CALLBACK (on_run_working), self);
   g_signal_connect (run, "rested", G_CALLBACK (on_run_rested), self);
+  g_signal_connect (run, "workflow-gone", G_CALLBACK (on_run_workflow_gone), self);
 }
 
 /* ---- runs ---- */
@@ -707,6 +717,13 @@ prs_runner_class_init (PrsRunnerClass *klass)
   signals[SIGNAL_RUN_CHANGED] =
     g_signal_new ("run-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, PRS_TYPE_RUN);
+  /**
+   * PrsRunner::workflow-gone:
+   * @tool_name: a tool whose webhook answered 404 in one of its runs
+   */
+  signals[SIGNAL_WORKFLOW_GONE] =
+    g_signal_new ("workflow-gone", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

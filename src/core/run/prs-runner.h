@@ -4,7 +4,7 @@
  * (in-app runs beyond that wait their turn; the API answers 429), approvals
  * and retries are routed to their run, and unfinished runs are picked up
  * again after a restart. Its runs' message-added, message-changed and
- * approval-needed are forwarded as its own, so that the app listens in one
+ * approval-needed (and workflow-gone) are forwarded as its own, so that the app listens in one
  * place; run-changed (PrsRun *) says a run started working, rested or
  * ended. Everything here belongs to the main thread, except the functions
  * marked thread-safe. */

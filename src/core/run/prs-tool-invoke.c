@@ -92,31 +92,6 @@ return_failure (GTask      *task,
 
 /* -- n8n -- */
 
-/* docs/workflows.md: the n8n Header Auth, when configured: the header's name in the
- * store, its value in the keyring (read only when a name is set). */
-static void
-set_webhook_auth (PrsRunEnv          *env,
-                  PrsToolCallRequest *request)
-{
-  g_autofree char *name = prs_store_dup_setting (env->store, PRS_SETTING_WEBHOOK_AUTH_HEADER);
-  g_autoptr(GError) error = NULL;
-  char *value;
-
-  if (name == NULL || name[0] == '\0' || env->secrets == NULL)
-    return;
-
-  value = prs_secrets_lookup_sync (env->secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, &error);
-  if (value == NULL)
-    {
-      g_message ("The webhook Header Auth “%s” has no value stored%s%s", name,
-                 error != NULL ? ": " : "", error != NULL ? error->message : "");
-      return;
-    }
-
-  request->auth_header_name = g_steal_pointer (&name);
-  request->auth_header_value = value;
-}
-
 static void
 on_callback_done (GObject      *source,
                   GAsyncResult *result,
@@ -163,6 +138,62 @@ on_webhook_done (GObject      *source,
   return_result (task, call_result);
 }
 
+typedef struct
+{
+  GTask              *task;
+  PrsToolCallRequest *request;
+  char               *header;
+} AuthRead;
+
+/* docs/workflows.md: the n8n Header Auth's value came from the keyring
+ * (without waiting on it); the call goes out */
+static void
+on_webhook_auth (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  AuthRead *read = user_data;
+  g_autoptr(GError) error = NULL;
+  char *value = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &error);
+
+  if (value == NULL)
+    g_message ("The webhook Header Auth “%s” has no value stored%s%s", read->header,
+               error != NULL ? ": " : "", error != NULL ? error->message : "");
+  else
+    {
+      read->request->auth_header_name = g_steal_pointer (&read->header);
+      read->request->auth_header_value = value;
+    }
+  prs_tool_call_run_async (read->request, g_task_get_cancellable (read->task), on_webhook_done, read->task);
+  prs_tool_call_request_free (read->request);
+  g_free (read->header);
+  g_free (read);
+}
+
+/* Sends @request (taken), with the n8n Header Auth when configured: the
+ * header's name in the store, its value in the keyring (read only when a
+ * name is set, and without waiting on the keyring) */
+static void
+send_call (PrsRunEnv          *env,
+           PrsToolCallRequest *request,
+           GTask              *task)
+{
+  g_autofree char *name = prs_store_dup_setting (env->store, PRS_SETTING_WEBHOOK_AUTH_HEADER);
+  AuthRead *read;
+
+  if (name == NULL || name[0] == '\0' || env->secrets == NULL)
+    {
+      prs_tool_call_run_async (request, g_task_get_cancellable (task), on_webhook_done, task);
+      prs_tool_call_request_free (request);
+      return;
+    }
+  read = g_new0 (AuthRead, 1);
+  read->task = task;
+  read->request = request;
+  read->header = g_steal_pointer (&name);
+  prs_secrets_lookup_async (env->secrets, PRS_SECRET_WEBHOOK_AUTH, NULL, on_webhook_auth, read);
+}
+
 static void
 invoke_n8n (GTask                   *task,
             const PrsTool           *tool,
@@ -198,9 +229,7 @@ invoke_n8n (GTask                   *task,
   request->execution = g_strdup (in->execution_id);
   request->timeout_seconds = env->limits.tool_timeout;
   request->callback_registry = g_object_ref (env->registry);
-  set_webhook_auth (env, request);
-
-  prs_tool_call_run_async (request, g_task_get_cancellable (task), on_webhook_done, task);
+  send_call (env, g_steal_pointer (&request), task);
 }
 
 /* -- MCP -- */

@@ -513,6 +513,42 @@ prs_store_set_conversation_default_agent (PrsStore    *self,
 }
 
 gboolean
+prs_store_adopt_conversation_agent (PrsStore    *self,
+                                    const char  *conversation_id,
+                                    const char  *agent_id,
+                                    gboolean    *out_adopted,
+                                    GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (conversation_id != NULL && agent_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (out_adopted != NULL)
+    *out_adopted = FALSE;
+  if (!prs_store_begin_immediate (self, error))
+    return FALSE;
+  /* One statement: two first runs at once cannot both set it */
+  stmt = prs_store_prepare_cached (self, "UPDATE conversations SET default_agent = ?2"
+                                         " WHERE id = ?1 AND default_agent IS NULL", error);
+  if (stmt == NULL)
+    goto fail;
+  prs_store_bind_text (stmt, 1, conversation_id);
+  prs_store_bind_text (stmt, 2, agent_id);
+  if (!prs_store_step_done (self, stmt, "Could not update the conversation", error))
+    goto fail;
+  if (out_adopted != NULL)
+    *out_adopted = sqlite3_changes (self->db) > 0;
+  return prs_store_commit (self, error);
+
+fail:
+  prs_store_rollback (self);
+  return FALSE;
+}
+
+gboolean
 prs_store_mark_conversation_read (PrsStore    *self,
                                   const char  *conversation_id,
                                   GError     **error)

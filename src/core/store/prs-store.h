@@ -140,6 +140,14 @@ gboolean    prs_store_set_conversation_default_agent (PrsStore    *self,
                                                const char  *conversation_id,
                                                const char  *agent_id,
                                                GError     **error);
+/* Sets the default agent only when the conversation has none yet (the
+ * first inbound run, resolve with an agentId): *@out_adopted says whether
+ * it did. */
+gboolean    prs_store_adopt_conversation_agent (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               const char  *agent_id,
+                                               gboolean    *out_adopted,
+                                               GError     **error);
 /* Sets the unread count back to 0 (the conversation was shown). */
 gboolean    prs_store_mark_conversation_read  (PrsStore    *self,
                                                const char  *conversation_id,

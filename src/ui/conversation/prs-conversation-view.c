@@ -591,6 +591,22 @@ setup_row (GtkSignalListItemFactory *factory,
  * (older messages revealed above it): the row keeps what it built for the
  * same message, so that costs nothing. There is no unbind handler: a row
  * the list view no longer needs is destroyed, with what it built. */
+/* What a row of @message offers: Edit and Resend on the person's last
+ * message, Regenerate on the last reply */
+static PrsMessageRowFlags
+row_flags (PrsConversationView *self,
+           PrsMessage          *message)
+{
+  const char *id = prs_message_get_id (message);
+  PrsMessageRowFlags flags = 0;
+
+  if (id != NULL && g_strcmp0 (id, self->last_user_id) == 0)
+    flags |= PRS_MESSAGE_ROW_CAN_EDIT;
+  if (id != NULL && g_strcmp0 (id, self->last_answer_id) == 0)
+    flags |= PRS_MESSAGE_ROW_CAN_REGENERATE;
+  return flags;
+}
+
 static void
 bind_row (GtkSignalListItemFactory *factory,
           GtkListItem              *item,
@@ -600,15 +616,10 @@ bind_row (GtkSignalListItemFactory *factory,
   PrsMessageRow *row = PRS_MESSAGE_ROW (gtk_list_item_get_child (item));
   const char *agent = prs_message_get_agent_id (message);
   const char *id = prs_message_get_id (message);
-  PrsMessageRowFlags flags = 0;
 
-  if (id != NULL && g_strcmp0 (id, self->last_user_id) == 0)
-    flags |= PRS_MESSAGE_ROW_CAN_EDIT;
-  if (id != NULL && g_strcmp0 (id, self->last_answer_id) == 0)
-    flags |= PRS_MESSAGE_ROW_CAN_REGENERATE;
   prs_message_row_set_message (row, message,
                                agent != NULL ? g_hash_table_lookup (self->agent_names, agent) : NULL,
-                               flags);
+                               row_flags (self, message));
   prs_message_row_set_highlighted (row, id != NULL && g_strcmp0 (id, self->highlight_id) == 0);
 }
 
@@ -670,13 +681,43 @@ load_agents (PrsConversationView *self)
                            (const char * const *) names->pdata);
 }
 
-/* The openLink allowlist follows Preferences; rows built from now on use it */
+/* Builds every message row on screen again (the rows the list view keeps
+ * are its children's children) */
+static void
+rebuild_rows (GtkWidget           *widget,
+              PrsConversationView *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (PRS_IS_MESSAGE_ROW (child))
+        {
+          g_autoptr(PrsMessage) message = NULL;
+          const char *agent;
+
+          if (prs_message_row_get_message (PRS_MESSAGE_ROW (child)) == NULL)
+            continue;
+          message = g_object_ref (prs_message_row_get_message (PRS_MESSAGE_ROW (child)));
+          agent = prs_message_get_agent_id (message);
+          prs_message_row_set_message (PRS_MESSAGE_ROW (child), NULL, NULL, 0);
+          prs_message_row_set_message (PRS_MESSAGE_ROW (child), message,
+                                       agent != NULL ? g_hash_table_lookup (self->agent_names, agent) : NULL,
+                                       row_flags (self, message));
+        }
+      else
+        rebuild_rows (child, self);
+    }
+}
+
+/* The link allowlist follows Preferences: every reader (openLink icons,
+ * Markdown links, URLs in text) uses it, on the rows shown now too */
 static void
 on_link_schemes_changed (PrsSettings         *settings,
                          const char          *key,
                          PrsConversationView *self)
 {
   prs_launcher_set_open_link_schemes (prs_settings_get_open_link_schemes (settings));
+  rebuild_rows (GTK_WIDGET (self->list_view), self);
 }
 
 void
@@ -699,6 +740,27 @@ prs_conversation_view_set_service (PrsConversationView *self,
   g_signal_connect_object (settings, "changed::open-link-schemes", G_CALLBACK (on_link_schemes_changed), self, 0);
   on_link_schemes_changed (settings, "open-link-schemes", self);
   load_agents (self);
+}
+
+/* The composer offers the conversation's agent; one made after the list
+ * was read (Agents page, prosponsive-ctl) makes it read the list again */
+static void
+offer_agent (PrsConversationView *self,
+             PrsConversation     *conversation)
+{
+  const char *agent = prs_conversation_get_default_agent (conversation);
+
+  if (agent != NULL && !g_hash_table_contains (self->agent_names, agent))
+    load_agents (self);
+  prs_composer_set_agent (self->composer, agent);
+}
+
+static void
+on_default_agent_changed (PrsConversation     *conversation,
+                          GParamSpec          *pspec,
+                          PrsConversationView *self)
+{
+  offer_agent (self, conversation);
 }
 
 /* Where @message_id is in the conversation just loaded, or G_MAXUINT */
@@ -736,6 +798,8 @@ load (PrsConversationView *self,
 
   if (self->messages != NULL)
     g_signal_handlers_disconnect_by_data (self->messages, self);
+  if (self->conversation != NULL)
+    g_signal_handlers_disconnect_by_func (self->conversation, on_default_agent_changed, self);
   if (self->reveal_id != 0)
     {
       gtk_widget_remove_tick_callback (GTK_WIDGET (self->list_view), self->reveal_id);
@@ -775,7 +839,11 @@ load (PrsConversationView *self,
       if (self->tail->hidden > 0 || self->tail->hidden_tail > 0)
         self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), reveal_tick, self, NULL);
       selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->tail)));
-      prs_composer_set_agent (self->composer, prs_conversation_get_default_agent (conversation));
+      offer_agent (self, conversation);
+      /* Its agent, set by a first inbound run or from the conversation's
+       * menu, is the one the composer offers */
+      g_signal_connect_object (conversation, "notify::default-agent",
+                               G_CALLBACK (on_default_agent_changed), self, 0);
       {
         /* Translators: the hint in the empty message entry; %s is the conversation */
         g_autofree char *hint = g_strdup_printf (_("Message %s"), prs_conversation_get_title (conversation));

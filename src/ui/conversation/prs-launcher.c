@@ -25,7 +25,7 @@ gboolean
 prs_launcher_scheme_is_allowed (const char *uri)
 {
   g_autofree char *scheme = NULL;
-  const char * const *allowed = prs_context_get_default_link_schemes ();
+  const char * const *allowed = prs_launcher_get_open_link_schemes ();
 
   if (uri == NULL)
     return FALSE;

@@ -19,14 +19,15 @@ void     prs_launcher_open_uri           (GtkWidget     *widget,
 void     prs_launcher_set_hook           (PrsLaunchHook  hook,
                                           gpointer       user_data);
 
-/* TRUE when @uri's scheme is on the link allowlist (docs/conversations.md): links with
- * any other scheme are shown as text and never opened. */
+/* TRUE when @uri's scheme is on the link allowlist (docs/conversations.md):
+ * links with any other scheme — in Markdown, in plain text, in an openLink —
+ * are shown as text and never opened. */
 gboolean prs_launcher_scheme_is_allowed  (const char    *uri);
 
-/* The schemes an openLink icon may open: the open-link-schemes setting,
- * which the conversation view keeps here so that every message row reads
- * the same list (NULL: the default one). Kept beside the launcher, the one
- * place that opens URLs. */
+/* The allowlist: the open-link-schemes setting, which the conversation
+ * view keeps here so that every reader (openLink icons, Markdown links,
+ * URLs in plain text) uses the same list (NULL: the default one). Kept
+ * beside the launcher, the one place that opens URLs. */
 void                prs_launcher_set_open_link_schemes (const char * const *schemes);
 const char * const *prs_launcher_get_open_link_schemes (void);
 

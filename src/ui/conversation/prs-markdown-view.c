@@ -476,6 +476,17 @@ on_text (MD_TEXTTYPE    type,
       append_entity (r, text, size);
       break;
     case MD_TEXT_NORMAL:
+      /* URLs md4c does not link itself (any scheme on the allowlist, not
+       * just http and ftp), outside links and code */
+      if (r->links->len == 0 && r->image_depth == 0 && r->kind != BLOCK_CODE)
+        {
+          g_autofree char *linked = prs_text_linkify_markup (text, size);
+
+          g_string_append (r->markup, linked);
+          break;
+        }
+      append_escaped (r, text, size);
+      break;
     case MD_TEXT_CODE:
     case MD_TEXT_HTML:
     case MD_TEXT_LATEXMATH:

@@ -40,7 +40,11 @@ url_length (const char *p,
   candidate = g_strndup (p, len);
   if (g_ascii_strncasecmp (candidate, "www.", 4) == 0 && len > 4)
     {
-      *href = g_strconcat ("https://", candidate, NULL);
+      g_autofree char *https = g_strconcat ("https://", candidate, NULL);
+
+      if (!prs_launcher_scheme_is_allowed (https))
+        return 0;
+      *href = g_steal_pointer (&https);
       return len;
     }
   if ((strstr (candidate, "://") != NULL || g_ascii_strncasecmp (candidate, "mailto:", 7) == 0) &&

@@ -34,6 +34,7 @@ struct _PrsFirstRun
   AdwActionRow      *n8n_test_row;
   GtkButton         *n8n_test_button;
   PrsProviderEditor *provider_editor;
+  AdwActionRow      *token_row;
   AdwActionRow      *credential_row;
   GtkButton         *credential_button;
   AdwActionRow      *import_row;
@@ -198,25 +199,8 @@ on_back_clicked (PrsFirstRun *self)
 }
 
 static void
-on_next_clicked (PrsFirstRun *self)
+next_step (PrsFirstRun *self)
 {
-  if (g_str_equal (steps[self->step], "provider"))
-    {
-      g_autoptr(GError) error = NULL;
-
-      /* Saved only once tested: the model comes from the provider's list.
-       * Untested, the step is skipped (Preferences can add one later). */
-      if (prs_provider_editor_get_tested_ok (self->provider_editor))
-        {
-          if (!prs_provider_editor_save (self->provider_editor, NULL, &error))
-            {
-              toast (self, error->message);
-              return;
-            }
-          toast (self, _("Provider saved"));
-        }
-    }
-
   if (steps[self->step + 1] == NULL)
     {
       finish (self);
@@ -224,6 +208,43 @@ on_next_clicked (PrsFirstRun *self)
     }
   self->step++;
   show_step (self);
+}
+
+static void
+on_provider_saved (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(PrsFirstRun) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = prs_provider_editor_save_finish (PRS_PROVIDER_EDITOR (source), result, &error);
+
+  if (self->service == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->next_button), TRUE);
+  if (id == NULL)
+    {
+      toast (self, error->message);
+      return;
+    }
+  toast (self, _("Provider saved"));
+  next_step (self);
+}
+
+static void
+on_next_clicked (PrsFirstRun *self)
+{
+  /* Saved only once tested: the model comes from the provider's list.
+   * Untested, the step is skipped (Preferences can add one later). */
+  if (g_str_equal (steps[self->step], "provider") &&
+      prs_provider_editor_get_tested_ok (self->provider_editor))
+    {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->next_button), FALSE);
+      prs_provider_editor_save_async (self->provider_editor, self->cancellable, on_provider_saved,
+                                      g_object_ref (self));
+      return;
+    }
+  next_step (self);
 }
 
 /* ---- n8n ---- */
@@ -286,62 +307,119 @@ on_discovery_running (PrsDiscovery *discovery,
     }
 }
 
-static gboolean
-save_n8n (PrsFirstRun  *self,
-          GError      **error)
+static void
+n8n_test_failed (PrsFirstRun *self,
+                 const char  *message)
 {
-  g_autofree char *url = prs_n8n_client_normalize_base_url (gtk_editable_get_text (GTK_EDITABLE (self->n8n_url_row)), error);
-  g_autofree char *key = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->n8n_key_row))));
-  g_autofree char *stored = NULL;
-  gboolean ok;
-
-  if (url == NULL)
-    return FALSE;
-  if (key[0] == '\0')
-    {
-      stored = prs_secrets_lookup_sync (prs_service_get_secrets (self->service), PRS_SECRET_N8N_API_KEY, NULL, NULL);
-      if (stored == NULL)
-        {
-          g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                               _("Enter the API key: create one in n8n under Settings → n8n API."));
-          return FALSE;
-        }
-      memset (stored, 0, strlen (stored));
-    }
-  if (!prs_store_set_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_URL, url, error))
-    return FALSE;
-  gtk_editable_set_text (GTK_EDITABLE (self->n8n_url_row), url);
-  if (key[0] == '\0')
-    return TRUE;
-  ok = prs_secrets_store_sync (prs_service_get_secrets (self->service), PRS_SECRET_N8N_API_KEY,
-                               _("Prosponsive: n8n API key"), key, NULL, error);
-  memset (key, 0, strlen (key));
-  if (ok)
-    {
-      gtk_editable_set_text (GTK_EDITABLE (self->n8n_key_row), "");
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->n8n_key_row),
-                                     _("API Key (stored; type a new one to replace it)"));
-    }
-  return ok;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->n8n_test_button), TRUE);
+  prs_status_row_set_state (self->n8n_test_row, "error", message);
 }
 
+/* URL and key are saved: a discovery tests them */
 static void
-on_n8n_test_clicked (PrsFirstRun *self)
+test_n8n_now (PrsFirstRun *self)
 {
-  g_autoptr(GError) error = NULL;
   PrsDiscovery *discovery = prs_service_get_discovery (self->service);
 
-  if (!save_n8n (self, &error))
-    {
-      prs_status_row_set_state (self->n8n_test_row, "error", error->message);
-      return;
-    }
   gtk_widget_set_sensitive (GTK_WIDGET (self->n8n_test_button), FALSE);
   prs_status_row_set_state (self->n8n_test_row, "busy", _("Reading the published workflows…"));
   if (prs_discovery_get_running (discovery))
     self->n8n_test_pending = TRUE;
   else
     start_n8n_discovery (self);
+}
+
+static gboolean
+save_n8n_url (PrsFirstRun  *self,
+              const char   *url,
+              GError      **error)
+{
+  if (!prs_store_set_setting (prs_service_get_store (self->service), PRS_SETTING_N8N_URL, url, error))
+    return FALSE;
+  gtk_editable_set_text (GTK_EDITABLE (self->n8n_url_row), url);
+  return TRUE;
+}
+
+static void
+on_n8n_key_saved (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PrsFirstRun) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!prs_secrets_store_finish (PRS_SECRETS (source), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        n8n_test_failed (self, error->message);
+      return;
+    }
+  gtk_editable_set_text (GTK_EDITABLE (self->n8n_key_row), "");
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->n8n_key_row),
+                                 _("API Key (stored; type a new one to replace it)"));
+  test_n8n_now (self);
+}
+
+/* No key typed: one must be stored already */
+static void
+on_n8n_key_checked (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(PrsFirstRun) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *stored = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &error);
+  const char *url = g_object_get_data (G_OBJECT (self->n8n_url_row), "prs-url");
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (stored == NULL)
+    {
+      n8n_test_failed (self, error != NULL ? error->message
+                       : _("Enter the API key: create one in n8n under Settings → n8n API."));
+      return;
+    }
+  memset (stored, 0, strlen (stored));
+  if (!save_n8n_url (self, url, &error))
+    {
+      n8n_test_failed (self, error->message);
+      return;
+    }
+  test_n8n_now (self);
+}
+
+/* The URL and the key typed (or the one stored) are saved, the key in the
+ * keyring without waiting on it, then a discovery tests them */
+static void
+on_n8n_test_clicked (PrsFirstRun *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = prs_n8n_client_normalize_base_url (gtk_editable_get_text (GTK_EDITABLE (self->n8n_url_row)), &error);
+  g_autofree char *key = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->n8n_key_row))));
+  PrsSecrets *secrets = prs_service_get_secrets (self->service);
+
+  if (url == NULL)
+    {
+      prs_status_row_set_state (self->n8n_test_row, "error", error->message);
+      return;
+    }
+  gtk_widget_set_sensitive (GTK_WIDGET (self->n8n_test_button), FALSE);
+  prs_status_row_set_state (self->n8n_test_row, "busy", _("Reading the keyring…"));
+  if (key[0] == '\0')
+    {
+      g_object_set_data_full (G_OBJECT (self->n8n_url_row), "prs-url", g_steal_pointer (&url), g_free);
+      prs_secrets_lookup_async (secrets, PRS_SECRET_N8N_API_KEY, self->cancellable,
+                                on_n8n_key_checked, g_object_ref (self));
+      return;
+    }
+  if (!save_n8n_url (self, url, &error))
+    {
+      n8n_test_failed (self, error->message);
+      return;
+    }
+  prs_secrets_store_async (secrets, PRS_SECRET_N8N_API_KEY, _("Prosponsive: n8n API key"), key,
+                           self->cancellable, on_n8n_key_saved, g_object_ref (self));
+  memset (key, 0, strlen (key));
 }
 
 static GtkWidget *
@@ -416,11 +494,22 @@ copy_button (PrsFirstRun *self,
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
 }
 
-static PrsN8nClient *
-make_client (PrsFirstRun  *self,
-             GError      **error)
+/* The n8n client, its key read without waiting on the keyring; then
+ * @next (the credential, the examples) */
+static void
+with_client (PrsFirstRun         *self,
+             GAsyncReadyCallback  next)
 {
-  PrsN8nClient *client = prs_service_dup_n8n_client (self->service, _("Connect n8n first (step 1)."), error);
+  prs_service_dup_n8n_client_async (self->service, _("Connect n8n first (step 1)."), self->cancellable,
+                                    next, g_object_ref (self));
+}
+
+static PrsN8nClient *
+client_finish (PrsFirstRun   *self,
+               GAsyncResult  *result,
+               GError       **error)
+{
+  PrsN8nClient *client = prs_service_dup_n8n_client_finish (self->service, result, error);
 
   if (client != NULL)
     prs_n8n_client_set_timeout (client, 30);
@@ -451,20 +540,35 @@ on_credential_created (GObject      *source,
 }
 
 static void
-on_credential_clicked (PrsFirstRun *self)
+on_credential_client (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
+  g_autoptr(PrsFirstRun) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsN8nClient) client = make_client (self, &error);
+  g_autoptr(PrsN8nClient) client = NULL;
 
+  if (self->service == NULL)
+    return;
+  client = client_finish (self, result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
   if (client == NULL || self->token == NULL)
     {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), TRUE);
       prs_status_row_set_state (self->credential_row, "error", error != NULL ? error->message : _("The token is not available."));
       return;
     }
-  gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), FALSE);
   prs_status_row_set_state (self->credential_row, "busy", _("Creating the credential…"));
   prs_n8n_setup_create_credential_async (client, self->token, self->cancellable, on_credential_created,
                                          g_object_ref (self));
+}
+
+static void
+on_credential_clicked (PrsFirstRun *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), FALSE);
+  with_client (self, on_credential_client);
 }
 
 static void
@@ -514,17 +618,26 @@ on_examples_imported (GObject      *source,
 }
 
 static void
-on_import_clicked (PrsFirstRun *self)
+on_import_client (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
 {
+  g_autoptr(PrsFirstRun) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsN8nClient) client = make_client (self, &error);
+  g_autoptr(PrsN8nClient) client = NULL;
   g_auto(GStrv) templates = NULL;
   g_autofree char *api_url = NULL;
   g_autofree char *credential_id = NULL;
   PrsExampleOptions options = { 0 };
 
+  if (self->service == NULL)
+    return;
+  client = client_finish (self, result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
   if (client == NULL || (templates = prs_n8n_setup_load_examples (&error)) == NULL)
     {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->import_button), TRUE);
       prs_status_row_set_state (self->import_row, "error", error->message);
       return;
     }
@@ -534,10 +647,40 @@ on_import_clicked (PrsFirstRun *self)
   options.api_base_url = api_url;
   options.credential_id = credential_id;
   options.ignore_tls_errors = gtk_switch_get_active (self->ignore_tls_switch);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->import_button), FALSE);
   prs_status_row_set_state (self->import_row, "busy", _("Importing…"));
   prs_n8n_setup_import_examples_async (client, (const char * const *) templates, &options, self->cancellable,
                                        on_examples_imported, g_object_ref (self));
+}
+
+static void
+on_import_clicked (PrsFirstRun *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->import_button), FALSE);
+  with_client (self, on_import_client);
+}
+
+static void
+on_token (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(PrsFirstRun) self = user_data;
+  g_autoptr(GError) error = NULL;
+  char *token = prs_api_token_finish (result, &error);
+
+  if (token == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->service == NULL)
+        return;
+      toast (self, error->message);
+      adw_action_row_set_subtitle (self->token_row, _("Not available"));
+      return;
+    }
+  if (self->token != NULL)
+    memset (self->token, 0, strlen (self->token));
+  g_free (self->token);
+  self->token = token;
+  adw_action_row_set_subtitle (self->token_row, token);
 }
 
 static GtkWidget *
@@ -559,13 +702,11 @@ build_api_page (PrsFirstRun *self)
   copy_button (self, row, _("Copy Address"), api_url);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (api_group), row);
 
-  if (!prs_api_token_ensure (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
-                             &self->token, &error))
-    {
-      toast (self, error->message);
-      g_clear_error (&error);
-    }
-  row = action_row (_("Bearer Token"), self->token, "first-run-token");
+  /* From the keyring, without waiting on it (made on a first run) */
+  row = action_row (_("Bearer Token"), _("Reading the keyring…"), "first-run-token");
+  self->token_row = ADW_ACTION_ROW (row);
+  prs_api_token_ensure_async (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
+                              self->cancellable, on_token, g_object_ref (self));
   gtk_widget_add_css_class (row, "monospace-subtitle");
   copy_button (self, row, _("Copy Token"), NULL);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (api_group), row);

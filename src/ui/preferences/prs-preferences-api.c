@@ -7,6 +7,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "prs-api-guard.h"
 #include "prs-api-token.h"
 #include "prs-n8n-setup.h"
 #include "prs-preferences-window-private.h"
@@ -36,26 +37,60 @@ on_copy_token_clicked (PrsPreferencesWindow *self)
   prs_preferences_toast (self, _("Token copied"));
 }
 
+/* The token came from the keyring (made on a first run), or a new one
+ * after Rotate; FALSE when not */
+static gboolean
+take_token (PrsPreferencesWindow *self,
+            GAsyncResult         *result)
+{
+  g_autoptr(GError) error = NULL;
+  char *token = prs_api_token_finish (result, &error);
+
+  if (token == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          prs_preferences_toast (self, error->message);
+          show_token (self);
+        }
+      return FALSE;
+    }
+  prs_preferences_wipe_token (self);
+  self->token = token;
+  show_token (self);
+  return TRUE;
+}
+
+static void
+on_token_read (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(PrsPreferencesWindow) self = user_data;
+
+  take_token (self, result);
+}
+
+static void
+on_token_rotated (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PrsPreferencesWindow) self = user_data;
+
+  if (take_token (self, result))
+    prs_preferences_toast (self, _("New token in use. Update the “Prosponsive API” credential in n8n."));
+}
+
 static void
 on_rotate_response (AdwMessageDialog     *dialog,
                     const char           *response,
                     PrsPreferencesWindow *self)
 {
-  g_autoptr(GError) error = NULL;
-  char *token = NULL;
-
   if (g_strcmp0 (response, "rotate") != 0)
     return;
-  if (!prs_api_token_rotate (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
-                             &token, &error))
-    {
-      prs_preferences_toast (self, error->message);
-      return;
-    }
-  prs_preferences_wipe_token (self);
-  self->token = token;
-  show_token (self);
-  prs_preferences_toast (self, _("New token in use. Update the “Prosponsive API” credential in n8n."));
+  prs_api_token_rotate_async (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
+                              self->cancellable, on_token_rotated, g_object_ref (self));
 }
 
 static void
@@ -94,20 +129,33 @@ on_credential_created (GObject      *source,
 }
 
 static void
-on_credential_clicked (PrsPreferencesWindow *self)
+on_credential_client (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
+  g_autoptr(PrsPreferencesWindow) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsN8nClient) client = prs_service_dup_n8n_client (self->service, _("Connect n8n first: enter its URL and an API key on the n8n page."), &error);
+  g_autoptr(PrsN8nClient) client = prs_service_dup_n8n_client_finish (PRS_SERVICE (source), result, &error);
 
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
   if (client == NULL || self->token == NULL)
     {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), TRUE);
       prs_status_row_set_state (self->credential_row, "error", error != NULL ? error->message : _("No token"));
       return;
     }
-  gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), FALSE);
   prs_status_row_set_state (self->credential_row, "busy", _("Creating the credential in n8n…"));
   prs_n8n_setup_create_credential_async (client, self->token, self->cancellable, on_credential_created,
                                          g_object_ref (self));
+}
+
+static void
+on_credential_clicked (PrsPreferencesWindow *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->credential_button), FALSE);
+  prs_service_dup_n8n_client_async (self->service, _("Connect n8n first: enter its URL and an API key on the n8n page."),
+                                    self->cancellable, on_credential_client, g_object_ref (self));
 }
 
 static void
@@ -183,6 +231,61 @@ on_sources_apply (AdwEntryRow          *row,
   prs_preferences_toast (self, _("Saved; applies the next time Prosponsive starts"));
 }
 
+/* Each entry must be an origin (docs/api.md): saved as a browser sends it,
+ * or refused, naming the first that is not */
+static void
+on_origins_apply (AdwEntryRow          *row,
+                  PrsPreferencesWindow *self)
+{
+  g_auto(GStrv) parts = g_strsplit_set (gtk_editable_get_text (GTK_EDITABLE (row)), " ,;", -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) origins = NULL;
+  g_autofree char *shown = NULL;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *s = g_strstrip (parts[i]);
+      g_autofree char *origin = NULL;
+
+      if (s[0] == '\0')
+        continue;
+      origin = prs_api_guard_normalize_origin (s);
+      if (origin == NULL)
+        {
+          /* Translators: %s is what was typed */
+          g_autofree char *text = g_strdup_printf (_("“%s” is not an origin: write it as https://host or "
+                                                     "https://host:port, without a path."), s);
+
+          gtk_widget_add_css_class (GTK_WIDGET (row), "error");
+          prs_preferences_toast (self, text);
+          return;
+        }
+      g_strv_builder_add (builder, origin);
+    }
+  gtk_widget_remove_css_class (GTK_WIDGET (row), "error");
+  origins = g_strv_builder_end (builder);
+  g_object_set (prs_service_get_settings (self->service), "allowed-origins", origins, NULL);
+  shown = g_strjoinv (" ", origins);
+  gtk_editable_set_text (GTK_EDITABLE (row), shown);
+  prs_preferences_toast (self, _("Allowed origins saved"));
+}
+
+static void
+build_origins (PrsPreferencesWindow *self)
+{
+  PrsSettings *settings = prs_service_get_settings (self->service);
+  g_autofree char *origins = g_strjoinv (" ", (char **) prs_settings_get_allowed_origins (settings));
+  GtkWidget *row = adw_entry_row_new ();
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Allowed Origins (e.g. https://n8n.example.org)"));
+  adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (row), TRUE);
+  adw_entry_row_set_input_purpose (ADW_ENTRY_ROW (row), GTK_INPUT_PURPOSE_URL);
+  gtk_editable_set_text (GTK_EDITABLE (row), origins);
+  gtk_widget_set_name (row, "allowed-origins");
+  g_signal_connect (row, "apply", G_CALLBACK (on_origins_apply), self);
+  adw_preferences_group_add (self->origins_group, row);
+}
+
 void
 prs_preferences_build_api (PrsPreferencesWindow *self)
 {
@@ -211,13 +314,10 @@ prs_preferences_build_api (PrsPreferencesWindow *self)
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
   prs_preferences_suffix_button (row, _("R_otate…"), "api-token-rotate", G_CALLBACK (on_rotate_clicked), self);
   adw_preferences_group_add (self->token_group, row);
-  if (!prs_api_token_ensure (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
-                             &self->token, &error))
-    {
-      prs_preferences_toast (self, error->message);
-      g_clear_error (&error);
-    }
-  show_token (self);
+  /* From the keyring, without waiting on it */
+  adw_action_row_set_subtitle (self->token_row, _("Reading the keyring…"));
+  prs_api_token_ensure_async (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
+                              self->cancellable, on_token_read, g_object_ref (self));
 
   row = prs_preferences_action_row (_("“Prosponsive API” Credential in n8n"),
                                     _("A Header Auth credential holding “Authorization: Bearer TOKEN”, for HTTP Request nodes"));
@@ -268,4 +368,6 @@ prs_preferences_build_api (PrsPreferencesWindow *self)
   g_signal_connect (row, "apply", G_CALLBACK (on_sources_apply), self);
   g_object_bind_property (settings, "lan-listening", row, "sensitive", G_BINDING_SYNC_CREATE);
   adw_preferences_group_add (self->lan_group, row);
+
+  build_origins (self);
 }

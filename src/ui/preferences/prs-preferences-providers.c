@@ -74,18 +74,31 @@ on_edit_clicked (GtkButton            *button,
 }
 
 static void
+on_removed (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(PrsPreferencesWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = prs_providers_write_finish (PRS_PROVIDERS (source), result, &error);
+
+  if (id == NULL)
+    prs_preferences_toast (self, error->message);
+  prs_preferences_reload_providers (self);
+}
+
+static void
 on_remove_response (AdwMessageDialog     *dialog,
                     const char           *response,
                     PrsPreferencesWindow *self)
 {
-  g_autoptr(GError) error = NULL;
   const char *id = g_object_get_data (G_OBJECT (dialog), "provider-id");
 
   if (g_strcmp0 (response, "remove") != 0)
     return;
-  if (!prs_providers_remove (prs_service_get_providers (self->service), id, &error))
-    prs_preferences_toast (self, error->message);
-  prs_preferences_reload_providers (self);
+  /* The row goes at once; the key leaves the keyring without waiting on it */
+  prs_providers_remove_async (prs_service_get_providers (self->service), id, NULL, on_removed,
+                              g_object_ref (self));
 }
 
 static void
@@ -188,19 +201,32 @@ prs_preferences_reload_providers (PrsPreferencesWindow *self)
 }
 
 static void
-on_provider_save_clicked (PrsPreferencesWindow *self)
+on_provider_saved (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
+  g_autoptr(PrsPreferencesWindow) self = user_data;
   g_autoptr(GError) error = NULL;
+  g_autofree char *id = prs_provider_editor_save_finish (PRS_PROVIDER_EDITOR (source), result, &error);
 
-  if (!prs_provider_editor_save (self->provider_editor, NULL, &error))
+  if (id == NULL)
     {
-      prs_preferences_toast (self, error->message);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        prs_preferences_toast (self, error->message);
       return;
     }
   prs_preferences_reload_providers (self);
-  adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (self));
+  if (self->provider_editor == PRS_PROVIDER_EDITOR (source))
+    adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (self));
   prs_preferences_toast (self, _("Provider saved"));
   prs_preferences_check_provider_health (self);
+}
+
+static void
+on_provider_save_clicked (PrsPreferencesWindow *self)
+{
+  prs_provider_editor_save_async (self->provider_editor, self->cancellable, on_provider_saved,
+                                  g_object_ref (self));
 }
 
 void

@@ -206,7 +206,7 @@ prs_preferences_build_runs (PrsPreferencesWindow *self)
                              prs_preferences_spin_row (self, _("Temperature"), _("Lower is more predictable, higher more varied"),
                                                        "temperature", 0, 2, 0.1, 1));
   adw_preferences_group_add (self->inference_group,
-                             prs_preferences_spin_row (self, _("History Depth"), _("Earlier messages sent with in-app chat"),
+                             prs_preferences_spin_row (self, _("History Depth"), _("At most this many earlier messages with in-app chat and inference; 0: the whole conversation"),
                                                        "history-depth", 0, 1000, 1, 0));
   adw_preferences_group_add (self->inference_group,
                              prs_preferences_spin_row (self, _("Maximum Tool Rounds"), _("Tool call rounds before a run stops"),

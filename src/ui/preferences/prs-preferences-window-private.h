@@ -66,6 +66,7 @@ struct _PrsPreferencesWindow
   AdwPreferencesGroup  *token_group;
   AdwPreferencesGroup  *cert_group;
   AdwPreferencesGroup  *lan_group;
+  AdwPreferencesGroup  *origins_group;
   AdwPreferencesGroup  *rules_group;
   AdwPreferencesGroup  *inference_group;
   AdwPreferencesGroup  *timeouts_group;

@@ -339,6 +339,16 @@ check_api_health (PrsPreferencesWindow *self)
   g_autofree char *url = NULL;
   g_autoptr(SoupMessage) msg = NULL;
 
+  if (prs_service_get_api_error (self->service) != NULL)
+    {
+      /* Translators: %s says why the local API did not start */
+      g_autofree char *text = g_strdup_printf (_("The API did not start: %s Fix: change the port on the Local API "
+                                                 "page and restart Prosponsive."),
+                                               prs_service_get_api_error (self->service)->message);
+
+      prs_status_row_set_state (self->health_api, "error", text);
+      return;
+    }
   url = g_strdup_printf ("https://127.0.0.1:%u/api/health", prs_service_get_port (self->service));
   msg = soup_message_new (SOUP_METHOD_GET, url);
   g_signal_connect_object (msg, "accept-certificate", G_CALLBACK (on_accept_certificate), self, 0);
@@ -416,10 +426,12 @@ on_n8n_url_apply (AdwEntryRow          *row,
 }
 
 static void
-update_key_title (PrsPreferencesWindow *self)
+on_key_title (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
-  g_autofree char *key = prs_secrets_lookup_sync (prs_service_get_secrets (self->service),
-                                                  PRS_SECRET_N8N_API_KEY, NULL, NULL);
+  g_autoptr(PrsPreferencesWindow) self = user_data;
+  g_autofree char *key = prs_secrets_lookup_finish (PRS_SECRETS (source), result, NULL);
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->n8n_key_row),
                                  key != NULL ? _("API Key (stored; type a new one to replace it)") : _("API Key"));
@@ -427,23 +439,45 @@ update_key_title (PrsPreferencesWindow *self)
     memset (key, 0, strlen (key));
 }
 
+/* Whether a key is stored, from the keyring without waiting on it */
+static void
+update_key_title (PrsPreferencesWindow *self)
+{
+  prs_secrets_lookup_async (prs_service_get_secrets (self->service), PRS_SECRET_N8N_API_KEY, self->cancellable,
+                            on_key_title, g_object_ref (self));
+}
+
+static void
+on_n8n_key_saved (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(PrsPreferencesWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!prs_secrets_store_finish (PRS_SECRETS (source), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        prs_preferences_toast (self, error->message);
+      return;
+    }
+  prs_preferences_toast (self, _("n8n API key saved in the keyring"));
+  update_key_title (self);
+}
+
 static void
 on_n8n_key_apply (AdwEntryRow          *row,
                   PrsPreferencesWindow *self)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *key = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row))));
 
   if (key[0] == '\0')
     return;
-  if (!prs_secrets_store_sync (prs_service_get_secrets (self->service), PRS_SECRET_N8N_API_KEY,
-                               _("Prosponsive: n8n API key"), key, NULL, &error))
-    prs_preferences_toast (self, error->message);
-  else
-    prs_preferences_toast (self, _("n8n API key saved in the keyring"));
+  prs_secrets_store_async (prs_service_get_secrets (self->service), PRS_SECRET_N8N_API_KEY,
+                           _("Prosponsive: n8n API key"), key, self->cancellable, on_n8n_key_saved,
+                           g_object_ref (self));
   memset (key, 0, strlen (key));
   gtk_editable_set_text (GTK_EDITABLE (row), "");
-  update_key_title (self);
 }
 
 static void
@@ -636,6 +670,7 @@ prs_preferences_window_class_init (PrsPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, health_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, inference_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, lan_group);
+  gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, origins_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, links_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, mcp_group);
   gtk_widget_class_bind_template_child (widget_class, PrsPreferencesWindow, n8n_group);

@@ -165,18 +165,6 @@ selected_model (PrsProviderEditor *self)
   return item != NULL ? g_strdup (gtk_string_object_get_string (item)) : NULL;
 }
 
-/* The key typed in, else the stored one of the provider being edited. */
-static char *
-dup_key (PrsProviderEditor *self)
-{
-  g_autofree char *typed = entry_text (self->key_row);
-  PrsProviders *providers = prs_service_get_providers (self->service);
-
-  if (typed[0] != '\0' || self->editing_id == NULL || providers == NULL)
-    return g_steal_pointer (&typed);
-  return prs_providers_dup_key (providers, self->editing_id);
-}
-
 static void
 on_models (GObject      *source,
            GAsyncResult *result,
@@ -211,22 +199,15 @@ on_models (GObject      *source,
   g_signal_emit (self, signals[SIGNAL_TESTED], 0, TRUE, message);
 }
 
-void
-prs_provider_editor_test (PrsProviderEditor *self)
+/* Asks the provider for its models with the entered values and @key */
+static void
+test_with_key (PrsProviderEditor *self,
+               char              *key)
 {
   g_autoptr(PrsProvider) provider = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *url = NULL;
-  g_autofree char *key = NULL;
+  g_autofree char *url = entry_text (self->url_row);
 
-  g_return_if_fail (PRS_IS_PROVIDER_EDITOR (self));
-
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  self->cancellable = g_cancellable_new ();
-
-  url = entry_text (self->url_row);
-  key = dup_key (self);
   provider = prs_provider_new (selected_kind (self), url, NULL, key, &error);
   if (key != NULL)
     memset (key, 0, strlen (key));
@@ -243,6 +224,46 @@ prs_provider_editor_test (PrsProviderEditor *self)
   /* The callback only touches the editor when not cancelled (dispose
    * cancels), so no reference is held. */
   prs_provider_list_models_async (provider, self->cancellable, on_models, self);
+}
+
+static void
+on_stored_key (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  PrsProviderEditor *self;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self = PRS_PROVIDER_EDITOR (user_data);
+  test_with_key (self, key);
+}
+
+void
+prs_provider_editor_test (PrsProviderEditor *self)
+{
+  g_autofree char *typed = NULL;
+  PrsProviders *providers;
+
+  g_return_if_fail (PRS_IS_PROVIDER_EDITOR (self));
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+
+  /* The key typed in, else the stored one of the provider being edited,
+   * read without waiting on the keyring */
+  typed = entry_text (self->key_row);
+  providers = prs_service_get_providers (self->service);
+  if (typed[0] != '\0' || self->editing_id == NULL || providers == NULL)
+    {
+      test_with_key (self, typed);
+      return;
+    }
+  set_test_state (self, "running", _("Reading the keyring…"));
+  prs_providers_dup_key_async (providers, self->editing_id, self->cancellable, on_stored_key, self);
 }
 
 gboolean
@@ -303,30 +324,34 @@ prs_provider_editor_load (PrsProviderEditor    *self,
   set_test_state (self, "idle", _("Checks the URL and key, and loads the provider’s models"));
 }
 
-gboolean
-prs_provider_editor_save (PrsProviderEditor  *self,
-                          char              **out_id,
-                          GError            **error)
+static void
+on_saved (GObject      *source,
+          GAsyncResult *result,
+          gpointer      user_data)
 {
-  PrsProviders *providers;
-  g_autofree char *name = NULL;
-  g_autofree char *url = NULL;
-  g_autofree char *key = NULL;
-  g_autofree char *model = NULL;
-  const char *kind;
-  gboolean ok;
+  g_autoptr(GTask) task = user_data;
+  PrsProviderEditor *self = g_task_get_source_object (task);
+  GError *error = NULL;
+  char *id = prs_providers_write_finish (PRS_PROVIDERS (source), result, &error);
 
-  g_return_val_if_fail (PRS_IS_PROVIDER_EDITOR (self), FALSE);
+  if (id == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  gtk_editable_set_text (GTK_EDITABLE (self->key_row), "");
+  g_task_return_pointer (task, id, g_free);
+}
 
-  providers = prs_service_get_providers (self->service);
-  g_return_val_if_fail (providers != NULL, FALSE);
-
-  kind = selected_kind (self);
-  name = entry_text (self->name_row);
-  url = entry_text (self->url_row);
-  key = entry_text (self->key_row);
-  model = selected_model (self);
-
+/* What Save stores is complete: a name, a model, a key when one is needed */
+static gboolean
+check_form (PrsProviderEditor  *self,
+            const char         *kind,
+            const char         *name,
+            const char         *key,
+            const char         *model,
+            GError            **error)
+{
   if (name[0] == '\0')
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT, _("Enter a name for the provider."));
@@ -344,11 +369,42 @@ prs_provider_editor_save (PrsProviderEditor  *self,
                    _("%s needs an API key."), prs_provider_kind_get_label (kind));
       return FALSE;
     }
+  return TRUE;
+}
 
-  if (self->editing_id == NULL)
-    {
-      ok = prs_providers_add (providers, kind, name, url, model, -1, key, out_id, error);
-    }
+void
+prs_provider_editor_save_async (PrsProviderEditor   *self,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  PrsProviders *providers;
+  g_autofree char *name = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *model = NULL;
+  const char *kind;
+  GError *error = NULL;
+
+  g_return_if_fail (PRS_IS_PROVIDER_EDITOR (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_provider_editor_save_async);
+  providers = prs_service_get_providers (self->service);
+  g_return_if_fail (providers != NULL);
+
+  kind = selected_kind (self);
+  name = entry_text (self->name_row);
+  url = entry_text (self->url_row);
+  key = entry_text (self->key_row);
+  model = selected_model (self);
+
+  if (!check_form (self, kind, name, key, model, &error))
+    g_task_return_error (task, error);
+  else if (self->editing_id == NULL)
+    prs_providers_add_async (providers, kind, name, url, model, -1, key, cancellable,
+                             on_saved, g_steal_pointer (&task));
   else
     {
       PrsProviderRow row = { 0 };
@@ -360,14 +416,19 @@ prs_provider_editor_save (PrsProviderEditor  *self,
       row.model = model;
       row.enabled = self->editing_enabled;
       row.priority = self->editing_priority;
-      ok = prs_providers_update (providers, &row, key, error);
-      if (ok && out_id != NULL)
-        *out_id = g_strdup (self->editing_id);
+      prs_providers_update_async (providers, &row, key, cancellable, on_saved, g_steal_pointer (&task));
     }
   memset (key, 0, strlen (key));
-  if (ok)
-    gtk_editable_set_text (GTK_EDITABLE (self->key_row), "");
-  return ok;
+}
+
+char *
+prs_provider_editor_save_finish (PrsProviderEditor  *self,
+                                 GAsyncResult       *result,
+                                 GError            **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* ---- life ---- */

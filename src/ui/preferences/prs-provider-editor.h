@@ -22,9 +22,15 @@ void        prs_provider_editor_load     (PrsProviderEditor *self,
  * result shows in the form; PrsProviderEditor::tested reports it. */
 void        prs_provider_editor_test     (PrsProviderEditor *self);
 gboolean    prs_provider_editor_get_tested_ok (PrsProviderEditor *self);
-/* Adds or updates the provider (the key goes to the keyring). */
-gboolean    prs_provider_editor_save     (PrsProviderEditor *self,
-                                          char             **out_id,
-                                          GError           **error);
+/* Adds or updates the provider (the key goes to the keyring, without
+ * waiting on it); finishes with the provider's id, or the form's or the
+ * store's error. */
+void        prs_provider_editor_save_async  (PrsProviderEditor   *self,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data);
+char       *prs_provider_editor_save_finish (PrsProviderEditor   *self,
+                                             GAsyncResult        *result,
+                                             GError             **error);
 
 G_END_DECLS
