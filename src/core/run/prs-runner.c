@@ -419,6 +419,34 @@ prs_runner_deny (PrsRunner   *self,
   return decide (self, message_id, "deny", NULL, FALSE, error);
 }
 
+PrsRunEnv *
+prs_runner_get_env (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+  return self->env;
+}
+
+gboolean
+prs_runner_expire_call (PrsRunner   *self,
+                        const char  *message_id,
+                        guint        seconds,
+                        GError     **error)
+{
+  PrsRun *run;
+  g_autoptr(PrsRun) keep = NULL;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
+  g_return_val_if_fail (message_id != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  run = run_of_call (self, message_id, error);
+  if (run == NULL)
+    return FALSE;
+  keep = g_object_ref (run);
+  return prs_run_expire_call (run, message_id, seconds, error);
+}
+
 gboolean
 prs_runner_retry (PrsRunner   *self,
                   const char  *message_id,
