@@ -235,6 +235,58 @@ static const PrsMigration migrations[] = {
     /* When the server's tools were last listed (unix seconds), NULL for never */
     "ALTER TABLE mcp_servers ADD COLUMN tools_listed_at INTEGER;"
     "PRAGMA user_version = 11;" },
+
+  { 12,
+    /* Runs may be an MCP client's call (docs/mcp.md: `mcp serve`), origin
+     * 'mcp-client'. SQLite cannot change a CHECK in place, so runs is
+     * made again; tool_calls, which references it and would lose its rows
+     * to ON DELETE CASCADE when the old table goes, is set aside first and
+     * made again as it was. */
+    "CREATE TABLE runs_new ("
+    "  id                   TEXT PRIMARY KEY,"
+    "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  agent_id             TEXT NOT NULL,"
+    "  origin               TEXT NOT NULL CHECK (origin IN ('chat', 'inference', 'agent-inference', 'mcp-client')),"
+    "  trigger_message_id   TEXT,"
+    "  status               TEXT NOT NULL,"
+    "  context_json         TEXT,"
+    "  execution_json       TEXT,"
+    "  options_json         TEXT,"
+    "  transcript_json      TEXT NOT NULL DEFAULT '[]',"
+    "  assistant_message_id TEXT,"
+    "  stop_reason          TEXT,"
+    "  error                TEXT,"
+    "  round                INTEGER NOT NULL DEFAULT 0,"
+    "  created_at           TEXT NOT NULL,"
+    "  updated_at           TEXT NOT NULL"
+    ");"
+    "INSERT INTO runs_new SELECT * FROM runs;"
+    "CREATE TABLE tool_calls_kept AS SELECT * FROM tool_calls;"
+    "DROP TABLE tool_calls;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs_new RENAME TO runs;"
+    "CREATE INDEX runs_status ON runs (status);"
+    "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+    "CREATE TABLE tool_calls ("
+    "  id                TEXT PRIMARY KEY,"
+    "  run_id            TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    "  message_id        TEXT NOT NULL,"
+    "  result_message_id TEXT,"
+    "  round             INTEGER NOT NULL,"
+    "  position          INTEGER NOT NULL,"
+    "  provider_call_id  TEXT,"
+    "  name              TEXT NOT NULL,"
+    "  arguments_json    TEXT NOT NULL,"
+    "  status            TEXT NOT NULL,"
+    "  result_text       TEXT,"
+    "  created_at        TEXT NOT NULL,"
+    "  updated_at        TEXT NOT NULL"
+    ");"
+    "INSERT INTO tool_calls SELECT * FROM tool_calls_kept;"
+    "DROP TABLE tool_calls_kept;"
+    "CREATE INDEX tool_calls_run ON tool_calls (run_id, round, position);"
+    "CREATE INDEX tool_calls_message ON tool_calls (message_id);"
+    "PRAGMA user_version = 12;" },
 };
 
 int
