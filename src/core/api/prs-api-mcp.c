@@ -15,8 +15,6 @@
 #include "prs-run.h"
 #include "prs-tool-invoke.h"
 
-/* The conversation an MCP client's calls show in (slug and title) */
-#define MCP_CLIENTS_SLUG            "MCP clients"
 #define MAX_TOOL_NAME_CHARS         256
 #define DEFAULT_APPROVAL_TIMEOUT    600
 #define MAX_APPROVAL_TIMEOUT        86400
@@ -223,7 +221,7 @@ handle_call (PrsApiRoutes      *routes,
     return;
 
   /* Made like resolve makes a conversation, once */
-  if (!prs_store_resolve_conversation (routes->store, MCP_CLIENTS_SLUG, &conversation_id, &created, &error))
+  if (!prs_store_resolve_conversation (routes->store, PRS_MCP_CLIENTS_CONVERSATION, &conversation_id, &created, &error))
     {
       prs_api_internal_error (msg, error);
       return;
