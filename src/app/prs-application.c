@@ -147,20 +147,28 @@ on_approval_needed (PrsService     *service,
   g_application_send_notification (G_APPLICATION (self), message_id, notification);
 }
 
+/* The notification's buttons: approve or deny the call (prs-runner.h) */
 static void
-approve_tool_call_activated (GSimpleAction *action,
-                             GVariant      *parameter,
-                             gpointer       user_data)
+decide_tool_call (PrsApplication *self,
+                  GVariant       *parameter,
+                  const char     *action)
 {
-  PrsApplication *self = user_data;
   g_autoptr(GError) error = NULL;
   const char *message_id = g_variant_get_string (parameter, NULL);
 
   if (self->service == NULL || prs_service_get_runner (self->service) == NULL)
     return;
   g_application_withdraw_notification (G_APPLICATION (self), message_id);
-  if (!prs_runner_approve (prs_service_get_runner (self->service), message_id, NULL, &error))
-    g_message ("Could not approve the tool call: %s", error->message);
+  if (!prs_runner_tool_action (prs_service_get_runner (self->service), message_id, action, NULL, &error))
+    g_message ("Could not %s the tool call: %s", action, error->message);
+}
+
+static void
+approve_tool_call_activated (GSimpleAction *action,
+                             GVariant      *parameter,
+                             gpointer       user_data)
+{
+  decide_tool_call (user_data, parameter, "approve");
 }
 
 static void
@@ -168,15 +176,7 @@ deny_tool_call_activated (GSimpleAction *action,
                           GVariant      *parameter,
                           gpointer       user_data)
 {
-  PrsApplication *self = user_data;
-  g_autoptr(GError) error = NULL;
-  const char *message_id = g_variant_get_string (parameter, NULL);
-
-  if (self->service == NULL || prs_service_get_runner (self->service) == NULL)
-    return;
-  g_application_withdraw_notification (G_APPLICATION (self), message_id);
-  if (!prs_runner_deny (prs_service_get_runner (self->service), message_id, &error))
-    g_message ("Could not deny the tool call: %s", error->message);
+  decide_tool_call (user_data, parameter, "deny");
 }
 
 static void
