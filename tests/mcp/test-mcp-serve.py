@@ -3,8 +3,9 @@
 """`prosponsive-ctl mcp serve` driven by the official TypeScript SDK client
 (@modelcontextprotocol/sdk's Client and StdioClientTransport, through
 mcp-serve-client.cjs) against a running `prosponsive --headless` whose tools
-are a real server-everything's: one added shared, one not. Proves: the list
-holds the shared server's tools and nothing else; a call an auto-approval
+are a real n8n 1.123's workflow (discovered) and a real server-everything's
+(one added shared, one not). Proves: the list holds the discovered n8n tool
+and the shared server's tools, nothing else; the n8n tool runs in n8n; a call an auto-approval
 rule covers returns the tool's result; a call without a rule waits (the
 client hears progress), shows in the "MCP clients" conversation, and is
 approved (`mcp approve`), denied (`mcp deny`) or times out, each with the
@@ -12,6 +13,7 @@ client told so and the card saying so; the service stopped is said in
 words; the API's routes refuse a missing token. TAP.
 
 Usage: test-mcp-serve.py --prosponsive EXE --ctl CTL"""
+import importlib.util
 import json
 import os
 import re
@@ -29,7 +31,21 @@ import prsapi  # noqa: E402
 EVERYTHING = os.path.join(os.environ['PRS_MCP_PEERS'], 'node_modules', '@modelcontextprotocol',
                           'server-everything', 'dist', 'index.js')
 CLIENT = os.path.join(HERE, 'mcp-serve-client.cjs')
-PLAN = 17
+PLAN = 24
+
+_spec = importlib.util.spec_from_file_location('n8n_harness', os.path.join(HERE, '..', 'n8n', 'test-discovery.py'))
+harness = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(harness)
+
+# A workflow discovery makes a tool: it answers its text in upper case
+SHOUT = harness.workflow('Shout', [
+    harness.webhook_node('shout'),
+    harness.code_node("const body = $input.first().json.body ?? {};\n"
+                      "const parameters = { ...body, ...(body.parameters ?? {}) };\n"
+                      "const text = parameters.text;\n"
+                      "return [{json: {shouted: String(text ?? '').toUpperCase()}}];")],
+    harness.chain('Webhook', 'Code'))
+N8N = {}
 
 
 class Client:
@@ -84,7 +100,27 @@ def card(app, call_id):
     return state, found[0] if found else None
 
 
+def setup_n8n(app):
+    n8n = N8N['n8n'] = harness.N8n(app.data_dir + '-n8n')
+    os.makedirs(n8n.work_dir, exist_ok=True)
+    n8n.start()
+    wid = n8n.api('POST', '/workflows', SHOUT)['id']
+    n8n.api('POST', '/workflows/%s/activate' % wid, retries=3)
+    res = subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'n8n', 'set', '--url', n8n.url,
+                          '--api-key-stdin'], input=n8n.api_key + '\n', capture_output=True, text=True,
+                         env=app.env(), timeout=60)
+    if res.returncode != 0:
+        raise RuntimeError('n8n set failed: ' + res.stderr)
+    res = app.ctl('discover')
+    if res.returncode != 0:
+        raise RuntimeError('discover failed: ' + res.stdout + res.stderr)
+    res = app.ctl('rule', 'add', '--tool', 'shout', '--action', 'approve')
+    if res.returncode != 0:
+        raise RuntimeError('rule add failed: ' + res.stderr)
+
+
 def setup(app):
+    setup_n8n(app)
     for name, shared in (('everything', True), ('private', False)):
         res = app.ctl('mcp', 'add', '--name', name, '--command', 'node', *(['--shared'] if shared else []),
                       '--', EVERYTHING, 'stdio')
@@ -110,7 +146,8 @@ def test_list(tap, app):
     names = [t['name'] for t in answer.get('tools', [])]
     tap.ok(answer.get('serverName') == 'prosponsive' and 'everything__echo' in names
            and 'everything__get-sum' in names, 'the SDK client lists the shared server\'s tools', json.dumps(answer)[:2000])
-    tap.ok(names and all(n.startswith('everything__') for n in names),
+    tap.ok('shout' in names, 'the SDK client lists the discovered n8n tool', repr(names))
+    tap.ok(names and all(n.startswith('everything__') or n == 'shout' for n in names),
            'nothing else is listed: no tool of the server that is not shared, nothing undiscovered', repr(names))
     echo = [t for t in answer.get('tools', []) if t['name'] == 'everything__echo']
     tap.ok(echo and echo[0]['inputSchema'].get('properties', {}).get('message', {}).get('type') == 'string',
@@ -118,6 +155,10 @@ def test_list(tap, app):
 
 
 def test_rule(tap, app):
+    answer = Client(app, 5, 'call', 'shout', '{"text": "hi from the sdk"}').result()
+    tap.ok(answer.get('result', {}).get('isError') is False and 'HI FROM THE SDK' in text_of(answer)
+           and (answer['result'].get('structuredContent') or {}).get('shouted') == 'HI FROM THE SDK',
+           'the n8n tool runs in n8n, approved by a rule, and its JSON comes back', json.dumps(answer))
     answer = Client(app, 5, 'call', 'everything__get-sum', '{"a": 2, "b": 40}').result()
     tap.ok(answer.get('result', {}).get('isError') is False and '42' in text_of(answer),
            'a call an auto-approval rule covers returns the tool\'s result at once', json.dumps(answer))
@@ -178,6 +219,35 @@ def test_timeout(tap, app):
            'the card shows the call timed out', json.dumps([state, message]))
 
 
+def test_wire(tap, app):
+    """The protocol by hand, where the SDK would not go: errors, ping, an
+    unknown revision, and nothing but JSON-RPC on standard output"""
+    lines = ['{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01",'
+             '"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
+             'this is not json',
+             '{"jsonrpc":"2.0","id":2,"method":"resources/list"}',
+             '{"jsonrpc":"2.0","id":3,"method":"ping"}',
+             '{"jsonrpc":"1.0","id":4,"method":"ping"}',
+             '{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    res = subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'mcp', 'serve', '--port', str(app.port)],
+                         input='\n'.join(lines) + '\n', capture_output=True, text=True, env=app.env(), timeout=30)
+    try:
+        out = [json.loads(line) for line in res.stdout.splitlines()]
+    except ValueError:
+        out = []
+    by_id = {m.get('id'): m for m in out}
+    tap.ok(len(out) == 5 and all(m.get('jsonrpc') == '2.0' for m in out),
+           'standard output carries JSON-RPC only, one answer per request', res.stdout + res.stderr)
+    tap.ok(by_id.get(1, {}).get('result', {}).get('protocolVersion') == '2025-06-18',
+           'an unknown protocol revision is answered with ours', json.dumps(by_id.get(1)))
+    tap.ok(by_id.get(None, {}).get('error', {}).get('code') == -32700, 'a line that is not JSON is a parse error',
+           json.dumps(out))
+    tap.ok(by_id.get(2, {}).get('error', {}).get('code') == -32601 and by_id.get(3, {}).get('result') == {},
+           'an unknown method is “method not found”; ping is answered', json.dumps(out))
+    tap.ok(by_id.get(4, {}).get('error', {}).get('code') == -32600, 'a message that is not JSON-RPC 2.0 is refused',
+           json.dumps(out))
+
+
 def test_stopped(tap, app):
     app.stop()
     answer = Client(app, 5, 'call', 'everything__echo', '{"message": "x"}').result()
@@ -191,7 +261,12 @@ def run(tap, app):
     test_approved(tap, app)
     test_denied(tap, app)
     test_timeout(tap, app)
+    test_wire(tap, app)
     test_stopped(tap, app)
 
 
-prsapi.run_suite(PLAN, run, setup)
+try:
+    prsapi.run_suite(PLAN, run, setup)
+finally:
+    if 'n8n' in N8N:
+        N8N['n8n'].stop()

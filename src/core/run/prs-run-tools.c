@@ -784,7 +784,8 @@ _prs_run_call_tool_async (PrsRun              *self,
   invocation.arguments = arguments;
   invocation.tool_call_id = call->id;
   invocation.conversation_id = self->row->conversation_id;
-  invocation.agent_id = self->row->agent_id;
+  /* An MCP client's call is no agent's: the workflow hears none */
+  invocation.agent_id = _prs_run_is_mcp_client (self) ? NULL : self->row->agent_id;
   invocation.execution_id = execution;
   progress = g_new0 (Progress, 1);
   progress->run = g_object_ref (self);
