@@ -131,19 +131,43 @@ on_approval_needed (PrsService     *service,
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
   g_autoptr(GNotification) notification = NULL;
   g_autofree char *body = NULL;
+  g_autofree char *slug = NULL;
 
   if (window != NULL && gtk_window_is_active (window))
     return;
 
-  /* Translators: %s is a tool's name */
-  body = g_strdup_printf (_("The agent wants to run “%s”."), tool_name);
+  /* An MCP client's calls (`mcp serve`) wait in the conversation of that name */
+  slug = prs_store_dup_conversation_slug (prs_service_get_store (service), conversation_id);
+  if (g_strcmp0 (slug, PRS_MCP_CLIENTS_CONVERSATION) == 0)
+    /* Translators: %s is a tool's name */
+    body = g_strdup_printf (_("An MCP client wants to run “%s”."), tool_name);
+  else
+    /* Translators: %s is a tool's name */
+    body = g_strdup_printf (_("The agent wants to run “%s”."), tool_name);
   notification = g_notification_new (_("A tool call is waiting for approval"));
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
   g_notification_set_default_action_and_target (notification, "app.open-conversation", "s", conversation_id);
   g_notification_add_button_with_target (notification, _("Approve"), "app.approve-tool-call", "s", message_id);
+  g_notification_add_button_with_target (notification, _("Deny"), "app.deny-tool-call", "s", message_id);
   g_notification_add_button_with_target (notification, _("Open"), "app.open-conversation", "s", conversation_id);
   g_application_send_notification (G_APPLICATION (self), message_id, notification);
+}
+
+/* The notification's buttons: approve or deny the call (prs-runner.h) */
+static void
+decide_tool_call (PrsApplication *self,
+                  GVariant       *parameter,
+                  const char     *action)
+{
+  g_autoptr(GError) error = NULL;
+  const char *message_id = g_variant_get_string (parameter, NULL);
+
+  if (self->service == NULL || prs_service_get_runner (self->service) == NULL)
+    return;
+  g_application_withdraw_notification (G_APPLICATION (self), message_id);
+  if (!prs_runner_tool_action (prs_service_get_runner (self->service), message_id, action, NULL, &error))
+    g_message ("Could not %s the tool call: %s", action, error->message);
 }
 
 static void
@@ -151,15 +175,15 @@ approve_tool_call_activated (GSimpleAction *action,
                              GVariant      *parameter,
                              gpointer       user_data)
 {
-  PrsApplication *self = user_data;
-  g_autoptr(GError) error = NULL;
-  const char *message_id = g_variant_get_string (parameter, NULL);
+  decide_tool_call (user_data, parameter, "approve");
+}
 
-  if (self->service == NULL || prs_service_get_runner (self->service) == NULL)
-    return;
-  g_application_withdraw_notification (G_APPLICATION (self), message_id);
-  if (!prs_runner_approve (prs_service_get_runner (self->service), message_id, NULL, &error))
-    g_message ("Could not approve the tool call: %s", error->message);
+static void
+deny_tool_call_activated (GSimpleAction *action,
+                          GVariant      *parameter,
+                          gpointer       user_data)
+{
+  decide_tool_call (user_data, parameter, "deny");
 }
 
 static void
@@ -361,6 +385,7 @@ static const GActionEntry app_actions[] = {
   { "quit", quit_activated },
   { "about", about_activated },
   { "approve-tool-call", approve_tool_call_activated, "s" },
+  { "deny-tool-call", deny_tool_call_activated, "s" },
   { "open-conversation", open_conversation_activated, "s" },
 };
 

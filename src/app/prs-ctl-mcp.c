@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-ctl.h"
+#include "prs-ctl-mcp-serve.h"
 #include "prs-error.h"
 #include "prs-mcp-catalog.h"
 #include "prs-mcp-servers.h"
@@ -497,6 +498,11 @@ prs_ctl_cmd_mcp (PrsCtl  *ctl,
   g_autoptr(GStrvBuilder) args = g_strv_builder_new ();
   int status;
   int n = argc;
+
+  /* Serving other MCP clients has options of its own */
+  if (argc >= 2 && (g_str_equal (argv[1], "serve") || g_str_equal (argv[1], "approve") ||
+                    g_str_equal (argv[1], "deny")))
+    return prs_ctl_cmd_mcp_serve (ctl, argc, argv);
 
   /* Everything after "--" is the command's own arguments */
   for (int i = 1; i < argc; i++)

@@ -715,7 +715,7 @@ static const Command commands[] = {
   { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },
   { "insights", prs_ctl_cmd_insights, N_("Runs, tokens, times and failures per provider and model, agent and tool ([--since today|7d|30d|all] [--json])") },
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
-  { "mcp", prs_ctl_cmd_mcp, N_("MCP servers whose tools agents can use (mcp add --name N --command CMD [--arg A]… | --url URL [--header-stdin]; mcp list, test NAME, remove NAME)") },
+  { "mcp", prs_ctl_cmd_mcp, N_("MCP servers whose tools agents can use (mcp add --name N --command CMD [--arg A]… | --url URL [--header-stdin]; mcp list, test NAME, remove NAME), and Prosponsive as an MCP server for other clients (mcp serve; mcp approve CALL, deny CALL)") },
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin; n8n webhook-auth --header NAME --value-stdin; n8n setup [--examples])") },
   { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
   { "rule", prs_ctl_cmd_rule, N_("Auto-approval rules for tool calls (rule add --tool T [--agent A] [--conversation SLUG] --action approve|deny, rule list, rule remove ID)") },

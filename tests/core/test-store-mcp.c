@@ -94,7 +94,7 @@ cached_tool (const char *server,
 }
 
 static void
-test_migration_11 (Fixture       *fixture,
+test_migration_10 (Fixture       *fixture,
                    gconstpointer  user_data)
 {
   g_autoptr(PrsStore) store = NULL;
@@ -364,6 +364,74 @@ test_secrets_stay_out (Fixture       *fixture,
   g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED);
 }
 
+/* Runs become MCP clients' calls too: a version-10 database keeps its
+ * runs and their tool calls (which the table's remaking must not cascade
+ * away), takes runs of origin mcp-client, which it refused before, and
+ * Insights still counts each new run */
+static void
+test_migration_11 (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(PrsRunRow) loaded = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  PrsRunRow run = { 0 };
+  PrsToolCallRow call = { 0 };
+
+  store = prs_store_new_at_version (fixture->db_path, 10, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_store_resolve_conversation (store, "MCP clients", &id, NULL, &error));
+  run.id = (char *) "run-1";
+  run.conversation_id = id;
+  run.agent_id = (char *) "prosponsive";
+  run.origin = (char *) "chat";
+  run.status = (char *) "awaiting_approval";
+  run.transcript_json = (char *) "[]";
+  run.round = 1;
+  g_assert_true (prs_store_save_run (store, &run, &error));
+  call.id = (char *) "call-1";
+  call.run_id = (char *) "run-1";
+  call.message_id = (char *) "message-1";
+  call.round = 1;
+  call.name = (char *) "everything__echo";
+  call.arguments_json = (char *) "{}";
+  call.status = (char *) "proposed";
+  g_assert_true (prs_store_save_tool_call (store, &call, NULL, NULL, &error));
+  g_assert_no_error (error);
+  run.id = (char *) "run-2";
+  run.origin = (char *) "mcp-client";
+  g_assert_false (prs_store_save_run (store, &run, &error));
+  g_clear_error (&error);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 11, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 11);
+  loaded = prs_store_lookup_run (store, "run-1", &error);
+  g_assert_nonnull (loaded);
+  g_assert_cmpint (loaded->round, ==, 1);
+  calls = prs_store_list_tool_calls (store, "run-1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "proposed");
+  g_assert_true (prs_store_save_run (store, &run, &error));
+  g_assert_no_error (error);
+  {
+    g_autofree char *counted = prs_test_sql_query (fixture->db_path,
+                                                   "SELECT sum (runs) FROM insight_agent_days"
+                                                   " WHERE agent_id = 'prosponsive'");
+
+    g_assert_cmpstr (counted, ==, "2");
+  }
+  /* The foreign key holds again: a run's calls go with it */
+  call.id = (char *) "call-2";
+  call.run_id = (char *) "no-such-run";
+  g_assert_false (prs_store_save_tool_call (store, &call, NULL, NULL, &error));
+  g_clear_error (&error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -374,6 +442,7 @@ main (int   argc,
   g_test_add ("/prs/store-mcp/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
   ADD ("migration/6", test_migration_6);
+  ADD ("migration/10", test_migration_10);
   ADD ("migration/11", test_migration_11);
   ADD ("crud", test_crud);
   ADD ("rejects", test_rejects);

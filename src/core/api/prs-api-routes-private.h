@@ -56,9 +56,18 @@ void        prs_api_task_return_answer (GTask              *task,
                                         guint               status,
                                         JsonNode           *node);
 
+/* 405 with Allow: @allowed */
+void        prs_api_method_not_allowed (SoupServerMessage  *msg,
+                                        const char         *allowed);
+
 /* POST /api/ai/agent-inference and /api/ai/inference (prs-api-inference.c) */
 void        prs_api_handle_inference   (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg,
                                         gboolean            with_history);
+
+/* /api/mcp/… (prs-api-mcp.c): FALSE when @path is none of them */
+gboolean    prs_api_handle_mcp         (PrsApiRoutes       *routes,
+                                        SoupServerMessage  *msg,
+                                        const char         *path);
 
 G_END_DECLS

@@ -760,9 +760,9 @@ handle_messages (PrsApiRoutes      *routes,
   prs_api_respond_json (msg, SOUP_STATUS_OK, node);
 }
 
-static void
-method_not_allowed (SoupServerMessage *msg,
-                    const char        *allowed)
+void
+prs_api_method_not_allowed (SoupServerMessage *msg,
+                            const char        *allowed)
 {
   soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                 "Allow", allowed);
@@ -808,14 +808,14 @@ prs_api_routes_handle (PrsApiRoutes      *routes,
       if (is_get)
         handle_health (msg);
       else
-        method_not_allowed (msg, "GET");
+        prs_api_method_not_allowed (msg, "GET");
     }
   else if (strcmp (path, "/api/conversations/resolve") == 0)
     {
       if (is_post)
         handle_resolve (routes, msg);
       else
-        method_not_allowed (msg, "POST");
+        prs_api_method_not_allowed (msg, "POST");
     }
   else if (strcmp (path, "/api/ai/agent-inference") == 0 ||
            strcmp (path, "/api/ai/inference") == 0)
@@ -823,37 +823,37 @@ prs_api_routes_handle (PrsApiRoutes      *routes,
       if (is_post)
         prs_api_handle_inference (routes, msg, strcmp (path, "/api/ai/inference") == 0);
       else
-        method_not_allowed (msg, "POST");
+        prs_api_method_not_allowed (msg, "POST");
     }
   else if (strcmp (path, "/api/ai/provider-info") == 0)
     {
       if (is_get)
         handle_provider_info (routes, msg);
       else
-        method_not_allowed (msg, "GET");
+        prs_api_method_not_allowed (msg, "GET");
     }
   else if (strcmp (path, "/api/ai/agentic-loop-result") == 0)
     {
       if (is_post)
         handle_loop_result (routes, msg, query);
       else
-        method_not_allowed (msg, "POST");
+        prs_api_method_not_allowed (msg, "POST");
     }
   else if (strcmp (path, "/api/conversations") == 0)
     {
       if (is_get)
         handle_conversations (routes, msg);
       else
-        method_not_allowed (msg, "GET");
+        prs_api_method_not_allowed (msg, "GET");
     }
   else if ((conversation_id = match_messages_path (path)) != NULL)
     {
       if (is_get)
         handle_messages (routes, msg, conversation_id, query);
       else
-        method_not_allowed (msg, "GET");
+        prs_api_method_not_allowed (msg, "GET");
     }
-  else
+  else if (!prs_api_handle_mcp (routes, msg, path))
     {
       prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "not-found",
                              "There is no such route.");

@@ -12,9 +12,8 @@
 #include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-mcp-client-private.h"
+#include "prs-mcp-message.h"
 
-/* JSON-RPC's "method not found". */
-#define RPC_METHOD_NOT_FOUND -32601
 
 struct _PrsMcpRequest
 {
@@ -56,23 +55,6 @@ prs_mcp_rpc_request_free (PrsMcpRequest *request)
   g_free (request);
 }
 
-static JsonNode *
-message_node (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, object);
-  return node;
-}
-
-static GBytes *
-serialize (JsonObject *object)
-{
-  g_autoptr(JsonNode) node = message_node (json_object_ref (object));
-  char *text = prs_json_to_string (node, FALSE);
-
-  return g_bytes_new_take (text, strlen (text));
-}
 
 /* ---- Sending without an answer ---- */
 
@@ -98,7 +80,7 @@ static void
 send_object (PrsMcpClient *self,
              JsonObject   *object)
 {
-  g_autoptr(GBytes) bytes = serialize (object);
+  g_autoptr(GBytes) bytes = prs_mcp_message_serialize (object);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   GSource *timeout = g_timeout_source_new (self->request_ms);
 
@@ -115,12 +97,8 @@ prs_mcp_rpc_notify (PrsMcpClient *self,
                     const char   *method,
                     JsonObject   *params)
 {
-  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonObject) object = prs_mcp_message_new_notification (method, params);
 
-  json_object_set_string_member (object, "jsonrpc", "2.0");
-  json_object_set_string_member (object, "method", method);
-  if (params != NULL)
-    json_object_set_object_member (object, "params", params);
   send_object (self, object);
 }
 
@@ -131,20 +109,9 @@ answer_server (PrsMcpClient *self,
                int           error_code,
                const char   *error_message)
 {
-  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonObject) object = result != NULL ? prs_mcp_message_new_result (id, result)
+                                 : prs_mcp_message_new_error (id, error_code, error_message);
 
-  json_object_set_string_member (object, "jsonrpc", "2.0");
-  json_object_set_member (object, "id", json_node_copy (id));
-  if (result != NULL)
-    json_object_set_object_member (object, "result", result);
-  else
-    {
-      JsonObject *error = json_object_new ();
-
-      json_object_set_int_member (error, "code", error_code);
-      json_object_set_string_member (error, "message", error_message);
-      json_object_set_object_member (object, "error", error);
-    }
   send_object (self, object);
 }
 
@@ -324,7 +291,7 @@ prs_mcp_rpc_request_async (PrsMcpClient        *self,
   g_task_set_check_cancellable (request->task, FALSE);
 
   object = build_request (request, params);
-  bytes = serialize (object);
+  bytes = prs_mcp_message_serialize (object);
   if (g_bytes_get_size (bytes) > prs_mcp_transport_get_max_message (self->transport))
     {
       GTask *task = g_steal_pointer (&request->task);
@@ -497,5 +464,5 @@ prs_mcp_rpc_on_message (PrsMcpTransport *transport,
     answer_server (self, id, json_object_new (), 0, NULL);
   else
     /* Sampling, roots, elicitation: Prosponsive offers none of them */
-    answer_server (self, id, NULL, RPC_METHOD_NOT_FOUND, "Method not found");
+    answer_server (self, id, NULL, PRS_MCP_RPC_METHOD_NOT_FOUND, "Method not found");
 }

@@ -117,7 +117,13 @@ gboolean    _prs_run_decide_call      (PrsRun          *self,
                                        const char      *arguments_json,
                                        gboolean         whole_turn,
                                        GError         **error);
+gboolean    _prs_run_expire_call      (PrsRun          *self,
+                                       const char      *message_id,
+                                       guint            seconds,
+                                       GError         **error);
 void        _prs_run_interrupt_calls  (PrsRun          *self);
+/* An MCP client's call, not an agent's (PRS_RUN_ORIGIN_MCP_CLIENT) */
+gboolean    _prs_run_is_mcp_client    (PrsRun          *self);
 /* Runs an approved call; answers, from the main loop, with its result,
  * or NULL once the run is detached */
 void        _prs_run_call_tool_async  (PrsRun              *self,

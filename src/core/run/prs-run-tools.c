@@ -21,6 +21,27 @@
 
 /* ---- the tools of the agent ---- */
 
+gboolean
+_prs_run_is_mcp_client (PrsRun *self)
+{
+  return g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_MCP_CLIENT) == 0;
+}
+
+/* Why the run may not call @name, or NULL when it may: an agent's run
+ * calls the agent's tools; an MCP client only what is exposed to them
+ * (docs/mcp.md), whatever the default agent allows */
+static char *
+refusal (PrsRun     *self,
+         const char *name)
+{
+  if (_prs_run_is_mcp_client (self))
+    return prs_tool_is_exposed (self->env, name) ? NULL
+           : g_strdup_printf (_("The tool “%s” is not offered to MCP clients."), name);
+  if (prs_agent_allows_tool (self->agent, name))
+    return NULL;
+  return g_strdup_printf (_("The agent “%s” may not use the tool “%s”."), self->agent->name, name);
+}
+
 GPtrArray *
 _prs_run_allowed_tools (PrsRun *self)
 {
@@ -247,13 +268,16 @@ bind_calls (PrsRun          *self,
   for (guint i = 0; i < response->tool_calls->len; i++)
     {
       PrsToolCall *model_call = g_ptr_array_index (response->tool_calls, i);
-      const PrsToolGuidance *guidance = prs_guidance_find_tool (self->agent->guidance, model_call->name);
+      /* An MCP client's arguments are its own: no agent's guidance or
+       * Request Context binds them */
+      gboolean client = _prs_run_is_mcp_client (self);
+      const PrsToolGuidance *guidance = client ? NULL : prs_guidance_find_tool (self->agent->guidance, model_call->name);
       JsonObject *provenance = NULL;
       g_autoptr(JsonObject) arguments = NULL;
       g_autofree char *signature = NULL;
       guint count;
 
-      arguments = prs_guidance_bind (guidance, find_tool (tools, model_call->name), self->context,
+      arguments = prs_guidance_bind (guidance, find_tool (tools, model_call->name), client ? NULL : self->context,
                                      model_call->arguments, &provenance);
       signature = call_signature (model_call->name, arguments);
       count = GPOINTER_TO_UINT (g_hash_table_lookup (seen, signature)) + 1;
@@ -320,17 +344,17 @@ apply_rule (PrsRun         *self,
             PrsToolCallRow *row)
 {
   g_autofree char *rule = NULL;
+  g_autofree char *why = refusal (self, row->name);
 
-  if (!prs_agent_allows_tool (self->agent, row->name))
+  if (why != NULL)
     {
-      g_autofree char *why = g_strdup_printf (_("The agent “%s” may not use the tool “%s”."),
-                                              self->agent->name, row->name);
-
       deny_call (self, row, why);
       return;
     }
 
-  rule = prs_store_match_approval_rule (self->env->store, row->name, self->row->agent_id, self->slug);
+  /* An MCP client is no agent: rules for an agent do not cover it */
+  rule = prs_store_match_approval_rule (self->env->store, row->name,
+                                        _prs_run_is_mcp_client (self) ? NULL : self->row->agent_id, self->slug);
   if (g_strcmp0 (rule, "approve") == 0)
     {
       g_autoptr(JsonObject) extra = _prs_run_call_extra (self, row, NULL);
@@ -536,6 +560,36 @@ _prs_run_decide_call (PrsRun      *self,
   return FALSE;
 }
 
+gboolean
+_prs_run_expire_call (PrsRun      *self,
+                      const char  *message_id,
+                      guint        seconds,
+                      GError     **error)
+{
+  g_autoptr(PrsToolCallRow) call = open_call (self, message_id, error);
+  g_autoptr(JsonObject) extra = NULL;
+  g_autofree char *why = NULL;
+
+  if (call == NULL)
+    return FALSE;
+  if (g_strcmp0 (call->status, "proposed") != 0)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   _("This tool call was already decided (%s)."), call->status);
+      return FALSE;
+    }
+  why = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                      "Nobody approved or denied this tool call within %u second: it timed out.",
+                                      "Nobody approved or denied this tool call within %u seconds: it timed out.",
+                                      seconds), seconds);
+  deny_call (self, call, why);
+  /* The card and the API tell a timeout from a person's No */
+  extra = _prs_run_call_extra (self, call, NULL);
+  json_object_set_boolean_member (extra, "timedOut", TRUE);
+  _prs_run_save_call (self, call, "denied", extra);
+  return TRUE;
+}
+
 /* After a restart: a call that was running (or about to) may have acted,
  * so it is never run again unasked */
 void
@@ -690,6 +744,7 @@ _prs_run_call_tool_async (PrsRun              *self,
   g_autoptr(JsonObject) arguments = NULL;
   g_autoptr(GTask) task = NULL;
   g_autofree char *execution = NULL;
+  g_autofree char *why = NULL;
   PrsToolInvocation invocation = { 0 };
   Progress *progress;
 
@@ -703,11 +758,9 @@ _prs_run_call_tool_async (PrsRun              *self,
   g_task_set_task_data (task, g_strdup (call->id), g_free);
 
   /* Checked again where the call runs, whatever approved it */
-  if (!prs_agent_allows_tool (self->agent, call->name))
+  why = refusal (self, call->name);
+  if (why != NULL)
     {
-      g_autofree char *why = g_strdup_printf (_("The agent “%s” may not use the tool “%s”."),
-                                              self->agent->name, call->name);
-
       /* GTask answers from the main loop, not from inside the caller's
        * loop over the round's calls */
       g_task_return_pointer (task, prs_tool_call_result_new_failure (PRS_ERROR_NOT_FOUND, why),
@@ -731,7 +784,8 @@ _prs_run_call_tool_async (PrsRun              *self,
   invocation.arguments = arguments;
   invocation.tool_call_id = call->id;
   invocation.conversation_id = self->row->conversation_id;
-  invocation.agent_id = self->row->agent_id;
+  /* An MCP client's call is no agent's: the workflow hears none */
+  invocation.agent_id = _prs_run_is_mcp_client (self) ? NULL : self->row->agent_id;
   invocation.execution_id = execution;
   progress = g_new0 (Progress, 1);
   progress->run = g_object_ref (self);

@@ -382,6 +382,12 @@ advance_round (PrsRun *self)
       return;
     }
 
+  /* An MCP client has its result from the call itself: no model to tell */
+  if (_prs_run_is_mcp_client (self))
+    {
+      _prs_run_finish (self, PRS_RUN_COMPLETED, "tool_call", NULL);
+      return;
+    }
   _prs_run_feed_results (self, calls);
   call_model (self);
 }
@@ -429,6 +435,22 @@ prs_run_decide (PrsRun      *self,
   PRS_ASSERT_MAIN_THREAD ();
 
   if (!_prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error))
+    return FALSE;
+  advance (self);
+  return TRUE;
+}
+
+gboolean
+prs_run_expire_call (PrsRun      *self,
+                     const char  *message_id,
+                     guint        seconds,
+                     GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
+  g_return_val_if_fail (message_id != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (!_prs_run_expire_call (self, message_id, seconds, error))
     return FALSE;
   advance (self);
   return TRUE;
@@ -519,6 +541,13 @@ row_for (const PrsRunOptions *options)
     json_object_set_double_member (run_options, "temperature", options->temperature);
   if (options->max_tokens > 0)
     json_object_set_int_member (run_options, "maxTokens", options->max_tokens);
+  if (options->tool_name != NULL)
+    {
+      json_object_set_string_member (run_options, "toolName", options->tool_name);
+      json_object_set_object_member (run_options, "arguments",
+                                     options->arguments != NULL ? json_object_ref (options->arguments)
+                                                                : json_object_new ());
+    }
   row->options_json = prs_json_object_to_string (run_options, FALSE);
   return row;
 }
@@ -546,10 +575,13 @@ prs_run_new (PrsRunEnv            *env,
   if (!load_common (self, error))
     return NULL;
 
-  _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
+  /* An MCP client's call has no transcript before its call, and no agent
+   * whose tools matter */
+  if (!_prs_run_is_mcp_client (self))
+    _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
   _prs_run_save (self);
   /* Said once it begins, when someone listens */
-  self->check_tools = TRUE;
+  self->check_tools = !_prs_run_is_mcp_client (self);
   return g_steal_pointer (&self);
 }
 
@@ -575,6 +607,29 @@ prs_run_new_for_resume (PrsRunEnv  *env,
   return g_steal_pointer (&self);
 }
 
+/* The call an MCP client asked for, proposed as a model's would be */
+static void
+propose_client_call (PrsRun *self)
+{
+  g_autoptr(JsonObject) options = _prs_run_parse_object (self->row->options_json);
+  g_autoptr(PrsChatResponse) response = prs_chat_response_new ();
+  const char *name = options != NULL ? json_object_get_string_member_with_default (options, "toolName", NULL) : NULL;
+  JsonObject *arguments = NULL;
+
+  if (options != NULL && json_object_has_member (options, "arguments") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (options, "arguments")))
+    arguments = json_object_get_object_member (options, "arguments");
+  if (name == NULL)
+    {
+      _prs_run_finish (self, PRS_RUN_FAILED, "store-error", _("The tool call asked for was not stored."));
+      return;
+    }
+  g_ptr_array_add (response->tool_calls, prs_tool_call_new ("mcp-client-call", name, arguments));
+  response->stop_reason = g_strdup ("tool_use");
+  json_array_add_object_element (self->transcript, transcript_entry (response));
+  _prs_run_propose_calls (self, response);
+}
+
 void
 prs_run_begin (PrsRun *self)
 {
@@ -587,6 +642,10 @@ prs_run_begin (PrsRun *self)
       _prs_run_say_missing_tools (self);
     }
   self->working = TRUE;
+  /* An MCP client's call is proposed once, when it may start: its
+   * approval-needed is heard by whoever scheduled the run */
+  if (_prs_run_is_mcp_client (self) && self->row->round == 0)
+    propose_client_call (self);
   advance (self);
 }
 

@@ -382,6 +382,22 @@ run_of_call (PrsRunner   *self,
   return run;
 }
 
+/* The run of the call, held while it decides (a decision may end it) */
+static PrsRun *
+hold_run_of_call (PrsRunner   *self,
+                  const char  *message_id,
+                  GError     **error)
+{
+  PrsRun *run;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  g_return_val_if_fail (message_id != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  run = run_of_call (self, message_id, error);
+  return run != NULL ? g_object_ref (run) : NULL;
+}
+
 static gboolean
 decide (PrsRunner   *self,
         const char  *message_id,
@@ -390,18 +406,9 @@ decide (PrsRunner   *self,
         gboolean     whole_turn,
         GError     **error)
 {
-  PrsRun *run;
-  g_autoptr(PrsRun) keep = NULL;
+  g_autoptr(PrsRun) run = hold_run_of_call (self, message_id, error);
 
-  g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
-  g_return_val_if_fail (message_id != NULL, FALSE);
-  PRS_ASSERT_MAIN_THREAD ();
-
-  run = run_of_call (self, message_id, error);
-  if (run == NULL)
-    return FALSE;
-  keep = g_object_ref (run);
-  return prs_run_decide (run, message_id, action, arguments_json, whole_turn, error);
+  return run != NULL && prs_run_decide (run, message_id, action, arguments_json, whole_turn, error);
 }
 
 gboolean
@@ -428,6 +435,25 @@ prs_runner_deny (PrsRunner   *self,
                  GError     **error)
 {
   return decide (self, message_id, "deny", NULL, FALSE, error);
+}
+
+PrsRunEnv *
+prs_runner_get_env (PrsRunner *self)
+{
+  g_return_val_if_fail (PRS_IS_RUNNER (self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+  return self->env;
+}
+
+gboolean
+prs_runner_expire_call (PrsRunner   *self,
+                        const char  *message_id,
+                        guint        seconds,
+                        GError     **error)
+{
+  g_autoptr(PrsRun) run = hold_run_of_call (self, message_id, error);
+
+  return run != NULL && prs_run_expire_call (run, message_id, seconds, error);
 }
 
 gboolean

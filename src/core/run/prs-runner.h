@@ -76,6 +76,14 @@ gboolean    prs_runner_approve_all           (PrsRunner   *self,
 gboolean    prs_runner_deny                  (PrsRunner   *self,
                                               const char  *message_id,
                                               GError     **error);
+/* What new runs are made with (not a new reference). */
+PrsRunEnv  *prs_runner_get_env               (PrsRunner   *self);
+/* An MCP client's call nobody decided within @seconds: denied as timed out
+ * (prs_run_expire_call). */
+gboolean    prs_runner_expire_call           (PrsRunner   *self,
+                                              const char  *message_id,
+                                              guint        seconds,
+                                              GError     **error);
 gboolean    prs_runner_retry                 (PrsRunner   *self,
                                               const char  *message_id,
                                               GError     **error);

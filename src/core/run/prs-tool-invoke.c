@@ -54,6 +54,73 @@ prs_tool_lookup (PrsRunEnv  *env,
   return tool;
 }
 
+/* ---- What other MCP clients may call (docs/mcp.md) ---- */
+
+/* The ids of the MCP servers the user shared */
+static GHashTable *
+shared_servers (PrsStore  *store,
+                GError   **error)
+{
+  g_autoptr(GPtrArray) servers = prs_store_list_mcp_servers (store, error);
+  GHashTable *shared;
+
+  if (servers == NULL)
+    return NULL;
+  shared = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < servers->len; i++)
+    {
+      PrsMcpServerRow *row = g_ptr_array_index (servers, i);
+
+      if (row->shared && row->enabled)
+        g_hash_table_add (shared, g_strdup (row->id));
+    }
+  return shared;
+}
+
+GPtrArray *
+prs_tool_list_exposed (PrsRunEnv  *env,
+                       GError    **error)
+{
+  g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(GHashTable) shared = NULL;
+  GPtrArray *exposed;
+
+  g_return_val_if_fail (env != NULL, NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  all = prs_tool_list_all (env, error);
+  if (all == NULL || (shared = shared_servers (env->store, error)) == NULL)
+    return NULL;
+  exposed = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+  for (guint i = 0; i < all->len; i++)
+    {
+      PrsTool *tool = g_ptr_array_index (all, i);
+
+      if (!prs_tool_is_mcp (tool) || g_hash_table_contains (shared, tool->mcp_server_id))
+        g_ptr_array_add (exposed, g_steal_pointer (&g_ptr_array_index (all, i)));
+    }
+  return exposed;
+}
+
+gboolean
+prs_tool_is_exposed (PrsRunEnv  *env,
+                     const char *name)
+{
+  g_autoptr(PrsTool) tool = NULL;
+  g_autoptr(GHashTable) shared = NULL;
+
+  g_return_val_if_fail (env != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  tool = prs_tool_lookup (env, name);
+  if (tool == NULL)
+    return FALSE;
+  if (!prs_tool_is_mcp (tool))
+    return TRUE;
+  shared = shared_servers (env->store, NULL);
+  return shared != NULL && g_hash_table_contains (shared, tool->mcp_server_id);
+}
+
 /* ---- Calling ---- */
 
 typedef struct

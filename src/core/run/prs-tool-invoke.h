@@ -42,6 +42,15 @@ GPtrArray         *prs_tool_list_all      (PrsRunEnv                *env,
 PrsTool           *prs_tool_lookup        (PrsRunEnv                *env,
                                            const char               *name);
 
+/* What `mcp serve` offers other MCP clients (docs/mcp.md): the n8n tools
+ * and the tools of the MCP servers the user shared (and switched on);
+ * nothing else. PrsTool*. */
+GPtrArray         *prs_tool_list_exposed  (PrsRunEnv                *env,
+                                           GError                  **error);
+/* TRUE when the tool called @name is among them. */
+gboolean           prs_tool_is_exposed    (PrsRunEnv                *env,
+                                           const char               *name);
+
 /* Calls the tool. Finishes with what it came to, never "waiting": a
  * workflow that answers later is waited for (up to the callback timeout),
  * and @progress_func hears that it is waited for. A tool that is not there,

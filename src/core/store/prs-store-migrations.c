@@ -389,6 +389,43 @@ static const PrsMigration migrations[] = {
     /* When the server's tools were last listed (unix seconds), NULL for never */
     "ALTER TABLE mcp_servers ADD COLUMN tools_listed_at INTEGER;"
     "PRAGMA user_version = 10;" },
+
+  { 11,
+    /* Runs may be an MCP client's call (docs/mcp.md: `mcp serve`), origin
+     * 'mcp-client'. SQLite cannot change a CHECK in place, so runs is
+     * made again (foreign keys off while the step runs: tool_calls and
+     * model_calls keep their rows), with its indexes and the trigger by
+     * which Insights counts runs (as migration 8 made it). */
+    "CREATE TABLE runs_new ("
+    "  id                   TEXT PRIMARY KEY,"
+    "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  agent_id             TEXT NOT NULL,"
+    "  origin               TEXT NOT NULL CHECK (origin IN ('chat', 'inference', 'agent-inference', 'mcp-client')),"
+    "  trigger_message_id   TEXT,"
+    "  status               TEXT NOT NULL,"
+    "  context_json         TEXT,"
+    "  execution_json       TEXT,"
+    "  options_json         TEXT,"
+    "  transcript_json      TEXT NOT NULL DEFAULT '[]',"
+    "  assistant_message_id TEXT,"
+    "  stop_reason          TEXT,"
+    "  error                TEXT,"
+    "  round                INTEGER NOT NULL DEFAULT 0,"
+    "  created_at           TEXT NOT NULL,"
+    "  updated_at           TEXT NOT NULL"
+    ");"
+    "INSERT INTO runs_new SELECT * FROM runs;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs_new RENAME TO runs;"
+    "CREATE INDEX runs_status ON runs (status);"
+    "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+    "CREATE TRIGGER insights_run AFTER INSERT ON runs BEGIN"
+    "  INSERT INTO insight_agent_days (day, agent_id, runs)"
+    "  VALUES (date (new.created_at, 'localtime'), new.agent_id, 1)"
+    "  ON CONFLICT (day, agent_id) DO UPDATE SET runs = runs + 1;"
+    "END;"
+    "PRAGMA user_version = 11;",
+    TRUE },
 };
 
 int

@@ -1,0 +1,787 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-ctl-mcp-serve.c: `prosponsive-ctl mcp serve` (docs/mcp.md), an MCP
+ * server on standard input and output for other MCP clients (Claude Code,
+ * Zed, another agent): newline-delimited JSON-RPC 2.0, only protocol on
+ * standard output, diagnostics on standard error. It offers what the
+ * running Prosponsive offers MCP clients, and calls through it: every call
+ * is decided in the app (a rule, or a person), and while it waits the
+ * client hears progress. The service is reached through the local API
+ * with its token (docs/api.md), trusting only the certificate of the data
+ * folder. Also `mcp approve|deny CALL`, the same decision through the API. */
+#include "config.h"
+
+#include <string.h>
+
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib/gi18n.h>
+
+#include "prs-api-token.h"
+#include "prs-ctl.h"
+#include "prs-ctl-mcp-serve.h"
+#include "prs-error.h"
+#include "prs-http-request.h"
+#include "prs-json.h"
+#include "prs-mcp-client.h"
+#include "prs-mcp-message.h"
+#include "prs-paths.h"
+#include "prs-settings.h"
+#include "prs-tls.h"
+
+/* A client's message: as large as ours to servers may be */
+#define MAX_LINE          PRS_MCP_DEFAULT_MAX_MESSAGE
+#define MAX_DEPTH         64
+#define MAX_ANSWER        ((gsize) 16 * 1024 * 1024)
+#define POLL_MS           500
+#define REQUEST_SECONDS   30
+#define DEFAULT_TIMEOUT   600
+
+typedef struct
+{
+  GMainLoop       *loop;
+  SoupSession     *session;
+  GTlsCertificate *certificate;
+  char            *base_url;
+  char            *token;
+  guint            approval_timeout;
+  GInputStream    *input;
+  GOutputStream   *output;
+  GString         *buffer;
+  guint            in_flight;
+  gboolean         input_done;
+  gboolean         said_down;
+} Serve;
+
+/* One API exchange: its answer's status and JSON, or an error in words */
+typedef void (*ApiDone) (Serve      *serve,
+                         guint       status,
+                         JsonObject *answer,
+                         GError     *error,
+                         gpointer    data);
+
+typedef struct
+{
+  Serve    *serve;
+  ApiDone   done;
+  gpointer  data;
+  char     *url;
+} ApiCall;
+
+/* ---- standard output: protocol only ---- */
+
+static void
+send_message (Serve      *serve,
+              JsonObject *message)
+{
+  g_autoptr(GBytes) bytes = prs_mcp_message_serialize (message);
+  g_autoptr(GError) error = NULL;
+
+  json_object_unref (message);
+  if (!g_output_stream_write_all (serve->output, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                  NULL, NULL, &error) ||
+      !g_output_stream_write_all (serve->output, "\n", 1, NULL, NULL, &error) ||
+      !g_output_stream_flush (serve->output, NULL, &error))
+    {
+      /* The client is gone: nobody to answer */
+      g_printerr (_("mcp serve: could not write to standard output: %s\n"), error->message);
+      g_main_loop_quit (serve->loop);
+    }
+}
+
+static void
+send_error (Serve      *serve,
+            JsonNode   *id,
+            int         code,
+            const char *text)
+{
+  send_message (serve, prs_mcp_message_new_error (id, code, text));
+}
+
+/* ---- the local API ---- */
+
+/* The service's own certificate, and nothing else, is trusted */
+static gboolean
+on_accept_certificate (SoupMessage          *msg,
+                       GTlsCertificate      *certificate,
+                       GTlsCertificateFlags  errors,
+                       gpointer              user_data)
+{
+  Serve *serve = user_data;
+
+  return serve->certificate != NULL && g_tls_certificate_is_same (certificate, serve->certificate);
+}
+
+static void
+on_api_answer (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ApiCall *call = user_data;
+  PrsHttpRequest *request = PRS_HTTP_REQUEST (source);
+  g_autoptr(GError) cause = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  GBytes *body;
+
+  if (!prs_http_request_send_finish (request, result, &cause))
+    {
+      if (prs_http_request_get_failure (request) == PRS_HTTP_FAILURE_REFUSED)
+        error = g_error_new (PRS_ERROR, PRS_ERROR_FAILED,
+                             _("Prosponsive is not running (nothing answers at %s). Start Prosponsive, "
+                               "or “prosponsive --headless”, and try again."), call->serve->base_url);
+      else
+        error = prs_http_request_describe_failure (request, cause, _("Prosponsive"), call->serve->base_url,
+                                                   PRS_ERROR_FAILED, PRS_ERROR_FAILED);
+    }
+  else if ((body = prs_http_request_get_body (request)) == NULL ||
+           (root = prs_json_parse_strict (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
+                                          MAX_DEPTH, NULL)) == NULL ||
+           !JSON_NODE_HOLDS_OBJECT (root))
+    error = g_error_new (PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive answered %u without JSON."),
+                         prs_http_request_get_status (request));
+
+  call->done (call->serve, prs_http_request_get_status (request),
+              root != NULL && error == NULL ? json_node_get_object (root) : NULL, error, call->data);
+  g_object_unref (request);
+  g_free (call->url);
+  g_free (call);
+}
+
+/* @method @path with @body (taken; NULL: none) */
+static void
+api_request (Serve      *serve,
+             const char *method,
+             const char *path,
+             JsonObject *body,
+             ApiDone     done,
+             gpointer    data)
+{
+  ApiCall *call = g_new0 (ApiCall, 1);
+  g_autofree char *bearer = g_strdup_printf ("Bearer %s", serve->token);
+  PrsHttpRequest *request;
+
+  call->serve = serve;
+  call->done = done;
+  call->data = data;
+  call->url = g_strconcat (serve->base_url, path, NULL);
+  request = prs_http_request_new (serve->session, method, call->url);
+  prs_http_request_set_header (request, "Authorization", bearer);
+  prs_http_request_set_deadline (request, REQUEST_SECONDS);
+  prs_http_request_set_limits (request, MAX_ANSWER, 0);
+  if (body != NULL)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), body);
+
+      prs_http_request_set_json_body (request, node);
+      json_object_unref (body);
+    }
+  g_signal_connect (prs_http_request_get_message (request), "accept-certificate",
+                    G_CALLBACK (on_accept_certificate), serve);
+  prs_http_request_send_async (request, NULL, on_api_answer, call);
+}
+
+/* An answer that is no success, in words: the API's own, or the status */
+static char *
+describe_refusal (guint       status,
+                  JsonObject *answer,
+                  GError     *error)
+{
+  const char *said = answer != NULL ? prs_json_object_get_string (answer, "error") : NULL;
+
+  if (error != NULL)
+    return g_strdup (error->message);
+  if (status == SOUP_STATUS_UNAUTHORIZED)
+    return g_strdup (_("Prosponsive refused the API token; was it rotated while this ran? Start “mcp serve” again."));
+  if (said != NULL)
+    return prs_http_clean_text (said, 1000);
+  return g_strdup_printf (_("Prosponsive answered %u."), status);
+}
+
+/* A request of the client is answered: once its input ended and nothing
+ * is left to answer, serve ends */
+static void
+done_one (Serve *serve)
+{
+  serve->in_flight--;
+  if (serve->input_done && serve->in_flight == 0)
+    g_main_loop_quit (serve->loop);
+}
+
+/* ---- tools/list ---- */
+
+static JsonObject *
+client_tool (JsonObject *tool)
+{
+  JsonObject *out = json_object_new ();
+  JsonObject *schema = prs_json_object_get_object (tool, "inputSchema");
+
+  json_object_set_string_member (out, "name", prs_json_object_get_string (tool, "name"));
+  json_object_set_string_member (out, "description", prs_json_object_get_string (tool, "description"));
+  json_object_set_object_member (out, "inputSchema", schema != NULL ? json_object_ref (schema) : json_object_new ());
+  return out;
+}
+
+static void
+on_tools (Serve      *serve,
+          guint       status,
+          JsonObject *answer,
+          GError     *error,
+          gpointer    data)
+{
+  g_autoptr(JsonNode) id = data;
+  JsonArray *tools = answer != NULL ? prs_json_object_get_array (answer, "tools") : NULL;
+  JsonArray *out;
+  JsonObject *result;
+
+  done_one (serve);
+  if (status != SOUP_STATUS_OK || tools == NULL)
+    {
+      g_autofree char *why = describe_refusal (status, answer, error);
+
+      g_printerr ("mcp serve: %s\n", why);
+      send_error (serve, id, PRS_MCP_RPC_INTERNAL_ERROR, why);
+      return;
+    }
+  out = json_array_new ();
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    {
+      JsonNode *tool = json_array_get_element (tools, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (tool) && prs_json_object_get_string (json_node_get_object (tool), "name") != NULL)
+        json_array_add_object_element (out, client_tool (json_node_get_object (tool)));
+    }
+  result = json_object_new ();
+  json_object_set_array_member (result, "tools", out);
+  send_message (serve, prs_mcp_message_new_result (id, result));
+}
+
+/* ---- tools/call ---- */
+
+typedef struct
+{
+  Serve    *serve;
+  JsonNode *id;
+  JsonNode *progress_token;   /* NULL: the client wants no progress */
+  char     *call_id;
+  double    progress;
+} ClientCall;
+
+static void
+client_call_free (ClientCall *call)
+{
+  Serve *serve = call->serve;
+
+  g_clear_pointer (&call->id, json_node_unref);
+  g_clear_pointer (&call->progress_token, json_node_unref);
+  g_free (call->call_id);
+  g_free (call);
+  done_one (serve);
+}
+
+/* A result the client's model reads: the tool's failure in words */
+static void
+finish_with_text (ClientCall *call,
+                  const char *text,
+                  gboolean    is_error)
+{
+  JsonObject *result = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *item = json_object_new ();
+
+  json_object_set_string_member (item, "type", "text");
+  json_object_set_string_member (item, "text", text);
+  json_array_add_object_element (content, item);
+  json_object_set_array_member (result, "content", content);
+  json_object_set_boolean_member (result, "isError", is_error);
+  send_message (call->serve, prs_mcp_message_new_result (call->id, result));
+  client_call_free (call);
+}
+
+/* An MCP tool's result keeps its text and structured content; an n8n
+ * tool's JSON is given as text, and as structured content when an object */
+static void
+finish_with_result (ClientCall *call,
+                    JsonNode   *value)
+{
+  JsonObject *object = value != NULL && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
+  const char *text = object != NULL ? prs_json_object_get_string (object, "text") : NULL;
+  JsonObject *structured = object != NULL ? prs_json_object_get_object (object, "structured") : NULL;
+  g_autofree char *json = NULL;
+  JsonObject *result = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *item = json_object_new ();
+
+  if (text == NULL)
+    {
+      json = value != NULL ? prs_json_to_string (value, FALSE) : g_strdup ("null");
+      text = json;
+      if (object != NULL)
+        structured = object;
+    }
+  json_object_set_string_member (item, "type", "text");
+  json_object_set_string_member (item, "text", text);
+  json_array_add_object_element (content, item);
+  json_object_set_array_member (result, "content", content);
+  if (structured != NULL)
+    json_object_set_object_member (result, "structuredContent", json_object_ref (structured));
+  json_object_set_boolean_member (result, "isError", FALSE);
+  send_message (call->serve, prs_mcp_message_new_result (call->id, result));
+  client_call_free (call);
+}
+
+static void
+send_progress (ClientCall *call,
+               const char *message,
+               JsonObject *tool_progress)
+{
+  JsonObject *params;
+
+  if (call->progress_token == NULL)
+    return;
+  params = json_object_new ();
+  /* Each notification says more than the last (the protocol asks it) */
+  call->progress += 1;
+  if (tool_progress != NULL && json_object_has_member (tool_progress, "progress") &&
+      json_object_get_double_member (tool_progress, "progress") > call->progress)
+    call->progress = json_object_get_double_member (tool_progress, "progress");
+  json_object_set_member (params, "progressToken", json_node_copy (call->progress_token));
+  json_object_set_double_member (params, "progress", call->progress);
+  if (message != NULL)
+    json_object_set_string_member (params, "message", message);
+  send_message (call->serve, prs_mcp_message_new_notification ("notifications/progress", params));
+}
+
+static void poll_call (ClientCall *call);
+
+static gboolean
+on_poll_timeout (gpointer data)
+{
+  poll_call (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* What the client hears while the call is not done yet */
+static void
+say_pending (ClientCall *call,
+             const char *state,
+             JsonObject *answer)
+{
+  JsonObject *progress = prs_json_object_get_object (answer, "progress");
+  const char *tool_message = progress != NULL ? prs_json_object_get_string (progress, "message") : NULL;
+  g_autofree char *message = NULL;
+
+  if (g_strcmp0 (state, "awaiting_approval") == 0)
+    message = g_strdup (_("Waiting for a person to approve the call in Prosponsive…"));
+  else if (tool_message != NULL)
+    message = prs_http_clean_text (tool_message, 1000);
+  else
+    message = g_strdup (g_strcmp0 (state, "queued") == 0 ? _("Waiting for a free slot in Prosponsive…")
+                                                          : _("The tool is running…"));
+  send_progress (call, message, progress);
+  g_timeout_add (POLL_MS, on_poll_timeout, call);
+}
+
+static void
+on_call_state (Serve      *serve,
+               guint       status,
+               JsonObject *answer,
+               GError     *error,
+               gpointer    data)
+{
+  ClientCall *call = data;
+  const char *state = answer != NULL ? prs_json_object_get_string (answer, "status") : NULL;
+  const char *said = answer != NULL ? prs_json_object_get_string (answer, "error") : NULL;
+  g_autofree char *text = NULL;
+
+  if (status != SOUP_STATUS_OK || state == NULL)
+    {
+      text = describe_refusal (status, answer, error);
+      g_printerr ("mcp serve: %s\n", text);
+      finish_with_text (call, text, TRUE);
+    }
+  else if (g_strcmp0 (state, "succeeded") == 0)
+    finish_with_result (call, json_object_get_member (answer, "result"));
+  else if (g_strcmp0 (state, "denied") == 0)
+    {
+      text = g_strdup_printf (_("The call was denied in Prosponsive: %s"), said != NULL ? said : "");
+      finish_with_text (call, text, TRUE);
+    }
+  else if (g_strcmp0 (state, "timed_out") == 0)
+    {
+      text = g_strdup_printf (_("The call timed out in Prosponsive: %s"), said != NULL ? said : "");
+      finish_with_text (call, text, TRUE);
+    }
+  else if (g_strcmp0 (state, "failed") == 0)
+    {
+      text = g_strdup_printf (_("The tool failed: %s"), said != NULL ? said : _("no reason was given"));
+      finish_with_text (call, text, TRUE);
+    }
+  else
+    say_pending (call, state, answer);
+}
+
+static void
+poll_call (ClientCall *call)
+{
+  g_autofree char *escaped = g_uri_escape_string (call->call_id, NULL, FALSE);
+  g_autofree char *path = g_strconcat ("/api/mcp/tools/calls/", escaped, NULL);
+
+  api_request (call->serve, SOUP_METHOD_GET, path, NULL, on_call_state, call);
+}
+
+static void
+on_call_started (Serve      *serve,
+                 guint       status,
+                 JsonObject *answer,
+                 GError     *error,
+                 gpointer    data)
+{
+  ClientCall *call = data;
+  const char *call_id = answer != NULL ? prs_json_object_get_string (answer, "callId") : NULL;
+
+  if (status == SOUP_STATUS_NOT_FOUND && error == NULL)
+    {
+      send_error (serve, call->id, PRS_MCP_RPC_INVALID_PARAMS,
+                  _("No tool of this name is offered to MCP clients by Prosponsive."));
+      client_call_free (call);
+      return;
+    }
+  if (status != SOUP_STATUS_ACCEPTED || call_id == NULL)
+    {
+      g_autofree char *why = describe_refusal (status, answer, error);
+
+      g_printerr ("mcp serve: %s\n", why);
+      finish_with_text (call, why, TRUE);
+      return;
+    }
+  call->call_id = g_strdup (call_id);
+  g_printerr (_("mcp serve: call %s started; it shows in the “MCP clients” conversation.\n"), call_id);
+  poll_call (call);
+}
+
+static void
+start_call (Serve      *serve,
+            JsonNode   *id,
+            JsonObject *params)
+{
+  const char *name = params != NULL ? prs_json_object_get_string (params, "name") : NULL;
+  JsonNode *arguments = params != NULL ? json_object_get_member (params, "arguments") : NULL;
+  JsonObject *meta = params != NULL ? prs_json_object_get_object (params, "_meta") : NULL;
+  JsonNode *token = meta != NULL ? json_object_get_member (meta, "progressToken") : NULL;
+  JsonObject *body;
+  ClientCall *call;
+
+  if (name == NULL || (arguments != NULL && !JSON_NODE_HOLDS_OBJECT (arguments) && !JSON_NODE_HOLDS_NULL (arguments)))
+    {
+      send_error (serve, id, PRS_MCP_RPC_INVALID_PARAMS,
+                  _("tools/call needs a tool name (a string) and arguments as an object."));
+      return;
+    }
+  call = g_new0 (ClientCall, 1);
+  call->serve = serve;
+  call->id = json_node_copy (id);
+  if (token != NULL && JSON_NODE_HOLDS_VALUE (token))
+    call->progress_token = json_node_copy (token);
+  body = json_object_new ();
+  json_object_set_string_member (body, "name", name);
+  if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
+    json_object_set_object_member (body, "arguments", json_object_ref (json_node_get_object (arguments)));
+  json_object_set_int_member (body, "approvalTimeoutSeconds", serve->approval_timeout);
+  serve->in_flight++;
+  api_request (serve, SOUP_METHOD_POST, "/api/mcp/tools/call", body, on_call_started, call);
+}
+
+/* ---- the client's messages ---- */
+
+static JsonObject *
+initialize_result (JsonObject *params)
+{
+  JsonObject *result = json_object_new ();
+  JsonObject *capabilities = json_object_new ();
+  JsonObject *tools = json_object_new ();
+  JsonObject *info = json_object_new ();
+  const char *asked = params != NULL ? prs_json_object_get_string (params, "protocolVersion") : NULL;
+
+  json_object_set_string_member (result, "protocolVersion", prs_mcp_message_negotiate_version (asked));
+  json_object_set_boolean_member (tools, "listChanged", FALSE);
+  json_object_set_object_member (capabilities, "tools", tools);
+  json_object_set_object_member (result, "capabilities", capabilities);
+  json_object_set_string_member (info, "name", "prosponsive");
+  json_object_set_string_member (info, "version", PACKAGE_VERSION);
+  json_object_set_object_member (result, "serverInfo", info);
+  json_object_set_string_member (result, "instructions",
+                                 "Tools of the user's Prosponsive: n8n workflows and shared MCP servers. "
+                                 "A call may wait until the user approves it in Prosponsive.");
+  return result;
+}
+
+static void
+handle_request (Serve      *serve,
+                JsonNode   *id,
+                const char *method,
+                JsonObject *params)
+{
+  if (strcmp (method, "initialize") == 0)
+    send_message (serve, prs_mcp_message_new_result (id, initialize_result (params)));
+  else if (strcmp (method, "ping") == 0)
+    send_message (serve, prs_mcp_message_new_result (id, NULL));
+  else if (strcmp (method, "tools/list") == 0)
+    {
+      serve->in_flight++;
+      api_request (serve, SOUP_METHOD_GET, "/api/mcp/tools", NULL, on_tools, json_node_copy (id));
+    }
+  else if (strcmp (method, "tools/call") == 0)
+    start_call (serve, id, params);
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("Method not found: %s", method);
+
+      send_error (serve, id, PRS_MCP_RPC_METHOD_NOT_FOUND, text);
+    }
+}
+
+static void
+handle_line (Serve      *serve,
+             const char *line,
+             gsize       len)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object;
+  JsonNode *id;
+  const char *method;
+  JsonNode *params;
+
+  if (len == 0)
+    return;
+  root = prs_json_parse_strict (line, len, MAX_DEPTH, &error);
+  if (root == NULL)
+    {
+      send_error (serve, NULL, PRS_MCP_RPC_PARSE_ERROR, "Parse error: a message must be one line of JSON.");
+      return;
+    }
+  object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  id = object != NULL ? json_object_get_member (object, "id") : NULL;
+  method = object != NULL ? prs_json_object_get_string (object, "method") : NULL;
+  params = object != NULL ? json_object_get_member (object, "params") : NULL;
+  if (object == NULL || g_strcmp0 (prs_json_object_get_string (object, "jsonrpc"), "2.0") != 0 ||
+      (id != NULL && !JSON_NODE_HOLDS_VALUE (id)) || (params != NULL && !JSON_NODE_HOLDS_OBJECT (params)))
+    {
+      send_error (serve, id != NULL && JSON_NODE_HOLDS_VALUE (id) ? id : NULL, PRS_MCP_RPC_INVALID_REQUEST,
+                  "Invalid Request: a JSON-RPC 2.0 object was expected.");
+      return;
+    }
+  /* Notifications (initialized, cancelled) and answers need no answer */
+  if (method == NULL || id == NULL)
+    return;
+  handle_request (serve, id, method, params != NULL ? json_node_get_object (params) : NULL);
+}
+
+static void read_more (Serve *serve);
+
+static void
+on_read (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Serve *serve = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+  const char *newline;
+
+  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
+    {
+      /* The client closed its end: finish the calls under way, then stop */
+      serve->input_done = TRUE;
+      if (serve->in_flight == 0)
+        g_main_loop_quit (serve->loop);
+      return;
+    }
+  g_string_append_len (serve->buffer, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes));
+  while ((newline = memchr (serve->buffer->str, '\n', serve->buffer->len)) != NULL)
+    {
+      gsize len = (gsize) (newline - serve->buffer->str);
+
+      handle_line (serve, serve->buffer->str, len > 0 && newline[-1] == '\r' ? len - 1 : len);
+      g_string_erase (serve->buffer, 0, (gssize) len + 1);
+    }
+  if (serve->buffer->len > MAX_LINE)
+    {
+      send_error (serve, NULL, PRS_MCP_RPC_PARSE_ERROR, "Parse error: a message is larger than 4 MiB.");
+      g_string_truncate (serve->buffer, 0);
+    }
+  read_more (serve);
+}
+
+static void
+read_more (Serve *serve)
+{
+  g_input_stream_read_bytes_async (serve->input, 64 * 1024, G_PRIORITY_DEFAULT, NULL, on_read, serve);
+}
+
+/* ---- the connection to the service ---- */
+
+/* The token, the service's certificate and its address; FALSE after
+ * saying why on standard error */
+static gboolean
+open_service (PrsCtl *ctl,
+              Serve  *serve,
+              guint   port)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsSecrets) secrets = NULL;
+  g_autofree char *cert_path = g_build_filename (ctl->data_dir, PRS_TLS_CERT_FILE, NULL);
+
+  if (port == 0)
+    {
+      g_autoptr(PrsSettings) settings = prs_settings_new ();
+
+      port = prs_settings_get_api_port (settings);
+    }
+  serve->base_url = g_strdup_printf ("https://127.0.0.1:%u", port);
+  serve->certificate = g_tls_certificate_new_from_file (cert_path, NULL);
+  if (serve->certificate == NULL)
+    {
+      g_printerr (_("Prosponsive has not run with the data folder %s yet (it has no certificate): "
+                    "start it first.\n"), ctl->data_dir);
+      return FALSE;
+    }
+  secrets = prs_secrets_new (ctl->data_dir);
+  if (!prs_api_token_ensure (secrets, ctl->data_dir, &serve->token, &error))
+    {
+      g_printerr (_("Could not read the local API's token: %s\n"), error->message);
+      return FALSE;
+    }
+  serve->session = prs_http_session_new (REQUEST_SECONDS);
+  return TRUE;
+}
+
+static void
+serve_clear (Serve *serve)
+{
+  g_clear_pointer (&serve->loop, g_main_loop_unref);
+  g_clear_object (&serve->session);
+  g_clear_object (&serve->certificate);
+  g_free (serve->base_url);
+  if (serve->token != NULL)
+    memset (serve->token, 0, strlen (serve->token));
+  g_free (serve->token);
+  g_clear_object (&serve->input);
+  g_clear_object (&serve->output);
+  if (serve->buffer != NULL)
+    g_string_free (serve->buffer, TRUE);
+}
+
+static int
+run_serve (PrsCtl *ctl,
+           guint   port,
+           guint   approval_timeout)
+{
+  Serve serve = { 0 };
+
+  if (!open_service (ctl, &serve, port))
+    {
+      serve_clear (&serve);
+      return PRS_CTL_EXIT_NEGATIVE;
+    }
+  serve.approval_timeout = approval_timeout;
+  serve.loop = g_main_loop_new (NULL, FALSE);
+  serve.buffer = g_string_new (NULL);
+  serve.input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  serve.output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+  g_printerr (_("mcp serve: offering the tools of Prosponsive at %s on standard input and output.\n"),
+              serve.base_url);
+  read_more (&serve);
+  g_main_loop_run (serve.loop);
+  serve_clear (&serve);
+  return 0;
+}
+
+/* ---- mcp approve|deny CALL ---- */
+
+typedef struct
+{
+  GMainLoop *loop;
+  int        status;
+} Decided;
+
+static void
+on_decided (Serve      *serve,
+            guint       status,
+            JsonObject *answer,
+            GError     *error,
+            gpointer    data)
+{
+  Decided *decided = data;
+
+  if (status == SOUP_STATUS_OK && error == NULL)
+    decided->status = 0;
+  else
+    {
+      g_autofree char *why = describe_refusal (status, answer, error);
+
+      g_printerr ("%s\n", why);
+      decided->status = PRS_CTL_EXIT_NEGATIVE;
+    }
+  g_main_loop_quit (decided->loop);
+}
+
+static int
+run_decision (PrsCtl     *ctl,
+              guint       port,
+              const char *call_id,
+              const char *action)
+{
+  Serve serve = { 0 };
+  Decided decided = { NULL, PRS_CTL_EXIT_NEGATIVE };
+  g_autofree char *escaped = g_uri_escape_string (call_id, NULL, FALSE);
+  g_autofree char *path = g_strconcat ("/api/mcp/tools/calls/", escaped, "/decision", NULL);
+  JsonObject *body = json_object_new ();
+
+  if (!open_service (ctl, &serve, port))
+    {
+      json_object_unref (body);
+      serve_clear (&serve);
+      return PRS_CTL_EXIT_NEGATIVE;
+    }
+  decided.loop = g_main_loop_new (NULL, FALSE);
+  json_object_set_string_member (body, "action", action);
+  api_request (&serve, SOUP_METHOD_POST, path, body, on_decided, &decided);
+  g_main_loop_run (decided.loop);
+  g_main_loop_unref (decided.loop);
+  if (decided.status == 0)
+    g_print (g_str_equal (action, "approve") ? _("Approved the call %s.\n") : _("Denied the call %s.\n"), call_id);
+  serve_clear (&serve);
+  return decided.status;
+}
+
+int
+prs_ctl_cmd_mcp_serve (PrsCtl  *ctl,
+                       int      argc,
+                       char   **argv)
+{
+  int port = 0, timeout = DEFAULT_TIMEOUT;
+  GOptionEntry entries[] = {
+    { "port", 0, 0, G_OPTION_ARG_INT, &port, N_("The local API's port (default: the one in the settings)"), N_("PORT") },
+    { "approval-timeout", 0, 0, G_OPTION_ARG_INT, &timeout,
+      N_("serve: seconds a call waits for a person before it times out (default 600)"), N_("SECONDS") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context =
+    g_option_context_new (_("serve | approve CALL | deny CALL — offer Prosponsive's tools to other MCP clients"));
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  if (port < 0 || port > 65535)
+    return prs_ctl_usage_error (context, _("--port must be between 1 and 65535."));
+  if (timeout < 1 || timeout > 86400)
+    return prs_ctl_usage_error (context, _("--approval-timeout must be between 1 and 86400 seconds."));
+  if (argc == 2 && g_str_equal (argv[1], "serve"))
+    return run_serve (ctl, (guint) port, (guint) timeout);
+  if (argc == 3 && (g_str_equal (argv[1], "approve") || g_str_equal (argv[1], "deny")))
+    return run_decision (ctl, (guint) port, argv[2], argv[1]);
+  return prs_ctl_usage_error (context, _("Use “mcp serve [--approval-timeout SECONDS]”, “mcp approve CALL” "
+                                         "or “mcp deny CALL”."));
+}

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-mcp.c: the routes behind `prosponsive-ctl mcp serve` (docs/api.md,
+ * docs/mcp.md): the tools offered to other MCP clients, a call made for one
+ * (an MCP-client run in the "MCP clients" conversation, decided like an
+ * agent's call), its state while it waits and runs, and a decision on it.
+ * Bodies and ids are checked here, on the API thread; the tools and the
+ * runner are the main thread's, reached through prs_api_defer. */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-api-routes-private.h"
+#include "prs-error.h"
+#include "prs-json.h"
+#include "prs-run.h"
+#include "prs-tool-invoke.h"
+
+#define MAX_TOOL_NAME_CHARS         256
+#define DEFAULT_APPROVAL_TIMEOUT    600
+#define MAX_APPROVAL_TIMEOUT        86400
+
+static JsonNode *
+success_node (JsonObject *object)
+{
+  json_object_set_boolean_member (object, "success", TRUE);
+  return json_node_init_object (json_node_alloc (), object);
+}
+
+static JsonNode *
+error_node (const char *code,
+            const char *message)
+{
+  g_autoptr(JsonObject) object = prs_api_error_object (code, message);
+
+  return json_node_init_object (json_node_alloc (), object);
+}
+
+/* ---- GET /api/mcp/tools ---- */
+
+static JsonObject *
+tool_object (const PrsTool *tool)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "name", tool->name);
+  json_object_set_string_member (object, "description", tool->description != NULL ? tool->description : "");
+  json_object_set_member (object, "inputSchema", prs_tool_build_input_schema (tool));
+  json_object_set_string_member (object, "source", prs_tool_is_mcp (tool) ? "mcp" : "n8n");
+  if (prs_tool_is_mcp (tool))
+    json_object_set_string_member (object, "server", tool->mcp_server);
+  return object;
+}
+
+static gboolean
+list_tools_on_main (gpointer user_data)
+{
+  GTask *task = user_data;
+  PrsRunner *runner = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = prs_tool_list_exposed (prs_runner_get_env (runner), &error);
+  g_autoptr(JsonObject) answer = json_object_new ();
+  JsonArray *array;
+
+  if (tools == NULL)
+    {
+      g_message ("Could not list the tools for MCP clients: %s", error->message);
+      prs_api_task_return_answer (task, SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                                  error_node ("internal-error", "The tools could not be read."));
+      g_object_unref (task);
+      return G_SOURCE_REMOVE;
+    }
+  array = json_array_sized_new (tools->len);
+  for (guint i = 0; i < tools->len; i++)
+    json_array_add_object_element (array, tool_object (g_ptr_array_index (tools, i)));
+  json_object_set_array_member (answer, "tools", array);
+  prs_api_task_return_answer (task, SOUP_STATUS_OK, success_node (answer));
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+handle_tools (PrsApiRoutes      *routes,
+              SoupServerMessage *msg)
+{
+  GTask *task = prs_api_defer (routes, msg, NULL, 0);
+
+  g_task_set_task_data (task, g_object_ref (routes->runner), g_object_unref);
+  g_main_context_invoke (routes->main_context, list_tools_on_main, task);
+}
+
+/* ---- POST /api/mcp/tools/call ---- */
+
+typedef struct
+{
+  PrsRunner  *runner;
+  char       *conversation_id;
+  char       *tool_name;
+  JsonObject *arguments;
+  guint       timeout;
+  char       *run_id;    /* the timer's: the run it expires */
+} CallRequest;
+
+static void
+call_request_free (CallRequest *request)
+{
+  g_clear_object (&request->runner);
+  g_free (request->conversation_id);
+  g_free (request->tool_name);
+  g_clear_pointer (&request->arguments, json_object_unref);
+  g_free (request->run_id);
+  g_free (request);
+}
+
+/* The time for a person is up: a call still proposed is denied as timed
+ * out (docs/mcp.md); one decided meanwhile is left as it is */
+static gboolean
+on_approval_timeout (gpointer user_data)
+{
+  CallRequest *request = user_data;
+  PrsRunEnv *env = prs_runner_get_env (request->runner);
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (env->store, request->run_id, NULL);
+
+  for (guint i = 0; calls != NULL && i < calls->len; i++)
+    {
+      PrsToolCallRow *call = g_ptr_array_index (calls, i);
+      g_autoptr(GError) error = NULL;
+
+      if (g_strcmp0 (call->status, "proposed") == 0 &&
+          !prs_runner_expire_call (request->runner, call->id, request->timeout, &error))
+        g_message ("Could not end the waiting tool call %s: %s", call->id, error->message);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+call_on_main (gpointer user_data)
+{
+  GTask *task = user_data;
+  CallRequest *request = g_task_get_task_data (task);
+  PrsRunOptions options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = json_object_new ();
+  CallRequest *timer;
+
+  /* Nothing the user has not discovered or shared is called */
+  if (!prs_tool_is_exposed (prs_runner_get_env (request->runner), request->tool_name))
+    {
+      prs_api_task_return_answer (task, SOUP_STATUS_NOT_FOUND,
+                                  error_node ("tool-not-found", "No tool of this name is offered to MCP clients."));
+      g_object_unref (task);
+      return G_SOURCE_REMOVE;
+    }
+
+  options.origin = PRS_RUN_ORIGIN_MCP_CLIENT;
+  options.conversation_id = request->conversation_id;
+  options.temperature = -1;
+  options.tool_name = request->tool_name;
+  options.arguments = request->arguments;
+  run = prs_runner_start (request->runner, &options, FALSE, &error);
+  if (run == NULL)
+    {
+      g_message ("Could not start an MCP client's tool call: %s", error->message);
+      prs_api_task_return_answer (task, SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                                  error_node ("internal-error", "The tool call could not be started."));
+      g_object_unref (task);
+      return G_SOURCE_REMOVE;
+    }
+
+  timer = g_new0 (CallRequest, 1);
+  timer->runner = g_object_ref (request->runner);
+  timer->timeout = request->timeout;
+  timer->run_id = g_strdup (prs_run_get_id (run));
+  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, request->timeout, on_approval_timeout, timer,
+                              (GDestroyNotify) call_request_free);
+
+  json_object_set_string_member (answer, "callId", prs_run_get_id (run));
+  json_object_set_string_member (answer, "conversationId", request->conversation_id);
+  prs_api_task_return_answer (task, SOUP_STATUS_ACCEPTED, success_node (answer));
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+/* approvalTimeoutSeconds: an optional integer, 1 to a day */
+static gboolean
+get_timeout (SoupServerMessage *msg,
+             JsonObject        *object,
+             guint             *out)
+{
+  JsonNode *node = json_object_get_member (object, "approvalTimeoutSeconds");
+  gint64 value;
+
+  *out = DEFAULT_APPROVAL_TIMEOUT;
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
+      (value = json_node_get_int (node)) < 1 || value > MAX_APPROVAL_TIMEOUT)
+    return prs_api_field_error (msg, "approvalTimeoutSeconds", "must be an integer from 1 to 86400");
+  *out = (guint) value;
+  return TRUE;
+}
+
+static void
+handle_call (PrsApiRoutes      *routes,
+             SoupServerMessage *msg)
+{
+  g_autoptr(JsonNode) body = prs_api_parse_body (msg);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *conversation_id = NULL;
+  const char *name;
+  JsonNode *arguments;
+  gboolean created = FALSE;
+  CallRequest *request;
+  guint timeout;
+  GTask *task;
+
+  if (body == NULL ||
+      !prs_api_get_string (msg, json_node_get_object (body), "name", "name", TRUE, TRUE, MAX_TOOL_NAME_CHARS, &name) ||
+      !prs_api_get_object (msg, json_node_get_object (body), "arguments", "arguments", FALSE, &arguments) ||
+      !get_timeout (msg, json_node_get_object (body), &timeout))
+    return;
+
+  /* Made like resolve makes a conversation, once */
+  if (!prs_store_resolve_conversation (routes->store, PRS_MCP_CLIENTS_CONVERSATION, &conversation_id, &created, &error))
+    {
+      prs_api_internal_error (msg, error);
+      return;
+    }
+  if (created && routes->conversation_created != NULL)
+    routes->conversation_created (routes->notify_data, conversation_id);
+
+  request = g_new0 (CallRequest, 1);
+  request->runner = g_object_ref (routes->runner);
+  request->conversation_id = g_steal_pointer (&conversation_id);
+  request->tool_name = g_strdup (name);
+  request->arguments = arguments != NULL ? json_object_ref (json_node_get_object (arguments)) : NULL;
+  request->timeout = timeout;
+  task = prs_api_defer (routes, msg, NULL, 0);
+  g_task_set_task_data (task, request, (GDestroyNotify) call_request_free);
+  g_main_context_invoke (routes->main_context, call_on_main, task);
+}
+
+/* ---- GET /api/mcp/tools/calls/{id} ---- */
+
+/* The call's state in the API's words */
+static const char *
+state_of (PrsRunRow      *run,
+          PrsToolCallRow *call,
+          JsonObject     *extra)
+{
+  const char *status = call != NULL ? call->status : NULL;
+
+  if (call == NULL)
+    return g_strcmp0 (run->status, PRS_RUN_RUNNING) == 0 ? "queued" : "failed";
+  if (g_strcmp0 (status, "proposed") == 0)
+    return "awaiting_approval";
+  if (g_strcmp0 (status, "denied") == 0)
+    return extra != NULL && json_object_get_boolean_member_with_default (extra, "timedOut", FALSE)
+           ? "timed_out" : "denied";
+  if (g_strcmp0 (status, "succeeded") == 0 || g_strcmp0 (status, "failed") == 0)
+    return status;
+  if (g_strcmp0 (status, "interrupted") == 0)
+    return "failed";
+  return "running";
+}
+
+static void
+copy_member (JsonObject *from,
+             JsonObject *to,
+             const char *name)
+{
+  JsonNode *node = from != NULL ? json_object_get_member (from, name) : NULL;
+
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    json_object_set_member (to, name, json_node_copy (node));
+}
+
+static void
+handle_call_state (PrsApiRoutes      *routes,
+                   SoupServerMessage *msg,
+                   const char        *run_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRunRow) run = prs_store_lookup_run (routes->store, run_id, &error);
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(JsonNode) message = NULL;
+  g_autoptr(JsonObject) answer = json_object_new ();
+  PrsToolCallRow *call = NULL;
+  JsonObject *extra = NULL;
+  const char *state;
+
+  if (run == NULL && error != NULL)
+    {
+      prs_api_internal_error (msg, error);
+      return;
+    }
+  if (run == NULL || g_strcmp0 (run->origin, PRS_RUN_ORIGIN_MCP_CLIENT) != 0)
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "call-not-found", "There is no MCP client's call with this id.");
+      return;
+    }
+  calls = prs_store_list_tool_calls (routes->store, run_id, &error);
+  if (calls == NULL)
+    {
+      prs_api_internal_error (msg, error);
+      return;
+    }
+  call = calls->len > 0 ? g_ptr_array_index (calls, 0) : NULL;
+  if (call != NULL && (message = prs_store_get_message (routes->store, call->message_id, NULL)) != NULL &&
+      json_object_has_member (json_node_get_object (message), "extra"))
+    extra = prs_json_object_get_object (json_node_get_object (message), "extra");
+  state = state_of (run, call, extra);
+
+  json_object_set_string_member (answer, "callId", run_id);
+  json_object_set_string_member (answer, "status", state);
+  if (call != NULL)
+    {
+      json_object_set_string_member (answer, "name", call->name);
+      json_object_set_string_member (answer, "messageId", call->message_id);
+    }
+  copy_member (extra, answer, "progress");
+  copy_member (extra, answer, "result");
+  copy_member (extra, answer, "error");
+  if (call == NULL && run->error != NULL)
+    json_object_set_string_member (answer, "error", run->error);
+  prs_api_respond_json (msg, SOUP_STATUS_OK, success_node (answer));
+}
+
+/* ---- POST /api/mcp/tools/calls/{id}/decision ---- */
+
+typedef struct
+{
+  PrsRunner *runner;
+  char      *message_id;
+  gboolean   approve;
+} Decision;
+
+static void
+decision_free (Decision *decision)
+{
+  g_clear_object (&decision->runner);
+  g_free (decision->message_id);
+  g_free (decision);
+}
+
+static gboolean
+decide_on_main (gpointer user_data)
+{
+  GTask *task = user_data;
+  Decision *decision = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = json_object_new ();
+  gboolean ok = decision->approve ? prs_runner_approve (decision->runner, decision->message_id, NULL, &error)
+                                  : prs_runner_deny (decision->runner, decision->message_id, &error);
+
+  if (!ok)
+    prs_api_task_return_answer (task, SOUP_STATUS_CONFLICT, error_node ("call-not-waiting", error->message));
+  else
+    prs_api_task_return_answer (task, SOUP_STATUS_OK, success_node (answer));
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+handle_decision (PrsApiRoutes      *routes,
+                 SoupServerMessage *msg,
+                 const char        *run_id)
+{
+  g_autoptr(JsonNode) body = prs_api_parse_body (msg);
+  g_autoptr(PrsRunRow) run = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  Decision *decision;
+  const char *action;
+  GTask *task;
+
+  if (body == NULL ||
+      !prs_api_get_string (msg, json_node_get_object (body), "action", "action", TRUE, TRUE, 16, &action))
+    return;
+  if (strcmp (action, "approve") != 0 && strcmp (action, "deny") != 0)
+    {
+      prs_api_field_error (msg, "action", "must be “approve” or “deny”");
+      return;
+    }
+  run = prs_store_lookup_run (routes->store, run_id, NULL);
+  calls = run != NULL ? prs_store_list_tool_calls (routes->store, run_id, NULL) : NULL;
+  if (run == NULL || g_strcmp0 (run->origin, PRS_RUN_ORIGIN_MCP_CLIENT) != 0 || calls == NULL || calls->len == 0)
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "call-not-found", "There is no MCP client's call with this id.");
+      return;
+    }
+
+  decision = g_new0 (Decision, 1);
+  decision->runner = g_object_ref (routes->runner);
+  decision->message_id = g_strdup (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->message_id);
+  decision->approve = strcmp (action, "approve") == 0;
+  task = prs_api_defer (routes, msg, NULL, 0);
+  g_task_set_task_data (task, decision, (GDestroyNotify) decision_free);
+  g_main_context_invoke (routes->main_context, decide_on_main, task);
+}
+
+/* ---- the routes ---- */
+
+/* "/api/mcp/tools/calls/{id}" and ".../{id}/decision": a copy of {id} */
+static char *
+match_call_path (const char *path,
+                 gboolean   *out_decision)
+{
+  const char *prefix = "/api/mcp/tools/calls/";
+  const char *start, *end;
+
+  if (!g_str_has_prefix (path, prefix))
+    return NULL;
+  start = path + strlen (prefix);
+  end = strchr (start, '/');
+  *out_decision = end != NULL;
+  if (end == NULL)
+    end = start + strlen (start);
+  else if (strcmp (end, "/decision") != 0)
+    return NULL;
+  if (end <= start || end - start > PRS_API_MAX_ID_CHARS)
+    return NULL;
+  return g_strndup (start, (gsize) (end - start));
+}
+
+gboolean
+prs_api_handle_mcp (PrsApiRoutes      *routes,
+                    SoupServerMessage *msg,
+                    const char        *path)
+{
+  const char *method = soup_server_message_get_method (msg);
+  gboolean is_get = strcmp (method, SOUP_METHOD_GET) == 0;
+  gboolean is_post = strcmp (method, SOUP_METHOD_POST) == 0;
+  g_autofree char *call_id = NULL;
+  gboolean decision = FALSE;
+
+  if (strcmp (path, "/api/mcp/tools") == 0)
+    {
+      if (is_get)
+        handle_tools (routes, msg);
+      else
+        prs_api_method_not_allowed (msg, "GET");
+    }
+  else if (strcmp (path, "/api/mcp/tools/call") == 0)
+    {
+      if (is_post)
+        handle_call (routes, msg);
+      else
+        prs_api_method_not_allowed (msg, "POST");
+    }
+  else if ((call_id = match_call_path (path, &decision)) != NULL)
+    {
+      if (decision && is_post)
+        handle_decision (routes, msg, call_id);
+      else if (!decision && is_get)
+        handle_call_state (routes, msg, call_id);
+      else
+        prs_api_method_not_allowed (msg, decision ? "POST" : "GET");
+    }
+  else
+    return FALSE;
+  return TRUE;
+}
