@@ -268,8 +268,13 @@ def kept_alive_churn(tap, app, report_only, base_fds, base_rss):
              'that were not refusals kept alive); fds %d → %d (settled after %s s); RSS %d → %d kB'
              % (total, seconds, len(errors), kept, served, base_fds, fds,
                 '%.1f' % settled if settled is not None else 'never', base_rss, rss))
-    judge(tap, report_only, not errors and kept >= served * 0.9,
-          '%d connections answered; %d of the %d served kept alive (≥ 90 %%)' % (total, kept, served),
+    # Most answers must have kept their connection alive, or the RSS bound
+    # below would prove nothing about 3.2.3's leak (each kept-alive one
+    # would leak ~24 KB: half of 15,000 is ~180 MB). How many more than
+    # half depends on how soon the sweep retires generations, which a
+    # loaded machine delays (~80 % at load 2 on two cores, ~95 % idle).
+    judge(tap, report_only, not errors and kept >= served * 0.5,
+          '%d connections answered; %d of the %d served kept alive (≥ 50 %%)' % (total, kept, served),
           errors[:3])
     judge(tap, report_only, abs(fds - base_fds) <= 5,
           'after %d kept-alive connections fds are back to baseline ±5 (%d → %d)' % (total, base_fds, fds))

@@ -488,19 +488,31 @@ test_never_answers (Fixture       *fixture,
 }
 
 static gboolean
-log_has_cancel (gpointer data)
+log_has_method (const char *log,
+                const char *method)
 {
-  g_autoptr(GPtrArray) entries = prs_mcp_test_read_log (data);
+  g_autoptr(GPtrArray) entries = prs_mcp_test_read_log (log);
 
   for (guint i = 0; i < entries->len; i++)
     {
       JsonObject *entry = json_node_get_object (g_ptr_array_index (entries, i));
 
-      if (g_strcmp0 (json_object_get_string_member_with_default (entry, "method", ""),
-                     "notifications/cancelled") == 0)
+      if (g_strcmp0 (json_object_get_string_member_with_default (entry, "method", ""), method) == 0)
         return TRUE;
     }
   return FALSE;
+}
+
+static gboolean
+log_has_cancel (gpointer data)
+{
+  return log_has_method (data, "notifications/cancelled");
+}
+
+static gboolean
+log_has_call (gpointer data)
+{
+  return log_has_method (data, "tools/call");
 }
 
 static gboolean
@@ -547,6 +559,9 @@ test_restart_interrupts (Fixture       *fixture,
   guint calls = 0;
 
   g_assert_true (prs_mcp_test_wait_until (call_running, fixture, 10000));
+  /* The call is marked running before it is sent (the server's secrets
+   * are read without waiting): stop once the server has it */
+  g_assert_true (prs_mcp_test_wait_until (log_has_call, fixture->log, 10000));
   g_clear_object (&run);
   close_runner (fixture);
   open_runner (fixture);
