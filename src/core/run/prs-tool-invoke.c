@@ -193,13 +193,15 @@ on_webhook_done (GObject      *source,
   if (call_result->status == PRS_TOOL_CALL_WAITING_CALLBACK)
     {
       PrsToolProgress progress = { TRUE, -1, -1, NULL };
+      /* Read before the task is handed on: arguments have no order */
+      GCancellable *cancellable = g_task_get_cancellable (task);
 
       prs_tool_call_result_free (call_result);
       if (invocation->progress_func != NULL)
         invocation->progress_func (&progress, invocation->progress_data);
       prs_callback_registry_wait_async (invocation->env->registry, invocation->tool_call_id,
                                         invocation->env->limits.callback_timeout,
-                                        g_task_get_cancellable (task), on_callback_done, g_steal_pointer (&task));
+                                        cancellable, on_callback_done, g_steal_pointer (&task));
       return;
     }
   return_result (task, call_result);
