@@ -53,6 +53,12 @@ has_hello_tool (gpointer service)
   return tool != NULL && !prs_discovery_get_running (prs_service_get_discovery (service));
 }
 
+static gboolean
+at_api_step (gpointer data)
+{
+  return g_strcmp0 (prs_first_run_get_step (data), "api") == 0;
+}
+
 static void
 test_first_run (void)
 {
@@ -105,7 +111,9 @@ test_first_run (void)
     prs_test_wait_until (editor_tested, root);
   g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (prs_test_find_named (root, "provider-test-result"))),
                                    "Connected"));
+  /* The provider and its key are saved first (the keyring without waiting) */
   prs_test_click (prs_test_find_named (root, "first-run-next"));
+  g_assert_true (prs_test_wait_until (at_api_step, first_run));
   g_assert_cmpstr (prs_first_run_get_step (first_run), ==, "api");
   {
     g_autoptr(GPtrArray) providers = prs_store_list_providers (prs_service_get_store (service), NULL);
