@@ -83,7 +83,9 @@ flush_stream (PrsRun *self)
   if (self->stream_message_id == NULL || self->stream_text == NULL)
     return;
   self->last_flush = g_get_monotonic_time ();
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
   _prs_run_update_message (self, self->stream_message_id, NULL, self->stream_text->str, NULL);
+  _prs_run_batch_end (self);
 }
 
 static gboolean
@@ -110,12 +112,15 @@ on_delta (const char *text,
     {
       g_autoptr(JsonObject) extra = json_object_new ();
 
+      /* The message and the run that points at it, together */
+      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
       self->stream_message_id = _prs_run_insert_message (self, "assistant", self->stream_text->str,
                                                          "streaming", extra);
       self->last_flush = g_get_monotonic_time ();
       g_free (self->row->assistant_message_id);
       self->row->assistant_message_id = g_strdup (self->stream_message_id);
       _prs_run_save (self);
+      _prs_run_batch_end (self);
       return;
     }
   /* Saved at most every 250 ms, and always 250 ms after the last piece */
@@ -230,6 +235,10 @@ transcript_entry (PrsChatResponse *response)
   return entry;
 }
 
+static void after_model (PrsRun          *self,
+                         PrsChatResponse *response,
+                         GError          *error);
+
 static void
 on_model_done (GObject      *source,
                GAsyncResult *result,
@@ -245,6 +254,18 @@ on_model_done (GObject      *source,
   if (self->detached)
     return;
 
+  /* The reply, the transcript and what the run does next: one transaction,
+   * on the disk before the run rests (a rest ends it) */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
+  after_model (self, response, error);
+  _prs_run_batch_end (self);
+}
+
+static void
+after_model (PrsRun          *self,
+             PrsChatResponse *response,
+             GError          *error)
+{
   if (response == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -271,6 +292,8 @@ on_model_done (GObject      *source,
     }
 
   _prs_run_propose_calls (self, response);
+  /* A call's side effects begin only once it is stored as proposed */
+  _prs_run_batch_end (self);
   advance (self);
 }
 
@@ -536,7 +559,10 @@ prs_run_new (PrsRunEnv            *env,
     return NULL;
 
   _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
+  /* Told to no one yet: the commit that ends the run takes it to the disk */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
   _prs_run_save (self);
+  _prs_run_batch_end (self);
   /* Said once it begins, when someone listens */
   self->check_tools = TRUE;
   return g_steal_pointer (&self);
