@@ -14,6 +14,13 @@
  *                                      every frame (bench/run drives the
  *                                      window's own API server with wrk
  *                                      meanwhile, or not, for the baseline)
+ *   bench-ui startup DIR PORT          "FIRST-FRAME <monotonic µs>" at the
+ *                                      window's first painted frame
+ *   bench-ui pixel DIR PORT SLUG CALLS shows SLUG, then prints "PAINTED
+ *                                      <monotonic µs>" at the first frame
+ *                                      painted after each new completed
+ *                                      reply reached the list (bench/run
+ *                                      makes the agent-inference calls)
  *
  * Output: "KEY value" lines. Frames are waited for on the frame clock,
  * never with sleeps. */
@@ -145,6 +152,173 @@ find_conversation_id (PrsService *service,
   return NULL;
 }
 
+static void
+run_open (PrsWindow  *window,
+          const char *conversation_id,
+          guint       steps)
+{
+  GtkAdjustment *adj;
+  long before;
+
+  /* The app's own trace prints "TRACE first-frame <ms>" after this */
+  g_print ("ACTION select\n");
+  fflush (stdout);
+  prs_window_select_conversation (window, conversation_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+  before = rss_kb ();
+  g_print ("RSS-OPEN %ld\n", before);
+  g_print ("ITEMS %u\n", g_list_model_get_n_items (G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)))));
+
+  adj = message_adjustment (window);
+  for (guint i = 1; i <= steps; i++)
+    {
+      double upper = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+
+      gtk_adjustment_set_value (adj, upper * (1.0 - (double) i / steps));
+      wait_frames (GTK_WIDGET (window), 1);
+    }
+  /* The list's height estimate moves as rows are measured: settle at the top */
+  for (guint i = 0; i < 20 && gtk_adjustment_get_value (adj) > 0; i++)
+    {
+      gtk_adjustment_set_value (adj, 0);
+      wait_frames (GTK_WIDGET (window), 1);
+    }
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+  g_print ("TOP %.0f\n", gtk_adjustment_get_value (adj));
+  g_print ("RSS-SCROLLED %ld\n", rss_kb ());
+}
+
+static void
+run_gaps (PrsWindow  *window,
+          const char *conversation_id,
+          double      seconds)
+{
+  GdkFrameClock *clock;
+  Gaps gaps = { 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
+  gboolean done = FALSE;
+  gulong paint_id;
+  guint tick_id;
+
+  prs_window_select_conversation (window, conversation_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (window), redraw_every_frame, NULL, NULL);
+  paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_gap_paint), &gaps);
+  g_print ("READY\n");
+  fflush (stdout);
+  g_timeout_add ((guint) (seconds * 1000), on_timeout, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_handler_disconnect (clock, paint_id);
+  gtk_widget_remove_tick_callback (GTK_WIDGET (window), tick_id);
+  g_array_sort (gaps.gaps, compare_doubles);
+  g_print ("FRAMES %u\n", gaps.gaps->len);
+  if (gaps.gaps->len > 0)
+    {
+      g_print ("GAP-P50 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len / 2));
+      g_print ("GAP-P99 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len * 99 / 100));
+    }
+  g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
+  g_array_unref (gaps.gaps);
+}
+
+/* ---- inbound-to-pixel: a reply painted in the open conversation ---- */
+
+typedef struct
+{
+  GListModel *messages;
+  GHashTable *seen;        /* ids of replies already reported */
+  gboolean    pending;     /* a new completed reply waits for its frame */
+  guint       painted;
+} Pixel;
+
+static void
+on_messages_changed (GListModel *model,
+                     guint       position,
+                     guint       removed,
+                     guint       added,
+                     Pixel      *pixel)
+{
+  guint n = g_list_model_get_n_items (model);
+  g_autoptr(PrsMessage) last = n > 0 ? g_list_model_get_item (model, n - 1) : NULL;
+
+  if (last == NULL || g_strcmp0 (prs_message_get_kind (last), "assistant") != 0 ||
+      g_strcmp0 (prs_message_get_status (last), "completed") != 0 ||
+      g_hash_table_contains (pixel->seen, prs_message_get_id (last)))
+    return;
+  g_hash_table_add (pixel->seen, g_strdup (prs_message_get_id (last)));
+  pixel->pending = TRUE;
+}
+
+/* The first frame painted after the reply reached the list's model */
+static void
+on_pixel_paint (GdkFrameClock *clock,
+                Pixel         *pixel)
+{
+  if (!pixel->pending)
+    return;
+  pixel->pending = FALSE;
+  pixel->painted++;
+  g_print ("PAINTED %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  fflush (stdout);
+}
+
+static void
+run_pixel (PrsWindow  *window,
+           const char *conversation_id,
+           guint       calls)
+{
+  Pixel pixel = { 0 };
+  GdkFrameClock *clock;
+  gulong paint_id, changed_id;
+
+  prs_window_select_conversation (window, conversation_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+  pixel.messages = G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)));
+  pixel.seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  changed_id = g_signal_connect (pixel.messages, "items-changed", G_CALLBACK (on_messages_changed), &pixel);
+  paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_pixel_paint), &pixel);
+  g_print ("READY\n");
+  fflush (stdout);
+  /* bench/run makes the calls; each reply is reported once it is painted */
+  while (pixel.painted < calls)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_handler_disconnect (clock, paint_id);
+  g_signal_handler_disconnect (pixel.messages, changed_id);
+  g_hash_table_unref (pixel.seen);
+}
+
+/* startup: the monotonic time of the window's first painted frame */
+static void
+on_first_paint (GdkFrameClock *clock,
+                gint64        *at)
+{
+  if (*at == 0)
+    *at = g_get_monotonic_time ();
+}
+
+static gint64
+first_frame_time (GtkWidget *widget)
+{
+  GdkFrameClock *clock;
+  gint64 at = 0;
+  gulong id;
+
+  while ((clock = gtk_widget_get_frame_clock (widget)) == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_first_paint), &at);
+  while (at == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_handler_disconnect (clock, id);
+  return at;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -154,10 +328,11 @@ main (int   argc,
   PrsWindow *window;
   const char *mode;
   const char *conversation_id = NULL;
+  gboolean ok = TRUE;
 
   if (argc < 4)
     {
-      g_printerr ("usage: bench-ui idle|open|gaps DIR PORT [SLUG STEPS|SECS]\n");
+      g_printerr ("usage: bench-ui idle|startup|open|gaps|pixel DIR PORT [SLUG STEPS|SECS|CALLS]\n");
       return 2;
     }
   mode = argv[1];
@@ -175,6 +350,8 @@ main (int   argc,
   window = prs_window_new (NULL, service);
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   gtk_window_present (GTK_WINDOW (window));
+  if (g_str_equal (mode, "startup"))
+    g_print ("FIRST-FRAME %" G_GINT64_FORMAT "\n", first_frame_time (GTK_WIDGET (window)));
   wait_frames (GTK_WIDGET (window), 3);
   drain ();
   wait_frames (GTK_WIDGET (window), 2);
@@ -190,77 +367,21 @@ main (int   argc,
     }
 
   if (g_str_equal (mode, "idle"))
-    {
-      g_print ("RSS %ld\n", rss_kb ());
-    }
-  else if (g_str_equal (mode, "open") && conversation_id != NULL && argc > 5)
-    {
-      guint steps = (guint) g_ascii_strtoull (argv[5], NULL, 10);
-      GtkAdjustment *adj;
-      long before;
-
-      /* The app's own trace prints "TRACE first-frame <ms>" after this */
-      g_print ("ACTION select\n");
-      fflush (stdout);
-      prs_window_select_conversation (window, conversation_id);
-      wait_frames (GTK_WIDGET (window), 8);
-      drain ();
-      wait_frames (GTK_WIDGET (window), 2);
-      before = rss_kb ();
-      g_print ("RSS-OPEN %ld\n", before);
-      g_print ("ITEMS %u\n", g_list_model_get_n_items (G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)))));
-
-      adj = message_adjustment (window);
-      for (guint i = 1; i <= steps; i++)
-        {
-          double upper = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
-
-          gtk_adjustment_set_value (adj, upper * (1.0 - (double) i / steps));
-          wait_frames (GTK_WIDGET (window), 1);
-        }
-      /* The list's height estimate moves as rows are measured: settle at the top */
-      for (guint i = 0; i < 20 && gtk_adjustment_get_value (adj) > 0; i++)
-        {
-          gtk_adjustment_set_value (adj, 0);
-          wait_frames (GTK_WIDGET (window), 1);
-        }
-      drain ();
-      wait_frames (GTK_WIDGET (window), 2);
-      g_print ("TOP %.0f\n", gtk_adjustment_get_value (adj));
-      g_print ("RSS-SCROLLED %ld\n", rss_kb ());
-    }
-  else if (g_str_equal (mode, "gaps") && conversation_id != NULL && argc > 5)
-    {
-      double seconds = g_ascii_strtod (argv[5], NULL);
-      GdkFrameClock *clock;
-      Gaps gaps = { 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
-      gboolean done = FALSE;
-      gulong paint_id;
-      guint tick_id;
-
-      prs_window_select_conversation (window, conversation_id);
-      wait_frames (GTK_WIDGET (window), 8);
-      clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
-      tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (window), redraw_every_frame, NULL, NULL);
-      paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_gap_paint), &gaps);
-      g_print ("READY\n");
-      fflush (stdout);
-      g_timeout_add ((guint) (seconds * 1000), on_timeout, &done);
-      while (!done)
-        g_main_context_iteration (NULL, TRUE);
-      g_signal_handler_disconnect (clock, paint_id);
-      gtk_widget_remove_tick_callback (GTK_WIDGET (window), tick_id);
-      g_array_sort (gaps.gaps, compare_doubles);
-      g_print ("FRAMES %u\n", gaps.gaps->len);
-      if (gaps.gaps->len > 0)
-        {
-          g_print ("GAP-P50 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len / 2));
-          g_print ("GAP-P99 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len * 99 / 100));
-        }
-      g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
-      g_array_unref (gaps.gaps);
-    }
+    g_print ("RSS %ld\n", rss_kb ());
+  else if (g_str_equal (mode, "startup"))
+    ;
+  else if (conversation_id == NULL || argc <= 5)
+    ok = FALSE;
+  else if (g_str_equal (mode, "open"))
+    run_open (window, conversation_id, (guint) g_ascii_strtoull (argv[5], NULL, 10));
+  else if (g_str_equal (mode, "gaps"))
+    run_gaps (window, conversation_id, g_ascii_strtod (argv[5], NULL));
+  else if (g_str_equal (mode, "pixel"))
+    run_pixel (window, conversation_id, (guint) g_ascii_strtoull (argv[5], NULL, 10));
   else
+    ok = FALSE;
+
+  if (!ok)
     {
       g_printerr ("bench-ui: bad arguments\n");
       return 2;

@@ -53,8 +53,9 @@ def _provider_round_trips(port, n):
 
 
 class Client:
-    """HTTPS to a local `prosponsive --headless`, a new connection a call
-    (no keep-alive on libsoup < 3.3)."""
+    """HTTPS to a local Prosponsive over one kept-alive connection, opened
+    again when the server closed it (a retiring server generation answers
+    with Connection: close: docs/api.md)."""
 
     def __init__(self, port, token):
         self.port = port
@@ -62,19 +63,44 @@ class Client:
         self.ctx = ssl.create_default_context()
         self.ctx.check_hostname = False
         self.ctx.verify_mode = ssl.CERT_NONE
+        self.conn = None
+        self.connections = 0
+
+    def _connect(self, timeout):
+        self.conn = http.client.HTTPSConnection('127.0.0.1', self.port, context=self.ctx, timeout=timeout)
+        self.conn.connect()
+        self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.connections += 1
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
     def call(self, method, path, body=None, timeout=30):
-        conn = http.client.HTTPSConnection('127.0.0.1', self.port, context=self.ctx, timeout=timeout)
-        try:
-            headers = {'Authorization': 'Bearer ' + self.token, 'Host': '127.0.0.1:%d' % self.port}
-            if body is not None:
-                headers['Content-Type'] = 'application/json'
-                body = json.dumps(body)
-            conn.request(method, path, body, headers)
-            r = conn.getresponse()
-            return r.status, r.read()
-        finally:
-            conn.close()
+        headers = {'Authorization': 'Bearer ' + self.token, 'Host': '127.0.0.1:%d' % self.port}
+        if body is not None:
+            headers['Content-Type'] = 'application/json'
+            body = json.dumps(body)
+        for attempt in (0, 1):
+            fresh = self.conn is None
+            if fresh:
+                self._connect(timeout)
+            try:
+                self.conn.request(method, path, body, headers)
+                r = self.conn.getresponse()
+                data = r.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
+                    http.client.CannotSendRequest, ssl.SSLEOFError):
+                # Closed while idle: once more on a new connection
+                self.close()
+                if fresh or attempt == 1:
+                    raise
+                continue
+            if r.getheader('Connection', '').lower() == 'close':
+                self.close()
+            return r.status, data
+        raise RuntimeError('unreachable')
 
 
 def add_provider(ctl, d, env, pport):
@@ -142,6 +168,7 @@ def run(args, work, app_env, bench_line, failed, note):
 
 
         app, client, cid = start_headless(prosponsive, d, env, 'bench')
+        client.call('GET', '/api/health')     # the handshake, before the clock runs
 
         times = []
         for i in range(n):
@@ -154,9 +181,9 @@ def run(args, work, app_env, bench_line, failed, note):
                                    'the API yet, or the provider was not used)' % (status, body[:200]))
         p50, b50 = statistics.median(times), statistics.median(base)
         added = p50 - b50
-        note('inference-overhead: %d calls; agent-inference p50 %.2f ms (includes a TLS handshake per call: '
-             'no keep-alive on libsoup < 3.3), provider alone p50 %.2f ms (plain HTTP keep-alive)'
-             % (n, p50, b50))
+        note('inference-overhead: %d calls over %d kept-alive HTTPS connection(s); agent-inference p50 %.2f ms '
+             '(p90 %.2f), provider alone p50 %.2f ms (plain HTTP, a connection a call)'
+             % (n, client.connections, p50, sorted(times)[n * 9 // 10], b50))
         bench_line('inference-overhead', '%.2f' % added, 'ms', '%.2f' % b50, '%.2f' % (p50 / b50),
                    '<=2ms', added <= 2)
     except Exception as e:
