@@ -19,6 +19,8 @@ struct _PrsWindow
   AdwApplicationWindow  parent_instance;
 
   PrsService           *service;
+  GtkSliceListModel    *revealed;    /* the conversations the list is given so far */
+  guint                 reveal_id;
   GtkSingleSelection   *selection;
   PrsConversation      *shown;       /* for its title's notifications */
 
@@ -257,6 +259,40 @@ on_message_added (PrsService *service,
     }
 }
 
+/* GTK 4.8's list view builds rows for ~200 items around its anchor as
+ * soon as it gets a model, which cost a new window ~100 ms with 1,000
+ * conversations before its first frame. It gets the first screenful, then
+ * REVEAL_STEP more a frame until it has them all (and follows the model). */
+#define FIRST_SCREENFUL 20
+#define REVEAL_STEP     20
+
+static void
+reveal_all (PrsWindow *self)
+{
+  if (self->reveal_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->reveal_id);
+  self->reveal_id = 0;
+  gtk_slice_list_model_set_size (self->revealed, G_MAXUINT);
+}
+
+static gboolean
+reveal_more (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       user_data)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  guint size = gtk_slice_list_model_get_size (self->revealed) + REVEAL_STEP;
+
+  if (size >= g_list_model_get_n_items (G_LIST_MODEL (conversations (self))))
+    {
+      self->reveal_id = 0;
+      gtk_slice_list_model_set_size (self->revealed, G_MAXUINT);
+      return G_SOURCE_REMOVE;
+    }
+  gtk_slice_list_model_set_size (self->revealed, size);
+  return G_SOURCE_CONTINUE;
+}
+
 void
 prs_window_select_conversation (PrsWindow  *self,
                                 const char *conversation_id)
@@ -271,6 +307,8 @@ prs_window_select_conversation (PrsWindow  *self,
     g_message ("Could not read the conversations: %s", error->message);
   if (prs_conversation_list_find (conversations (self), conversation_id, &position) != NULL)
     {
+      if (position >= gtk_slice_list_model_get_size (self->revealed))
+        reveal_all (self);
       gtk_single_selection_set_selected (self->selection, position);
       /* Already selected (the Tools page was showing): show it again. */
       show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
@@ -612,7 +650,8 @@ prs_window_new (gpointer    application,
   g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
 
   model = G_LIST_MODEL (prs_service_get_conversations (service));
-  self->selection = gtk_single_selection_new (g_object_ref (model));
+  self->revealed = gtk_slice_list_model_new (g_object_ref (model), 0, FIRST_SCREENFUL);
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->revealed)));
   gtk_single_selection_set_autoselect (self->selection, TRUE);
   g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (on_selected_changed), self, 0);
   g_signal_connect_object (model, "items-changed", G_CALLBACK (on_conversations_changed), self, 0);
@@ -627,6 +666,10 @@ prs_window_new (gpointer    application,
   g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (update_busy), self,
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   gtk_list_view_set_model (self->conversation_list, GTK_SELECTION_MODEL (self->selection));
+  if (g_list_model_get_n_items (model) > FIRST_SCREENFUL)
+    self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), reveal_more, NULL, NULL);
+  else
+    gtk_slice_list_model_set_size (self->revealed, G_MAXUINT);
   update_sidebar_page (self);
   show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
 
@@ -650,6 +693,7 @@ prs_window_dispose (GObject *object)
     gtk_list_view_set_model (self->conversation_list, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_WINDOW);
   g_clear_object (&self->selection);
+  g_clear_object (&self->revealed);
   g_clear_object (&self->shown);
   g_clear_object (&self->service);
 
