@@ -12,6 +12,7 @@ import socket
 import ssl
 import statistics
 import subprocess
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,9 +54,9 @@ def _provider_round_trips(port, n):
 
 
 class Client:
-    """HTTPS to a local Prosponsive over one kept-alive connection, opened
-    again when the server closed it (a retiring server generation answers
-    with Connection: close: docs/api.md)."""
+    """HTTPS to a local Prosponsive over a kept-alive connection (one per
+    thread that calls), opened again when the server closed it (a retiring
+    server generation answers with Connection: close: docs/api.md)."""
 
     def __init__(self, port, token):
         self.port = port
@@ -63,19 +64,24 @@ class Client:
         self.ctx = ssl.create_default_context()
         self.ctx.check_hostname = False
         self.ctx.verify_mode = ssl.CERT_NONE
-        self.conn = None
+        self.local = threading.local()
+        self.lock = threading.Lock()
         self.connections = 0
 
     def _connect(self, timeout):
-        self.conn = http.client.HTTPSConnection('127.0.0.1', self.port, context=self.ctx, timeout=timeout)
-        self.conn.connect()
-        self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.connections += 1
+        conn = http.client.HTTPSConnection('127.0.0.1', self.port, context=self.ctx, timeout=timeout)
+        conn.connect()
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.local.conn = conn
+        with self.lock:
+            self.connections += 1
+        return conn
 
     def close(self):
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        conn = getattr(self.local, 'conn', None)
+        if conn is not None:
+            conn.close()
+            self.local.conn = None
 
     def call(self, method, path, body=None, timeout=30):
         headers = {'Authorization': 'Bearer ' + self.token, 'Host': '127.0.0.1:%d' % self.port}
@@ -83,12 +89,15 @@ class Client:
             headers['Content-Type'] = 'application/json'
             body = json.dumps(body)
         for attempt in (0, 1):
-            fresh = self.conn is None
+            conn = getattr(self.local, 'conn', None)
+            fresh = conn is None
             if fresh:
-                self._connect(timeout)
+                conn = self._connect(timeout)
+            conn.timeout = timeout
+            conn.sock.settimeout(timeout)
             try:
-                self.conn.request(method, path, body, headers)
-                r = self.conn.getresponse()
+                conn.request(method, path, body, headers)
+                r = conn.getresponse()
                 data = r.read()
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
                     http.client.CannotSendRequest, ssl.SSLEOFError):
@@ -97,6 +106,9 @@ class Client:
                 if fresh or attempt == 1:
                     raise
                 continue
+            except (OSError, http.client.HTTPException):
+                self.close()    # its state is unknown: never reused
+                raise
             if r.getheader('Connection', '').lower() == 'close':
                 self.close()
             return r.status, data
