@@ -45,31 +45,40 @@ rss_kb (void)
   return line != NULL ? strtol (line + 6, NULL, 10) : -1;
 }
 
-static void
-on_after_paint (GdkFrameClock *clock,
-                guint         *count)
+typedef struct
 {
-  (*count)++;
-}
+  guint  count;
+  gint64 first;      /* when the first of them was painted */
+} Frames;
 
 static void
+on_after_paint (GdkFrameClock *clock,
+                Frames        *frames)
+{
+  if (frames->count++ == 0)
+    frames->first = g_get_monotonic_time ();
+}
+
+/* Waits for @n painted frames; returns the monotonic time of the first */
+static gint64
 wait_frames (GtkWidget *widget,
              guint      n)
 {
   GdkFrameClock *clock;
-  guint count = 0;
+  Frames frames = { 0, 0 };
   gulong id;
 
   while ((clock = gtk_widget_get_frame_clock (widget)) == NULL)
     g_main_context_iteration (NULL, TRUE);
 
-  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &count);
-  while (count < n)
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &frames);
+  while (frames.count < n)
     {
       gtk_widget_queue_draw (widget);
       g_main_context_iteration (NULL, TRUE);
     }
   g_signal_handler_disconnect (clock, id);
+  return frames.first;
 }
 
 /* Lets pending idles (model updates, page loads) run, bounded */
@@ -294,31 +303,6 @@ run_pixel (PrsWindow  *window,
   g_hash_table_unref (pixel.seen);
 }
 
-/* startup: the monotonic time of the window's first painted frame */
-static void
-on_first_paint (GdkFrameClock *clock,
-                gint64        *at)
-{
-  if (*at == 0)
-    *at = g_get_monotonic_time ();
-}
-
-static gint64
-first_frame_time (GtkWidget *widget)
-{
-  GdkFrameClock *clock;
-  gint64 at = 0;
-  gulong id;
-
-  while ((clock = gtk_widget_get_frame_clock (widget)) == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_first_paint), &at);
-  while (at == 0)
-    g_main_context_iteration (NULL, TRUE);
-  g_signal_handler_disconnect (clock, id);
-  return at;
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -329,6 +313,7 @@ main (int   argc,
   const char *mode;
   const char *conversation_id = NULL;
   gboolean ok = TRUE;
+  gint64 first_frame;
 
   if (argc < 4)
     {
@@ -350,9 +335,10 @@ main (int   argc,
   window = prs_window_new (NULL, service);
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   gtk_window_present (GTK_WINDOW (window));
+  /* startup: the window's first painted frame */
+  first_frame = wait_frames (GTK_WIDGET (window), 3);
   if (g_str_equal (mode, "startup"))
-    g_print ("FIRST-FRAME %" G_GINT64_FORMAT "\n", first_frame_time (GTK_WIDGET (window)));
-  wait_frames (GTK_WIDGET (window), 3);
+    g_print ("FIRST-FRAME %" G_GINT64_FORMAT "\n", first_frame);
   drain ();
   wait_frames (GTK_WIDGET (window), 2);
 

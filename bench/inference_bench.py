@@ -124,6 +124,17 @@ def add_provider(ctl, d, env, pport):
         raise RuntimeError('provider add failed: ' + add.stderr.strip())
 
 
+def import_agent(ctl, d, env, work):
+    """The agent "bench" (no tools) into the data folder @d."""
+    agent = os.path.join(work, 'bench-agent.md')
+    with open(agent, 'w') as f:
+        f.write('---\nid: bench\nname: Bench\nallowedTools: []\n---\nAnswer briefly.\n')
+    imp = subprocess.run([ctl, '--data-dir', d, 'agent', 'import', agent],
+                         capture_output=True, text=True, env=env, timeout=60)
+    if imp.returncode != 0:
+        raise RuntimeError('agent import failed: ' + imp.stderr.strip())
+
+
 def start_headless(prosponsive, d, env, slug):
     """Starts it on a free port; returns (process, client, id of conversation @slug)."""
     with socket.socket() as s:
@@ -170,15 +181,7 @@ def run(args, work, app_env, bench_line, failed, note):
     try:
         base = _provider_round_trips(pport, n)
         add_provider(ctl, d, env, pport)
-        agent = os.path.join(work, 'bench-agent.md')
-        with open(agent, 'w') as f:
-            f.write('---\nid: bench\nname: Bench\nallowedTools: []\n---\nAnswer briefly.\n')
-        imp = subprocess.run([ctl, '--data-dir', d, 'agent', 'import', agent],
-                             capture_output=True, text=True, env=env, timeout=60)
-        if imp.returncode != 0:
-            raise RuntimeError('agent import failed: ' + imp.stderr.strip())
-
-
+        import_agent(ctl, d, env, work)
         app, client, cid = start_headless(prosponsive, d, env, 'bench')
         client.call('GET', '/api/health')     # the handshake, before the clock runs
 

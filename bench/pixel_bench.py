@@ -59,13 +59,7 @@ def run(args, work, app_env, tool, seed, free_port, bench_line, failed, note):
     client = None
     try:
         inference_bench.add_provider(ctl, d, env, pport)
-        agent = os.path.join(work, 'pixel-agent.md')
-        with open(agent, 'w') as f:
-            f.write('---\nid: bench\nname: Bench\nallowedTools: []\n---\nAnswer briefly.\n')
-        imp = subprocess.run([ctl, '--data-dir', d, 'agent', 'import', agent],
-                             capture_output=True, text=True, env=env, timeout=60)
-        if imp.returncode != 0:
-            raise RuntimeError('agent import failed: ' + imp.stderr.strip())
+        inference_bench.import_agent(ctl, d, env, work)
         seed(20, d, 'pixel')
         port = free_port()
         with open(os.path.join(d, 'bench-ui.log'), 'ab') as log:
