@@ -76,13 +76,29 @@ prs_run_wait_rest_finish (PrsRun        *self,
 
 /* ---- the model ---- */
 
+/* The streamed reply so far: the message is stored at the first flush,
+ * then updated */
 static void
 flush_stream (PrsRun *self)
 {
   g_clear_handle_id (&self->flush_id, g_source_remove);
-  if (self->stream_message_id == NULL || self->stream_text == NULL)
+  if (self->stream_text == NULL)
     return;
   self->last_flush = g_get_monotonic_time ();
+  if (self->stream_message_id == NULL)
+    {
+      g_autoptr(JsonObject) extra = json_object_new ();
+
+      /* The message and the run that points at it, together */
+      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
+      self->stream_message_id = _prs_run_insert_message (self, "assistant", self->stream_text->str,
+                                                         "streaming", extra);
+      g_free (self->row->assistant_message_id);
+      self->row->assistant_message_id = g_strdup (self->stream_message_id);
+      _prs_run_save (self);
+      _prs_run_batch_end (self);
+      return;
+    }
   _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
   _prs_run_update_message (self, self->stream_message_id, NULL, self->stream_text->str, NULL);
   _prs_run_batch_end (self);
@@ -110,17 +126,11 @@ on_delta (const char *text,
   g_string_append (self->stream_text, text);
   if (self->stream_message_id == NULL)
     {
-      g_autoptr(JsonObject) extra = json_object_new ();
-
-      /* The message and the run that points at it, together */
-      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
-      self->stream_message_id = _prs_run_insert_message (self, "assistant", self->stream_text->str,
-                                                         "streaming", extra);
-      self->last_flush = g_get_monotonic_time ();
-      g_free (self->row->assistant_message_id);
-      self->row->assistant_message_id = g_strdup (self->stream_message_id);
-      _prs_run_save (self);
-      _prs_run_batch_end (self);
+      /* Shown once the main loop is idle: a reply that is complete by
+       * then (an answer in one read) is stored once, as completed, in the
+       * transaction that ends the run */
+      if (self->flush_id == 0)
+        self->flush_id = g_idle_add (on_flush_timeout, self);
       return;
     }
   /* Saved at most every 250 ms, and always 250 ms after the last piece */
