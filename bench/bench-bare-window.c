@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* bench-bare-window: the idle-rss baseline, a bare GTK 4 + libadwaita
- * window (header bar, a label) of the same size; prints "RSS <kB>" after
- * its first frames. */
+/* bench-bare-window: the idle-rss and startup baseline, a bare GTK 4 +
+ * libadwaita window (header bar, a label) of the same size; prints
+ * "FIRST-FRAME <monotonic µs>" at its first painted frame and "RSS <kB>"
+ * after its first frames. */
 #include <stdlib.h>
 
 #include <adwaita.h>
+
+static gint64 first_frame;
 
 static void
 on_after_paint (GdkFrameClock *clock,
                 guint         *count)
 {
-  (*count)++;
+  if ((*count)++ == 0)
+    first_frame = g_get_monotonic_time ();
 }
 
 int
@@ -47,6 +51,7 @@ main (void)
   if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
       (line = strstr (status, "VmRSS:")) == NULL)
     return 1;
+  g_print ("FIRST-FRAME %" G_GINT64_FORMAT "\n", first_frame);
   g_print ("RSS %ld\n", strtol (line + 6, NULL, 10));
   return 0;
 }

@@ -18,6 +18,13 @@
  *                                      every frame (bench/run drives the
  *                                      window's own API server with wrk
  *                                      meanwhile, or not, for the baseline)
+ *   bench-ui startup DIR PORT          "FIRST-FRAME <monotonic µs>" at the
+ *                                      window's first painted frame
+ *   bench-ui pixel DIR PORT SLUG CALLS shows SLUG, then prints "PAINTED
+ *                                      <monotonic µs>" at the first frame
+ *                                      painted after each new completed
+ *                                      reply reached the list (bench/run
+ *                                      makes the agent-inference calls)
  *
  * Output: "KEY value" lines. Frames are waited for on the frame clock,
  * never with sleeps. */
@@ -43,31 +50,40 @@ rss_kb (void)
   return line != NULL ? strtol (line + 6, NULL, 10) : -1;
 }
 
-static void
-on_after_paint (GdkFrameClock *clock,
-                guint         *count)
+typedef struct
 {
-  (*count)++;
-}
+  guint  count;
+  gint64 first;      /* when the first of them was painted */
+} Frames;
 
 static void
+on_after_paint (GdkFrameClock *clock,
+                Frames        *frames)
+{
+  if (frames->count++ == 0)
+    frames->first = g_get_monotonic_time ();
+}
+
+/* Waits for @n painted frames; returns the monotonic time of the first */
+static gint64
 wait_frames (GtkWidget *widget,
              guint      n)
 {
   GdkFrameClock *clock;
-  guint count = 0;
+  Frames frames = { 0, 0 };
   gulong id;
 
   while ((clock = gtk_widget_get_frame_clock (widget)) == NULL)
     g_main_context_iteration (NULL, TRUE);
 
-  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &count);
-  while (count < n)
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), &frames);
+  while (frames.count < n)
     {
       gtk_widget_queue_draw (widget);
       g_main_context_iteration (NULL, TRUE);
     }
   g_signal_handler_disconnect (clock, id);
+  return frames.first;
 }
 
 /* Lets pending idles (model updates, page loads) run, bounded */
@@ -150,6 +166,182 @@ find_conversation_id (PrsService *service,
   return NULL;
 }
 
+static void
+run_open (PrsWindow  *window,
+          const char *conversation_id,
+          guint       steps)
+{
+  GtkAdjustment *adj;
+  long before;
+
+  /* The app's own trace prints "TRACE first-frame <ms>" after this */
+  g_print ("ACTION select\n");
+  fflush (stdout);
+  prs_window_select_conversation (window, conversation_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+  before = rss_kb ();
+  g_print ("RSS-OPEN %ld\n", before);
+  g_print ("ITEMS %u\n", g_list_model_get_n_items (G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)))));
+
+  adj = message_adjustment (window);
+  for (guint i = 1; i <= steps; i++)
+    {
+      double upper = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+
+      gtk_adjustment_set_value (adj, upper * (1.0 - (double) i / steps));
+      wait_frames (GTK_WIDGET (window), 1);
+    }
+  /* The list's height estimate moves as rows are measured: settle at the top */
+  for (guint i = 0; i < 20 && gtk_adjustment_get_value (adj) > 0; i++)
+    {
+      gtk_adjustment_set_value (adj, 0);
+      wait_frames (GTK_WIDGET (window), 1);
+    }
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+  g_print ("TOP %.0f\n", gtk_adjustment_get_value (adj));
+  g_print ("RSS-SCROLLED %ld\n", rss_kb ());
+}
+
+/* Opens CONVERSATION at message SEQ (a search hit): says whether the
+ * message is on screen and highlighted, and how many pages were read */
+static void
+run_jump (PrsWindow  *window,
+          const char *conversation_id,
+          const char *seq)
+{
+  /* seed-conversation's ids: CONVERSATION-SEQ */
+  g_autofree char *message_id = g_strdup_printf ("%s-%s", conversation_id, seq);
+  GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (window)));
+  gboolean on_screen = FALSE;
+
+  g_print ("ACTION select\n");
+  fflush (stdout);
+  prs_window_open_conversation_at (window, conversation_id, message_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  drain ();
+  for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (item);
+      graphene_point_t point;
+
+      if (row != NULL && PRS_IS_MESSAGE_ROW (row) && prs_message_row_get_message (PRS_MESSAGE_ROW (row)) != NULL &&
+          g_strcmp0 (prs_message_get_id (prs_message_row_get_message (PRS_MESSAGE_ROW (row))), message_id) == 0 &&
+          gtk_widget_has_css_class (row, "highlighted") &&
+          gtk_widget_compute_point (row, list, &GRAPHENE_POINT_INIT (0, 0), &point) &&
+          point.y >= -1 && point.y < gtk_widget_get_height (list))
+        on_screen = TRUE;
+    }
+  g_print ("HIT-ON-SCREEN %d\n", on_screen);
+  g_print ("PAGES %u\n", prs_message_list_get_n_page_loads (prs_conversation_view_get_messages (prs_window_get_conversation_view (window))));
+
+}
+
+static void
+run_gaps (PrsWindow  *window,
+          const char *conversation_id,
+          double      seconds)
+{
+  GdkFrameClock *clock;
+  Gaps gaps = { 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
+  gboolean done = FALSE;
+  gulong paint_id;
+  guint tick_id;
+
+  prs_window_select_conversation (window, conversation_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (window), redraw_every_frame, NULL, NULL);
+  paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_gap_paint), &gaps);
+  g_print ("READY\n");
+  fflush (stdout);
+  g_timeout_add ((guint) (seconds * 1000), on_timeout, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_handler_disconnect (clock, paint_id);
+  gtk_widget_remove_tick_callback (GTK_WIDGET (window), tick_id);
+  g_array_sort (gaps.gaps, compare_doubles);
+  g_print ("FRAMES %u\n", gaps.gaps->len);
+  if (gaps.gaps->len > 0)
+    {
+      g_print ("GAP-P50 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len / 2));
+      g_print ("GAP-P99 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len * 99 / 100));
+    }
+  g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
+  g_array_unref (gaps.gaps);
+}
+
+/* ---- inbound-to-pixel: a reply painted in the open conversation ---- */
+
+typedef struct
+{
+  GListModel *messages;
+  GHashTable *seen;        /* ids of replies already reported */
+  gboolean    pending;     /* a new completed reply waits for its frame */
+  guint       painted;
+} Pixel;
+
+static void
+on_messages_changed (GListModel *model,
+                     guint       position,
+                     guint       removed,
+                     guint       added,
+                     Pixel      *pixel)
+{
+  guint n = g_list_model_get_n_items (model);
+  g_autoptr(PrsMessage) last = n > 0 ? g_list_model_get_item (model, n - 1) : NULL;
+
+  if (last == NULL || g_strcmp0 (prs_message_get_kind (last), "assistant") != 0 ||
+      g_strcmp0 (prs_message_get_status (last), "completed") != 0 ||
+      g_hash_table_contains (pixel->seen, prs_message_get_id (last)))
+    return;
+  g_hash_table_add (pixel->seen, g_strdup (prs_message_get_id (last)));
+  pixel->pending = TRUE;
+}
+
+/* The first frame painted after the reply reached the list's model */
+static void
+on_pixel_paint (GdkFrameClock *clock,
+                Pixel         *pixel)
+{
+  if (!pixel->pending)
+    return;
+  pixel->pending = FALSE;
+  pixel->painted++;
+  g_print ("PAINTED %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  fflush (stdout);
+}
+
+static void
+run_pixel (PrsWindow  *window,
+           const char *conversation_id,
+           guint       calls)
+{
+  Pixel pixel = { 0 };
+  GdkFrameClock *clock;
+  gulong paint_id, changed_id;
+
+  prs_window_select_conversation (window, conversation_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+  pixel.messages = G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)));
+  pixel.seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  changed_id = g_signal_connect (pixel.messages, "items-changed", G_CALLBACK (on_messages_changed), &pixel);
+  paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_pixel_paint), &pixel);
+  g_print ("READY\n");
+  fflush (stdout);
+  /* bench/run makes the calls; each reply is reported once it is painted */
+  while (pixel.painted < calls)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_handler_disconnect (clock, paint_id);
+  g_signal_handler_disconnect (pixel.messages, changed_id);
+  g_hash_table_unref (pixel.seen);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -159,10 +351,12 @@ main (int   argc,
   PrsWindow *window;
   const char *mode;
   const char *conversation_id = NULL;
+  gboolean ok = TRUE;
+  gint64 first_frame;
 
   if (argc < 4)
     {
-      g_printerr ("usage: bench-ui idle|open|jump|gaps DIR PORT [SLUG STEPS|SEQ|SECS]\n");
+      g_printerr ("usage: bench-ui idle|startup|open|jump|gaps|pixel DIR PORT [SLUG STEPS|SEQ|SECS|CALLS]\n");
       return 2;
     }
   mode = argv[1];
@@ -180,7 +374,10 @@ main (int   argc,
   window = prs_window_new (NULL, service);
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   gtk_window_present (GTK_WINDOW (window));
-  wait_frames (GTK_WIDGET (window), 3);
+  /* startup: the window's first painted frame */
+  first_frame = wait_frames (GTK_WIDGET (window), 3);
+  if (g_str_equal (mode, "startup"))
+    g_print ("FIRST-FRAME %" G_GINT64_FORMAT "\n", first_frame);
   drain ();
   wait_frames (GTK_WIDGET (window), 2);
 
@@ -195,104 +392,23 @@ main (int   argc,
     }
 
   if (g_str_equal (mode, "idle"))
-    {
-      g_print ("RSS %ld\n", rss_kb ());
-    }
-  else if (g_str_equal (mode, "open") && conversation_id != NULL && argc > 5)
-    {
-      guint steps = (guint) g_ascii_strtoull (argv[5], NULL, 10);
-      GtkAdjustment *adj;
-      long before;
-
-      /* The app's own trace prints "TRACE first-frame <ms>" after this */
-      g_print ("ACTION select\n");
-      fflush (stdout);
-      prs_window_select_conversation (window, conversation_id);
-      wait_frames (GTK_WIDGET (window), 8);
-      drain ();
-      wait_frames (GTK_WIDGET (window), 2);
-      before = rss_kb ();
-      g_print ("RSS-OPEN %ld\n", before);
-      g_print ("ITEMS %u\n", g_list_model_get_n_items (G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)))));
-
-      adj = message_adjustment (window);
-      for (guint i = 1; i <= steps; i++)
-        {
-          double upper = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
-
-          gtk_adjustment_set_value (adj, upper * (1.0 - (double) i / steps));
-          wait_frames (GTK_WIDGET (window), 1);
-        }
-      /* The list's height estimate moves as rows are measured: settle at the top */
-      for (guint i = 0; i < 20 && gtk_adjustment_get_value (adj) > 0; i++)
-        {
-          gtk_adjustment_set_value (adj, 0);
-          wait_frames (GTK_WIDGET (window), 1);
-        }
-      drain ();
-      wait_frames (GTK_WIDGET (window), 2);
-      g_print ("TOP %.0f\n", gtk_adjustment_get_value (adj));
-      g_print ("RSS-SCROLLED %ld\n", rss_kb ());
-    }
-  else if (g_str_equal (mode, "jump") && conversation_id != NULL && argc > 5)
-    {
-      /* seed-conversation's ids: CONVERSATION-SEQ */
-      g_autofree char *message_id = g_strdup_printf ("%s-%s", conversation_id, argv[5]);
-      GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (window)));
-      gboolean on_screen = FALSE;
-
-      g_print ("ACTION select\n");
-      fflush (stdout);
-      prs_window_open_conversation_at (window, conversation_id, message_id);
-      wait_frames (GTK_WIDGET (window), 8);
-      drain ();
-      for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
-        {
-          GtkWidget *row = gtk_widget_get_first_child (item);
-          graphene_point_t point;
-
-          if (row != NULL && PRS_IS_MESSAGE_ROW (row) && prs_message_row_get_message (PRS_MESSAGE_ROW (row)) != NULL &&
-              g_strcmp0 (prs_message_get_id (prs_message_row_get_message (PRS_MESSAGE_ROW (row))), message_id) == 0 &&
-              gtk_widget_has_css_class (row, "highlighted") &&
-              gtk_widget_compute_point (row, list, &GRAPHENE_POINT_INIT (0, 0), &point) &&
-              point.y >= -1 && point.y < gtk_widget_get_height (list))
-            on_screen = TRUE;
-        }
-      g_print ("HIT-ON-SCREEN %d\n", on_screen);
-      g_print ("PAGES %u\n", prs_message_list_get_n_page_loads (prs_conversation_view_get_messages (prs_window_get_conversation_view (window))));
-    }
-  else if (g_str_equal (mode, "gaps") && conversation_id != NULL && argc > 5)
-    {
-      double seconds = g_ascii_strtod (argv[5], NULL);
-      GdkFrameClock *clock;
-      Gaps gaps = { 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
-      gboolean done = FALSE;
-      gulong paint_id;
-      guint tick_id;
-
-      prs_window_select_conversation (window, conversation_id);
-      wait_frames (GTK_WIDGET (window), 8);
-      clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
-      tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (window), redraw_every_frame, NULL, NULL);
-      paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_gap_paint), &gaps);
-      g_print ("READY\n");
-      fflush (stdout);
-      g_timeout_add ((guint) (seconds * 1000), on_timeout, &done);
-      while (!done)
-        g_main_context_iteration (NULL, TRUE);
-      g_signal_handler_disconnect (clock, paint_id);
-      gtk_widget_remove_tick_callback (GTK_WIDGET (window), tick_id);
-      g_array_sort (gaps.gaps, compare_doubles);
-      g_print ("FRAMES %u\n", gaps.gaps->len);
-      if (gaps.gaps->len > 0)
-        {
-          g_print ("GAP-P50 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len / 2));
-          g_print ("GAP-P99 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len * 99 / 100));
-        }
-      g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
-      g_array_unref (gaps.gaps);
-    }
+    g_print ("RSS %ld\n", rss_kb ());
+  else if (g_str_equal (mode, "startup"))
+    ;
+  else if (conversation_id == NULL || argc <= 5)
+    ok = FALSE;
+  else if (g_str_equal (mode, "open"))
+    run_open (window, conversation_id, (guint) g_ascii_strtoull (argv[5], NULL, 10));
+  else if (g_str_equal (mode, "jump"))
+    run_jump (window, conversation_id, argv[5]);
+  else if (g_str_equal (mode, "gaps"))
+    run_gaps (window, conversation_id, g_ascii_strtod (argv[5], NULL));
+  else if (g_str_equal (mode, "pixel"))
+    run_pixel (window, conversation_id, (guint) g_ascii_strtoull (argv[5], NULL, 10));
   else
+    ok = FALSE;
+
+  if (!ok)
     {
       g_printerr ("bench-ui: bad arguments\n");
       return 2;

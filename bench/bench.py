@@ -296,6 +296,45 @@ def bench_idle_rss():
                '1.5', ratio <= 1.5)
 
 
+def launch_to_first_frame(argv):
+    """ms from starting @argv to the first frame it paints (it prints
+    FIRST-FRAME <monotonic µs> from its frame clock's after-paint)."""
+    started = time.monotonic()
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=app_env())
+    at = parse_kv(out.stdout).get('FIRST-FRAME')
+    if out.returncode != 0 or at is None:
+        raise RuntimeError('%s failed (%d): %s' % (os.path.basename(argv[0]), out.returncode, out.stderr[-500:]))
+    return (int(at) / 1e6 - started) * 1000.0
+
+
+def bench_startup():
+    """startup: the window (PrsService + PrsWindow over 1,000 conversations)
+    from launch to its first painted frame, against the bare window's; the
+    two launched in turns after one launch each to warm the caches."""
+    d = os.path.join(WORK, 'startup')
+    seed(10, d, 'small', conversations=1000)
+    runs = 5 if ARGS.quick else 15
+    app_argv = [tool('bench-ui'), 'startup', d, str(free_port())]
+    bare_argv = [tool('bench-bare-window')]
+    launch_to_first_frame(app_argv)
+    launch_to_first_frame(bare_argv)
+    app, bare = [], []
+    for _ in range(runs):
+        app.append(launch_to_first_frame(app_argv))
+        bare.append(launch_to_first_frame(bare_argv))
+    app_ms, bare_ms = sorted(app)[runs // 2], sorted(bare)[runs // 2]
+    note('startup: %d launches each; window with 1,000 conversations %s ms; bare window %s ms' % (
+        runs, ' '.join('%.0f' % t for t in app), ' '.join('%.0f' % t for t in bare)))
+    ratio = app_ms / bare_ms
+    bench_line('startup', '%.1f' % app_ms, 'ms', '%.1f' % bare_ms, '%.2f' % ratio, '1.5', ratio <= 1.5)
+
+
+def bench_pixel():
+    """inbound-to-pixel: an agent-inference call to its reply painted"""
+    import pixel_bench
+    pixel_bench.run(ARGS, WORK, app_env, tool, seed, free_port, bench_line, failed, note)
+
+
 def bench_open_scroll():
     d = os.path.join(WORK, 'huge')
     seed(100_000, d, 'huge')
@@ -583,10 +622,12 @@ BENCHES = {
     'discovery-1000': bench_discovery,
     'layout-throughput': bench_layout,
     'idle-rss': bench_idle_rss,
+    'startup': bench_startup,
     'open-100k': bench_open_scroll,      # also scroll-100k-rss
     'ui-under-load': bench_ui_under_load,
     'resolve-throughput': bench_resolve,  # also headless-rss
     'inference-overhead': bench_inference,
+    'inbound-to-pixel': bench_pixel,
     'flood-5000': bench_flood,
     'insights-1m': bench_insights,
     'search-1m': bench_search,
@@ -594,10 +635,11 @@ BENCHES = {
 }
 UNITS = {
     'discovery-1000': ('ms', '2.0'), 'layout-throughput': ('MB/s', '>=100MB/s,linear<=1.5'),
-    'idle-rss': ('MB', '1.5'), 'open-100k': ('ms', '2.0,<300ms'), 'ui-under-load': ('ms', '2.0,<33ms'),
+    'idle-rss': ('MB', '1.5'), 'startup': ('ms', '1.5'), 'open-100k': ('ms', '2.0,<300ms'), 'ui-under-load': ('ms', '2.0,<33ms'),
     'resolve-throughput': ('req/s', '1.0'), 'inference-overhead': ('ms', '<=2ms'),
     'flood-5000': ('ms', '1.5,catch-up<1s'), 'insights-1m': ('ms', '<=100ms'),
     'search-1m': ('ms', '0.1,<50ms'), 'jump-100k': ('ms', '2.0,<300ms'),
+    'inbound-to-pixel': ('ms', '<=2frames'),
 }
 
 RESULTS = []

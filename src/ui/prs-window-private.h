@@ -22,6 +22,8 @@ struct _PrsWindow
   AdwApplicationWindow  parent_instance;
 
   PrsService           *service;
+  GtkSliceListModel    *revealed;    /* the conversations the list is given so far */
+  guint                 reveal_id;
   GtkSingleSelection   *selection;
   GtkMultiSelection    *multi_selection;  /* the sidebar's selection mode */
   PrsConversation      *shown;       /* for its title's notifications */

@@ -292,6 +292,40 @@ on_message_added (PrsService *service,
     }
 }
 
+/* GTK 4.8's list view builds rows for ~200 items around its anchor as
+ * soon as it gets a model, which cost a new window ~100 ms with 1,000
+ * conversations before its first frame. It gets the first screenful, then
+ * REVEAL_STEP more a frame until it has them all (and follows the model). */
+#define FIRST_SCREENFUL 20
+#define REVEAL_STEP     20
+
+static void
+reveal_all (PrsWindow *self)
+{
+  if (self->reveal_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->reveal_id);
+  self->reveal_id = 0;
+  gtk_slice_list_model_set_size (self->revealed, G_MAXUINT);
+}
+
+static gboolean
+reveal_more (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       user_data)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  guint size = gtk_slice_list_model_get_size (self->revealed) + REVEAL_STEP;
+
+  if (size >= g_list_model_get_n_items (G_LIST_MODEL (conversations (self))))
+    {
+      self->reveal_id = 0;
+      gtk_slice_list_model_set_size (self->revealed, G_MAXUINT);
+      return G_SOURCE_REMOVE;
+    }
+  gtk_slice_list_model_set_size (self->revealed, size);
+  return G_SOURCE_CONTINUE;
+}
+
 void
 prs_window_select_conversation (PrsWindow  *self,
                                 const char *conversation_id)
@@ -315,6 +349,8 @@ prs_window_open_conversation_at (PrsWindow  *self,
   if (prs_conversation_list_find (conversations (self), conversation_id, &position) == NULL)
     return;
 
+  if (position >= gtk_slice_list_model_get_size (self->revealed))
+    reveal_all (self);
   g_free (self->open_at);
   self->open_at = g_strdup (message_id);
   if (gtk_single_selection_get_selected (self->selection) != position)
@@ -749,7 +785,8 @@ prs_window_new (gpointer    application,
                            G_CALLBACK (_prs_window_on_message_action), self, 0);
 
   model = G_LIST_MODEL (prs_service_get_conversations (service));
-  self->selection = gtk_single_selection_new (g_object_ref (model));
+  self->revealed = gtk_slice_list_model_new (g_object_ref (model), 0, FIRST_SCREENFUL);
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->revealed)));
   gtk_single_selection_set_autoselect (self->selection, TRUE);
   g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (on_selected_changed), self, 0);
   g_signal_connect_object (model, "items-changed", G_CALLBACK (on_conversations_changed), self, 0);
@@ -764,6 +801,10 @@ prs_window_new (gpointer    application,
   g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (update_busy), self,
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   gtk_list_view_set_model (self->conversation_list, GTK_SELECTION_MODEL (self->selection));
+  if (g_list_model_get_n_items (model) > FIRST_SCREENFUL)
+    self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), reveal_more, NULL, NULL);
+  else
+    gtk_slice_list_model_set_size (self->revealed, G_MAXUINT);
   update_sidebar_page (self);
   show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
 
@@ -802,6 +843,7 @@ prs_window_dispose (GObject *object)
   g_clear_object (&self->multi_selection);
   g_clear_pointer (&self->open_at, g_free);
   g_clear_pointer (&self->pending_deletions, g_hash_table_unref);
+  g_clear_object (&self->revealed);
   g_clear_object (&self->shown);
   g_clear_object (&self->service);
 

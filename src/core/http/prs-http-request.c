@@ -60,6 +60,37 @@ G_DEFINE_FINAL_TYPE (PrsHttpRequest, prs_http_request, G_TYPE_OBJECT)
 SoupSession *
 prs_http_session_new (guint io_timeout)
 {
+  return prs_http_session_new_for (io_timeout, NULL);
+}
+
+/* A loopback host: "localhost" or a 127.0.0.0/8 or ::1 literal */
+static gboolean
+is_loopback_url (const char *url)
+{
+  g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
+  g_autoptr(GInetAddress) address = NULL;
+  const char *host = uri != NULL ? g_uri_get_host (uri) : NULL;
+
+  if (host == NULL)
+    return FALSE;
+  if (g_ascii_strcasecmp (host, "localhost") == 0)
+    return TRUE;
+  address = g_inet_address_new_from_string (host);
+  return address != NULL && g_inet_address_get_is_loopback (address);
+}
+
+SoupSession *
+prs_http_session_new_for (guint       io_timeout,
+                          const char *base_url)
+{
+  /* Asking the system's proxy resolver costs a thread hop and libproxy's
+   * work on every connection, and no proxy setting sends loopback traffic
+   * anywhere but here (GNOME's ignore-hosts default): go there directly */
+  if (is_loopback_url (base_url))
+    return soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
+                                          "timeout", io_timeout,
+                                          "proxy-resolver", NULL,
+                                          NULL);
   return soup_session_new_with_options ("user-agent", "Prosponsive/" PACKAGE_VERSION,
                                         "timeout", io_timeout,
                                         NULL);

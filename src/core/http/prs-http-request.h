@@ -19,6 +19,10 @@ G_BEGIN_DECLS
  * for connecting and for every wait on the next bytes, so that slow streams
  * live as long as they move. Clients keep one and hand it to each request. */
 SoupSession *prs_http_session_new (guint io_timeout);
+/* The same for requests to @base_url's host: to a loopback host (a local
+ * model server, a local n8n) without asking the system's proxy resolver. */
+SoupSession *prs_http_session_new_for (guint       io_timeout,
+                                       const char *base_url);
 
 typedef enum
 {

@@ -32,6 +32,39 @@ add_check (JsonArray   *checks,
   json_array_add_object_element (checks, check);
 }
 
+/* A check whose message is a constant (translated) string is the same
+ * sealed node in every checklist, built once: a discovery of 1,000
+ * workflows made and freed ~4,000 identical objects. Keyed by the
+ * message's address (each constant belongs to one id and status). */
+static void
+add_fixed_check (JsonArray   *checks,
+                 const char  *id,
+                 CheckStatus  status,
+                 const char  *message)
+{
+  static GMutex lock;
+  static GHashTable *nodes;   /* message → sealed JsonNode, never freed */
+  JsonNode *node;
+
+  g_mutex_lock (&lock);
+  if (nodes == NULL)
+    nodes = g_hash_table_new (NULL, NULL);
+  node = g_hash_table_lookup (nodes, message);
+  if (node == NULL)
+    {
+      g_autoptr(JsonArray) one = json_array_new ();
+
+      add_check (one, id, status, message);
+      node = json_node_copy (json_array_get_element (one, 0));
+      json_node_seal (node);
+      g_hash_table_insert (nodes, (gpointer) message, node);
+    }
+  node = json_node_ref (node);
+  g_mutex_unlock (&lock);
+
+  json_array_add_element (checks, node);
+}
+
 static void
 check_published (JsonArray         *checks,
                  const PrsAnalysis *analysis)
@@ -39,15 +72,15 @@ check_published (JsonArray         *checks,
   const PrsWorkflow *workflow = analysis->workflow;
 
   if (workflow->archived)
-    add_check (checks, "published", CHECK_FAIL,
+    add_fixed_check (checks, "published", CHECK_FAIL,
                _("The workflow is archived. Restore and publish it in n8n."));
   else if (workflow->active == PRS_ACTIVE_YES)
-    add_check (checks, "published", CHECK_PASS, _("The workflow is published (active)."));
+    add_fixed_check (checks, "published", CHECK_PASS, _("The workflow is published (active)."));
   else if (workflow->active == PRS_ACTIVE_NO)
-    add_check (checks, "published", CHECK_FAIL,
+    add_fixed_check (checks, "published", CHECK_FAIL,
                _("The workflow is not published. Publish (activate) it in n8n."));
   else
-    add_check (checks, "published", CHECK_WARN,
+    add_fixed_check (checks, "published", CHECK_WARN,
                _("The file does not say whether the workflow is published. It must be published (active) in n8n to be discovered."));
 }
 
@@ -125,16 +158,16 @@ check_description (JsonArray         *checks,
   switch (analysis->tool->description_source)
     {
     case PRS_DESCRIPTION_WORKFLOW:
-      add_check (checks, "description", CHECK_PASS,
+      add_fixed_check (checks, "description", CHECK_PASS,
                  _("The description comes from the workflow’s description."));
       break;
     case PRS_DESCRIPTION_STICKY_NOTE:
-      add_check (checks, "description", CHECK_PASS,
+      add_fixed_check (checks, "description", CHECK_PASS,
                  _("The description comes from the first paragraph of a Sticky Note."));
       break;
     case PRS_DESCRIPTION_GENERATED:
     default:
-      add_check (checks, "description", CHECK_WARN,
+      add_fixed_check (checks, "description", CHECK_WARN,
                  _("There is no description, so a generic one was generated. Describe when to use the tool in the workflow’s description or in a Sticky Note."));
       break;
     }
@@ -175,10 +208,10 @@ check_parameters (JsonArray         *checks,
       add_check (checks, "parameters", CHECK_PASS, message);
     }
   else if (analysis->n_code_nodes > 0)
-    add_check (checks, "parameters", CHECK_WARN,
+    add_fixed_check (checks, "parameters", CHECK_WARN,
                _("Code nodes exist, but no parameter was found in them. Read inputs as “parameters.name ?? default”, “body.name ?? default” or “const name = body.name;”."));
   else
-    add_check (checks, "parameters", CHECK_PASS,
+    add_fixed_check (checks, "parameters", CHECK_PASS,
                _("There are no Code nodes, so the tool takes no parameters."));
 }
 
@@ -189,16 +222,16 @@ check_response_mode (JsonArray         *checks,
   const char *mode = analysis->tool->response_mode;
 
   if (!analysis->has_webhook)
-    add_check (checks, "response-mode", CHECK_WARN,
+    add_fixed_check (checks, "response-mode", CHECK_WARN,
                _("There is no webhook entry point to answer from."));
   else if (g_strcmp0 (mode, "onReceived") == 0)
-    add_check (checks, "response-mode", CHECK_WARN,
+    add_fixed_check (checks, "response-mode", CHECK_WARN,
                _("The webhook responds immediately, so results only arrive when the workflow posts them to /api/ai/agentic-loop-result. Choose “When Last Node Finishes” or “Using ‘Respond to Webhook’ Node” to answer directly."));
   else if (g_strcmp0 (mode, "responseNode") == 0)
-    add_check (checks, "response-mode", CHECK_PASS,
+    add_fixed_check (checks, "response-mode", CHECK_PASS,
                _("The result is what the Respond to Webhook node sends."));
   else if (g_strcmp0 (mode, "lastNode") == 0)
-    add_check (checks, "response-mode", CHECK_PASS,
+    add_fixed_check (checks, "response-mode", CHECK_PASS,
                _("The result is the output of the last node."));
   else
     {
@@ -213,7 +246,7 @@ check_webhook_url (JsonArray         *checks,
                    const PrsAnalysis *analysis)
 {
   if (!analysis->has_webhook)
-    add_check (checks, "webhook-url", CHECK_WARN,
+    add_fixed_check (checks, "webhook-url", CHECK_WARN,
                _("There is no webhook entry point to call."));
   else if (analysis->tool->webhook_id != NULL)
     {
@@ -223,7 +256,7 @@ check_webhook_url (JsonArray         *checks,
       add_check (checks, "webhook-url", CHECK_PASS, message);
     }
   else
-    add_check (checks, "webhook-url", CHECK_WARN,
+    add_fixed_check (checks, "webhook-url", CHECK_WARN,
                _("The Webhook node has no webhookId, so n8n serves it under the workflow id and the node’s name, which change when either does. Add the Webhook node in the n8n editor to get a stable URL."));
 }
 
@@ -246,10 +279,10 @@ build_checks (const PrsAnalysis *analysis)
     }
   check_webhook (checks, analysis);
   if (analysis->is_adapter)
-    add_check (checks, "not-adapter", CHECK_FAIL,
+    add_fixed_check (checks, "not-adapter", CHECK_FAIL,
                _("This is the Prosponsive adapter workflow, which is never offered as a tool."));
   else
-    add_check (checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
+    add_fixed_check (checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
   check_tool_name (checks, analysis);
   check_description (checks, analysis);
   check_parameters (checks, analysis);

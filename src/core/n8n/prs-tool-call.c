@@ -635,7 +635,7 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
   call->body = g_bytes_new_take (body_text, strlen (body_text));
 
   /* The deadline of each attempt bounds it, however slowly bytes come. */
-  call->session = prs_http_session_new (0);
+  call->session = prs_http_session_new_for (0, req->n8n_base_url);
 
   if (req->callback_registry != NULL)
     prs_callback_registry_expect (req->callback_registry, req->tool_call_id, req->callback_secret);

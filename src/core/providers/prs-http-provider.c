@@ -41,7 +41,7 @@ prs_provider_config_new (const char *kind,
   config->model = g_strdup (model != NULL ? model : "");
   config->api_key = key[0] != '\0' ? g_steal_pointer (&key) : NULL;
   config->timeout = PRS_PROVIDER_DEFAULT_TIMEOUT;
-  config->session = prs_http_session_new (config->timeout);
+  config->session = prs_http_session_new_for (config->timeout, base_url);
   return config;
 }
 

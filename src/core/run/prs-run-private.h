@@ -30,6 +30,7 @@ struct _PrsRun
   gboolean      check_tools;   /* a new run: say at its first begin which tools it lacks */
   gboolean      model_in_flight;
   gboolean      cancel_requested;
+  gboolean      batch_open;    /* its writes go into one store batch (prs-run-record.c) */
 
   /* The reply streaming now */
   GString      *stream_text;
@@ -59,6 +60,9 @@ void        _prs_run_emit_approval_needed (PrsRun     *self,
 void        _prs_run_emit_workflow_gone (PrsRun     *self,
                                          const char *tool_name);
 void        _prs_run_save             (PrsRun       *self);
+void        _prs_run_batch_begin      (PrsRun       *self,
+                                       PrsStoreSync  sync);
+void        _prs_run_batch_end        (PrsRun       *self);
 char       *_prs_run_insert_message   (PrsRun       *self,
                                        const char   *kind,
                                        const char   *content,

@@ -161,6 +161,36 @@ _prs_run_save (PrsRun *self)
   save_with_trigger (self, NULL);
 }
 
+/* The writes until _prs_run_batch_end () (or the run rests) are one
+ * transaction: a reply, the transcript and the run's state change
+ * together, and one commit is one wait for the disk. PRS_STORE_SYNC_LATER
+ * for progress nobody is answered about (docs/storage.md). */
+void
+_prs_run_batch_begin (PrsRun       *self,
+                      PrsStoreSync  sync)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->batch_open || self->detached)
+    return;
+  if (!prs_store_batch_begin (self->env->store, sync, &error))
+    g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+  else
+    self->batch_open = TRUE;
+}
+
+void
+_prs_run_batch_end (PrsRun *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!self->batch_open)
+    return;
+  self->batch_open = FALSE;
+  if (!prs_store_batch_end (self->env->store, &error))
+    g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+}
+
 char *
 _prs_run_insert_message (PrsRun     *self,
                          const char *kind,
@@ -375,6 +405,8 @@ _prs_run_rest (PrsRun     *self,
   if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
     trigger_status = NULL;
   save_with_trigger (self, trigger_status);
+  /* On the disk before anyone hears of the rest (the API answers then) */
+  _prs_run_batch_end (self);
 
   self->working = FALSE;
   if (!self->detached)

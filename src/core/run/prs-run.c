@@ -77,14 +77,32 @@ prs_run_wait_rest_finish (PrsRun        *self,
 
 /* ---- the model ---- */
 
+/* The streamed reply so far: the message is stored at the first flush,
+ * then updated */
 static void
 flush_stream (PrsRun *self)
 {
   g_clear_handle_id (&self->flush_id, g_source_remove);
-  if (self->stream_message_id == NULL || self->stream_text == NULL)
+  if (self->stream_text == NULL)
     return;
   self->last_flush = g_get_monotonic_time ();
+  if (self->stream_message_id == NULL)
+    {
+      g_autoptr(JsonObject) extra = json_object_new ();
+
+      /* The message and the run that points at it, together */
+      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
+      self->stream_message_id = _prs_run_insert_message (self, "assistant", self->stream_text->str,
+                                                         "streaming", extra);
+      g_free (self->row->assistant_message_id);
+      self->row->assistant_message_id = g_strdup (self->stream_message_id);
+      _prs_run_save (self);
+      _prs_run_batch_end (self);
+      return;
+    }
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
   _prs_run_update_message (self, self->stream_message_id, NULL, self->stream_text->str, NULL);
+  _prs_run_batch_end (self);
 }
 
 static gboolean
@@ -111,14 +129,11 @@ on_delta (const char *text,
   g_string_append (self->stream_text, text);
   if (self->stream_message_id == NULL)
     {
-      g_autoptr(JsonObject) extra = json_object_new ();
-
-      self->stream_message_id = _prs_run_insert_message (self, "assistant", self->stream_text->str,
-                                                         "streaming", extra);
-      self->last_flush = g_get_monotonic_time ();
-      g_free (self->row->assistant_message_id);
-      self->row->assistant_message_id = g_strdup (self->stream_message_id);
-      _prs_run_save (self);
+      /* Shown once the main loop is idle: a reply that is complete by
+       * then (an answer in one read) is stored once, as completed, in the
+       * transaction that ends the run */
+      if (self->flush_id == 0)
+        self->flush_id = g_idle_add (on_flush_timeout, self);
       return;
     }
   /* Saved at most every 250 ms, and always 250 ms after the last piece */
@@ -236,6 +251,11 @@ transcript_entry (PrsChatResponse *response)
   return entry;
 }
 
+static void after_model (PrsRun          *self,
+                         PrsChatResponse *response,
+                         GError          *error,
+                         GPtrArray       *attempts);
+
 static void
 on_model_done (GObject      *source,
                GAsyncResult *result,
@@ -251,9 +271,23 @@ on_model_done (GObject      *source,
   g_clear_handle_id (&self->flush_id, g_source_remove);
   if (self->detached)
     return;
+
+  /* What the call cost (Insights), the reply, the transcript and what the
+   * run does next: one transaction, on the disk before the run rests (a
+   * rest ends it) */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
   _prs_run_record_model_calls (self, result, response,
                                g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  after_model (self, response, error, attempts);
+  _prs_run_batch_end (self);
+}
 
+static void
+after_model (PrsRun          *self,
+             PrsChatResponse *response,
+             GError          *error,
+             GPtrArray       *attempts)
+{
   if (response == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -280,6 +314,8 @@ on_model_done (GObject      *source,
     }
 
   _prs_run_propose_calls (self, response);
+  /* A call's side effects begin only once it is stored as proposed */
+  _prs_run_batch_end (self);
   advance (self);
 }
 
@@ -579,7 +615,10 @@ prs_run_new (PrsRunEnv            *env,
    * whose tools matter */
   if (!_prs_run_is_mcp_client (self))
     _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
+  /* Told to no one yet: the commit that ends the run takes it to the disk */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
   _prs_run_save (self);
+  _prs_run_batch_end (self);
   /* Said once it begins, when someone listens */
   self->check_tools = !_prs_run_is_mcp_client (self);
   return g_steal_pointer (&self);

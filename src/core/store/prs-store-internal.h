@@ -25,6 +25,11 @@ struct _PrsStore
   PrsThreadOwner owner;
   /* SQL text → sqlite3_stmt*. The keys are the string literals of this file. */
   GHashTable *statements;
+  /* prs_store_batch_begin () nesting; while > 0 each write's own
+   * transaction is a savepoint of the batch's */
+  guint       batch_depth;
+  gboolean    batch_unsynced;
+  gboolean    step_open;
 };
 
 /* The database file's name and those SQLite keeps beside it, appended to

@@ -226,10 +226,20 @@ prs_store_exec_cached (PrsStore    *self,
 
 /* ---- Transactions -------------------------------------------------------- */
 
+/* Each write's own transaction: BEGIN IMMEDIATE, or inside a batch a
+ * savepoint of the batch's (a failed write then undoes itself alone) */
 gboolean
 prs_store_begin_immediate (PrsStore  *self,
                  GError   **error)
 {
+  if (self->batch_depth > 0)
+    {
+      if (!prs_store_exec_cached (self, "SAVEPOINT prs_write",
+                                  "Could not start writing to the database", error))
+        return FALSE;
+      self->step_open = TRUE;
+      return TRUE;
+    }
   return prs_store_exec_cached (self, "BEGIN IMMEDIATE",
                       "Could not start writing to the database", error);
 }
@@ -237,6 +247,16 @@ prs_store_begin_immediate (PrsStore  *self,
 void
 prs_store_rollback (PrsStore *self)
 {
+  if (self->batch_depth > 0)
+    {
+      if (self->step_open)
+        {
+          self->step_open = FALSE;
+          prs_store_exec_cached (self, "ROLLBACK TO prs_write", "Could not undo a write", NULL);
+          prs_store_exec_cached (self, "RELEASE prs_write", "Could not undo a write", NULL);
+        }
+      return;
+    }
   if (!sqlite3_get_autocommit (self->db))
     {
       g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self, "ROLLBACK", NULL);
@@ -246,9 +266,9 @@ prs_store_rollback (PrsStore *self)
     }
 }
 
-gboolean
-prs_store_commit (PrsStore  *self,
-        GError   **error)
+static gboolean
+commit_transaction (PrsStore  *self,
+                    GError   **error)
 {
   if (!prs_store_exec_cached (self, "COMMIT", "Could not save to the database", error))
     {
@@ -260,6 +280,74 @@ prs_store_commit (PrsStore  *self,
   if (g_atomic_int_get (&storage_full) && g_atomic_int_compare_and_exchange (&storage_full, 1, 0))
     storage_full_changed ();
   return TRUE;
+}
+
+gboolean
+prs_store_commit (PrsStore  *self,
+        GError   **error)
+{
+  if (self->batch_depth > 0)
+    {
+      self->step_open = FALSE;
+      if (!prs_store_exec_cached (self, "RELEASE prs_write", "Could not save to the database", error))
+        {
+          prs_store_exec_cached (self, "ROLLBACK TO prs_write", "Could not undo a write", NULL);
+          prs_store_exec_cached (self, "RELEASE prs_write", "Could not undo a write", NULL);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  return commit_transaction (self, error);
+}
+
+gboolean
+prs_store_batch_begin (PrsStore      *self,
+                       PrsStoreSync   sync,
+                       GError       **error)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+
+  if (self->batch_depth > 0)
+    {
+      self->batch_depth++;
+      return TRUE;
+    }
+  /* Committed to the WAL without waiting for the disk: the next synced
+   * commit on the database (SQLite writes the WAL in order) takes it there */
+  self->batch_unsynced = sync == PRS_STORE_SYNC_LATER;
+  if (self->batch_unsynced &&
+      !prs_store_exec_cached (self, "PRAGMA synchronous = NORMAL", "Could not set up the database", error))
+    return FALSE;
+  if (!prs_store_exec_cached (self, "BEGIN IMMEDIATE", "Could not start writing to the database", error))
+    {
+      if (self->batch_unsynced)
+        prs_store_exec_cached (self, "PRAGMA synchronous = FULL", "Could not set up the database", NULL);
+      return FALSE;
+    }
+  self->batch_depth = 1;
+  return TRUE;
+}
+
+gboolean
+prs_store_batch_end (PrsStore  *self,
+                     GError   **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (self->batch_depth > 0, FALSE);
+
+  if (--self->batch_depth > 0)
+    return TRUE;
+  ok = commit_transaction (self, error);
+  if (self->batch_unsynced)
+    {
+      self->batch_unsynced = FALSE;
+      prs_store_exec_cached (self, "PRAGMA synchronous = FULL", "Could not set up the database", NULL);
+    }
+  return ok;
 }
 
 gboolean

@@ -41,6 +41,26 @@ int         prs_store_get_latest_version      (void);
 int         prs_store_get_schema_version      (PrsStore    *self);
 const char *prs_store_get_path                (PrsStore    *self);
 
+/* Several writes that belong together (a run's reply and its state) as one
+ * transaction: between prs_store_batch_begin () and prs_store_batch_end ()
+ * each write is a savepoint of the batch (a failed one undoes itself
+ * alone) and nothing is committed before the end; batches nest. With
+ * PRS_STORE_SYNC_LATER the batch is committed without waiting for the disk
+ * (synchronous=NORMAL for it): for what nobody has been told is done; the
+ * next synced commit on the database takes it to the disk with it, and
+ * after a power cut the database is as it was at some commit (docs/storage.md). */
+typedef enum
+{
+  PRS_STORE_SYNC_NOW,
+  PRS_STORE_SYNC_LATER,
+} PrsStoreSync;
+
+gboolean    prs_store_batch_begin             (PrsStore     *self,
+                                               PrsStoreSync  sync,
+                                               GError      **error);
+gboolean    prs_store_batch_end               (PrsStore     *self,
+                                               GError      **error);
+
 /* Whether the last write of any store in this process failed because the
  * disk is full (PRS_ERROR_STORE_FULL); a later successful commit clears
  * it. @func runs on @context (in an idle source holding a reference to
