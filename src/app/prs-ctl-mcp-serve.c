@@ -16,25 +16,18 @@
 #include <gio/gunixoutputstream.h>
 #include <glib/gi18n.h>
 
-#include "prs-api-token.h"
 #include "prs-ctl.h"
 #include "prs-ctl-api.h"
 #include "prs-ctl-mcp-serve.h"
-#include "prs-error.h"
 #include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-mcp-client.h"
 #include "prs-mcp-message.h"
-#include "prs-paths.h"
-#include "prs-settings.h"
-#include "prs-tls.h"
 
 /* A client's message: as large as ours to servers may be */
 #define MAX_LINE          PRS_MCP_DEFAULT_MAX_MESSAGE
 #define MAX_DEPTH         64
-#define MAX_ANSWER        ((gsize) 16 * 1024 * 1024)
 #define POLL_MS           500
-#define REQUEST_SECONDS   30
 #define DEFAULT_TIMEOUT   600
 
 typedef struct
