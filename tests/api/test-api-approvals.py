@@ -9,10 +9,11 @@ through `prosponsive-ctl approvals|approve|deny`."""
 import json
 import os
 import stat
+import subprocess
 
 from prsapi import run_suite, wait_until
 
-PLAN = 23
+PLAN = 25
 
 SCRIPT = {
     'kind': 'openai',
@@ -132,13 +133,26 @@ def test_ctl(tap, app, cid, call_b):
     res = app.ctl('approve', 'no-such-call', '--port', port)
     tap.ok(res.returncode == 1 and 'There is no tool call no-such-call' in res.stderr,
            'an unknown call is named', res.stdout + res.stderr)
+    res = app.ctl('approve', '--port', port)
+    tap.ok(res.returncode == 2 and 'approve CALL' in res.stderr, 'approve without a call is a usage error (exit 2)',
+           res.stdout + res.stderr)
     app.stop()
     res = app.ctl('approvals', '--port', port)
     tap.ok(res.returncode == 1 and 'not running' in res.stderr,
            'with the service stopped, approvals says Prosponsive is not running', res.stdout + res.stderr)
 
 
+def test_never_ran(tap, app):
+    empty = os.path.join(app.data_dir, 'never-ran')
+    os.makedirs(empty, mode=0o700)
+    res = subprocess.run([app.args.ctl, '--data-dir', empty, 'approvals'], capture_output=True, text=True,
+                         env=app.env(), timeout=30)
+    tap.ok(res.returncode == 1 and 'has not run with the data folder' in res.stderr,
+           'with a data folder Prosponsive never ran with, approvals says to start it first', res.stderr)
+
+
 def run(tap, app):
+    test_never_ran(tap, app)
     cid = app.resolve('approvals')
     test_key(tap, app)
     r, call_a = propose(app, cid, 'Weather in Paris?')
