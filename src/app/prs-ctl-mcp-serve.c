@@ -16,33 +16,24 @@
 #include <gio/gunixoutputstream.h>
 #include <glib/gi18n.h>
 
-#include "prs-api-token.h"
 #include "prs-ctl.h"
+#include "prs-ctl-api.h"
 #include "prs-ctl-mcp-serve.h"
-#include "prs-error.h"
 #include "prs-http-request.h"
 #include "prs-json.h"
 #include "prs-mcp-client.h"
 #include "prs-mcp-message.h"
-#include "prs-paths.h"
-#include "prs-settings.h"
-#include "prs-tls.h"
 
 /* A client's message: as large as ours to servers may be */
 #define MAX_LINE          PRS_MCP_DEFAULT_MAX_MESSAGE
 #define MAX_DEPTH         64
-#define MAX_ANSWER        ((gsize) 16 * 1024 * 1024)
 #define POLL_MS           500
-#define REQUEST_SECONDS   30
 #define DEFAULT_TIMEOUT   600
 
 typedef struct
 {
   GMainLoop       *loop;
-  SoupSession     *session;
-  GTlsCertificate *certificate;
-  char            *base_url;
-  char            *token;
+  PrsCtlApi        api;
   guint            approval_timeout;
   GInputStream    *input;
   GOutputStream   *output;
@@ -64,7 +55,6 @@ typedef struct
   Serve    *serve;
   ApiDone   done;
   gpointer  data;
-  char     *url;
 } ApiCall;
 
 /* ---- standard output: protocol only ---- */
@@ -99,51 +89,15 @@ send_error (Serve      *serve,
 
 /* ---- the local API ---- */
 
-/* The service's own certificate, and nothing else, is trusted */
-static gboolean
-on_accept_certificate (SoupMessage          *msg,
-                       GTlsCertificate      *certificate,
-                       GTlsCertificateFlags  errors,
-                       gpointer              user_data)
-{
-  Serve *serve = user_data;
-
-  return serve->certificate != NULL && g_tls_certificate_is_same (certificate, serve->certificate);
-}
-
 static void
-on_api_answer (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+on_api_answer (guint       status,
+               JsonObject *answer,
+               GError     *error,
+               gpointer    data)
 {
-  ApiCall *call = user_data;
-  PrsHttpRequest *request = PRS_HTTP_REQUEST (source);
-  g_autoptr(GError) cause = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  GBytes *body;
+  ApiCall *call = data;
 
-  if (!prs_http_request_send_finish (request, result, &cause))
-    {
-      if (prs_http_request_get_failure (request) == PRS_HTTP_FAILURE_REFUSED)
-        error = g_error_new (PRS_ERROR, PRS_ERROR_FAILED,
-                             _("Prosponsive is not running (nothing answers at %s). Start Prosponsive, "
-                               "or “prosponsive --headless”, and try again."), call->serve->base_url);
-      else
-        error = prs_http_request_describe_failure (request, cause, _("Prosponsive"), call->serve->base_url,
-                                                   PRS_ERROR_FAILED, PRS_ERROR_FAILED);
-    }
-  else if ((body = prs_http_request_get_body (request)) == NULL ||
-           (root = prs_json_parse_strict (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
-                                          MAX_DEPTH, NULL)) == NULL ||
-           !JSON_NODE_HOLDS_OBJECT (root))
-    error = g_error_new (PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive answered %u without JSON."),
-                         prs_http_request_get_status (request));
-
-  call->done (call->serve, prs_http_request_get_status (request),
-              root != NULL && error == NULL ? json_node_get_object (root) : NULL, error, call->data);
-  g_object_unref (request);
-  g_free (call->url);
+  call->done (call->serve, status, answer, error, call->data);
   g_free (call);
 }
 
@@ -157,44 +111,11 @@ api_request (Serve      *serve,
              gpointer    data)
 {
   ApiCall *call = g_new0 (ApiCall, 1);
-  g_autofree char *bearer = g_strdup_printf ("Bearer %s", serve->token);
-  PrsHttpRequest *request;
 
   call->serve = serve;
   call->done = done;
   call->data = data;
-  call->url = g_strconcat (serve->base_url, path, NULL);
-  request = prs_http_request_new (serve->session, method, call->url);
-  prs_http_request_set_header (request, "Authorization", bearer);
-  prs_http_request_set_deadline (request, REQUEST_SECONDS);
-  prs_http_request_set_limits (request, MAX_ANSWER, 0);
-  if (body != NULL)
-    {
-      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), body);
-
-      prs_http_request_set_json_body (request, node);
-      json_object_unref (body);
-    }
-  g_signal_connect (prs_http_request_get_message (request), "accept-certificate",
-                    G_CALLBACK (on_accept_certificate), serve);
-  prs_http_request_send_async (request, NULL, on_api_answer, call);
-}
-
-/* An answer that is no success, in words: the API's own, or the status */
-static char *
-describe_refusal (guint       status,
-                  JsonObject *answer,
-                  GError     *error)
-{
-  const char *said = answer != NULL ? prs_json_object_get_string (answer, "error") : NULL;
-
-  if (error != NULL)
-    return g_strdup (error->message);
-  if (status == SOUP_STATUS_UNAUTHORIZED)
-    return g_strdup (_("Prosponsive refused the API token; was it rotated while this ran? Start “mcp serve” again."));
-  if (said != NULL)
-    return prs_http_clean_text (said, 1000);
-  return g_strdup_printf (_("Prosponsive answered %u."), status);
+  prs_ctl_api_request (&serve->api, method, path, body, on_api_answer, call);
 }
 
 /* A request of the client is answered: once its input ended and nothing
@@ -236,7 +157,7 @@ on_tools (Serve      *serve,
   done_one (serve);
   if (status != SOUP_STATUS_OK || tools == NULL)
     {
-      g_autofree char *why = describe_refusal (status, answer, error);
+      g_autofree char *why = prs_ctl_api_describe_refusal (status, answer, error);
 
       g_printerr ("mcp serve: %s\n", why);
       send_error (serve, id, PRS_MCP_RPC_INTERNAL_ERROR, why);
@@ -395,7 +316,7 @@ on_call_state (Serve      *serve,
 
   if (status != SOUP_STATUS_OK || state == NULL)
     {
-      text = describe_refusal (status, answer, error);
+      text = prs_ctl_api_describe_refusal (status, answer, error);
       g_printerr ("mcp serve: %s\n", text);
       finish_with_text (call, text, TRUE);
     }
@@ -448,7 +369,7 @@ on_call_started (Serve      *serve,
     }
   if (status != SOUP_STATUS_ACCEPTED || call_id == NULL)
     {
-      g_autofree char *why = describe_refusal (status, answer, error);
+      g_autofree char *why = prs_ctl_api_describe_refusal (status, answer, error);
 
       g_printerr ("mcp serve: %s\n", why);
       finish_with_text (call, why, TRUE);
@@ -621,51 +542,11 @@ read_more (Serve *serve)
 
 /* ---- the connection to the service ---- */
 
-/* The token, the service's certificate and its address; FALSE after
- * saying why on standard error */
-static gboolean
-open_service (PrsCtl *ctl,
-              Serve  *serve,
-              guint   port)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsSecrets) secrets = NULL;
-  g_autofree char *cert_path = g_build_filename (ctl->data_dir, PRS_TLS_CERT_FILE, NULL);
-
-  if (port == 0)
-    {
-      g_autoptr(PrsSettings) settings = prs_settings_new ();
-
-      port = prs_settings_get_api_port (settings);
-    }
-  serve->base_url = g_strdup_printf ("https://127.0.0.1:%u", port);
-  serve->certificate = g_tls_certificate_new_from_file (cert_path, NULL);
-  if (serve->certificate == NULL)
-    {
-      g_printerr (_("Prosponsive has not run with the data folder %s yet (it has no certificate): "
-                    "start it first.\n"), ctl->data_dir);
-      return FALSE;
-    }
-  secrets = prs_secrets_new (ctl->data_dir);
-  if (!prs_api_token_ensure (secrets, ctl->data_dir, &serve->token, &error))
-    {
-      g_printerr (_("Could not read the local API's token: %s\n"), error->message);
-      return FALSE;
-    }
-  serve->session = prs_http_session_new (REQUEST_SECONDS);
-  return TRUE;
-}
-
 static void
 serve_clear (Serve *serve)
 {
   g_clear_pointer (&serve->loop, g_main_loop_unref);
-  g_clear_object (&serve->session);
-  g_clear_object (&serve->certificate);
-  g_free (serve->base_url);
-  if (serve->token != NULL)
-    memset (serve->token, 0, strlen (serve->token));
-  g_free (serve->token);
+  prs_ctl_api_clear (&serve->api);
   g_clear_object (&serve->input);
   g_clear_object (&serve->output);
   if (serve->buffer != NULL)
@@ -679,7 +560,7 @@ run_serve (PrsCtl *ctl,
 {
   Serve serve = { 0 };
 
-  if (!open_service (ctl, &serve, port))
+  if (!prs_ctl_api_open (ctl, &serve.api, port, FALSE))
     {
       serve_clear (&serve);
       return PRS_CTL_EXIT_NEGATIVE;
@@ -690,69 +571,11 @@ run_serve (PrsCtl *ctl,
   serve.input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
   serve.output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   g_printerr (_("mcp serve: offering the tools of Prosponsive at %s on standard input and output.\n"),
-              serve.base_url);
+              serve.api.base_url);
   read_more (&serve);
   g_main_loop_run (serve.loop);
   serve_clear (&serve);
   return 0;
-}
-
-/* ---- mcp approve|deny CALL ---- */
-
-typedef struct
-{
-  GMainLoop *loop;
-  int        status;
-} Decided;
-
-static void
-on_decided (Serve      *serve,
-            guint       status,
-            JsonObject *answer,
-            GError     *error,
-            gpointer    data)
-{
-  Decided *decided = data;
-
-  if (status == SOUP_STATUS_OK && error == NULL)
-    decided->status = 0;
-  else
-    {
-      g_autofree char *why = describe_refusal (status, answer, error);
-
-      g_printerr ("%s\n", why);
-      decided->status = PRS_CTL_EXIT_NEGATIVE;
-    }
-  g_main_loop_quit (decided->loop);
-}
-
-static int
-run_decision (PrsCtl     *ctl,
-              guint       port,
-              const char *call_id,
-              const char *action)
-{
-  Serve serve = { 0 };
-  Decided decided = { NULL, PRS_CTL_EXIT_NEGATIVE };
-  g_autofree char *escaped = g_uri_escape_string (call_id, NULL, FALSE);
-  g_autofree char *path = g_strconcat ("/api/mcp/tools/calls/", escaped, "/decision", NULL);
-  JsonObject *body = json_object_new ();
-
-  if (!open_service (ctl, &serve, port))
-    {
-      json_object_unref (body);
-      serve_clear (&serve);
-      return PRS_CTL_EXIT_NEGATIVE;
-    }
-  decided.loop = g_main_loop_new (NULL, FALSE);
-  json_object_set_string_member (body, "action", action);
-  api_request (&serve, SOUP_METHOD_POST, path, body, on_decided, &decided);
-  g_main_loop_run (decided.loop);
-  g_main_loop_unref (decided.loop);
-  if (decided.status == 0)
-    g_print (g_str_equal (action, "approve") ? _("Approved the call %s.\n") : _("Denied the call %s.\n"), call_id);
-  serve_clear (&serve);
-  return decided.status;
 }
 
 int
@@ -781,7 +604,7 @@ prs_ctl_cmd_mcp_serve (PrsCtl  *ctl,
   if (argc == 2 && g_str_equal (argv[1], "serve"))
     return run_serve (ctl, (guint) port, (guint) timeout);
   if (argc == 3 && (g_str_equal (argv[1], "approve") || g_str_equal (argv[1], "deny")))
-    return run_decision (ctl, (guint) port, argv[2], argv[1]);
+    return prs_ctl_decide (ctl, (guint) port, argv[2], g_str_equal (argv[1], "approve"));
   return prs_ctl_usage_error (context, _("Use “mcp serve [--approval-timeout SECONDS]”, “mcp approve CALL” "
                                          "or “mcp deny CALL”."));
 }

@@ -706,10 +706,13 @@ typedef struct
 
 static const Command commands[] = {
   { "agent", prs_ctl_cmd_agent, N_("Import, export or list agents (agent import FILE.md, agent export ID, agent list)") },
+  { "approvals", prs_ctl_cmd_approvals, N_("List the tool calls that wait for approval ([--json]), through the running Prosponsive") },
+  { "approve", prs_ctl_cmd_approvals, N_("Approve a waiting tool call (approve CALL)") },
   { "backup", cmd_backup, N_("Write a consistent copy of the database to FILE, also while Prosponsive runs") },
   { "cert", cmd_cert, N_("Print the local API certificate's SHA-256 fingerprint (or --pem)") },
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
   { "conversation", prs_ctl_cmd_conversation, N_("The conversations (conversation list [--json], rename SLUG NEW, delete SLUG, archive SLUG, pin SLUG)") },
+  { "deny", prs_ctl_cmd_approvals, N_("Deny a waiting tool call (deny CALL)") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },
   { "export", prs_ctl_cmd_export, N_("Write a conversation as Markdown or JSON (export SLUG --format md|json [-o FILE])") },
   { "fields", prs_ctl_cmd_fields, N_("Print the Request Context field paths of a context object (FILE.json)") },

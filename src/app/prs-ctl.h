@@ -46,6 +46,16 @@ int prs_ctl_cmd_layout (PrsCtl  *ctl,
                         int      argc,
                         char   **argv);
 
+/* prs-ctl-approvals.c: approvals, approve and deny (argv[0]) */
+int prs_ctl_cmd_approvals (PrsCtl  *ctl,
+                           int      argc,
+                           char   **argv);
+/* A decision on the waiting call @call_id through the running service;
+ * an exit status (`approve`, `deny`, `mcp approve|deny`) */
+int prs_ctl_decide        (PrsCtl     *ctl,
+                           guint       port,
+                           const char *call_id,
+                           gboolean    approve);
 /* prs-ctl-agents.c */
 int prs_ctl_cmd_agent  (PrsCtl  *ctl,
                         int      argc,

@@ -272,7 +272,9 @@ def output_differences(item, stdout):
 def with_port(text, port):
     if port is None:
         return text
-    return re.sub(r'\b(localhost|127\.0\.0\.1):' + DOC_PORT + r'\b', r'\g<1>:%d' % port, text)
+    text = re.sub(r'\b(localhost|127\.0\.0\.1):' + DOC_PORT + r'\b', r'\g<1>:%d' % port, text)
+    # prosponsive-ctl's own option for the running app's port
+    return re.sub(r'(--port )' + DOC_PORT + r'\b', r'\g<1>%d' % port, text)
 
 
 # --------------------------------------------------------------------- bash

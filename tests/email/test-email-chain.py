@@ -15,9 +15,11 @@ provider (tests/scripted-provider.py), the one stand-in.
 1. The page: its `sh` blocks run in one bash in page order (as a reader
    would type them), with the shipped workflows imported by
    `prosponsive-ctl n8n setup --examples --imap-…`; its outputs are compared.
-   Before the rule exists, a mail's move is approved by a person: the app
-   runs without a window, dunst shows its notification, and "Approve" is
-   picked from dunst's menu. With the rule, the next mail is filed alone.
+   Before the rule exists, a mail's move is approved from a server, as the
+   page shows (`prosponsive-ctl approvals`, `approve`, through the API with
+   the control key); then one by a person: the app runs without a window,
+   dunst shows its notification, and "Approve" is picked from dunst's menu.
+   With the rule, the next mail is filed alone.
 2. Three mails in one IMAP batch (one n8n execution) give three runs.
 3. Dovecot down for 10 s: a mail delivered meanwhile and the next one
    still arrive and are filed.
@@ -81,7 +83,8 @@ FILED = {'when': 'tool-result', 'response': {'text': 'Moved it to Archive.'}}
 KEEP = {'when': 'prompt',
         'response': {'initial_delay': 4, 'text': 'Bob asks whether lunch on Friday still works. I left it in your inbox.'}}
 # In the order the mails below reach the model
-TURNS = ([MOVE, FILED]            # approved by a person
+TURNS = ([MOVE, FILED]            # approved from a server: prosponsive-ctl approve
+         + [MOVE, FILED]          # approved by a person
          + [MOVE, FILED]          # the page's "filed": approved by the rule
          + [MOVE, FILED] * 3      # one batch of three
          + [MOVE, FILED] * 2      # delivered while Dovecot was down, and the next one
@@ -127,6 +130,7 @@ class Chain:
             self.env.pop(name, None)
         self.shell = None
         self.trigger_id = None
+        self.server_mid = None
 
     # ---- the pieces
 
@@ -276,6 +280,18 @@ class Chain:
                        '\n'.join(diffs) + '\n--- printed:\n' + outputs.get(output, '(no such run)'))
 
     # ---- the steps
+
+    def mail_waits_on_a_server(self):
+        """The page's "From a server": a mail whose move waits while only
+        `prosponsive --headless` runs; the page's blocks list and approve it"""
+        self.server_mid = message_id('server')
+        self.mail.append(self.mail.message('Release notes of the week', self.server_mid,
+                                           sender='Releases <releases@example.com>'))
+        wait_until('the proposed move', lambda: (self.tool_call_of(self.server_mid) or {}).get('status') == 'proposed')
+
+    def before_the_rule(self):
+        self.check_filed(self.server_mid, 'the mail approved with prosponsive-ctl approve', decided_by='user')
+        self.first_mail_approved_by_a_person()
 
     def first_mail_approved_by_a_person(self):
         """The page's step 6: the app without a window, its notification in
@@ -445,7 +461,8 @@ class Chain:
         self.shell = T.Shell(self.page_dir, self.env)
 
         items = T.parse_page(os.path.join(self.args.docs, PAGE))
-        self.run_page(items, {'rule': self.first_mail_approved_by_a_person, 'filed': self.digest_for_the_page})
+        self.run_page(items, {'approvals': self.mail_waits_on_a_server, 'rule': self.before_the_rule,
+                              'filed': self.digest_for_the_page})
         workflows = self.n8n.api('GET', '/workflows?name=IMAP%20New%20Email').get('data', [])
         self.trigger_id = workflows[0]['id'] if workflows else None
         TAP.ok(self.trigger_id is not None and workflows[0]['active'], 'the trigger workflow is published', workflows)

@@ -5,8 +5,10 @@
 
 #include <string.h>
 
+#include "prs-api-control.h"
 #include "prs-api-guard.h"
 #include "prs-api-routes.h"
+#include "prs-random.h"
 #include "prs-thread.h"
 
 /* Mutable (the token watch reloads a rotated token), and the API thread's:
@@ -19,6 +21,7 @@ struct _PrsApiGuard
   GStrv             origins;
   GStrv             hosts;       /* "name:port", compared without case */
   gboolean          lan;         /* also the address the client connected to */
+  char             *control_key; /* prs-api-control.h; NULL: not read */
 };
 
 static const char * const host_names[] = {
@@ -58,6 +61,9 @@ prs_api_guard_free (PrsApiGuard *guard)
     return;
 
   g_clear_pointer (&guard->token_watch, prs_api_token_watch_free);
+  if (guard->control_key != NULL)
+    memset (guard->control_key, 0, strlen (guard->control_key));
+  g_free (guard->control_key);
   g_strfreev (guard->origins);
   g_strfreev (guard->hosts);
   g_free (guard);
@@ -232,6 +238,23 @@ token_is_valid (PrsApiGuard *guard,
   return prs_api_token_watch_check (guard->token_watch, p, len);
 }
 
+void
+prs_api_guard_set_control_key (PrsApiGuard *guard,
+                               const char  *key)
+{
+  PRS_ASSERT_OWNER (&guard->owner);
+  g_free (guard->control_key);
+  guard->control_key = g_strdup (key);
+}
+
+static gboolean
+control_is_valid (PrsApiGuard *guard,
+                  const char  *presented)
+{
+  return presented != NULL &&
+         prs_random_token_equal (guard->control_key, presented, strlen (presented));
+}
+
 static gboolean
 reject (PrsApiRejection *rejection,
         guint            status,
@@ -279,6 +302,18 @@ prs_api_guard_check (PrsApiGuard       *guard,
       if (!token_is_valid (guard, soup_message_headers_get_one (headers, "Authorization")))
         return reject (rejection, SOUP_STATUS_UNAUTHORIZED, "unauthorized",
                        "Authentication required.");
+    }
+
+  /* Deciding tool calls takes more than the token n8n holds */
+  if (prs_api_control_required (path))
+    {
+      if (guard->control_key == NULL)
+        return reject (rejection, SOUP_STATUS_SERVICE_UNAVAILABLE, "control-unavailable",
+                       "The control key could not be read from the data folder.");
+      if (!control_is_valid (guard, soup_message_headers_get_one (headers, PRS_API_CONTROL_HEADER)))
+        return reject (rejection, SOUP_STATUS_FORBIDDEN, "control-key-required",
+                       "Deciding tool calls needs the control key of this computer's user "
+                       "(header " PRS_API_CONTROL_HEADER "): use prosponsive-ctl approvals, approve or deny.");
     }
 
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-api-guard.h: the checks every request passes after its headers and
- * before its body is read: Host, Origin, bearer token, declared size. */
+ * before its body is read: Host, Origin, bearer token, control key,
+ * declared size. */
 #pragma once
 
 #include <libsoup/soup.h>
@@ -29,6 +30,10 @@ void         prs_api_guard_free           (PrsApiGuard        *guard);
 void         prs_api_guard_set_token_watch (PrsApiGuard       *guard,
                                            PrsApiTokenWatch   *token_watch);
 gboolean     prs_api_guard_has_token      (PrsApiGuard        *guard);
+/* The control key (prs-api-control.h); until it is set the routes that
+ * need it answer 503. */
+void         prs_api_guard_set_control_key (PrsApiGuard       *guard,
+                                           const char         *key);
 /* @origins: allowed Origin values (the allowed-origins setting),
  * NULL-terminated; NULL for none. Each is compared as
  * prs_api_guard_normalize_origin () makes it; one that is no origin is

@@ -328,39 +328,7 @@ handle_call_state (PrsApiRoutes      *routes,
 
 /* ---- POST /api/mcp/tools/calls/{id}/decision ---- */
 
-typedef struct
-{
-  PrsRunner *runner;
-  char      *message_id;
-  gboolean   approve;
-} Decision;
-
-static void
-decision_free (Decision *decision)
-{
-  g_clear_object (&decision->runner);
-  g_free (decision->message_id);
-  g_free (decision);
-}
-
-static gboolean
-decide_on_main (gpointer user_data)
-{
-  GTask *task = user_data;
-  Decision *decision = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = json_object_new ();
-  gboolean ok = decision->approve ? prs_runner_approve (decision->runner, decision->message_id, NULL, &error)
-                                  : prs_runner_deny (decision->runner, decision->message_id, &error);
-
-  if (!ok)
-    prs_api_task_return_answer (task, SOUP_STATUS_CONFLICT, error_node ("call-not-waiting", error->message));
-  else
-    prs_api_task_return_answer (task, SOUP_STATUS_OK, success_node (answer));
-  g_object_unref (task);
-  return G_SOURCE_REMOVE;
-}
-
+/* The general decision (prs-api-approvals.c) on an MCP client's call */
 static void
 handle_decision (PrsApiRoutes      *routes,
                  SoupServerMessage *msg,
@@ -368,10 +336,7 @@ handle_decision (PrsApiRoutes      *routes,
 {
   g_autoptr(JsonNode) body = prs_api_parse_body (msg);
   g_autoptr(PrsRunRow) run = NULL;
-  g_autoptr(GPtrArray) calls = NULL;
-  Decision *decision;
   const char *action;
-  GTask *task;
 
   if (body == NULL ||
       !prs_api_get_string (msg, json_node_get_object (body), "action", "action", TRUE, TRUE, 16, &action))
@@ -382,20 +347,12 @@ handle_decision (PrsApiRoutes      *routes,
       return;
     }
   run = prs_store_lookup_run (routes->store, run_id, NULL);
-  calls = run != NULL ? prs_store_list_tool_calls (routes->store, run_id, NULL) : NULL;
-  if (run == NULL || g_strcmp0 (run->origin, PRS_RUN_ORIGIN_MCP_CLIENT) != 0 || calls == NULL || calls->len == 0)
+  if (run == NULL || g_strcmp0 (run->origin, PRS_RUN_ORIGIN_MCP_CLIENT) != 0)
     {
       prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "call-not-found", "There is no MCP client's call with this id.");
       return;
     }
-
-  decision = g_new0 (Decision, 1);
-  decision->runner = g_object_ref (routes->runner);
-  decision->message_id = g_strdup (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->message_id);
-  decision->approve = strcmp (action, "approve") == 0;
-  task = prs_api_defer (routes, msg, NULL, 0);
-  g_task_set_task_data (task, decision, (GDestroyNotify) decision_free);
-  g_main_context_invoke (routes->main_context, decide_on_main, task);
+  prs_api_decide_tool_call (routes, msg, run_id, strcmp (action, "approve") == 0);
 }
 
 /* ---- the routes ---- */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-api-routes-private.h: what the route handlers share (answers, body
  * and field checks, pausing a message for the main thread), for
- * prs-api-routes.c and prs-api-inference.c. All on the API thread. */
+ * prs-api-routes.c, prs-api-inference.c, prs-api-mcp.c and
+ * prs-api-approvals.c. All on the API thread. */
 #pragma once
 
 #include "prs-api-routes.h"
@@ -69,5 +70,18 @@ void        prs_api_handle_inference   (PrsApiRoutes       *routes,
 gboolean    prs_api_handle_mcp         (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg,
                                         const char         *path);
+
+/* /api/tool-calls… (prs-api-approvals.c): FALSE when @path is none of them */
+gboolean    prs_api_handle_tool_calls  (PrsApiRoutes       *routes,
+                                        SoupServerMessage  *msg,
+                                        const char         *path,
+                                        GHashTable         *query);
+/* A person's decision on the call @id (its id, its tool-call message's id
+ * or an MCP client's callId): 404, 409 when it waits no more, else 200
+ * once the runner took it */
+void        prs_api_decide_tool_call   (PrsApiRoutes       *routes,
+                                        SoupServerMessage  *msg,
+                                        const char         *id,
+                                        gboolean            approve);
 
 G_END_DECLS

@@ -853,7 +853,8 @@ prs_api_routes_handle (PrsApiRoutes      *routes,
       else
         prs_api_method_not_allowed (msg, "GET");
     }
-  else if (!prs_api_handle_mcp (routes, msg, path))
+  else if (!prs_api_handle_mcp (routes, msg, path) &&
+           !prs_api_handle_tool_calls (routes, msg, path, query))
     {
       prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "not-found",
                              "There is no such route.");

@@ -6,6 +6,9 @@
  * back to the main context. */
 #include "config.h"
 
+#include <string.h>
+
+#include "prs-api-control.h"
 #include "prs-api-server-private.h"
 #include "prs-api-token.h"
 #include "prs-error.h"
@@ -188,6 +191,25 @@ load_token (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Made on the first start; without it only the routes that decide tool
+ * calls are closed (503), the rest of the API works */
+static void
+set_control_key (PrsApiGuard *guard,
+                 const char  *data_dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+
+  if (!prs_api_control_ensure (data_dir, &key, &error))
+    {
+      g_message ("The control key could not be made or read; tool calls cannot be decided "
+                 "through the API: %s", error->message);
+      return;
+    }
+  prs_api_guard_set_control_key (guard, key);
+  memset (key, 0, strlen (key));
+}
+
 static gboolean
 thread_setup (ApiThread  *t,
               GError    **error)
@@ -206,6 +228,7 @@ thread_setup (ApiThread  *t,
    * threads. The token is read once the start is reported (load_token) */
   t->secrets = prs_secrets_new (self->config.data_dir);
   t->guard = prs_api_guard_new (self->config.port, NULL);
+  set_control_key (t->guard, self->config.data_dir);
   prs_api_guard_set_lan (t->guard, self->config.lan);
   prs_api_guard_set_origins (t->guard, (const char * const *) self->config.origins);
 

@@ -361,6 +361,72 @@ prs_store_lookup_tool_call (PrsStore    *self,
   return prs_store_step_row (self, stmt, "Could not read the tool call", error) == 1 ? read_tool_call (stmt, NULL) : NULL;
 }
 
+static void
+add_waiting_call (JsonBuilder  *builder,
+                  sqlite3_stmt *stmt)
+{
+  const char *arguments = prs_store_column_text (stmt, 4);
+  g_autoptr(JsonNode) parsed = arguments != NULL
+                               ? prs_json_parse_strict (arguments, strlen (arguments), 64, NULL) : NULL;
+
+  json_builder_begin_object (builder);
+  prs_json_builder_add_string_member (builder, "id", prs_store_column_text (stmt, 0));
+  prs_json_builder_add_string_member (builder, "messageId", prs_store_column_text (stmt, 1));
+  prs_json_builder_add_string_member (builder, "runId", prs_store_column_text (stmt, 2));
+  prs_json_builder_add_string_member (builder, "name", prs_store_column_text (stmt, 3));
+  json_builder_set_member_name (builder, "arguments");
+  if (parsed != NULL && JSON_NODE_HOLDS_OBJECT (parsed))
+    json_builder_add_value (builder, g_steal_pointer (&parsed));
+  else
+    {
+      json_builder_begin_object (builder);
+      json_builder_end_object (builder);
+    }
+  prs_json_builder_add_string_member (builder, "conversationId", prs_store_column_text (stmt, 5));
+  prs_json_builder_add_string_member (builder, "conversationSlug", prs_store_column_text (stmt, 6));
+  prs_json_builder_add_string_member (builder, "conversationTitle", prs_store_column_text (stmt, 7));
+  prs_json_builder_add_string_member (builder, "agentId", prs_store_column_text (stmt, 8));
+  prs_json_builder_add_string_member (builder, "origin", prs_store_column_text (stmt, 9));
+  prs_json_builder_add_string_member (builder, "createdAt", prs_store_column_text (stmt, 10));
+  json_builder_end_object (builder);
+}
+
+JsonArray *
+prs_store_list_waiting_tool_calls (PrsStore  *self,
+                                   GError   **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  int rc;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), NULL);
+  PRS_ASSERT_OWNER (&self->owner);
+
+  stmt = prs_store_prepare_cached (self,
+                                   "SELECT t.id, t.message_id, t.run_id, t.name, t.arguments_json,"
+                                   "       c.id, c.slug, c.title, r.agent_id, r.origin, t.created_at"
+                                   " FROM tool_calls t JOIN runs r ON r.id = t.run_id"
+                                   " JOIN conversations c ON c.id = r.conversation_id"
+                                   " WHERE t.status = 'proposed'"
+                                   "   AND r.status IN ('running', 'awaiting_approval')"
+                                   "   AND c.deleted_at IS NULL"
+                                   " ORDER BY t.created_at, t.rowid",
+                                   error);
+  if (stmt == NULL)
+    return NULL;
+
+  json_builder_begin_array (builder);
+  while ((rc = prs_store_step_row (self, stmt, "Could not read the waiting tool calls", error)) == 1)
+    add_waiting_call (builder, stmt);
+  if (rc < 0)
+    return NULL;
+  json_builder_end_array (builder);
+
+  root = json_builder_get_root (builder);
+  return json_array_ref (json_node_get_array (root));
+}
+
 /* ---- approval rules ---- */
 
 gboolean

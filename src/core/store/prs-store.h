@@ -640,6 +640,11 @@ GPtrArray      *prs_store_list_tool_calls     (PrsStore    *self,
 PrsToolCallRow *prs_store_lookup_tool_call    (PrsStore    *self,
                                                const char  *id_or_message_id,
                                                GError     **error);
+/* The calls that wait for a person, oldest first: [{id, messageId, runId,
+ * name, arguments, conversationId, conversationSlug, conversationTitle,
+ * agentId, origin, createdAt}] (docs/api.md#deciding-tool-calls). */
+JsonArray      *prs_store_list_waiting_tool_calls (PrsStore  *self,
+                                                   GError   **error);
 
 /* Auto-approval rules: NULL matches anything. */
 gboolean    prs_store_add_approval_rule       (PrsStore    *self,
