@@ -223,8 +223,9 @@ drive (gpointer user_data)
   g_assert_cmpint (run->probe_max_gap, <, STALL_MAX_US);
   g_assert_cmpint (run->frame_max_gap, <, STALL_MAX_US);
   g_assert_cmpuint (run->frames, >, 10 * (KEYRING_DELAY_MS / 1000) / 2);
-  /* The keyring has not answered yet: the key is not known to be stored */
+  /* The keyring has not answered yet: the row is titled, the key not known to be stored */
   g_assert_false (key_title_is_stored (key_row));
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (key_row)), ==, "API Key");
 
   /* Then the answer comes, and the n8n page says a key is stored */
   g_assert_true (iterate_until (key_title_is_stored, key_row, run->start + ANSWER_MAX_US));

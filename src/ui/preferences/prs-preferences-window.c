@@ -572,6 +572,8 @@ build_n8n (PrsPreferencesWindow *self)
 
   row = adw_password_entry_row_new ();
   self->n8n_key_row = ADW_ENTRY_ROW (row);
+  /* Titled at once; whether a key is stored comes when the keyring answers */
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("API Key"));
   adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (row), TRUE);
   gtk_widget_set_name (row, "n8n-key");
   g_signal_connect (row, "apply", G_CALLBACK (on_n8n_key_apply), self);
