@@ -75,10 +75,10 @@ void        _prs_run_update_message   (PrsRun       *self,
                                        JsonObject   *extra);
 void        _prs_run_add_notice       (PrsRun       *self,
                                        const char   *text);
-/* Every attempt of a finished model call (@result, of
- * prs_providers_chat_async) for Insights; @response is the answer or NULL */
+/* Every attempt of a finished model call (@attempts, of
+ * prs_providers_get_attempts) for Insights; @response is the answer or NULL */
 void        _prs_run_record_model_calls (PrsRun          *self,
-                                         GAsyncResult    *result,
+                                         GPtrArray       *attempts,
                                          PrsChatResponse *response,
                                          gboolean         cancelled);
 /* Adds to an answer's extra data how the model call went: timing

@@ -273,11 +273,10 @@ elapsed_ms (gint64 from_us,
 
 void
 _prs_run_record_model_calls (PrsRun          *self,
-                             GAsyncResult    *result,
+                             GPtrArray       *attempts,
                              PrsChatResponse *response,
                              gboolean         cancelled)
 {
-  g_autoptr(GPtrArray) attempts = prs_providers_get_attempts (result);
   g_autofree PrsModelCallInsert *calls = g_new0 (PrsModelCallInsert, MAX (attempts->len, 1));
   g_autoptr(GError) error = NULL;
 

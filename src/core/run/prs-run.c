@@ -276,7 +276,7 @@ on_model_done (GObject      *source,
    * run does next: one transaction, on the disk before the run rests (a
    * rest ends it) */
   _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
-  _prs_run_record_model_calls (self, result, response,
+  _prs_run_record_model_calls (self, attempts, response,
                                g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   after_model (self, response, error, attempts);
   _prs_run_batch_end (self);
