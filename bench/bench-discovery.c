@@ -84,7 +84,7 @@ run_discovery (GPtrArray *texts,
   gint64 start = g_get_monotonic_time ();
   g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
-  g_autoptr(JsonArray) checklists = json_array_new ();
+  g_autoptr(PrsChecklists) checklists = NULL;
 
   for (guint i = 0; i < texts->len; i++)
     {
@@ -99,8 +99,7 @@ run_discovery (GPtrArray *texts,
     }
 
   prs_discovery_resolve_collisions (analyses, &tools);
-  for (guint i = 0; i < analyses->len; i++)
-    json_array_add_element (checklists, prs_analysis_to_checklist (g_ptr_array_index (analyses, i)));
+  checklists = prs_checklists_new (analyses);
   *out_tools = tools->len;
 
   return (g_get_monotonic_time () - start) / 1000.0;

@@ -569,7 +569,7 @@ run_complete (GTask *task)
   g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-  g_autoptr(JsonArray) checklists = json_array_new ();
+  g_autoptr(PrsChecklists) checklists = NULL;
   GError *error = NULL;
 
   /* Each workflow was analysed as it arrived (its JSON dropped there);
@@ -583,11 +583,9 @@ run_complete (GTask *task)
     }
 
   prs_discovery_resolve_collisions (analyses, &tools);
-  for (guint i = 0; i < analyses->len; i++)
-    json_array_add_element (checklists,
-                            prs_analysis_to_checklist (g_ptr_array_index (analyses, i)));
+  checklists = prs_checklists_new (analyses);
 
-  if (!prs_store_save_discovery (self->store, tools, checklists,
+  if (!prs_store_save_discovery (self->store, tools, checklists->rows,
                                  g_get_real_time () / G_USEC_PER_SEC, &error))
     {
       run_fail (task, error);
