@@ -74,9 +74,10 @@ run_baseline (GPtrArray *texts)
   return (g_get_monotonic_time () - start) / 1000.0;
 }
 
-/* Measured: parse, then every rule of docs/workflows.md and the checklists. Like a
- * real discovery, each workflow is analysed as soon as it is parsed and
- * its JSON dropped; the collisions then need them all. */
+/* Measured: parse, then every rule of docs/workflows.md and the checklists as
+ * the store takes them (JSON text). Like a real discovery, each workflow is
+ * analysed as soon as it is parsed and its JSON dropped; the collisions
+ * then need them all. */
 static double
 run_discovery (GPtrArray *texts,
                guint     *out_tools)
