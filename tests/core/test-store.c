@@ -105,13 +105,14 @@ make_tools (const char * const *names)
   return tools;
 }
 
-static JsonArray *
-make_checklists (const char *json)
+static GArray *
+make_checklists (const PrsChecklistInsert *rows,
+                 guint                     n_rows)
 {
-  g_autoptr(JsonNode) node = json_from_string (json, NULL);
+  GArray *checklists = g_array_sized_new (FALSE, FALSE, sizeof (PrsChecklistInsert), n_rows);
 
-  g_assert_nonnull (node);
-  return json_array_ref (json_node_get_array (node));
+  g_array_append_vals (checklists, rows, n_rows);
+  return checklists;
 }
 
 static void
@@ -134,11 +135,15 @@ save_two_tools (PrsStore *store,
 {
   static const char * const names[] = { "send_email", "create_ticket", NULL };
   g_autoptr(GPtrArray) tools = make_tools (names);
-  g_autoptr(JsonArray) checklists = make_checklists (
-    "[{\"workflowId\":\"wf-send_email\",\"workflowName\":\"Send email\",\"discoverable\":true,"
-    "  \"toolName\":\"send_email\",\"checks\":[{\"id\":\"webhook\",\"status\":\"pass\",\"message\":\"ok\"}]},"
-    " {\"workflowId\":\"wf-broken\",\"workflowName\":\"Broken\",\"discoverable\":false,"
-    "  \"toolName\":null,\"checks\":[{\"id\":\"webhook\",\"status\":\"fail\",\"message\":\"no webhook\"}]}]");
+  static const PrsChecklistInsert rows[] = {
+    { "wf-send_email", "Send email", "send_email", TRUE,
+      "{\"workflowId\":\"wf-send_email\",\"workflowName\":\"Send email\",\"discoverable\":true,"
+      "\"toolName\":\"send_email\",\"checks\":[{\"id\":\"webhook\",\"status\":\"pass\",\"message\":\"ok\"}]}" },
+    { "wf-broken", "Broken", NULL, FALSE,
+      "{\"workflowId\":\"wf-broken\",\"workflowName\":\"Broken\",\"discoverable\":false,"
+      "\"toolName\":null,\"checks\":[{\"id\":\"webhook\",\"status\":\"fail\",\"message\":\"no webhook\"}]}" },
+  };
+  g_autoptr(GArray) checklists = make_checklists (rows, G_N_ELEMENTS (rows));
   g_autoptr(GError) error = NULL;
 
   g_assert_true (prs_store_save_discovery (store, tools, checklists, when, &error));
@@ -413,10 +418,16 @@ test_discovery_replaces (Fixture       *fixture,
   g_autoptr(GPtrArray) new_tools = make_tools (second);
   g_autoptr(GPtrArray) bad_tools = make_tools (duplicate);
   g_autoptr(GPtrArray) good_tools = make_tools (duplicate + 1);
-  g_autoptr(JsonArray) checklists = make_checklists (
-    "[{\"workflowId\":\"wf-lookup_customer\",\"workflowName\":\"Lookup\",\"discoverable\":true,"
-    "  \"toolName\":\"lookup_customer\",\"checks\":[]}]");
-  g_autoptr(JsonArray) bad_checklists = make_checklists ("[{\"workflowName\":\"no id\"}]");
+  static const PrsChecklistInsert rows[] = {
+    { "wf-lookup_customer", "Lookup", "lookup_customer", TRUE,
+      "{\"workflowId\":\"wf-lookup_customer\",\"workflowName\":\"Lookup\",\"discoverable\":true,"
+      "\"toolName\":\"lookup_customer\",\"checks\":[]}" },
+  };
+  static const PrsChecklistInsert bad_rows[] = {
+    { NULL, "no id", NULL, FALSE, "{\"workflowId\":null,\"workflowName\":\"no id\"}" },
+  };
+  g_autoptr(GArray) checklists = make_checklists (rows, G_N_ELEMENTS (rows));
+  g_autoptr(GArray) bad_checklists = make_checklists (bad_rows, G_N_ELEMENTS (bad_rows));
   g_autoptr(JsonArray) checks = NULL;
   g_autoptr(GError) error = NULL;
   gint64 attempt, success;

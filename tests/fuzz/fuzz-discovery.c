@@ -2,6 +2,8 @@
 /* fuzz-discovery: field and tool discovery over an untrusted workflow
  * (docs/workflows.md): parse, every rule, collisions (the workflow twice), the
  * Workflow Checklist. */
+#include <string.h>
+
 #include "prs-checklist.h"
 #include "prs-discovery.h"
 #include "prs-json.h"
@@ -17,6 +19,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   g_autoptr(GPtrArray) objects = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   g_autoptr(GPtrArray) analyses = NULL;
   g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(PrsChecklists) checklists = NULL;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return 0;
@@ -24,9 +27,15 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   g_ptr_array_add (objects, json_object_ref (json_node_get_object (node)));
   g_ptr_array_add (objects, json_object_ref (json_node_get_object (node)));
   analyses = prs_discovery_analyse_all (objects, &tools);
-  for (guint i = 0; i < analyses->len; i++)
+  checklists = prs_checklists_new (analyses);
+  /* What the store keeps must read back as one JSON object each */
+  for (guint i = 0; i < checklists->rows->len; i++)
     {
-      g_autoptr(JsonNode) checklist = prs_analysis_to_checklist (g_ptr_array_index (analyses, i));
+      const char *json = g_array_index (checklists->rows, PrsChecklistInsert, i).json;
+      g_autoptr(JsonNode) checklist = prs_json_parse_strict (json, strlen (json),
+                                                             PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+
+      g_assert (checklist != NULL && JSON_NODE_HOLDS_OBJECT (checklist));
     }
   g_clear_pointer (&tools, g_ptr_array_unref);
   return 0;

@@ -462,7 +462,17 @@ seed_discovery (Fixture *f)
   g_autoptr(GError) error = NULL;
   PrsStore *store = prs_service_get_store (f->service);
   g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  static const PrsChecklistInsert rows[] = {
+    { "wf-move-1", "Email Move To Folder", "email_move_to_folder", TRUE,
+      "{\"workflowId\":\"wf-move-1\",\"workflowName\":\"Email Move To Folder\",\"discoverable\":true,"
+      "\"toolName\":\"email_move_to_folder\",\"checks\":[" CHECK ("published", "pass", "The workflow is published.") ","
+      CHECK ("webhook", "pass", "The Webhook node accepts POST.") "," CHECK ("webhook-url", "warn", "The Webhook node has no webhookId.") "]}" },
+    { "wf-cron-2", "Nightly Report", NULL, FALSE,
+      "{\"workflowId\":\"wf-cron-2\",\"workflowName\":\"Nightly Report\",\"discoverable\":false,\"toolName\":null,"
+      "\"checks\":[" CHECK ("published", "pass", "The workflow is published.") ","
+      CHECK ("webhook", "fail", "There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path.") "]}" },
+  };
+  g_autoptr(GArray) checklists = g_array_new (FALSE, FALSE, sizeof (PrsChecklistInsert));
   PrsTool *tool = prs_tool_new ();
   g_autoptr(JsonNode) def = json_node_new (JSON_NODE_VALUE);
 
@@ -480,15 +490,8 @@ seed_discovery (Fixture *f)
   g_ptr_array_add (tool->params, prs_param_new ("destination", PRS_PARAM_STRING, TRUE, NULL));
   g_ptr_array_add (tools, tool);
 
-  g_assert_true (json_parser_load_from_data (parser,
-    "[{\"workflowId\":\"wf-move-1\",\"workflowName\":\"Email Move To Folder\",\"discoverable\":true,"
-    "\"toolName\":\"email_move_to_folder\",\"checks\":[" CHECK ("published", "pass", "The workflow is published.") ","
-    CHECK ("webhook", "pass", "The Webhook node accepts POST.") "," CHECK ("webhook-url", "warn", "The Webhook node has no webhookId.") "]},"
-    "{\"workflowId\":\"wf-cron-2\",\"workflowName\":\"Nightly Report\",\"discoverable\":false,\"toolName\":null,"
-    "\"checks\":[" CHECK ("published", "pass", "The workflow is published.") ","
-    CHECK ("webhook", "fail", "There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path.") "]}]",
-    -1, &error));
-  g_assert_true (prs_store_save_discovery (store, tools, json_node_get_array (json_parser_get_root (parser)),
+  g_array_append_vals (checklists, rows, G_N_ELEMENTS (rows));
+  g_assert_true (prs_store_save_discovery (store, tools, checklists,
                                            g_get_real_time () / G_USEC_PER_SEC, &error));
   g_assert_no_error (error);
   g_assert_true (prs_store_set_setting (store, PRS_SETTING_N8N_URL, "http://127.0.0.1:5678", &error));

@@ -336,40 +336,76 @@ prs_markdown_to_text (const char *markdown,
   return to_text (markdown, len, TRUE);
 }
 
-static gboolean
-line_is_blank (const char *line)
+/* The line of @text at @start: its length without the line break, and
+ * where the next one starts (@text's end when there is none) */
+static gsize
+line_at (const char *text,
+         gsize       start,
+         gsize      *next)
 {
-  return line[strspn (line, " \t\r\f\v")] == '\0';
+  const char *nl = strchr (text + start, '\n');
+  gsize len = nl != NULL ? (gsize) (nl - (text + start)) : strlen (text + start);
+
+  *next = nl != NULL ? start + len + 1 : start + len;
+  return len;
 }
 
 static gboolean
-line_is_heading (const char *line)
+line_is_blank (const char *line,
+               gsize       len)
 {
-  return line[strspn (line, " \t")] == '#';
+  gsize i = 0;
+
+  while (i < len && strchr (" \t\r\f\v", line[i]) != NULL)
+    i++;
+  return i == len;
+}
+
+static gboolean
+line_is_heading (const char *line,
+                 gsize       len)
+{
+  gsize i = 0;
+
+  while (i < len && (line[i] == ' ' || line[i] == '\t'))
+    i++;
+  return i < len && line[i] == '#';
 }
 
 char *
 prs_markdown_first_paragraph (const char *markdown)
 {
-  g_auto(GStrv) lines = NULL;
   g_autoptr(GString) paragraph = NULL;
   g_autofree char *text = NULL;
-  guint i = 0;
+  gsize start = 0;
+  gsize next;
+  gsize len;
 
   if (markdown == NULL)
     return NULL;
 
-  lines = g_strsplit (markdown, "\n", -1);
-  while (lines[i] != NULL && (line_is_blank (lines[i]) || line_is_heading (lines[i])))
-    i++;
+  /* Read in place, line by line (a sticky note per workflow of a discovery) */
+  for (;;)
+    {
+      len = line_at (markdown, start, &next);
+      if (next == start || !(line_is_blank (markdown + start, len) ||
+                             line_is_heading (markdown + start, len)))
+        break;
+      start = next;
+    }
 
   paragraph = g_string_new (NULL);
-  for (; lines[i] != NULL && !line_is_blank (lines[i]); i++)
+  for (; next > start && !line_is_blank (markdown + start, len);
+       start = next, len = line_at (markdown, start, &next))
     {
       /* Leading indentation would turn the line into a code block. */
-      const char *line = lines[i] + strspn (lines[i], " \t");
-      gsize len = strlen (line);
+      const char *line = markdown + start;
+      gsize indent = 0;
 
+      while (indent < len && (line[indent] == ' ' || line[indent] == '\t'))
+        indent++;
+      line += indent;
+      len -= indent;
       if (len > 0 && line[len - 1] == '\r')
         len--;
       g_string_append_len (paragraph, line, len);

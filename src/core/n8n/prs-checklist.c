@@ -9,6 +9,7 @@
 
 #include "prs-checklist.h"
 #include "prs-discovery.h"
+#include "prs-json.h"
 
 typedef enum
 {
@@ -17,70 +18,49 @@ typedef enum
   CHECK_FAIL,
 } CheckStatus;
 
+/* The checks are written straight to JSON text: a discovery of 1,000
+ * workflows made ~10 json-glib objects per workflow only for the store to
+ * print them again. */
+typedef struct
+{
+  GString  *out;
+  gboolean  first;
+} Checks;
+
 static void
-add_check (JsonArray   *checks,
+add_check (Checks      *checks,
            const char  *id,
            CheckStatus  status,
            const char  *message)
 {
   static const char * const names[] = { "pass", "warn", "fail" };
-  JsonObject *check = json_object_new ();
 
-  json_object_set_string_member (check, "id", id);
-  json_object_set_string_member (check, "status", names[status]);
-  json_object_set_string_member (check, "message", message);
-  json_array_add_object_element (checks, check);
-}
-
-/* A check whose message is a constant (translated) string is the same
- * sealed node in every checklist, built once: a discovery of 1,000
- * workflows made and freed ~4,000 identical objects. Keyed by the
- * message's address (each constant belongs to one id and status). */
-static void
-add_fixed_check (JsonArray   *checks,
-                 const char  *id,
-                 CheckStatus  status,
-                 const char  *message)
-{
-  static GMutex lock;
-  static GHashTable *nodes;   /* message → sealed JsonNode, never freed */
-  JsonNode *node;
-
-  g_mutex_lock (&lock);
-  if (nodes == NULL)
-    nodes = g_hash_table_new (NULL, NULL);
-  node = g_hash_table_lookup (nodes, message);
-  if (node == NULL)
-    {
-      g_autoptr(JsonArray) one = json_array_new ();
-
-      add_check (one, id, status, message);
-      node = json_node_copy (json_array_get_element (one, 0));
-      json_node_seal (node);
-      g_hash_table_insert (nodes, (gpointer) message, node);
-    }
-  node = json_node_ref (node);
-  g_mutex_unlock (&lock);
-
-  json_array_add_element (checks, node);
+  g_string_append (checks->out, checks->first ? "{\"id\":" : ",{\"id\":");
+  checks->first = FALSE;
+  prs_json_append_string (checks->out, id);
+  g_string_append (checks->out, ",\"status\":\"");
+  g_string_append (checks->out, names[status]);
+  g_string_append (checks->out, "\",\"message\":");
+  prs_json_append_string (checks->out, message);
+  g_string_append_c (checks->out, '}');
 }
 
 static void
-check_published (JsonArray         *checks,
+check_published (Checks            *checks,
                  const PrsAnalysis *analysis)
 {
   const PrsWorkflow *workflow = analysis->workflow;
 
   if (workflow->archived)
-    add_fixed_check (checks, "published", CHECK_FAIL,
+    add_check (checks, "published", CHECK_FAIL,
                _("The workflow is archived. Restore and publish it in n8n."));
   else if (workflow->active == PRS_ACTIVE_YES)
-    add_fixed_check (checks, "published", CHECK_PASS, _("The workflow is published (active)."));
+    add_check (checks, "published", CHECK_PASS, _("The workflow is published (active)."));
   else if (workflow->active == PRS_ACTIVE_NO)
-    add_fixed_check (checks, "published", CHECK_FAIL,
+    add_check (checks, "published", CHECK_FAIL,
                _("The workflow is not published. Publish (activate) it in n8n."));
   else
-    add_fixed_check (checks, "published", CHECK_WARN,
+    add_check (checks, "published", CHECK_WARN,
                _("The file does not say whether the workflow is published. It must be published (active) in n8n to be discovered."));
 }
 
@@ -107,7 +87,7 @@ explain_missing_webhook (const PrsAnalysis *analysis)
 }
 
 static void
-check_webhook (JsonArray         *checks,
+check_webhook (Checks            *checks,
                const PrsAnalysis *analysis)
 {
   if (analysis->has_webhook)
@@ -127,7 +107,7 @@ check_webhook (JsonArray         *checks,
 }
 
 static void
-check_tool_name (JsonArray         *checks,
+check_tool_name (Checks            *checks,
                  const PrsAnalysis *analysis)
 {
   g_autofree char *message = NULL;
@@ -152,29 +132,29 @@ check_tool_name (JsonArray         *checks,
 }
 
 static void
-check_description (JsonArray         *checks,
+check_description (Checks            *checks,
                    const PrsAnalysis *analysis)
 {
   switch (analysis->tool->description_source)
     {
     case PRS_DESCRIPTION_WORKFLOW:
-      add_fixed_check (checks, "description", CHECK_PASS,
+      add_check (checks, "description", CHECK_PASS,
                  _("The description comes from the workflow’s description."));
       break;
     case PRS_DESCRIPTION_STICKY_NOTE:
-      add_fixed_check (checks, "description", CHECK_PASS,
+      add_check (checks, "description", CHECK_PASS,
                  _("The description comes from the first paragraph of a Sticky Note."));
       break;
     case PRS_DESCRIPTION_GENERATED:
     default:
-      add_fixed_check (checks, "description", CHECK_WARN,
+      add_check (checks, "description", CHECK_WARN,
                  _("There is no description, so a generic one was generated. Describe when to use the tool in the workflow’s description or in a Sticky Note."));
       break;
     }
 }
 
 static void
-check_parameters (JsonArray         *checks,
+check_parameters (Checks            *checks,
                   const PrsAnalysis *analysis)
 {
   GPtrArray *params = analysis->tool->params;
@@ -208,30 +188,30 @@ check_parameters (JsonArray         *checks,
       add_check (checks, "parameters", CHECK_PASS, message);
     }
   else if (analysis->n_code_nodes > 0)
-    add_fixed_check (checks, "parameters", CHECK_WARN,
+    add_check (checks, "parameters", CHECK_WARN,
                _("Code nodes exist, but no parameter was found in them. Read inputs as “parameters.name ?? default”, “body.name ?? default” or “const name = body.name;”."));
   else
-    add_fixed_check (checks, "parameters", CHECK_PASS,
+    add_check (checks, "parameters", CHECK_PASS,
                _("There are no Code nodes, so the tool takes no parameters."));
 }
 
 static void
-check_response_mode (JsonArray         *checks,
+check_response_mode (Checks            *checks,
                      const PrsAnalysis *analysis)
 {
   const char *mode = analysis->tool->response_mode;
 
   if (!analysis->has_webhook)
-    add_fixed_check (checks, "response-mode", CHECK_WARN,
+    add_check (checks, "response-mode", CHECK_WARN,
                _("There is no webhook entry point to answer from."));
   else if (g_strcmp0 (mode, "onReceived") == 0)
-    add_fixed_check (checks, "response-mode", CHECK_WARN,
+    add_check (checks, "response-mode", CHECK_WARN,
                _("The webhook responds immediately, so results only arrive when the workflow posts them to /api/ai/agentic-loop-result. Choose “When Last Node Finishes” or “Using ‘Respond to Webhook’ Node” to answer directly."));
   else if (g_strcmp0 (mode, "responseNode") == 0)
-    add_fixed_check (checks, "response-mode", CHECK_PASS,
+    add_check (checks, "response-mode", CHECK_PASS,
                _("The result is what the Respond to Webhook node sends."));
   else if (g_strcmp0 (mode, "lastNode") == 0)
-    add_fixed_check (checks, "response-mode", CHECK_PASS,
+    add_check (checks, "response-mode", CHECK_PASS,
                _("The result is the output of the last node."));
   else
     {
@@ -242,11 +222,11 @@ check_response_mode (JsonArray         *checks,
 }
 
 static void
-check_webhook_url (JsonArray         *checks,
+check_webhook_url (Checks            *checks,
                    const PrsAnalysis *analysis)
 {
   if (!analysis->has_webhook)
-    add_fixed_check (checks, "webhook-url", CHECK_WARN,
+    add_check (checks, "webhook-url", CHECK_WARN,
                _("There is no webhook entry point to call."));
   else if (analysis->tool->webhook_id != NULL)
     {
@@ -256,16 +236,19 @@ check_webhook_url (JsonArray         *checks,
       add_check (checks, "webhook-url", CHECK_PASS, message);
     }
   else
-    add_fixed_check (checks, "webhook-url", CHECK_WARN,
+    add_check (checks, "webhook-url", CHECK_WARN,
                _("The Webhook node has no webhookId, so n8n serves it under the workflow id and the node’s name, which change when either does. Add the Webhook node in the n8n editor to get a stable URL."));
 }
 
-static JsonArray *
-build_checks (const PrsAnalysis *analysis)
+/* Appends the checks array */
+static void
+append_checks (GString           *out,
+               const PrsAnalysis *analysis)
 {
-  JsonArray *checks = json_array_sized_new (8);
+  Checks checks = { out, TRUE };
 
-  check_published (checks, analysis);
+  g_string_append_c (out, '[');
+  check_published (&checks, analysis);
   if (analysis->too_large)
     {
       g_autofree char *size = g_format_size_full (PRS_WORKFLOW_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
@@ -274,62 +257,134 @@ build_checks (const PrsAnalysis *analysis)
                            "out of its nodes, or split it."), size);
 
       /* Nothing else is known of it */
-      add_check (checks, "size", CHECK_FAIL, message);
-      return checks;
+      add_check (&checks, "size", CHECK_FAIL, message);
+      g_string_append_c (out, ']');
+      return;
     }
-  check_webhook (checks, analysis);
+  check_webhook (&checks, analysis);
   if (analysis->is_adapter)
-    add_fixed_check (checks, "not-adapter", CHECK_FAIL,
+    add_check (&checks, "not-adapter", CHECK_FAIL,
                _("This is the Prosponsive adapter workflow, which is never offered as a tool."));
   else
-    add_fixed_check (checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
-  check_tool_name (checks, analysis);
-  check_description (checks, analysis);
-  check_parameters (checks, analysis);
-  check_response_mode (checks, analysis);
-  check_webhook_url (checks, analysis);
-
-  return checks;
+    add_check (&checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
+  check_tool_name (&checks, analysis);
+  check_description (&checks, analysis);
+  check_parameters (&checks, analysis);
+  check_response_mode (&checks, analysis);
+  check_webhook_url (&checks, analysis);
+  g_string_append_c (out, ']');
 }
 
-/* Built directly rather than through JsonBuilder: the same tree, without
- * the builder's state and copies (a discovery makes one per workflow). */
+static void
+append_nullable_string (GString    *out,
+                        const char *value)
+{
+  if (value != NULL)
+    prs_json_append_string (out, value);
+  else
+    g_string_append (out, "null");
+}
+
+void
+prs_analysis_append_checklist (GString           *out,
+                               const PrsAnalysis *analysis)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (analysis != NULL);
+
+  g_string_append (out, "{\"workflowId\":");
+  append_nullable_string (out, analysis->workflow->id);
+  g_string_append (out, ",\"workflowName\":");
+  prs_json_append_string (out, analysis->workflow->name);
+  g_string_append (out, analysis->discoverable ? ",\"discoverable\":true,\"toolName\":"
+                                               : ",\"discoverable\":false,\"toolName\":");
+  append_nullable_string (out, analysis->discoverable ? analysis->tool->name : NULL);
+  g_string_append (out, ",\"checks\":");
+  append_checks (out, analysis);
+  g_string_append_c (out, '}');
+}
+
+/* The trees are read back from the text: one writer, so the checklist a
+ * discovery stores and the one `check-workflow` prints cannot differ. */
+static JsonNode *
+parse_written (GString *text)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = prs_json_parse_bounded (text->str, text->len, PRS_JSON_DEFAULT_MAX_DEPTH, &error);
+
+  if (node == NULL)
+    g_error ("The checklist writer wrote invalid JSON: %s", error->message);
+
+  return node;
+}
+
 JsonNode *
 prs_analysis_build_checks (const PrsAnalysis *analysis)
 {
-  JsonNode *node;
+  g_autoptr(GString) text = g_string_new (NULL);
 
   g_return_val_if_fail (analysis != NULL, NULL);
 
-  node = json_node_init (json_node_alloc (), JSON_NODE_ARRAY);
-  json_node_take_array (node, build_checks (analysis));
-
-  return node;
+  append_checks (text, analysis);
+  return parse_written (text);
 }
 
 JsonNode *
 prs_analysis_to_checklist (const PrsAnalysis *analysis)
 {
-  JsonObject *checklist;
-  JsonNode *node;
+  g_autoptr(GString) text = g_string_new (NULL);
 
   g_return_val_if_fail (analysis != NULL, NULL);
 
-  checklist = json_object_new ();
-  if (analysis->workflow->id != NULL)
-    json_object_set_string_member (checklist, "workflowId", analysis->workflow->id);
-  else
-    json_object_set_null_member (checklist, "workflowId");
-  json_object_set_string_member (checklist, "workflowName", analysis->workflow->name);
-  json_object_set_boolean_member (checklist, "discoverable", analysis->discoverable);
-  if (analysis->discoverable)
-    json_object_set_string_member (checklist, "toolName", analysis->tool->name);
-  else
-    json_object_set_null_member (checklist, "toolName");
-  json_object_set_array_member (checklist, "checks", build_checks (analysis));
+  prs_analysis_append_checklist (text, analysis);
+  return parse_written (text);
+}
 
-  node = json_node_init (json_node_alloc (), JSON_NODE_OBJECT);
-  json_node_take_object (node, checklist);
+PrsChecklists *
+prs_checklists_new (GPtrArray *analyses)
+{
+  PrsChecklists *self;
+  g_autoptr(GArray) offsets = NULL;
 
-  return node;
+  g_return_val_if_fail (analyses != NULL, NULL);
+
+  offsets = g_array_sized_new (FALSE, FALSE, sizeof (gsize), analyses->len);
+  self = g_new0 (PrsChecklists, 1);
+  /* One buffer for all, freed at once */
+  self->text = g_string_new (NULL);
+  self->rows = g_array_sized_new (FALSE, FALSE, sizeof (PrsChecklistInsert), analyses->len);
+  for (guint i = 0; i < analyses->len; i++)
+    {
+      const PrsAnalysis *analysis = g_ptr_array_index (analyses, i);
+      gsize offset = self->text->len;
+      PrsChecklistInsert row = {
+        .workflow_id = analysis->workflow->id,
+        .workflow_name = analysis->workflow->name,
+        .discoverable = analysis->discoverable,
+        .tool_name = analysis->discoverable ? analysis->tool->name : NULL,
+      };
+
+      prs_analysis_append_checklist (self->text, analysis);
+      g_string_append_c (self->text, '\0');
+      g_array_append_val (offsets, offset);
+      g_array_append_val (self->rows, row);
+    }
+
+  /* The buffer moved as it grew: point into it once it is written */
+  for (guint i = 0; i < self->rows->len; i++)
+    g_array_index (self->rows, PrsChecklistInsert, i).json =
+      self->text->str + g_array_index (offsets, gsize, i);
+
+  return self;
+}
+
+void
+prs_checklists_free (PrsChecklists *self)
+{
+  if (self == NULL)
+    return;
+
+  g_string_free (self->text, TRUE);
+  g_array_unref (self->rows);
+  g_free (self);
 }

@@ -11,9 +11,27 @@
 G_BEGIN_DECLS
 
 /* The Workflow Checklist object: {workflowId, workflowName, discoverable,
- * toolName, checks:[{id, status, message}]}. */
+ * toolName, checks:[{id, status, message}]}, as JSON text appended to
+ * @out (compact, written as prs_json_append () writes). */
+void         prs_analysis_append_checklist  (GString            *out,
+                                             const PrsAnalysis  *analysis);
+/* The same object as a tree. */
 JsonNode    *prs_analysis_to_checklist      (const PrsAnalysis  *analysis);
-/* Just the checks array. */
+/* Just the checks array, as a tree. */
 JsonNode    *prs_analysis_build_checks      (const PrsAnalysis  *analysis);
+
+/* The checklists of one discovery as the store takes them: @rows are
+ * PrsChecklistInsert, one per analysis in order, their JSON in @text (one
+ * buffer) and their other strings borrowed from the analyses, which must
+ * outlive them. */
+typedef struct
+{
+  GString *text;
+  GArray  *rows;
+} PrsChecklists;
+
+PrsChecklists *prs_checklists_new           (GPtrArray          *analyses);
+void           prs_checklists_free          (PrsChecklists      *checklists);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsChecklists, prs_checklists_free)
 
 G_END_DECLS

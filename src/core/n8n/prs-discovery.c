@@ -173,7 +173,7 @@ analyse_description (PrsAnalysis *self)
 
   for (guint i = 0; i < workflow->nodes->len; i++)
     {
-      const PrsWorkflowNode *node = g_ptr_array_index (workflow->nodes, i);
+      const PrsWorkflowNode *node = &g_array_index (workflow->nodes, PrsWorkflowNode, i);
       g_autofree char *paragraph = NULL;
 
       if (g_strcmp0 (node->type, PRS_NODE_STICKY_NOTE) != 0)
@@ -205,7 +205,7 @@ analyse_parameters (PrsAnalysis *self)
 
   for (guint i = 0; i < self->workflow->nodes->len; i++)
     {
-      const PrsWorkflowNode *node = g_ptr_array_index (self->workflow->nodes, i);
+      const PrsWorkflowNode *node = &g_array_index (self->workflow->nodes, PrsWorkflowNode, i);
       const char *code = code_of_node (node);
 
       if (code == NULL)
@@ -229,7 +229,7 @@ analyse_webhook_problem (PrsAnalysis *self)
   self->webhook_problem = PRS_WEBHOOK_PROBLEM_NO_NODE;
   for (guint i = 0; i < workflow->nodes->len; i++)
     {
-      const PrsWorkflowNode *node = g_ptr_array_index (workflow->nodes, i);
+      const PrsWorkflowNode *node = &g_array_index (workflow->nodes, PrsWorkflowNode, i);
       const char *path;
 
       if (g_strcmp0 (node->type, PRS_NODE_WEBHOOK) != 0)
@@ -299,8 +299,9 @@ prs_analysis_new (PrsWorkflow *workflow)
     self->discoverable = FALSE;
 
   /* Nothing reads the nodes from here on: drop them, and with them the
-   * references into the workflow's JSON. */
-  g_ptr_array_set_size (workflow->nodes, 0);
+   * references into the workflow's JSON (the analyses of a whole discovery
+   * stay alive until it is stored: the less each keeps, the better). */
+  g_clear_pointer (&workflow->nodes, g_array_unref);
 
   return self;
 }
@@ -337,19 +338,50 @@ created_at_usec (const char *created_at)
                     : G_MAXINT64;
 }
 
+/* A group's member and its creation time, read once for the sort */
+typedef struct
+{
+  PrsAnalysis *analysis;
+  gint64       created;
+} Dated;
+
 static int
 compare_by_creation (gconstpointer a,
                      gconstpointer b)
 {
-  const PrsAnalysis *x = *(const PrsAnalysis * const *) a;
-  const PrsAnalysis *y = *(const PrsAnalysis * const *) b;
-  gint64 tx = created_at_usec (x->workflow->created_at);
-  gint64 ty = created_at_usec (y->workflow->created_at);
+  const Dated *x = a;
+  const Dated *y = b;
 
-  if (tx != ty)
-    return tx < ty ? -1 : 1;
+  if (x->created != y->created)
+    return x->created < y->created ? -1 : 1;
 
-  return g_strcmp0 (x->workflow->id, y->workflow->id);
+  return g_strcmp0 (x->analysis->workflow->id, y->analysis->workflow->id);
+}
+
+/* The oldest keeps the name; every other one gets a suffix */
+static void
+suffix_group (GPtrArray *group)
+{
+  g_autoptr(GArray) dated = g_array_sized_new (FALSE, FALSE, sizeof (Dated), group->len);
+
+  for (guint i = 0; i < group->len; i++)
+    {
+      PrsAnalysis *analysis = g_ptr_array_index (group, i);
+      Dated d = { analysis, created_at_usec (analysis->workflow->created_at) };
+
+      g_array_append_val (dated, d);
+    }
+  g_array_sort (dated, compare_by_creation);
+
+  for (guint i = 1; i < dated->len; i++)
+    {
+      PrsAnalysis *analysis = g_array_index (dated, Dated, i).analysis;
+
+      g_free (analysis->tool->name);
+      analysis->tool->name = prs_discovery_collision_name (analysis->base_name,
+                                                           analysis->workflow->id);
+      analysis->name_suffixed = TRUE;
+    }
 }
 
 void
@@ -382,19 +414,8 @@ prs_discovery_resolve_collisions (GPtrArray  *analyses,
   g_hash_table_iter_init (&iter, groups);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &group))
     {
-      if (group->len < 2)
-        continue;
-
-      g_ptr_array_sort (group, compare_by_creation);
-      for (guint i = 1; i < group->len; i++)
-        {
-          PrsAnalysis *analysis = g_ptr_array_index (group, i);
-
-          g_free (analysis->tool->name);
-          analysis->tool->name = prs_discovery_collision_name (analysis->base_name,
-                                                               analysis->workflow->id);
-          analysis->name_suffixed = TRUE;
-        }
+      if (group->len >= 2)
+        suffix_group (group);
     }
 
   if (out_tools != NULL)
@@ -569,7 +590,7 @@ run_complete (GTask *task)
   g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-  g_autoptr(JsonArray) checklists = json_array_new ();
+  g_autoptr(PrsChecklists) checklists = NULL;
   GError *error = NULL;
 
   /* Each workflow was analysed as it arrived (its JSON dropped there);
@@ -583,11 +604,9 @@ run_complete (GTask *task)
     }
 
   prs_discovery_resolve_collisions (analyses, &tools);
-  for (guint i = 0; i < analyses->len; i++)
-    json_array_add_element (checklists,
-                            prs_analysis_to_checklist (g_ptr_array_index (analyses, i)));
+  checklists = prs_checklists_new (analyses);
 
-  if (!prs_store_save_discovery (self->store, tools, checklists,
+  if (!prs_store_save_discovery (self->store, tools, checklists->rows,
                                  g_get_real_time () / G_USEC_PER_SEC, &error))
     {
       run_fail (task, error);

@@ -9,13 +9,11 @@
 #include "prs-workflow.h"
 
 static void
-prs_workflow_node_free (PrsWorkflowNode *node)
+prs_workflow_node_clear (PrsWorkflowNode *node)
 {
-  g_free (node->name);
-  g_free (node->type);
   g_free (node->webhook_id);
   g_clear_pointer (&node->parameters, json_object_unref);
-  g_free (node);
+  g_clear_pointer (&node->object, json_object_unref);
 }
 
 void
@@ -28,7 +26,7 @@ prs_workflow_free (PrsWorkflow *workflow)
   g_free (workflow->name);
   g_free (workflow->description);
   g_free (workflow->created_at);
-  g_clear_pointer (&workflow->nodes, g_ptr_array_unref);
+  g_clear_pointer (&workflow->nodes, g_array_unref);
   g_free (workflow);
 }
 
@@ -92,7 +90,10 @@ prs_workflow_new_from_json (JsonNode  *node,
     }
 
   workflow = g_new0 (PrsWorkflow, 1);
-  workflow->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_workflow_node_free);
+  nodes = json_node_get_array (nodes_node);
+  /* One array of structs: a workflow's nodes cost one allocation */
+  workflow->nodes = g_array_sized_new (FALSE, TRUE, sizeof (PrsWorkflowNode), json_array_get_length (nodes));
+  g_array_set_clear_func (workflow->nodes, (GDestroyNotify) prs_workflow_node_clear);
   workflow->id = dup_id (object);
   name = prs_json_object_get_string (object, "name");
   workflow->name = g_strdup (name != NULL ? name : "");
@@ -116,29 +117,26 @@ prs_workflow_new_from_json (JsonNode  *node,
     workflow->description = dup_trimmed_non_empty (
       prs_json_object_get_string (prs_json_object_get_object (object, "meta"), "description"));
 
-  nodes = json_node_get_array (nodes_node);
   for (guint i = 0; i < json_array_get_length (nodes); i++)
     {
       JsonNode *element = json_array_get_element (nodes, i);
-      JsonObject *n;
       JsonObject *parameters;
-      PrsWorkflowNode *wn;
+      PrsWorkflowNode wn = { 0, };
       const char *s;
 
       if (!JSON_NODE_HOLDS_OBJECT (element))
         continue;
 
-      n = json_node_get_object (element);
-      wn = g_new0 (PrsWorkflowNode, 1);
-      s = prs_json_object_get_string (n, "name");
-      wn->name = g_strdup (s != NULL ? s : "");
-      s = prs_json_object_get_string (n, "type");
-      wn->type = g_strdup (s != NULL ? s : "");
-      wn->disabled = prs_json_object_get_bool (n, "disabled", FALSE);
-      wn->webhook_id = dup_trimmed_non_empty (prs_json_object_get_string (n, "webhookId"));
-      parameters = prs_json_object_get_object (n, "parameters");
-      wn->parameters = parameters != NULL ? json_object_ref (parameters) : json_object_new ();
-      g_ptr_array_add (workflow->nodes, wn);
+      wn.object = json_object_ref (json_node_get_object (element));
+      s = prs_json_object_get_string (wn.object, "name");
+      wn.name = s != NULL ? s : "";
+      s = prs_json_object_get_string (wn.object, "type");
+      wn.type = s != NULL ? s : "";
+      wn.disabled = prs_json_object_get_bool (wn.object, "disabled", FALSE);
+      wn.webhook_id = dup_trimmed_non_empty (prs_json_object_get_string (wn.object, "webhookId"));
+      parameters = prs_json_object_get_object (wn.object, "parameters");
+      wn.parameters = parameters != NULL ? json_object_ref (parameters) : json_object_new ();
+      g_array_append_val (workflow->nodes, wn);
     }
 
   return g_steal_pointer (&workflow);
@@ -181,7 +179,7 @@ prs_workflow_find_entry_webhook (const PrsWorkflow *workflow)
 
   for (guint i = 0; i < workflow->nodes->len; i++)
     {
-      const PrsWorkflowNode *node = g_ptr_array_index (workflow->nodes, i);
+      const PrsWorkflowNode *node = &g_array_index (workflow->nodes, PrsWorkflowNode, i);
       const char *path;
 
       if (node->disabled || g_strcmp0 (node->type, PRS_NODE_WEBHOOK) != 0)

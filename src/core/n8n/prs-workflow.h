@@ -19,13 +19,16 @@ G_BEGIN_DECLS
  * workflow with a checklist entry saying so. */
 #define PRS_WORKFLOW_MAX_BYTES ((gsize) 16 * 1024 * 1024)
 
+/* The strings are borrowed from @object, which the node holds a reference
+ * to: a workflow's nodes are read once, right after parsing. */
 typedef struct
 {
-  char       *name;
-  char       *type;
+  const char *name;         /* "" when absent */
+  const char *type;         /* "" when absent */
   gboolean    disabled;
   char       *webhook_id;   /* NULL when absent or empty */
   JsonObject *parameters;   /* never NULL (empty when absent or not an object) */
+  JsonObject *object;       /* the node's JSON */
 } PrsWorkflowNode;
 
 typedef enum
@@ -43,7 +46,7 @@ typedef struct
   char           *created_at;   /* NULL when absent */
   PrsActiveState  active;
   gboolean        archived;
-  GPtrArray      *nodes;        /* PrsWorkflowNode*, in node order; non-object entries skipped */
+  GArray         *nodes;        /* PrsWorkflowNode, in node order; non-object entries skipped; NULL once analysed (prs_analysis_new) */
 } PrsWorkflow;
 
 /* Fails with PRS_ERROR_INVALID_INPUT when @node is not a JSON object with a

@@ -66,24 +66,19 @@ insert_tool (PrsStore       *self,
 }
 
 static gboolean
-insert_workflow_check (PrsStore    *self,
-                       JsonNode    *node,
-                       guint        position,
-                       GError     **error)
+insert_workflow_check (PrsStore                 *self,
+                       const PrsChecklistInsert *checklist,
+                       guint                     position,
+                       GError                  **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
-  g_autofree char *checklist_json = NULL;
-  JsonObject *object;
-  const char *workflow_id;
 
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    goto invalid;
-  object = json_node_get_object (node);
-  workflow_id = prs_json_object_get_string (object, "workflowId");
-  if (workflow_id == NULL)
-    goto invalid;
-
-  checklist_json = prs_json_to_string (node, FALSE);
+  if (checklist->workflow_id == NULL || checklist->json == NULL)
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           "A workflow checklist is not an object with a workflowId");
+      return FALSE;
+    }
 
   stmt = prs_store_prepare_cached (self,
                         "INSERT INTO workflow_checks (workflow_id, workflow_name,"
@@ -93,34 +88,28 @@ insert_workflow_check (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
 
-  prs_store_bind_text (stmt, 1, workflow_id);
-  prs_store_bind_text (stmt, 2, prs_json_object_get_string (object, "workflowName"));
-  sqlite3_bind_int (stmt, 3,
-                    json_object_get_boolean_member_with_default (object, "discoverable", FALSE));
-  prs_store_bind_text (stmt, 4, prs_json_object_get_string (object, "toolName"));
-  prs_store_bind_text (stmt, 5, checklist_json);
+  prs_store_bind_text (stmt, 1, checklist->workflow_id);
+  prs_store_bind_text (stmt, 2, checklist->workflow_name);
+  sqlite3_bind_int (stmt, 3, checklist->discoverable);
+  prs_store_bind_text (stmt, 4, checklist->tool_name);
+  prs_store_bind_text (stmt, 5, checklist->json);
   sqlite3_bind_int64 (stmt, 6, position);
 
   if (sqlite3_step (stmt) != SQLITE_DONE)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
                    "Could not save the checklist of workflow “%s”: %s",
-                   workflow_id, sqlite3_errmsg (self->db));
+                   checklist->workflow_id, sqlite3_errmsg (self->db));
       return FALSE;
     }
 
   return TRUE;
-
-invalid:
-  g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                       "A workflow checklist is not an object with a workflowId");
-  return FALSE;
 }
 
 gboolean
 prs_store_save_discovery (PrsStore   *self,
                           GPtrArray  *tools,
-                          JsonArray  *checklists,
+                          GArray     *checklists,
                           gint64      when,
                           GError    **error)
 {
@@ -142,8 +131,8 @@ prs_store_save_discovery (PrsStore   *self,
   if (!prs_store_exec_cached (self, "DELETE FROM workflow_checks",
                     "Could not replace the workflow checklists", error))
     goto fail;
-  for (guint i = 0; checklists != NULL && i < json_array_get_length (checklists); i++)
-    if (!insert_workflow_check (self, json_array_get_element (checklists, i), i, error))
+  for (guint i = 0; checklists != NULL && i < checklists->len; i++)
+    if (!insert_workflow_check (self, &g_array_index (checklists, PrsChecklistInsert, i), i, error))
       goto fail;
 
   stmt = prs_store_prepare_cached (self,

@@ -92,13 +92,25 @@ gboolean    prs_store_set_setting             (PrsStore    *self,
                                                const char  *value,    /* NULL deletes */
                                                GError     **error);
 
-/* Discovery results. @tools are PrsTool*; @checklists is an array of
- * workflow checklist objects ({workflowId, workflowName, discoverable,
- * toolName|null, checks:[{id,status,message}]}). Both sets are replaced in one
- * BEGIN IMMEDIATE transaction, and the attempt is recorded as a success. */
+/* One workflow's checklist as discovery stores it: the columns the Tools
+ * page reads, and the whole Workflow Checklist object ({workflowId,
+ * workflowName, discoverable, toolName|null, checks:[{id,status,message}]})
+ * as JSON text. The strings are borrowed. */
+typedef struct
+{
+  const char *workflow_id;     /* NULL: the whole set is refused */
+  const char *workflow_name;
+  const char *tool_name;       /* NULL when not discoverable */
+  gboolean    discoverable;
+  const char *json;
+} PrsChecklistInsert;
+
+/* Discovery results. @tools are PrsTool*; @checklists are
+ * PrsChecklistInsert (may be NULL). Both sets are replaced in one BEGIN
+ * IMMEDIATE transaction, and the attempt is recorded as a success. */
 gboolean    prs_store_save_discovery          (PrsStore    *self,
                                                GPtrArray   *tools,
-                                               JsonArray   *checklists,
+                                               GArray      *checklists,
                                                gint64       when,
                                                GError     **error);
 /* Records a failed discovery; the stored tools stay as they are. */
