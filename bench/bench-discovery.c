@@ -9,7 +9,7 @@
 #include "prs-json.h"
 
 #define N_WORKFLOWS 1000
-#define TARGET_RATIO 2.0
+#define TARGET_RATIO 1.5
 
 /* A realistic tool workflow: webhook, two Code nodes, a sticky note. */
 static char *
