@@ -615,13 +615,27 @@ prs_run_new (PrsRunEnv            *env,
    * whose tools matter */
   if (!_prs_run_is_mcp_client (self))
     _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
-  /* Told to no one yet: the commit that ends the run takes it to the disk */
-  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
-  _prs_run_save (self);
-  _prs_run_batch_end (self);
+  /* An MCP client's call is proposed at once, referring to its row */
+  if (_prs_run_is_mcp_client (self))
+    {
+      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
+      _prs_run_save (self);
+      _prs_run_batch_end (self);
+    }
+  else
+    _prs_run_defer_start (self);
   /* Said once it begins, when someone listens */
   self->check_tools = !_prs_run_is_mcp_client (self);
   return g_steal_pointer (&self);
+}
+
+void
+prs_run_store_start (PrsRun *self)
+{
+  g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
+
+  _prs_run_save_start (self);
 }
 
 PrsRun *
@@ -760,6 +774,7 @@ prs_run_dispose (GObject *object)
   PrsRun *self = PRS_RUN (object);
 
   g_clear_handle_id (&self->flush_id, g_source_remove);
+  g_clear_handle_id (&self->start_save_id, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);

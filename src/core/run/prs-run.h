@@ -67,13 +67,17 @@ typedef struct
   JsonObject *arguments;            /* its arguments; may be NULL */
 } PrsRunOptions;
 
-/* Makes a run for @options and stores it (its transcript starts with the
- * history and the trigger message); it does nothing until
- * prs_run_begin (). Fails with PRS_ERROR_NOT_FOUND for an unknown
- * conversation or agent. */
+/* Makes a run for @options (its transcript starts with the history and
+ * the trigger message); it does nothing until prs_run_begin (). Its row is
+ * stored with the run's first write or once the main loop is idle
+ * (prs_run_store_start () at once). Fails with PRS_ERROR_NOT_FOUND for an
+ * unknown conversation or agent. */
 PrsRun     *prs_run_new                 (PrsRunEnv            *env,
                                          const PrsRunOptions  *options,
                                          GError              **error);
+/* Stores a new run's row now when it still waits for the main loop (it
+ * tells the run's request from one no run took) */
+void        prs_run_store_start         (PrsRun               *self);
 /* A stored, unfinished run, as it was when Prosponsive stopped (takes
  * @row); prs_run_resume_after_restart () goes on with it. */
 PrsRun     *prs_run_new_for_resume      (PrsRunEnv            *env,
