@@ -257,13 +257,12 @@ test_every_fires_once (Fixture       *fixture,
   g_assert_cmpstr (extra_string (prompt, "scheduleName"), ==, "Briefing");
   g_assert_cmpstr (extra_string (prompt, "dueAt"), ==, "2026-01-05T08:30:00Z");
   g_assert_cmpstr (extra_string (prompt, "fire"), ==, "due");
-  /* Its run (stored once the main loop is idle, docs/storage.md): an
-   * agent-inference run on the prompt, with the Request Context */
-  wait_idle (fixture);
+  /* Its run: an agent-inference run on the prompt, with the Request Context */
   run = prs_store_lookup_run_by_trigger (fixture->store, json_object_get_string_member (prompt, "id"), NULL);
   g_assert_nonnull (run);
   g_assert_cmpstr (run->origin, ==, "agent-inference");
   g_assert_cmpstr (run->context_json, ==, "{\"team\":\"ops\"}");
+  wait_idle (fixture);
 
   /* Many due times pass, each once */
   prs_clock_advance (fixture->clock, 5 * HOUR);
@@ -271,7 +270,6 @@ test_every_fires_once (Fixture       *fixture,
   prompts = messages_of (fixture, "inbound");
   g_assert_cmpuint (prompts->len, ==, 11);
   g_assert_cmpint (sql_count (fixture, "SELECT count(*) FROM schedule_fires WHERE kind = 'due'"), ==, 11);
-  wait_idle (fixture);
   g_assert_cmpint (sql_count (fixture, "SELECT count(*) FROM runs"), ==, 11);
   row = lookup (fixture, id);
   g_assert_cmpint (row->last_fired_at, ==, utc (2026, 1, 5, 13, 30));

@@ -616,7 +616,7 @@ prs_run_new (PrsRunEnv            *env,
   if (!_prs_run_is_mcp_client (self))
     _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
   /* An MCP client's call is proposed at once, referring to its row */
-  if (_prs_run_is_mcp_client (self))
+  if (!options->store_lazily || _prs_run_is_mcp_client (self))
     {
       _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
       _prs_run_save (self);

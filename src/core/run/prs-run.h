@@ -63,15 +63,17 @@ typedef struct
   const char *system_prompt;        /* /api/ai/inference's systemPrompt; may be NULL */
   double      temperature;          /* < 0: the setting */
   guint       max_tokens;           /* 0: the setting */
+  /* The row waits for the run's first write or an idle main loop (an API
+   * answer's path); otherwise it is stored before prs_run_new () returns */
+  gboolean    store_lazily;
   const char *tool_name;            /* PRS_RUN_ORIGIN_MCP_CLIENT: the call asked for */
   JsonObject *arguments;            /* its arguments; may be NULL */
 } PrsRunOptions;
 
-/* Makes a run for @options (its transcript starts with the history and
- * the trigger message); it does nothing until prs_run_begin (). Its row is
- * stored with the run's first write or once the main loop is idle
- * (prs_run_store_start () at once). Fails with PRS_ERROR_NOT_FOUND for an
- * unknown conversation or agent. */
+/* Makes a run for @options and stores it (its transcript starts with the
+ * history and the trigger message; options->store_lazily: later, or at
+ * prs_run_store_start ()); it does nothing until prs_run_begin (). Fails
+ * with PRS_ERROR_NOT_FOUND for an unknown conversation or agent. */
 PrsRun     *prs_run_new                 (PrsRunEnv            *env,
                                          const PrsRunOptions  *options,
                                          GError              **error);
