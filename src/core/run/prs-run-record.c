@@ -177,16 +177,19 @@ on_save_start (gpointer data)
 }
 
 /* A new run's row need not cost a transaction of its own before its model
- * is asked: it goes into the run's first write — with an instant model, the
- * transaction that ends the run — or, when the main loop is idle first
- * (the model is still thinking), into one of its own. Either way it is
- * stored before anything that refers to it (tool calls, model calls) */
+ * is asked: it goes into the run's first write — with a model that answers
+ * at once, the transaction that ends the run — or, when the model is still
+ * thinking LAZY_START_MS later, into one of its own (as the reply's first
+ * text does, prs-run.c). Either way it is stored before anything that
+ * refers to it (tool calls, model calls) */
+#define LAZY_START_MS 25
+
 void
 _prs_run_defer_start (PrsRun *self)
 {
   g_return_if_fail (self->start_save_id == 0);
 
-  self->start_save_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, on_save_start, self, NULL);
+  self->start_save_id = g_timeout_add (LAZY_START_MS, on_save_start, self);
 }
 
 /* The row now, if it still waits (before a write that refers to it) */

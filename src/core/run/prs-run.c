@@ -28,6 +28,11 @@
 #include "prs-thread.h"
 
 #define FLUSH_INTERVAL_MS 250
+/* A reply's first text waits this long to be stored: a reply complete by
+ * then (a model that answers at once, in however many reads) is stored
+ * once, completed, in the transaction that ends the run; a person sees no
+ * difference in a window that shows it streaming */
+#define FIRST_FLUSH_MS    25
 
 G_DEFINE_FINAL_TYPE (PrsRun, prs_run, G_TYPE_OBJECT)
 
@@ -129,11 +134,8 @@ on_delta (const char *text,
   g_string_append (self->stream_text, text);
   if (self->stream_message_id == NULL)
     {
-      /* Shown once the main loop is idle: a reply that is complete by
-       * then (an answer in one read) is stored once, as completed, in the
-       * transaction that ends the run */
       if (self->flush_id == 0)
-        self->flush_id = g_idle_add (on_flush_timeout, self);
+        self->flush_id = g_timeout_add (FIRST_FLUSH_MS, on_flush_timeout, self);
       return;
     }
   /* Saved at most every 250 ms, and always 250 ms after the last piece */
