@@ -61,7 +61,7 @@ void        _prs_run_emit_approval_needed (PrsRun     *self,
 void        _prs_run_emit_workflow_gone (PrsRun     *self,
                                          const char *tool_name);
 void        _prs_run_save             (PrsRun       *self);
-/* A new run's row is stored with its first write, or 25 ms later,
+/* A new run's row is stored with its first write, or 250 ms later,
  * whichever comes first */
 void        _prs_run_defer_start      (PrsRun       *self);
 void        _prs_run_save_start       (PrsRun       *self);

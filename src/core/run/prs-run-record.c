@@ -182,7 +182,7 @@ on_save_start (gpointer data)
  * thinking LAZY_START_MS later, into one of its own (as the reply's first
  * text does, prs-run.c). Either way it is stored before anything that
  * refers to it (tool calls, model calls) */
-#define LAZY_START_MS 25
+#define LAZY_START_MS 250
 
 void
 _prs_run_defer_start (PrsRun *self)

@@ -63,7 +63,7 @@ typedef struct
   const char *system_prompt;        /* /api/ai/inference's systemPrompt; may be NULL */
   double      temperature;          /* < 0: the setting */
   guint       max_tokens;           /* 0: the setting */
-  /* The row waits for the run's first write or 25 ms (an API
+  /* The row waits for the run's first write or 250 ms (an API
    * answer's path); otherwise it is stored before prs_run_new () returns */
   gboolean    store_lazily;
   const char *tool_name;            /* PRS_RUN_ORIGIN_MCP_CLIENT: the call asked for */
