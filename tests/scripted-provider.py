@@ -93,7 +93,8 @@ LOG (--log): rewritten after every request, as
 {"requests": [{"index", "turn", "kind", "method", "path", "query": {...},
                "headers": {lowercase name: value}, "body": JSON or null,
                "raw_body": text when not JSON, "stream": bool,
-               "violations": ["..."]}]}
+               "peer_port": the client's port (the same for requests on one
+               kept-alive connection), "violations": ["..."]}]}
 Tests assert on it (e.g. the key header, the tools sent, no violations).
 """
 
@@ -747,6 +748,10 @@ def stream_error_event(kind, err):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "scripted-provider/1"
+    # As the providers' own servers do (nginx, Go, Node set TCP_NODELAY): on a
+    # kept-alive connection a stream's small writes would otherwise wait for
+    # the client's delayed ACK (40 ms) each
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet: tests read the JSON log
         pass
@@ -824,7 +829,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         script.record({"turn": index, "kind": kind, "method": self.command, "path": path, "query": query,
                        "headers": headers, "body": body, "raw_body": raw_text, "stream": requested_stream,
-                       "violations": violations})
+                       "peer_port": self.client_address[1], "violations": violations})
 
         if turn is None:
             self.send_json(500, error_body(kind, 500, "script exhausted: no turn left for this request"))

@@ -111,7 +111,7 @@ announce (PrsService  *self,
 {
   for (guint i = 0; changed != NULL && i < changed->len; i++)
     g_signal_emit_by_name (self, "message-changed", conversation_id, g_ptr_array_index (changed, i));
-  prs_conversation_list_queue_update (prs_service_get_conversations (self), conversation_id);
+  _prs_service_conversation_changed (self, conversation_id);
   if (added != NULL)
     g_signal_emit_by_name (self, "message-added", conversation_id, added);
 }

@@ -139,12 +139,20 @@ on_interval_changed (PrsSettings *settings,
 /* The API thread stored something: the window's models follow, once per
  * main loop turn however many arrive (a flood of new conversations must
  * not cost the main thread more than the rows that changed). */
+void
+_prs_service_conversation_changed (PrsService *self,
+                                   const char *conversation_id)
+{
+  if (self->conversations != NULL)
+    prs_conversation_list_queue_update (self->conversations, conversation_id);
+}
+
 static void
 on_api_conversation_created (PrsApiServer *server,
                              const char   *conversation_id,
                              PrsService   *self)
 {
-  prs_conversation_list_queue_update (self->conversations, conversation_id);
+  _prs_service_conversation_changed (self, conversation_id);
 }
 
 static void
@@ -153,7 +161,7 @@ on_api_message_added (PrsApiServer *server,
                       const char   *message_id,
                       PrsService   *self)
 {
-  prs_conversation_list_queue_update (self->conversations, conversation_id);
+  _prs_service_conversation_changed (self, conversation_id);
   g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, conversation_id, message_id);
 }
 
@@ -184,6 +192,12 @@ prs_service_get_conversations (PrsService *self)
   g_return_val_if_fail (PRS_IS_SERVICE (self), NULL);
   PRS_ASSERT_MAIN_THREAD ();
 
+  if (self->store == NULL)
+    return NULL;
+  /* Made for the first who asks (the window): without a window nothing
+   * reads it, and every API message would cost the main thread an update */
+  if (self->conversations == NULL)
+    self->conversations = prs_conversation_list_new (self->store);
   return self->conversations;
 }
 
@@ -550,7 +564,6 @@ prs_service_start (PrsService  *self,
 
   self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
   _prs_service_recover_deletions (self);
-  self->conversations = prs_conversation_list_new (self->store);
   g_signal_connect_object (self->api_server, "conversation-created",
                            G_CALLBACK (on_api_conversation_created), self, 0);
   g_signal_connect_object (self->api_server, "message-added",

@@ -55,7 +55,8 @@ PrsRunner    *prs_service_get_runner    (PrsService *self);
 PrsScheduler *prs_service_get_scheduler (PrsService *self);
 /* The MCP servers, connected, and their tools (NULL before start). */
 PrsMcpHub    *prs_service_get_mcp_hub   (PrsService *self);
-/* The conversations, newest first, kept current (NULL before start). */
+/* The conversations, newest first, kept current from the first call on
+ * (NULL before start). */
 PrsConversationList *prs_service_get_conversations (PrsService *self);
 /* Stores a message made in the app (prs_store_insert_message ()), refreshes
  * the conversations and emits PrsService::message-added. */

@@ -850,6 +850,85 @@ test_failover_server_error (void)
   failover_wait_clear (&wait);
 }
 
+/* A provider is kept between chats with its connection while nothing it
+ * was made from changes; a new key (the keyring's) or URL makes a new one */
+static gint64
+peer_port (PrsTestProvider *server,
+           guint            index)
+{
+  g_autoptr(JsonObject) logged = prs_test_provider_request (server, index);
+
+  return json_object_get_int_member (logged, "peer_port");
+}
+
+static const char *
+logged_key (PrsTestProvider *server,
+            guint            index,
+            JsonObject     **logged)
+{
+  *logged = prs_test_provider_request (server, index);
+  return json_object_get_string_member (json_object_get_object_member (*logged, "headers"), "authorization");
+}
+
+static void
+test_providers_kept (void)
+{
+  g_autoptr(PrsTestProvider) a = prs_test_provider_start ("{'kind':'openai','repeat_last':true,"
+                                                          "'turns':[{'response':{'text':'Hi.'}}]}");
+  g_auto(Config) config = { 0 };
+  g_autofree char *url = prs_test_provider_base_url (a, "openai");
+  g_autofree char *id = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) first = NULL;
+  g_autoptr(JsonObject) third = NULL;
+  g_autoptr(PrsProviderRow) row = NULL;
+
+  config_init (&config);
+  id = add_provider (&config, "openai", "Provider A", url, 1, "key-a");
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(PrsChatRequest) request = simple_request (TRUE);
+      FailoverWait wait = { 0 };
+
+      /* The third chat after the key changed in the keyring */
+      if (i == 2)
+        {
+          g_autofree char *secret = g_strconcat (PRS_SECRET_PROVIDER_KEY_PREFIX, id, NULL);
+
+          g_assert_true (prs_secrets_store_sync (config.secrets, secret, "Provider A", "key-b", NULL, &error));
+          g_assert_no_error (error);
+        }
+      failover_chat (&config, request, &wait);
+      g_assert_no_error (wait.error);
+      g_assert_cmpstr (wait.response->text, ==, "Hi.");
+      failover_wait_clear (&wait);
+    }
+
+  /* One connection for the first two; the new key on a new one */
+  g_assert_cmpint (peer_port (a, 0), ==, peer_port (a, 1));
+  g_assert_cmpstr (logged_key (a, 0, &first), ==, "Bearer key-a");
+  g_assert_cmpstr (logged_key (a, 2, &third), ==, "Bearer key-b");
+  g_assert_cmpint (peer_port (a, 2), !=, peer_port (a, 1));
+
+  /* A changed model is a new provider too */
+  row = prs_store_lookup_provider (config.store, id, &error);
+  g_assert_no_error (error);
+  g_free (row->model);
+  row->model = g_strdup ("model-b");
+  g_assert_true (prs_providers_update (config.providers, row, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(PrsChatRequest) request = simple_request (FALSE);
+    FailoverWait wait = { 0 };
+
+    failover_chat (&config, request, &wait);
+    g_assert_no_error (wait.error);
+    failover_wait_clear (&wait);
+  }
+  g_assert_cmpint (peer_port (a, 3), !=, peer_port (a, 2));
+}
+
 /* Decision: a rejected key is a failure of that provider, so the run
  * moves on to the next one; the attempts say why A was skipped. */
 static void
@@ -1047,6 +1126,7 @@ main (int   argc,
 
   g_test_add_func ("/prs/providers/store", test_store_providers);
   g_test_add_func ("/prs/providers/failover/server-error", test_failover_server_error);
+  g_test_add_func ("/prs/providers/kept", test_providers_kept);
   g_test_add_func ("/prs/providers/failover/auth", test_failover_auth);
   g_test_add_func ("/prs/providers/failover/all-fail", test_failover_all_fail);
   g_test_add_func ("/prs/providers/failover/none", test_failover_none);

@@ -437,8 +437,18 @@ store_inbound (PrsApiRoutes      *routes,
   insert.dedup_key = inference->dedup_key;
   insert.extra_json = extra_json;
 
+  /* The message and its conversation's agent: one commit, on the disk
+   * before the model is asked */
+  if (!prs_store_batch_begin (routes->store, PRS_STORE_SYNC_NOW, &error))
+    {
+      prs_api_internal_error (msg, error);
+      return FALSE;
+    }
   if (!prs_store_insert_message (routes->store, &insert, message_id, NULL, &error))
     {
+      g_autoptr(GError) end_error = NULL;
+
+      prs_store_batch_end (routes->store, &end_error);
       if (inference->dedup_key == NULL || !g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) ||
           !replay_duplicate_or_orphan (routes, msg, inference, NULL))
         prs_api_internal_error (msg, error);
@@ -452,6 +462,12 @@ store_inbound (PrsApiRoutes      *routes,
     {
       g_message ("Could not set the agent of conversation %s: %s", inference->conversation_id, error->message);
       g_clear_error (&error);
+    }
+  if (!prs_store_batch_end (routes->store, &error))
+    {
+      g_clear_pointer (message_id, g_free);
+      prs_api_internal_error (msg, error);
+      return FALSE;
     }
   if (routes->message_added != NULL)
     routes->message_added (routes->notify_data, inference->conversation_id, *message_id);
@@ -550,6 +566,9 @@ start_run_on_main (gpointer user_data)
   options.system_prompt = start->system_prompt;
   options.temperature = start->temperature;
   options.max_tokens = start->max_tokens;
+  /* Its start goes with its first write: not a commit of its own before
+   * the model is asked */
+  options.store_lazily = TRUE;
 
   run = prs_runner_start (start->runner, &options, TRUE, &error);
   if (run == NULL)

@@ -514,6 +514,12 @@ prs_exchange_new (PrsProviderConfig    *config,
   /* An error body is only read for its message: keep the start. */
   prs_http_request_set_limits (ex->request, MAX_JSON_BODY, MAX_ERROR_BODY);
   prs_http_request_set_headers_func (ex->request, on_headers, ex);
+  /* libsoup sends a POST on a kept-alive connection only when told it may
+   * be sent again (a connection the provider closed while idle is retried
+   * on a new one): a chat changes nothing at the provider, so the session
+   * the provider object keeps between chats reuses its connection instead
+   * of connecting (and, over https, shaking hands) for each call */
+  soup_message_add_flags (prs_http_request_get_message (ex->request), SOUP_MESSAGE_IDEMPOTENT);
 
   g_task_set_task_data (task, ex, exchange_free);
   return ex;

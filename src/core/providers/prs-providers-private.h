@@ -16,6 +16,18 @@ typedef struct
   GPtrArray *models;     /* PrsModelInfo*, or NULL when never listed */
 } ProviderState;
 
+/* A provider object kept between chats, with what it was made from: its
+ * SoupSession keeps the connection to the provider open */
+typedef struct
+{
+  PrsProvider *provider;
+  char        *kind;
+  char        *base_url;
+  char        *model;
+  char        *key_digest;   /* SHA-256 of the key, never the key; NULL: none */
+  guint        timeout;
+} CachedProvider;
+
 struct _PrsProviders
 {
   GObject     parent_instance;
@@ -24,6 +36,7 @@ struct _PrsProviders
   PrsSecrets *secrets;
   guint       timeout;
   GHashTable *states;    /* id → ProviderState */
+  GHashTable *cached;    /* id → CachedProvider (main thread) */
 };
 
 ProviderState  *_prs_providers_get_state   (PrsProviders  *self,

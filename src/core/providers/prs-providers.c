@@ -4,7 +4,9 @@
  *
  * Rows come from the store at each call, so a provider added by
  * prosponsive-ctl is used at once; keys are looked up in PrsSecrets when a
- * provider object is made and kept only inside that object. What each
+ * provider object is made and kept only inside that object. A chat's
+ * provider object is kept for the next chat (its session keeps the
+ * connection) while its row and key stay the same. What each
  * provider did last (success, error, model list) is remembered in memory
  * for provider-info. */
 #include "config.h"
@@ -64,6 +66,19 @@ record_result (PrsProviders *self,
 }
 
 static void
+cached_provider_free (gpointer data)
+{
+  CachedProvider *cached = data;
+
+  g_clear_object (&cached->provider);
+  g_free (cached->kind);
+  g_free (cached->base_url);
+  g_free (cached->model);
+  g_free (cached->key_digest);
+  g_free (cached);
+}
+
+static void
 prs_providers_finalize (GObject *object)
 {
   PrsProviders *self = PRS_PROVIDERS (object);
@@ -71,6 +86,7 @@ prs_providers_finalize (GObject *object)
   g_clear_object (&self->store);
   g_clear_object (&self->secrets);
   g_clear_pointer (&self->states, g_hash_table_unref);
+  g_clear_pointer (&self->cached, g_hash_table_unref);
 
   G_OBJECT_CLASS (prs_providers_parent_class)->finalize (object);
 }
@@ -88,6 +104,7 @@ prs_providers_init (PrsProviders *self)
 {
   self->timeout = PRS_PROVIDER_DEFAULT_TIMEOUT;
   self->states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, provider_state_free);
+  self->cached = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, cached_provider_free);
 }
 
 PrsProviders *
@@ -525,26 +542,83 @@ on_provider_chat (GObject      *source,
   try_next (g_steal_pointer (&task));
 }
 
+static gboolean
+cached_matches (const CachedProvider *cached,
+                const PrsProviderRow *row,
+                const char           *key_digest,
+                guint                 timeout)
+{
+  return g_strcmp0 (cached->kind, row->kind) == 0 && g_strcmp0 (cached->base_url, row->base_url) == 0 &&
+         g_strcmp0 (cached->model, row->model) == 0 && g_strcmp0 (cached->key_digest, key_digest) == 0 &&
+         cached->timeout == timeout;
+}
+
+/* The provider that answers a chat for @row with @key (zeroed here): the
+ * one the last chat used while nothing it was made from changed, so that
+ * its session's connection to the provider stays open between calls. A key
+ * changed in the keyring or Preferences arrives here as another key (the
+ * keyring's values are re-read when they change: prs-secrets.c) and makes a
+ * new provider; only the key's digest is kept beside it. */
+static PrsProvider *
+chat_provider (PrsProviders          *self,
+               const PrsProviderRow  *row,
+               char                  *key,
+               GError               **error)
+{
+  g_autofree char *digest = key != NULL ? g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1) : NULL;
+  CachedProvider *cached = g_hash_table_lookup (self->cached, row->id);
+  PrsProvider *provider;
+
+  if (cached != NULL && cached_matches (cached, row, digest, self->timeout))
+    {
+      if (key != NULL)
+        memset (key, 0, strlen (key));
+      return g_object_ref (cached->provider);
+    }
+
+  g_hash_table_remove (self->cached, row->id);
+  provider = create_with_key (self, row, key, error);
+  if (provider == NULL)
+    return NULL;
+
+  cached = g_new0 (CachedProvider, 1);
+  cached->provider = g_object_ref (provider);
+  cached->kind = g_strdup (row->kind);
+  cached->base_url = g_strdup (row->base_url);
+  cached->model = g_strdup (row->model);
+  cached->key_digest = g_steal_pointer (&digest);
+  cached->timeout = self->timeout;
+  g_hash_table_insert (self->cached, g_strdup (row->id), cached);
+  return provider;
+}
+
 static void
-on_provider_created (GObject      *source,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+on_chat_key (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
 {
   GTask *task = user_data;
-  PrsProviders *self = PRS_PROVIDERS (source);
+  PrsProviders *self = g_task_get_source_object (task);
   ChatData *chat = g_task_get_task_data (task);
   g_autoptr(PrsProvider) provider = NULL;
+  g_autofree char *key = NULL;
   GError *error = NULL;
 
-  provider = prs_providers_create_finish (self, result, &error);
+  key = prs_secrets_lookup_finish (PRS_SECRETS (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  /* An unreadable keyring is as good as no key: the provider says so */
+  if (error != NULL)
+    g_debug ("Could not read the key of the AI provider %s: %s", chat->current->id, error->message);
+  g_clear_error (&error);
+
+  provider = chat_provider (self, chat->current, key, &error);
   if (provider == NULL)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_task_return_error (task, error);
-          g_object_unref (task);
-          return;
-        }
       record_result (self, chat->current->id, error);
       add_attempt (chat, error, 0);
       try_next (task);
@@ -561,14 +635,15 @@ try_next (GTask *task)
 {
   PrsProviders *self = g_task_get_source_object (task);
   ChatData *chat = g_task_get_task_data (task);
+  g_autofree char *secret = NULL;
 
   if (chat->next < chat->rows->len)
     {
       chat->current = g_ptr_array_index (chat->rows, chat->next++);
       chat->current_started_us = g_get_monotonic_time ();
       chat->current_first_text_us = 0;
-      prs_providers_create_async (self, chat->current, g_task_get_cancellable (task),
-                                  on_provider_created, task);
+      secret = _prs_providers_secret_name (chat->current->id);
+      prs_secrets_lookup_async (self->secrets, secret, g_task_get_cancellable (task), on_chat_key, task);
       return;
     }
 
@@ -579,6 +654,19 @@ try_next (GTask *task)
   else
     g_task_return_error (task, all_failed_error (chat));
   g_object_unref (task);
+}
+
+static gboolean
+is_not_listed (gpointer key,
+               gpointer value,
+               gpointer user_data)
+{
+  GPtrArray *rows = user_data;
+
+  for (guint i = 0; i < rows->len; i++)
+    if (g_str_equal (((PrsProviderRow *) g_ptr_array_index (rows, i))->id, key))
+      return FALSE;
+  return TRUE;
 }
 
 void
@@ -624,6 +712,8 @@ prs_providers_chat_async (PrsProviders        *self,
       if (row->enabled)
         g_ptr_array_add (chat->rows, g_steal_pointer (&g_ptr_array_index (rows, i)));
     }
+  /* A provider removed or switched off closes its connection */
+  g_hash_table_foreach_remove (self->cached, is_not_listed, chat->rows);
 
   try_next (g_steal_pointer (&task));
 }

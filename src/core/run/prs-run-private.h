@@ -31,6 +31,7 @@ struct _PrsRun
   gboolean      model_in_flight;
   gboolean      cancel_requested;
   gboolean      batch_open;    /* its writes go into one store batch (prs-run-record.c) */
+  guint         start_save_id; /* a new run's row waits to be stored (prs-run-record.c) */
 
   /* The reply streaming now */
   GString      *stream_text;
@@ -60,6 +61,10 @@ void        _prs_run_emit_approval_needed (PrsRun     *self,
 void        _prs_run_emit_workflow_gone (PrsRun     *self,
                                          const char *tool_name);
 void        _prs_run_save             (PrsRun       *self);
+/* A new run's row is stored with its first write, or 250 ms later,
+ * whichever comes first */
+void        _prs_run_defer_start      (PrsRun       *self);
+void        _prs_run_save_start       (PrsRun       *self);
 void        _prs_run_batch_begin      (PrsRun       *self,
                                        PrsStoreSync  sync);
 void        _prs_run_batch_end        (PrsRun       *self);

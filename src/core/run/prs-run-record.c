@@ -147,6 +147,8 @@ save_with_trigger (PrsRun     *self,
 
   if (self->detached)
     return;
+  /* The whole row: a start still waiting is in it */
+  g_clear_handle_id (&self->start_save_id, g_source_remove);
   g_free (self->row->transcript_json);
   self->row->transcript_json = prs_json_to_string (node, FALSE);
   if (!prs_store_save_run_and_trigger (self->env->store, self->row, trigger_status, &error))
@@ -159,6 +161,52 @@ void
 _prs_run_save (PrsRun *self)
 {
   save_with_trigger (self, NULL);
+}
+
+static gboolean
+on_save_start (gpointer data)
+{
+  PrsRun *self = data;
+
+  self->start_save_id = 0;
+  /* Told to no one yet: the commit that ends the run takes it to the disk */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
+  _prs_run_save (self);
+  _prs_run_batch_end (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* A new run's row need not cost a transaction of its own before its model
+ * is asked: it goes into the run's first write — with a model that answers
+ * at once, the transaction that ends the run — or, when the model is still
+ * thinking LAZY_START_MS later, into one of its own (as the reply's first
+ * text does, prs-run.c). Either way it is stored before anything that
+ * refers to it (tool calls, model calls) */
+#define LAZY_START_MS 250
+
+void
+_prs_run_defer_start (PrsRun *self)
+{
+  g_return_if_fail (self->start_save_id == 0);
+
+  self->start_save_id = g_timeout_add (LAZY_START_MS, on_save_start, self);
+}
+
+/* The row now, if it still waits (before a write that refers to it) */
+void
+_prs_run_save_start (PrsRun *self)
+{
+  if (self->start_save_id == 0)
+    return;
+  g_clear_handle_id (&self->start_save_id, g_source_remove);
+  if (self->batch_open)
+    {
+      _prs_run_save (self);
+      return;
+    }
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
+  _prs_run_save (self);
+  _prs_run_batch_end (self);
 }
 
 /* The writes until _prs_run_batch_end () (or the run rests) are one
@@ -177,6 +225,7 @@ _prs_run_batch_begin (PrsRun       *self,
     g_message ("Could not save agent run %s: %s", self->row->id, error->message);
   else
     self->batch_open = TRUE;
+  _prs_run_save_start (self);
 }
 
 void
@@ -206,6 +255,7 @@ _prs_run_insert_message (PrsRun     *self,
 
   if (self->detached)
     return NULL;
+  _prs_run_save_start (self);
   if (extra != NULL)
     {
       json_object_set_string_member (extra, "runId", self->row->id);
@@ -242,6 +292,7 @@ _prs_run_update_message (PrsRun     *self,
 
   if (message_id == NULL || self->detached)
     return;
+  _prs_run_save_start (self);
   if (extra != NULL)
     {
       json_object_set_string_member (extra, "runId", self->row->id);

@@ -46,9 +46,13 @@ GPtrArray *
 _prs_run_allowed_tools (PrsRun *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) all = prs_tool_list_all (self->env, &error);
+  g_autoptr(GPtrArray) all = NULL;
   GPtrArray *tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
 
+  /* An agent without tools reads none */
+  if (self->agent->allowed_tools != NULL && self->agent->allowed_tools[0] == NULL)
+    return tools;
+  all = prs_tool_list_all (self->env, &error);
   if (all == NULL)
     {
       g_message ("Could not read the tools: %s", error->message);
@@ -68,8 +72,14 @@ _prs_run_allowed_tools (PrsRun *self)
 static guint
 count_left_out (PrsRun *self)
 {
-  g_autoptr(GPtrArray) all = prs_tool_list_all (self->env, NULL);
+  g_autoptr(GPtrArray) all = NULL;
   guint n = 0;
+
+  /* A list of at most that many names cannot allow more */
+  if (self->agent->allowed_tools != NULL &&
+      g_strv_length (self->agent->allowed_tools) <= PRS_RUN_MAX_TOOLS)
+    return 0;
+  all = prs_tool_list_all (self->env, NULL);
 
   for (guint i = 0; all != NULL && i < all->len; i++)
     n += prs_agent_allows_tool (self->agent, ((PrsTool *) g_ptr_array_index (all, i))->name) ? 1 : 0;

@@ -28,6 +28,12 @@
 #include "prs-thread.h"
 
 #define FLUSH_INTERVAL_MS 250
+/* A reply's first text waits this long to be stored: a reply complete by
+ * then (a model that answers at once, in however many reads, also on a
+ * busy machine) is stored once, completed, in the transaction that ends
+ * the run; a window that shows it streaming shows it within 100 ms, and
+ * every 250 ms after that */
+#define FIRST_FLUSH_MS    100
 
 G_DEFINE_FINAL_TYPE (PrsRun, prs_run, G_TYPE_OBJECT)
 
@@ -129,11 +135,8 @@ on_delta (const char *text,
   g_string_append (self->stream_text, text);
   if (self->stream_message_id == NULL)
     {
-      /* Shown once the main loop is idle: a reply that is complete by
-       * then (an answer in one read) is stored once, as completed, in the
-       * transaction that ends the run */
       if (self->flush_id == 0)
-        self->flush_id = g_idle_add (on_flush_timeout, self);
+        self->flush_id = g_timeout_add (FIRST_FLUSH_MS, on_flush_timeout, self);
       return;
     }
   /* Saved at most every 250 ms, and always 250 ms after the last piece */
@@ -615,13 +618,27 @@ prs_run_new (PrsRunEnv            *env,
    * whose tools matter */
   if (!_prs_run_is_mcp_client (self))
     _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
-  /* Told to no one yet: the commit that ends the run takes it to the disk */
-  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
-  _prs_run_save (self);
-  _prs_run_batch_end (self);
+  /* An MCP client's call is proposed at once, referring to its row */
+  if (!options->store_lazily || _prs_run_is_mcp_client (self))
+    {
+      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
+      _prs_run_save (self);
+      _prs_run_batch_end (self);
+    }
+  else
+    _prs_run_defer_start (self);
   /* Said once it begins, when someone listens */
   self->check_tools = !_prs_run_is_mcp_client (self);
   return g_steal_pointer (&self);
+}
+
+void
+prs_run_store_start (PrsRun *self)
+{
+  g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
+
+  _prs_run_save_start (self);
 }
 
 PrsRun *
@@ -760,6 +777,7 @@ prs_run_dispose (GObject *object)
   PrsRun *self = PRS_RUN (object);
 
   g_clear_handle_id (&self->flush_id, g_source_remove);
+  g_clear_handle_id (&self->start_save_id, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);

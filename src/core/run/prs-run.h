@@ -63,17 +63,23 @@ typedef struct
   const char *system_prompt;        /* /api/ai/inference's systemPrompt; may be NULL */
   double      temperature;          /* < 0: the setting */
   guint       max_tokens;           /* 0: the setting */
+  /* The row waits for the run's first write or 250 ms (an API
+   * answer's path); otherwise it is stored before prs_run_new () returns */
+  gboolean    store_lazily;
   const char *tool_name;            /* PRS_RUN_ORIGIN_MCP_CLIENT: the call asked for */
   JsonObject *arguments;            /* its arguments; may be NULL */
 } PrsRunOptions;
 
 /* Makes a run for @options and stores it (its transcript starts with the
- * history and the trigger message); it does nothing until
- * prs_run_begin (). Fails with PRS_ERROR_NOT_FOUND for an unknown
- * conversation or agent. */
+ * history and the trigger message; options->store_lazily: later, or at
+ * prs_run_store_start ()); it does nothing until prs_run_begin (). Fails
+ * with PRS_ERROR_NOT_FOUND for an unknown conversation or agent. */
 PrsRun     *prs_run_new                 (PrsRunEnv            *env,
                                          const PrsRunOptions  *options,
                                          GError              **error);
+/* Stores a new run's row now when it still waits for the main loop (it
+ * tells the run's request from one no run took) */
+void        prs_run_store_start         (PrsRun               *self);
 /* A stored, unfinished run, as it was when Prosponsive stopped (takes
  * @row); prs_run_resume_after_restart () goes on with it. */
 PrsRun     *prs_run_new_for_resume      (PrsRunEnv            *env,

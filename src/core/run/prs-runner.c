@@ -274,6 +274,14 @@ prs_runner_start_chat (PrsRunner   *self,
   return prs_runner_start (self, &options, FALSE, error);
 }
 
+static void
+store_start (gpointer key,
+             gpointer value,
+             gpointer user_data)
+{
+  prs_run_store_start (PRS_RUN (value));
+}
+
 void
 prs_runner_resume (PrsRunner *self)
 {
@@ -283,6 +291,8 @@ prs_runner_resume (PrsRunner *self)
   g_return_if_fail (PRS_IS_RUNNER (self));
   PRS_ASSERT_MAIN_THREAD ();
 
+  /* Runs started already (a schedule's, at start) are told from those */
+  g_hash_table_foreach (self->runs, store_start, NULL);
   /* Requests stored before a crash whose runs never began: failed, with a
    * Retry in the conversation, until their workflow sends them again */
   if (prs_store_interrupt_orphan_inbound (self->env->store,
