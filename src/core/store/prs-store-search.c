@@ -23,7 +23,7 @@
 #define SNIPPET_WORDS_BEFORE 5
 /* A reply longer than this is not read whole for its snippet: md4c parses
  * FTS5's snippet of it instead (a fragment's cut Markdown may show) */
-#define SNIPPET_MAX_MARKDOWN (256 * 1024)
+#define SNIPPET_MAX_MARKDOWN (64 * 1024)
 /* How a reply's matches are marked while md4c reads it: U+E000, U+E001
  * (the query below names them in decimal) */
 #define MARKDOWN_MARK_START 0xE000
