@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-api-port.h: the port the running service's API listens on, published
- * in DATA_DIR/api-port (a decimal number and a newline, 0600, written whole
- * through prs-atomic-file) so that prosponsive-ctl finds a service started
+ * in DATA_DIR/api-port (a decimal number and a newline, 0600, written whole,
+ * not synced) so that prosponsive-ctl finds a service started
  * with --port (docs/ctl.md). The file is current only while the data
  * folder's instance lock is held: the service removes what a crash left
  * once it holds the lock, and a reader ignores the file when nobody holds
