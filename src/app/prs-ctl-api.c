@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-api-control.h"
+#include "prs-api-port.h"
 #include "prs-api-token.h"
 #include "prs-ctl-api.h"
 #include "prs-error.h"
@@ -62,6 +63,9 @@ prs_ctl_api_open (PrsCtl    *ctl,
   g_autoptr(PrsSecrets) secrets = NULL;
   g_autofree char *cert_path = g_build_filename (ctl->data_dir, PRS_TLS_CERT_FILE, NULL);
 
+  /* --port, else the port the running service published, else the setting */
+  if (port == 0)
+    port = prs_api_port_read (ctl->data_dir);
   if (port == 0)
     {
       g_autoptr(PrsSettings) settings = prs_settings_new ();

@@ -26,8 +26,10 @@ typedef void (*PrsCtlApiDone) (guint       status,
                                GError     *error,
                                gpointer    data);
 
-/* @port 0: the one in the settings. FALSE after saying why on standard
- * error (the service never ran with the folder, no token, no key). */
+/* @port 0: the one the service running with the data folder published
+ * (prs-api-port.h), else the one in the settings. FALSE after saying why
+ * on standard error (the service never ran with the folder, no token, no
+ * key). */
 gboolean  prs_ctl_api_open     (PrsCtl      *ctl,
                                 PrsCtlApi   *api,
                                 guint        port,

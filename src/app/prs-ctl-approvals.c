@@ -139,7 +139,7 @@ prs_ctl_cmd_approvals (PrsCtl  *ctl,
   int port = 0;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "port", 0, 0, G_OPTION_ARG_INT, &port, N_("The local API's port (default: the one in the settings)"), N_("PORT") },
+    { "port", 0, 0, G_OPTION_ARG_INT, &port, N_("The local API's port (default: the one the running Prosponsive published, else the one in the settings)"), N_("PORT") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("approvals: print JSON"), NULL },
     { NULL }
   };

@@ -39,6 +39,7 @@ typedef struct
   GOutputStream   *output;
   GString         *buffer;
   guint            in_flight;
+  GPtrArray       *calls;        /* ClientCall*, not owned: the client's calls under way */
   gboolean         input_done;
   gboolean         said_down;
 } Serve;
@@ -185,6 +186,8 @@ typedef struct
   JsonNode *progress_token;   /* NULL: the client wants no progress */
   char     *call_id;
   double    progress;
+  guint     poll_id;     /* the next look at the call's state */
+  gboolean  cancelled;   /* by the client: it gets no answer */
 } ClientCall;
 
 static void
@@ -192,6 +195,8 @@ client_call_free (ClientCall *call)
 {
   Serve *serve = call->serve;
 
+  g_ptr_array_remove (serve->calls, call);
+  g_clear_handle_id (&call->poll_id, g_source_remove);
   g_clear_pointer (&call->id, json_node_unref);
   g_clear_pointer (&call->progress_token, json_node_unref);
   g_free (call->call_id);
@@ -277,8 +282,80 @@ static void poll_call (ClientCall *call);
 static gboolean
 on_poll_timeout (gpointer data)
 {
-  poll_call (data);
+  ClientCall *call = data;
+
+  call->poll_id = 0;
+  poll_call (call);
   return G_SOURCE_REMOVE;
+}
+
+/* ---- notifications/cancelled ---- */
+
+static void
+on_cancel_answer (Serve      *serve,
+                  guint       status,
+                  JsonObject *answer,
+                  GError     *error,
+                  gpointer    data)
+{
+  ClientCall *call = data;
+
+  if (status == SOUP_STATUS_OK)
+    g_printerr (_("mcp serve: the client cancelled call %s; Prosponsive stopped it.\n"), call->call_id);
+  else
+    {
+      g_autofree char *why = prs_ctl_api_describe_refusal (status, answer, error);
+
+      g_printerr (_("mcp serve: the client cancelled call %s, but Prosponsive could not stop it: %s\n"),
+                  call->call_id, why);
+    }
+  client_call_free (call);
+}
+
+/* Tells the service; the client hears nothing more of the call (a
+ * cancelled request gets no answer) */
+static void
+send_cancel (ClientCall *call)
+{
+  g_autofree char *escaped = NULL;
+  g_autofree char *path = NULL;
+
+  if (call->call_id == NULL)
+    {
+      client_call_free (call);
+      return;
+    }
+  escaped = g_uri_escape_string (call->call_id, NULL, FALSE);
+  path = g_strconcat ("/api/mcp/tools/calls/", escaped, "/cancel", NULL);
+  api_request (call->serve, SOUP_METHOD_POST, path, json_object_new (), on_cancel_answer, call);
+}
+
+/* The client's notifications/cancelled for one of its requests. A call
+ * waiting for its next look is cancelled now; one whose exchange with the
+ * service is under way, when that answers. Unknown or finished requests
+ * are ignored, as the protocol asks. */
+static void
+cancel_request (Serve      *serve,
+                JsonObject *params)
+{
+  JsonNode *request_id = params != NULL ? json_object_get_member (params, "requestId") : NULL;
+
+  if (request_id == NULL || !JSON_NODE_HOLDS_VALUE (request_id))
+    return;
+  for (guint i = 0; i < serve->calls->len; i++)
+    {
+      ClientCall *call = g_ptr_array_index (serve->calls, i);
+
+      if (call->cancelled || !json_node_equal (call->id, request_id))
+        continue;
+      call->cancelled = TRUE;
+      if (call->poll_id != 0)
+        {
+          g_clear_handle_id (&call->poll_id, g_source_remove);
+          send_cancel (call);
+        }
+      return;
+    }
 }
 
 /* What the client hears while the call is not done yet */
@@ -299,7 +376,7 @@ say_pending (ClientCall *call,
     message = g_strdup (g_strcmp0 (state, "queued") == 0 ? _("Waiting for a free slot in Prosponsive…")
                                                           : _("The tool is running…"));
   send_progress (call, message, progress);
-  g_timeout_add (POLL_MS, on_poll_timeout, call);
+  call->poll_id = g_timeout_add (POLL_MS, on_poll_timeout, call);
 }
 
 static void
@@ -314,7 +391,9 @@ on_call_state (Serve      *serve,
   const char *said = answer != NULL ? prs_json_object_get_string (answer, "error") : NULL;
   g_autofree char *text = NULL;
 
-  if (status != SOUP_STATUS_OK || state == NULL)
+  if (call->cancelled)
+    send_cancel (call);
+  else if (status != SOUP_STATUS_OK || state == NULL)
     {
       text = prs_ctl_api_describe_refusal (status, answer, error);
       g_printerr ("mcp serve: %s\n", text);
@@ -360,6 +439,13 @@ on_call_started (Serve      *serve,
   ClientCall *call = data;
   const char *call_id = answer != NULL ? prs_json_object_get_string (answer, "callId") : NULL;
 
+  if (call->cancelled)
+    {
+      /* Cancelled before the service said which call it is */
+      call->call_id = status == SOUP_STATUS_ACCEPTED ? g_strdup (call_id) : NULL;
+      send_cancel (call);
+      return;
+    }
   if (status == SOUP_STATUS_NOT_FOUND && error == NULL)
     {
       send_error (serve, call->id, PRS_MCP_RPC_INVALID_PARAMS,
@@ -401,6 +487,7 @@ start_call (Serve      *serve,
   call = g_new0 (ClientCall, 1);
   call->serve = serve;
   call->id = json_node_copy (id);
+  g_ptr_array_add (serve->calls, call);
   if (token != NULL && JSON_NODE_HOLDS_VALUE (token))
     call->progress_token = json_node_copy (token);
   body = json_object_new ();
@@ -492,7 +579,10 @@ handle_line (Serve      *serve,
                   "Invalid Request: a JSON-RPC 2.0 object was expected.");
       return;
     }
-  /* Notifications (initialized, cancelled) and answers need no answer */
+  /* Notifications and answers need no answer; a cancelled request is
+   * stopped in Prosponsive too */
+  if (method != NULL && id == NULL && strcmp (method, "notifications/cancelled") == 0)
+    cancel_request (serve, params != NULL ? json_node_get_object (params) : NULL);
   if (method == NULL || id == NULL)
     return;
   handle_request (serve, id, method, params != NULL ? json_node_get_object (params) : NULL);
@@ -551,6 +641,7 @@ serve_clear (Serve *serve)
   g_clear_object (&serve->output);
   if (serve->buffer != NULL)
     g_string_free (serve->buffer, TRUE);
+  g_clear_pointer (&serve->calls, g_ptr_array_unref);
 }
 
 static int
@@ -568,6 +659,7 @@ run_serve (PrsCtl *ctl,
   serve.approval_timeout = approval_timeout;
   serve.loop = g_main_loop_new (NULL, FALSE);
   serve.buffer = g_string_new (NULL);
+  serve.calls = g_ptr_array_new ();
   serve.input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
   serve.output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   g_printerr (_("mcp serve: offering the tools of Prosponsive at %s on standard input and output.\n"),
@@ -585,7 +677,7 @@ prs_ctl_cmd_mcp_serve (PrsCtl  *ctl,
 {
   int port = 0, timeout = DEFAULT_TIMEOUT;
   GOptionEntry entries[] = {
-    { "port", 0, 0, G_OPTION_ARG_INT, &port, N_("The local API's port (default: the one in the settings)"), N_("PORT") },
+    { "port", 0, 0, G_OPTION_ARG_INT, &port, N_("The local API's port (default: the one the running Prosponsive published, else the one in the settings)"), N_("PORT") },
     { "approval-timeout", 0, 0, G_OPTION_ARG_INT, &timeout,
       N_("serve: seconds a call waits for a person before it times out (default 600)"), N_("SECONDS") },
     { NULL }

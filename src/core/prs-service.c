@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <glib/gi18n-lib.h>
 
+#include "prs-api-port.h"
 #include "prs-api-server.h"
 #include "prs-conversation-list.h"
 #include "prs-discovery.h"
@@ -30,6 +31,7 @@ struct _PrsService
   char          *data_dir;
   guint          port;
   int            lock_fd;
+  gboolean       port_published;
 
   PrsStore      *store;
   PrsSecrets    *secrets;
@@ -101,14 +103,24 @@ static gboolean
 lock_data_dir (PrsService  *self,
                GError     **error)
 {
-  g_autofree char *path = g_build_filename (self->data_dir, "instance.lock", NULL);
+  g_autofree char *path = g_build_filename (self->data_dir, PRS_INSTANCE_LOCK_FILE, NULL);
+  gboolean locked;
 
   /* Not through a link, not another user's file (prs-paths) */
   self->lock_fd = prs_paths_open_file (path, O_RDWR | O_CREAT, error);
   if (self->lock_fd < 0)
     return FALSE;
 
-  if (flock (self->lock_fd, LOCK_EX | LOCK_NB) != 0)
+  /* prosponsive-ctl takes the lock shared for an instant to see whether a
+   * service runs (prs-api-port.h): tried again a few times before saying
+   * another instance runs */
+  locked = flock (self->lock_fd, LOCK_EX | LOCK_NB) == 0;
+  for (guint i = 0; !locked && i < 5; i++)
+    {
+      g_usleep (10 * G_TIME_SPAN_MILLISECOND);
+      locked = flock (self->lock_fd, LOCK_EX | LOCK_NB) == 0;
+    }
+  if (!locked)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
                    _("Prosponsive is already running with the data folder “%s”."), self->data_dir);
@@ -496,6 +508,20 @@ on_origins_changed (PrsSettings *settings,
   prs_api_server_set_origins (self->api_server, prs_settings_get_allowed_origins (settings));
 }
 
+/* prosponsive-ctl finds the API of a service started with --port here */
+static void
+publish_port (PrsService *self)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (self->api_error != NULL)
+    return;
+  if (prs_api_port_publish (self->data_dir, self->port, &local_error))
+    self->port_published = TRUE;
+  else
+    g_message ("Could not publish the API's port: %s", local_error->message);
+}
+
 /* A port another program holds keeps the headless service from starting
  * (it is there for the API); the window starts without the API, so that
  * Preferences can say so and the port can be changed there */
@@ -579,8 +605,11 @@ prs_service_start (PrsService  *self,
                            G_CALLBACK (on_origins_changed), self, 0);
 
   prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
+  /* What a crash left names no port; the one listened on is published */
+  prs_api_port_withdraw (self->data_dir);
   if (!start_api (self, error))
     return FALSE;
+  publish_port (self);
   /* Scheduled prompts first: those fired before a stop whose run never
    * began start now, before resuming would mark them interrupted */
   start_scheduler (self);
@@ -606,6 +635,9 @@ prs_service_stop (PrsService *self)
     prs_discovery_set_schedule (self->discovery, 0);
   if (self->scheduler != NULL)
     prs_scheduler_stop (self->scheduler);
+  if (self->port_published)
+    prs_api_port_withdraw (self->data_dir);
+  self->port_published = FALSE;
   if (self->api_server != NULL)
     prs_api_server_stop (self->api_server);
   /* stdio servers stop with the service */
@@ -704,6 +736,9 @@ prs_service_finalize (GObject *object)
 {
   PrsService *self = PRS_SERVICE (object);
 
+  /* Not stopped (an error at start): the port is withdrawn all the same */
+  if (self->port_published)
+    prs_api_port_withdraw (self->data_dir);
   if (self->lock_fd >= 0)
     close (self->lock_fd);
   g_clear_error (&self->api_error);

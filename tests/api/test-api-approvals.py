@@ -4,16 +4,17 @@
 over real HTTPS against `prosponsive --headless` with the scripted model:
 the waiting calls listed and decided with the control key, refused (403)
 with the token alone — the token n8n holds — 404 and 409, and the same
-through `prosponsive-ctl approvals|approve|deny`."""
+through `prosponsive-ctl approvals|approve|deny`, which find the port the
+service was started with (`--port`) in the data folder's api-port."""
 
 import json
 import os
 import stat
 import subprocess
 
-from prsapi import run_suite, wait_until
+from prsapi import free_port, run_suite, wait_until
 
-PLAN = 25
+PLAN = 31
 
 SCRIPT = {
     'kind': 'openai',
@@ -108,8 +109,30 @@ def test_api(tap, app, cid, call_a, call_b):
     tap.ok(ids == [call_b], 'a decided call is no longer listed', ids)
 
 
+def test_published_port(tap, app, call_b):
+    path = os.path.join(app.data_dir, 'api-port')
+    try:
+        st = os.lstat(path)
+        with open(path) as f:
+            published = f.read()
+    except OSError as e:
+        st, published = None, str(e)
+    tap.ok(st is not None and stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+           and published == '%d\n' % app.port,
+           'the service publishes the port it listens on in api-port (0600)', published)
+    # The settings say 3100; the service listens on the port it was given
+    res = app.ctl('approvals')
+    tap.ok(res.returncode == 0 and call_b in res.stdout,
+           'prosponsive-ctl approvals finds the service started with --port without being told',
+           res.stdout + res.stderr)
+    res = app.ctl('approvals', '--port', str(free_port()))
+    tap.ok(res.returncode == 1 and 'not running' in res.stderr, '--port still overrides the published port',
+           res.stdout + res.stderr)
+
+
 def test_ctl(tap, app, cid, call_b):
     port = str(app.port)
+    test_published_port(tap, app, call_b)
     res = app.ctl('approvals', '--port', port)
     tap.ok(res.returncode == 0 and call_b in res.stdout and 'get_weather' in res.stdout
            and 'approvals' in res.stdout and 'Rome' in res.stdout,
@@ -140,6 +163,15 @@ def test_ctl(tap, app, cid, call_b):
     res = app.ctl('approvals', '--port', port)
     tap.ok(res.returncode == 1 and 'not running' in res.stderr,
            'with the service stopped, approvals says Prosponsive is not running', res.stdout + res.stderr)
+    tap.ok(not os.path.lexists(os.path.join(app.data_dir, 'api-port')), 'a stopped service withdraws api-port')
+    # A service killed leaves the file; with nobody holding the data folder's
+    # lock it is not believed
+    app.start()
+    app.kill()
+    tap.ok(os.path.exists(os.path.join(app.data_dir, 'api-port')), 'a killed service leaves api-port behind')
+    res = app.ctl('approvals')
+    tap.ok(res.returncode == 1 and ':%d' % app.port not in res.stderr and 'not running' in res.stderr,
+           'what a killed service left is ignored: the port of the settings is tried', res.stdout + res.stderr)
 
 
 def test_never_ran(tap, app):

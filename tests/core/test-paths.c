@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "prs-api-port.h"
 #include "prs-api-token.h"
 #include "prs-error.h"
 #include "prs-paths.h"
@@ -463,6 +465,65 @@ test_instance_lock_link_refused (Fixture       *fixture,
   prs_service_stop (service);
 }
 
+/* The published API port: private, whole, and believed only while a
+ * service holds the instance lock */
+static void
+test_api_port_published (Fixture       *fixture,
+                         gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL, *lock = NULL, *contents = NULL, *target = NULL;
+  int fd;
+
+  g_assert_true (prs_paths_ensure_data_dir (fixture->data_dir, NULL));
+  path = data_file (fixture, PRS_API_PORT_FILE);
+  lock = data_file (fixture, PRS_INSTANCE_LOCK_FILE);
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 0);
+
+  g_assert_true (prs_api_port_publish (fixture->data_dir, 43117, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (path_mode (path), ==, 0600);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "43117\n");
+
+  /* Nobody holds the lock (a crash left the file): not believed */
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 0);
+  fd = prs_paths_open_file (lock, O_RDWR | O_CREAT, &error);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 0);
+
+  /* A service holds it: the port is read, and the lock stays the service's */
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 43117);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+
+  /* What is not a port, or not a private file of the folder, is ignored */
+  write_file (path, "99999\n");
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 0);
+  write_file (path, "80 443\n");
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 0);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  target = g_build_filename (fixture->dir, "elsewhere", NULL);
+  write_file (target, "8080\n");
+  g_assert_cmpint (g_chmod (target, 0600), ==, 0);
+  g_assert_cmpint (symlink (target, path), ==, 0);
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 0);
+  /* Never written through a link: the link itself is replaced */
+  g_assert_true (prs_api_port_publish (fixture->data_dir, 43118, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (target, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "8080\n");
+  g_assert_cmpuint (path_mode (path), ==, 0600);
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 43118);
+
+  /* Withdrawn: nothing left to read */
+  prs_api_port_withdraw (fixture->data_dir);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK));
+  g_assert_cmpuint (prs_api_port_read (fixture->data_dir), ==, 0);
+  close (fd);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -486,6 +547,7 @@ main (int   argc,
   ADD ("token/stamp-link-refused", test_stamp_link_refused);
   ADD ("tls/key-link-refused", test_tls_key_link_refused);
   ADD ("service/instance-lock-link-refused", test_instance_lock_link_refused);
+  ADD ("service/api-port-published", test_api_port_published);
 
 #undef ADD
 

@@ -523,6 +523,75 @@ test_plain_query (void)
     }
 }
 
+/* The snippet of @text's first hit as plain text, with its first match */
+static char *
+first_snippet (PrsStore    *store,
+               const char  *text,
+               char       **out_match)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) hits = prs_store_search (store, text, 10, NULL, &error);
+  g_autoptr(GArray) ranges = NULL;
+  char *plain;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (hits->len, >=, 1);
+  plain = prs_search_snippet_to_text (((PrsSearchHit *) g_ptr_array_index (hits, 0))->snippet, &ranges);
+  g_assert_cmpuint (ranges->len, >=, 1);
+  *out_match = g_utf8_substring (plain, g_array_index (ranges, PrsSearchRange, 0).start,
+                                 g_array_index (ranges, PrsSearchRange, 0).end);
+  return plain;
+}
+
+/* A reply's snippet is the text a reader sees, not its Markdown */
+static void
+test_search_markdown (Fixture       *fixture,
+                      gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
+  g_autoptr(GString) long_reply = g_string_new ("# Weekly digest\n\n");
+  g_autofree char *plain = NULL, *match = NULL;
+
+  g_free (add_message (store, chat, "assistant",
+                       "**Received:** 3 invoices from *Alice* &amp; [the bank](https://bank.example)\n\n"
+                       "- `ledger` updated\n- ~~old~~ total", NULL, NULL));
+  plain = first_snippet (store, "invoices", &match);
+  g_assert_cmpstr (plain, ==, "Received: 3 invoices from Alice & the bank ledger updated old total");
+  g_assert_cmpstr (match, ==, "invoices");
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+
+  /* A match inside emphasis and a link keeps its highlight on the word */
+  plain = first_snippet (store, "bank", &match);
+  g_assert_cmpstr (match, ==, "bank");
+  g_assert_null (strstr (plain, "]("));
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+
+  /* Deep in a long reply: cut around the match, "…" where it was cut,
+   * no Markdown left from the cut */
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (long_reply, "**Item %u:** filler words here\n", i);
+  g_string_append (long_reply, "**Status:** reconciled at last\n");
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (long_reply, "**Tail %u:** more filler\n", i);
+  g_free (add_message (store, chat, "assistant", long_reply->str, NULL, NULL));
+  plain = first_snippet (store, "reconciled", &match);
+  g_assert_cmpstr (match, ==, "reconciled");
+  g_assert_true (g_str_has_prefix (plain, "…"));
+  g_assert_true (g_str_has_suffix (plain, "…"));
+  g_assert_nonnull (strstr (plain, "Status: reconciled at last"));
+  g_assert_null (strstr (plain, "*"));
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+
+  /* A person's own text is not Markdown: shown as typed */
+  g_free (add_message (store, chat, "user", "what is 2*3*4 for **mortgages**?", NULL, NULL));
+  plain = first_snippet (store, "mortgages", &match);
+  g_assert_cmpstr (plain, ==, "what is 2*3*4 for **mortgages**?");
+}
+
 /* ---- Regenerate, Edit and Resend ---- */
 
 static void
@@ -596,6 +665,7 @@ main (int   argc,
   ADD ("delete-undo", test_delete_undo);
   ADD ("delete-recover", test_delete_recover);
   ADD ("search", test_search);
+  ADD ("search-markdown", test_search_markdown);
   ADD ("supersede", test_supersede);
 #undef ADD
   g_test_add_func ("/prs/store-conversations/plain-query", test_plain_query);

@@ -4,6 +4,9 @@
 // serve` over stdio, for test-mcp-serve.py. Prints one JSON line on stdout:
 //   list:                      {"protocolVersion", "serverName", "tools": [{name, description, inputSchema}]}
 //   call NAME ARGUMENTS_JSON:  {"result", "progress": [{progress, total, message}]}
+//   cancel NAME ARGUMENTS_JSON PROGRESS_COUNT: the call aborted (AbortSignal) after
+//     that many progress notifications, then 3 s of listening:
+//     {"aborted": "why callTool ended", "progress", "errors": [what the SDK heard after]}
 // or {"error": "..."} when the SDK failed. The server's standard error goes
 // to ours, so that the test can read which call it started.
 // Usage: node mcp-serve-client.cjs CTL DATA_DIR PORT APPROVAL_TIMEOUT list|call [NAME ARGS]
@@ -34,6 +37,30 @@ async function main () {
       serverName: client.getServerVersion()?.name,
       tools: listed.tools,
     };
+  } else if (what === 'cancel') {
+    const progress = [];
+    const errors = [];
+    const controller = new AbortController();
+    const wanted = Number(process.argv[9]);
+    // A result or progress for the cancelled request would land here
+    client.onerror = (e) => errors.push(String(e && e.message ? e.message : e));
+    let aborted = null;
+    try {
+      await client.callTool({ name, arguments: JSON.parse(args) }, undefined, {
+        signal: controller.signal,
+        onprogress: (p) => {
+          progress.push(p);
+          if (progress.length === wanted)
+            controller.abort('the test no longer wants it');
+        },
+        timeout: 10 * 60 * 1000,
+      });
+      aborted = 'callTool returned a result';
+    } catch (e) {
+      aborted = String(e && e.message ? e.message : e);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    out = { aborted, progress, errors };
   } else {
     const progress = [];
     const result = await client.callTool({ name, arguments: JSON.parse(args) }, undefined, {

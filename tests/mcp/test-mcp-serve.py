@@ -9,7 +9,11 @@ and the shared server's tools, nothing else; the n8n tool runs in n8n; a call an
 rule covers returns the tool's result; a call without a rule waits (the
 client hears progress), shows in the "MCP clients" conversation, and is
 approved (`mcp approve`), denied (`mcp deny`) or times out, each with the
-client told so and the card saying so; the service stopped is said in
+client told so and the card saying so; a call the client cancels
+(notifications/cancelled, through an AbortSignal) is withdrawn while it
+waits, or stopped while it runs, and the client gets no result for it; a
+call still waiting when the service restarts keeps its time (expired at once
+when it is up, else when it is up); the service stopped is said in
 words; the API's routes refuse a missing token. TAP.
 
 Usage: test-mcp-serve.py --prosponsive EXE --ctl CTL"""
@@ -31,7 +35,7 @@ import prsapi  # noqa: E402
 EVERYTHING = os.path.join(os.environ['PRS_MCP_PEERS'], 'node_modules', '@modelcontextprotocol',
                           'server-everything', 'dist', 'index.js')
 CLIENT = os.path.join(HERE, 'mcp-serve-client.cjs')
-PLAN = 24
+PLAN = 33
 
 _spec = importlib.util.spec_from_file_location('n8n_harness', os.path.join(HERE, '..', 'n8n', 'test-discovery.py'))
 harness = importlib.util.module_from_spec(_spec)
@@ -57,12 +61,18 @@ class Client:
                                      + list(what), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env=app.env())
         self.err = []
-        self.reader = threading.Thread(target=self._read_err, daemon=True)
-        self.reader.start()
+        self.out = []
+        # Each pipe has a reader of its own: serve's last words on standard
+        # error come while the client prints its answer
+        self.readers = [threading.Thread(target=self._read, args=(self.proc.stderr, self.err), daemon=True),
+                        threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True)]
+        for reader in self.readers:
+            reader.start()
 
-    def _read_err(self):
-        for line in self.proc.stderr:
-            self.err.append(line)
+    @staticmethod
+    def _read(pipe, lines):
+        for line in pipe:
+            lines.append(line)
 
     def call_id(self, timeout=30):
         deadline = time.monotonic() + timeout
@@ -75,8 +85,10 @@ class Client:
         return None
 
     def result(self, timeout=120):
-        out, _ = self.proc.communicate(timeout=timeout)
-        self.reader.join(timeout=5)
+        self.proc.wait(timeout=timeout)
+        for reader in self.readers:
+            reader.join(timeout=5)
+        out = ''.join(self.out)
         try:
             return json.loads(out.strip().splitlines()[-1])
         except (ValueError, IndexError):
@@ -126,10 +138,11 @@ def setup(app):
                       '--', EVERYTHING, 'stdio')
         if res.returncode != 0:
             raise RuntimeError('mcp add failed: ' + res.stderr)
-    # Only the sum is approved by a rule
-    res = app.ctl('rule', 'add', '--tool', 'everything__get-sum', '--action', 'approve')
-    if res.returncode != 0:
-        raise RuntimeError('rule add failed: ' + res.stderr)
+    # Only the sum and the long operation are approved by a rule
+    for tool in ('everything__get-sum', 'everything__trigger-long-running-operation'):
+        res = app.ctl('rule', 'add', '--tool', tool, '--action', 'approve')
+        if res.returncode != 0:
+            raise RuntimeError('rule add failed: ' + res.stderr)
 
 
 def listed(app):
@@ -219,6 +232,72 @@ def test_timeout(tap, app):
            'the card shows the call timed out', json.dumps([state, message]))
 
 
+def test_cancel_waiting(tap, app):
+    # The first progress says the call waits for a person: then the client aborts
+    client = Client(app, 60, 'cancel', 'everything__echo', '{"message": "never mind"}', '1')
+    call_id = client.call_id()
+    answer = client.result()
+    tap.ok(answer.get('aborted') and 'no longer wants it' in answer['aborted'] and answer.get('errors') == [],
+           'the SDK client cancels a waiting call and hears nothing more of it (no result, no progress)',
+           json.dumps(answer))
+    withdrawn = prsapi.wait_until(lambda: card(app, call_id)[0].get('status') == 'cancelled', 10)
+    state, message = card(app, call_id)
+    extra = (message or {}).get('extra') or {}
+    tap.ok(withdrawn and message and message['status'] == 'denied' and extra.get('cancelledByClient') is True
+           and 'cancelled this call' in extra.get('error', ''),
+           'the waiting call is withdrawn: its card says the MCP client cancelled it', json.dumps([state, message]))
+    tap.ok(any('cancelled call %s' % call_id in line for line in client.err),
+           'mcp serve says on standard error that the client cancelled the call', ''.join(client.err))
+    res = app.ctl('mcp', 'approve', call_id, '--port', str(app.port))
+    tap.ok(res.returncode != 0, 'a withdrawn call can no longer be approved', res.stdout + res.stderr)
+
+
+def test_cancel_running(tap, app):
+    # Approved by a rule; 40 steps of a second each: cancelled at its third word
+    started = time.monotonic()
+    client = Client(app, 60, 'cancel', 'everything__trigger-long-running-operation',
+                    '{"duration": 40, "steps": 40}', '3')
+    call_id = client.call_id()
+    answer = client.result()
+    tap.ok(answer.get('aborted') and 'no longer wants it' in answer['aborted'] and answer.get('errors') == [],
+           'the SDK client cancels a running call and gets no result for it', json.dumps(answer))
+    stopped = prsapi.wait_until(lambda: card(app, call_id)[0].get('status') not in ('running', 'queued'), 15)
+    state, message = card(app, call_id)
+    tap.ok(stopped and state.get('status') != 'succeeded' and time.monotonic() - started < 35,
+           'the running call is stopped in Prosponsive, long before the tool would have finished',
+           '%.1f s %s' % (time.monotonic() - started, json.dumps([state, message])))
+
+
+def test_restart_waiting(tap, app):
+    """Calls waiting for a person across a restart of the service: the
+    timer of `--approval-timeout` did not survive it, the time does"""
+    short = Client(app, 3, 'call', 'everything__echo', '{"message": "short"}')
+    long_ = Client(app, 15, 'call', 'everything__echo', '{"message": "long"}')
+    short_id, long_id = short.call_id(), long_.call_id()
+    prsapi.wait_until(lambda: card(app, long_id)[0].get('status') == 'awaiting_approval', 30)
+    started = time.monotonic()
+    app.stop()
+    for client in (short, long_):
+        client.proc.kill()
+        client.proc.wait()
+    time.sleep(max(0.0, 3.5 - (time.monotonic() - started)))
+    app.start()
+    expired = prsapi.wait_until(lambda: card(app, short_id)[0].get('status') == 'timed_out', 5)
+    state, message = card(app, short_id)
+    extra = (message or {}).get('extra') or {}
+    tap.ok(expired and 'within 3 seconds' in extra.get('error', ''),
+           'a call whose time passed while the service was down expires when it starts, saying so',
+           json.dumps([state, message]))
+    state, _ = card(app, long_id)
+    tap.ok(state.get('status') == 'awaiting_approval', 'a call with time left still waits after the restart',
+           json.dumps(state))
+    expired = prsapi.wait_until(lambda: card(app, long_id)[0].get('status') == 'timed_out', 30)
+    state, message = card(app, long_id)
+    extra = (message or {}).get('extra') or {}
+    tap.ok(expired and 'within 15 seconds' in extra.get('error', ''),
+           'and it times out when the rest of its time is up', json.dumps([state, message]))
+
+
 def test_wire(tap, app):
     """The protocol by hand, where the SDK would not go: errors, ping, an
     unknown revision, and nothing but JSON-RPC on standard output"""
@@ -261,6 +340,9 @@ def run(tap, app):
     test_approved(tap, app)
     test_denied(tap, app)
     test_timeout(tap, app)
+    test_cancel_waiting(tap, app)
+    test_cancel_running(tap, app)
+    test_restart_waiting(tap, app)
     test_wire(tap, app)
     test_stopped(tap, app)
 

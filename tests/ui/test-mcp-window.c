@@ -3,7 +3,8 @@
  * X server, against tests/mcp/hostile-server.py: the Tools page grouped by
  * server with each server's state (a thousand tools shown on demand
  * without freezing the window, a server that cannot start saying why), a
- * tool card showing a call's progress live, a 10 MB answer contained while
+ * tool card showing a call's progress live (and an MCP client's call its
+ * client cancelled), a 10 MB answer contained while
  * the window keeps drawing, and the MCP Servers page of Preferences: add
  * (with Test), switch off, remove. With PRS_SCREENSHOT_DIR set, each state
  * is captured there. */
@@ -86,7 +87,8 @@ hostile_script (void)
 static void
 seed_server (PrsStore   *store,
              const char *name,
-             const char *mode)
+             const char *mode,
+             gboolean    shared)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *script = hostile_script ();
@@ -98,11 +100,12 @@ seed_server (PrsStore   *store,
   row.command = (char *) "python3";
   row.args = (char **) args;
   row.enabled = TRUE;
+  row.shared = shared;
   g_assert_true (prs_store_add_mcp_server (store, &row, NULL, &error));
   g_assert_no_error (error);
 }
 
-/* @servers: "NAME:MODE" pairs, NULL-terminated */
+/* @servers: "NAME:MODE" pairs (or "NAME:MODE:shared"), NULL-terminated */
 static void
 open_window (Fixture            *f,
              const char * const *servers)
@@ -116,9 +119,9 @@ open_window (Fixture            *f,
   g_assert_no_error (error);
   for (guint i = 0; servers != NULL && servers[i] != NULL; i++)
     {
-      g_auto(GStrv) pair = g_strsplit (servers[i], ":", 2);
+      g_auto(GStrv) pair = g_strsplit (servers[i], ":", 3);
 
-      seed_server (store, pair[0], pair[1]);
+      seed_server (store, pair[0], pair[1], pair[2] != NULL && g_str_equal (pair[2], "shared"));
     }
   g_assert_true (prs_store_resolve_conversation (store, "inbox", &f->conversation_id, NULL, &error));
   g_clear_object (&store);
@@ -337,6 +340,45 @@ card_has_status (gpointer data)
   return card != NULL && g_strcmp0 (prs_tool_card_get_status (PRS_TOOL_CARD (card)), query->status) == 0;
 }
 
+/* An MCP client's call its client cancelled while it waited: the card says
+ * so, in words */
+static void
+test_client_cancelled (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  PrsRunner *runner;
+  PrsRunOptions options = { 0 };
+  CardStatus proposed = { f, "proposed" }, cancelled = { f, "cancelled" };
+  /* Shared: only a shared server's tools are offered to MCP clients */
+  const char *servers[] = { "mail:slow-progress:shared", NULL };
+  GtkWidget *card;
+
+  open_window (f, servers);
+  g_assert_true (prs_test_wait_until (is_connected, server (f, "mail")));
+  runner = prs_service_get_runner (f->service);
+  options.origin = PRS_RUN_ORIGIN_MCP_CLIENT;
+  options.conversation_id = f->conversation_id;
+  options.temperature = -1;
+  options.tool_name = "mail__echo";
+  prs_window_select_conversation (f->window, f->conversation_id);
+  run = prs_runner_start (runner, &options, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_test_wait_until (card_has_status, &proposed));
+
+  calls = prs_store_list_tool_calls (prs_service_get_store (f->service), prs_run_get_id (run), &error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  g_assert_true (prs_runner_withdraw_call (runner, ((PrsToolCallRow *) g_ptr_array_index (calls, 0))->id, &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_test_wait_until (card_has_status, &cancelled));
+  card = tool_card (f);
+  g_assert_nonnull (prs_test_find_label (card, "Cancelled"));
+  g_assert_nonnull (prs_test_find_label (card, "The MCP client cancelled this call before anyone approved it."));
+  prs_test_screenshot (GTK_WIDGET (f->window), "mcp-client-cancelled");
+}
+
 static void
 test_progress_card (Fixture       *f,
                     gconstpointer  data)
@@ -532,6 +574,7 @@ main (int   argc,
 
   ADD ("tools-page", test_tools_page);
   ADD ("progress-card", test_progress_card);
+  ADD ("client-cancelled", test_client_cancelled);
   ADD ("huge-answer", test_huge_answer);
   ADD ("preferences", test_preferences);
 

@@ -16,7 +16,6 @@
 #include "prs-tool-invoke.h"
 
 #define MAX_TOOL_NAME_CHARS         256
-#define DEFAULT_APPROVAL_TIMEOUT    600
 #define MAX_APPROVAL_TIMEOUT        86400
 
 static JsonNode *
@@ -97,7 +96,6 @@ typedef struct
   char       *tool_name;
   JsonObject *arguments;
   guint       timeout;
-  char       *run_id;    /* the timer's: the run it expires */
 } CallRequest;
 
 static void
@@ -107,29 +105,7 @@ call_request_free (CallRequest *request)
   g_free (request->conversation_id);
   g_free (request->tool_name);
   g_clear_pointer (&request->arguments, json_object_unref);
-  g_free (request->run_id);
   g_free (request);
-}
-
-/* The time for a person is up: a call still proposed is denied as timed
- * out (docs/mcp.md); one decided meanwhile is left as it is */
-static gboolean
-on_approval_timeout (gpointer user_data)
-{
-  CallRequest *request = user_data;
-  PrsRunEnv *env = prs_runner_get_env (request->runner);
-  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (env->store, request->run_id, NULL);
-
-  for (guint i = 0; calls != NULL && i < calls->len; i++)
-    {
-      PrsToolCallRow *call = g_ptr_array_index (calls, i);
-      g_autoptr(GError) error = NULL;
-
-      if (g_strcmp0 (call->status, "proposed") == 0 &&
-          !prs_runner_expire_call (request->runner, call->id, request->timeout, &error))
-        g_message ("Could not end the waiting tool call %s: %s", call->id, error->message);
-    }
-  return G_SOURCE_REMOVE;
 }
 
 static gboolean
@@ -141,7 +117,6 @@ call_on_main (gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsRun) run = NULL;
   g_autoptr(JsonObject) answer = json_object_new ();
-  CallRequest *timer;
 
   /* Nothing the user has not discovered or shared is called */
   if (!prs_tool_is_exposed (prs_runner_get_env (request->runner), request->tool_name))
@@ -157,6 +132,7 @@ call_on_main (gpointer user_data)
   options.temperature = -1;
   options.tool_name = request->tool_name;
   options.arguments = request->arguments;
+  options.approval_timeout = request->timeout;
   run = prs_runner_start (request->runner, &options, FALSE, &error);
   if (run == NULL)
     {
@@ -167,12 +143,7 @@ call_on_main (gpointer user_data)
       return G_SOURCE_REMOVE;
     }
 
-  timer = g_new0 (CallRequest, 1);
-  timer->runner = g_object_ref (request->runner);
-  timer->timeout = request->timeout;
-  timer->run_id = g_strdup (prs_run_get_id (run));
-  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, request->timeout, on_approval_timeout, timer,
-                              (GDestroyNotify) call_request_free);
+  prs_runner_expire_calls_after (request->runner, prs_run_get_id (run), request->timeout, request->timeout);
 
   json_object_set_string_member (answer, "callId", prs_run_get_id (run));
   json_object_set_string_member (answer, "conversationId", request->conversation_id);
@@ -190,7 +161,7 @@ get_timeout (SoupServerMessage *msg,
   JsonNode *node = json_object_get_member (object, "approvalTimeoutSeconds");
   gint64 value;
 
-  *out = DEFAULT_APPROVAL_TIMEOUT;
+  *out = PRS_RUN_DEFAULT_APPROVAL_TIMEOUT;
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
@@ -254,6 +225,9 @@ state_of (PrsRunRow      *run,
     return g_strcmp0 (run->status, PRS_RUN_RUNNING) == 0 ? "queued" : "failed";
   if (g_strcmp0 (status, "proposed") == 0)
     return "awaiting_approval";
+  if (g_strcmp0 (status, "denied") == 0 && extra != NULL &&
+      json_object_get_boolean_member_with_default (extra, "cancelledByClient", FALSE))
+    return "cancelled";
   if (g_strcmp0 (status, "denied") == 0)
     return extra != NULL && json_object_get_boolean_member_with_default (extra, "timedOut", FALSE)
            ? "timed_out" : "denied";
@@ -355,12 +329,92 @@ handle_decision (PrsApiRoutes      *routes,
   prs_api_decide_tool_call (routes, msg, run_id, strcmp (action, "approve") == 0);
 }
 
+/* ---- POST /api/mcp/tools/calls/{id}/cancel ---- */
+
+typedef struct
+{
+  PrsRunner *runner;
+  char      *run_id;
+} CancelRequest;
+
+static void
+cancel_request_free (CancelRequest *request)
+{
+  g_clear_object (&request->runner);
+  g_free (request->run_id);
+  g_free (request);
+}
+
+/* The client no longer wants the call (MCP's notifications/cancelled): one
+ * waiting for a person is withdrawn, saying so on its card; one queued or
+ * running is stopped, its tool call cancelled with the run */
+static gboolean
+cancel_on_main (gpointer user_data)
+{
+  GTask *task = user_data;
+  CancelRequest *request = g_task_get_task_data (task);
+  PrsRunEnv *env = prs_runner_get_env (request->runner);
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (env->store, request->run_id, NULL);
+  g_autoptr(JsonObject) answer = json_object_new ();
+  gboolean withdrawn = FALSE;
+
+  for (guint i = 0; calls != NULL && i < calls->len; i++)
+    {
+      PrsToolCallRow *call = g_ptr_array_index (calls, i);
+      g_autoptr(GError) error = NULL;
+
+      if (g_strcmp0 (call->status, "proposed") != 0)
+        continue;
+      if (prs_runner_withdraw_call (request->runner, call->id, &error))
+        withdrawn = TRUE;
+      else
+        g_message ("Could not withdraw the waiting tool call %s: %s", call->id, error->message);
+    }
+  if (!withdrawn)
+    prs_runner_cancel (request->runner, request->run_id);
+
+  json_object_set_string_member (answer, "callId", request->run_id);
+  prs_api_task_return_answer (task, SOUP_STATUS_OK, success_node (answer));
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+handle_cancel (PrsApiRoutes      *routes,
+               SoupServerMessage *msg,
+               const char        *run_id)
+{
+  g_autoptr(PrsRunRow) run = prs_store_lookup_run (routes->store, run_id, NULL);
+  CancelRequest *request;
+  GTask *task;
+
+  if (run == NULL || g_strcmp0 (run->origin, PRS_RUN_ORIGIN_MCP_CLIENT) != 0)
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "call-not-found", "There is no MCP client's call with this id.");
+      return;
+    }
+  request = g_new0 (CancelRequest, 1);
+  request->runner = g_object_ref (routes->runner);
+  request->run_id = g_strdup (run_id);
+  task = prs_api_defer (routes, msg, NULL, 0);
+  g_task_set_task_data (task, request, (GDestroyNotify) cancel_request_free);
+  g_main_context_invoke (routes->main_context, cancel_on_main, task);
+}
+
 /* ---- the routes ---- */
 
-/* "/api/mcp/tools/calls/{id}" and ".../{id}/decision": a copy of {id} */
+typedef enum
+{
+  CALL_STATE,
+  CALL_DECISION,
+  CALL_CANCEL,
+} CallRoute;
+
+/* "/api/mcp/tools/calls/{id}", ".../{id}/decision" and ".../{id}/cancel":
+ * a copy of {id} */
 static char *
 match_call_path (const char *path,
-                 gboolean   *out_decision)
+                 CallRoute  *out_route)
 {
   const char *prefix = "/api/mcp/tools/calls/";
   const char *start, *end;
@@ -369,10 +423,14 @@ match_call_path (const char *path,
     return NULL;
   start = path + strlen (prefix);
   end = strchr (start, '/');
-  *out_decision = end != NULL;
+  *out_route = CALL_STATE;
   if (end == NULL)
     end = start + strlen (start);
-  else if (strcmp (end, "/decision") != 0)
+  else if (strcmp (end, "/decision") == 0)
+    *out_route = CALL_DECISION;
+  else if (strcmp (end, "/cancel") == 0)
+    *out_route = CALL_CANCEL;
+  else
     return NULL;
   if (end <= start || end - start > PRS_API_MAX_ID_CHARS)
     return NULL;
@@ -388,7 +446,7 @@ prs_api_handle_mcp (PrsApiRoutes      *routes,
   gboolean is_get = strcmp (method, SOUP_METHOD_GET) == 0;
   gboolean is_post = strcmp (method, SOUP_METHOD_POST) == 0;
   g_autofree char *call_id = NULL;
-  gboolean decision = FALSE;
+  CallRoute route = CALL_STATE;
 
   if (strcmp (path, "/api/mcp/tools") == 0)
     {
@@ -404,14 +462,16 @@ prs_api_handle_mcp (PrsApiRoutes      *routes,
       else
         prs_api_method_not_allowed (msg, "POST");
     }
-  else if ((call_id = match_call_path (path, &decision)) != NULL)
+  else if ((call_id = match_call_path (path, &route)) != NULL)
     {
-      if (decision && is_post)
+      if (route == CALL_DECISION && is_post)
         handle_decision (routes, msg, call_id);
-      else if (!decision && is_get)
+      else if (route == CALL_CANCEL && is_post)
+        handle_cancel (routes, msg, call_id);
+      else if (route == CALL_STATE && is_get)
         handle_call_state (routes, msg, call_id);
       else
-        prs_api_method_not_allowed (msg, decision ? "POST" : "GET");
+        prs_api_method_not_allowed (msg, route == CALL_STATE ? "GET" : "POST");
     }
   else
     return FALSE;

@@ -130,6 +130,9 @@ gboolean    _prs_run_expire_call      (PrsRun          *self,
                                        const char      *message_id,
                                        guint            seconds,
                                        GError         **error);
+gboolean    _prs_run_withdraw_call    (PrsRun          *self,
+                                       const char      *message_id,
+                                       GError         **error);
 void        _prs_run_interrupt_calls  (PrsRun          *self);
 /* An MCP client's call, not an agent's (PRS_RUN_ORIGIN_MCP_CLIENT) */
 gboolean    _prs_run_is_mcp_client    (PrsRun          *self);

@@ -570,15 +570,18 @@ _prs_run_decide_call (PrsRun      *self,
   return FALSE;
 }
 
-gboolean
-_prs_run_expire_call (PrsRun      *self,
-                      const char  *message_id,
-                      guint        seconds,
-                      GError     **error)
+/* A call that waits for a person ends without a decision: denied with
+ * @why, and @flag set in its extra, so that the card and the API tell it
+ * from a person's No */
+static gboolean
+end_waiting_call (PrsRun      *self,
+                  const char  *message_id,
+                  const char  *why,
+                  const char  *flag,
+                  GError     **error)
 {
   g_autoptr(PrsToolCallRow) call = open_call (self, message_id, error);
   g_autoptr(JsonObject) extra = NULL;
-  g_autofree char *why = NULL;
 
   if (call == NULL)
     return FALSE;
@@ -588,16 +591,36 @@ _prs_run_expire_call (PrsRun      *self,
                    _("This tool call was already decided (%s)."), call->status);
       return FALSE;
     }
+  deny_call (self, call, why);
+  extra = _prs_run_call_extra (self, call, NULL);
+  json_object_set_boolean_member (extra, flag, TRUE);
+  _prs_run_save_call (self, call, "denied", extra);
+  return TRUE;
+}
+
+gboolean
+_prs_run_expire_call (PrsRun      *self,
+                      const char  *message_id,
+                      guint        seconds,
+                      GError     **error)
+{
+  g_autofree char *why = NULL;
+
   why = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                       "Nobody approved or denied this tool call within %u second: it timed out.",
                                       "Nobody approved or denied this tool call within %u seconds: it timed out.",
                                       seconds), seconds);
-  deny_call (self, call, why);
-  /* The card and the API tell a timeout from a person's No */
-  extra = _prs_run_call_extra (self, call, NULL);
-  json_object_set_boolean_member (extra, "timedOut", TRUE);
-  _prs_run_save_call (self, call, "denied", extra);
-  return TRUE;
+  return end_waiting_call (self, message_id, why, "timedOut", error);
+}
+
+gboolean
+_prs_run_withdraw_call (PrsRun      *self,
+                        const char  *message_id,
+                        GError     **error)
+{
+  return end_waiting_call (self, message_id,
+                           _("The MCP client cancelled this call before anyone approved it."),
+                           "cancelledByClient", error);
 }
 
 /* After a restart: a call that was running (or about to) may have acted,

@@ -495,6 +495,21 @@ prs_run_expire_call (PrsRun      *self,
   return TRUE;
 }
 
+gboolean
+prs_run_withdraw_call (PrsRun      *self,
+                       const char  *message_id,
+                       GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
+  g_return_val_if_fail (message_id != NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (!_prs_run_withdraw_call (self, message_id, error))
+    return FALSE;
+  advance (self);
+  return TRUE;
+}
+
 void
 prs_run_cancel (PrsRun *self)
 {
@@ -586,6 +601,9 @@ row_for (const PrsRunOptions *options)
       json_object_set_object_member (run_options, "arguments",
                                      options->arguments != NULL ? json_object_ref (options->arguments)
                                                                 : json_object_new ());
+      json_object_set_int_member (run_options, "approvalTimeoutSeconds",
+                                  options->approval_timeout > 0 ? options->approval_timeout
+                                                                : PRS_RUN_DEFAULT_APPROVAL_TIMEOUT);
     }
   row->options_json = prs_json_object_to_string (run_options, FALSE);
   return row;

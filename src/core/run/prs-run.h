@@ -68,7 +68,12 @@ typedef struct
   gboolean    store_lazily;
   const char *tool_name;            /* PRS_RUN_ORIGIN_MCP_CLIENT: the call asked for */
   JsonObject *arguments;            /* its arguments; may be NULL */
+  guint       approval_timeout;     /* its seconds for a person (kept for a restart); 0: the default */
 } PrsRunOptions;
+
+/* An MCP client's call nobody decides within this many seconds times out
+ * (docs/mcp.md), unless the client asked for another time */
+#define PRS_RUN_DEFAULT_APPROVAL_TIMEOUT 600
 
 /* Makes a run for @options and stores it (its transcript starts with the
  * history and the trigger message; options->store_lazily: later, or at
@@ -110,6 +115,12 @@ gboolean    prs_run_decide              (PrsRun               *self,
 gboolean    prs_run_expire_call         (PrsRun               *self,
                                          const char           *message_id,
                                          guint                 seconds,
+                                         GError              **error);
+/* An MCP client's call that the client cancelled while it waited for a
+ * person: withdrawn (denied, saying the client cancelled it). FALSE when
+ * it was decided already. */
+gboolean    prs_run_withdraw_call       (PrsRun               *self,
+                                         const char           *message_id,
                                          GError              **error);
 /* Stops the run: its model call and tool calls are cancelled. */
 void        prs_run_cancel              (PrsRun               *self);

@@ -11,6 +11,7 @@
 
 #include "prs-error.h"
 #include "prs-json.h"
+#include "prs-run-private.h"
 #include "prs-runner.h"
 #include "prs-thread.h"
 
@@ -274,6 +275,9 @@ prs_runner_start_chat (PrsRunner   *self,
   return prs_runner_start (self, &options, FALSE, error);
 }
 
+static void resume_expiry (PrsRunner       *self,
+                           const PrsRunRow *row);
+
 static void
 store_start (gpointer key,
              gpointer value,
@@ -338,6 +342,7 @@ prs_runner_resume (PrsRunner *self)
         }
       adopt (self, run);
       prs_run_resume_after_restart (run);
+      resume_expiry (self, row);
     }
 }
 
@@ -464,6 +469,103 @@ prs_runner_expire_call (PrsRunner   *self,
   g_autoptr(PrsRun) run = hold_run_of_call (self, message_id, error);
 
   return run != NULL && prs_run_expire_call (run, message_id, seconds, error);
+}
+
+typedef struct
+{
+  PrsRunner *runner;
+  char      *run_id;
+  guint      timeout;
+} Expiry;
+
+static void
+expiry_free (Expiry *expiry)
+{
+  g_object_unref (expiry->runner);
+  g_free (expiry->run_id);
+  g_free (expiry);
+}
+
+/* The time for a person is up: a call still proposed is denied as timed
+ * out (docs/mcp.md); one decided meanwhile is left as it is */
+static gboolean
+on_expiry (gpointer user_data)
+{
+  Expiry *expiry = user_data;
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (expiry->runner->env->store, expiry->run_id, NULL);
+
+  for (guint i = 0; calls != NULL && i < calls->len; i++)
+    {
+      PrsToolCallRow *call = g_ptr_array_index (calls, i);
+      g_autoptr(GError) error = NULL;
+
+      if (g_strcmp0 (call->status, "proposed") == 0 &&
+          !prs_runner_expire_call (expiry->runner, call->id, expiry->timeout, &error))
+        g_message ("Could not end the waiting tool call %s: %s", call->id, error->message);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+void
+prs_runner_expire_calls_after (PrsRunner  *self,
+                               const char *run_id,
+                               guint       timeout,
+                               guint       delay)
+{
+  Expiry *expiry;
+
+  g_return_if_fail (PRS_IS_RUNNER (self));
+  g_return_if_fail (run_id != NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  expiry = g_new0 (Expiry, 1);
+  expiry->runner = g_object_ref (self);
+  expiry->run_id = g_strdup (run_id);
+  expiry->timeout = timeout;
+  if (delay == 0)
+    {
+      on_expiry (expiry);
+      expiry_free (expiry);
+      return;
+    }
+  g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, delay, on_expiry, expiry, (GDestroyNotify) expiry_free);
+}
+
+/* After a restart, an MCP client's call waiting for a person gets what is
+ * left of its time from the run's start (the time given when it was asked
+ * for, or the default for runs that did not keep one); none left: it
+ * expires now. Nothing else would ever end it. */
+static void
+resume_expiry (PrsRunner       *self,
+               const PrsRunRow *row)
+{
+  g_autoptr(JsonObject) options = NULL;
+  g_autoptr(GDateTime) started = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  gint64 timeout = PRS_RUN_DEFAULT_APPROVAL_TIMEOUT;
+  gint64 elapsed;
+
+  if (g_strcmp0 (row->origin, PRS_RUN_ORIGIN_MCP_CLIENT) != 0)
+    return;
+  options = _prs_run_parse_object (row->options_json);
+  if (options != NULL)
+    timeout = json_object_get_int_member_with_default (options, "approvalTimeoutSeconds",
+                                                       PRS_RUN_DEFAULT_APPROVAL_TIMEOUT);
+  timeout = CLAMP (timeout, 1, G_MAXUINT);
+  started = row->created_at != NULL ? g_date_time_new_from_iso8601 (row->created_at, NULL) : NULL;
+  /* A start time that cannot be read (or lies ahead) restarts the clock */
+  elapsed = started != NULL ? MAX (g_date_time_difference (now, started) / G_TIME_SPAN_SECOND, 0) : 0;
+  prs_runner_expire_calls_after (self, row->id, (guint) timeout, (guint) MAX (timeout - elapsed, 0));
+}
+
+gboolean
+prs_runner_withdraw_call (PrsRunner   *self,
+                          const char  *message_id,
+                          GError     **error)
+{
+  g_autoptr(PrsRun) run = hold_run_of_call (self, message_id, error);
+
+  return run != NULL && prs_run_withdraw_call (run, message_id, error);
 }
 
 gboolean

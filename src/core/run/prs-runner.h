@@ -84,6 +84,19 @@ gboolean    prs_runner_expire_call           (PrsRunner   *self,
                                               const char  *message_id,
                                               guint        seconds,
                                               GError     **error);
+/* The calls of @run_id (an MCP client's) still waiting for a person in
+ * @delay seconds are expired then, saying they waited @timeout seconds;
+ * @delay 0: now. prs_runner_resume does the same for such runs after a
+ * restart, with what is left of their time. */
+void        prs_runner_expire_calls_after    (PrsRunner   *self,
+                                              const char  *run_id,
+                                              guint        timeout,
+                                              guint        delay);
+/* An MCP client's call the client cancelled while it waited for a person
+ * (prs_run_withdraw_call). */
+gboolean    prs_runner_withdraw_call         (PrsRunner   *self,
+                                              const char  *message_id,
+                                              GError     **error);
 gboolean    prs_runner_retry                 (PrsRunner   *self,
                                               const char  *message_id,
                                               GError     **error);

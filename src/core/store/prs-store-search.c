@@ -14,10 +14,20 @@
 
 #include <string.h>
 
+#include "prs-markdown-text.h"
 #include "prs-store-internal.h"
 
 /* Tokens of context around a match in a snippet */
 #define SNIPPET_TOKENS 16
+/* Words of a reply's snippet before its first match */
+#define SNIPPET_WORDS_BEFORE 5
+/* A reply longer than this is not read whole for its snippet: md4c parses
+ * FTS5's snippet of it instead (a fragment's cut Markdown may show) */
+#define SNIPPET_MAX_MARKDOWN (64 * 1024)
+/* How a reply's matches are marked while md4c reads it: U+E000, U+E001
+ * (the query below names them in decimal) */
+#define MARKDOWN_MARK_START 0xE000
+#define MARKDOWN_MARK_END   0xE001
 /* The newest matches ranked (see collect_hits) */
 #define PRS_SEARCH_CANDIDATES 10000
 
@@ -222,6 +232,75 @@ read_hit (PrsStore     *self,
   return hit;
 }
 
+/* The words around the first match of @plain (one line, matches marked),
+ * "…" where it was cut */
+static char *
+cut_around_match (const char *plain)
+{
+  g_auto(GStrv) words = g_strsplit (plain, " ", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+  guint n = g_strv_length (words), first = 0, start, end;
+
+  while (first < n && strstr (words[first], PRS_SEARCH_MARK_START) == NULL)
+    first++;
+  if (first == n)
+    return NULL;
+  start = first > SNIPPET_WORDS_BEFORE ? first - SNIPPET_WORDS_BEFORE : 0;
+  end = MIN (n, start + SNIPPET_TOKENS);
+  if (start > 0)
+    g_string_append (out, "…");
+  for (guint i = start; i < end; i++)
+    g_string_append_printf (out, "%s%s", i > start ? " " : "", words[i]);
+  if (end < n)
+    g_string_append (out, "…");
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* @text with the marks of reply_snippet's Markdown made the snippet's */
+static char *
+swap_marks (const char *text)
+{
+  g_autoptr(GString) out = g_string_sized_new (strlen (text));
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == MARKDOWN_MARK_START)
+        g_string_append (out, PRS_SEARCH_MARK_START);
+      else if (c == MARKDOWN_MARK_END)
+        g_string_append (out, PRS_SEARCH_MARK_END);
+      else
+        g_string_append_unichar (out, c);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* A reply's snippet as a reader sees its text: its Markdown read by md4c,
+ * then cut around the first match. @highlighted is the whole text with its
+ * matches marked by characters of the private use area, which Markdown
+ * reads as letters (control characters would end a link's address and
+ * leave the link unread); @snippet is FTS5's snippet. */
+static char *
+reply_snippet (const char *highlighted,
+               const char *snippet)
+{
+  g_autofree char *plain = NULL;
+  g_autofree char *marked = NULL;
+  char *cut;
+
+  if (highlighted != NULL && strlen (highlighted) <= SNIPPET_MAX_MARKDOWN)
+    {
+      marked = prs_markdown_to_plain_text (highlighted, -1);
+      plain = swap_marks (marked);
+      /* A match only in what a reader does not see (an image's text, raw
+       * HTML) keeps FTS5's snippet, Markdown stripped */
+      if ((cut = cut_around_match (plain)) != NULL)
+        return cut;
+    }
+  return prs_markdown_to_plain_text (snippet, -1);
+}
+
 /* The snippets of the hits (@rowids, in the same order), in one pass over
  * the matches from the oldest hit on: a query per hit would read a prefix
  * term's list of messages once per hit */
@@ -255,7 +334,8 @@ read_snippets (PrsStore    *self,
 
   stmt = prs_store_prepare_cached (self,
                         "SELECT rowid, snippet (message_search, -1, char (2), char (3), '…', "
-                        G_STRINGIFY (SNIPPET_TOKENS) ") FROM message_search"
+                        G_STRINGIFY (SNIPPET_TOKENS) "), highlight (message_search, 0, char (57344), char (57345))"
+                        " FROM message_search"
                         " WHERE message_search MATCH ?1 AND rowid >= ?2"
                         " AND rowid IN (SELECT value FROM json_each (?3))",
                         error);
@@ -269,7 +349,12 @@ read_snippets (PrsStore    *self,
       gint64 rowid = sqlite3_column_int64 (stmt, 0);
       PrsSearchHit *hit = g_hash_table_lookup (index, &rowid);
 
-      if (hit != NULL && hit->snippet == NULL)
+      if (hit == NULL || hit->snippet != NULL)
+        continue;
+      /* Only a reply's text is Markdown (the window shows it laid out) */
+      if (g_strcmp0 (hit->kind, "assistant") == 0)
+        hit->snippet = reply_snippet ((const char *) sqlite3_column_text (stmt, 2), prs_store_column_text (stmt, 1));
+      else
         hit->snippet = g_strdup (prs_store_column_text (stmt, 1));
     }
   return row == 0;

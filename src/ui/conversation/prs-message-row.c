@@ -414,6 +414,7 @@ build_tool (PrsMessageRow *self)
   const char *status = prs_message_get_status (message);
   GtkWidget *card = prs_tool_card_new ();
   JsonObject *progress;
+  JsonNode *cancelled;
 
   if (name == NULL)
     name = prs_message_get_extra_string (message, "tool");
@@ -426,6 +427,12 @@ build_tool (PrsMessageRow *self)
     }
   if (status == NULL && prs_message_is_kind (message, PRS_MESSAGE_KIND_TOOL_RESULT))
     status = "succeeded";
+  /* An MCP client's call its client cancelled before anyone decided it is
+   * no person's No */
+  if (g_strcmp0 (status, "denied") == 0 && (cancelled = extra_member (message, "cancelledByClient")) != NULL &&
+      JSON_NODE_HOLDS_VALUE (cancelled) && json_node_get_value_type (cancelled) == G_TYPE_BOOLEAN &&
+      json_node_get_boolean (cancelled))
+    status = "cancelled";
 
   prs_tool_card_set_call (PRS_TOOL_CARD (card), name,
                           extra_object (message, "arguments"),

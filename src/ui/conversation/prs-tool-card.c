@@ -225,6 +225,9 @@ status_text (const char *status,
       *css = "warning";
       return _("Interrupted");
     }
+  /* An MCP client's call withdrawn by its client */
+  if (g_strcmp0 (status, "cancelled") == 0)
+    return _("Cancelled");
   return status != NULL ? status : "";
 }
 

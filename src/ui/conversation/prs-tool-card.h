@@ -18,7 +18,8 @@ GtkWidget  *prs_tool_card_new            (void);
 /* @arguments: the call's arguments (an object, may be NULL);
  * @provenance: argument name → "model" | "constant" | "user" | "context" |
  *   "context:FIELD" | {"source": …, "field": …} (may be NULL: the model);
- * @status: proposed, running, succeeded, failed, denied or interrupted;
+ * @status: proposed, running, succeeded, failed, denied, interrupted or
+ * cancelled (an MCP client withdrew its call);
  * @result: what the tool returned (may be NULL); @error: may be NULL. */
 void        prs_tool_card_set_call       (PrsToolCard *self,
                                           const char  *tool_name,
