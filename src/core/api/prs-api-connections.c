@@ -167,7 +167,9 @@ conn_close (Conn *conn)
 }
 
 /* The client closed an idle keep-alive connection. libsoup 3.2.3 misses
- * this after a request with a body (CLOSE-WAIT forever); the kernel knows. */
+ * this after a request with a body (CLOSE-WAIT forever), and when the
+ * client reset it (CLOSE: a client that closes with an answer unread, as
+ * load generators do when they stop); the kernel knows. */
 static gboolean
 peer_has_closed (Conn *conn)
 {
@@ -177,7 +179,7 @@ peer_has_closed (Conn *conn)
   if (getsockopt (g_socket_get_fd (conn->socket), IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
     return FALSE;
 
-  return info.tcpi_state == TCP_CLOSE_WAIT;
+  return info.tcpi_state == TCP_CLOSE_WAIT || info.tcpi_state == TCP_CLOSE;
 }
 
 /* Destroys @conn if nothing will use it again: libsoup closed it, its
