@@ -8,6 +8,7 @@
 
 #include <locale.h>
 #include <malloc.h>
+#include <string.h>
 #include <glib/gi18n.h>
 #include <glib-unix.h>
 #include <sqlite3.h>
@@ -83,6 +84,7 @@ main (int   argc,
 {
   g_autoptr(GApplication) app = NULL;
   Headless headless = { 0 };
+  const char *tunables = g_getenv ("GLIBC_TUNABLES") != NULL ? g_getenv ("GLIBC_TUNABLES") : "";
   int status;
 
   /* One malloc arena for every thread. By default glibc gives threads
@@ -93,8 +95,12 @@ main (int   argc,
    * 100,000 API calls). Requests are served on one thread, so they hardly
    * ever wait for the arena's lock. An arena count set in the
    * environment wins. */
-  if (g_getenv ("MALLOC_ARENA_MAX") == NULL && g_getenv ("GLIBC_TUNABLES") == NULL)
+  if (g_getenv ("MALLOC_ARENA_MAX") == NULL && strstr (tunables, "arena_max") == NULL)
     mallopt (M_ARENA_MAX, 1);
+  /* Set for this program only (prs-main.c): not for MCP servers or
+   * anything else it starts */
+  if (g_str_equal (tunables, PRS_SERVICE_GLIBC_TUNABLES))
+    g_unsetenv ("GLIBC_TUNABLES");
   /* Each SQLite connection (the service holds three) would take ~90 KB
    * for 20 cache pages up front; pages allocated as they are read cost
    * nothing measurable (bench/RESULTS.md). Before SQLite initializes. */
