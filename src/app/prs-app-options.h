@@ -7,6 +7,12 @@
 
 G_BEGIN_DECLS
 
+/* glibc's allocator settings for the service, which `prosponsive
+ * --headless` puts in the environment it executes the service with (the
+ * dynamic loader reads them before main ()); the service takes them out
+ * again for the programs it starts. Why: prs-main.c. */
+#define PRS_SERVICE_GLIBC_TUNABLES "glibc.malloc.tcache_count=2"
+
 typedef struct
 {
   char     *data_dir;

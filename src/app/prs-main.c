@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <glib/gi18n.h>
 
+#include "prs-app-options.h"
 #include "prs-application.h"
 
 #define SERVICE_PROGRAM "prosponsive-service"
@@ -33,14 +34,24 @@ find_service_program (void)
 /* `--headless` runs the service without a window. This program maps GTK
  * and libadwaita at exec time, before main (), so the service is another
  * program, executed here before any UI library is initialised; it gets
- * the same arguments and environment. */
+ * the same arguments and environment, and two allocator settings that
+ * only take effect before main () (bench/RESULTS.md, headless-rss):
+ * - glibc caches up to 7 freed blocks of each small size per thread, which
+ *   the service's threads filled with ~0.35 MB that no other thread could
+ *   use; 2 keep the fast path (no measurable cost per API call);
+ * - GLib 2.74's slice allocator keeps per-thread magazines of its own; the
+ *   GLib of newer systems (2.76) always uses malloc, as G_SLICE does here.
+ * A value set by the user is kept. */
 static int
 exec_service (char **argv)
 {
   g_autofree char *program = find_service_program ();
+  g_auto(GStrv) envp = g_get_environ ();
   int saved;
 
-  execv (program, argv);
+  envp = g_environ_setenv (envp, "GLIBC_TUNABLES", PRS_SERVICE_GLIBC_TUNABLES, FALSE);
+  envp = g_environ_setenv (envp, "G_SLICE", "always-malloc", FALSE);
+  execve (program, argv, envp);
   saved = errno;
   g_printerr (_("prosponsive: cannot start %s: %s\n"), program, g_strerror (saved));
   return EXIT_FAILURE;

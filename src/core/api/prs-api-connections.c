@@ -45,8 +45,10 @@
 #define CLOSE_GRACE_US           (1 * G_USEC_PER_SEC)
 #define SWEEP_INTERVAL_MS        250
 /* After a burst, once no connection has been open this long, the memory
- * freed by TLS sessions and requests goes back to the system */
-#define TRIM_AFTER_IDLE_US       (2 * G_USEC_PER_SEC)
+ * freed by TLS sessions and requests goes back to the system (a trim
+ * costs well under a millisecond; at 2 s a client pausing between bursts
+ * seldom saw it) */
+#define TRIM_AFTER_IDLE_US       (1 * G_USEC_PER_SEC)
 #define PEEK_POLL_MS             20
 #define MAX_REQUESTS_PER_CONN    1000
 
@@ -167,7 +169,9 @@ conn_close (Conn *conn)
 }
 
 /* The client closed an idle keep-alive connection. libsoup 3.2.3 misses
- * this after a request with a body (CLOSE-WAIT forever); the kernel knows. */
+ * this after a request with a body (CLOSE-WAIT forever), and when the
+ * client reset it (CLOSE: a client that closes with an answer unread, as
+ * load generators do when they stop); the kernel knows. */
 static gboolean
 peer_has_closed (Conn *conn)
 {
@@ -177,7 +181,7 @@ peer_has_closed (Conn *conn)
   if (getsockopt (g_socket_get_fd (conn->socket), IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
     return FALSE;
 
-  return info.tcpi_state == TCP_CLOSE_WAIT;
+  return info.tcpi_state == TCP_CLOSE_WAIT || info.tcpi_state == TCP_CLOSE;
 }
 
 /* Destroys @conn if nothing will use it again: libsoup closed it, its
