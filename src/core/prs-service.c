@@ -549,8 +549,10 @@ prs_service_start (PrsService  *self,
   start_runner (self);
 
   self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
+  /* Before the API answers anything: a deletion left undoable is undone */
   _prs_service_recover_deletions (self);
-  self->conversations = prs_conversation_list_new (self->store);
+  /* Its notifications arrive through this thread's main loop, which runs
+   * only after this returns */
   g_signal_connect_object (self->api_server, "conversation-created",
                            G_CALLBACK (on_api_conversation_created), self, 0);
   g_signal_connect_object (self->api_server, "message-added",
@@ -566,6 +568,10 @@ prs_service_start (PrsService  *self,
                            G_CALLBACK (on_origins_changed), self, 0);
 
   prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
+  /* The API thread opens its store and certificate and binds while this
+   * one reads the conversations (a window's first frame waits for both) */
+  prs_api_server_launch (self->api_server);
+  self->conversations = prs_conversation_list_new (self->store);
   if (!start_api (self, error))
     return FALSE;
   /* Scheduled prompts first: those fired before a stop whose run never

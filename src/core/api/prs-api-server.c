@@ -58,6 +58,7 @@ struct _PrsApiServer
     PrsThreadOwner   owner;
     PrsSecrets      *secrets;        /* the owner's: the API thread makes its own */
     GThread         *thread;
+    gboolean         started;        /* start () said so */
   } main_thread;
 
   /* Under shared.lock: the API thread reports how its start went */
@@ -427,6 +428,23 @@ prs_api_server_set_lan (PrsApiServer       *self,
     g_message ("Ignoring “%s” in allowed-sources: not an IP address or CIDR network", invalid[i]);
 }
 
+void
+prs_api_server_launch (PrsApiServer *self)
+{
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+  g_return_if_fail (self->main_thread.thread == NULL);
+  g_return_if_fail (self->config.runner != NULL);
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
+
+  /* The token is the API thread's to read (or make), after start () returns:
+   * the caller never waits on the keyring */
+  self->config.cancellable = g_cancellable_new ();
+  self->config.thread_context = g_main_context_new ();
+  self->config.thread_loop = g_main_loop_new (self->config.thread_context, FALSE);
+  self->shared.start_done = FALSE;
+  self->main_thread.thread = g_thread_new ("prs-api", thread_main, self);
+}
+
 gboolean
 prs_api_server_start (PrsApiServer  *self,
                       GError       **error)
@@ -434,17 +452,12 @@ prs_api_server_start (PrsApiServer  *self,
   GError *start_error;
 
   g_return_val_if_fail (PRS_IS_API_SERVER (self), FALSE);
-  g_return_val_if_fail (self->main_thread.thread == NULL, FALSE);
+  g_return_val_if_fail (!self->main_thread.started, FALSE);
   g_return_val_if_fail (self->config.runner != NULL, FALSE);
   PRS_ASSERT_OWNER (&self->main_thread.owner);
 
-  /* The token is the API thread's to read (or make), after this returns:
-   * the caller never waits on the keyring */
-  self->config.cancellable = g_cancellable_new ();
-  self->config.thread_context = g_main_context_new ();
-  self->config.thread_loop = g_main_loop_new (self->config.thread_context, FALSE);
-  self->shared.start_done = FALSE;
-  self->main_thread.thread = g_thread_new ("prs-api", thread_main, self);
+  if (self->main_thread.thread == NULL)
+    prs_api_server_launch (self);
 
   g_mutex_lock (&self->shared.lock);
   while (!self->shared.start_done)
@@ -462,6 +475,7 @@ prs_api_server_start (PrsApiServer  *self,
       return FALSE;
     }
 
+  self->main_thread.started = TRUE;
   if (self->config.lan)
     g_message ("Local API listening on https://127.0.0.1:%u and the local network "
                "(%u allowed sources)", self->config.port, prs_api_allowlist_get_size (self->config.allowlist));
@@ -503,6 +517,7 @@ prs_api_server_stop (PrsApiServer *self)
   g_return_if_fail (PRS_IS_API_SERVER (self));
   PRS_ASSERT_OWNER (&self->main_thread.owner);
 
+  self->main_thread.started = FALSE;
   if (self->main_thread.thread == NULL)
     return;
 
@@ -510,6 +525,8 @@ prs_api_server_stop (PrsApiServer *self)
   g_cancellable_cancel (self->config.cancellable);
   g_main_context_invoke (self->config.thread_context, quit_loop, self->config.thread_loop);
   g_thread_join (g_steal_pointer (&self->main_thread.thread));
+  /* Launched, and stopped before start () asked how it went */
+  g_clear_error (&self->shared.start_error);
   g_clear_pointer (&self->config.thread_loop, g_main_loop_unref);
   g_clear_pointer (&self->config.thread_context, g_main_context_unref);
   g_clear_object (&self->config.cancellable);
