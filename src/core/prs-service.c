@@ -514,6 +514,16 @@ prs_service_set_api_optional (PrsService *self,
   self->api_optional = optional;
 }
 
+void
+prs_service_give_way_to_window (PrsService *self)
+{
+  g_return_if_fail (PRS_IS_SERVICE (self));
+  g_return_if_fail (self->api_server != NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  prs_api_server_give_way (self->api_server);
+}
+
 const GError *
 prs_service_get_api_error (PrsService *self)
 {

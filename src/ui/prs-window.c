@@ -776,6 +776,8 @@ prs_window_new (gpointer    application,
 
   self = g_object_new (PRS_TYPE_WINDOW, "application", application, NULL);
   self->service = g_object_ref (service);
+  /* Frames before requests, when both want the cores */
+  prs_service_give_way_to_window (service);
   prs_window_state_bind (GTK_WINDOW (self), prs_service_get_settings (service));
   /* The conversation menu's Agent submenu, read again whenever it opens */
   self->agent_choice = prs_agent_choice_new (GTK_WIDGET (self), self->agent_menu, service);

@@ -6,7 +6,11 @@
  * back to the main context. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "prs-api-control.h"
 #include "prs-api-server-private.h"
@@ -60,6 +64,14 @@ struct _PrsApiServer
     GThread         *thread;
     gboolean         started;        /* start () said so */
   } main_thread;
+
+  /* Either thread: the API thread's id once it runs, and whether it gives
+   * way to a window (see prs_api_server_give_way) */
+  struct
+  {
+    gint             tid;
+    gint             give_way;
+  } atomic;
 
   /* Under shared.lock: the API thread reports how its start went */
   struct
@@ -268,6 +280,20 @@ thread_teardown (ApiThread *t)
   g_clear_object (&t->store);
 }
 
+/* Nice 10: while the window's thread wants a core, this one gets about a
+ * tenth of what it gets (a frame is not late because wrk or n8n floods the
+ * API); alone on the cores it runs as fast as before. */
+#define GIVE_WAY_NICE 10
+
+static void
+lower_priority (PrsApiServer *self)
+{
+  gint tid = g_atomic_int_get (&self->atomic.tid);
+
+  if (tid != 0 && setpriority (PRIO_PROCESS, (id_t) tid, GIVE_WAY_NICE) != 0)
+    g_debug ("The API thread keeps its priority: %s", g_strerror (errno));
+}
+
 static gpointer
 thread_main (gpointer data)
 {
@@ -277,6 +303,9 @@ thread_main (gpointer data)
   gboolean ok;
 
   prs_thread_owner_claim (&t->owner);
+  g_atomic_int_set (&self->atomic.tid, (gint) syscall (SYS_gettid));
+  if (g_atomic_int_get (&self->atomic.give_way))
+    lower_priority (self);
   t->server = self;
   t->lan = self->config.lan;
   t->allowlist = self->config.allowlist;
@@ -429,6 +458,17 @@ prs_api_server_set_lan (PrsApiServer       *self,
 }
 
 void
+prs_api_server_give_way (PrsApiServer *self)
+{
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
+
+  /* Whichever comes second applies it: this, or the thread's start */
+  g_atomic_int_set (&self->atomic.give_way, TRUE);
+  lower_priority (self);
+}
+
+void
 prs_api_server_launch (PrsApiServer *self)
 {
   g_return_if_fail (PRS_IS_API_SERVER (self));
@@ -520,6 +560,7 @@ prs_api_server_stop (PrsApiServer *self)
   self->main_thread.started = FALSE;
   if (self->main_thread.thread == NULL)
     return;
+  g_atomic_int_set (&self->atomic.tid, 0);
 
   /* The thread may still wait on the keyring for the token */
   g_cancellable_cancel (self->config.cancellable);
