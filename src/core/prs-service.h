@@ -34,8 +34,8 @@ void        prs_service_set_api_optional (PrsService *self,
                                           gboolean    optional);
 /* Why the local API did not start, or NULL. */
 const GError *prs_service_get_api_error  (PrsService *self);
-/* A window paints on the main thread: the API thread gives way to it when
- * both want the cores (prs_api_server_give_way ()). */
+/* A window paints on the main thread: the API thread's wake-ups no longer
+ * preempt it (prs_api_server_give_way ()). */
 void        prs_service_give_way_to_window (PrsService *self);
 /* Opens the store, then starts discovery's schedule and the API server. */
 gboolean    prs_service_start        (PrsService  *self,

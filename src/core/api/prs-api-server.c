@@ -4,11 +4,13 @@
  * certificate, secrets, guard and routes; then the connections of
  * prs-api-connections.c) and stop, and the notifications the routes send
  * back to the main context. */
+/* SCHED_BATCH is a Linux extension */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -280,18 +282,18 @@ thread_teardown (ApiThread *t)
   g_clear_object (&t->store);
 }
 
-/* Nice 10: while the window's thread wants a core, this one gets about a
- * tenth of what it gets (a frame is not late because wrk or n8n floods the
- * API); alone on the cores it runs as fast as before. */
-#define GIVE_WAY_NICE 10
-
+/* SCHED_BATCH: the API thread keeps its share of the cores (a flood of
+ * requests is served as fast as before), but its wake-ups no longer
+ * preempt the window's thread in the middle of a frame; a frame's wake-up
+ * still preempts it. */
 static void
 lower_priority (PrsApiServer *self)
 {
+  struct sched_param param = { 0 };
   gint tid = g_atomic_int_get (&self->atomic.tid);
 
-  if (tid != 0 && setpriority (PRIO_PROCESS, (id_t) tid, GIVE_WAY_NICE) != 0)
-    g_debug ("The API thread keeps its priority: %s", g_strerror (errno));
+  if (tid != 0 && sched_setscheduler ((pid_t) tid, SCHED_BATCH, &param) != 0)
+    g_debug ("The API thread keeps its scheduling: %s", g_strerror (errno));
 }
 
 static gpointer

@@ -51,10 +51,10 @@ void          prs_api_server_launch (PrsApiServer  *self);
  * waits on the keyring. */
 gboolean      prs_api_server_start  (PrsApiServer  *self,
                                      GError       **error);
-/* A window paints on the owner's thread: from now on the API thread runs
- * at a lower scheduling priority (nice 10), so that requests flooding in
- * do not delay frames when both want the cores. For the thread's life and
- * the next ones': raising a priority again takes privileges. */
+/* A window paints on the owner's thread: from now on the API thread is
+ * scheduled as a batch thread (SCHED_BATCH), so that requests flooding in
+ * do not preempt a frame when both want the cores; its share of the cores
+ * stays. For the thread's life and the next ones'. */
 void          prs_api_server_give_way (PrsApiServer *self);
 /* Closes every connection and joins the thread. Idempotent. */
 void          prs_api_server_stop   (PrsApiServer  *self);
