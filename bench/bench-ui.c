@@ -365,6 +365,8 @@ main (int   argc,
   adw_init ();
 
   service = prs_service_new (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
+  /* as the app starts its window's service */
+  prs_service_set_windowed (service, TRUE);
   if (!prs_service_start (service, &error))
     {
       g_printerr ("bench-ui: %s\n", error->message);

@@ -267,6 +267,7 @@ prs_application_startup (GApplication *app)
   /* Another program on the API's port: the window still opens, and
    * Preferences says so (and where to change the port) */
   prs_service_set_api_optional (self->service, TRUE);
+  prs_service_set_windowed (self->service, TRUE);
   if (!prs_service_start (self->service, &error))
     {
       g_printerr ("prosponsive: %s\n", error->message);

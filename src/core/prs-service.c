@@ -49,6 +49,7 @@ struct _PrsService
   guint          storage_check_id;
 
   gboolean       api_optional;   /* the window runs without the API */
+  gboolean       windowed;       /* a window will show the conversations */
   GError        *api_error;      /* why the API did not start */
 };
 
@@ -554,6 +555,27 @@ prs_service_set_api_optional (PrsService *self,
   self->api_optional = optional;
 }
 
+void
+prs_service_set_windowed (PrsService *self,
+                          gboolean    windowed)
+{
+  g_return_if_fail (PRS_IS_SERVICE (self));
+  g_return_if_fail (self->store == NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  self->windowed = windowed;
+}
+
+void
+prs_service_give_way_to_window (PrsService *self)
+{
+  g_return_if_fail (PRS_IS_SERVICE (self));
+  g_return_if_fail (self->api_server != NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  prs_api_server_give_way (self->api_server);
+}
+
 const GError *
 prs_service_get_api_error (PrsService *self)
 {
@@ -589,7 +611,10 @@ prs_service_start (PrsService  *self,
   start_runner (self);
 
   self->api_server = prs_api_server_new (self->data_dir, self->secrets, self->port);
+  /* Before the API answers anything: a deletion left undoable is undone */
   _prs_service_recover_deletions (self);
+  /* Its notifications arrive through this thread's main loop, which runs
+   * only after this returns */
   g_signal_connect_object (self->api_server, "conversation-created",
                            G_CALLBACK (on_api_conversation_created), self, 0);
   g_signal_connect_object (self->api_server, "message-added",
@@ -607,6 +632,12 @@ prs_service_start (PrsService  *self,
   prs_api_server_set_runner (self->api_server, self->runner, self->providers, self->registry);
   /* What a crash left names no port; the one listened on is published */
   prs_api_port_withdraw (self->data_dir);
+  /* The API thread opens its store and certificate and binds while this
+   * one reads the conversations for a window (its first frame waits for
+   * both); without a window the list is made only if someone asks */
+  prs_api_server_launch (self->api_server);
+  if (self->windowed)
+    self->conversations = prs_conversation_list_new (self->store);
   if (!start_api (self, error))
     return FALSE;
   publish_port (self);

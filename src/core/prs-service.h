@@ -32,8 +32,15 @@ PrsService *prs_service_new          (const char  *data_dir,
  * choice: Preferences then show it and let the port be changed. */
 void        prs_service_set_api_optional (PrsService *self,
                                           gboolean    optional);
+/* Before start: a window will show the conversation list, so it is read
+ * while the API thread starts rather than when first asked for. */
+void        prs_service_set_windowed (PrsService *self,
+                                      gboolean    windowed);
 /* Why the local API did not start, or NULL. */
 const GError *prs_service_get_api_error  (PrsService *self);
+/* A window paints on the main thread: the API thread's wake-ups no longer
+ * preempt it (prs_api_server_give_way ()). */
+void        prs_service_give_way_to_window (PrsService *self);
 /* Opens the store, then starts discovery's schedule and the API server. */
 gboolean    prs_service_start        (PrsService  *self,
                                       GError     **error);

@@ -770,7 +770,8 @@ _prs_window_on_message_action (PrsConversationView *view,
 
 /* ---- life ---- */
 
-/* prosponsive-ctl may have renamed, archived or deleted meanwhile */
+/* prosponsive-ctl may have renamed, archived or deleted meanwhile (the
+ * list was read at start: the first activation reads it again only if so) */
 static void
 on_active (PrsWindow  *self,
            GParamSpec *pspec,
@@ -779,7 +780,7 @@ on_active (PrsWindow  *self,
   g_autoptr(GError) error = NULL;
 
   if (gtk_window_is_active (GTK_WINDOW (self)) && self->service != NULL &&
-      !prs_conversation_list_reload (_prs_window_conversations (self), &error))
+      !prs_conversation_list_refresh (_prs_window_conversations (self), &error))
     g_message ("Could not read the conversations: %s", error->message);
 }
 

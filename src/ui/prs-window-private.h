@@ -24,6 +24,7 @@ struct _PrsWindow
   PrsService           *service;
   GtkSliceListModel    *revealed;    /* the conversations the list is given so far */
   guint                 reveal_id;
+  gboolean              revealing;     /* past the first frame, which shows the first screenful */
   GtkSingleSelection   *selection;
   GtkMultiSelection    *multi_selection;  /* the sidebar's selection mode */
   PrsConversation      *shown;       /* for its title's notifications */

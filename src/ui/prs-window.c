@@ -295,7 +295,9 @@ on_message_added (PrsService *service,
 /* GTK 4.8's list view builds rows for ~200 items around its anchor as
  * soon as it gets a model, which cost a new window ~100 ms with 1,000
  * conversations before its first frame. It gets the first screenful, then
- * REVEAL_STEP more a frame until it has them all (and follows the model). */
+ * REVEAL_STEP more a frame from the second frame on (a tick callback runs
+ * before its frame is painted: the first frame is the first screenful's
+ * alone) until it has them all (and follows the model). */
 #define FIRST_SCREENFUL 20
 #define REVEAL_STEP     20
 
@@ -316,6 +318,11 @@ reveal_more (GtkWidget     *widget,
   PrsWindow *self = PRS_WINDOW (widget);
   guint size = gtk_slice_list_model_get_size (self->revealed) + REVEAL_STEP;
 
+  if (!self->revealing)
+    {
+      self->revealing = TRUE;
+      return G_SOURCE_CONTINUE;
+    }
   if (size >= g_list_model_get_n_items (G_LIST_MODEL (conversations (self))))
     {
       self->reveal_id = 0;
@@ -769,6 +776,8 @@ prs_window_new (gpointer    application,
 
   self = g_object_new (PRS_TYPE_WINDOW, "application", application, NULL);
   self->service = g_object_ref (service);
+  /* Frames before requests, when both want the cores */
+  prs_service_give_way_to_window (service);
   prs_window_state_bind (GTK_WINDOW (self), prs_service_get_settings (service));
   /* The conversation menu's Agent submenu, read again whenever it opens */
   self->agent_choice = prs_agent_choice_new (GTK_WIDGET (self), self->agent_menu, service);

@@ -419,6 +419,88 @@ test_keeping_in_order (Fixture       *f,
   assert_same_as_store (f);
 }
 
+/* Activation's refresh reads the store again only when another connection
+ * (prosponsive-ctl, the API thread) wrote since the list was read */
+static void
+test_refresh_after_other_connection (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a = create (f, "a");
+  g_autofree char *b = create (f, "b");
+  g_autofree char *path = g_build_filename (f->dir, "prosponsive.db", NULL);
+  g_autoptr(PrsStore) other = NULL;
+  PrsConversation *item;
+
+  open_list (f);
+  item = prs_conversation_list_find (f->list, a, NULL);
+  g_assert_nonnull (item);
+
+  /* Nothing written: nothing read, nothing announced */
+  g_assert_true (prs_conversation_list_refresh (f->list, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->signals->len, ==, 0);
+
+  /* Its own connection's writes are announced to it (queue_update), not
+   * looked for */
+  g_assert_true (prs_store_rename_conversation (f->store, b, "Renamed here", &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_conversation_list_refresh (f->list, &error));
+  g_assert_cmpstr (prs_conversation_get_title (prs_conversation_list_find (f->list, b, NULL)), ==, "b");
+
+  /* Another connection renames: the refresh reads it, in place */
+  other = prs_store_new_for_path (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (prs_store_rename_conversation (other, a, "Renamed elsewhere", &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_conversation_list_refresh (f->list, &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_conversation_list_find (f->list, a, NULL) == item);
+  g_assert_cmpstr (prs_conversation_get_title (item), ==, "Renamed elsewhere");
+  g_assert_cmpstr (prs_conversation_get_title (prs_conversation_list_find (f->list, b, NULL)), ==, "Renamed here");
+  assert_same_as_store (f);
+
+  /* And once read, not again */
+  g_array_set_size (f->signals, 0);
+  g_assert_true (prs_conversation_list_refresh (f->list, &error));
+  g_assert_cmpuint (f->signals->len, ==, 0);
+}
+
+/* The time of the last change is the store's, in local time, read when
+ * first asked for; a newer one replaces it and is announced */
+static void
+test_updated_at (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *a = create (f, "a");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) row = NULL;
+  g_autoptr(GDateTime) utc = NULL;
+  g_autoptr(GDateTime) local = NULL;
+  PrsConversation *item;
+  GDateTime *first;
+
+  open_list (f);
+  item = prs_conversation_list_find (f->list, a, NULL);
+  row = prs_store_get_conversation (f->store, a, &error);
+  g_assert_no_error (error);
+  utc = g_date_time_new_from_iso8601 (json_object_get_string_member (row, "updatedAt"), NULL);
+  first = prs_conversation_get_updated_at (item);
+  g_assert_nonnull (first);
+  g_assert_true (g_date_time_equal (first, utc));
+  local = g_date_time_to_local (utc);
+  g_assert_cmpint (g_date_time_get_utc_offset (first), ==, g_date_time_get_utc_offset (local));
+  g_assert_true (prs_conversation_get_updated_at (item) == first);
+  g_signal_connect_swapped (item, "notify::updated-at", G_CALLBACK (g_nullify_pointer), &first);
+
+  next_millisecond ();
+  add_message (f, a);
+  g_assert_true (prs_conversation_list_update (f->list, a, &error));
+  g_assert_no_error (error);
+  g_assert_null (first);
+  g_assert_true (g_date_time_compare (prs_conversation_get_updated_at (item), utc) > 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -432,6 +514,8 @@ main (int   argc,
   ADD ("/conversation-list/random-batches", test_random_batches);
   ADD ("/conversation-list/direct-updates", test_direct_updates);
   ADD ("/conversation-list/keeping-in-order", test_keeping_in_order);
+  ADD ("/conversation-list/refresh-after-other-connection", test_refresh_after_other_connection);
+  ADD ("/conversation-list/updated-at", test_updated_at);
 #undef ADD
 
   return g_test_run ();

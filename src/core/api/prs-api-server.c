@@ -4,9 +4,15 @@
  * certificate, secrets, guard and routes; then the connections of
  * prs-api-connections.c) and stop, and the notifications the routes send
  * back to the main context. */
+/* SCHED_BATCH is a Linux extension */
+#define _GNU_SOURCE
 #include "config.h"
 
+#include <errno.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "prs-api-control.h"
 #include "prs-api-server-private.h"
@@ -58,7 +64,16 @@ struct _PrsApiServer
     PrsThreadOwner   owner;
     PrsSecrets      *secrets;        /* the owner's: the API thread makes its own */
     GThread         *thread;
+    gboolean         started;        /* start () said so */
   } main_thread;
+
+  /* Either thread: the API thread's id once it runs, and whether it gives
+   * way to a window (see prs_api_server_give_way) */
+  struct
+  {
+    gint             tid;
+    gint             give_way;
+  } atomic;
 
   /* Under shared.lock: the API thread reports how its start went */
   struct
@@ -267,6 +282,20 @@ thread_teardown (ApiThread *t)
   g_clear_object (&t->store);
 }
 
+/* SCHED_BATCH: the API thread keeps its share of the cores (a flood of
+ * requests is served as fast as before), but its wake-ups no longer
+ * preempt the window's thread in the middle of a frame; a frame's wake-up
+ * still preempts it. */
+static void
+lower_priority (PrsApiServer *self)
+{
+  struct sched_param param = { 0 };
+  gint tid = g_atomic_int_get (&self->atomic.tid);
+
+  if (tid != 0 && sched_setscheduler ((pid_t) tid, SCHED_BATCH, &param) != 0)
+    g_debug ("The API thread keeps its scheduling: %s", g_strerror (errno));
+}
+
 static gpointer
 thread_main (gpointer data)
 {
@@ -276,6 +305,9 @@ thread_main (gpointer data)
   gboolean ok;
 
   prs_thread_owner_claim (&t->owner);
+  g_atomic_int_set (&self->atomic.tid, (gint) syscall (SYS_gettid));
+  if (g_atomic_int_get (&self->atomic.give_way))
+    lower_priority (self);
   t->server = self;
   t->lan = self->config.lan;
   t->allowlist = self->config.allowlist;
@@ -427,6 +459,34 @@ prs_api_server_set_lan (PrsApiServer       *self,
     g_message ("Ignoring “%s” in allowed-sources: not an IP address or CIDR network", invalid[i]);
 }
 
+void
+prs_api_server_give_way (PrsApiServer *self)
+{
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
+
+  /* Whichever comes second applies it: this, or the thread's start */
+  g_atomic_int_set (&self->atomic.give_way, TRUE);
+  lower_priority (self);
+}
+
+void
+prs_api_server_launch (PrsApiServer *self)
+{
+  g_return_if_fail (PRS_IS_API_SERVER (self));
+  g_return_if_fail (self->main_thread.thread == NULL);
+  g_return_if_fail (self->config.runner != NULL);
+  PRS_ASSERT_OWNER (&self->main_thread.owner);
+
+  /* The token is the API thread's to read (or make), after start () returns:
+   * the caller never waits on the keyring */
+  self->config.cancellable = g_cancellable_new ();
+  self->config.thread_context = g_main_context_new ();
+  self->config.thread_loop = g_main_loop_new (self->config.thread_context, FALSE);
+  self->shared.start_done = FALSE;
+  self->main_thread.thread = g_thread_new ("prs-api", thread_main, self);
+}
+
 gboolean
 prs_api_server_start (PrsApiServer  *self,
                       GError       **error)
@@ -434,17 +494,12 @@ prs_api_server_start (PrsApiServer  *self,
   GError *start_error;
 
   g_return_val_if_fail (PRS_IS_API_SERVER (self), FALSE);
-  g_return_val_if_fail (self->main_thread.thread == NULL, FALSE);
+  g_return_val_if_fail (!self->main_thread.started, FALSE);
   g_return_val_if_fail (self->config.runner != NULL, FALSE);
   PRS_ASSERT_OWNER (&self->main_thread.owner);
 
-  /* The token is the API thread's to read (or make), after this returns:
-   * the caller never waits on the keyring */
-  self->config.cancellable = g_cancellable_new ();
-  self->config.thread_context = g_main_context_new ();
-  self->config.thread_loop = g_main_loop_new (self->config.thread_context, FALSE);
-  self->shared.start_done = FALSE;
-  self->main_thread.thread = g_thread_new ("prs-api", thread_main, self);
+  if (self->main_thread.thread == NULL)
+    prs_api_server_launch (self);
 
   g_mutex_lock (&self->shared.lock);
   while (!self->shared.start_done)
@@ -462,6 +517,7 @@ prs_api_server_start (PrsApiServer  *self,
       return FALSE;
     }
 
+  self->main_thread.started = TRUE;
   if (self->config.lan)
     g_message ("Local API listening on https://127.0.0.1:%u and the local network "
                "(%u allowed sources)", self->config.port, prs_api_allowlist_get_size (self->config.allowlist));
@@ -503,13 +559,17 @@ prs_api_server_stop (PrsApiServer *self)
   g_return_if_fail (PRS_IS_API_SERVER (self));
   PRS_ASSERT_OWNER (&self->main_thread.owner);
 
+  self->main_thread.started = FALSE;
   if (self->main_thread.thread == NULL)
     return;
+  g_atomic_int_set (&self->atomic.tid, 0);
 
   /* The thread may still wait on the keyring for the token */
   g_cancellable_cancel (self->config.cancellable);
   g_main_context_invoke (self->config.thread_context, quit_loop, self->config.thread_loop);
   g_thread_join (g_steal_pointer (&self->main_thread.thread));
+  /* Launched, and stopped before start () asked how it went */
+  g_clear_error (&self->shared.start_error);
   g_clear_pointer (&self->config.thread_loop, g_main_loop_unref);
   g_clear_pointer (&self->config.thread_context, g_main_context_unref);
   g_clear_object (&self->config.cancellable);

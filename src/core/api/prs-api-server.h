@@ -40,13 +40,23 @@ void          prs_api_server_set_runner (PrsApiServer        *self,
                                          PrsRunner           *runner,
                                          PrsProviders        *providers,
                                          PrsCallbackRegistry *registry);
-/* Starts the thread; returns once both loopback addresses are bound (or
- * binding failed: PRS_ERROR_FAILED naming the port when it is in use).
- * The token is then read (made on a first run) by the API thread, before
- * it serves the first connection: the caller never waits on the keyring. */
-gboolean      prs_api_server_start (PrsApiServer  *self,
-                                    GError       **error);
+/* Starts the thread, which opens its store and certificate and binds, and
+ * returns at once: the owner goes on with its own start meanwhile, then
+ * calls prs_api_server_start () for the outcome. Optional. */
+void          prs_api_server_launch (PrsApiServer  *self);
+/* Starts the thread (unless launched); returns once both loopback
+ * addresses are bound (or binding failed: PRS_ERROR_FAILED naming the port
+ * when it is in use). The token is then read (made on a first run) by the
+ * API thread, before it serves the first connection: the caller never
+ * waits on the keyring. */
+gboolean      prs_api_server_start  (PrsApiServer  *self,
+                                     GError       **error);
+/* A window paints on the owner's thread: from now on the API thread is
+ * scheduled as a batch thread (SCHED_BATCH), so that requests flooding in
+ * do not preempt a frame when both want the cores; its share of the cores
+ * stays. For the thread's life and the next ones'. */
+void          prs_api_server_give_way (PrsApiServer *self);
 /* Closes every connection and joins the thread. Idempotent. */
-void          prs_api_server_stop  (PrsApiServer  *self);
+void          prs_api_server_stop   (PrsApiServer  *self);
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "prs-conversation-list.h"
+#include "prs-store-schedules.h"
 #include "prs-thread.h"
 
 /* After the main loop's pending events (G_PRIORITY_DEFAULT, where the API
@@ -31,6 +32,7 @@ struct _PrsConversationList
   GHashTable   *by_id;     /* id (the item's own string) → PrsConversation */
   GHashTable   *pending;   /* ids (owned) waiting for the flush */
   GMainContext *context;   /* where the flush runs: the creator's */
+  gint64        data_version;  /* the store's when last read in full */
   GSource      *flush_source;
   gboolean      show_archived;
 };
@@ -101,13 +103,10 @@ prs_conversation_list_new (PrsStore *store)
 
 /* Archived conversations are items only while they are shown */
 static gboolean
-row_is_shown (PrsConversationList *self,
-              JsonObject          *row)
+is_shown (PrsConversationList *self,
+          PrsConversation     *row)
 {
-  JsonNode *archived = json_object_get_member (row, "archived");
-
-  return self->show_archived || archived == NULL || !JSON_NODE_HOLDS_VALUE (archived) ||
-         json_node_get_value_type (archived) != G_TYPE_BOOLEAN || !json_node_get_boolean (archived);
+  return self->show_archived || !prs_conversation_get_archived (row);
 }
 
 /* The first index in @items whose item does not come before @conversation */
@@ -190,46 +189,66 @@ replace_items (PrsConversationList *self,
                                 old_len - head - tail, new_len - head - tail);
 }
 
+/* Each row read becomes a new item; a failed read then changes nothing,
+ * and only afterwards do the items that exist take their new fields. */
+static void
+read_row (const PrsConversationFields *fields,
+          gpointer                     user_data)
+{
+  GPtrArray *rows = user_data;
+  PrsConversation *conversation = prs_conversation_new (fields);
+
+  if (conversation != NULL)
+    g_ptr_array_add (rows, conversation);
+}
+
+/* The item for @row: the one with its id, updated, or @row itself */
+static PrsConversation *
+take_row (PrsConversationList *self,
+          PrsConversation     *row)
+{
+  PrsConversation *conversation = g_hash_table_lookup (self->by_id, prs_conversation_get_id (row));
+  PrsConversationFields fields;
+
+  if (conversation == NULL)
+    return g_object_ref (row);
+  prs_conversation_get_fields (row, &fields);
+  prs_conversation_update (conversation, &fields);
+  return g_object_ref (conversation);
+}
+
 gboolean
 prs_conversation_list_reload (PrsConversationList  *self,
                               GError              **error)
 {
-  g_autoptr(JsonArray) rows = NULL;
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_full (self->items->len, g_object_unref);
   g_autoptr(GPtrArray) fresh = NULL;
   g_autoptr(GHashTable) by_id = NULL;
-  guint n_rows;
+  gint64 data_version;
 
   g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  rows = prs_store_list_conversations (self->store, error);
-  if (rows == NULL)
+  /* Asked before reading: a commit of another connection in between is
+   * read again by the next refresh */
+  data_version = prs_store_get_data_version (self->store);
+  if (!prs_store_read_conversations (self->store, NULL, read_row, rows, error))
     return FALSE;
+  self->data_version = data_version;
 
   /* What was queued is in these rows too. */
   g_hash_table_remove_all (self->pending);
 
-  n_rows = json_array_get_length (rows);
-  fresh = g_ptr_array_new_full (n_rows, g_object_unref);
+  fresh = g_ptr_array_new_full (rows->len, g_object_unref);
   by_id = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < n_rows; i++)
+  for (guint i = 0; i < rows->len; i++)
     {
-      JsonObject *object = json_array_get_object_element (rows, i);
+      PrsConversation *row = g_ptr_array_index (rows, i);
       PrsConversation *conversation;
 
-      if (object == NULL || !row_is_shown (self, object))
+      if (!is_shown (self, row))
         continue;
-
-      conversation = g_hash_table_lookup (self->by_id,
-                                          json_object_get_string_member_with_default (object, "id", ""));
-      if (conversation != NULL)
-        {
-          g_object_ref (conversation);
-          prs_conversation_update_from_json (conversation, object);
-        }
-      else if ((conversation = prs_conversation_new_from_json (object)) == NULL)
-        continue;
-
+      conversation = take_row (self, row);
       g_ptr_array_add (fresh, conversation);
       g_hash_table_insert (by_id, (gpointer) prs_conversation_get_id (conversation), conversation);
     }
@@ -238,6 +257,18 @@ prs_conversation_list_reload (PrsConversationList  *self,
   self->by_id = g_steal_pointer (&by_id);
   replace_items (self, fresh);
   return TRUE;
+}
+
+gboolean
+prs_conversation_list_refresh (PrsConversationList  *self,
+                               GError              **error)
+{
+  g_return_val_if_fail (PRS_IS_CONVERSATION_LIST (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (self->data_version >= 0 && prs_store_get_data_version (self->store) == self->data_version)
+    return TRUE;
+  return prs_conversation_list_reload (self, error);
 }
 
 static int
@@ -256,7 +287,7 @@ apply_changes (PrsConversationList  *self,
                GHashTable           *ids,
                GError              **error)
 {
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) moved = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GHashTable) taken = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) fresh = NULL;
@@ -267,39 +298,21 @@ apply_changes (PrsConversationList  *self,
   g_hash_table_iter_init (&iter, ids);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     {
-      g_autoptr(GError) local_error = NULL;
-      JsonObject *row = prs_store_get_conversation (self->store, key, &local_error);
       PrsConversation *conversation = g_hash_table_lookup (self->by_id, key);
+      guint before = rows->len;
 
-      if (local_error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return FALSE;
-        }
+      if (!prs_store_read_conversations (self->store, key, read_row, rows, error))
+        return FALSE;
       if (conversation != NULL)
         g_hash_table_add (taken, conversation);
       /* Otherwise gone (or archived and hidden): taken out and not merged back */
-      if (row != NULL && row_is_shown (self, row))
-        g_ptr_array_add (rows, row);
-      else if (row != NULL)
-        json_object_unref (row);
+      if (rows->len > before && !is_shown (self, g_ptr_array_index (rows, before)))
+        g_ptr_array_remove_index_fast (rows, before);
     }
 
+  /* Taken out of the order already, so changing their keys is safe */
   for (guint k = 0; k < rows->len; k++)
-    {
-      JsonObject *row = g_ptr_array_index (rows, k);
-      PrsConversation *conversation;
-
-      conversation = g_hash_table_lookup (self->by_id, json_object_get_string_member_with_default (row, "id", ""));
-      if (conversation != NULL)
-        {
-          /* Taken out of the order already, so changing its keys is safe */
-          prs_conversation_update_from_json (conversation, row);
-          g_ptr_array_add (moved, g_object_ref (conversation));
-        }
-      else if ((conversation = prs_conversation_new_from_json (row)) != NULL)
-        g_ptr_array_add (moved, conversation);
-    }
+    g_ptr_array_add (moved, take_row (self, g_ptr_array_index (rows, k)));
 
   if (g_hash_table_size (taken) == 0 && moved->len == 0)
     return TRUE;
@@ -634,4 +647,5 @@ prs_conversation_list_init (PrsConversationList *self)
   self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->context = g_main_context_ref_thread_default ();
+  self->data_version = -1;
 }

@@ -24,6 +24,11 @@ PrsConversationList *prs_conversation_list_new       (PrsStore             *stor
  * moves to the top. */
 gboolean         prs_conversation_list_reload        (PrsConversationList  *self,
                                                       GError              **error);
+/* Reads them again only if another connection (prosponsive-ctl, the API
+ * thread) wrote to the store since they were last read in full: what the
+ * window does whenever it becomes active. */
+gboolean         prs_conversation_list_refresh       (PrsConversationList  *self,
+                                                      GError              **error);
 /* Reads the one row of @conversation_id now and moves, adds or removes its
  * item: at most one items-changed, for the range it moved across. */
 gboolean         prs_conversation_list_update        (PrsConversationList  *self,

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include "prs-conversation.h"
-#include "prs-json.h"
 
 struct _PrsConversation
 {
@@ -18,7 +17,8 @@ struct _PrsConversation
   guint      message_count;
   gboolean   pinned;
   gboolean   archived;
-  GDateTime *updated_at;
+  GDateTime *updated_at;       /* updated_key in local time, once asked for */
+  gboolean   updated_at_parsed;
   /* The store's text of created_at and updated_at: the list's order */
   char      *created_key;
   char      *updated_key;
@@ -44,15 +44,8 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static guint
-member_count (JsonObject *object,
-              const char *member)
+clamp_count (gint64 value)
 {
-  JsonNode *node = json_object_get_member (object, member);
-  gint64 value;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return 0;
-  value = json_node_get_int (node);
   return (guint) CLAMP (value, 0, G_MAXUINT);
 }
 
@@ -72,14 +65,10 @@ set_string (PrsConversation  *self,
 static void
 set_flag (PrsConversation *self,
           gboolean        *field,
-          JsonObject      *object,
-          const char      *member,
+          gboolean         value,
           int              prop)
 {
-  JsonNode *node = json_object_get_member (object, member);
-  gboolean value = node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-                   json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
-
+  value = !!value;
   if (*field == value)
     return;
   *field = value;
@@ -99,65 +88,79 @@ set_count (PrsConversation *self,
 }
 
 void
-prs_conversation_update_from_json (PrsConversation *self,
-                                   JsonObject      *object)
+prs_conversation_update (PrsConversation             *self,
+                         const PrsConversationFields *fields)
 {
-  const char *updated;
-  g_autoptr(GDateTime) utc = NULL;
-  g_autoptr(GDateTime) local = NULL;
-
   g_return_if_fail (PRS_IS_CONVERSATION (self));
-  g_return_if_fail (object != NULL);
+  g_return_if_fail (fields != NULL);
 
   g_object_freeze_notify (G_OBJECT (self));
 
-  set_string (self, &self->slug, prs_json_object_get_string (object, "slug"), PROP_SLUG);
-  set_string (self, &self->title, prs_json_object_get_string (object, "title"), PROP_TITLE);
-  set_string (self, &self->default_agent, prs_json_object_get_string (object, "defaultAgent"), PROP_DEFAULT_AGENT);
-  set_count (self, &self->unread_count, member_count (object, "unreadCount"), PROP_UNREAD_COUNT);
-  set_count (self, &self->message_count, member_count (object, "messageCount"), PROP_MESSAGE_COUNT);
-  set_flag (self, &self->pinned, object, "pinned", PROP_PINNED);
-  set_flag (self, &self->archived, object, "archived", PROP_ARCHIVED);
-
-  updated = prs_json_object_get_string (object, "updatedAt");
-  if (g_strcmp0 (self->updated_key, updated) != 0)
+  set_string (self, &self->slug, fields->slug, PROP_SLUG);
+  set_string (self, &self->title, fields->title, PROP_TITLE);
+  set_string (self, &self->default_agent, fields->default_agent, PROP_DEFAULT_AGENT);
+  set_count (self, &self->unread_count, clamp_count (fields->unread_count), PROP_UNREAD_COUNT);
+  set_count (self, &self->message_count, clamp_count (fields->message_count), PROP_MESSAGE_COUNT);
+  set_flag (self, &self->pinned, fields->pinned, PROP_PINNED);
+  set_flag (self, &self->archived, fields->archived, PROP_ARCHIVED);
+  if (self->created_key == NULL)
+    self->created_key = g_strdup (fields->created_at);
+  /* The local time is parsed when first asked for (prs_conversation_get_updated_at) */
+  if (g_strcmp0 (self->updated_key, fields->updated_at) != 0)
     {
       g_free (self->updated_key);
-      self->updated_key = g_strdup (updated);
-    }
-  if (self->created_key == NULL)
-    self->created_key = g_strdup (prs_json_object_get_string (object, "createdAt"));
-  if (updated != NULL)
-    utc = g_date_time_new_from_iso8601 (updated, NULL);
-  if (utc != NULL)
-    local = g_date_time_to_local (utc);
-  if ((local == NULL) != (self->updated_at == NULL) ||
-      (local != NULL && !g_date_time_equal (local, self->updated_at)))
-    {
+      self->updated_key = g_strdup (fields->updated_at);
       g_clear_pointer (&self->updated_at, g_date_time_unref);
-      self->updated_at = g_steal_pointer (&local);
+      self->updated_at_parsed = FALSE;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_UPDATED_AT]);
     }
 
   g_object_thaw_notify (G_OBJECT (self));
 }
 
+/* A list reads every conversation at start: a new item takes its fields
+ * without notifications (nobody can be connected yet) */
 PrsConversation *
-prs_conversation_new_from_json (JsonObject *object)
+prs_conversation_new (const PrsConversationFields *fields)
 {
   PrsConversation *self;
-  const char *id;
 
-  g_return_val_if_fail (object != NULL, NULL);
+  g_return_val_if_fail (fields != NULL, NULL);
 
-  id = prs_json_object_get_string (object, "id");
-  if (id == NULL)
+  if (fields->id == NULL)
     return NULL;
 
   self = g_object_new (PRS_TYPE_CONVERSATION, NULL);
-  self->id = g_strdup (id);
-  prs_conversation_update_from_json (self, object);
+  self->id = g_strdup (fields->id);
+  self->slug = g_strdup (fields->slug);
+  self->title = g_strdup (fields->title);
+  self->default_agent = g_strdup (fields->default_agent);
+  self->unread_count = clamp_count (fields->unread_count);
+  self->message_count = clamp_count (fields->message_count);
+  self->pinned = !!fields->pinned;
+  self->archived = !!fields->archived;
+  self->created_key = g_strdup (fields->created_at);
+  self->updated_key = g_strdup (fields->updated_at);
   return self;
+}
+
+void
+prs_conversation_get_fields (PrsConversation       *self,
+                             PrsConversationFields *fields)
+{
+  g_return_if_fail (PRS_IS_CONVERSATION (self));
+  g_return_if_fail (fields != NULL);
+
+  fields->id = self->id;
+  fields->slug = self->slug;
+  fields->title = self->title;
+  fields->default_agent = self->default_agent;
+  fields->created_at = self->created_key;
+  fields->updated_at = self->updated_key;
+  fields->message_count = self->message_count;
+  fields->unread_count = self->unread_count;
+  fields->pinned = self->pinned;
+  fields->archived = self->archived;
 }
 
 int
@@ -242,7 +245,18 @@ prs_conversation_get_archived (PrsConversation *self)
 GDateTime *
 prs_conversation_get_updated_at (PrsConversation *self)
 {
+  g_autoptr(GDateTime) utc = NULL;
+
   g_return_val_if_fail (PRS_IS_CONVERSATION (self), NULL);
+
+  if (!self->updated_at_parsed)
+    {
+      self->updated_at_parsed = TRUE;
+      if (self->updated_key != NULL)
+        utc = g_date_time_new_from_iso8601 (self->updated_key, NULL);
+      if (utc != NULL)
+        self->updated_at = g_date_time_to_local (utc);
+    }
   return self->updated_at;
 }
 
@@ -281,7 +295,7 @@ prs_conversation_get_property (GObject    *object,
       g_value_set_boolean (value, self->archived);
       break;
     case PROP_UPDATED_AT:
-      g_value_set_boxed (value, self->updated_at);
+      g_value_set_boxed (value, prs_conversation_get_updated_at (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

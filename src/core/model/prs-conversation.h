@@ -3,19 +3,37 @@
  * the items of PrsConversationList. */
 #pragma once
 
-#include <json-glib/json-glib.h>
+#include <glib-object.h>
 
 G_BEGIN_DECLS
 
 #define PRS_TYPE_CONVERSATION (prs_conversation_get_type ())
 G_DECLARE_FINAL_TYPE (PrsConversation, prs_conversation, PRS, CONVERSATION, GObject)
 
-/* From one element of prs_store_list_conversations (); NULL when @object
- * has no id. */
-PrsConversation *prs_conversation_new_from_json     (JsonObject      *object);
-/* Takes the other fields of @object (same id); notifies what changed. */
-void             prs_conversation_update_from_json  (PrsConversation *self,
-                                                     JsonObject      *object);
+/* One conversation's columns as the store reads them (the strings are
+ * borrowed; created_at and updated_at are the store's text). */
+typedef struct
+{
+  const char *id;
+  const char *slug;
+  const char *title;
+  const char *default_agent;
+  const char *created_at;
+  const char *updated_at;
+  gint64      message_count;
+  gint64      unread_count;
+  gboolean    pinned;
+  gboolean    archived;
+} PrsConversationFields;
+
+/* NULL when @fields has no id. */
+PrsConversation *prs_conversation_new               (const PrsConversationFields *fields);
+/* Takes the other fields (same id); notifies what changed. */
+void             prs_conversation_update            (PrsConversation             *self,
+                                                     const PrsConversationFields *fields);
+/* @self's fields, borrowed from it (as prs_conversation_update takes them) */
+void             prs_conversation_get_fields        (PrsConversation             *self,
+                                                     PrsConversationFields       *fields);
 
 /* The list's order, as the store sorts: pinned first, archived last, then
  * newest change first, then newest created, then by id. Negative when @a

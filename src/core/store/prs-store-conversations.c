@@ -14,7 +14,128 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "prs-json.h"
 #include "prs-store-internal.h"
+
+#define CONVERSATION_COLUMNS \
+  "id, slug, title, message_count, unread_count, default_agent, created_at, updated_at," \
+  " pinned, archived"
+
+/* Hands each row of @stmt (CONVERSATION_COLUMNS) to @func: the window's list
+ * reads every conversation at start, so no JSON in between */
+static gboolean
+read_rows (PrsStore              *self,
+           sqlite3_stmt          *stmt,
+           PrsConversationFunc    func,
+           gpointer               user_data,
+           GError               **error)
+{
+  int row;
+
+  while ((row = prs_store_step_row (self, stmt, "Could not read the conversations", error)) == 1)
+    {
+      PrsConversationFields fields = {
+        .id = prs_store_column_text (stmt, 0),
+        .slug = prs_store_column_text (stmt, 1),
+        .title = prs_store_column_text (stmt, 2),
+        .message_count = sqlite3_column_int64 (stmt, 3),
+        .unread_count = sqlite3_column_int64 (stmt, 4),
+        .default_agent = prs_store_column_text (stmt, 5),
+        .created_at = prs_store_column_text (stmt, 6),
+        .updated_at = prs_store_column_text (stmt, 7),
+        .pinned = sqlite3_column_int (stmt, 8) != 0,
+        .archived = sqlite3_column_int (stmt, 9) != 0,
+      };
+
+      func (&fields, user_data);
+    }
+  return row == 0;
+}
+
+gboolean
+prs_store_read_conversations (PrsStore             *self,
+                              const char           *conversation_id,
+                              PrsConversationFunc   func,
+                              gpointer              user_data,
+                              GError              **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (conversation_id == NULL)
+    stmt = prs_store_prepare_cached (self,
+                                     "SELECT " CONVERSATION_COLUMNS " FROM conversations"
+                                     " WHERE deleted_at IS NULL"
+                                     " ORDER BY pinned DESC, archived, updated_at DESC, created_at DESC, id",
+                                     error);
+  else
+    stmt = prs_store_prepare_cached (self,
+                                     "SELECT " CONVERSATION_COLUMNS " FROM conversations"
+                                     " WHERE id = ?1 AND deleted_at IS NULL",
+                                     error);
+  if (stmt == NULL)
+    return FALSE;
+  if (conversation_id != NULL)
+    prs_store_bind_text (stmt, 1, conversation_id);
+  return read_rows (self, stmt, func, user_data, error);
+}
+
+/* One conversation as prs_store_list_conversations () describes it */
+static void
+add_json_row (const PrsConversationFields *fields,
+              gpointer                     user_data)
+{
+  JsonArray *rows = user_data;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  prs_json_builder_add_string_member (builder, "id", fields->id);
+  prs_json_builder_add_string_member (builder, "slug", fields->slug);
+  prs_json_builder_add_string_member (builder, "title", fields->title);
+  json_builder_set_member_name (builder, "messageCount");
+  json_builder_add_int_value (builder, fields->message_count);
+  json_builder_set_member_name (builder, "unreadCount");
+  json_builder_add_int_value (builder, fields->unread_count);
+  prs_json_builder_add_string_member (builder, "defaultAgent", fields->default_agent);
+  prs_json_builder_add_string_member (builder, "createdAt", fields->created_at);
+  prs_json_builder_add_string_member (builder, "updatedAt", fields->updated_at);
+  json_builder_set_member_name (builder, "pinned");
+  json_builder_add_boolean_value (builder, fields->pinned);
+  json_builder_set_member_name (builder, "archived");
+  json_builder_add_boolean_value (builder, fields->archived);
+  json_builder_end_object (builder);
+
+  json_array_add_element (rows, json_builder_get_root (builder));
+}
+
+JsonArray *
+prs_store_list_conversations (PrsStore  *self,
+                              GError   **error)
+{
+  g_autoptr(JsonArray) rows = json_array_new ();
+
+  if (!prs_store_read_conversations (self, NULL, add_json_row, rows, error))
+    return NULL;
+  return g_steal_pointer (&rows);
+}
+
+JsonObject *
+prs_store_get_conversation (PrsStore    *self,
+                            const char  *conversation_id,
+                            GError     **error)
+{
+  g_autoptr(JsonArray) rows = json_array_new ();
+
+  if (conversation_id == NULL ||
+      !prs_store_read_conversations (self, conversation_id, add_json_row, rows, error) ||
+      json_array_get_length (rows) == 0)
+    return NULL;
+  return json_object_ref (json_array_get_object_element (rows, 0));
+}
 
 static void
 set_not_found (GError     **error,

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "prs-agent.h"
+#include "prs-conversation.h"
 #include "prs-tool.h"
 
 G_BEGIN_DECLS
@@ -163,6 +164,16 @@ JsonArray  *prs_store_list_conversations      (PrsStore    *self,
 JsonObject *prs_store_get_conversation        (PrsStore    *self,
                                                const char  *conversation_id,
                                                GError     **error);
+typedef void (*PrsConversationFunc)            (const PrsConversationFields *fields,
+                                               gpointer                     user_data);
+/* The rows of prs_store_list_conversations () (or only @conversation_id's,
+ * if it is not NULL and not deleted), in its order, each handed to @func;
+ * FALSE with @error set when the store failed. */
+gboolean    prs_store_read_conversations      (PrsStore             *self,
+                                               const char           *conversation_id,
+                                               PrsConversationFunc   func,
+                                               gpointer              user_data,
+                                               GError              **error);
 gboolean    prs_store_rename_conversation     (PrsStore    *self,
                                                const char  *conversation_id,
                                                const char  *title,
