@@ -548,8 +548,9 @@ on_hit_activated (PrsSearchPanel *panel,
   prs_window_open_conversation_at (self, conversation_id, message_id);
 }
 
-/* Added to the sidebar's stack when search is first used: built with the
- * window, it cost a new window's template more than anything it shows */
+/* Added to the sidebar's stack when search is first used, not with the
+ * window's template (a cost before the first frame for a panel most starts
+ * never show: prs-window.c, add_page) */
 PrsSearchPanel *
 _prs_window_search_panel (PrsWindow *self)
 {

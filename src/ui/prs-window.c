@@ -57,9 +57,10 @@ _prs_window_conversations (PrsWindow *self)
 /* ---- pages built when first wanted ---- */
 
 /* The Tools, Agents, Schedules and Insights pages are added to the content
- * stack when first shown or asked for: built with the window's template,
- * they were a quarter of its cost before its first frame, for pages most
- * starts never show. The stack owns them; the pointers are borrowed. */
+ * stack when first shown or asked for: built with the window's template
+ * (with the search panel and the menus' popovers, below) they were 40 % of
+ * its cost and a sixth of its first frame's, for pages most starts never
+ * show. The stack owns them; the pointers are borrowed. */
 static GtkWidget *
 add_page (PrsWindow  *self,
           GType       type,
@@ -897,8 +898,8 @@ prs_window_get_agent_choice (PrsWindow *self)
   return self->agent_choice;
 }
 
-/* The menu buttons' popovers are built when they first open (with the
- * window, they were an eighth of its template's cost) */
+/* The menu buttons' popovers are built when they first open (see
+ * add_page) */
 static void
 build_primary_menu (GtkMenuButton *button,
                     gpointer       user_data)
