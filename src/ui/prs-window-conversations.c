@@ -550,7 +550,7 @@ on_hit_activated (PrsSearchPanel *panel,
 
 /* Added to the sidebar's stack when search is first used, not with the
  * window's template (a cost before the first frame for a panel most starts
- * never show: prs-window.c, add_page) */
+ * never show: prs-window.c, page ()) */
 PrsSearchPanel *
 _prs_window_search_panel (PrsWindow *self)
 {

@@ -61,59 +61,51 @@ _prs_window_conversations (PrsWindow *self)
  * (with the search panel and the menus' popovers, below) they were 40 % of
  * its cost and a sixth of its first frame's, for pages most starts never
  * show. The stack owns them; the pointers are borrowed. */
-static GtkWidget *
-add_page (PrsWindow  *self,
-          GType       type,
-          const char *name)
-{
-  GtkWidget *page = g_object_new (type, NULL);
+typedef void (*SetService) (gpointer    page,
+                            PrsService *service);
 
-  gtk_stack_add_named (self->content_stack, page, name);
-  return page;
+static gpointer
+page (PrsWindow  *self,
+      gpointer   *slot,
+      GType       type,
+      const char *name,
+      SetService  set_service)
+{
+  if (*slot == NULL)
+    {
+      *slot = g_object_new (type, NULL);
+      gtk_stack_add_named (self->content_stack, GTK_WIDGET (*slot), name);
+      set_service (*slot, self->service);
+    }
+  return *slot;
 }
 
 static PrsToolsPage *
 tools_page (PrsWindow *self)
 {
-  if (self->tools_page == NULL)
-    {
-      self->tools_page = PRS_TOOLS_PAGE (add_page (self, PRS_TYPE_TOOLS_PAGE, "tools"));
-      prs_tools_page_set_service (self->tools_page, self->service);
-    }
-  return self->tools_page;
+  return page (self, (gpointer *) &self->tools_page, PRS_TYPE_TOOLS_PAGE, "tools",
+               (SetService) prs_tools_page_set_service);
 }
 
 static PrsAgentsPage *
 agents_page (PrsWindow *self)
 {
-  if (self->agents_page == NULL)
-    {
-      self->agents_page = PRS_AGENTS_PAGE (add_page (self, PRS_TYPE_AGENTS_PAGE, "agents"));
-      prs_agents_page_set_service (self->agents_page, self->service);
-    }
-  return self->agents_page;
+  return page (self, (gpointer *) &self->agents_page, PRS_TYPE_AGENTS_PAGE, "agents",
+               (SetService) prs_agents_page_set_service);
 }
 
 static PrsSchedulesPage *
 schedules_page (PrsWindow *self)
 {
-  if (self->schedules_page == NULL)
-    {
-      self->schedules_page = PRS_SCHEDULES_PAGE (add_page (self, PRS_TYPE_SCHEDULES_PAGE, "schedules"));
-      prs_schedules_page_set_service (self->schedules_page, self->service);
-    }
-  return self->schedules_page;
+  return page (self, (gpointer *) &self->schedules_page, PRS_TYPE_SCHEDULES_PAGE, "schedules",
+               (SetService) prs_schedules_page_set_service);
 }
 
 static PrsInsightsPage *
 insights_page (PrsWindow *self)
 {
-  if (self->insights_page == NULL)
-    {
-      self->insights_page = PRS_INSIGHTS_PAGE (add_page (self, PRS_TYPE_INSIGHTS_PAGE, "insights"));
-      prs_insights_page_set_service (self->insights_page, self->service);
-    }
-  return self->insights_page;
+  return page (self, (gpointer *) &self->insights_page, PRS_TYPE_INSIGHTS_PAGE, "insights",
+               (SetService) prs_insights_page_set_service);
 }
 
 /* ---- tools ---- */
@@ -898,8 +890,8 @@ prs_window_get_agent_choice (PrsWindow *self)
   return self->agent_choice;
 }
 
-/* The menu buttons' popovers are built when they first open (see
- * add_page) */
+/* The menu buttons' popovers are built when they first open (see page
+ * above) */
 static void
 build_primary_menu (GtkMenuButton *button,
                     gpointer       user_data)
