@@ -508,7 +508,7 @@ static void
 on_search_changed (GtkSearchEntry *entry,
                    PrsWindow      *self)
 {
-  prs_search_panel_set_query (self->search_panel, gtk_editable_get_text (GTK_EDITABLE (entry)));
+  prs_search_panel_set_query (_prs_window_search_panel (self), gtk_editable_get_text (GTK_EDITABLE (entry)));
 }
 
 static void
@@ -516,7 +516,7 @@ on_search_activate (GtkSearchEntry *entry,
                     PrsWindow      *self)
 {
   /* What was typed last is looked up first */
-  prs_search_panel_set_query (self->search_panel, gtk_editable_get_text (GTK_EDITABLE (entry)));
+  prs_search_panel_set_query (_prs_window_search_panel (self), gtk_editable_get_text (GTK_EDITABLE (entry)));
   prs_search_panel_activate_first (self->search_panel);
 }
 
@@ -524,7 +524,7 @@ static void
 on_search_down (GtkSearchEntry *entry,
                 PrsWindow      *self)
 {
-  prs_search_panel_focus_results (self->search_panel);
+  prs_search_panel_focus_results (_prs_window_search_panel (self));
 }
 
 static void
@@ -548,6 +548,22 @@ on_hit_activated (PrsSearchPanel *panel,
   prs_window_open_conversation_at (self, conversation_id, message_id);
 }
 
+/* Added to the sidebar's stack when search is first used, not with the
+ * window's template (a cost before the first frame for a panel most starts
+ * never show: prs-window.c, page ()) */
+PrsSearchPanel *
+_prs_window_search_panel (PrsWindow *self)
+{
+  if (self->search_panel == NULL)
+    {
+      self->search_panel = g_object_new (PRS_TYPE_SEARCH_PANEL, NULL);
+      gtk_stack_add_named (self->sidebar_stack, GTK_WIDGET (self->search_panel), "search");
+      prs_search_panel_set_service (self->search_panel, self->service);
+      g_signal_connect_object (self->search_panel, "hit-activated", G_CALLBACK (on_hit_activated), self, 0);
+    }
+  return self->search_panel;
+}
+
 static void
 setup_search (PrsWindow *self)
 {
@@ -560,7 +576,6 @@ setup_search (PrsWindow *self)
   g_signal_connect_object (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self, 0);
   g_signal_connect_object (self->search_entry, "activate", G_CALLBACK (on_search_activate), self, 0);
   g_signal_connect_object (self->search_entry, "next-match", G_CALLBACK (on_search_down), self, 0);
-  g_signal_connect_object (self->search_panel, "hit-activated", G_CALLBACK (on_hit_activated), self, 0);
 
   /* Ctrl+F where the conversations are; Ctrl+K anywhere (a class key) */
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (ctrl_f),
@@ -829,7 +844,6 @@ _prs_window_conversations_start (PrsWindow *self)
   self->multi_selection = gtk_multi_selection_new (g_object_ref (model));
   g_signal_connect_object (self->multi_selection, "selection-changed", G_CALLBACK (update_selection_label), self,
                            G_CONNECT_SWAPPED);
-  prs_search_panel_set_service (self->search_panel, self->service);
   _prs_window_conversations_update_actions (self);
 }
 

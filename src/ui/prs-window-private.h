@@ -31,29 +31,34 @@ struct _PrsWindow
   char                 *open_at;     /* the message a selection opens at (a search hit) */
   GHashTable           *pending_deletions;  /* ids Undo can still restore */
 
+  /* Built when first wanted, owned by their stack (see prs-window.c) */
   PrsAgentsPage        *agents_page;
+  PrsInsightsPage      *insights_page;
+  PrsSchedulesPage     *schedules_page;
+  PrsSearchPanel       *search_panel;
+  PrsToolsPage         *tools_page;
+
   GtkListView          *conversation_list;
   PrsConversationView  *conversation_view;
   AdwWindowTitle       *content_title;
   GtkStack             *content_stack;
+  GMenu                *conversation_menu;
   GtkWidget            *conversation_menu_button;
   GMenu                *agent_menu;
   PrsAgentChoice       *agent_choice;
-  PrsInsightsPage      *insights_page;
   AdwLeaflet           *leaflet;
+  GMenu                *primary_menu;
+  GtkWidget            *primary_menu_button;
   GtkWidget            *refresh_button;
   GtkSearchBar         *search_bar;
   GtkWidget            *search_button;
   GtkSearchEntry       *search_entry;
-  PrsSearchPanel       *search_panel;
   GtkActionBar         *selection_bar;
   GtkLabel             *selection_label;
   GtkStack             *sidebar_stack;
-  PrsSchedulesPage     *schedules_page;
   GtkSpinner           *spinner;
   GtkRevealer          *storage_banner;
   AdwToastOverlay      *toast_overlay;
-  PrsToolsPage         *tools_page;
 };
 
 /* prs-window.c */
@@ -66,6 +71,8 @@ void                 _prs_window_rename          (PrsWindow          *self,
                                                   PrsConversation    *conversation);
 
 /* prs-window-conversations.c */
+/* The sidebar's search panel, built on first use */
+PrsSearchPanel *_prs_window_search_panel         (PrsWindow          *self);
 void      _prs_window_conversations_class_init   (GtkWidgetClass     *widget_class);
 void      _prs_window_conversations_init         (PrsWindow          *self);
 /* After the service is set */

@@ -54,6 +54,60 @@ _prs_window_conversations (PrsWindow *self)
   return conversations (self);
 }
 
+/* ---- pages built when first wanted ---- */
+
+/* The Tools, Agents, Schedules and Insights pages are added to the content
+ * stack when first shown or asked for: built with the window's template
+ * (with the search panel and the menus' popovers, below) they were 40 % of
+ * its cost and a sixth of its first frame's, for pages most starts never
+ * show. The stack owns them; the pointers are borrowed. */
+typedef void (*SetService) (gpointer    page,
+                            PrsService *service);
+
+static gpointer
+page (PrsWindow  *self,
+      gpointer   *slot,
+      GType       type,
+      const char *name,
+      SetService  set_service)
+{
+  if (*slot == NULL)
+    {
+      *slot = g_object_new (type, NULL);
+      gtk_stack_add_named (self->content_stack, GTK_WIDGET (*slot), name);
+      set_service (*slot, self->service);
+    }
+  return *slot;
+}
+
+static PrsToolsPage *
+tools_page (PrsWindow *self)
+{
+  return page (self, (gpointer *) &self->tools_page, PRS_TYPE_TOOLS_PAGE, "tools",
+               (SetService) prs_tools_page_set_service);
+}
+
+static PrsAgentsPage *
+agents_page (PrsWindow *self)
+{
+  return page (self, (gpointer *) &self->agents_page, PRS_TYPE_AGENTS_PAGE, "agents",
+               (SetService) prs_agents_page_set_service);
+}
+
+static PrsSchedulesPage *
+schedules_page (PrsWindow *self)
+{
+  return page (self, (gpointer *) &self->schedules_page, PRS_TYPE_SCHEDULES_PAGE, "schedules",
+               (SetService) prs_schedules_page_set_service);
+}
+
+static PrsInsightsPage *
+insights_page (PrsWindow *self)
+{
+  return page (self, (gpointer *) &self->insights_page, PRS_TYPE_INSIGHTS_PAGE, "insights",
+               (SetService) prs_insights_page_set_service);
+}
+
 /* ---- tools ---- */
 
 static void
@@ -61,7 +115,7 @@ reload_tools (PrsWindow *self)
 {
   g_autoptr(GError) error = NULL;
 
-  if (prs_tools_page_reload (self->tools_page, &error) < 0)
+  if (prs_tools_page_reload (tools_page (self), &error) < 0)
     prs_window_show_toast (self, error->message);
 }
 
@@ -82,7 +136,9 @@ on_discovery_finished (PrsDiscovery *discovery,
                        const GError *error,
                        PrsWindow    *self)
 {
-  reload_tools (self);
+  /* A page not built yet reads the tools when it is first shown */
+  if (self->tools_page != NULL)
+    reload_tools (self);
 }
 
 static void
@@ -91,7 +147,7 @@ refresh_tools_activated (GtkWidget  *widget,
                          GVariant   *parameter)
 {
   /* The Tools page runs it and toasts the result. */
-  prs_tools_page_refresh (PRS_WINDOW (widget)->tools_page);
+  prs_tools_page_refresh (tools_page (PRS_WINDOW (widget)));
 }
 
 /* ---- which page shows ---- */
@@ -256,7 +312,10 @@ _prs_window_update_sidebar_page (PrsWindow *self)
   guint n = g_list_model_get_n_items (G_LIST_MODEL (conversations (self)));
 
   if (gtk_search_bar_get_search_mode (self->search_bar))
-    gtk_stack_set_visible_child_name (self->sidebar_stack, "search");
+    {
+      _prs_window_search_panel (self);
+      gtk_stack_set_visible_child_name (self->sidebar_stack, "search");
+    }
   else
     gtk_stack_set_visible_child_name (self->sidebar_stack, n > 0 ? "list" : "empty");
 }
@@ -542,7 +601,7 @@ show_agents_activated (GtkWidget  *widget,
   PrsWindow *self = PRS_WINDOW (widget);
   g_autoptr(GError) error = NULL;
 
-  if (prs_agents_page_reload (self->agents_page, &error) < 0)
+  if (prs_agents_page_reload (agents_page (self), &error) < 0)
     prs_window_show_toast (self, error->message);
   gtk_stack_set_visible_child_name (self->content_stack, "agents");
   update_title (self);
@@ -558,7 +617,7 @@ show_schedules_activated (GtkWidget  *widget,
   PrsWindow *self = PRS_WINDOW (widget);
   g_autoptr(GError) error = NULL;
 
-  if (prs_schedules_page_reload (self->schedules_page, &error) < 0)
+  if (prs_schedules_page_reload (schedules_page (self), &error) < 0)
     prs_window_show_toast (self, error->message);
   gtk_stack_set_visible_child_name (self->content_stack, "schedules");
   update_title (self);
@@ -576,7 +635,7 @@ schedule_here_activated (GtkWidget  *widget,
 
   if (self->shown == NULL)
     return;
-  prs_schedules_page_edit (self->schedules_page, NULL, prs_conversation_get_slug (self->shown),
+  prs_schedules_page_edit (schedules_page (self), NULL, prs_conversation_get_slug (self->shown),
                            prs_conversation_get_default_agent (self->shown));
 }
 
@@ -584,7 +643,7 @@ PrsSchedulesPage *
 prs_window_get_schedules_page (PrsWindow *self)
 {
   g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
-  return self->schedules_page;
+  return schedules_page (self);
 }
 
 static void
@@ -594,7 +653,7 @@ show_insights_activated (GtkWidget  *widget,
 {
   PrsWindow *self = PRS_WINDOW (widget);
 
-  prs_insights_page_reload (self->insights_page);
+  prs_insights_page_reload (insights_page (self));
   gtk_stack_set_visible_child_name (self->content_stack, "insights");
   update_title (self);
   if (adw_leaflet_get_folded (self->leaflet))
@@ -605,14 +664,14 @@ PrsInsightsPage *
 prs_window_get_insights_page (PrsWindow *self)
 {
   g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
-  return self->insights_page;
+  return insights_page (self);
 }
 
 PrsAgentsPage *
 prs_window_get_agents_page (PrsWindow *self)
 {
   g_return_val_if_fail (PRS_IS_WINDOW (self), NULL);
-  return self->agents_page;
+  return agents_page (self);
 }
 
 static void
@@ -779,16 +838,10 @@ prs_window_new (gpointer    application,
   /* Frames before requests, when both want the cores */
   prs_service_give_way_to_window (service);
   prs_window_state_bind (GTK_WINDOW (self), prs_service_get_settings (service));
-  /* The conversation menu's Agent submenu, read again whenever it opens */
+  /* The conversation menu's Agent submenu (read again whenever it opens) */
   self->agent_choice = prs_agent_choice_new (GTK_WIDGET (self), self->agent_menu, service);
-  g_signal_connect_object (gtk_menu_button_get_popover (GTK_MENU_BUTTON (self->conversation_menu_button)), "show",
-                           G_CALLBACK (prs_agent_choice_refresh), self->agent_choice, G_CONNECT_SWAPPED);
 
   prs_conversation_view_set_service (self->conversation_view, service);
-  prs_tools_page_set_service (self->tools_page, service);
-  prs_agents_page_set_service (self->agents_page, service);
-  prs_schedules_page_set_service (self->schedules_page, service);
-  prs_insights_page_set_service (self->insights_page, service);
   g_signal_connect_object (self->conversation_view, "tool-action", G_CALLBACK (on_tool_action), self, 0);
   g_signal_connect_object (self->conversation_view, "message-action",
                            G_CALLBACK (_prs_window_on_message_action), self, 0);
@@ -837,6 +890,33 @@ prs_window_get_agent_choice (PrsWindow *self)
   return self->agent_choice;
 }
 
+/* The menu buttons' popovers are built when they first open (see page
+ * above) */
+static void
+build_primary_menu (GtkMenuButton *button,
+                    gpointer       user_data)
+{
+  PrsWindow *self = user_data;
+
+  if (gtk_menu_button_get_popover (button) == NULL)
+    gtk_menu_button_set_menu_model (button, G_MENU_MODEL (self->primary_menu));
+}
+
+static void
+build_conversation_menu (GtkMenuButton *button,
+                         gpointer       user_data)
+{
+  PrsWindow *self = user_data;
+
+  if (gtk_menu_button_get_popover (button) != NULL)
+    return;
+  gtk_menu_button_set_menu_model (button, G_MENU_MODEL (self->conversation_menu));
+  /* Its Agent submenu lists the agents as they are when it opens */
+  if (self->agent_choice != NULL)
+    g_signal_connect_object (gtk_menu_button_get_popover (button), "show",
+                             G_CALLBACK (prs_agent_choice_refresh), self->agent_choice, G_CONNECT_SWAPPED);
+}
+
 static void
 prs_window_dispose (GObject *object)
 {
@@ -847,6 +927,12 @@ prs_window_dispose (GObject *object)
   if (self->conversation_list != NULL)
     gtk_list_view_set_model (self->conversation_list, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_WINDOW);
+  /* Their stacks went with the template */
+  self->agents_page = NULL;
+  self->insights_page = NULL;
+  self->schedules_page = NULL;
+  self->search_panel = NULL;
+  self->tools_page = NULL;
   g_clear_object (&self->agent_choice);
   g_clear_object (&self->selection);
   g_clear_object (&self->multi_selection);
@@ -869,27 +955,25 @@ prs_window_class_init (PrsWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, agent_menu);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, agents_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, content_title);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_list);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_menu);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, conversation_view);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, insights_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, leaflet);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, primary_menu);
+  gtk_widget_class_bind_template_child (widget_class, PrsWindow, primary_menu_button);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, refresh_button);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, schedules_page);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_button);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_entry);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, search_panel);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, selection_bar);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, selection_label);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, spinner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, storage_banner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, PrsWindow, tools_page);
 
   gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
@@ -917,11 +1001,6 @@ prs_window_class_init (PrsWindowClass *klass)
   _prs_window_conversations_class_init (widget_class);
 
   g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
-  g_type_ensure (PRS_TYPE_SEARCH_PANEL);
-  g_type_ensure (PRS_TYPE_TOOLS_PAGE);
-  g_type_ensure (PRS_TYPE_AGENTS_PAGE);
-  g_type_ensure (PRS_TYPE_SCHEDULES_PAGE);
-  g_type_ensure (PRS_TYPE_INSIGHTS_PAGE);
 }
 
 static void
@@ -930,6 +1009,9 @@ prs_window_init (PrsWindow *self)
   GtkListItemFactory *factory;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_menu_button_set_create_popup_func (GTK_MENU_BUTTON (self->primary_menu_button), build_primary_menu, self, NULL);
+  gtk_menu_button_set_create_popup_func (GTK_MENU_BUTTON (self->conversation_menu_button), build_conversation_menu,
+                                         self, NULL);
 
   factory = gtk_signal_list_item_factory_new ();
   g_signal_connect (factory, "setup", G_CALLBACK (setup_conversation_row), self);

@@ -67,10 +67,12 @@ answered (gpointer data)
 static void
 show_search (PrsWindow *window)
 {
-  GtkWidget *panel = prs_test_find_widget (GTK_WIDGET (window), PRS_TYPE_SEARCH_PANEL, NULL, NULL);
   GtkWidget *bar = prs_test_find_widget (GTK_WIDGET (window), GTK_TYPE_SEARCH_BAR, NULL, NULL);
+  GtkWidget *panel;
 
+  /* The panel is built when search is first used */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  panel = prs_test_find_widget (GTK_WIDGET (window), PRS_TYPE_SEARCH_PANEL, NULL, NULL);
   gtk_editable_set_text (GTK_EDITABLE (prs_test_find_widget (bar, GTK_TYPE_SEARCH_ENTRY, NULL, NULL)), search);
   prs_test_wait_until (answered, prs_search_panel_get_results (PRS_SEARCH_PANEL (panel)));
   prs_test_wait_frames (GTK_WIDGET (window), 10);

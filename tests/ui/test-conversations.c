@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-conversations.c: keeping conversations in order and finding them, in
  * the real window under a real X server: each row's menu (right click,
- * Shift+F10, the Menu key), F2, Delete and Undo, pinning, archiving, the
- * selection mode, search (Ctrl+K, Enter) opening message 1 of 100,000 at
- * its place, a reply's details and failover notice, copying, Regenerate
+ * Shift+F10, the Menu key), the main menu (F10) and the pages it and their
+ * keys reach (each built when first wanted), F2, Delete and Undo, pinning,
+ * archiving, the selection mode, search (Ctrl+K, Enter) opening message 1
+ * of 100,000 at its place, a reply's details and failover notice, copying, Regenerate
  * and Edit and Resend against the scripted provider, and export through
  * the file chooser. Keys and clicks go through the X server (XTest). */
 #include "config.h"
@@ -288,6 +289,108 @@ test_menu_and_keys (Fixture       *f,
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   g_assert_cmpuint (position_of (f, b), ==, 2);
   g_assert_nonnull (prs_test_find_label (conversation_row (f, b), "Archived"));
+}
+
+/* ---- the main menu and the pages it reaches, built when first wanted ---- */
+
+static gboolean
+has_tooltip (GtkWidget *widget,
+             gpointer   data)
+{
+  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+static const char *
+shown_page (Fixture *f)
+{
+  GtkWidget *view = GTK_WIDGET (prs_window_get_conversation_view (f->window));
+
+  return gtk_stack_get_visible_child_name (GTK_STACK (gtk_widget_get_parent (view)));
+}
+
+/* Clicks the item labelled @text of the open menu */
+static void
+click_menu_item (Fixture    *f,
+                 const char *text)
+{
+  GtkWidget *popover = open_popover (GTK_WIDGET (f->window));
+  GtkWidget *label, *item;
+
+  g_assert_nonnull (popover);
+  label = prs_test_find_label (popover, text);
+  g_assert_nonnull (label);
+  item = gtk_widget_get_ancestor (label, g_type_from_name ("GtkModelButton"));
+  g_assert_nonnull (item);
+  g_signal_emit_by_name (item, "clicked");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+}
+
+static void
+test_main_menu_and_pages (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *a = prs_test_resolve_conversation (store, "alpha");
+  GtkWidget *popover, *button;
+
+  g_free (add_message (store, a, "user", "First", NULL));
+  g_clear_object (&store);
+  fixture_open (f);
+  g_assert_cmpstr (shown_page (f), ==, "conversation");
+
+  /* F10 opens the main menu, whose popover is made when it first opens */
+  prs_test_press_keys (GTK_WIDGET (f->window), "F10");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  popover = open_popover (GTK_WIDGET (f->window));
+  g_assert_nonnull (popover);
+  g_assert_nonnull (prs_test_find_label (popover, "Agents"));
+  g_assert_nonnull (prs_test_find_label (popover, "Schedules"));
+  g_assert_nonnull (prs_test_find_label (popover, "Search Everything"));
+  click_menu_item (f, "Tools");
+  g_assert_null (open_popover (GTK_WIDGET (f->window)));
+  g_assert_cmpstr (shown_page (f), ==, "tools");
+  g_assert_nonnull (prs_test_find_named (GTK_WIDGET (f->window), "tools-status"));
+
+  /* Again: the same menu, now to the Schedules page */
+  prs_test_press_keys (GTK_WIDGET (f->window), "F10");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  click_menu_item (f, "Schedules");
+  g_assert_cmpstr (shown_page (f), ==, "schedules");
+
+  /* The pages' keys */
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Control>g");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_cmpstr (shown_page (f), ==, "agents");
+  g_assert_nonnull (prs_test_find_widget (GTK_WIDGET (f->window), PRS_TYPE_AGENTS_PAGE, NULL, NULL));
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Control>i");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_cmpstr (shown_page (f), ==, "insights");
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Control>t");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_cmpstr (shown_page (f), ==, "tools");
+
+  /* The conversation's menu: made when it first opens, with its Agent item */
+  prs_window_select_conversation (f->window, a);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_cmpstr (shown_page (f), ==, "conversation");
+  button = prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON, has_tooltip,
+                                 (gpointer) "Conversation Menu");
+  g_assert_nonnull (button);
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  popover = open_popover (GTK_WIDGET (f->window));
+  g_assert_true (popover == GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button))));
+  g_assert_nonnull (prs_test_find_label (popover, "Agent"));
+  g_assert_nonnull (prs_test_find_label (popover, "Delete"));
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+
+  /* The search panel, made when search is first used */
+  g_assert_null (prs_test_find_widget (GTK_WIDGET (f->window), PRS_TYPE_SEARCH_PANEL, NULL, NULL));
+  gtk_widget_activate_action (GTK_WIDGET (f->window), "win.search", NULL);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_true (gtk_widget_is_drawable (prs_test_find_widget (GTK_WIDGET (f->window), PRS_TYPE_SEARCH_PANEL,
+                                                               NULL, NULL)));
 }
 
 /* ---- deleting, Undo, and the end of Undo ---- */
@@ -725,6 +828,7 @@ main (int   argc,
 
 #define ADD(path, func) g_test_add ("/ui/conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("menu-and-keys", test_menu_and_keys);
+  ADD ("main-menu-and-pages", test_main_menu_and_pages);
   ADD ("delete-undo", test_delete_undo);
   ADD ("selection-mode", test_selection_mode);
   ADD ("search-opens-at-hit", test_search_opens_at_hit);
