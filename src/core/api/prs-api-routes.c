@@ -431,6 +431,7 @@ deferred_respond (Deferred *deferred,
                   JsonNode *node)
 {
   g_autoptr(GError) error = NULL;
+  gboolean synced = FALSE;
 
   if (deferred->answered || deferred->gone)
     {
@@ -441,13 +442,17 @@ deferred_respond (Deferred *deferred,
   /* The inbound message was committed without waiting for the disk: it is
    * there before anyone hears of it — nearly always already, by the synced
    * commit that ended its run (docs/storage.md) */
-  if (deferred->commit != 0 && !prs_store_sync (deferred->routes->store, deferred->commit, NULL, &error))
+  if (deferred->commit != 0 && !prs_store_sync (deferred->routes->store, deferred->commit, &synced, &error))
     {
       json_node_unref (node);
       prs_api_internal_error (deferred->msg, error);
     }
   else
-    prs_api_respond_json (deferred->msg, status, node);
+    {
+      if (synced)
+        g_debug ("Synced the database before answering for message %s", deferred->message_id);
+      prs_api_respond_json (deferred->msg, status, node);
+    }
   soup_server_message_unpause (deferred->msg);
   if (deferred->timeout != NULL)
     {
