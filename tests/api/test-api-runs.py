@@ -13,7 +13,9 @@ import time
 
 from prsapi import run_suite, wait_until
 
-PLAN = 24
+PLAN = 26
+# The service's debug line when an answer had to sync the database itself
+SYNCED = 'Synced the database before answering for message %s'
 
 SCRIPT = {
     'kind': 'openai',
@@ -84,6 +86,10 @@ def run(tap, app):
            and j2.get('content') == 'Once.', 'the same request twice → the same messageId and answer', (r1, r2))
     tap.ok(len(provider.requests()) == before + 1, 'one run only (one model request)',
            len(provider.requests()) - before)
+    # The inbound message's commit does not wait for the disk: the synced
+    # commit that ended the run took it there before the answer
+    tap.ok(j1.get('messageId') and SYNCED % j1.get('messageId') not in app.log(),
+           'a run that ends: no extra sync before its answer', app.log()[-2000:])
 
     # -- 202 after the wait; the run goes on; a retry then gets the result --
     body = {'prompt': 'Take your time', 'conversationId': cid, 'agentId': 'prosponsive', 'idempotencyKey': 'slow-1'}
@@ -94,6 +100,8 @@ def run(tap, app):
     tap.ok(r.status == 202 and j.get('status') == 'running' and j.get('messageId') and 1.5 < took < 3.9,
            '202 "running" after the wait (2 s here, 110 s by default)', (r, took))
     slow_id = j.get('messageId')
+    tap.ok(slow_id and SYNCED % slow_id in app.log(),
+           'the 202 waited until the inbound message was synced to the disk', app.log()[-2000:])
     tap.ok(wait_until(lambda: (app.post('/api/ai/agent-inference', body).json() or {}).get('status') == 'completed', 10),
            'the run completed in the background; the retry returns its answer')
     r = app.post('/api/ai/agent-inference', body)
@@ -164,4 +172,6 @@ def run(tap, app):
 if __name__ == '__main__':
     # Shortens the 110 s wait for a run to rest
     os.environ['PROSPONSIVE_INFERENCE_WAIT_SECONDS'] = '2'
+    # Says when an answer had to sync the database itself
+    os.environ['G_MESSAGES_DEBUG'] = 'Prosponsive'
     run_suite(PLAN, run, setup)

@@ -2,7 +2,10 @@
 /* test-store-batch.c: several writes as one transaction
  * (prs_store_batch_begin/end): nothing is visible to another connection
  * before the end, a failed write inside undoes itself alone, batches nest,
- * and a batch that syncs later sets synchronous=NORMAL for itself only. */
+ * a batch that syncs later sets synchronous=NORMAL for itself only, and
+ * such a commit counts as on the disk once a synced commit that wrote
+ * followed it on any connection to the same file, or prs_store_sync ()
+ * synced it. */
 #include "config.h"
 
 #include "prs-error.h"
@@ -106,11 +109,88 @@ test_batch (Fixture       *fixture,
   g_assert_cmpuint (count (other, id), ==, 3);
 }
 
+/* A SYNC_LATER batch of one insert on @store: its commit's number */
+static guint64
+insert_unsynced (PrsStore   *store,
+                 const char *conversation_id)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 commit;
+
+  g_assert_true (prs_store_batch_begin (store, PRS_STORE_SYNC_LATER, &error));
+  g_assert_true (insert (store, conversation_id, NULL, &error));
+  g_assert_true (prs_store_batch_end (store, &error));
+  g_assert_no_error (error);
+  commit = prs_store_get_last_commit (store);
+  g_assert_cmpuint (commit, >, 0);
+  return commit;
+}
+
+/* Whether prs_store_sync () had to sync for @commit */
+static gboolean
+had_to_sync (PrsStore *store,
+             guint64   commit)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean synced = FALSE;
+
+  g_assert_true (prs_store_sync (store, commit, &synced, &error));
+  g_assert_no_error (error);
+  return synced;
+}
+
+static void
+test_sync_later (Fixture       *fixture,
+                 gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir2 = g_build_filename (fixture->dir, "elsewhere", NULL);
+  g_autoptr(PrsStore) store = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsStore) other = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsStore) elsewhere = prs_store_new (dir2, &error);
+  g_autofree char *id = prs_test_resolve_conversation (store, "Sync");
+  g_autofree char *id2 = prs_test_resolve_conversation (elsewhere, "Sync");
+  guint64 commit, before;
+
+  g_assert_no_error (error);
+
+  /* Synced by the call, once */
+  commit = insert_unsynced (store, id);
+  g_assert_true (had_to_sync (store, commit));
+  g_assert_false (had_to_sync (store, commit));
+
+  /* Taken to the disk by the next synced commit of another connection */
+  commit = insert_unsynced (store, id);
+  g_assert_true (insert (other, id, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (had_to_sync (store, commit));
+
+  /* …but not by one that wrote nothing (SQLite syncs nothing then), nor
+   * by an unsynced one, nor by one on another file */
+  commit = insert_unsynced (store, id);
+  g_assert_true (prs_store_batch_begin (other, PRS_STORE_SYNC_NOW, &error));
+  g_assert_true (prs_store_batch_end (other, &error));
+  g_assert_no_error (error);
+  insert_unsynced (other, id);
+  g_assert_true (insert (elsewhere, id2, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (had_to_sync (store, commit));
+
+  /* Syncing every commit so far covers those of the other connection */
+  before = prs_store_get_last_commit (store);
+  commit = insert_unsynced (other, id);
+  g_assert_cmpuint (commit, >, before);
+  g_assert_true (had_to_sync (store, PRS_STORE_ALL_COMMITS));
+  g_assert_false (had_to_sync (other, commit));
+  g_assert_false (had_to_sync (other, PRS_STORE_ALL_COMMITS));
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/store/batch", Fixture, NULL, fixture_setup, test_batch, fixture_teardown);
+  g_test_add ("/store/batch/sync-later", Fixture, NULL, fixture_setup, test_sync_later, fixture_teardown);
   return g_test_run ();
 }

@@ -149,7 +149,7 @@ prs_api_decide_tool_call (PrsApiRoutes      *routes,
   decision->id = g_strdup (id);
   decision->message_id = g_strdup (call->message_id);
   decision->approve = approve;
-  task = prs_api_defer (routes, msg, NULL, 0);
+  task = prs_api_defer (routes, msg);
   g_task_set_task_data (task, decision, (GDestroyNotify) decision_free);
   g_main_context_invoke (routes->main_context, decide_on_main, task);
 }

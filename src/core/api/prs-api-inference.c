@@ -368,6 +368,7 @@ replay_duplicate_or_orphan (PrsApiRoutes      *routes,
                             JsonNode         **orphan)
 {
   g_autofree char *message_id = prs_store_find_message_by_dedup_key (routes->store, inference->dedup_key);
+  g_autoptr(GError) error = NULL;
   PrsApiRequestIdentity identity = identity_of (inference);
   g_autoptr(JsonNode) message = NULL;
   guint status = SOUP_STATUS_SERVICE_UNAVAILABLE;
@@ -379,6 +380,13 @@ replay_duplicate_or_orphan (PrsApiRoutes      *routes,
   message = prs_store_get_message (routes->store, message_id, NULL);
   if (message == NULL || !JSON_NODE_HOLDS_OBJECT (message))
     return FALSE;
+  /* The first request may still be waiting for its model, its message
+   * committed but not yet synced: on the disk before this one hears of it */
+  if (!prs_store_sync (routes->store, PRS_STORE_ALL_COMMITS, NULL, &error))
+    {
+      prs_api_internal_error (msg, error);
+      return TRUE;
+    }
   if (prs_api_dedup_key_is_idempotency (inference->dedup_key) &&
       !prs_api_request_matches_message (&identity, message))
     {
@@ -401,9 +409,9 @@ replay_duplicate_or_orphan (PrsApiRoutes      *routes,
 }
 
 /* Stores the inbound message (or, with @orphan_id, takes over the stored
- * one whose run never began). On a lost race with an identical request on
- * another connection, that one's answer is replayed. FALSE after
- * answering. */
+ * one whose run never began); @commit: the store's number of that commit.
+ * On a lost race with an identical request on another connection, that
+ * one's answer is replayed. FALSE after answering. */
 static gboolean
 store_inbound (PrsApiRoutes      *routes,
                SoupServerMessage *msg,
@@ -411,7 +419,8 @@ store_inbound (PrsApiRoutes      *routes,
                const char        *status,
                const char        *extra_json,
                const char        *orphan_id,
-               char             **message_id)
+               char             **message_id,
+               guint64           *commit)
 {
   g_autoptr(GError) error = NULL;
   PrsMessageInsert insert = { 0 };
@@ -424,6 +433,7 @@ store_inbound (PrsApiRoutes      *routes,
           return FALSE;
         }
       *message_id = g_strdup (orphan_id);
+      *commit = prs_store_get_last_commit (routes->store);
       return TRUE;
     }
 
@@ -437,9 +447,12 @@ store_inbound (PrsApiRoutes      *routes,
   insert.dedup_key = inference->dedup_key;
   insert.extra_json = extra_json;
 
-  /* The message and its conversation's agent: one commit, on the disk
-   * before the model is asked */
-  if (!prs_store_batch_begin (routes->store, PRS_STORE_SYNC_NOW, &error))
+  /* The message and its conversation's agent: one commit, before the model
+   * is asked. Not waiting for the disk: nothing is said about it until the
+   * answer, which waits until this commit is there (prs_api_defer_run ()):
+   * the synced commit that ends the run nearly always takes it along, one
+   * wait for the disk instead of two (docs/storage.md) */
+  if (!prs_store_batch_begin (routes->store, PRS_STORE_SYNC_LATER, &error))
     {
       prs_api_internal_error (msg, error);
       return FALSE;
@@ -469,6 +482,7 @@ store_inbound (PrsApiRoutes      *routes,
       prs_api_internal_error (msg, error);
       return FALSE;
     }
+  *commit = prs_store_get_last_commit (routes->store);
   if (routes->message_added != NULL)
     routes->message_added (routes->notify_data, inference->conversation_id, *message_id);
   return TRUE;
@@ -602,6 +616,7 @@ run_inference (PrsApiRoutes      *routes,
   g_autofree char *extra_json = NULL;
   g_autofree char *message_id = NULL;
   const char *orphan_id = NULL;
+  guint64 commit = 0;
   RunStart *start;
 
   if (!prs_runner_try_reserve (routes->runner))
@@ -636,7 +651,7 @@ run_inference (PrsApiRoutes      *routes,
         start->execution_json = prs_json_to_string (node, FALSE);
     }
 
-  if (!store_inbound (routes, msg, inference, "pending", extra_json, orphan_id, &message_id))
+  if (!store_inbound (routes, msg, inference, "pending", extra_json, orphan_id, &message_id, &commit))
     {
       prs_runner_release_reservation (routes->runner);
       run_start_free (start);
@@ -652,7 +667,7 @@ run_inference (PrsApiRoutes      *routes,
   start->system_prompt = g_strdup (inference->system_prompt);
   start->temperature = inference->temperature;
   start->max_tokens = inference->max_tokens;
-  start->task = prs_api_defer (routes, msg, message_id, routes->wait_seconds);
+  start->task = prs_api_defer_run (routes, msg, message_id, commit, routes->wait_seconds);
   g_main_context_invoke (routes->main_context, start_run_on_main, start);
 }
 

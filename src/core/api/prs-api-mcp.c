@@ -81,7 +81,7 @@ static void
 handle_tools (PrsApiRoutes      *routes,
               SoupServerMessage *msg)
 {
-  GTask *task = prs_api_defer (routes, msg, NULL, 0);
+  GTask *task = prs_api_defer (routes, msg);
 
   g_task_set_task_data (task, g_object_ref (routes->runner), g_object_unref);
   g_main_context_invoke (routes->main_context, list_tools_on_main, task);
@@ -206,7 +206,7 @@ handle_call (PrsApiRoutes      *routes,
   request->tool_name = g_strdup (name);
   request->arguments = arguments != NULL ? json_object_ref (json_node_get_object (arguments)) : NULL;
   request->timeout = timeout;
-  task = prs_api_defer (routes, msg, NULL, 0);
+  task = prs_api_defer (routes, msg);
   g_task_set_task_data (task, request, (GDestroyNotify) call_request_free);
   g_main_context_invoke (routes->main_context, call_on_main, task);
 }
@@ -396,7 +396,7 @@ handle_cancel (PrsApiRoutes      *routes,
   request = g_new0 (CancelRequest, 1);
   request->runner = g_object_ref (routes->runner);
   request->run_id = g_strdup (run_id);
-  task = prs_api_defer (routes, msg, NULL, 0);
+  task = prs_api_defer (routes, msg);
   g_task_set_task_data (task, request, (GDestroyNotify) cancel_request_free);
   g_main_context_invoke (routes->main_context, cancel_on_main, task);
 }

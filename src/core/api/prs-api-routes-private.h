@@ -45,12 +45,17 @@ gboolean    prs_api_get_object         (SoupServerMessage  *msg,
                                         JsonNode          **out);
 
 /* Pauses @msg and returns a GTask whose result (given with
- * prs_api_task_return_answer, from any thread) answers it; with
- * @wait_seconds > 0 the wait ends then with the stored state of
- * @message_id's run (202 while it runs). */
+ * prs_api_task_return_answer, from any thread) answers it. */
 GTask      *prs_api_defer              (PrsApiRoutes       *routes,
+                                        SoupServerMessage  *msg);
+/* The same for an inference request whose inbound message @message_id was
+ * stored by commit @commit of routes->store: no answer leaves before that
+ * commit is on the disk (prs_store_sync ()); with @wait_seconds > 0 the
+ * wait ends then with the stored state of its run (202 while it runs). */
+GTask      *prs_api_defer_run          (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg,
                                         const char         *message_id,
+                                        guint64             commit,
                                         guint               wait_seconds);
 /* Takes @node */
 void        prs_api_task_return_answer (GTask              *task,

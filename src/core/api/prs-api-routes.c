@@ -382,6 +382,7 @@ typedef struct
   PrsApiRoutes      *routes;       /* lives as long as the API thread */
   SoupServerMessage *msg;
   char              *message_id;   /* inference: the inbound message */
+  guint64            commit;       /* … its commit, on the disk before any answer */
   GSource           *timeout;
   gboolean           answered;
   gboolean           gone;
@@ -429,13 +430,29 @@ deferred_respond (Deferred *deferred,
                   guint     status,
                   JsonNode *node)
 {
+  g_autoptr(GError) error = NULL;
+  gboolean synced = FALSE;
+
   if (deferred->answered || deferred->gone)
     {
       json_node_unref (node);
       return;
     }
   deferred->answered = TRUE;
-  prs_api_respond_json (deferred->msg, status, node);
+  /* The inbound message was committed without waiting for the disk: it is
+   * there before anyone hears of it — nearly always already, by the synced
+   * commit that ended its run (docs/storage.md) */
+  if (deferred->commit != 0 && !prs_store_sync (deferred->routes->store, deferred->commit, &synced, &error))
+    {
+      json_node_unref (node);
+      prs_api_internal_error (deferred->msg, error);
+    }
+  else
+    {
+      if (synced)
+        g_debug ("Synced the database before answering for message %s", deferred->message_id);
+      prs_api_respond_json (deferred->msg, status, node);
+    }
   soup_server_message_unpause (deferred->msg);
   if (deferred->timeout != NULL)
     {
@@ -491,10 +508,11 @@ on_deferred_timeout (gpointer user_data)
 /* Pauses @msg and returns a GTask whose pointer result (a DeferredAnswer)
  * answers it; with @wait_seconds > 0 the wait ends then. */
 GTask *
-prs_api_defer (PrsApiRoutes      *routes,
-               SoupServerMessage *msg,
-               const char        *message_id,
-               guint              wait_seconds)
+prs_api_defer_run (PrsApiRoutes      *routes,
+                   SoupServerMessage *msg,
+                   const char        *message_id,
+                   guint64            commit,
+                   guint              wait_seconds)
 {
   Deferred *deferred = g_rc_box_new0 (Deferred);
   GTask *task;
@@ -502,6 +520,7 @@ prs_api_defer (PrsApiRoutes      *routes,
   deferred->routes = routes;
   deferred->msg = g_object_ref (msg);
   deferred->message_id = g_strdup (message_id);
+  deferred->commit = commit;
   g_signal_connect (msg, "disconnected", G_CALLBACK (on_deferred_gone), deferred);
   g_signal_connect (msg, "finished", G_CALLBACK (on_deferred_gone), deferred);
   soup_server_message_pause (msg);
@@ -519,6 +538,13 @@ prs_api_defer (PrsApiRoutes      *routes,
    * returns the task */
   task = g_task_new (NULL, NULL, on_deferred_done, deferred);
   return task;
+}
+
+GTask *
+prs_api_defer (PrsApiRoutes      *routes,
+               SoupServerMessage *msg)
+{
+  return prs_api_defer_run (routes, msg, NULL, 0, 0);
 }
 
 void
@@ -561,7 +587,7 @@ handle_provider_info (PrsApiRoutes      *routes,
                       SoupServerMessage *msg)
 {
   /* PrsProviders lives on the main thread */
-  GTask *task = prs_api_defer (routes, msg, NULL, 0);
+  GTask *task = prs_api_defer (routes, msg);
 
   g_task_set_task_data (task, g_object_ref (routes->providers), g_object_unref);
   g_main_context_invoke (routes->main_context, provider_info_on_main, task);

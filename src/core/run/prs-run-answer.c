@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-run-answer.c: the answer of the inference endpoints (docs/api.md)
- * for a run, read from the store alone, so the API thread can give it for
- * a finished run without the main thread. */
+ * for a run: read from the store alone, so the API thread can give it for
+ * a finished run without the main thread, or, when the run rests, from
+ * what the run holds (the same row and transcript it just committed). */
 #include "config.h"
 
 #include <string.h>
@@ -9,14 +10,13 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-json.h"
-#include "prs-run.h"
+#include "prs-run-private.h"
 
 /* What the model said over the whole run: its last reply, who gave it,
  * and the tokens of every reply */
 typedef struct
 {
-  JsonNode   *transcript;     /* holds the strings below */
-  const char *content;
+  const char *content;        /* borrowed from the transcript */
   const char *model;
   const char *provider_id;
   const char *provider_name;
@@ -26,18 +26,12 @@ typedef struct
 
 static void
 read_replies (Replies   *replies,
-              PrsRunRow *row)
+              JsonArray *array)
 {
-  JsonArray *array;
-
   replies->content = "";
-  /* Never NULL: the store reads a missing transcript as [] */
-  replies->transcript = prs_json_parse_bounded (row->transcript_json, strlen (row->transcript_json),
-                                                PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
-  if (replies->transcript == NULL || !JSON_NODE_HOLDS_ARRAY (replies->transcript))
+  if (array == NULL)
     return;
 
-  array = json_node_get_array (replies->transcript);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       JsonObject *entry = json_array_get_object_element (array, i);
@@ -139,33 +133,29 @@ answer_status (PrsRunRow *row,
   return status;
 }
 
-JsonNode *
-prs_run_build_answer (PrsStore   *store,
-                      const char *trigger_message_id,
-                      guint      *out_http_status)
+/* The answer for @row, whose transcript is @transcript and tool calls
+ * @calls (may be NULL: none) */
+static JsonNode *
+build_answer (PrsRunRow  *row,
+              JsonArray  *transcript,
+              GPtrArray  *calls,
+              guint      *out_http_status)
 {
-  g_autoptr(PrsRunRow) row = prs_store_lookup_run_by_trigger (store, trigger_message_id, NULL);
-  g_autoptr(GPtrArray) calls = NULL;
-  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
   Replies replies = { 0 };
   const char *status;
   guint http_status;
   gboolean failed;
 
-  if (row == NULL)
-    return NULL;
-
-  calls = prs_store_list_tool_calls (store, row->id, NULL);
-  read_replies (&replies, row);
+  read_replies (&replies, transcript);
   status = answer_status (row, &http_status);
   failed = g_strcmp0 (status, PRS_RUN_FAILED) == 0;
 
-  builder = json_builder_new ();
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "success");
   json_builder_add_boolean_value (builder, !failed);
   json_builder_set_member_name (builder, "messageId");
-  json_builder_add_string_value (builder, trigger_message_id);
+  json_builder_add_string_value (builder, row->trigger_message_id);
   json_builder_set_member_name (builder, "runId");
   json_builder_add_string_value (builder, row->id);
   json_builder_set_member_name (builder, "status");
@@ -180,9 +170,42 @@ prs_run_build_answer (PrsStore   *store,
       json_builder_add_string_value (builder, row->stop_reason != NULL ? row->stop_reason : "failed");
     }
   json_builder_end_object (builder);
-  g_clear_pointer (&replies.transcript, json_node_unref);
 
   if (out_http_status != NULL)
     *out_http_status = http_status;
   return json_builder_get_root (builder);
+}
+
+JsonNode *
+prs_run_build_answer (PrsStore   *store,
+                      const char *trigger_message_id,
+                      guint      *out_http_status)
+{
+  g_autoptr(PrsRunRow) row = prs_store_lookup_run_by_trigger (store, trigger_message_id, NULL);
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(JsonNode) transcript = NULL;
+
+  if (row == NULL)
+    return NULL;
+
+  calls = prs_store_list_tool_calls (store, row->id, NULL);
+  /* The store reads a missing transcript as [] */
+  transcript = prs_json_parse_bounded (row->transcript_json, strlen (row->transcript_json),
+                                       PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  return build_answer (row, transcript != NULL && JSON_NODE_HOLDS_ARRAY (transcript)
+                              ? json_node_get_array (transcript) : NULL,
+                       calls, out_http_status);
+}
+
+JsonNode *
+_prs_run_build_answer (PrsRun *self,
+                       guint  *out_http_status)
+{
+  g_autoptr(GPtrArray) calls = NULL;
+
+  /* Tool calls only where the model proposed some: none to read otherwise */
+  for (guint i = 0; i < json_array_get_length (self->transcript) && calls == NULL; i++)
+    if (json_object_has_member (json_array_get_object_element (self->transcript, i), "toolCalls"))
+      calls = prs_store_list_tool_calls (self->env->store, self->row->id, NULL);
+  return build_answer (self->row, self->transcript, calls, out_http_status);
 }

@@ -78,7 +78,7 @@ prs_run_wait_rest_finish (PrsRun        *self,
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
       return NULL;
     }
-  return prs_run_build_answer (self->env->store, self->row->trigger_message_id, out_http_status);
+  return _prs_run_build_answer (self, out_http_status);
 }
 
 /* ---- the model ---- */

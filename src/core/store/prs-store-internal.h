@@ -30,6 +30,11 @@ struct _PrsStore
   guint       batch_depth;
   gboolean    batch_unsynced;
   gboolean    step_open;
+  /* The database file's commits in this process, shared by its
+   * connections (prs-store.c) */
+  struct _PrsStoreDisk *disk;
+  guint64     last_commit;
+  gboolean    commit_wrote;   /* set by the WAL hook during a COMMIT */
 };
 
 /* The database file's name and those SQLite keeps beside it, appended to

@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
 #include "prs-error.h"
 #include "prs-paths.h"
@@ -97,6 +99,172 @@ prs_store_clear_storage_full_handler (GObject *data)
       full_handler_data = NULL;
     }
   g_mutex_unlock (&full_handler_lock);
+}
+
+/* ---- Commits on the disk ------------------------------------------------ */
+
+/* The commits of this process's connections to one database file are
+ * numbered while each holds SQLite's write lock (every transaction that
+ * commits began with BEGIN IMMEDIATE), so the numbers are the order of the
+ * WAL. A synced commit that wrote frames has SQLite sync the WAL, and with
+ * it every frame before its own: every commit numbered up to its own is
+ * then on the disk. An unsynced one (PRS_STORE_SYNC_LATER) waits for the
+ * next such commit, or for prs_store_sync (). */
+typedef struct _PrsStoreDisk
+{
+  dev_t   dev;
+  ino_t   ino;
+  guint   refs;
+  guint64 numbered;   /* the last number given */
+  guint64 done;       /* every commit up to this number has returned */
+  guint64 on_disk;    /* … and up to this one is on the disk */
+} PrsStoreDisk;
+
+static GMutex disk_lock;
+static GPtrArray *disks;   /* PrsStoreDisk*, while a connection has it */
+
+/* The state of @path's file (by device and inode: two spellings of one
+ * path are one file) */
+static PrsStoreDisk *
+disk_ref (const char *path)
+{
+  GStatBuf st;
+  PrsStoreDisk *disk = NULL;
+
+  if (g_stat (path, &st) != 0)
+    memset (&st, 0, sizeof st);
+  g_mutex_lock (&disk_lock);
+  if (disks == NULL)
+    disks = g_ptr_array_new ();
+  for (guint i = 0; i < disks->len && disk == NULL; i++)
+    {
+      PrsStoreDisk *candidate = g_ptr_array_index (disks, i);
+
+      if (candidate->dev == st.st_dev && candidate->ino == st.st_ino)
+        disk = candidate;
+    }
+  if (disk == NULL)
+    {
+      disk = g_new0 (PrsStoreDisk, 1);
+      disk->dev = st.st_dev;
+      disk->ino = st.st_ino;
+      g_ptr_array_add (disks, disk);
+    }
+  disk->refs++;
+  g_mutex_unlock (&disk_lock);
+  return disk;
+}
+
+static void
+disk_unref (PrsStoreDisk *disk)
+{
+  g_mutex_lock (&disk_lock);
+  if (--disk->refs == 0)
+    {
+      g_ptr_array_remove_fast (disks, disk);
+      g_free (disk);
+    }
+  g_mutex_unlock (&disk_lock);
+}
+
+/* Before COMMIT, with the write lock held */
+static guint64
+disk_number_commit (PrsStoreDisk *disk)
+{
+  guint64 number;
+
+  g_mutex_lock (&disk_lock);
+  number = ++disk->numbered;
+  g_mutex_unlock (&disk_lock);
+  return number;
+}
+
+/* After COMMIT returned; @synced: it wrote frames and SQLite synced them */
+static void
+disk_commit_returned (PrsStoreDisk *disk,
+                      guint64       number,
+                      gboolean      synced)
+{
+  g_mutex_lock (&disk_lock);
+  disk->done = MAX (disk->done, number);
+  if (synced)
+    disk->on_disk = MAX (disk->on_disk, number);
+  g_mutex_unlock (&disk_lock);
+}
+
+/* SQLite calls it after each commit that wrote frames to the WAL. Set, it
+ * replaces SQLite's own hook, so it also does what that did: a passive
+ * checkpoint once the WAL holds 1,000 pages. */
+static int
+on_wal_commit (void       *data,
+               sqlite3    *db,
+               const char *name,
+               int         pages)
+{
+  PrsStore *self = data;
+
+  self->commit_wrote = TRUE;
+  if (pages >= 1000)
+    sqlite3_wal_checkpoint_v2 (db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+  return SQLITE_OK;
+}
+
+guint64
+prs_store_get_last_commit (PrsStore *self)
+{
+  g_return_val_if_fail (PRS_IS_STORE (self), 0);
+  PRS_ASSERT_OWNER (&self->owner);
+
+  return self->last_commit;
+}
+
+gboolean
+prs_store_sync (PrsStore  *self,
+                guint64    commit,
+                gboolean  *out_synced,
+                GError   **error)
+{
+  sqlite3_file *wal = NULL;
+  guint64 done;
+  int rc;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
+  PRS_ASSERT_OWNER (&self->owner);
+
+  if (out_synced != NULL)
+    *out_synced = FALSE;
+  g_mutex_lock (&disk_lock);
+  done = self->disk->done;
+  if (commit == PRS_STORE_ALL_COMMITS)
+    commit = done;
+  if (self->disk->on_disk >= commit)
+    {
+      g_mutex_unlock (&disk_lock);
+      return TRUE;
+    }
+  g_mutex_unlock (&disk_lock);
+
+  /* The WAL file SQLite writes, synced as a synced commit would: every
+   * commit that has returned is in it (or, checkpointed, synced in the
+   * database file) */
+  rc = sqlite3_file_control (self->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
+  if (rc == SQLITE_OK && (wal == NULL || wal->pMethods == NULL))
+    rc = SQLITE_NOTFOUND;
+  if (rc == SQLITE_OK)
+    rc = wal->pMethods->xSync (wal, SQLITE_SYNC_NORMAL);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                   "Could not save to the database: %s", sqlite3_errstr (rc));
+      return FALSE;
+    }
+
+  g_mutex_lock (&disk_lock);
+  self->disk->on_disk = MAX (self->disk->on_disk, done);
+  g_mutex_unlock (&disk_lock);
+  if (out_synced != NULL)
+    *out_synced = TRUE;
+  return TRUE;
 }
 
 /* Every connection waits BUSY_TIMEOUT_MS for another (in this process or
@@ -270,11 +438,17 @@ static gboolean
 commit_transaction (PrsStore  *self,
                     GError   **error)
 {
+  guint64 number = disk_number_commit (self->disk);
+
+  self->commit_wrote = FALSE;
   if (!prs_store_exec_cached (self, "COMMIT", "Could not save to the database", error))
     {
+      disk_commit_returned (self->disk, number, FALSE);
       prs_store_rollback (self);
       return FALSE;
     }
+  disk_commit_returned (self->disk, number, self->commit_wrote && !self->batch_unsynced);
+  self->last_commit = number;
 
   /* A write went through: there is room again */
   if (g_atomic_int_get (&storage_full) && g_atomic_int_compare_and_exchange (&storage_full, 1, 0))
@@ -387,6 +561,7 @@ prs_store_finalize (GObject *object)
   g_clear_pointer (&self->statements, g_hash_table_unref);
   g_clear_pointer (&self->db, sqlite3_close);
   g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->disk, disk_unref);
 
   G_OBJECT_CLASS (prs_store_parent_class)->finalize (object);
 }
@@ -517,6 +692,8 @@ store_open (const char  *db_path,
 
   sqlite3_extended_result_codes (self->db, 1);
   sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
+  self->disk = disk_ref (db_path);
+  sqlite3_wal_hook (self->db, on_wal_commit, self);
 
   if (!enable_wal (self, error))
     return NULL;

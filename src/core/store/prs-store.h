@@ -62,6 +62,22 @@ gboolean    prs_store_batch_begin             (PrsStore     *self,
 gboolean    prs_store_batch_end               (PrsStore     *self,
                                                GError      **error);
 
+/* Each commit is numbered, in the order the database got them from every
+ * store of this process on the same file; prs_store_get_last_commit () is
+ * the number of this store's last successful one (0: none yet).
+ * prs_store_sync () returns once commit @commit (PRS_STORE_ALL_COMMITS: every
+ * one made so far) is on the disk with every commit before it: at once when
+ * a synced commit since took it there, or after syncing the WAL itself;
+ * @out_synced says whether it had to. For an answer that follows a
+ * PRS_STORE_SYNC_LATER commit (docs/storage.md). */
+#define PRS_STORE_ALL_COMMITS G_MAXUINT64
+
+guint64     prs_store_get_last_commit         (PrsStore     *self);
+gboolean    prs_store_sync                    (PrsStore     *self,
+                                               guint64       commit,
+                                               gboolean     *out_synced,
+                                               GError      **error);
+
 /* Whether the last write of any store in this process failed because the
  * disk is full (PRS_ERROR_STORE_FULL); a later successful commit clears
  * it. @func runs on @context (in an idle source holding a reference to
