@@ -30,6 +30,7 @@
  * never with sleeps. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <adwaita.h>
 
@@ -98,23 +99,61 @@ typedef struct
 {
   gint64  last;
   gint64  longest;
+  gint64  last_cpu;      /* this thread's CPU time at the last frame, µs */
+  gint64  longest_cpu;   /* …and what it spent within the longest gap */
+  gint64  last_wait;     /* its time runnable but waiting for a core, µs */
+  gint64  longest_wait;
   GArray *gaps;
 } Gaps;
+
+/* The calling thread's CPU time, µs: within a long gap between frames,
+ * whether the window was working or waiting for a core */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
+}
+
+/* The calling thread's time on a run queue, µs (the second field of
+ * /proc/thread-self/schedstat, ns): runnable, but another task had the core */
+static gint64
+thread_wait_us (void)
+{
+  g_autofree char *stat = NULL;
+  char *end = NULL;
+
+  if (!g_file_get_contents ("/proc/thread-self/schedstat", &stat, NULL, NULL))
+    return 0;
+  g_ascii_strtoull (stat, &end, 10);
+  return (gint64) (g_ascii_strtoull (end, NULL, 10) / 1000);
+}
 
 static void
 on_gap_paint (GdkFrameClock *clock,
               Gaps          *gaps)
 {
   gint64 now = g_get_monotonic_time ();
+  gint64 cpu = thread_cpu_us ();
+  gint64 wait = thread_wait_us ();
 
   if (gaps->last != 0)
     {
       double gap = (now - gaps->last) / 1000.0;
 
       g_array_append_val (gaps->gaps, gap);
-      gaps->longest = MAX (gaps->longest, now - gaps->last);
+      if (now - gaps->last > gaps->longest)
+        {
+          gaps->longest = now - gaps->last;
+          gaps->longest_cpu = cpu - gaps->last_cpu;
+          gaps->longest_wait = wait - gaps->last_wait;
+        }
     }
   gaps->last = now;
+  gaps->last_cpu = cpu;
+  gaps->last_wait = wait;
 }
 
 static gboolean
@@ -245,7 +284,7 @@ run_gaps (PrsWindow  *window,
           double      seconds)
 {
   GdkFrameClock *clock;
-  Gaps gaps = { 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
+  Gaps gaps = { 0, 0, 0, 0, 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
   gboolean done = FALSE;
   gulong paint_id;
   guint tick_id;
@@ -270,6 +309,8 @@ run_gaps (PrsWindow  *window,
       g_print ("GAP-P99 %.2f\n", g_array_index (gaps.gaps, double, gaps.gaps->len * 99 / 100));
     }
   g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
+  g_print ("GAP-MAX-CPU %.2f\n", gaps.longest_cpu / 1000.0);
+  g_print ("GAP-MAX-WAIT %.2f\n", gaps.longest_wait / 1000.0);
   g_array_unref (gaps.gaps);
 }
 

@@ -446,10 +446,13 @@ def bench_ui_under_load():
     load_max = float(loaded['GAP-MAX'])
     ratio = load_max / idle_max
     note('ui-under-load: idle %s frames (p50 %s, p99 %s ms); under wrk %s frames (p50 %s, p99 %s ms); '
-         'wrk meanwhile %.0f resolve/s, p99 %.2f ms' % (
+         'wrk meanwhile %.0f resolve/s, p99 %.2f ms; within its longest gap the window ran %s and '
+         'waited for a core %s of %s ms idle, ran %s and waited %s of %s ms under wrk' % (
              idle.get('FRAMES'), idle.get('GAP-P50'), idle.get('GAP-P99'),
              loaded.get('FRAMES'), loaded.get('GAP-P50'), loaded.get('GAP-P99'),
-             w['rps'] if w else 0, (w['p99_us'] / 1000.0) if w else 0))
+             w['rps'] if w else 0, (w['p99_us'] / 1000.0) if w else 0,
+             idle.get('GAP-MAX-CPU'), idle.get('GAP-MAX-WAIT'), idle.get('GAP-MAX'),
+             loaded.get('GAP-MAX-CPU'), loaded.get('GAP-MAX-WAIT'), loaded.get('GAP-MAX')))
     bench_line('ui-under-load', '%.1f' % load_max, 'ms', '%.1f' % idle_max, '%.2f' % ratio,
                '2.0,<33ms', ratio <= 2 and load_max < 33)
 

@@ -802,13 +802,29 @@ on_composer_stop (PrsComposer *composer,
 
 /* ---- life ---- */
 
-/* The disk is full: a banner over the conversation, until it is not */
+/* The disk is full: a banner over the conversation, until it is not. A
+ * revealer measures its child also while it is concealed, and the banner's
+ * wrapped text was laid out over a hundred times before the first frame:
+ * the banner is hidden whenever it is not showing or sliding away. */
 static void
 on_storage_full (PrsService *service,
                  GParamSpec *pspec,
                  PrsWindow  *self)
 {
-  gtk_revealer_set_reveal_child (self->storage_banner, prs_service_get_storage_full (service));
+  gboolean full = prs_service_get_storage_full (service);
+
+  if (full)
+    gtk_widget_set_visible (GTK_WIDGET (self->storage_banner), TRUE);
+  gtk_revealer_set_reveal_child (self->storage_banner, full);
+}
+
+static void
+on_storage_banner_revealed (GtkRevealer *banner,
+                            GParamSpec  *pspec,
+                            PrsWindow   *self)
+{
+  if (!gtk_revealer_get_reveal_child (banner) && !gtk_revealer_get_child_revealed (banner))
+    gtk_widget_set_visible (GTK_WIDGET (banner), FALSE);
 }
 
 static void
@@ -870,6 +886,8 @@ prs_window_new (gpointer    application,
   update_sidebar_page (self);
   show_conversation (self, gtk_single_selection_get_selected_item (self->selection));
 
+  g_signal_connect_object (self->storage_banner, "notify::child-revealed",
+                           G_CALLBACK (on_storage_banner_revealed), self, 0);
   g_signal_connect_object (service, "notify::storage-full", G_CALLBACK (on_storage_full), self, 0);
   on_storage_full (service, NULL, self);
 

@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "prs-context.h"
 #include "prs-error.h"
@@ -233,6 +234,82 @@ test_migration_9 (Fixture       *fixture,
   g_assert_cmpstr (fresh, !=, inbox);
   g_assert_false (prs_store_delete_conversation (store, inbox, &error));
   g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+}
+
+/* ---- migration 12 ---- */
+
+/* The slugs of the list, in its order */
+static char *
+listed_slugs (PrsStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) list = prs_store_list_conversations (store, &error);
+  g_autoptr(GString) slugs = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    g_string_append_printf (slugs, "%s%s", i > 0 ? "," : "",
+                            json_object_get_string_member (json_array_get_object_element (list, i), "slug"));
+  return g_string_free (g_steal_pointer (&slugs), FALSE);
+}
+
+/* What SQLite's EXPLAIN QUERY PLAN says of @sql, its steps joined by ";" */
+static char *
+query_plan (const char *db_path,
+            const char *sql)
+{
+  g_autofree char *explain = g_strconcat ("EXPLAIN QUERY PLAN ", sql, NULL);
+  g_autoptr(GString) plan = g_string_new (NULL);
+  sqlite3_stmt *stmt = NULL;
+  sqlite3 *db = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, explain, -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    g_string_append_printf (plan, "%s%s", plan->len > 0 ? ";" : "", sqlite3_column_text (stmt, 3));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return g_string_free (g_steal_pointer (&plan), FALSE);
+}
+
+static void
+test_migration_12 (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL, *plan = NULL;
+  const char *slugs[] = { "old", "new", "pinned", "archived", "deleted", "same-time" };
+
+  /* A version-11 database with one conversation of each kind */
+  store = prs_store_new_at_version (fixture->db_path, 11, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (slugs); i++)
+    g_free (prs_test_sql_conversation (fixture->db_path, slugs[i]));
+  g_free (prs_test_sql_query (fixture->db_path,
+                              "UPDATE conversations SET updated_at = '2026-02-01T00:00:00.000Z'"
+                              " WHERE slug IN ('new', 'archived')"));
+  g_free (prs_test_sql_query (fixture->db_path, "UPDATE conversations SET pinned = 1 WHERE slug = 'pinned'"));
+  g_free (prs_test_sql_query (fixture->db_path, "UPDATE conversations SET archived = 1 WHERE slug = 'archived'"));
+  g_free (prs_test_sql_query (fixture->db_path,
+                              "UPDATE conversations SET deleted_at = '2026-03-01T00:00:00.000Z' WHERE slug = 'deleted'"));
+  before = listed_slugs (store);
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 12, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 12);
+
+  /* The same list in the same order, read along the index, not sorted */
+  after = listed_slugs (store);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_true (g_str_has_prefix (after, "pinned,new,"));
+  g_assert_true (g_str_has_suffix (after, ",archived"));
+  g_assert_null (strstr (after, "deleted"));
+  plan = query_plan (fixture->db_path,
+                     "SELECT id FROM conversations WHERE deleted_at IS NULL"
+                     " ORDER BY pinned DESC, archived, updated_at DESC, created_at DESC, id");
+  g_assert_cmpstr (plan, ==, "SCAN conversations USING INDEX conversations_order");
 }
 
 /* ---- pinning and archiving ---- */
@@ -661,6 +738,7 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add ("/prs/store-conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("migration/9", test_migration_9);
+  ADD ("migration/12", test_migration_12);
   ADD ("pin-archive", test_pin_archive);
   ADD ("delete-undo", test_delete_undo);
   ADD ("delete-recover", test_delete_recover);

@@ -480,9 +480,9 @@ test_selection_mode (Fixture       *f,
   g_assert_null (find_conversation (f, ids[3]));
   g_assert_nonnull (find_conversation (f, ids[1]));
   g_assert_nonnull (find_conversation (f, ids[2]));
-  /* Deleting ends the selection mode */
+  /* Deleting ends the selection mode (a row made since has no check button) */
   check = prs_test_find_widget (conversation_row (f, ids[1]), GTK_TYPE_CHECK_BUTTON, NULL, NULL);
-  g_assert_false (gtk_widget_get_visible (check));
+  g_assert_true (check == NULL || !gtk_widget_get_visible (check));
 
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo-delete", "^as",
                               (const char *[]) { ids[0], ids[3], NULL });

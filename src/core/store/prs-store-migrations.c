@@ -426,6 +426,13 @@ static const PrsMigration migrations[] = {
     "END;"
     "PRAGMA user_version = 11;",
     TRUE },
+
+  { 12,
+    /* The conversation list's order (prs-store-conversations.c), so the
+     * window's start reads its 1,000 rows in order instead of sorting them */
+    "CREATE INDEX conversations_order ON conversations"
+    "  (pinned DESC, archived, updated_at DESC, created_at DESC, id) WHERE deleted_at IS NULL;"
+    "PRAGMA user_version = 12;" },
 };
 
 int

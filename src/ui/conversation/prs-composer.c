@@ -13,9 +13,11 @@ struct _PrsComposer
 
   GStrv          agent_ids;
   GtkStringList *agent_names;
+  guint          agent;        /* the agent picked, an index in agent_ids */
   gboolean       busy;
 
-  GtkWidget     *agent_picker;
+  GtkWidget     *agent_picker; /* made when there are two agents to pick from */
+  GtkWidget     *box;
   GtkWidget     *button_stack;
   GtkWidget     *placeholder;
   GtkWidget     *scroller;
@@ -97,6 +99,31 @@ prs_composer_set_busy (PrsComposer *self,
   update_send_enabled (self);
 }
 
+static void
+on_agent_picked (GtkDropDown *picker,
+                 GParamSpec  *pspec,
+                 PrsComposer *self)
+{
+  self->agent = gtk_drop_down_get_selected (picker);
+}
+
+/* A drop-down builds its popover, list and search entry with itself: the
+ * picker is made when a second agent first needs it, not with every
+ * window's composer */
+static void
+ensure_agent_picker (PrsComposer *self)
+{
+  if (self->agent_picker != NULL)
+    return;
+  self->agent_picker = gtk_drop_down_new (G_LIST_MODEL (g_object_ref (self->agent_names)), NULL);
+  gtk_widget_set_valign (self->agent_picker, GTK_ALIGN_END);
+  gtk_widget_set_tooltip_text (self->agent_picker, _("Agent"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->agent_picker), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Agent"), -1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->agent_picker), self->agent);
+  g_signal_connect_object (self->agent_picker, "notify::selected", G_CALLBACK (on_agent_picked), self, 0);
+  gtk_box_prepend (GTK_BOX (self->box), self->agent_picker);
+}
+
 void
 prs_composer_set_agents (PrsComposer        *self,
                          const char * const *ids,
@@ -114,7 +141,10 @@ prs_composer_set_agents (PrsComposer        *self,
                           g_list_model_get_n_items (G_LIST_MODEL (self->agent_names)),
                           (const char * const *) names);
   /* One agent needs no picker. */
-  gtk_widget_set_visible (self->agent_picker, g_strv_length (self->agent_ids) > 1);
+  if (g_strv_length (self->agent_ids) > 1)
+    ensure_agent_picker (self);
+  if (self->agent_picker != NULL)
+    gtk_widget_set_visible (self->agent_picker, g_strv_length (self->agent_ids) > 1);
   prs_composer_set_agent (self, current);
 }
 
@@ -124,26 +154,25 @@ prs_composer_set_agent (PrsComposer *self,
 {
   g_return_if_fail (PRS_IS_COMPOSER (self));
 
+  self->agent = 0;
   for (guint i = 0; self->agent_ids != NULL && self->agent_ids[i] != NULL; i++)
     if (g_strcmp0 (self->agent_ids[i], agent_id) == 0)
       {
-        gtk_drop_down_set_selected (GTK_DROP_DOWN (self->agent_picker), i);
-        return;
+        self->agent = i;
+        break;
       }
-  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->agent_picker), 0);
+  if (self->agent_picker != NULL)
+    gtk_drop_down_set_selected (GTK_DROP_DOWN (self->agent_picker), self->agent);
 }
 
 const char *
 prs_composer_get_agent (PrsComposer *self)
 {
-  guint selected;
-
   g_return_val_if_fail (PRS_IS_COMPOSER (self), NULL);
 
-  selected = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->agent_picker));
-  if (self->agent_ids == NULL || selected >= g_strv_length (self->agent_ids))
+  if (self->agent_ids == NULL || self->agent >= g_strv_length (self->agent_ids))
     return NULL;
-  return self->agent_ids[selected];
+  return self->agent_ids[self->agent];
 }
 
 static void
@@ -241,7 +270,7 @@ prs_composer_class_init (PrsComposerClass *klass)
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-composer.ui");
-  gtk_widget_class_bind_template_child (widget_class, PrsComposer, agent_picker);
+  gtk_widget_class_bind_template_child (widget_class, PrsComposer, box);
   gtk_widget_class_bind_template_child (widget_class, PrsComposer, button_stack);
   gtk_widget_class_bind_template_child (widget_class, PrsComposer, placeholder);
   gtk_widget_class_bind_template_child (widget_class, PrsComposer, scroller);
@@ -264,8 +293,6 @@ prs_composer_init (PrsComposer *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->agent_names = gtk_string_list_new (NULL);
-  gtk_drop_down_set_model (GTK_DROP_DOWN (self->agent_picker), G_LIST_MODEL (self->agent_names));
-  gtk_widget_set_visible (self->agent_picker, FALSE);
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);

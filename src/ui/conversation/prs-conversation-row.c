@@ -14,7 +14,7 @@ struct _PrsConversationRow
   PrsConversation *conversation;
 
   GtkWidget       *box;
-  GtkWidget       *check;
+  GtkWidget       *check;           /* NULL until selection mode */
   GtkWidget       *pin_icon;
   GtkLabel        *subtitle_label;
   GtkLabel        *time_label;
@@ -147,6 +147,14 @@ prs_conversation_row_get_conversation (PrsConversationRow *self)
   return self->conversation;
 }
 
+/* The check button shows in selection mode only. A screenful of rows is
+ * built before the window's first frame, so it is made when first shown. */
+static gboolean
+in_selection_mode (PrsConversationRow *self)
+{
+  return self->check != NULL && gtk_widget_get_visible (self->check);
+}
+
 void
 prs_conversation_row_set_selection (PrsConversationRow *self,
                                     gboolean            selection_mode,
@@ -154,6 +162,17 @@ prs_conversation_row_set_selection (PrsConversationRow *self,
 {
   g_return_if_fail (PRS_IS_CONVERSATION_ROW (self));
 
+  if (self->check == NULL)
+    {
+      if (!selection_mode)
+        return;
+      self->check = gtk_check_button_new ();
+      gtk_widget_set_valign (self->check, GTK_ALIGN_CENTER);
+      gtk_widget_set_can_focus (self->check, FALSE);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->check), "conversation-row.toggle-selected");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->check), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Select"), -1);
+      gtk_box_prepend (GTK_BOX (self->box), self->check);
+    }
   gtk_widget_set_visible (self->check, selection_mode);
   gtk_check_button_set_active (GTK_CHECK_BUTTON (self->check), selected);
 }
@@ -170,7 +189,7 @@ prs_conversation_row_request_menu (PrsConversationRow *self,
       x = gtk_widget_get_width (GTK_WIDGET (self)) / 2.0;
       y = gtk_widget_get_height (GTK_WIDGET (self)) / 2.0;
     }
-  if (self->conversation != NULL && !gtk_widget_get_visible (self->check))
+  if (self->conversation != NULL && !in_selection_mode (self))
     g_signal_emit (self, signals[SIGNAL_MENU_REQUESTED], 0, x, y);
 }
 
@@ -193,7 +212,7 @@ on_primary_pressed (GtkGestureClick    *gesture,
                     double              y,
                     PrsConversationRow *self)
 {
-  if (!gtk_widget_get_visible (self->check))
+  if (!in_selection_mode (self))
     return;
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   gtk_widget_activate_action (GTK_WIDGET (self), "listitem.select", "(bb)", TRUE, FALSE);
@@ -233,7 +252,6 @@ prs_conversation_row_class_init (PrsConversationRowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-conversation-row.ui");
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, box);
-  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, check);
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, pin_icon);
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, time_label);
