@@ -58,7 +58,7 @@ median (GArray *samples)
 }
 
 /* Baseline: parse every workflow's JSON (what any client must do). */
-static double
+static G_GNUC_NO_INLINE double
 run_baseline (GPtrArray *texts)
 {
   gint64 start = g_get_monotonic_time ();
@@ -78,7 +78,7 @@ run_baseline (GPtrArray *texts)
  * the store takes them (JSON text). Like a real discovery, each workflow is
  * analysed as soon as it is parsed and its JSON dropped; the collisions
  * then need them all. */
-static double
+static G_GNUC_NO_INLINE double
 run_discovery (GPtrArray *texts,
                guint     *out_tools)
 {
