@@ -42,6 +42,18 @@ cut_ascii (GString *str,
     g_string_truncate (str, max);
 }
 
+static gboolean
+is_ascii_without_capital_i (const char *str)
+{
+  for (const guchar *p = (const guchar *) str; *p != '\0'; p++)
+    {
+      if (*p >= 0x80 || *p == 'I')
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 char *
 prs_discovery_tool_name (const char *workflow_name,
                          const char *workflow_id,
@@ -54,8 +66,18 @@ prs_discovery_tool_name (const char *workflow_name,
   gboolean stripped = FALSE;
   gboolean pending_space = FALSE;
 
-  valid = g_utf8_make_valid (workflow_name != NULL ? workflow_name : "", -1);
-  lower = g_utf8_strdown (valid, -1);
+  if (workflow_name == NULL)
+    workflow_name = "";
+  /* ASCII lowers byte by byte (g_utf8_strdown's Unicode tables are most of
+   * a name's cost), but for the "I" that Turkic locales lower to a
+   * dotless ı */
+  if (is_ascii_without_capital_i (workflow_name))
+    lower = g_ascii_strdown (workflow_name, -1);
+  else
+    {
+      valid = g_utf8_make_valid (workflow_name, -1);
+      lower = g_utf8_strdown (valid, -1);
+    }
 
   /* Keep a-z, 0-9 and white space; everything else is removed. */
   for (const char *p = lower; *p != '\0'; p = g_utf8_next_char (p))
@@ -129,8 +151,11 @@ static char *
 cut_utf8 (const char *str,
           glong       max_chars)
 {
-  if (g_utf8_strlen (str, -1) <= max_chars)
-    return g_strdup (str);
+  gsize bytes = strlen (str);
+
+  /* No shorter in characters than in bytes: most need no counting */
+  if (bytes <= (gsize) max_chars || g_utf8_strlen (str, -1) <= max_chars)
+    return g_memdup2 (str, bytes + 1);
 
   return g_utf8_substring (str, 0, max_chars);
 }
