@@ -413,6 +413,9 @@ void
 prs_discovery_resolve_collisions (GPtrArray  *analyses,
                                   GPtrArray **out_tools)
 {
+  /* base name → the first analysis with it; a group only once a second
+   * one comes (most names are unique: no array each) */
+  g_autoptr(GHashTable) first = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                                         (GDestroyNotify) g_ptr_array_unref);
   GHashTableIter iter;
@@ -423,14 +426,23 @@ prs_discovery_resolve_collisions (GPtrArray  *analyses,
   for (guint i = 0; i < analyses->len; i++)
     {
       PrsAnalysis *analysis = g_ptr_array_index (analyses, i);
+      PrsAnalysis *other;
 
       if (!analysis->discoverable)
         continue;
+
+      other = g_hash_table_lookup (first, analysis->base_name);
+      if (other == NULL)
+        {
+          g_hash_table_insert (first, analysis->base_name, analysis);
+          continue;
+        }
 
       group = g_hash_table_lookup (groups, analysis->base_name);
       if (group == NULL)
         {
           group = g_ptr_array_new ();
+          g_ptr_array_add (group, other);
           g_hash_table_insert (groups, analysis->base_name, group);
         }
       g_ptr_array_add (group, analysis);
@@ -438,10 +450,7 @@ prs_discovery_resolve_collisions (GPtrArray  *analyses,
 
   g_hash_table_iter_init (&iter, groups);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &group))
-    {
-      if (group->len >= 2)
-        suffix_group (group);
-    }
+    suffix_group (group);
 
   if (out_tools != NULL)
     {
