@@ -558,6 +558,7 @@ typedef struct
   PrsN8nClient *client;
   GPtrArray    *listed;      /* JsonObject* from the list */
   GPtrArray    *analyses;    /* PrsAnalysis* of each GET, in list order; NULL where skipped */
+  GString      *drafts;      /* their checklists, prs_analysis_draft_checklist () */
   guint         next;
   guint         in_flight;
   GError       *error;       /* the first failure */
@@ -573,6 +574,8 @@ run_data_free (RunData *data)
   g_clear_object (&data->client);
   g_clear_pointer (&data->listed, g_ptr_array_unref);
   g_clear_pointer (&data->analyses, g_ptr_array_unref);
+  if (data->drafts != NULL)
+    g_string_free (data->drafts, TRUE);
   g_clear_error (&data->error);
   g_free (data);
 }
@@ -638,7 +641,7 @@ run_complete (GTask *task)
     }
 
   prs_discovery_resolve_collisions (analyses, &tools);
-  checklists = prs_checklists_new (analyses);
+  checklists = prs_checklists_new (analyses, data->drafts);
 
   if (!prs_store_save_discovery (self->store, tools, checklists->rows,
                                  g_get_real_time () / G_USEC_PER_SEC, &error))
@@ -713,7 +716,11 @@ get_workflow_cb (GObject      *source,
 
   if (object != NULL)
     {
-      g_ptr_array_index (data->analyses, closure->index) = prs_discovery_analyse_workflow (object);
+      PrsAnalysis *analysis = prs_discovery_analyse_workflow (object);
+
+      if (analysis != NULL)
+        prs_analysis_draft_checklist (analysis, data->drafts);
+      g_ptr_array_index (data->analyses, closure->index) = analysis;
       json_object_unref (object);
     }
   else if (g_error_matches (error, PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND))
@@ -786,6 +793,7 @@ list_cb (GObject      *source,
 
   data->analyses = g_ptr_array_new_with_free_func (analysis_free_nullable);
   g_ptr_array_set_size (data->analyses, data->listed->len);
+  data->drafts = g_string_new (NULL);
 
   get_next (task);
 }
