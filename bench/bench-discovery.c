@@ -58,7 +58,7 @@ median (GArray *samples)
 }
 
 /* Baseline: parse every workflow's JSON (what any client must do). */
-static double
+static G_GNUC_NO_INLINE double
 run_baseline (GPtrArray *texts)
 {
   gint64 start = g_get_monotonic_time ();
@@ -76,9 +76,9 @@ run_baseline (GPtrArray *texts)
 
 /* Measured: parse, then every rule of docs/workflows.md and the checklists as
  * the store takes them (JSON text). Like a real discovery, each workflow is
- * analysed as soon as it is parsed and its JSON dropped; the collisions
- * then need them all. */
-static double
+ * analysed (and its checklist drafted) as soon as it is parsed and its JSON
+ * dropped; the collisions then need them all. */
+static G_GNUC_NO_INLINE double
 run_discovery (GPtrArray *texts,
                guint     *out_tools)
 {
@@ -86,6 +86,7 @@ run_discovery (GPtrArray *texts,
   g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(PrsChecklists) checklists = NULL;
+  g_autoptr(GString) drafts = g_string_new (NULL);
 
   for (guint i = 0; i < texts->len; i++)
     {
@@ -96,11 +97,14 @@ run_discovery (GPtrArray *texts,
       g_assert (node != NULL);
       analysis = prs_discovery_analyse_workflow (json_node_get_object (node));
       if (analysis != NULL)
-        g_ptr_array_add (analyses, analysis);
+        {
+          prs_analysis_draft_checklist (analysis, drafts);
+          g_ptr_array_add (analyses, analysis);
+        }
     }
 
   prs_discovery_resolve_collisions (analyses, &tools);
-  checklists = prs_checklists_new (analyses);
+  checklists = prs_checklists_new (analyses, drafts);
   *out_tools = tools->len;
 
   return (g_get_monotonic_time () - start) / 1000.0;

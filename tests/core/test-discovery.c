@@ -230,6 +230,54 @@ test_collisions_missing_created_at (void)
     }
 }
 
+/* A discovery drafts each checklist as its workflow arrives, before the
+ * collisions rename anything: the checklists written from the drafts are
+ * the ones written from the analyses, byte for byte. */
+static void
+test_checklist_drafts (void)
+{
+  g_autoptr(GPtrArray) workflows = workflows_from_json (
+    "["
+    "{\"id\":\"ZZZ999\",\"name\":\"Email - Move\",\"active\":true,\"createdAt\":\"2026-03-02T10:00:00.000Z\",\"nodes\":[" WEBHOOK ("") "]},"
+    "{\"id\":\"AAA111\",\"name\":\"Email Move\",\"active\":true,\"createdAt\":\"2026-03-01T10:00:00.000Z\",\"nodes\":[" WEBHOOK ("") "]},"
+    "{\"id\":\"QQQ\",\"name\":\"Email Move\",\"active\":true,\"nodes\":[]},"
+    "{\"id\":\"P1\",\"name\":\"Prosponsive Adapter\",\"active\":true,\"nodes\":[" WEBHOOK ("") "]},"
+    "{\"id\":\"U1\",\"name\":\"Größe \\\"prüfen\\\"\",\"description\":\"Line\\nbreak\",\"nodes\":[" WEBHOOK ("") ","
+    "{\"name\":\"Code\",\"type\":\"n8n-nodes-base.code\",\"parameters\":{\"jsCode\":\"const a = body.a ?? 1;\"}}]}"
+    "]");
+  g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
+  g_autoptr(GString) drafts = g_string_new (NULL);
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(PrsChecklists) drafted = NULL;
+  g_autoptr(PrsChecklists) fresh = NULL;
+  gboolean suffixed = FALSE;
+
+  for (guint i = 0; i < workflows->len; i++)
+    {
+      PrsAnalysis *analysis = prs_discovery_analyse_workflow (g_ptr_array_index (workflows, i));
+
+      g_assert_nonnull (analysis);
+      prs_analysis_draft_checklist (analysis, drafts);
+      g_ptr_array_add (analyses, analysis);
+    }
+  prs_discovery_resolve_collisions (analyses, &tools);
+
+  drafted = prs_checklists_new (analyses, drafts);
+  fresh = prs_checklists_new (analyses, NULL);
+  g_assert_cmpuint (drafted->rows->len, ==, analyses->len);
+  g_assert_cmpuint (drafted->text->len, ==, fresh->text->len);
+  g_assert_cmpmem (drafted->text->str, drafted->text->len, fresh->text->str, fresh->text->len);
+  for (guint i = 0; i < drafted->rows->len; i++)
+    {
+      const char *json = g_array_index (drafted->rows, PrsChecklistInsert, i).json;
+
+      g_assert_cmpstr (json, ==, g_array_index (fresh->rows, PrsChecklistInsert, i).json);
+      suffixed |= strstr (json, "\"toolName\":\"email_move_zzz999\"") != NULL;
+    }
+  /* The collision renamed one after its draft was written */
+  g_assert_true (suffixed);
+}
+
 /* ---------------------------------------------------------------- requirements */
 
 static void
@@ -638,6 +686,7 @@ main (int   argc,
   g_test_add_func ("/prs/discovery/collision-name", test_collision_name);
   g_test_add_func ("/prs/discovery/collisions", test_collisions);
   g_test_add_func ("/prs/discovery/collisions-missing-created-at", test_collisions_missing_created_at);
+  g_test_add_func ("/prs/discovery/checklist-drafts", test_checklist_drafts);
   g_test_add_func ("/prs/discovery/requirements", test_requirements);
   g_test_add_func ("/prs/discovery/entry-webhook", test_entry_webhook);
   g_test_add_func ("/prs/discovery/webhook-url", test_webhook_url);

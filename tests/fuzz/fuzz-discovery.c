@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-discovery: field and tool discovery over an untrusted workflow
  * (docs/workflows.md): parse, every rule, collisions (the workflow twice), the
- * Workflow Checklist. */
+ * Workflow Checklist (drafted and not). */
 #include <string.h>
 
 #include "prs-checklist.h"
@@ -16,18 +16,31 @@ LLVMFuzzerTestOneInput (const guint8 *data,
 {
   g_autoptr(JsonNode) node = prs_json_parse_bounded ((const char *) data, size,
                                                      PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
-  g_autoptr(GPtrArray) objects = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
-  g_autoptr(GPtrArray) analyses = NULL;
+  g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GString) drafts = g_string_new (NULL);
   g_autoptr(PrsChecklists) checklists = NULL;
+  g_autoptr(PrsChecklists) fresh = NULL;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     return 0;
 
-  g_ptr_array_add (objects, json_object_ref (json_node_get_object (node)));
-  g_ptr_array_add (objects, json_object_ref (json_node_get_object (node)));
-  analyses = prs_discovery_analyse_all (objects, &tools);
-  checklists = prs_checklists_new (analyses);
+  /* The workflow twice, as a discovery reads it: each analysed and its
+   * checklist drafted, then the collisions */
+  for (guint i = 0; i < 2; i++)
+    {
+      PrsAnalysis *analysis = prs_discovery_analyse_workflow (json_node_get_object (node));
+
+      if (analysis == NULL)
+        continue;
+      prs_analysis_draft_checklist (analysis, drafts);
+      g_ptr_array_add (analyses, analysis);
+    }
+  prs_discovery_resolve_collisions (analyses, &tools);
+  checklists = prs_checklists_new (analyses, drafts);
+  /* The drafts change nothing in what is written */
+  fresh = prs_checklists_new (analyses, NULL);
+  g_assert (g_string_equal (checklists->text, fresh->text));
   /* What the store keeps must read back as one JSON object each */
   for (guint i = 0; i < checklists->rows->len; i++)
     {

@@ -692,6 +692,14 @@ prs_json_parse_strict (const char  *data,
 
 /* ---- the writer ---- */
 
+/* The bytes a JSON string holds as they are: printable ASCII but the quote
+ * and the backslash. A table, as the writer asks it of every byte. */
+static const guint8 plain_in_string[256] = {
+  [0x20 ... 0x21] = 1,  /* then '"' */
+  [0x23 ... 0x5b] = 1,  /* then '\\' */
+  [0x5d ... 0x7e] = 1,
+};
+
 static void
 append_escaped_ascii (GString *out,
                       guchar   c)
@@ -740,7 +748,7 @@ append_string (GString    *out,
       gunichar c;
 
       /* Printable ASCII goes as it is, a run at a time */
-      while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+      while (plain_in_string[*p])
         p++;
       if (p > run)
         g_string_append_len (out, (const char *) run, p - run);

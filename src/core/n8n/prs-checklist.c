@@ -240,15 +240,13 @@ check_webhook_url (Checks            *checks,
                _("The Webhook node has no webhookId, so n8n serves it under the workflow id and the node’s name, which change when either does. Add the Webhook node in the n8n editor to get a stable URL."));
 }
 
-/* Appends the checks array */
+/* The checks before "tool-name" (the first three, or all of a workflow too
+ * large to read), without the array's brackets. */
 static void
-append_checks (GString           *out,
-               const PrsAnalysis *analysis)
+append_checks_before_name (Checks            *checks,
+                           const PrsAnalysis *analysis)
 {
-  Checks checks = { out, TRUE };
-
-  g_string_append_c (out, '[');
-  check_published (&checks, analysis);
+  check_published (checks, analysis);
   if (analysis->too_large)
     {
       g_autofree char *size = g_format_size_full (PRS_WORKFLOW_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
@@ -257,21 +255,42 @@ append_checks (GString           *out,
                            "out of its nodes, or split it."), size);
 
       /* Nothing else is known of it */
-      add_check (&checks, "size", CHECK_FAIL, message);
-      g_string_append_c (out, ']');
+      add_check (checks, "size", CHECK_FAIL, message);
       return;
     }
-  check_webhook (&checks, analysis);
+  check_webhook (checks, analysis);
   if (analysis->is_adapter)
-    add_check (&checks, "not-adapter", CHECK_FAIL,
+    add_check (checks, "not-adapter", CHECK_FAIL,
                _("This is the Prosponsive adapter workflow, which is never offered as a tool."));
   else
-    add_check (&checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
-  check_tool_name (&checks, analysis);
-  check_description (&checks, analysis);
-  check_parameters (&checks, analysis);
-  check_response_mode (&checks, analysis);
-  check_webhook_url (&checks, analysis);
+    add_check (checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
+}
+
+/* The checks after "tool-name" */
+static void
+append_checks_after_name (Checks            *checks,
+                          const PrsAnalysis *analysis)
+{
+  check_description (checks, analysis);
+  check_parameters (checks, analysis);
+  check_response_mode (checks, analysis);
+  check_webhook_url (checks, analysis);
+}
+
+/* Appends the checks array */
+static void
+append_checks (GString           *out,
+               const PrsAnalysis *analysis)
+{
+  Checks checks = { out, TRUE };
+
+  g_string_append_c (out, '[');
+  append_checks_before_name (&checks, analysis);
+  if (!analysis->too_large)
+    {
+      check_tool_name (&checks, analysis);
+      append_checks_after_name (&checks, analysis);
+    }
   g_string_append_c (out, ']');
 }
 
@@ -285,6 +304,19 @@ append_nullable_string (GString    *out,
     g_string_append (out, "null");
 }
 
+/* Up to the tool name's value, which the collisions may yet change */
+static void
+append_checklist_head (GString           *out,
+                       const PrsAnalysis *analysis)
+{
+  g_string_append (out, "{\"workflowId\":");
+  append_nullable_string (out, analysis->workflow->id);
+  g_string_append (out, ",\"workflowName\":");
+  prs_json_append_string (out, analysis->workflow->name);
+  g_string_append (out, analysis->discoverable ? ",\"discoverable\":true,\"toolName\":"
+                                               : ",\"discoverable\":false,\"toolName\":");
+}
+
 void
 prs_analysis_append_checklist (GString           *out,
                                const PrsAnalysis *analysis)
@@ -292,16 +324,59 @@ prs_analysis_append_checklist (GString           *out,
   g_return_if_fail (out != NULL);
   g_return_if_fail (analysis != NULL);
 
-  g_string_append (out, "{\"workflowId\":");
-  append_nullable_string (out, analysis->workflow->id);
-  g_string_append (out, ",\"workflowName\":");
-  prs_json_append_string (out, analysis->workflow->name);
-  g_string_append (out, analysis->discoverable ? ",\"discoverable\":true,\"toolName\":"
-                                               : ",\"discoverable\":false,\"toolName\":");
+  append_checklist_head (out, analysis);
   append_nullable_string (out, analysis->discoverable ? analysis->tool->name : NULL);
   g_string_append (out, ",\"checks\":");
   append_checks (out, analysis);
   g_string_append_c (out, '}');
+}
+
+void
+prs_analysis_draft_checklist (PrsAnalysis *analysis,
+                              GString     *drafts)
+{
+  Checks checks = { drafts, TRUE };
+
+  g_return_if_fail (analysis != NULL);
+  g_return_if_fail (drafts != NULL);
+
+  /* A workflow too large to read has no tool name to wait for */
+  if (analysis->too_large)
+    return;
+
+  /* Into the discovery's one buffer: a buffer each would cost a malloc of
+   * nearly 1 KiB per workflow, which glibc serves only after sorting every
+   * block the previous workflow's JSON tree freed. */
+  analysis->drafted = TRUE;
+  analysis->draft_at = drafts->len;
+  append_checklist_head (drafts, analysis);
+  analysis->draft_name_at = drafts->len;
+  g_string_append (drafts, ",\"checks\":[");
+  append_checks_before_name (&checks, analysis);
+  analysis->draft_tail_at = drafts->len;
+  append_checks_after_name (&checks, analysis);
+  g_string_append (drafts, "]}");
+  analysis->draft_end = drafts->len;
+}
+
+/* The checklist from its draft: the same text as
+ * prs_analysis_append_checklist () writes */
+static void
+append_from_draft (GString           *out,
+                   const PrsAnalysis *analysis,
+                   const GString     *drafts)
+{
+  const char *draft = drafts->str;
+  Checks checks = { out, FALSE };
+
+  g_string_append_len (out, draft + analysis->draft_at,
+                       analysis->draft_name_at - analysis->draft_at);
+  append_nullable_string (out, analysis->discoverable ? analysis->tool->name : NULL);
+  g_string_append_len (out, draft + analysis->draft_name_at,
+                       analysis->draft_tail_at - analysis->draft_name_at);
+  check_tool_name (&checks, analysis);
+  g_string_append_len (out, draft + analysis->draft_tail_at,
+                       analysis->draft_end - analysis->draft_tail_at);
 }
 
 /* The trees are read back from the text: one writer, so the checklist a
@@ -341,7 +416,8 @@ prs_analysis_to_checklist (const PrsAnalysis *analysis)
 }
 
 PrsChecklists *
-prs_checklists_new (GPtrArray *analyses)
+prs_checklists_new (GPtrArray     *analyses,
+                    const GString *drafts)
 {
   PrsChecklists *self;
   g_autoptr(GArray) offsets = NULL;
@@ -364,7 +440,10 @@ prs_checklists_new (GPtrArray *analyses)
         .tool_name = analysis->discoverable ? analysis->tool->name : NULL,
       };
 
-      prs_analysis_append_checklist (self->text, analysis);
+      if (drafts != NULL && analysis->drafted && analysis->draft_end <= drafts->len)
+        append_from_draft (self->text, analysis, drafts);
+      else
+        prs_analysis_append_checklist (self->text, analysis);
       g_string_append_c (self->text, '\0');
       g_array_append_val (offsets, offset);
       g_array_append_val (self->rows, row);

@@ -42,6 +42,18 @@ cut_ascii (GString *str,
     g_string_truncate (str, max);
 }
 
+static gboolean
+is_ascii_without_capital_i (const char *str)
+{
+  for (const guchar *p = (const guchar *) str; *p != '\0'; p++)
+    {
+      if (*p >= 0x80 || *p == 'I')
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 char *
 prs_discovery_tool_name (const char *workflow_name,
                          const char *workflow_id,
@@ -54,8 +66,18 @@ prs_discovery_tool_name (const char *workflow_name,
   gboolean stripped = FALSE;
   gboolean pending_space = FALSE;
 
-  valid = g_utf8_make_valid (workflow_name != NULL ? workflow_name : "", -1);
-  lower = g_utf8_strdown (valid, -1);
+  if (workflow_name == NULL)
+    workflow_name = "";
+  /* ASCII lowers byte by byte (g_utf8_strdown's Unicode tables are most of
+   * a name's cost), but for the "I" that Turkic locales lower to a
+   * dotless ı */
+  if (is_ascii_without_capital_i (workflow_name))
+    lower = g_ascii_strdown (workflow_name, -1);
+  else
+    {
+      valid = g_utf8_make_valid (workflow_name, -1);
+      lower = g_utf8_strdown (valid, -1);
+    }
 
   /* Keep a-z, 0-9 and white space; everything else is removed. */
   for (const char *p = lower; *p != '\0'; p = g_utf8_next_char (p))
@@ -129,8 +151,11 @@ static char *
 cut_utf8 (const char *str,
           glong       max_chars)
 {
-  if (g_utf8_strlen (str, -1) <= max_chars)
-    return g_strdup (str);
+  gsize bytes = strlen (str);
+
+  /* No shorter in characters than in bytes: most need no counting */
+  if (bytes <= (gsize) max_chars || g_utf8_strlen (str, -1) <= max_chars)
+    return g_memdup2 (str, bytes + 1);
 
   return g_utf8_substring (str, 0, max_chars);
 }
@@ -388,6 +413,9 @@ void
 prs_discovery_resolve_collisions (GPtrArray  *analyses,
                                   GPtrArray **out_tools)
 {
+  /* base name → the first analysis with it; a group only once a second
+   * one comes (most names are unique: no array each) */
+  g_autoptr(GHashTable) first = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                                         (GDestroyNotify) g_ptr_array_unref);
   GHashTableIter iter;
@@ -398,14 +426,23 @@ prs_discovery_resolve_collisions (GPtrArray  *analyses,
   for (guint i = 0; i < analyses->len; i++)
     {
       PrsAnalysis *analysis = g_ptr_array_index (analyses, i);
+      PrsAnalysis *other;
 
       if (!analysis->discoverable)
         continue;
+
+      other = g_hash_table_lookup (first, analysis->base_name);
+      if (other == NULL)
+        {
+          g_hash_table_insert (first, analysis->base_name, analysis);
+          continue;
+        }
 
       group = g_hash_table_lookup (groups, analysis->base_name);
       if (group == NULL)
         {
           group = g_ptr_array_new ();
+          g_ptr_array_add (group, other);
           g_hash_table_insert (groups, analysis->base_name, group);
         }
       g_ptr_array_add (group, analysis);
@@ -413,10 +450,7 @@ prs_discovery_resolve_collisions (GPtrArray  *analyses,
 
   g_hash_table_iter_init (&iter, groups);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &group))
-    {
-      if (group->len >= 2)
-        suffix_group (group);
-    }
+    suffix_group (group);
 
   if (out_tools != NULL)
     {
@@ -524,6 +558,7 @@ typedef struct
   PrsN8nClient *client;
   GPtrArray    *listed;      /* JsonObject* from the list */
   GPtrArray    *analyses;    /* PrsAnalysis* of each GET, in list order; NULL where skipped */
+  GString      *drafts;      /* their checklists, prs_analysis_draft_checklist () */
   guint         next;
   guint         in_flight;
   GError       *error;       /* the first failure */
@@ -539,6 +574,8 @@ run_data_free (RunData *data)
   g_clear_object (&data->client);
   g_clear_pointer (&data->listed, g_ptr_array_unref);
   g_clear_pointer (&data->analyses, g_ptr_array_unref);
+  if (data->drafts != NULL)
+    g_string_free (data->drafts, TRUE);
   g_clear_error (&data->error);
   g_free (data);
 }
@@ -604,7 +641,7 @@ run_complete (GTask *task)
     }
 
   prs_discovery_resolve_collisions (analyses, &tools);
-  checklists = prs_checklists_new (analyses);
+  checklists = prs_checklists_new (analyses, data->drafts);
 
   if (!prs_store_save_discovery (self->store, tools, checklists->rows,
                                  g_get_real_time () / G_USEC_PER_SEC, &error))
@@ -679,7 +716,11 @@ get_workflow_cb (GObject      *source,
 
   if (object != NULL)
     {
-      g_ptr_array_index (data->analyses, closure->index) = prs_discovery_analyse_workflow (object);
+      PrsAnalysis *analysis = prs_discovery_analyse_workflow (object);
+
+      if (analysis != NULL)
+        prs_analysis_draft_checklist (analysis, data->drafts);
+      g_ptr_array_index (data->analyses, closure->index) = analysis;
       json_object_unref (object);
     }
   else if (g_error_matches (error, PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND))
@@ -752,6 +793,7 @@ list_cb (GObject      *source,
 
   data->analyses = g_ptr_array_new_with_free_func (analysis_free_nullable);
   g_ptr_array_set_size (data->analyses, data->listed->len);
+  data->drafts = g_string_new (NULL);
 
   get_next (task);
 }

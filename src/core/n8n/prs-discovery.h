@@ -47,6 +47,14 @@ typedef struct
   PrsWebhookProblem webhook_problem;
   char        *webhook_problem_node; /* the first Webhook node's name when it is the problem */
   PrsTool     *tool;                /* always set; webhook fields NULL without a webhook */
+  /* prs_analysis_draft_checklist (): where in the drafts its checklist
+   * starts, the tool name's value goes, the "tool-name" check goes, and
+   * it ends */
+  gboolean     drafted;
+  gsize        draft_at;
+  gsize        draft_name_at;
+  gsize        draft_tail_at;
+  gsize        draft_end;
 } PrsAnalysis;
 
 char        *prs_discovery_tool_name        (const char         *workflow_name,

@@ -7,19 +7,36 @@
 
 #include "prs-js-scan-private.h"
 
+/* punctuators[] and regex_keywords[] by first character, in table order
+ * (so punctuators stay longest first): the tokenizer only tries the few
+ * entries that can match. */
 typedef struct
 {
-  const char *text;
-  gsize       len;
-  gsize       pos;
-  Tokens     *tokens;
-  GArray     *brace_depths;    /* guint32 per open `${`: braces opened inside it */
-  gboolean    nl_pending;
-  gboolean    regex_allowed;   /* whether a `/` here starts a regular expression */
-  gsize       no_regex_until;  /* after an unterminated regex, up to the line end */
-  guint32     tmpl_start;      /* the outermost template literal being read */
-  gboolean    tmpl_nl;
-  gboolean    tmpl_subst;
+  guint8 n;
+  guint8 index[7];
+  guint8 len[7];     /* strlen of each */
+} Group;
+
+typedef struct
+{
+  Group punct_groups[128];
+  Group keyword_groups[26];  /* by first letter - 'a' */
+} Tables;
+
+typedef struct
+{
+  const char   *text;
+  gsize         len;
+  gsize         pos;
+  Tokens       *tokens;
+  const Tables *tables;          /* looked up once per scan */
+  GArray       *brace_depths;    /* guint32 per open `${`: braces opened inside it */
+  gboolean      nl_pending;
+  gboolean      regex_allowed;   /* whether a `/` here starts a regular expression */
+  gsize         no_regex_until;  /* after an unterminated regex, up to the line end */
+  guint32       tmpl_start;      /* the outermost template literal being read */
+  gboolean      tmpl_nl;
+  gboolean      tmpl_subst;
 } Lexer;
 
 /* Words after which a `/` begins an expression, so a regular expression. */
@@ -37,22 +54,6 @@ static const char * const punctuators[] = {
   "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
   "!", "~", "?", ":", "=", ".",
 };
-
-/* punctuators[] and regex_keywords[] by first character, in table order
- * (so punctuators stay longest first): the tokenizer only tries the few
- * entries that can match. */
-typedef struct
-{
-  guint8 n;
-  guint8 index[7];
-  guint8 len[7];     /* strlen of each */
-} Group;
-
-typedef struct
-{
-  Group punct_groups[128];
-  Group keyword_groups[26];  /* by first letter - 'a' */
-} Tables;
 
 static const Tables *
 tables (void)
@@ -109,16 +110,34 @@ prs_js_is_regex_keyword (const char *s,
 /* ------------------------------------------------------------------------ */
 /* Characters */
 
+/* What each byte can be in an identifier: a table, as the tokenizer asks
+ * it of nearly every byte it reads. */
+enum
+{
+  IDENT_PART  = 1 << 0,
+  IDENT_START = 1 << 1,
+};
+
+static const guint8 ident_class[256] = {
+  ['0' ... '9'] = IDENT_PART,
+  ['A' ... 'Z'] = IDENT_PART | IDENT_START,
+  ['a' ... 'z'] = IDENT_PART | IDENT_START,
+  ['_'] = IDENT_PART | IDENT_START,
+  ['$'] = IDENT_PART | IDENT_START,
+  ['\\'] = IDENT_PART | IDENT_START,
+  [0x80 ... 0xFF] = IDENT_PART | IDENT_START,
+};
+
 static inline gboolean
 is_ident_start (guchar c)
 {
-  return g_ascii_isalpha (c) || c == '_' || c == '$' || c == '\\' || c >= 0x80;
+  return ident_class[c] & IDENT_START;
 }
 
 static inline gboolean
 is_ident_part (guchar c)
 {
-  return is_ident_start (c) || g_ascii_isdigit (c);
+  return ident_class[c] & IDENT_PART;
 }
 
 /* The length of the line terminator at @p (LF, CR, CRLF, U+2028, U+2029), or 0. */
@@ -360,7 +379,7 @@ lexer_ident (Lexer *lx)
 
   while (lx->pos < lx->len && is_ident_part ((guchar) lx->text[lx->pos]))
     {
-      if ((guchar) lx->text[lx->pos] >= 0x80 &&
+      if (G_UNLIKELY ((guchar) lx->text[lx->pos] >= 0x80) &&
           (space_len (lx->text, lx->len, lx->pos) > 0 ||
            prs_js_line_break_len (lx->text, lx->len, lx->pos) > 0))
         break;
@@ -429,14 +448,21 @@ lexer_punct (Lexer *lx)
   const char *p = lx->text + lx->pos;
   gsize avail = lx->len - lx->pos;
   gsize n = 0;
-  const Group *group = (guchar) p[0] < 128 ? &tables ()->punct_groups[(guchar) p[0]] : NULL;
+  const Group *group = (guchar) p[0] < 128 ? &lx->tables->punct_groups[(guchar) p[0]] : NULL;
 
   for (guint g = 0; group != NULL && g < group->n; g++)
     {
       const char *punct = punctuators[group->index[g]];
       gsize plen = group->len[g];
+      gsize k = 1;
 
-      if (plen <= avail && memcmp (punct, p, plen) == 0)
+      /* The first byte picked the group; at most three more to compare
+       * (memcmp's call cost more than the comparison) */
+      if (plen > avail)
+        continue;
+      while (k < plen && punct[k] == p[k])
+        k++;
+      if (k == plen)
         {
           /* `a?.5:1` is a conditional, not optional chaining. */
           if (plen == 2 && p[0] == '?' && p[1] == '.' && avail > 2 && g_ascii_isdigit (p[2]))
@@ -473,87 +499,123 @@ lexer_punct (Lexer *lx)
   lexer_emit (lx, TOK_PUNCT, start, 0);
 }
 
+/* Reads what is at lx->pos (a token, white space or a comment) the general
+ * way: each rule in turn. */
+static void
+lexer_step (Lexer *lx)
+{
+  const char *t = lx->text;
+  guchar c = t[lx->pos];
+  char next = lx->pos + 1 < lx->len ? t[lx->pos + 1] : '\0';
+  gsize n;
+
+  /* The commonest characters first: the branches below would take
+   * them the same way. */
+  if (c == ' ')
+    {
+      lx->pos++;
+    }
+  else if (g_ascii_isalpha (c) || c == '_' || c == '$')
+    {
+      lexer_ident (lx);
+    }
+  else if ((n = prs_js_line_break_len (t, lx->len, lx->pos)) > 0)
+    {
+      lx->nl_pending = TRUE;
+      lx->pos += n;
+    }
+  else if ((n = space_len (t, lx->len, lx->pos)) > 0)
+    {
+      lx->pos += n;
+    }
+  else if (c == '/' && next == '/')
+    {
+      while (lx->pos < lx->len && prs_js_line_break_len (t, lx->len, lx->pos) == 0)
+        lx->pos++;
+    }
+  else if (c == '/' && next == '*')
+    {
+      gsize p = lx->pos + 2;
+      gsize end = lx->len;
+
+      for (; p < lx->len; p++)
+        {
+          if (t[p] == '*' && p + 1 < lx->len && t[p + 1] == '/')
+            {
+              end = p + 2;
+              break;
+            }
+          if (prs_js_line_break_len (t, lx->len, p) > 0)
+            lx->nl_pending = TRUE;
+        }
+      lx->pos = end;
+    }
+  else if (c == '\'' || c == '"')
+    {
+      lexer_string (lx);
+    }
+  else if (c == '`')
+    {
+      lexer_template_start (lx);
+    }
+  else if (g_ascii_isdigit (c) || (c == '.' && g_ascii_isdigit (next)))
+    {
+      lexer_number (lx);
+    }
+  else if (is_ident_start (c))
+    {
+      lexer_ident (lx);
+    }
+  else if (c == '}' && lx->brace_depths->len > 0 &&
+           g_array_index (lx->brace_depths, guint32, lx->brace_depths->len - 1) == 0)
+    {
+      g_array_set_size (lx->brace_depths, lx->brace_depths->len - 1);
+      lx->pos++;
+      lexer_template_chars (lx);
+    }
+  else if (c == '/' && lx->regex_allowed && lx->pos >= lx->no_regex_until && lexer_regex (lx))
+    {
+      /* read as a regular expression */
+    }
+  else
+    {
+      lexer_punct (lx);
+    }
+}
+
 static void
 lexer_run (Lexer *lx)
 {
   while (lx->pos < lx->len)
     {
-      const char *t = lx->text;
-      guchar c = t[lx->pos];
-      char next = lx->pos + 1 < lx->len ? t[lx->pos + 1] : '\0';
-      gsize n;
-
-      /* The commonest characters first: the branches below would take
-       * them the same way. */
-      if (c == ' ')
+      /* The commonest bytes, where only one rule can apply, straight to it;
+       * the rest through every rule in turn */
+      switch (lx->text[lx->pos])
         {
+        case ' ': case '\t': case '\v': case '\f':
           lx->pos++;
-        }
-      else if (g_ascii_isalpha (c) || c == '_' || c == '$')
-        {
-          lexer_ident (lx);
-        }
-      else if ((n = prs_js_line_break_len (t, lx->len, lx->pos)) > 0)
-        {
+          break;
+        case '\n':
           lx->nl_pending = TRUE;
-          lx->pos += n;
-        }
-      else if ((n = space_len (t, lx->len, lx->pos)) > 0)
-        {
-          lx->pos += n;
-        }
-      else if (c == '/' && next == '/')
-        {
-          while (lx->pos < lx->len && prs_js_line_break_len (t, lx->len, lx->pos) == 0)
-            lx->pos++;
-        }
-      else if (c == '/' && next == '*')
-        {
-          gsize p = lx->pos + 2;
-          gsize end = lx->len;
-
-          for (; p < lx->len; p++)
-            {
-              if (t[p] == '*' && p + 1 < lx->len && t[p + 1] == '/')
-                {
-                  end = p + 2;
-                  break;
-                }
-              if (prs_js_line_break_len (t, lx->len, p) > 0)
-                lx->nl_pending = TRUE;
-            }
-          lx->pos = end;
-        }
-      else if (c == '\'' || c == '"')
-        {
-          lexer_string (lx);
-        }
-      else if (c == '`')
-        {
-          lexer_template_start (lx);
-        }
-      else if (g_ascii_isdigit (c) || (c == '.' && g_ascii_isdigit (next)))
-        {
-          lexer_number (lx);
-        }
-      else if (is_ident_start (c))
-        {
-          lexer_ident (lx);
-        }
-      else if (c == '}' && lx->brace_depths->len > 0 &&
-               g_array_index (lx->brace_depths, guint32, lx->brace_depths->len - 1) == 0)
-        {
-          g_array_set_size (lx->brace_depths, lx->brace_depths->len - 1);
           lx->pos++;
-          lexer_template_chars (lx);
-        }
-      else if (c == '/' && lx->regex_allowed && lx->pos >= lx->no_regex_until && lexer_regex (lx))
-        {
-          /* read as a regular expression */
-        }
-      else
-        {
+          break;
+        case 'a' ... 'z': case 'A' ... 'Z': case '_': case '$':
+          lexer_ident (lx);
+          break;
+        case '0' ... '9':
+          lexer_number (lx);
+          break;
+        case '\'': case '"':
+          lexer_string (lx);
+          break;
+        case '(': case ')': case '[': case ']': case '{': case ';': case ',': case ':':
+        case '=': case '<': case '>': case '+': case '-': case '*': case '%': case '&':
+        case '|': case '^': case '!': case '~': case '?':
           lexer_punct (lx);
+          break;
+        default:
+          lexer_step (lx);
+          break;
         }
     }
 
@@ -605,7 +667,11 @@ static void
 match_brackets (const char *text,
                 Tokens     *tokens)
 {
-  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  /* The open brackets: on this stack up to a depth few Code nodes reach */
+  guint32 local[64];
+  guint32 *stack = local;
+  gsize depth = 0;
+  gsize alloc = G_N_ELEMENTS (local);
   Scan sc = { text, tokens->data, (guint) tokens->len };
   guint32 non_json = 0;
 
@@ -624,23 +690,35 @@ match_brackets (const char *text,
       c = text[tok->start];
       if (c == '(' || c == '[' || c == '{')
         {
-          g_array_append_val (stack, i);
+          if (G_UNLIKELY (depth == alloc))
+            {
+              guint32 *bigger = g_new (guint32, alloc * 2);
+
+              memcpy (bigger, stack, alloc * sizeof *stack);
+              if (stack != local)
+                g_free (stack);
+              stack = bigger;
+              alloc *= 2;
+            }
+          stack[depth++] = i;
         }
-      else if ((c == ')' || c == ']' || c == '}') && stack->len > 0)
+      else if ((c == ')' || c == ']' || c == '}') && depth > 0)
         {
-          guint32 open = g_array_index (stack, guint32, stack->len - 1);
+          guint32 open = stack[depth - 1];
           char oc = text[tokens->data[open].start];
 
           if ((c == ')' && oc == '(') || (c == ']' && oc == '[') || (c == '}' && oc == '{'))
             {
-              g_array_set_size (stack, stack->len - 1);
+              depth--;
               tok->match = open;
               tokens->data[open].match = i;
             }
         }
     }
-}
 
+  if (stack != local)
+    g_free (stack);
+}
 
 void
 prs_js_tokenize (const char *code,
@@ -658,6 +736,7 @@ prs_js_tokenize (const char *code,
   lx.len = len;
   lx.tokens = tokens;
   lx.brace_depths = brace_depths;
+  lx.tables = tables ();
   lx.regex_allowed = TRUE;
   lexer_run (&lx);
 
