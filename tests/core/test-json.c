@@ -258,6 +258,49 @@ test_parse_mutable (void)
   g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
 }
 
+/* "{}" and "[]" skip json-glib's parser: the same nodes as the parser's
+ * (compared with the same texts in spaces, which go through it), sealed
+ * only from the bounded parser, and the mutable ones can be written to. */
+static void
+test_parse_empty (void)
+{
+  const char *texts[] = { "{}", "[]" };
+  const char *spaced[] = { " {} ", " [] " };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(JsonNode) sealed = prs_json_parse_bounded (texts[i], 2, 8, NULL);
+      g_autoptr(JsonNode) mutable = prs_json_parse_mutable (texts[i], 2, 8, NULL);
+      g_autoptr(JsonNode) parsed = prs_json_parse_bounded (spaced[i], 4, 8, NULL);
+      g_autoptr(JsonNode) parsed_mutable = prs_json_parse_mutable (spaced[i], 4, 8, NULL);
+      g_autofree char *text = NULL;
+
+      g_assert_nonnull (sealed);
+      g_assert_nonnull (parsed);
+      g_assert_cmpint (json_node_get_node_type (sealed), ==, json_node_get_node_type (parsed));
+      g_assert_true (json_node_equal (sealed, parsed));
+      g_assert_true (json_node_equal (mutable, parsed_mutable));
+      g_assert_true (json_node_is_immutable (sealed) == json_node_is_immutable (parsed));
+      g_assert_true (json_node_is_immutable (mutable) == json_node_is_immutable (parsed_mutable));
+      g_assert_true (json_node_is_immutable (sealed));
+      g_assert_false (json_node_is_immutable (mutable));
+
+      if (JSON_NODE_HOLDS_OBJECT (mutable))
+        {
+          g_assert_cmpuint (json_object_get_size (json_node_get_object (sealed)), ==, 0);
+          json_object_set_int_member (json_node_get_object (mutable), "b", 2);
+        }
+      else
+        {
+          g_assert_true (JSON_NODE_HOLDS_ARRAY (mutable));
+          g_assert_cmpuint (json_array_get_length (json_node_get_array (sealed)), ==, 0);
+          json_array_add_int_element (json_node_get_array (mutable), 2);
+        }
+      text = prs_json_to_string (mutable, FALSE);
+      g_assert_cmpstr (text, ==, i == 0 ? "{\"b\":2}" : "[2]");
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -272,6 +315,7 @@ main (int   argc,
   g_test_add_func ("/prs/json/canonical", test_canonical);
   g_test_add_func ("/prs/json/members", test_members);
   g_test_add_func ("/prs/json/parse-mutable", test_parse_mutable);
+  g_test_add_func ("/prs/json/parse-empty", test_parse_empty);
 
   return g_test_run ();
 }

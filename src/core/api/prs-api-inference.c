@@ -446,6 +446,9 @@ store_inbound (PrsApiRoutes      *routes,
   insert.execution_json = inference->execution_json;
   insert.dedup_key = inference->dedup_key;
   insert.extra_json = extra_json;
+  /* All three made by prs_json_to_string () (parse_inference (),
+   * extra_with_answer ()) */
+  insert.json_from_writer = TRUE;
 
   /* The message and its conversation's agent: one commit, before the model
    * is asked. Not waiting for the disk: nothing is said about it until the
@@ -517,6 +520,7 @@ typedef struct
   char      *conversation_id;
   char      *agent_id;
   char      *message_id;
+  char      *prompt;          /* the message's content as stored; NULL: read it back */
   char      *context_json;
   char      *execution_json;
   char      *system_prompt;
@@ -533,6 +537,7 @@ run_start_free (RunStart *start)
   g_free (start->conversation_id);
   g_free (start->agent_id);
   g_free (start->message_id);
+  g_free (start->prompt);
   g_free (start->context_json);
   g_free (start->execution_json);
   g_free (start->system_prompt);
@@ -575,6 +580,7 @@ start_run_on_main (gpointer user_data)
   options.conversation_id = start->conversation_id;
   options.agent_id = start->agent_id;
   options.trigger_message_id = start->message_id;
+  options.trigger_content = start->prompt;
   options.context_json = start->context_json;
   options.execution_json = start->execution_json;
   options.system_prompt = start->system_prompt;
@@ -664,6 +670,9 @@ run_inference (PrsApiRoutes      *routes,
   start->conversation_id = g_strdup (inference->conversation_id);
   start->agent_id = g_strdup (inference->agent_id);
   start->message_id = g_strdup (message_id);
+  /* A first request's message keeps the content it was stored with */
+  if (orphan_id == NULL)
+    start->prompt = g_strdup (inference->prompt);
   start->system_prompt = g_strdup (inference->system_prompt);
   start->temperature = inference->temperature;
   start->max_tokens = inference->max_tokens;

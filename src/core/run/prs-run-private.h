@@ -157,8 +157,9 @@ JsonNode       *_prs_run_build_answer     (PrsRun   *self,
                                            guint    *out_http_status);
 
 /* prs-run-prompt.c */
-PrsChatRequest *_prs_run_build_request    (PrsRun   *self);
-void            _prs_run_start_transcript (PrsRun   *self,
-                                           gboolean  with_history);
+PrsChatRequest *_prs_run_build_request    (PrsRun     *self);
+void            _prs_run_start_transcript (PrsRun     *self,
+                                           gboolean    with_history,
+                                           const char *trigger_content);
 
 G_END_DECLS

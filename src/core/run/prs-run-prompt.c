@@ -449,20 +449,25 @@ add_history (PrsRun     *self,
 }
 
 /* A new run's transcript: the history (chat and /api/ai/inference), then
- * the trigger message, cleaned. */
+ * the trigger message, cleaned. Without history, @trigger_content (the
+ * message's content as its caller stored it; may be NULL) saves reading
+ * the message back. */
 void
-_prs_run_start_transcript (PrsRun   *self,
-                           gboolean  with_history)
+_prs_run_start_transcript (PrsRun     *self,
+                           gboolean    with_history,
+                           const char *trigger_content)
 {
   g_autoptr(JsonNode) trigger = NULL;
   g_autofree char *clean_prompt = NULL;
   const char *prompt_text;
   JsonObject *prompt;
 
-  trigger = prs_store_get_message (self->env->store, self->row->trigger_message_id, NULL);
-  prompt_text = trigger != NULL
-                ? json_object_get_string_member_with_default (json_node_get_object (trigger), "content", "")
-                : "";
+  if (with_history || trigger_content == NULL)
+    trigger = prs_store_get_message (self->env->store, self->row->trigger_message_id, NULL);
+  if (trigger != NULL)
+    prompt_text = json_object_get_string_member_with_default (json_node_get_object (trigger), "content", "");
+  else
+    prompt_text = trigger_content != NULL ? trigger_content : "";
 
   if (with_history && trigger != NULL)
     add_history (self, self->transcript, json_node_get_object (trigger));

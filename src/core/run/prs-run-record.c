@@ -270,6 +270,9 @@ _prs_run_insert_message (PrsRun     *self,
   /* The Request Context goes with every assistant message of the run (docs/conversations.md) */
   insert.context_json = assistant ? self->row->context_json : NULL;
   insert.extra_json = extra_json;
+  /* The extra data is ours (above); a context the run was handed is
+   * checked as before */
+  insert.json_from_writer = insert.context_json == NULL;
 
   if (!prs_store_insert_message (self->env->store, &insert, &message_id, NULL, &error))
     {

@@ -561,8 +561,9 @@ load_common (PrsRun  *self,
       self->context = json_object_ref (json_node_get_object (clean));
     }
 
-  /* Our own text, and a tree the run goes on writing to */
-  if (self->row->transcript_json != NULL)
+  /* Our own text, and a tree the run goes on writing to; a new run's
+   * empty one needs no parser */
+  if (self->row->transcript_json != NULL && strcmp (self->row->transcript_json, "[]") != 0)
     transcript = json_from_string (self->row->transcript_json, NULL);
   if (transcript != NULL && JSON_NODE_HOLDS_ARRAY (transcript))
     self->transcript = json_array_ref (json_node_get_array (transcript));
@@ -635,7 +636,8 @@ prs_run_new (PrsRunEnv            *env,
   /* An MCP client's call has no transcript before its call, and no agent
    * whose tools matter */
   if (!_prs_run_is_mcp_client (self))
-    _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0);
+    _prs_run_start_transcript (self, g_strcmp0 (options->origin, PRS_RUN_ORIGIN_AGENT_INFERENCE) != 0,
+                               options->trigger_content);
   /* An MCP client's call is proposed at once, referring to its row */
   if (!options->store_lazily || _prs_run_is_mcp_client (self))
     {

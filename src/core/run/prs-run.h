@@ -58,6 +58,10 @@ typedef struct
   const char *conversation_id;
   const char *agent_id;             /* NULL: the default agent */
   const char *trigger_message_id;   /* the user or inbound message (its content is the prompt) */
+  /* That message's content exactly as just stored, when the caller has it:
+   * an agent-inference run then need not read the message back; NULL: it
+   * is read from the store */
+  const char *trigger_content;
   const char *context_json;         /* the Request Context; may be NULL */
   const char *execution_json;       /* may be NULL */
   const char *system_prompt;        /* /api/ai/inference's systemPrompt; may be NULL */

@@ -639,9 +639,10 @@ prs_store_insert_message_locked (PrsStore                *self,
                            "A message needs a conversation and a kind");
       return FALSE;
     }
-  if (!check_json_text (message->context_json, "context", error) ||
-      !check_json_text (message->execution_json, "execution", error) ||
-      !check_json_text (message->extra_json, "extra data", error))
+  if (!message->json_from_writer &&
+      (!check_json_text (message->context_json, "context", error) ||
+       !check_json_text (message->execution_json, "execution", error) ||
+       !check_json_text (message->extra_json, "extra data", error)))
     return FALSE;
 
   id = g_uuid_string_random ();

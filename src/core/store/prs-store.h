@@ -337,6 +337,11 @@ typedef struct
   const char *execution_json;  /* {workflowId, executionId}, serialized; may be NULL */
   const char *dedup_key;       /* duplicate detection key (docs/api.md); may be NULL, unique when set */
   const char *extra_json;      /* kind-specific data (provider, model, usage, tool call); may be NULL */
+  /* TRUE when every *_json text above was written by prs_json_to_string ()
+   * from a node: valid by construction, so the store does not parse it
+   * again (on an inference call's path, each check cost as much as the
+   * rest of the insert's C code). Text from anywhere else stays checked. */
+  gboolean    json_from_writer;
 } PrsMessageInsert;
 
 /* Inserts one message (a new UUID id, the next sequence number of its
