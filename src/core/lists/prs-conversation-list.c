@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include "prs-conversation-list.h"
-#include "prs-store-schedules.h"
 #include "prs-thread.h"
 
 /* After the main loop's pending events (G_PRIORITY_DEFAULT, where the API

@@ -514,16 +514,3 @@ prs_store_list_unstarted_schedule_messages (PrsStore  *self,
     return NULL;
   return prs_store_collect_rows (self, stmt, "Could not read the schedules’ runs", read_text, g_free, error);
 }
-
-gint64
-prs_store_get_data_version (PrsStore *self)
-{
-  g_autoptr(PrsStmt) stmt = NULL;
-
-  g_return_val_if_fail (PRS_IS_STORE (self), -1);
-
-  stmt = prs_store_prepare_cached (self, "PRAGMA data_version", NULL);
-  if (stmt == NULL || prs_store_step_row (self, stmt, "Could not read the data version", NULL) != 1)
-    return -1;
-  return sqlite3_column_int64 (stmt, 0);
-}

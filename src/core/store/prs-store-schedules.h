@@ -116,8 +116,4 @@ gboolean        prs_store_fire_schedule          (PrsStore               *self,
 GPtrArray      *prs_store_list_unstarted_schedule_messages (PrsStore  *self,
                                                   GError     **error);
 
-/* SQLite's PRAGMA data_version of this connection: it changes when another
- * connection (another program, another thread) commits. */
-gint64          prs_store_get_data_version       (PrsStore    *self);
-
 G_END_DECLS

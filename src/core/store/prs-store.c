@@ -267,6 +267,19 @@ prs_store_sync (PrsStore  *self,
   return TRUE;
 }
 
+gint64
+prs_store_get_data_version (PrsStore *self)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (self), -1);
+
+  stmt = prs_store_prepare_cached (self, "PRAGMA data_version", NULL);
+  if (stmt == NULL || prs_store_step_row (self, stmt, "Could not read the data version", NULL) != 1)
+    return -1;
+  return sqlite3_column_int64 (stmt, 0);
+}
+
 /* Every connection waits BUSY_TIMEOUT_MS for another (in this process or
  * another: the app, prosponsive-ctl) to finish writing; past that, the
  * person reading the error must learn what happened and that trying again

@@ -78,6 +78,11 @@ gboolean    prs_store_sync                    (PrsStore     *self,
                                                gboolean     *out_synced,
                                                GError      **error);
 
+/* SQLite's PRAGMA data_version of this connection: it changes when another
+ * connection (another program, another thread) commits; -1 when it could
+ * not be read. */
+gint64      prs_store_get_data_version        (PrsStore     *self);
+
 /* Whether the last write of any store in this process failed because the
  * disk is full (PRS_ERROR_STORE_FULL); a later successful commit clears
  * it. @func runs on @context (in an idle source holding a reference to
