@@ -6,7 +6,7 @@
 static GThread *main_thread;
 
 /* Constructors run on the thread that loads the program, before main () */
-__attribute__((constructor)) static void
+__attribute__ ((constructor)) static void
 record_main_thread (void)
 {
   main_thread = g_thread_self ();
