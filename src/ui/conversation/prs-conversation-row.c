@@ -15,11 +15,13 @@ struct _PrsConversationRow
 
   GtkWidget       *box;
   GtkWidget       *check;           /* NULL until selection mode */
-  GtkWidget       *pin_icon;
+  GtkWidget       *title_box;
+  GtkWidget       *pin_icon;        /* NULL until first pinned */
   GtkLabel        *subtitle_label;
+  GtkWidget       *time_box;
   GtkLabel        *time_label;
   GtkLabel        *title_label;
-  GtkLabel        *unread_label;
+  GtkLabel        *unread_label;    /* NULL until first unread */
 };
 
 G_DEFINE_FINAL_TYPE (PrsConversationRow, prs_conversation_row, GTK_TYPE_WIDGET)
@@ -62,6 +64,30 @@ prs_conversation_row_format_time (GDateTime *time,
   return g_date_time_format (time, "%e %b %Y");
 }
 
+/* The pin and the unread count show on few rows: each is made when a row
+ * first needs it */
+static void
+add_pin_icon (PrsConversationRow *self)
+{
+  self->pin_icon = g_object_new (GTK_TYPE_IMAGE,
+                                 "icon-name", "view-pin-symbolic",
+                                 "accessible-role", GTK_ACCESSIBLE_ROLE_PRESENTATION,
+                                 NULL);
+  gtk_widget_add_css_class (self->pin_icon, "dim-label");
+  gtk_box_prepend (GTK_BOX (self->title_box), self->pin_icon);
+}
+
+static void
+add_unread_label (PrsConversationRow *self)
+{
+  self->unread_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_set_halign (GTK_WIDGET (self->unread_label), GTK_ALIGN_END);
+  gtk_widget_add_css_class (GTK_WIDGET (self->unread_label), "unread-badge");
+  gtk_widget_add_css_class (GTK_WIDGET (self->unread_label), "caption-heading");
+  gtk_widget_add_css_class (GTK_WIDGET (self->unread_label), "numeric");
+  gtk_box_append (GTK_BOX (self->time_box), GTK_WIDGET (self->unread_label));
+}
+
 static void
 update (PrsConversationRow *self)
 {
@@ -93,9 +119,17 @@ update (PrsConversationRow *self)
   gtk_label_set_text (self->title_label, prs_conversation_get_title (conversation));
   gtk_label_set_text (self->subtitle_label, subtitle);
   gtk_label_set_text (self->time_label, time);
-  gtk_label_set_text (self->unread_label, unread);
-  gtk_widget_set_visible (GTK_WIDGET (self->unread_label), n_unread > 0);
-  gtk_widget_set_visible (self->pin_icon, prs_conversation_get_pinned (conversation));
+  if (n_unread > 0 && self->unread_label == NULL)
+    add_unread_label (self);
+  if (self->unread_label != NULL)
+    {
+      gtk_label_set_text (self->unread_label, unread);
+      gtk_widget_set_visible (GTK_WIDGET (self->unread_label), n_unread > 0);
+    }
+  if (prs_conversation_get_pinned (conversation) && self->pin_icon == NULL)
+    add_pin_icon (self);
+  if (self->pin_icon != NULL)
+    gtk_widget_set_visible (self->pin_icon, prs_conversation_get_pinned (conversation));
   if (n_unread > 0)
     gtk_widget_add_css_class (GTK_WIDGET (self), "unread");
   else
@@ -231,13 +265,9 @@ static void
 prs_conversation_row_dispose (GObject *object)
 {
   PrsConversationRow *self = PRS_CONVERSATION_ROW (object);
-  GtkWidget *child;
 
   prs_conversation_row_set_conversation (self, NULL);
-  gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_CONVERSATION_ROW);
-  /* The template's unnamed top child too. */
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  g_clear_pointer (&self->box, gtk_widget_unparent);
 
   G_OBJECT_CLASS (prs_conversation_row_parent_class)->dispose (object);
 }
@@ -249,14 +279,6 @@ prs_conversation_row_class_init (PrsConversationRowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = prs_conversation_row_dispose;
-
-  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-conversation-row.ui");
-  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, box);
-  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, pin_icon);
-  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, subtitle_label);
-  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, time_label);
-  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, title_label);
-  gtk_widget_class_bind_template_child (widget_class, PrsConversationRow, unread_label);
 
   /**
    * PrsConversationRow::menu-requested:
@@ -274,12 +296,63 @@ prs_conversation_row_class_init (PrsConversationRowClass *klass)
   gtk_widget_class_set_css_name (widget_class, "conversationrow");
 }
 
+static GtkLabel *
+start_label (const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  if (css_class != NULL)
+    {
+      gtk_widget_add_css_class (label, css_class);
+      gtk_widget_add_css_class (label, "dim-label");
+    }
+  return GTK_LABEL (label);
+}
+
+/* Built in code, not from a template: a screenful of rows is made before
+ * the window's first frame, and GtkBuilder cost each row twice as
+ * many instructions as these calls */
+static void
+build (PrsConversationRow *self)
+{
+  GtkWidget *text_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+
+  self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_margin_top (self->box, 6);
+  gtk_widget_set_margin_bottom (self->box, 6);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  gtk_widget_set_hexpand (text_box, TRUE);
+  gtk_widget_set_valign (text_box, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (self->box), text_box);
+
+  self->title_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_append (GTK_BOX (text_box), self->title_box);
+  self->title_label = start_label (NULL);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->title_label), TRUE);
+  gtk_box_append (GTK_BOX (self->title_box), GTK_WIDGET (self->title_label));
+  self->subtitle_label = start_label ("caption");
+  gtk_box_append (GTK_BOX (text_box), GTK_WIDGET (self->subtitle_label));
+
+  self->time_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_valign (self->time_box, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (self->box), self->time_box);
+  self->time_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->time_label, 1);
+  gtk_widget_add_css_class (GTK_WIDGET (self->time_label), "caption");
+  gtk_widget_add_css_class (GTK_WIDGET (self->time_label), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->time_label), "numeric");
+  gtk_box_append (GTK_BOX (self->time_box), GTK_WIDGET (self->time_label));
+}
+
 static void
 prs_conversation_row_init (PrsConversationRow *self)
 {
   GtkGesture *gesture;
 
-  gtk_widget_init_template (GTK_WIDGET (self));
+  build (self);
 
   gesture = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_SECONDARY);
