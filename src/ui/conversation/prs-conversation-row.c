@@ -289,7 +289,10 @@ prs_conversation_row_dispose (GObject *object)
   PrsConversationRow *self = PRS_CONVERSATION_ROW (object);
 
   prs_conversation_row_set_conversation (self, NULL);
+  /* The box takes the labels, the pin and the check button with it */
   g_clear_pointer (&self->box, gtk_widget_unparent);
+  self->check = self->pin_icon = NULL;
+  self->title_label = self->subtitle_label = self->time_label = self->unread_label = NULL;
 
   G_OBJECT_CLASS (prs_conversation_row_parent_class)->dispose (object);
 }
