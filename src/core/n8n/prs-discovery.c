@@ -558,7 +558,7 @@ typedef struct
   PrsN8nClient *client;
   GPtrArray    *listed;      /* JsonObject* from the list */
   GPtrArray    *analyses;    /* PrsAnalysis* of each GET, in list order; NULL where skipped */
-  GString      *drafts;      /* their checklists, prs_analysis_draft_checklist () */
+  PrsChecklistDrafts *drafts; /* their checklists, prs_analysis_draft_checklist () */
   guint         next;
   guint         in_flight;
   GError       *error;       /* the first failure */
@@ -574,8 +574,7 @@ run_data_free (RunData *data)
   g_clear_object (&data->client);
   g_clear_pointer (&data->listed, g_ptr_array_unref);
   g_clear_pointer (&data->analyses, g_ptr_array_unref);
-  if (data->drafts != NULL)
-    g_string_free (data->drafts, TRUE);
+  g_clear_pointer (&data->drafts, prs_checklist_drafts_free);
   g_clear_error (&data->error);
   g_free (data);
 }
@@ -793,7 +792,7 @@ list_cb (GObject      *source,
 
   data->analyses = g_ptr_array_new_with_free_func (analysis_free_nullable);
   g_ptr_array_set_size (data->analyses, data->listed->len);
-  data->drafts = g_string_new (NULL);
+  data->drafts = prs_checklist_drafts_new ();
 
   get_next (task);
 }
