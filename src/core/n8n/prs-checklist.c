@@ -127,14 +127,17 @@ static const PhraseDef phrase_defs[N_PHRASES] = {
 
 /* A check as JSON text, written once per discovery: the checks of 1,000
  * workflows cost as much again as analysing them when each looked up its
- * translation, printf-formatted and escaped its message anew. An argument
- * the check is written with stands as the byte 1 + its index (JSON text
- * holds no raw control bytes). */
+ * translation, printf-formatted and escaped its message anew. The values
+ * it is written with go into its holes. */
+#define MAX_HOLES 8
+
 typedef struct
 {
-  char  *text;
-  gsize  len;
-  gboolean has_args;
+  char   *text;
+  gsize   len;
+  guint   n_holes;
+  gsize   hole_at[MAX_HOLES];
+  guint8  hole_arg[MAX_HOLES];   /* the argument's index */
 } Compiled;
 
 /* The compiled checks of one discovery (so in one language), each the
@@ -174,8 +177,8 @@ flush_escaped (GString *out,
 }
 
 /* Appends @format's text escaped for a JSON string, with each conversion
- * as the byte 1 + its argument's index, or the value in @fixed when it has
- * one. Understands what a translation may write: %s, %u (as @types says),
+ * as the byte 1 + its argument's index (JSON text holds no raw control
+ * bytes), or the value in @fixed when it has one. Understands what a translation may write: %s, %u (as @types says),
  * %N$s, %N$u, %%. FALSE on anything else. (printf itself cannot leave
  * holes to fill later; a translated format is compiled once per discovery.) */
 static gboolean
@@ -252,9 +255,25 @@ compile_check (Compiled           *compiled,
     }
   g_string_append (out, "\"}");
 
-  compiled->has_args = FALSE;
+  /* The markers out, where they were kept as holes */
+  compiled->n_holes = 0;
   for (gsize i = message_at; i < out->len; i++)
-    compiled->has_args |= (guchar) out->str[i] < 0x20;
+    {
+      if ((guchar) out->str[i] >= 0x20)
+        continue;
+      /* (A translation repeating its values this often is not worth a
+       * hole each: the message as written) */
+      if (compiled->n_holes == MAX_HOLES && format != fallback)
+        {
+          g_string_free (out, TRUE);
+          compile_check (compiled, phrase, fallback, fallback, fixed);
+          return;
+        }
+      g_assert (compiled->n_holes < MAX_HOLES);
+      compiled->hole_at[compiled->n_holes] = i;
+      compiled->hole_arg[compiled->n_holes++] = out->str[i] - 1;
+      g_string_erase (out, i--, 1);
+    }
   compiled->len = out->len;
   compiled->text = g_string_free (out, FALSE);
 }
@@ -282,36 +301,28 @@ typedef struct
 } Checks;
 
 /* Appends a compiled check, its arguments (@args[i] for the byte 1 + i)
- * escaped in place. NULL arguments are written as printf writes them. */
+ * escaped into its holes. NULL arguments are written as printf writes
+ * them. */
 static void
 append_compiled (Checks             *checks,
                  const Compiled     *compiled,
                  const char * const *args)
 {
-  const char *run = compiled->text;
+  gsize at = 0;
 
   if (!checks->first)
     g_string_append_c (checks->out, ',');
   checks->first = FALSE;
 
-  if (!compiled->has_args)
+  for (guint i = 0; i < compiled->n_holes; i++)
     {
-      g_string_append_len (checks->out, compiled->text, compiled->len);
-      return;
-    }
+      const char *arg = args[compiled->hole_arg[i]];
 
-  for (const char *p = run; *p != '\0'; p++)
-    {
-      const char *arg;
-
-      if ((guchar) *p >= 0x20)
-        continue;
-      g_string_append_len (checks->out, run, p - run);
-      arg = args[*p - 1];
+      g_string_append_len (checks->out, compiled->text + at, compiled->hole_at[i] - at);
       prs_json_append_escaped (checks->out, arg != NULL ? arg : "(null)");
-      run = p + 1;
+      at = compiled->hole_at[i];
     }
-  g_string_append (checks->out, run);
+  g_string_append_len (checks->out, compiled->text + at, compiled->len - at);
 }
 
 static void
@@ -454,7 +465,7 @@ check_parameters (Checks            *checks,
     }
   else if (params->len > 0)
     {
-      Compiled uncached = { NULL, 0, FALSE };
+      Compiled uncached = { NULL, };
       const Compiled *compiled = phrases_get_params_found (checks->phrases, params->len, &uncached);
       GString *names = checks->phrases->scratch;
       const char *args[] = { NULL, NULL };
