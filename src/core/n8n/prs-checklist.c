@@ -178,9 +178,10 @@ flush_escaped (GString *out,
 
 /* Appends @format's text escaped for a JSON string, with each conversion
  * as the byte 1 + its argument's index (JSON text holds no raw control
- * bytes), or the value in @fixed when it has one. Understands what a translation may write: %s, %u (as @types says),
- * %N$s, %N$u, %%. FALSE on anything else. (printf itself cannot leave
- * holes to fill later; a translated format is compiled once per discovery.) */
+ * bytes), or the value in @fixed when it has one. Understands what a
+ * translation may write: %s, %u (as @types says), %N$s, %N$u, %%; FALSE
+ * on anything else. Split by hand: printf cannot leave holes to fill
+ * later, and a translated format is compiled once per discovery. */
 static gboolean
 append_format (GString            *out,
                const char         *format,
@@ -285,7 +286,8 @@ phrases_get (Phrases *phrases,
   Compiled *compiled = &phrases->checks[phrase];
 
   if (compiled->text == NULL)
-    compile_check (compiled, phrase, _(phrase_defs[phrase].message), phrase_defs[phrase].message, NULL);
+    compile_check (compiled, phrase, _(phrase_defs[phrase].message),
+                   phrase_defs[phrase].message, NULL);
 
   return compiled;
 }

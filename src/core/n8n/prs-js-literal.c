@@ -373,7 +373,8 @@ ends_literal (const Scan *sc,
 typedef struct
 {
   JsonNode  *stack[MAX_JSON_DEPTH];  /* the open containers, innermost last */
-  char      *keys[MAX_JSON_DEPTH];   /* per open container: the key it goes under in its parent (NULL in an array) */
+  /* per open container: the key it goes under in its parent (NULL in an array) */
+  char      *keys[MAX_JSON_DEPTH];
   guint      depth;
   char      *key;       /* the current object's member waiting for its value */
   JsonNode  *root;
