@@ -133,20 +133,22 @@ static const PhraseDef phrase_defs[N_PHRASES] = {
 
 typedef struct
 {
-  char   *text;
-  gsize   len;
-  guint   n_holes;
-  gsize   hole_at[MAX_HOLES];
-  guint8  hole_arg[MAX_HOLES];   /* the argument's index */
+  char    *text;
+  guint32  len;
+  guint32  n_holes;
+  guint32  hole_at[MAX_HOLES];
+  guint8   hole_arg[MAX_HOLES];  /* the argument's index */
 } Compiled;
+
+#define N_CACHED_COUNTS (PRS_TOOL_MAX_PARAMS + 1)
 
 /* The compiled checks of one discovery (so in one language), each the
  * first time it is needed; the parameters check by count, as its plural
- * form depends on it. */
+ * form depends on it (N_CACHED_COUNTS of them, made with the first). */
 typedef struct
 {
   Compiled  checks[N_PHRASES];
-  Compiled  params[PRS_TOOL_MAX_PARAMS + 1];
+  Compiled *params;
   GString  *scratch;
 } Phrases;
 
@@ -161,8 +163,9 @@ phrases_clear (Phrases *phrases)
 {
   for (guint i = 0; i < G_N_ELEMENTS (phrases->checks); i++)
     g_free (phrases->checks[i].text);
-  for (guint i = 0; i < G_N_ELEMENTS (phrases->params); i++)
+  for (guint i = 0; phrases->params != NULL && i < N_CACHED_COUNTS; i++)
     g_free (phrases->params[i].text);
+  g_free (phrases->params);
   if (phrases->scratch != NULL)
     g_string_free (phrases->scratch, TRUE);
 }
@@ -436,10 +439,16 @@ phrases_get_params_found (Phrases  *phrases,
                           guint     n,
                           Compiled *uncached)
 {
-  Compiled *compiled = n < G_N_ELEMENTS (phrases->params) ? &phrases->params[n] : uncached;
+  Compiled *compiled = uncached;
   char count[16];
   const char *fixed[] = { count, NULL };
 
+  if (n < N_CACHED_COUNTS)
+    {
+      if (phrases->params == NULL)
+        phrases->params = g_new0 (Compiled, N_CACHED_COUNTS);
+      compiled = &phrases->params[n];
+    }
   if (compiled->text == NULL)
     {
       g_snprintf (count, sizeof count, "%u", n);
