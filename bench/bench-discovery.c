@@ -86,7 +86,7 @@ run_discovery (GPtrArray *texts,
   g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(PrsChecklists) checklists = NULL;
-  g_autoptr(GString) drafts = g_string_new (NULL);
+  g_autoptr(PrsChecklistDrafts) drafts = prs_checklist_drafts_new ();
 
   for (guint i = 0; i < texts->len; i++)
     {

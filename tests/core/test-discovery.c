@@ -246,7 +246,7 @@ test_checklist_drafts (void)
     "{\"name\":\"Code\",\"type\":\"n8n-nodes-base.code\",\"parameters\":{\"jsCode\":\"const a = body.a ?? 1;\"}}]}"
     "]");
   g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
-  g_autoptr(GString) drafts = g_string_new (NULL);
+  g_autoptr(PrsChecklistDrafts) drafts = prs_checklist_drafts_new ();
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(PrsChecklists) drafted = NULL;
   g_autoptr(PrsChecklists) fresh = NULL;

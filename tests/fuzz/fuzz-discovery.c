@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
                                                      PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
   g_autoptr(GPtrArray) analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_analysis_free);
   g_autoptr(GPtrArray) tools = NULL;
-  g_autoptr(GString) drafts = g_string_new (NULL);
+  g_autoptr(PrsChecklistDrafts) drafts = prs_checklist_drafts_new ();
   g_autoptr(PrsChecklists) checklists = NULL;
   g_autoptr(PrsChecklists) fresh = NULL;
 

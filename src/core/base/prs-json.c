@@ -766,14 +766,14 @@ append_escaped_ascii (GString *out,
     }
 }
 
+/* The inside of a JSON string */
 static void
-append_string (GString    *out,
-               const char *s,
-               gsize       limit)
+append_string_content (GString    *out,
+                       const char *s,
+                       gsize       limit)
 {
   const guchar *p = (const guchar *) s;
 
-  g_string_append_c (out, '"');
   while (*p != '\0' && out->len <= limit)
     {
       const guchar *run = p;
@@ -814,6 +814,15 @@ append_string (GString    *out,
           p += len;
         }
     }
+}
+
+static void
+append_string (GString    *out,
+               const char *s,
+               gsize       limit)
+{
+  g_string_append_c (out, '"');
+  append_string_content (out, s, limit);
   g_string_append_c (out, '"');
 }
 
@@ -1023,6 +1032,16 @@ prs_json_append_string (GString    *out,
   g_return_if_fail (text != NULL);
 
   append_string (out, text, G_MAXSIZE);
+}
+
+void
+prs_json_append_escaped (GString    *out,
+                         const char *text)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (text != NULL);
+
+  append_string_content (out, text, G_MAXSIZE);
 }
 
 /* ---- reading and building trees ---- */

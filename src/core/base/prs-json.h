@@ -90,6 +90,11 @@ char     *prs_json_to_display_string (JsonNode *node,
  * writes strings (for writers that build JSON text row by row). */
 void      prs_json_append_string  (GString     *out,
                                    const char  *text);
+/* The same without the quotes: the inside of a JSON string (the
+ * escaping of a concatenation is the concatenation of the escapings, when
+ * each piece is whole UTF-8 characters) */
+void      prs_json_append_escaped (GString     *out,
+                                   const char  *text);
 
 /* ---- Reading and building trees ---- */
 

@@ -97,7 +97,8 @@ prs_param_type_from_string (const char   *str,
 char *
 prs_param_describe (const char *key)
 {
-  GString *out;
+  char *out;
+  char *o;
   gboolean need_space = FALSE;
   gboolean any = FALSE;
   gsize len;
@@ -105,9 +106,11 @@ prs_param_describe (const char *key)
   g_return_val_if_fail (key != NULL, NULL);
 
   len = strlen (key);
-  /* "The", then at most a space before each character */
-  out = g_string_sized_new (3 + 2 * len);
-  g_string_append_len (out, "The", 3);
+  /* "The", then at most a space before each character: written straight
+   * into one block (every parameter a discovery finds is described) */
+  out = g_malloc (3 + 2 * len + 1);
+  memcpy (out, "The", 3);
+  o = out + 3;
 
   for (gsize i = 0; i < len; i++)
     {
@@ -135,12 +138,13 @@ prs_param_describe (const char *key)
         need_space = TRUE;
 
       if (need_space || !any)
-        g_string_append_c (out, ' ');
+        *o++ = ' ';
       need_space = FALSE;
       any = TRUE;
 
-      g_string_append_c (out, g_ascii_tolower (c));
+      *o++ = g_ascii_tolower (c);
     }
+  *o = '\0';
 
-  return g_string_free (out, FALSE);
+  return out;
 }

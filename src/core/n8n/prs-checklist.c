@@ -18,31 +18,334 @@ typedef enum
   CHECK_FAIL,
 } CheckStatus;
 
+/* Every check a checklist can hold */
+typedef enum
+{
+  PHRASE_ARCHIVED,
+  PHRASE_PUBLISHED,
+  PHRASE_NOT_PUBLISHED,
+  PHRASE_PUBLISHED_UNKNOWN,
+  PHRASE_TOO_LARGE,
+  PHRASE_WEBHOOK,
+  PHRASE_WEBHOOK_DISABLED,
+  PHRASE_WEBHOOK_NO_PATH,
+  PHRASE_WEBHOOK_NOT_POST,
+  PHRASE_NO_WEBHOOK,
+  PHRASE_ADAPTER,
+  PHRASE_NOT_ADAPTER,
+  PHRASE_NAME_SUFFIXED,
+  PHRASE_NAME_STRIPPED,
+  PHRASE_NAME,
+  PHRASE_DESCRIPTION_WORKFLOW,
+  PHRASE_DESCRIPTION_STICKY_NOTE,
+  PHRASE_DESCRIPTION_GENERATED,
+  PHRASE_TOO_MANY_PARAMS,
+  PHRASE_PARAMS_FOUND,
+  PHRASE_NO_PARAMS_FOUND,
+  PHRASE_NO_CODE_NODES,
+  PHRASE_NOTHING_TO_ANSWER_FROM,
+  PHRASE_RESPONDS_IMMEDIATELY,
+  PHRASE_RESPONSE_NODE,
+  PHRASE_LAST_NODE,
+  PHRASE_RESPONSE_MODE,
+  PHRASE_NOTHING_TO_CALL,
+  PHRASE_WEBHOOK_URL,
+  PHRASE_NO_WEBHOOK_ID,
+  N_PHRASES
+} Phrase;
+
+/* @args: the conversions its message takes, in order ('s', 'u') */
+typedef struct
+{
+  const char  *id;
+  CheckStatus  status;
+  const char  *message;
+  const char  *args;
+} PhraseDef;
+
+static const PhraseDef phrase_defs[N_PHRASES] = {
+  [PHRASE_ARCHIVED] = { "published", CHECK_FAIL,
+    N_("The workflow is archived. Restore and publish it in n8n."), "" },
+  [PHRASE_PUBLISHED] = { "published", CHECK_PASS, N_("The workflow is published (active)."), "" },
+  [PHRASE_NOT_PUBLISHED] = { "published", CHECK_FAIL,
+    N_("The workflow is not published. Publish (activate) it in n8n."), "" },
+  [PHRASE_PUBLISHED_UNKNOWN] = { "published", CHECK_WARN,
+    N_("The file does not say whether the workflow is published. It must be published (active) in n8n to be discovered."), "" },
+  [PHRASE_TOO_LARGE] = { "size", CHECK_FAIL,
+    N_("The workflow is larger than %s, so it was not read. Move large data "
+       "out of its nodes, or split it."), "s" },
+  [PHRASE_WEBHOOK] = { "webhook", CHECK_PASS,
+    N_("The Webhook node “%s” accepts POST on the path “%s”."), "ss" },
+  [PHRASE_WEBHOOK_DISABLED] = { "webhook", CHECK_FAIL,
+    N_("The Webhook node “%s” is disabled. Enable it."), "s" },
+  [PHRASE_WEBHOOK_NO_PATH] = { "webhook", CHECK_FAIL,
+    N_("The Webhook node “%s” has no path. Give it one."), "s" },
+  [PHRASE_WEBHOOK_NOT_POST] = { "webhook", CHECK_FAIL,
+    N_("The Webhook node “%s” does not accept POST. Set its HTTP method to POST."), "s" },
+  [PHRASE_NO_WEBHOOK] = { "webhook", CHECK_FAIL,
+    N_("There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."), "" },
+  [PHRASE_ADAPTER] = { "not-adapter", CHECK_FAIL,
+    N_("This is the Prosponsive adapter workflow, which is never offered as a tool."), "" },
+  [PHRASE_NOT_ADAPTER] = { "not-adapter", CHECK_PASS,
+    N_("This is not the Prosponsive adapter workflow."), "" },
+  [PHRASE_NAME_SUFFIXED] = { "tool-name", CHECK_WARN,
+    N_("The tool is named “%s”: an older workflow already gives the name “%s”. Rename one of them."), "ss" },
+  [PHRASE_NAME_STRIPPED] = { "tool-name", CHECK_WARN,
+    N_("The tool is named “%s”: characters other than letters a–z, digits and spaces were removed."), "s" },
+  [PHRASE_NAME] = { "tool-name", CHECK_PASS, N_("The tool is named “%s”."), "s" },
+  [PHRASE_DESCRIPTION_WORKFLOW] = { "description", CHECK_PASS,
+    N_("The description comes from the workflow’s description."), "" },
+  [PHRASE_DESCRIPTION_STICKY_NOTE] = { "description", CHECK_PASS,
+    N_("The description comes from the first paragraph of a Sticky Note."), "" },
+  [PHRASE_DESCRIPTION_GENERATED] = { "description", CHECK_WARN,
+    N_("There is no description, so a generic one was generated. Describe when to use the tool in the workflow’s description or in a Sticky Note."), "" },
+  [PHRASE_TOO_MANY_PARAMS] = { "parameters", CHECK_FAIL,
+    N_("The Code nodes read more than %u parameters; a tool takes at most %u. "
+       "Pass related values as one object parameter."), "uu" },
+  /* Its message has a plural form: phrases_get_params_found () */
+  [PHRASE_PARAMS_FOUND] = { "parameters", CHECK_PASS, NULL, "us" },
+  [PHRASE_NO_PARAMS_FOUND] = { "parameters", CHECK_WARN,
+    N_("Code nodes exist, but no parameter was found in them. Read inputs as “parameters.name ?? default”, “body.name ?? default” or “const name = body.name;”."), "" },
+  [PHRASE_NO_CODE_NODES] = { "parameters", CHECK_PASS,
+    N_("There are no Code nodes, so the tool takes no parameters."), "" },
+  [PHRASE_NOTHING_TO_ANSWER_FROM] = { "response-mode", CHECK_WARN,
+    N_("There is no webhook entry point to answer from."), "" },
+  [PHRASE_RESPONDS_IMMEDIATELY] = { "response-mode", CHECK_WARN,
+    N_("The webhook responds immediately, so results only arrive when the workflow posts them to /api/ai/agentic-loop-result. Choose “When Last Node Finishes” or “Using ‘Respond to Webhook’ Node” to answer directly."), "" },
+  [PHRASE_RESPONSE_NODE] = { "response-mode", CHECK_PASS,
+    N_("The result is what the Respond to Webhook node sends."), "" },
+  [PHRASE_LAST_NODE] = { "response-mode", CHECK_PASS,
+    N_("The result is the output of the last node."), "" },
+  [PHRASE_RESPONSE_MODE] = { "response-mode", CHECK_PASS,
+    N_("The webhook responds in the mode “%s”."), "s" },
+  [PHRASE_NOTHING_TO_CALL] = { "webhook-url", CHECK_WARN,
+    N_("There is no webhook entry point to call."), "" },
+  [PHRASE_WEBHOOK_URL] = { "webhook-url", CHECK_PASS, N_("The tool is called at /webhook/%s."), "s" },
+  [PHRASE_NO_WEBHOOK_ID] = { "webhook-url", CHECK_WARN,
+    N_("The Webhook node has no webhookId, so n8n serves it under the workflow id and the node’s name, which change when either does. Add the Webhook node in the n8n editor to get a stable URL."), "" },
+};
+
+/* A check as JSON text, written once per discovery: the checks of 1,000
+ * workflows cost as much again as analysing them when each looked up its
+ * translation, printf-formatted and escaped its message anew. The values
+ * it is written with go into its holes. */
+#define MAX_HOLES 8
+
+typedef struct
+{
+  char    *text;
+  guint32  len;
+  guint32  n_holes;
+  guint32  hole_at[MAX_HOLES];
+  guint8   hole_arg[MAX_HOLES];  /* the argument's index */
+} Compiled;
+
+#define N_CACHED_COUNTS (PRS_TOOL_MAX_PARAMS + 1)
+
+/* The compiled checks of one discovery (so in one language), each the
+ * first time it is needed; the parameters check by count, as its plural
+ * form depends on it (N_CACHED_COUNTS of them, made with the first). */
+typedef struct
+{
+  Compiled  checks[N_PHRASES];
+  Compiled *params;
+  GString  *scratch;
+} Phrases;
+
+struct _PrsChecklistDrafts
+{
+  GString *text;
+  Phrases  phrases;
+};
+
+static void
+phrases_clear (Phrases *phrases)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (phrases->checks); i++)
+    g_free (phrases->checks[i].text);
+  for (guint i = 0; phrases->params != NULL && i < N_CACHED_COUNTS; i++)
+    g_free (phrases->params[i].text);
+  g_free (phrases->params);
+  if (phrases->scratch != NULL)
+    g_string_free (phrases->scratch, TRUE);
+}
+
+/* Appends the inside of a JSON string holding @raw, and empties it */
+static void
+flush_escaped (GString *out,
+               GString *raw)
+{
+  prs_json_append_escaped (out, raw->str);
+  g_string_truncate (raw, 0);
+}
+
+/* Appends @format's text escaped for a JSON string, with each conversion
+ * as the byte 1 + its argument's index (JSON text holds no raw control
+ * bytes), or the value in @fixed when it has one. Understands what a
+ * translation may write: %s, %u (as @types says), %N$s, %N$u, %%; FALSE
+ * on anything else. Split by hand: printf cannot leave holes to fill
+ * later, and a translated format is compiled once per discovery. */
+static gboolean
+append_format (GString            *out,
+               const char         *format,
+               const char         *types,
+               const char * const *fixed)
+{
+  g_autoptr(GString) raw = g_string_new (NULL);
+  gsize n_types = strlen (types);
+  guint next_arg = 0;
+
+  for (const char *p = format; *p != '\0'; p++)
+    {
+      guint index = next_arg;
+
+      if (*p != '%')
+        {
+          g_string_append_c (raw, *p);
+          continue;
+        }
+      p++;
+      if (*p == '%')
+        {
+          g_string_append_c (raw, '%');
+          continue;
+        }
+      if (*p >= '1' && *p <= '9' && p[1] == '$')
+        {
+          index = *p - '1';
+          p += 2;
+        }
+      else
+        next_arg++;
+      if (index >= n_types || *p != types[index])
+        return FALSE;
+
+      if (fixed != NULL && fixed[index] != NULL)
+        {
+          g_string_append (raw, fixed[index]);
+          continue;
+        }
+      flush_escaped (out, raw);
+      g_string_append_c (out, (char) (1 + index));
+    }
+  flush_escaped (out, raw);
+
+  return TRUE;
+}
+
+/* @fallback: the untranslated format */
+static void
+compile_check (Compiled           *compiled,
+               Phrase              phrase,
+               const char         *format,
+               const char         *fallback,
+               const char * const *fixed)
+{
+  static const char * const status_names[] = { "pass", "warn", "fail" };
+  const PhraseDef *def = &phrase_defs[phrase];
+  GString *out = g_string_new ("{\"id\":\"");
+  gsize message_at;
+
+  g_string_append (out, def->id);
+  g_string_append (out, "\",\"status\":\"");
+  g_string_append (out, status_names[def->status]);
+  g_string_append (out, "\",\"message\":\"");
+  message_at = out->len;
+  /* A translation whose format does not match: the message as written */
+  if (!append_format (out, format, def->args, fixed))
+    {
+      g_string_truncate (out, message_at);
+      append_format (out, fallback, def->args, fixed);
+    }
+  g_string_append (out, "\"}");
+
+  /* The markers out, where they were kept as holes */
+  compiled->n_holes = 0;
+  for (gsize i = message_at; i < out->len; i++)
+    {
+      if ((guchar) out->str[i] >= 0x20)
+        continue;
+      /* (A translation repeating its values this often is not worth a
+       * hole each: the message as written) */
+      if (compiled->n_holes == MAX_HOLES && format != fallback)
+        {
+          g_string_free (out, TRUE);
+          compile_check (compiled, phrase, fallback, fallback, fixed);
+          return;
+        }
+      g_assert (compiled->n_holes < MAX_HOLES);
+      compiled->hole_at[compiled->n_holes] = i;
+      compiled->hole_arg[compiled->n_holes++] = out->str[i] - 1;
+      g_string_erase (out, i--, 1);
+    }
+  compiled->len = out->len;
+  compiled->text = g_string_free (out, FALSE);
+}
+
+static const Compiled *
+phrases_get (Phrases *phrases,
+             Phrase   phrase)
+{
+  Compiled *compiled = &phrases->checks[phrase];
+
+  if (compiled->text == NULL)
+    compile_check (compiled, phrase, _(phrase_defs[phrase].message),
+                   phrase_defs[phrase].message, NULL);
+
+  return compiled;
+}
+
 /* The checks are written straight to JSON text: a discovery of 1,000
  * workflows made ~10 json-glib objects per workflow only for the store to
  * print them again. */
 typedef struct
 {
   GString  *out;
+  Phrases  *phrases;
   gboolean  first;
 } Checks;
 
+/* Appends a compiled check, its arguments (@args[i] for the byte 1 + i)
+ * escaped into its holes. NULL arguments are written as printf writes
+ * them. */
 static void
-add_check (Checks      *checks,
-           const char  *id,
-           CheckStatus  status,
-           const char  *message)
+append_compiled (Checks             *checks,
+                 const Compiled     *compiled,
+                 const char * const *args)
 {
-  static const char * const names[] = { "pass", "warn", "fail" };
+  gsize at = 0;
 
-  g_string_append (checks->out, checks->first ? "{\"id\":" : ",{\"id\":");
+  if (!checks->first)
+    g_string_append_c (checks->out, ',');
   checks->first = FALSE;
-  prs_json_append_string (checks->out, id);
-  g_string_append (checks->out, ",\"status\":\"");
-  g_string_append (checks->out, names[status]);
-  g_string_append (checks->out, "\",\"message\":");
-  prs_json_append_string (checks->out, message);
-  g_string_append_c (checks->out, '}');
+
+  for (guint i = 0; i < compiled->n_holes; i++)
+    {
+      const char *arg = args[compiled->hole_arg[i]];
+
+      g_string_append_len (checks->out, compiled->text + at, compiled->hole_at[i] - at);
+      prs_json_append_escaped (checks->out, arg != NULL ? arg : "(null)");
+      at = compiled->hole_at[i];
+    }
+  g_string_append_len (checks->out, compiled->text + at, compiled->len - at);
+}
+
+static void
+add_check (Checks *checks,
+           Phrase  phrase)
+{
+  append_compiled (checks, phrases_get (checks->phrases, phrase), NULL);
+}
+
+static void
+add_check_with (Checks     *checks,
+                Phrase      phrase,
+                const char *arg0,
+                const char *arg1)
+{
+  const char *args[] = { arg0, arg1 };
+
+  append_compiled (checks, phrases_get (checks->phrases, phrase), args);
 }
 
 static void
@@ -52,37 +355,38 @@ check_published (Checks            *checks,
   const PrsWorkflow *workflow = analysis->workflow;
 
   if (workflow->archived)
-    add_check (checks, "published", CHECK_FAIL,
-               _("The workflow is archived. Restore and publish it in n8n."));
+    add_check (checks, PHRASE_ARCHIVED);
   else if (workflow->active == PRS_ACTIVE_YES)
-    add_check (checks, "published", CHECK_PASS, _("The workflow is published (active)."));
+    add_check (checks, PHRASE_PUBLISHED);
   else if (workflow->active == PRS_ACTIVE_NO)
-    add_check (checks, "published", CHECK_FAIL,
-               _("The workflow is not published. Publish (activate) it in n8n."));
+    add_check (checks, PHRASE_NOT_PUBLISHED);
   else
-    add_check (checks, "published", CHECK_WARN,
-               _("The file does not say whether the workflow is published. It must be published (active) in n8n to be discovered."));
+    add_check (checks, PHRASE_PUBLISHED_UNKNOWN);
 }
 
 /* Says why no webhook qualifies, from the first Webhook node there is. */
-static char *
-explain_missing_webhook (const PrsAnalysis *analysis)
+static void
+check_missing_webhook (Checks            *checks,
+                       const PrsAnalysis *analysis)
 {
   const char *name = analysis->webhook_problem_node;
 
   switch (analysis->webhook_problem)
     {
     case PRS_WEBHOOK_PROBLEM_DISABLED:
-      return g_strdup_printf (_("The Webhook node “%s” is disabled. Enable it."), name);
+      add_check_with (checks, PHRASE_WEBHOOK_DISABLED, name, NULL);
+      break;
     case PRS_WEBHOOK_PROBLEM_NO_PATH:
-      return g_strdup_printf (_("The Webhook node “%s” has no path. Give it one."), name);
+      add_check_with (checks, PHRASE_WEBHOOK_NO_PATH, name, NULL);
+      break;
     case PRS_WEBHOOK_PROBLEM_NOT_POST:
-      return g_strdup_printf (_("The Webhook node “%s” does not accept POST. Set its HTTP method to POST."),
-                              name);
+      add_check_with (checks, PHRASE_WEBHOOK_NOT_POST, name, NULL);
+      break;
     case PRS_WEBHOOK_PROBLEM_NONE:
     case PRS_WEBHOOK_PROBLEM_NO_NODE:
     default:
-      return g_strdup (_("There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."));
+      add_check (checks, PHRASE_NO_WEBHOOK);
+      break;
     }
 }
 
@@ -91,44 +395,22 @@ check_webhook (Checks            *checks,
                const PrsAnalysis *analysis)
 {
   if (analysis->has_webhook)
-    {
-      g_autofree char *message =
-        g_strdup_printf (_("The Webhook node “%s” accepts POST on the path “%s”."),
-                         analysis->tool->webhook_node_name, analysis->tool->webhook_path);
-
-      add_check (checks, "webhook", CHECK_PASS, message);
-    }
+    add_check_with (checks, PHRASE_WEBHOOK, analysis->tool->webhook_node_name,
+                    analysis->tool->webhook_path);
   else
-    {
-      g_autofree char *message = explain_missing_webhook (analysis);
-
-      add_check (checks, "webhook", CHECK_FAIL, message);
-    }
+    check_missing_webhook (checks, analysis);
 }
 
 static void
 check_tool_name (Checks            *checks,
                  const PrsAnalysis *analysis)
 {
-  g_autofree char *message = NULL;
-
   if (analysis->name_suffixed)
-    {
-      message = g_strdup_printf (_("The tool is named “%s”: an older workflow already gives the name “%s”. Rename one of them."),
-                                 analysis->tool->name, analysis->base_name);
-      add_check (checks, "tool-name", CHECK_WARN, message);
-    }
+    add_check_with (checks, PHRASE_NAME_SUFFIXED, analysis->tool->name, analysis->base_name);
   else if (analysis->name_stripped)
-    {
-      message = g_strdup_printf (_("The tool is named “%s”: characters other than letters a–z, digits and spaces were removed."),
-                                 analysis->tool->name);
-      add_check (checks, "tool-name", CHECK_WARN, message);
-    }
+    add_check_with (checks, PHRASE_NAME_STRIPPED, analysis->tool->name, NULL);
   else
-    {
-      message = g_strdup_printf (_("The tool is named “%s”."), analysis->tool->name);
-      add_check (checks, "tool-name", CHECK_PASS, message);
-    }
+    add_check_with (checks, PHRASE_NAME, analysis->tool->name, NULL);
 }
 
 static void
@@ -138,19 +420,45 @@ check_description (Checks            *checks,
   switch (analysis->tool->description_source)
     {
     case PRS_DESCRIPTION_WORKFLOW:
-      add_check (checks, "description", CHECK_PASS,
-                 _("The description comes from the workflow’s description."));
+      add_check (checks, PHRASE_DESCRIPTION_WORKFLOW);
       break;
     case PRS_DESCRIPTION_STICKY_NOTE:
-      add_check (checks, "description", CHECK_PASS,
-                 _("The description comes from the first paragraph of a Sticky Note."));
+      add_check (checks, PHRASE_DESCRIPTION_STICKY_NOTE);
       break;
     case PRS_DESCRIPTION_GENERATED:
     default:
-      add_check (checks, "description", CHECK_WARN,
-                 _("There is no description, so a generic one was generated. Describe when to use the tool in the workflow’s description or in a Sticky Note."));
+      add_check (checks, PHRASE_DESCRIPTION_GENERATED);
       break;
     }
+}
+
+/* "%u parameters found: %s." with the count in place: its plural form
+ * depends on it. A count past the cache is compiled into @uncached. */
+static const Compiled *
+phrases_get_params_found (Phrases  *phrases,
+                          guint     n,
+                          Compiled *uncached)
+{
+  Compiled *compiled = uncached;
+  char count[16];
+  const char *fixed[] = { count, NULL };
+
+  if (n < N_CACHED_COUNTS)
+    {
+      if (phrases->params == NULL)
+        phrases->params = g_new0 (Compiled, N_CACHED_COUNTS);
+      compiled = &phrases->params[n];
+    }
+  if (compiled->text == NULL)
+    {
+      g_snprintf (count, sizeof count, "%u", n);
+      compile_check (compiled, PHRASE_PARAMS_FOUND,
+                     g_dngettext (GETTEXT_PACKAGE, "%u parameter found: %s.",
+                                  "%u parameters found: %s.", n),
+                     n == 1 ? "%u parameter found: %s." : "%u parameters found: %s.", fixed);
+    }
+
+  return compiled;
 }
 
 static void
@@ -161,18 +469,21 @@ check_parameters (Checks            *checks,
 
   if (analysis->too_many_params)
     {
-      g_autofree char *message =
-        g_strdup_printf (_("The Code nodes read more than %u parameters; a tool takes at most %u. "
-                           "Pass related values as one object parameter."),
-                         PRS_TOOL_MAX_PARAMS, PRS_TOOL_MAX_PARAMS);
+      char max[16];
 
-      add_check (checks, "parameters", CHECK_FAIL, message);
+      g_snprintf (max, sizeof max, "%u", PRS_TOOL_MAX_PARAMS);
+      add_check_with (checks, PHRASE_TOO_MANY_PARAMS, max, max);
     }
   else if (params->len > 0)
     {
-      g_autoptr(GString) names = g_string_new (NULL);
-      g_autofree char *message = NULL;
+      Compiled uncached = { NULL, };
+      const Compiled *compiled = phrases_get_params_found (checks->phrases, params->len, &uncached);
+      GString *names = checks->phrases->scratch;
+      const char *args[] = { NULL, NULL };
 
+      if (names == NULL)
+        names = checks->phrases->scratch = g_string_new (NULL);
+      g_string_truncate (names, 0);
       for (guint i = 0; i < params->len; i++)
         {
           const PrsParam *param = g_ptr_array_index (params, i);
@@ -181,18 +492,14 @@ check_parameters (Checks            *checks,
             g_string_append (names, ", ");
           g_string_append (names, param->name);
         }
-
-      message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u parameter found: %s.",
-                                              "%u parameters found: %s.", params->len),
-                                 params->len, names->str);
-      add_check (checks, "parameters", CHECK_PASS, message);
+      args[1] = names->str;
+      append_compiled (checks, compiled, args);
+      g_free (uncached.text);
     }
   else if (analysis->n_code_nodes > 0)
-    add_check (checks, "parameters", CHECK_WARN,
-               _("Code nodes exist, but no parameter was found in them. Read inputs as “parameters.name ?? default”, “body.name ?? default” or “const name = body.name;”."));
+    add_check (checks, PHRASE_NO_PARAMS_FOUND);
   else
-    add_check (checks, "parameters", CHECK_PASS,
-               _("There are no Code nodes, so the tool takes no parameters."));
+    add_check (checks, PHRASE_NO_CODE_NODES);
 }
 
 static void
@@ -202,23 +509,15 @@ check_response_mode (Checks            *checks,
   const char *mode = analysis->tool->response_mode;
 
   if (!analysis->has_webhook)
-    add_check (checks, "response-mode", CHECK_WARN,
-               _("There is no webhook entry point to answer from."));
+    add_check (checks, PHRASE_NOTHING_TO_ANSWER_FROM);
   else if (g_strcmp0 (mode, "onReceived") == 0)
-    add_check (checks, "response-mode", CHECK_WARN,
-               _("The webhook responds immediately, so results only arrive when the workflow posts them to /api/ai/agentic-loop-result. Choose “When Last Node Finishes” or “Using ‘Respond to Webhook’ Node” to answer directly."));
+    add_check (checks, PHRASE_RESPONDS_IMMEDIATELY);
   else if (g_strcmp0 (mode, "responseNode") == 0)
-    add_check (checks, "response-mode", CHECK_PASS,
-               _("The result is what the Respond to Webhook node sends."));
+    add_check (checks, PHRASE_RESPONSE_NODE);
   else if (g_strcmp0 (mode, "lastNode") == 0)
-    add_check (checks, "response-mode", CHECK_PASS,
-               _("The result is the output of the last node."));
+    add_check (checks, PHRASE_LAST_NODE);
   else
-    {
-      g_autofree char *message = g_strdup_printf (_("The webhook responds in the mode “%s”."), mode);
-
-      add_check (checks, "response-mode", CHECK_PASS, message);
-    }
+    add_check_with (checks, PHRASE_RESPONSE_MODE, mode, NULL);
 }
 
 static void
@@ -226,18 +525,11 @@ check_webhook_url (Checks            *checks,
                    const PrsAnalysis *analysis)
 {
   if (!analysis->has_webhook)
-    add_check (checks, "webhook-url", CHECK_WARN,
-               _("There is no webhook entry point to call."));
+    add_check (checks, PHRASE_NOTHING_TO_CALL);
   else if (analysis->tool->webhook_id != NULL)
-    {
-      g_autofree char *message = g_strdup_printf (_("The tool is called at /webhook/%s."),
-                                                  analysis->tool->webhook_path);
-
-      add_check (checks, "webhook-url", CHECK_PASS, message);
-    }
+    add_check_with (checks, PHRASE_WEBHOOK_URL, analysis->tool->webhook_path, NULL);
   else
-    add_check (checks, "webhook-url", CHECK_WARN,
-               _("The Webhook node has no webhookId, so n8n serves it under the workflow id and the node’s name, which change when either does. Add the Webhook node in the n8n editor to get a stable URL."));
+    add_check (checks, PHRASE_NO_WEBHOOK_ID);
 }
 
 /* The checks before "tool-name" (the first three, or all of a workflow too
@@ -250,20 +542,16 @@ append_checks_before_name (Checks            *checks,
   if (analysis->too_large)
     {
       g_autofree char *size = g_format_size_full (PRS_WORKFLOW_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *message =
-        g_strdup_printf (_("The workflow is larger than %s, so it was not read. Move large data "
-                           "out of its nodes, or split it."), size);
 
       /* Nothing else is known of it */
-      add_check (checks, "size", CHECK_FAIL, message);
+      add_check_with (checks, PHRASE_TOO_LARGE, size, NULL);
       return;
     }
   check_webhook (checks, analysis);
   if (analysis->is_adapter)
-    add_check (checks, "not-adapter", CHECK_FAIL,
-               _("This is the Prosponsive adapter workflow, which is never offered as a tool."));
+    add_check (checks, PHRASE_ADAPTER);
   else
-    add_check (checks, "not-adapter", CHECK_PASS, _("This is not the Prosponsive adapter workflow."));
+    add_check (checks, PHRASE_NOT_ADAPTER);
 }
 
 /* The checks after "tool-name" */
@@ -280,9 +568,10 @@ append_checks_after_name (Checks            *checks,
 /* Appends the checks array */
 static void
 append_checks (GString           *out,
+               Phrases           *phrases,
                const PrsAnalysis *analysis)
 {
-  Checks checks = { out, TRUE };
+  Checks checks = { out, phrases, TRUE };
 
   g_string_append_c (out, '[');
   append_checks_before_name (&checks, analysis);
@@ -317,25 +606,58 @@ append_checklist_head (GString           *out,
                                                : ",\"discoverable\":false,\"toolName\":");
 }
 
-void
-prs_analysis_append_checklist (GString           *out,
-                               const PrsAnalysis *analysis)
+static void
+append_checklist (GString           *out,
+                  Phrases           *phrases,
+                  const PrsAnalysis *analysis)
 {
-  g_return_if_fail (out != NULL);
-  g_return_if_fail (analysis != NULL);
-
   append_checklist_head (out, analysis);
   append_nullable_string (out, analysis->discoverable ? analysis->tool->name : NULL);
   g_string_append (out, ",\"checks\":");
-  append_checks (out, analysis);
+  append_checks (out, phrases, analysis);
   g_string_append_c (out, '}');
 }
 
 void
-prs_analysis_draft_checklist (PrsAnalysis *analysis,
-                              GString     *drafts)
+prs_analysis_append_checklist (GString           *out,
+                               const PrsAnalysis *analysis)
 {
-  Checks checks = { drafts, TRUE };
+  Phrases phrases = { 0, };
+
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (analysis != NULL);
+
+  append_checklist (out, &phrases, analysis);
+  phrases_clear (&phrases);
+}
+
+PrsChecklistDrafts *
+prs_checklist_drafts_new (void)
+{
+  PrsChecklistDrafts *self = g_new0 (PrsChecklistDrafts, 1);
+
+  self->text = g_string_new (NULL);
+
+  return self;
+}
+
+void
+prs_checklist_drafts_free (PrsChecklistDrafts *self)
+{
+  if (self == NULL)
+    return;
+
+  g_string_free (self->text, TRUE);
+  phrases_clear (&self->phrases);
+  g_free (self);
+}
+
+void
+prs_analysis_draft_checklist (PrsAnalysis        *analysis,
+                              PrsChecklistDrafts *drafts)
+{
+  GString *text;
+  Checks checks;
 
   g_return_if_fail (analysis != NULL);
   g_return_if_fail (drafts != NULL);
@@ -347,27 +669,29 @@ prs_analysis_draft_checklist (PrsAnalysis *analysis,
   /* Into the discovery's one buffer: a buffer each would cost a malloc of
    * nearly 1 KiB per workflow, which glibc serves only after sorting every
    * block the previous workflow's JSON tree freed. */
+  text = drafts->text;
+  checks = (Checks) { text, &drafts->phrases, TRUE };
   analysis->drafted = TRUE;
-  analysis->draft_at = drafts->len;
-  append_checklist_head (drafts, analysis);
-  analysis->draft_name_at = drafts->len;
-  g_string_append (drafts, ",\"checks\":[");
+  analysis->draft_at = text->len;
+  append_checklist_head (text, analysis);
+  analysis->draft_name_at = text->len;
+  g_string_append (text, ",\"checks\":[");
   append_checks_before_name (&checks, analysis);
-  analysis->draft_tail_at = drafts->len;
+  analysis->draft_tail_at = text->len;
   append_checks_after_name (&checks, analysis);
-  g_string_append (drafts, "]}");
-  analysis->draft_end = drafts->len;
+  g_string_append (text, "]}");
+  analysis->draft_end = text->len;
 }
 
-/* The checklist from its draft: the same text as
- * prs_analysis_append_checklist () writes */
+/* The checklist from its draft: the same text as append_checklist ()
+ * writes */
 static void
-append_from_draft (GString           *out,
-                   const PrsAnalysis *analysis,
-                   const GString     *drafts)
+append_from_draft (GString            *out,
+                   const PrsAnalysis  *analysis,
+                   PrsChecklistDrafts *drafts)
 {
-  const char *draft = drafts->str;
-  Checks checks = { out, FALSE };
+  const char *draft = drafts->text->str;
+  Checks checks = { out, &drafts->phrases, FALSE };
 
   g_string_append_len (out, draft + analysis->draft_at,
                        analysis->draft_name_at - analysis->draft_at);
@@ -397,10 +721,12 @@ JsonNode *
 prs_analysis_build_checks (const PrsAnalysis *analysis)
 {
   g_autoptr(GString) text = g_string_new (NULL);
+  Phrases phrases = { 0, };
 
   g_return_val_if_fail (analysis != NULL, NULL);
 
-  append_checks (text, analysis);
+  append_checks (text, &phrases, analysis);
+  phrases_clear (&phrases);
   return parse_written (text);
 }
 
@@ -416,11 +742,12 @@ prs_analysis_to_checklist (const PrsAnalysis *analysis)
 }
 
 PrsChecklists *
-prs_checklists_new (GPtrArray     *analyses,
-                    const GString *drafts)
+prs_checklists_new (GPtrArray          *analyses,
+                    PrsChecklistDrafts *drafts)
 {
   PrsChecklists *self;
   g_autoptr(GArray) offsets = NULL;
+  Phrases own = { 0, };
 
   g_return_val_if_fail (analyses != NULL, NULL);
 
@@ -440,14 +767,15 @@ prs_checklists_new (GPtrArray     *analyses,
         .tool_name = analysis->discoverable ? analysis->tool->name : NULL,
       };
 
-      if (drafts != NULL && analysis->drafted && analysis->draft_end <= drafts->len)
+      if (drafts != NULL && analysis->drafted && analysis->draft_end <= drafts->text->len)
         append_from_draft (self->text, analysis, drafts);
       else
-        prs_analysis_append_checklist (self->text, analysis);
+        append_checklist (self->text, drafts != NULL ? &drafts->phrases : &own, analysis);
       g_string_append_c (self->text, '\0');
       g_array_append_val (offsets, offset);
       g_array_append_val (self->rows, row);
     }
+  phrases_clear (&own);
 
   /* The buffer moved as it grew: point into it once it is written */
   for (guint i = 0; i < self->rows->len; i++)

@@ -15,13 +15,21 @@ G_BEGIN_DECLS
  * @out (compact, written as prs_json_append () writes). */
 void         prs_analysis_append_checklist  (GString            *out,
                                              const PrsAnalysis  *analysis);
+/* The checklists of one discovery, drafted as each workflow is analysed,
+ * and the checks' words, translated and escaped once per discovery. */
+typedef struct _PrsChecklistDrafts PrsChecklistDrafts;
+
+PrsChecklistDrafts *prs_checklist_drafts_new  (void);
+void         prs_checklist_drafts_free      (PrsChecklistDrafts *drafts);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsChecklistDrafts, prs_checklist_drafts_free)
+
 /* Appends to @drafts @analysis's checklist but for what the name
  * collisions decide, while the analysis is fresh in the cache (a discovery
  * writes the checklists only once every workflow is read):
  * prs_checklists_new () with the same @drafts then adds the tool name, and
  * the text is the same as without. */
 void         prs_analysis_draft_checklist   (PrsAnalysis        *analysis,
-                                             GString            *drafts);
+                                             PrsChecklistDrafts *drafts);
 /* The same object as a tree. */
 JsonNode    *prs_analysis_to_checklist      (const PrsAnalysis  *analysis);
 /* Just the checks array, as a tree. */
@@ -40,7 +48,7 @@ typedef struct
 /* @drafts: where prs_analysis_draft_checklist () wrote the analyses'
  * drafts, or NULL (every checklist written from its analysis) */
 PrsChecklists *prs_checklists_new           (GPtrArray          *analyses,
-                                             const GString      *drafts);
+                                             PrsChecklistDrafts *drafts);
 void           prs_checklists_free          (PrsChecklists      *checklists);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsChecklists, prs_checklists_free)
 

@@ -61,49 +61,49 @@ prs_discovery_tool_name (const char *workflow_name,
 {
   g_autofree char *valid = NULL;
   g_autofree char *lower = NULL;
-  g_autoptr(GString) kept = g_string_new (NULL);
   g_autoptr(GString) name = g_string_new (NULL);
+  gboolean ascii;
   gboolean stripped = FALSE;
   gboolean pending_space = FALSE;
+  const char *p;
 
   if (workflow_name == NULL)
     workflow_name = "";
-  /* ASCII lowers byte by byte (g_utf8_strdown's Unicode tables are most of
-   * a name's cost), but for the "I" that Turkic locales lower to a
-   * dotless ı */
-  if (is_ascii_without_capital_i (workflow_name))
-    lower = g_ascii_strdown (workflow_name, -1);
-  else
+  /* ASCII lowers byte by byte as it is read (g_utf8_strdown's Unicode
+   * tables are most of a name's cost), but for the "I" that Turkic
+   * locales lower to a dotless ı */
+  ascii = is_ascii_without_capital_i (workflow_name);
+  if (!ascii)
     {
       valid = g_utf8_make_valid (workflow_name, -1);
       lower = g_utf8_strdown (valid, -1);
     }
 
-  /* Keep a-z, 0-9 and white space; everything else is removed. */
-  for (const char *p = lower; *p != '\0'; p = g_utf8_next_char (p))
+  /* Keep a-z and 0-9; everything else is removed but white space: trimmed,
+   * and each run of it becomes one "_". */
+  for (p = ascii ? workflow_name : lower; *p != '\0';)
     {
-      gunichar c = g_utf8_get_char (p);
+      gunichar c;
+
+      if (ascii)
+        c = g_ascii_tolower (*p++);
+      else
+        {
+          c = g_utf8_get_char (p);
+          p = g_utf8_next_char (p);
+        }
 
       if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-        g_string_append_c (kept, (char) c);
+        {
+          if (pending_space)
+            g_string_append_c (name, '_');
+          pending_space = FALSE;
+          g_string_append_c (name, (char) c);
+        }
       else if (g_unichar_isspace (c))
-        g_string_append_c (kept, ' ');
+        pending_space = name->len > 0;
       else
         stripped = TRUE;
-    }
-
-  /* Trim, then each run of white space becomes one "_". */
-  for (gsize i = 0; i < kept->len; i++)
-    {
-      if (kept->str[i] == ' ')
-        {
-          pending_space = name->len > 0;
-          continue;
-        }
-      if (pending_space)
-        g_string_append_c (name, '_');
-      pending_space = FALSE;
-      g_string_append_c (name, kept->str[i]);
     }
 
   if (name->len > PRS_TOOL_NAME_MAX)
@@ -558,7 +558,7 @@ typedef struct
   PrsN8nClient *client;
   GPtrArray    *listed;      /* JsonObject* from the list */
   GPtrArray    *analyses;    /* PrsAnalysis* of each GET, in list order; NULL where skipped */
-  GString      *drafts;      /* their checklists, prs_analysis_draft_checklist () */
+  PrsChecklistDrafts *drafts; /* their checklists, prs_analysis_draft_checklist () */
   guint         next;
   guint         in_flight;
   GError       *error;       /* the first failure */
@@ -574,8 +574,7 @@ run_data_free (RunData *data)
   g_clear_object (&data->client);
   g_clear_pointer (&data->listed, g_ptr_array_unref);
   g_clear_pointer (&data->analyses, g_ptr_array_unref);
-  if (data->drafts != NULL)
-    g_string_free (data->drafts, TRUE);
+  g_clear_pointer (&data->drafts, prs_checklist_drafts_free);
   g_clear_error (&data->error);
   g_free (data);
 }
@@ -793,7 +792,7 @@ list_cb (GObject      *source,
 
   data->analyses = g_ptr_array_new_with_free_func (analysis_free_nullable);
   g_ptr_array_set_size (data->analyses, data->listed->len);
-  data->drafts = g_string_new (NULL);
+  data->drafts = prs_checklist_drafts_new ();
 
   get_next (task);
 }

@@ -7,29 +7,12 @@
 
 #include "prs-js-scan-private.h"
 
-/* punctuators[] and regex_keywords[] by first character, in table order
- * (so punctuators stay longest first): the tokenizer only tries the few
- * entries that can match. */
-typedef struct
-{
-  guint8 n;
-  guint8 index[7];
-  guint8 len[7];     /* strlen of each */
-} Group;
-
-typedef struct
-{
-  Group punct_groups[128];
-  Group keyword_groups[26];  /* by first letter - 'a' */
-} Tables;
-
 typedef struct
 {
   const char   *text;
   gsize         len;
   gsize         pos;
   Tokens       *tokens;
-  const Tables *tables;          /* looked up once per scan */
   GArray       *brace_depths;    /* guint32 per open `${`: braces opened inside it */
   gboolean      nl_pending;
   gboolean      regex_allowed;   /* whether a `/` here starts a regular expression */
@@ -39,72 +22,94 @@ typedef struct
   gboolean      tmpl_subst;
 } Lexer;
 
-/* Words after which a `/` begins an expression, so a regular expression. */
-static const char * const regex_keywords[] = {
-  "await", "case", "delete", "do", "else", "extends", "in", "instanceof", "new", "of",
-  "return", "throw", "typeof", "void", "yield",
-};
-
-/* Longest first: the tokenizer takes the first that matches. */
-static const char * const punctuators[] = {
-  ">>>=",
-  "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "?\?=",
-  "=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=",
-  "%=", "&=", "|=", "^=", "**", "<<", ">>",
-  "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
-  "!", "~", "?", ":", "=", ".",
-};
-
-static const Tables *
-tables (void)
+static inline gboolean
+word_is (const char *s,
+         gsize       n,
+         const char *word)
 {
-  static Tables t;
-  static gsize initialised = 0;
-
-  if (g_once_init_enter (&initialised))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (punctuators); i++)
-        {
-          Group *group = &t.punct_groups[(guchar) punctuators[i][0]];
-
-          g_assert (group->n < G_N_ELEMENTS (group->index));
-          group->len[group->n] = (guint8) strlen (punctuators[i]);
-          group->index[group->n++] = (guint8) i;
-        }
-      for (guint i = 0; i < G_N_ELEMENTS (regex_keywords); i++)
-        {
-          Group *group;
-
-          g_assert (regex_keywords[i][0] >= 'a' && regex_keywords[i][0] <= 'z');
-          group = &t.keyword_groups[regex_keywords[i][0] - 'a'];
-          g_assert (group->n < G_N_ELEMENTS (group->index));
-          group->len[group->n] = (guint8) strlen (regex_keywords[i]);
-          group->index[group->n++] = (guint8) i;
-        }
-      g_once_init_leave (&initialised, 1);
-    }
-
-  return &t;
+  return memcmp (s, word, n) == 0 && word[n] == '\0';
 }
 
-/* Whether the identifier @s (@n bytes) is one of regex_keywords[]. */
+/* Whether the identifier @s (@n bytes) is a word after which a `/` begins
+ * an expression, so a regular expression: await case delete do else
+ * extends in instanceof new of return throw typeof void yield. By length,
+ * as the tokenizer asks it of every identifier. */
 gboolean
 prs_js_is_regex_keyword (const char *s,
                          gsize       n)
 {
-  const Group *group;
-
-  if (n < 2 || n > 10 || s[0] < 'a' || s[0] > 'z')
-    return FALSE;
-
-  group = &tables ()->keyword_groups[s[0] - 'a'];
-  for (guint g = 0; g < group->n; g++)
+  switch (n)
     {
-      if (group->len[g] == n && memcmp (regex_keywords[group->index[g]], s, n) == 0)
-        return TRUE;
+    case 2:
+      return word_is (s, n, "do") || word_is (s, n, "in") || word_is (s, n, "of");
+    case 3:
+      return word_is (s, n, "new");
+    case 4:
+      return word_is (s, n, "case") || word_is (s, n, "else") || word_is (s, n, "void");
+    case 5:
+      return word_is (s, n, "await") || word_is (s, n, "throw") || word_is (s, n, "yield");
+    case 6:
+      return word_is (s, n, "delete") || word_is (s, n, "return") || word_is (s, n, "typeof");
+    case 7:
+      return word_is (s, n, "extends");
+    case 10:
+      return word_is (s, n, "instanceof");
+    default:
+      return FALSE;
     }
+}
 
-  return FALSE;
+/* The length of the longest punctuator at @p (@avail bytes), or 0:
+ * >>>=  ... === !== **= <<= >>= >>> &&= ||= ??=
+ * => == != <= >= && || ?? ?. ++ -- += -= *= /= %= &= |= ^= ** << >>
+ * { } ( ) [ ] ; , < > + - * / % & | ^ ! ~ ? : = .
+ * A switch on the first byte, then the next ones (a table of candidates
+ * tried in turn cost three times as much per punctuator). */
+static gsize
+punct_len (const char *p,
+           gsize       avail)
+{
+  /* No punctuator holds a NUL: it stands for "past the end" */
+  char c1 = avail > 1 ? p[1] : '\0';
+  char c2 = avail > 2 ? p[2] : '\0';
+  char c3 = avail > 3 ? p[3] : '\0';
+
+  switch (p[0])
+    {
+    case '{': case '}': case '(': case ')': case '[': case ']': case ';': case ',':
+    case '~': case ':':
+      return 1;
+    case '.':
+      return c1 == '.' && c2 == '.' ? 3 : 1;
+    case '=':
+      if (c1 == '=')
+        return c2 == '=' ? 3 : 2;
+      return c1 == '>' ? 2 : 1;
+    case '!':
+      if (c1 == '=')
+        return c2 == '=' ? 3 : 2;
+      return 1;
+    case '>':
+      if (c1 == '>' && c2 == '>')
+        return c3 == '=' ? 4 : 3;
+      if (c1 == '>')
+        return c2 == '=' ? 3 : 2;
+      return c1 == '=' ? 2 : 1;
+    case '*': case '<': case '&': case '|': case '?':
+      /* doubled, doubled with `=`, or with `=` */
+      if (c1 == p[0])
+        return c2 == '=' ? 3 : 2;
+      /* `a?.5:1` is a conditional, not optional chaining. */
+      if (p[0] == '?')
+        return c1 == '.' && !g_ascii_isdigit (c2) ? 2 : 1;
+      return c1 == '=' ? 2 : 1;
+    case '+': case '-':
+      return c1 == p[0] || c1 == '=' ? 2 : 1;
+    case '/': case '%': case '^':
+      return c1 == '=' ? 2 : 1;
+    default:
+      return 0;
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -205,7 +210,7 @@ tokens_push (Tokens  *tokens,
   tok->flags = flags;
 }
 
-static void
+static inline void
 lexer_emit (Lexer   *lx,
             TokKind  kind,
             gsize    start,
@@ -374,20 +379,23 @@ lexer_number (Lexer *lx)
 static void
 lexer_ident (Lexer *lx)
 {
+  const char *text = lx->text;
+  gsize len = lx->len;
   gsize start = lx->pos;
-  gsize n;
+  gsize pos = start;
 
-  while (lx->pos < lx->len && is_ident_part ((guchar) lx->text[lx->pos]))
+  /* In locals: a store through lx could alias the text (char), so the
+   * compiler would reload every field per byte */
+  while (pos < len && is_ident_part ((guchar) text[pos]))
     {
-      if (G_UNLIKELY ((guchar) lx->text[lx->pos] >= 0x80) &&
-          (space_len (lx->text, lx->len, lx->pos) > 0 ||
-           prs_js_line_break_len (lx->text, lx->len, lx->pos) > 0))
+      if (G_UNLIKELY ((guchar) text[pos] >= 0x80) &&
+          (space_len (text, len, pos) > 0 || prs_js_line_break_len (text, len, pos) > 0))
         break;
-      lx->pos++;
+      pos++;
     }
 
-  n = lx->pos - start;
-  lx->regex_allowed = prs_js_is_regex_keyword (lx->text + start, n);
+  lx->pos = pos;
+  lx->regex_allowed = prs_js_is_regex_keyword (text + start, pos - start);
 
   lexer_emit (lx, TOK_IDENT, start, 0);
 }
@@ -446,31 +454,7 @@ lexer_punct (Lexer *lx)
 {
   gsize start = lx->pos;
   const char *p = lx->text + lx->pos;
-  gsize avail = lx->len - lx->pos;
-  gsize n = 0;
-  const Group *group = (guchar) p[0] < 128 ? &lx->tables->punct_groups[(guchar) p[0]] : NULL;
-
-  for (guint g = 0; group != NULL && g < group->n; g++)
-    {
-      const char *punct = punctuators[group->index[g]];
-      gsize plen = group->len[g];
-      gsize k = 1;
-
-      /* The first byte picked the group; at most three more to compare
-       * (memcmp's call cost more than the comparison) */
-      if (plen > avail)
-        continue;
-      while (k < plen && punct[k] == p[k])
-        k++;
-      if (k == plen)
-        {
-          /* `a?.5:1` is a conditional, not optional chaining. */
-          if (plen == 2 && p[0] == '?' && p[1] == '.' && avail > 2 && g_ascii_isdigit (p[2]))
-            continue;
-          n = plen;
-          break;
-        }
-    }
+  gsize n = punct_len (p, lx->len - lx->pos);
 
   if (n == 0)
     {
@@ -736,7 +720,6 @@ prs_js_tokenize (const char *code,
   lx.len = len;
   lx.tokens = tokens;
   lx.brace_depths = brace_depths;
-  lx.tables = tables ();
   lx.regex_allowed = TRUE;
   lexer_run (&lx);
 

@@ -367,11 +367,15 @@ ends_literal (const Scan *sc,
   return (tok->flags & TOK_FLAG_NL_BEFORE) && !prs_js_continues_expression (sc, i);
 }
 
-/* json_literal_simple's tree under construction. */
+/* json_literal_simple's tree under construction. Its stacks are arrays of
+ * the depth json_literal () allows: no allocation for them (a discovery
+ * reads a literal for nearly every optional parameter). */
 typedef struct
 {
-  GPtrArray *stack;     /* the open containers, innermost last */
-  GPtrArray *keys;      /* per open container: the key it goes under in its parent (NULL in an array) */
+  JsonNode  *stack[MAX_JSON_DEPTH];  /* the open containers, innermost last */
+  /* per open container: the key it goes under in its parent (NULL in an array) */
+  char      *keys[MAX_JSON_DEPTH];
+  guint      depth;
   char      *key;       /* the current object's member waiting for its value */
   JsonNode  *root;
   gboolean   negative;  /* a `-` waits for its number */
@@ -380,8 +384,12 @@ typedef struct
 static void
 simple_tree_clear (SimpleTree *tree)
 {
-  g_clear_pointer (&tree->stack, g_ptr_array_unref);
-  g_clear_pointer (&tree->keys, g_ptr_array_unref);
+  for (guint i = 0; i < tree->depth; i++)
+    {
+      json_node_unref (tree->stack[i]);
+      g_free (tree->keys[i]);
+    }
+  tree->depth = 0;
   g_clear_pointer (&tree->key, g_free);
   g_clear_pointer (&tree->root, json_node_unref);
 }
@@ -391,7 +399,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SimpleTree, simple_tree_clear)
 static JsonNode *
 simple_tree_parent (SimpleTree *tree)
 {
-  return tree->stack->len > 0 ? g_ptr_array_index (tree->stack, tree->stack->len - 1) : NULL;
+  return tree->depth > 0 ? tree->stack[tree->depth - 1] : NULL;
 }
 
 /* Puts @value (taken) where it goes: the root, the next element of an
@@ -439,7 +447,8 @@ simple_tree_open (SimpleTree *tree,
   JsonNode *parent = simple_tree_parent (tree);
   JsonNode *container;
 
-  if (parent != NULL && !JSON_NODE_HOLDS_ARRAY (parent) && tree->key == NULL)
+  if ((parent != NULL && !JSON_NODE_HOLDS_ARRAY (parent) && tree->key == NULL) ||
+      tree->depth == MAX_JSON_DEPTH)
     return FALSE;
 
   container = json_node_alloc ();
@@ -447,8 +456,8 @@ simple_tree_open (SimpleTree *tree,
     json_node_take_array (json_node_init (container, JSON_NODE_ARRAY), json_array_new ());
   else
     json_node_take_object (json_node_init (container, JSON_NODE_OBJECT), json_object_new ());
-  g_ptr_array_add (tree->stack, container);
-  g_ptr_array_add (tree->keys, g_steal_pointer (&tree->key));
+  tree->stack[tree->depth] = container;
+  tree->keys[tree->depth++] = g_steal_pointer (&tree->key);
   return TRUE;
 }
 
@@ -462,8 +471,9 @@ simple_tree_close (SimpleTree *tree,
   if (parent == NULL || tree->key != NULL || JSON_NODE_HOLDS_ARRAY (parent) != array)
     return FALSE;
 
-  tree->key = g_ptr_array_steal_index (tree->keys, tree->keys->len - 1);
-  return simple_tree_add (tree, g_ptr_array_steal_index (tree->stack, tree->stack->len - 1));
+  tree->depth--;
+  tree->key = tree->keys[tree->depth];
+  return simple_tree_add (tree, tree->stack[tree->depth]);
 }
 
 static gboolean
@@ -576,10 +586,7 @@ json_literal_simple (const Scan *sc,
                      gsize       first,
                      gsize       last)
 {
-  g_auto(SimpleTree) tree = { NULL, };
-
-  tree.stack = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  tree.keys = g_ptr_array_new_with_free_func (g_free);
+  g_auto(SimpleTree) tree = { { NULL, }, };
 
   for (gsize i = first; i <= last; i++)
     {
@@ -617,7 +624,7 @@ json_literal_simple (const Scan *sc,
         return NULL;
     }
 
-  if (tree.stack->len > 0 || tree.key != NULL || tree.negative)
+  if (tree.depth > 0 || tree.key != NULL || tree.negative)
     return NULL;
 
   return g_steal_pointer (&tree.root);

@@ -23,12 +23,35 @@
 
 #include "prs-js-scan-private.h"
 
+/* Up to this many parameters are looked up by name one after another:
+ * cheaper than a hash table for the few a Code node reads (a discovery
+ * makes a set per workflow), and still bounded past it. */
+#define FEW_PARAMS 16
+
 struct _PrsParamSet
 {
   GPtrArray  *params;   /* PrsParam*, in order of first occurrence */
-  GHashTable *by_name;  /* name → PrsParam*, borrowed from params */
+  GHashTable *by_name;  /* name → PrsParam*, borrowed from params; past FEW_PARAMS */
   gboolean    overflowed;  /* more than PRS_TOOL_MAX_PARAMS were read */
 };
+
+static PrsParam *
+param_set_find (PrsParamSet *self,
+                const char  *name)
+{
+  if (self->by_name != NULL)
+    return g_hash_table_lookup (self->by_name, name);
+
+  for (guint i = 0; i < self->params->len; i++)
+    {
+      PrsParam *param = g_ptr_array_index (self->params, i);
+
+      if (strcmp (param->name, name) == 0)
+        return param;
+    }
+
+  return NULL;
+}
 
 static gboolean
 is_ascii_identifier (const char *s,
@@ -124,7 +147,7 @@ param_set_add (PrsParamSet  *self,
                gboolean      optional,
                JsonNode     *default_value)
 {
-  PrsParam *param = g_hash_table_lookup (self->by_name, name);
+  PrsParam *param = param_set_find (self, name);
 
   if (param != NULL)
     {
@@ -153,7 +176,18 @@ param_set_add (PrsParamSet  *self,
   param->default_value = default_value;
   param->description = prs_param_describe (name);
   g_ptr_array_add (self->params, param);
-  g_hash_table_insert (self->by_name, param->name, param);
+  if (self->by_name != NULL)
+    g_hash_table_insert (self->by_name, param->name, param);
+  else if (self->params->len > FEW_PARAMS)
+    {
+      self->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; i < self->params->len; i++)
+        {
+          PrsParam *known = g_ptr_array_index (self->params, i);
+
+          g_hash_table_insert (self->by_name, known->name, known);
+        }
+    }
 }
 
 /* Tries the forms at the `parameters`/`body` token @i. */
@@ -232,7 +266,6 @@ prs_param_set_new (void)
   PrsParamSet *self = g_new0 (PrsParamSet, 1);
 
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_param_free);
-  self->by_name = g_hash_table_new (g_str_hash, g_str_equal);
 
   return self;
 }
@@ -243,7 +276,7 @@ prs_param_set_free (PrsParamSet *self)
   if (self == NULL)
     return;
 
-  g_hash_table_unref (self->by_name);
+  g_clear_pointer (&self->by_name, g_hash_table_unref);
   g_ptr_array_unref (self->params);
   g_free (self);
 }
@@ -317,7 +350,7 @@ prs_param_set_steal_params (PrsParamSet *self)
 
   params = g_steal_pointer (&self->params);
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_param_free);
-  g_hash_table_remove_all (self->by_name);
+  g_clear_pointer (&self->by_name, g_hash_table_unref);
   self->overflowed = FALSE;
 
   return params;
