@@ -58,6 +58,63 @@
 
 #define SETTLED "('succeeded', 'failed')"
 
+/* The triggers that count: made by the step that brought Insights, and
+ * again by the one that made the tables they are on or write anew */
+#define RUN_TRIGGER \
+  "CREATE TRIGGER insights_run AFTER INSERT ON runs BEGIN" \
+  "  INSERT INTO insight_agent_days (day, agent_id, runs)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, 1)" \
+  "  ON CONFLICT (day, agent_id) DO UPDATE SET runs = runs + 1;" \
+  "END;"
+
+#define MODEL_CALL_TRIGGER \
+  "CREATE TRIGGER insights_model_call AFTER INSERT ON model_calls BEGIN" \
+  "  INSERT INTO insight_model_days (day, provider_id, model, provider_name, runs, calls," \
+  "                                  failures, failovers, input_tokens, output_tokens)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.provider_id, new.model, new.provider_name," \
+  "          NOT EXISTS (SELECT 1 FROM model_calls m WHERE m.run_id = new.run_id" \
+  "                      AND m.provider_id = new.provider_id AND m.model = new.model AND m.id < new.id)," \
+  "          1, new.outcome <> 'answered', new.outcome = 'failed-over'," \
+  "          new.input_tokens, new.output_tokens)" \
+  "  ON CONFLICT (day, provider_id, model) DO UPDATE SET provider_name = excluded.provider_name," \
+  "    runs = runs + excluded.runs, calls = calls + 1, failures = failures + excluded.failures," \
+  "    failovers = failovers + excluded.failovers, input_tokens = input_tokens + excluded.input_tokens," \
+  "    output_tokens = output_tokens + excluded.output_tokens;" \
+  "  INSERT INTO insight_agent_days (day, agent_id, input_tokens, output_tokens)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, new.input_tokens, new.output_tokens)" \
+  "  ON CONFLICT (day, agent_id) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens," \
+  "    output_tokens = output_tokens + excluded.output_tokens;" \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "first-token", "new.provider_id", "new.model", \
+               "new.first_token_ms", "new.outcome = 'answered'") \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "total", "new.provider_id", "new.model", \
+               "new.total_ms", "new.outcome = 'answered'") \
+  "END;"
+
+/* A tool call is proposed (or, imported, already further on) */
+#define TOOL_CALL_TRIGGER \
+  "CREATE TRIGGER insights_tool_call AFTER INSERT ON tool_calls BEGIN" \
+  "  INSERT INTO insight_tool_days (day, tool, calls, decided, approved, settled, succeeded)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status <> 'proposed'," \
+  "          new.status NOT IN ('proposed', 'denied'), new.status IN " SETTLED "," \
+  "          new.status = 'succeeded')" \
+  "  ON CONFLICT (day, tool) DO UPDATE SET calls = calls + 1, decided = decided + excluded.decided," \
+  "    approved = approved + excluded.approved, settled = settled + excluded.settled," \
+  "    succeeded = succeeded + excluded.succeeded;" \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS, \
+               "new.status IN " SETTLED) \
+  "END;"
+
+/* It ran and ended (its time from running to the result) */
+#define TOOL_CALL_SETTLED_TRIGGER \
+  "CREATE TRIGGER insights_tool_call_settled AFTER UPDATE OF status ON tool_calls" \
+  "  WHEN new.status IN " SETTLED " AND old.status NOT IN " SETTLED " BEGIN" \
+  "  INSERT INTO insight_tool_days (day, tool, settled, succeeded)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status = 'succeeded')" \
+  "  ON CONFLICT (day, tool) DO UPDATE SET settled = settled + 1," \
+  "    succeeded = succeeded + excluded.succeeded;" \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS, "1") \
+  "END;"
+
 const char prs_store_insights_schema[] =
   /* One row per attempt at a model: the one that answered, and each that
    * failed before it (failover) or instead of it. Times are NULL when not
@@ -134,46 +191,11 @@ const char prs_store_insights_schema[] =
   "  PRIMARY KEY (kind, subject, model, ms)"
   ") WITHOUT ROWID;"
 
-  "CREATE TRIGGER insights_run AFTER INSERT ON runs BEGIN"
-  "  INSERT INTO insight_agent_days (day, agent_id, runs)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, 1)"
-  "  ON CONFLICT (day, agent_id) DO UPDATE SET runs = runs + 1;"
-  "END;"
+  RUN_TRIGGER
 
-  "CREATE TRIGGER insights_model_call AFTER INSERT ON model_calls BEGIN"
-  "  INSERT INTO insight_model_days (day, provider_id, model, provider_name, runs, calls,"
-  "                                  failures, failovers, input_tokens, output_tokens)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.provider_id, new.model, new.provider_name,"
-  "          NOT EXISTS (SELECT 1 FROM model_calls m WHERE m.run_id = new.run_id"
-  "                      AND m.provider_id = new.provider_id AND m.model = new.model AND m.id < new.id),"
-  "          1, new.outcome <> 'answered', new.outcome = 'failed-over',"
-  "          new.input_tokens, new.output_tokens)"
-  "  ON CONFLICT (day, provider_id, model) DO UPDATE SET provider_name = excluded.provider_name,"
-  "    runs = runs + excluded.runs, calls = calls + 1, failures = failures + excluded.failures,"
-  "    failovers = failovers + excluded.failovers, input_tokens = input_tokens + excluded.input_tokens,"
-  "    output_tokens = output_tokens + excluded.output_tokens;"
-  "  INSERT INTO insight_agent_days (day, agent_id, input_tokens, output_tokens)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, new.input_tokens, new.output_tokens)"
-  "  ON CONFLICT (day, agent_id) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens,"
-  "    output_tokens = output_tokens + excluded.output_tokens;"
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "first-token", "new.provider_id", "new.model",
-               "new.first_token_ms", "new.outcome = 'answered'")
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "total", "new.provider_id", "new.model",
-               "new.total_ms", "new.outcome = 'answered'")
-  "END;"
+  MODEL_CALL_TRIGGER
 
-  /* A tool call is proposed (or, imported, already further on) */
-  "CREATE TRIGGER insights_tool_call AFTER INSERT ON tool_calls BEGIN"
-  "  INSERT INTO insight_tool_days (day, tool, calls, decided, approved, settled, succeeded)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status <> 'proposed',"
-  "          new.status NOT IN ('proposed', 'denied'), new.status IN " SETTLED ","
-  "          new.status = 'succeeded')"
-  "  ON CONFLICT (day, tool) DO UPDATE SET calls = calls + 1, decided = decided + excluded.decided,"
-  "    approved = approved + excluded.approved, settled = settled + excluded.settled,"
-  "    succeeded = succeeded + excluded.succeeded;"
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS,
-               "new.status IN " SETTLED)
-  "END;"
+  TOOL_CALL_TRIGGER
   /* A person, a rule or the agent's tool list decided */
   "CREATE TRIGGER insights_tool_call_decided AFTER UPDATE OF status ON tool_calls"
   "  WHEN old.status = 'proposed' AND new.status <> 'proposed' BEGIN"
@@ -189,14 +211,7 @@ const char prs_store_insights_schema[] =
   "  UPDATE tool_calls SET started_at = CASE WHEN new.status = 'running' THEN new.updated_at END"
   "   WHERE id = new.id;"
   "END;"
-  "CREATE TRIGGER insights_tool_call_settled AFTER UPDATE OF status ON tool_calls"
-  "  WHEN new.status IN " SETTLED " AND old.status NOT IN " SETTLED " BEGIN"
-  "  INSERT INTO insight_tool_days (day, tool, settled, succeeded)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status = 'succeeded')"
-  "  ON CONFLICT (day, tool) DO UPDATE SET settled = settled + 1,"
-  "    succeeded = succeeded + excluded.succeeded;"
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS, "1")
-  "END;"
+  TOOL_CALL_SETTLED_TRIGGER
 
   /* What was stored before: runs, their answered model calls out of the
    * transcripts (no times, no failures: they were not kept), and the tool
@@ -220,6 +235,100 @@ const char prs_store_insights_schema[] =
   "  FROM tool_calls GROUP BY 1, 2;"
   /* This step's number in prs-store.c's list */
   "PRAGMA user_version = 8;";
+
+/* The same check, of a column against three or more words, as ORs: with
+ * IN, SQLite fills a temporary table with the words each time a statement
+ * checks a row — seven times per agent-inference call (a model call's row
+ * and its two times, each in two tables; the run's row twice), about 30 k
+ * instructions each. Written as ORs, it checks the same without one. */
+#define ONE_OF_3(column, a, b, c) \
+  "CHECK (" column " = '" a "' OR " column " = '" b "' OR " column " = '" c "')"
+
+/* The tables whose checks a model call's path runs, made again with those
+ * checks as ORs (SQLite cannot change a CHECK in place; foreign keys are
+ * off while the step runs, so model_calls and tool_calls keep their rows),
+ * with their indexes and the triggers on them or writing them, as the
+ * steps before made them. Every row stays as it was. */
+const char prs_store_insights_checks_schema[] =
+  "DROP TRIGGER insights_model_call;"
+  "DROP TRIGGER insights_tool_call;"
+  "DROP TRIGGER insights_tool_call_settled;"
+
+  "CREATE TABLE insight_latency_days_new ("
+  "  day     TEXT NOT NULL,"
+  "  kind    TEXT NOT NULL " ONE_OF_3 ("kind", "first-token", "total", "tool") ","
+  "  subject TEXT NOT NULL,"
+  "  model   TEXT NOT NULL,"
+  "  ms      INTEGER NOT NULL,"
+  "  n       INTEGER NOT NULL,"
+  "  PRIMARY KEY (day, kind, subject, model, ms)"
+  ") WITHOUT ROWID;"
+  "INSERT INTO insight_latency_days_new SELECT * FROM insight_latency_days;"
+  "DROP TABLE insight_latency_days;"
+  "ALTER TABLE insight_latency_days_new RENAME TO insight_latency_days;"
+
+  "CREATE TABLE insight_latency_all_new ("
+  "  kind    TEXT NOT NULL " ONE_OF_3 ("kind", "first-token", "total", "tool") ","
+  "  subject TEXT NOT NULL,"
+  "  model   TEXT NOT NULL,"
+  "  ms      INTEGER NOT NULL,"
+  "  n       INTEGER NOT NULL,"
+  "  PRIMARY KEY (kind, subject, model, ms)"
+  ") WITHOUT ROWID;"
+  "INSERT INTO insight_latency_all_new SELECT * FROM insight_latency_all;"
+  "DROP TABLE insight_latency_all;"
+  "ALTER TABLE insight_latency_all_new RENAME TO insight_latency_all;"
+
+  "CREATE TABLE runs_new ("
+  "  id                   TEXT PRIMARY KEY,"
+  "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+  "  agent_id             TEXT NOT NULL,"
+  "  origin               TEXT NOT NULL CHECK (origin = 'chat' OR origin = 'inference'"
+  "                         OR origin = 'agent-inference' OR origin = 'mcp-client'),"
+  "  trigger_message_id   TEXT,"
+  "  status               TEXT NOT NULL,"
+  "  context_json         TEXT,"
+  "  execution_json       TEXT,"
+  "  options_json         TEXT,"
+  "  transcript_json      TEXT NOT NULL DEFAULT '[]',"
+  "  assistant_message_id TEXT,"
+  "  stop_reason          TEXT,"
+  "  error                TEXT,"
+  "  round                INTEGER NOT NULL DEFAULT 0,"
+  "  created_at           TEXT NOT NULL,"
+  "  updated_at           TEXT NOT NULL"
+  ");"
+  "INSERT INTO runs_new SELECT * FROM runs;"
+  "DROP TABLE runs;"
+  "ALTER TABLE runs_new RENAME TO runs;"
+  "CREATE INDEX runs_status ON runs (status);"
+  "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+
+  "CREATE TABLE model_calls_new ("
+  "  id             INTEGER PRIMARY KEY,"
+  "  run_id         TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+  "  agent_id       TEXT NOT NULL,"
+  "  provider_id    TEXT NOT NULL,"
+  "  provider_name  TEXT NOT NULL,"
+  "  model          TEXT NOT NULL,"
+  "  outcome        TEXT NOT NULL " ONE_OF_3 ("outcome", "answered", "failed", "failed-over") ","
+  "  first_token_ms INTEGER,"
+  "  total_ms       INTEGER,"
+  "  input_tokens   INTEGER NOT NULL DEFAULT 0,"
+  "  output_tokens  INTEGER NOT NULL DEFAULT 0,"
+  "  created_at     TEXT NOT NULL"
+  ");"
+  "INSERT INTO model_calls_new SELECT * FROM model_calls;"
+  "DROP TABLE model_calls;"
+  "ALTER TABLE model_calls_new RENAME TO model_calls;"
+  "CREATE INDEX model_calls_run ON model_calls (run_id, provider_id, model);"
+
+  RUN_TRIGGER
+  MODEL_CALL_TRIGGER
+  TOOL_CALL_TRIGGER
+  TOOL_CALL_SETTLED_TRIGGER
+  /* This step's number in prs-store-migrations.c's list */
+  "PRAGMA user_version = 13;";
 
 /* ---- writing ------------------------------------------------------------ */
 

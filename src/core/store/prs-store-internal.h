@@ -41,8 +41,11 @@ struct _PrsStore
  * the database's path: "", "-wal", "-shm", "-journal", then NULL. */
 extern const char * const prs_store_file_suffixes[];
 
-/* The migration of Insights' tables and triggers (prs-store-insights.c) */
+/* The migration of Insights' tables and triggers, and the one that made
+ * the tables a model call writes again with checks that need no temporary
+ * table (prs-store-insights.c) */
 extern const char prs_store_insights_schema[];
+extern const char prs_store_insights_checks_schema[];
 
 /* How long a connection waits for another (in this process or another:
  * the app, prosponsive-ctl) that is writing. */

@@ -433,6 +433,10 @@ static const PrsMigration migrations[] = {
     "CREATE INDEX conversations_order ON conversations"
     "  (pinned DESC, archived, updated_at DESC, created_at DESC, id) WHERE deleted_at IS NULL;"
     "PRAGMA user_version = 12;" },
+
+  /* Insights' tables and runs with checks that fill no temporary table on
+   * every row a model call writes (prs-store-insights.c) */
+  { 13, prs_store_insights_checks_schema, TRUE },
 };
 
 int
