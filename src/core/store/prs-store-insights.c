@@ -58,6 +58,44 @@
 
 #define SETTLED "('succeeded', 'failed')"
 
+/* The tables a model call's row and its times go to, named @name, with
+ * @check (a CHECK of the outcome or the kind): made by the step that
+ * brought Insights, and again by the one that wrote those checks as ORs */
+#define MODEL_CALLS_TABLE(name, check) \
+  "CREATE TABLE " name " (" \
+  "  id             INTEGER PRIMARY KEY," \
+  "  run_id         TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE," \
+  "  agent_id       TEXT NOT NULL," \
+  "  provider_id    TEXT NOT NULL," \
+  "  provider_name  TEXT NOT NULL," \
+  "  model          TEXT NOT NULL," \
+  "  outcome        TEXT NOT NULL " check "," \
+  "  first_token_ms INTEGER," \
+  "  total_ms       INTEGER," \
+  "  input_tokens   INTEGER NOT NULL DEFAULT 0," \
+  "  output_tokens  INTEGER NOT NULL DEFAULT 0," \
+  "  created_at     TEXT NOT NULL" \
+  ");"
+#define LATENCY_DAYS_TABLE(name, check) \
+  "CREATE TABLE " name " (" \
+  "  day     TEXT NOT NULL," \
+  "  kind    TEXT NOT NULL " check "," \
+  "  subject TEXT NOT NULL,"   /* a provider's id, or a tool */ \
+  "  model   TEXT NOT NULL,"   /* '' for a tool */ \
+  "  ms      INTEGER NOT NULL," \
+  "  n       INTEGER NOT NULL," \
+  "  PRIMARY KEY (day, kind, subject, model, ms)" \
+  ") WITHOUT ROWID;"
+#define LATENCY_ALL_TABLE(name, check) \
+  "CREATE TABLE " name " (" \
+  "  kind    TEXT NOT NULL " check "," \
+  "  subject TEXT NOT NULL," \
+  "  model   TEXT NOT NULL," \
+  "  ms      INTEGER NOT NULL," \
+  "  n       INTEGER NOT NULL," \
+  "  PRIMARY KEY (kind, subject, model, ms)" \
+  ") WITHOUT ROWID;"
+
 /* The triggers that count: made by the step that brought Insights, and
  * again by the one that made the tables they are on or write anew */
 #define RUN_TRIGGER \
@@ -119,20 +157,7 @@ const char prs_store_insights_schema[] =
   /* One row per attempt at a model: the one that answered, and each that
    * failed before it (failover) or instead of it. Times are NULL when not
    * measured: a call without streamed text has no first token. */
-  "CREATE TABLE model_calls ("
-  "  id             INTEGER PRIMARY KEY,"
-  "  run_id         TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
-  "  agent_id       TEXT NOT NULL,"
-  "  provider_id    TEXT NOT NULL,"
-  "  provider_name  TEXT NOT NULL,"
-  "  model          TEXT NOT NULL,"
-  "  outcome        TEXT NOT NULL CHECK (outcome IN ('answered', 'failed', 'failed-over')),"
-  "  first_token_ms INTEGER,"
-  "  total_ms       INTEGER,"
-  "  input_tokens   INTEGER NOT NULL DEFAULT 0,"
-  "  output_tokens  INTEGER NOT NULL DEFAULT 0,"
-  "  created_at     TEXT NOT NULL"
-  ");"
+  MODEL_CALLS_TABLE ("model_calls", "CHECK (outcome IN ('answered', 'failed', 'failed-over'))")
   "CREATE INDEX model_calls_run ON model_calls (run_id, provider_id, model);"
   /* When the current execution of a tool call began (a trigger sets it) */
   "ALTER TABLE tool_calls ADD COLUMN started_at TEXT;"
@@ -173,23 +198,8 @@ const char prs_store_insights_schema[] =
   /* How many times fell in each two-digit bucket: per day for the
    * periods, and overall for "all" (summing every day's buckets would
    * cost as many rows as days) */
-  "CREATE TABLE insight_latency_days ("
-  "  day     TEXT NOT NULL,"
-  "  kind    TEXT NOT NULL CHECK (kind IN ('first-token', 'total', 'tool')),"
-  "  subject TEXT NOT NULL,"   /* a provider's id, or a tool */
-  "  model   TEXT NOT NULL,"   /* '' for a tool */
-  "  ms      INTEGER NOT NULL,"
-  "  n       INTEGER NOT NULL,"
-  "  PRIMARY KEY (day, kind, subject, model, ms)"
-  ") WITHOUT ROWID;"
-  "CREATE TABLE insight_latency_all ("
-  "  kind    TEXT NOT NULL CHECK (kind IN ('first-token', 'total', 'tool')),"
-  "  subject TEXT NOT NULL,"
-  "  model   TEXT NOT NULL,"
-  "  ms      INTEGER NOT NULL,"
-  "  n       INTEGER NOT NULL,"
-  "  PRIMARY KEY (kind, subject, model, ms)"
-  ") WITHOUT ROWID;"
+  LATENCY_DAYS_TABLE ("insight_latency_days", "CHECK (kind IN ('first-token', 'total', 'tool'))")
+  LATENCY_ALL_TABLE ("insight_latency_all", "CHECK (kind IN ('first-token', 'total', 'tool'))")
 
   RUN_TRIGGER
 
@@ -254,70 +264,20 @@ const char prs_store_insights_checks_schema[] =
   "DROP TRIGGER insights_tool_call;"
   "DROP TRIGGER insights_tool_call_settled;"
 
-  "CREATE TABLE insight_latency_days_new ("
-  "  day     TEXT NOT NULL,"
-  "  kind    TEXT NOT NULL " ONE_OF_3 ("kind", "first-token", "total", "tool") ","
-  "  subject TEXT NOT NULL,"
-  "  model   TEXT NOT NULL,"
-  "  ms      INTEGER NOT NULL,"
-  "  n       INTEGER NOT NULL,"
-  "  PRIMARY KEY (day, kind, subject, model, ms)"
-  ") WITHOUT ROWID;"
+  LATENCY_DAYS_TABLE ("insight_latency_days_new", ONE_OF_3 ("kind", "first-token", "total", "tool"))
   "INSERT INTO insight_latency_days_new SELECT * FROM insight_latency_days;"
   "DROP TABLE insight_latency_days;"
   "ALTER TABLE insight_latency_days_new RENAME TO insight_latency_days;"
 
-  "CREATE TABLE insight_latency_all_new ("
-  "  kind    TEXT NOT NULL " ONE_OF_3 ("kind", "first-token", "total", "tool") ","
-  "  subject TEXT NOT NULL,"
-  "  model   TEXT NOT NULL,"
-  "  ms      INTEGER NOT NULL,"
-  "  n       INTEGER NOT NULL,"
-  "  PRIMARY KEY (kind, subject, model, ms)"
-  ") WITHOUT ROWID;"
+  LATENCY_ALL_TABLE ("insight_latency_all_new", ONE_OF_3 ("kind", "first-token", "total", "tool"))
   "INSERT INTO insight_latency_all_new SELECT * FROM insight_latency_all;"
   "DROP TABLE insight_latency_all;"
   "ALTER TABLE insight_latency_all_new RENAME TO insight_latency_all;"
 
-  "CREATE TABLE runs_new ("
-  "  id                   TEXT PRIMARY KEY,"
-  "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
-  "  agent_id             TEXT NOT NULL,"
-  "  origin               TEXT NOT NULL CHECK (origin = 'chat' OR origin = 'inference'"
-  "                         OR origin = 'agent-inference' OR origin = 'mcp-client'),"
-  "  trigger_message_id   TEXT,"
-  "  status               TEXT NOT NULL,"
-  "  context_json         TEXT,"
-  "  execution_json       TEXT,"
-  "  options_json         TEXT,"
-  "  transcript_json      TEXT NOT NULL DEFAULT '[]',"
-  "  assistant_message_id TEXT,"
-  "  stop_reason          TEXT,"
-  "  error                TEXT,"
-  "  round                INTEGER NOT NULL DEFAULT 0,"
-  "  created_at           TEXT NOT NULL,"
-  "  updated_at           TEXT NOT NULL"
-  ");"
-  "INSERT INTO runs_new SELECT * FROM runs;"
-  "DROP TABLE runs;"
-  "ALTER TABLE runs_new RENAME TO runs;"
-  "CREATE INDEX runs_status ON runs (status);"
-  "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+  PRS_STORE_REMAKE_RUNS ("CHECK (origin = 'chat' OR origin = 'inference'"
+                         " OR origin = 'agent-inference' OR origin = 'mcp-client')")
 
-  "CREATE TABLE model_calls_new ("
-  "  id             INTEGER PRIMARY KEY,"
-  "  run_id         TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
-  "  agent_id       TEXT NOT NULL,"
-  "  provider_id    TEXT NOT NULL,"
-  "  provider_name  TEXT NOT NULL,"
-  "  model          TEXT NOT NULL,"
-  "  outcome        TEXT NOT NULL " ONE_OF_3 ("outcome", "answered", "failed", "failed-over") ","
-  "  first_token_ms INTEGER,"
-  "  total_ms       INTEGER,"
-  "  input_tokens   INTEGER NOT NULL DEFAULT 0,"
-  "  output_tokens  INTEGER NOT NULL DEFAULT 0,"
-  "  created_at     TEXT NOT NULL"
-  ");"
+  MODEL_CALLS_TABLE ("model_calls_new", ONE_OF_3 ("outcome", "answered", "failed", "failed-over"))
   "INSERT INTO model_calls_new SELECT * FROM model_calls;"
   "DROP TABLE model_calls;"
   "ALTER TABLE model_calls_new RENAME TO model_calls;"
