@@ -35,9 +35,9 @@ struct _PrsRun
   guint         start_save_id; /* a new run's row waits to be stored (prs-run-record.c) */
   /* A finished model call's attempts, recorded once the row they refer to
    * is written in the call's transaction (borrowed, prs-run-record.c) */
-  GPtrArray       *held_attempts;
+  GPtrArray    *held_attempts;
   PrsChatResponse *held_response;
-  gboolean         held_cancelled;
+  gboolean      held_cancelled;
 
   /* The reply streaming now */
   GString      *stream_text;
@@ -75,8 +75,8 @@ void        _prs_run_batch_begin      (PrsRun       *self,
                                        PrsStoreSync  sync);
 /* The same, but a start still waiting goes into the batch's first write
  * of the row, not a write of its own before it */
-void        _prs_run_batch_begin_row_later (PrsRun   *self,
-                                            PrsStoreSync sync);
+void        _prs_run_batch_begin_row_later (PrsRun       *self,
+                                            PrsStoreSync  sync);
 void        _prs_run_batch_end        (PrsRun       *self);
 char       *_prs_run_insert_message   (PrsRun       *self,
                                        const char   *kind,
@@ -99,7 +99,7 @@ void        _prs_run_hold_model_calls (PrsRun          *self,
                                        GPtrArray       *attempts,
                                        PrsChatResponse *response,
                                        gboolean         cancelled);
-void        _prs_run_record_held_model_calls (PrsRun   *self);
+void        _prs_run_record_held_model_calls (PrsRun      *self);
 /* Adds to an answer's extra data how the model call went: timing
  * {firstTokenMs, totalMs}, and failover [{providerId, providerName,
  * error}] for the providers that failed before one answered (@attempts:
