@@ -8,6 +8,8 @@
  * counting. The process runs in Europe/Berlin time (main). */
 #include "config.h"
 
+#include <sqlite3.h>
+
 #include "prs-agent.h"
 #include "prs-insights.h"
 #include "prs-json.h"
@@ -16,6 +18,8 @@
 
 /* The schema version whose migration brought Insights (prs-store-migrations.c) */
 #define INSIGHTS_VERSION 8
+/* The one that wrote the checks of the tables a model call writes as ORs */
+#define CHECKS_VERSION   13
 
 typedef struct
 {
@@ -640,6 +644,145 @@ test_migration (void)
   prs_test_remove_tree (dir);
 }
 
+/* How many temporary tables the statement @sql fills each time it runs
+ * (SQLite's OpenEphemeral), on a connection of its own */
+static guint
+temporary_tables (const char *path,
+                  const char *sql)
+{
+  g_autofree char *explain = g_strconcat ("EXPLAIN ", sql, NULL);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  guint n = 0;
+
+  /* Read-write: SQLite plans no checks for a connection that cannot write */
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, explain, -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    if (g_strcmp0 ((const char *) sqlite3_column_text (stmt, 1), "OpenEphemeral") == 0)
+      n++;
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return n;
+}
+
+/* What a model call's path inserts, as the store writes it */
+#define MODEL_CALL_INSERT \
+  "INSERT INTO model_calls (run_id, agent_id, provider_id, provider_name, model, outcome," \
+  " first_token_ms, total_ms, input_tokens, output_tokens, created_at)" \
+  " VALUES ('r1', 'mail', 'id-Cloud', 'Cloud', 'big', 'answered', 5, 7, 1, 1, '2026-03-21T10:00:00.000Z')"
+#define RUN_INSERT \
+  "INSERT INTO runs (id, conversation_id, agent_id, origin, status, created_at, updated_at)" \
+  " VALUES ('r9', '%s', 'mail', 'agent-inference', 'completed', '2026-03-21T10:00:00.000Z'," \
+  " '2026-03-21T10:00:00.000Z')"
+
+/* Every figure Insights shows of @store, and every row it counts from */
+static char *
+figures (PrsStore   *store,
+         const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsInsights) insights = prs_store_read_insights (store, PRS_INSIGHTS_ALL, NULL, &error);
+  PrsInsightsModel *model;
+  PrsInsightsTool *tool;
+  g_autofree char *rows = prs_test_sql_query (path,
+    "SELECT (SELECT group_concat (id || run_id || outcome || ifnull (total_ms, '-'), ',') FROM model_calls)"
+    " || (SELECT group_concat (kind || subject || ms || n, ',') FROM insight_latency_all)"
+    " || (SELECT group_concat (day || kind || subject || ms || n, ',') FROM insight_latency_days)"
+    " || (SELECT group_concat (id || origin || status, ',') FROM runs)");
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (insights->models->len, ==, 1);
+  g_assert_cmpuint (insights->tools->len, ==, 1);
+  model = g_ptr_array_index (insights->models, 0);
+  tool = g_ptr_array_index (insights->tools, 0);
+  return g_strdup_printf ("runs %" G_GUINT64_FORMAT " calls %" G_GUINT64_FORMAT " failovers %" G_GUINT64_FORMAT
+                          " first %" G_GINT64_FORMAT " total %" G_GINT64_FORMAT " tool %" G_GUINT64_FORMAT
+                          "/%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " agent runs %" G_GUINT64_FORMAT " | %s",
+                          model->runs, model->calls, model->failovers, model->first_token.p50_ms,
+                          model->total.p50_ms, tool->calls, tool->succeeded, tool->duration.p50_ms,
+                          ((PrsInsightsAgent *) g_ptr_array_index (insights->agents, 0))->runs, rows);
+}
+
+static void
+test_migration_checks (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (fixture->dir, "checks.db", NULL);
+  g_autofree char *conversation = NULL;
+  g_autofree char *sql = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *counted = NULL;
+  g_autofree char *run_insert = NULL;
+  g_autoptr(PrsStore) store = NULL;
+
+  /* The previous version, written through its own triggers: a run, a
+   * failover and the answer after it, a tool call that ran 250 ms */
+  store = prs_store_new_at_version (path, CHECKS_VERSION - 1, &error);
+  g_assert_no_error (error);
+  conversation = prs_test_sql_conversation (path, "inbox");
+  run_insert = g_strdup_printf (RUN_INSERT, conversation);
+  sql = g_strdup_printf (
+    "INSERT INTO runs (id, conversation_id, agent_id, origin, status, created_at, updated_at)"
+    " VALUES ('r1', '%s', 'mail', 'agent-inference', 'completed', '2026-03-20T09:00:00.000Z',"
+    " '2026-03-20T09:00:00.000Z');"
+    "INSERT INTO model_calls (run_id, agent_id, provider_id, provider_name, model, outcome,"
+    " first_token_ms, total_ms, input_tokens, output_tokens, created_at) VALUES"
+    " ('r1', 'mail', 'id-Cloud', 'Cloud', 'big', 'failed-over', NULL, 40, 0, 0, '2026-03-20T09:00:00.000Z'),"
+    " ('r1', 'mail', 'id-Cloud', 'Cloud', 'big', 'answered', 120, 1234, 100, 10, '2026-03-20T09:00:01.000Z');"
+    "INSERT INTO tool_calls (id, run_id, message_id, round, position, name, arguments_json, status,"
+    " created_at, updated_at) VALUES ('t1', 'r1', 'm1', 1, 0, 'search', '{}', 'proposed',"
+    " '2026-03-20T09:00:00.000Z', '2026-03-20T09:00:00.000Z');"
+    "UPDATE tool_calls SET status = 'running', updated_at = '2026-03-20T09:00:02.000Z' WHERE id = 't1';"
+    "UPDATE tool_calls SET status = 'succeeded', updated_at = '2026-03-20T09:00:02.250Z' WHERE id = 't1';",
+    conversation);
+  prs_test_store_exec (store, sql);
+  before = figures (store, path);
+  /* What made every model call and run cost temporary tables */
+  g_assert_cmpuint (temporary_tables (path, MODEL_CALL_INSERT), >, 0);
+  g_assert_cmpuint (temporary_tables (path, run_insert), >, 0);
+  g_clear_object (&store);
+
+  store = prs_store_new_for_path (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, prs_store_get_latest_version ());
+  after = figures (store, path);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (temporary_tables (path, MODEL_CALL_INSERT), ==, 0);
+  g_assert_cmpuint (temporary_tables (path, run_insert), ==, 0);
+
+  /* The checks still refuse what they refused */
+  counted = prs_test_sql_query (path, "SELECT count (*) FROM sqlite_master WHERE sql LIKE '% IN (%'"
+                                      " AND name IN ('runs', 'model_calls', 'insight_latency_days',"
+                                      " 'insight_latency_all')");
+  g_assert_cmpstr (counted, ==, "0");
+  g_clear_pointer (&counted, g_free);
+  {
+    sqlite3 *db = NULL;
+
+    g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_exec (db, "UPDATE model_calls SET outcome = 'maybe'", NULL, NULL, NULL), ==,
+                     SQLITE_CONSTRAINT);
+    g_assert_cmpint (sqlite3_exec (db, "UPDATE runs SET origin = 'robot'", NULL, NULL, NULL), ==, SQLITE_CONSTRAINT);
+    g_assert_cmpint (sqlite3_exec (db, "UPDATE insight_latency_all SET kind = 'slow'", NULL, NULL, NULL), ==,
+                     SQLITE_CONSTRAINT);
+    g_assert_cmpint (sqlite3_exec (db, "UPDATE insight_latency_days SET kind = 'slow'", NULL, NULL, NULL), ==,
+                     SQLITE_CONSTRAINT);
+    sqlite3_close (db);
+  }
+
+  /* And the triggers made again count on top: a run, a model call */
+  prs_test_store_exec (store, run_insert);
+  prs_test_store_exec (store, MODEL_CALL_INSERT);
+  g_free (after);
+  after = figures (store, path);
+  g_assert_true (g_str_has_prefix (after, "runs 1 calls 3 failovers 1"));
+  counted = prs_test_sql_query (path, "SELECT sum (runs) FROM insight_agent_days WHERE agent_id = 'mail'");
+  g_assert_cmpstr (counted, ==, "2");
+}
+
 /* ---- in a worker thread ---- */
 
 static void
@@ -690,6 +833,7 @@ main (int    argc,
   ADD ("empty", test_empty);
   ADD ("async", test_async);
   g_test_add_func ("/prs/insights/migration", test_migration);
+  ADD ("migration-checks", test_migration_checks);
 
 #undef ADD
 

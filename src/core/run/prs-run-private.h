@@ -31,7 +31,13 @@ struct _PrsRun
   gboolean      model_in_flight;
   gboolean      cancel_requested;
   gboolean      batch_open;    /* its writes go into one store batch (prs-run-record.c) */
+  gboolean      row_later;     /* … whose first write of the row takes a waiting start */
   guint         start_save_id; /* a new run's row waits to be stored (prs-run-record.c) */
+  /* A finished model call's attempts, recorded once the row they refer to
+   * is written in the call's transaction (borrowed, prs-run-record.c) */
+  GPtrArray    *held_attempts;
+  PrsChatResponse *held_response;
+  gboolean      held_cancelled;
 
   /* The reply streaming now */
   GString      *stream_text;
@@ -67,6 +73,10 @@ void        _prs_run_defer_start      (PrsRun       *self);
 void        _prs_run_save_start       (PrsRun       *self);
 void        _prs_run_batch_begin      (PrsRun       *self,
                                        PrsStoreSync  sync);
+/* The same, but a start still waiting goes into the batch's first write
+ * of the row, not a write of its own before it */
+void        _prs_run_batch_begin_row_later (PrsRun       *self,
+                                            PrsStoreSync  sync);
 void        _prs_run_batch_end        (PrsRun       *self);
 char       *_prs_run_insert_message   (PrsRun       *self,
                                        const char   *kind,
@@ -81,11 +91,15 @@ void        _prs_run_update_message   (PrsRun       *self,
 void        _prs_run_add_notice       (PrsRun       *self,
                                        const char   *text);
 /* Every attempt of a finished model call (@attempts, of
- * prs_providers_get_attempts) for Insights; @response is the answer or NULL */
-void        _prs_run_record_model_calls (PrsRun          *self,
-                                         GPtrArray       *attempts,
-                                         PrsChatResponse *response,
-                                         gboolean         cancelled);
+ * prs_providers_get_attempts) for Insights; @response is the answer or
+ * NULL. Held (both borrowed) until the batch next writes the run's row,
+ * which they refer to; _prs_run_record_held_model_calls () records them
+ * if nothing has, before the batch ends */
+void        _prs_run_hold_model_calls (PrsRun          *self,
+                                       GPtrArray       *attempts,
+                                       PrsChatResponse *response,
+                                       gboolean         cancelled);
+void        _prs_run_record_held_model_calls (PrsRun      *self);
 /* Adds to an answer's extra data how the model call went: timing
  * {firstTokenMs, totalMs}, and failover [{providerId, providerName,
  * error}] for the providers that failed before one answered (@attempts:

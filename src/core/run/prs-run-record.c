@@ -152,8 +152,13 @@ save_with_trigger (PrsRun     *self,
   g_free (self->row->transcript_json);
   self->row->transcript_json = prs_json_to_string (node, FALSE);
   if (!prs_store_save_run_and_trigger (self->env->store, self->row, trigger_status, &error))
-    g_message ("Could not save agent run %s: %s", self->row->id, error->message);
-  else if (trigger_status != NULL && self->row->trigger_message_id != NULL)
+    {
+      g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+      return;
+    }
+  /* The model calls refer to the row, now written */
+  _prs_run_record_held_model_calls (self);
+  if (trigger_status != NULL && self->row->trigger_message_id != NULL)
     _prs_run_emit_message_changed (self, self->row->trigger_message_id);
 }
 
@@ -213,19 +218,39 @@ _prs_run_save_start (PrsRun *self)
  * transaction: a reply, the transcript and the run's state change
  * together, and one commit is one wait for the disk. PRS_STORE_SYNC_LATER
  * for progress nobody is answered about (docs/storage.md). */
-void
-_prs_run_batch_begin (PrsRun       *self,
-                      PrsStoreSync  sync)
+static void
+batch_begin (PrsRun       *self,
+             PrsStoreSync  sync,
+             gboolean      row_later)
 {
   g_autoptr(GError) error = NULL;
 
   if (self->batch_open || self->detached)
     return;
   if (!prs_store_batch_begin (self->env->store, sync, &error))
-    g_message ("Could not save agent run %s: %s", self->row->id, error->message);
-  else
-    self->batch_open = TRUE;
+    {
+      g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+      return;
+    }
+  self->batch_open = TRUE;
+  self->row_later = row_later;
+}
+
+void
+_prs_run_batch_begin (PrsRun       *self,
+                      PrsStoreSync  sync)
+{
+  batch_begin (self, sync, FALSE);
   _prs_run_save_start (self);
+}
+
+/* The messages the batch writes before the row refer to it by id only:
+ * in one transaction, they are never stored without it */
+void
+_prs_run_batch_begin_row_later (PrsRun       *self,
+                                PrsStoreSync  sync)
+{
+  batch_begin (self, sync, TRUE);
 }
 
 void
@@ -236,6 +261,7 @@ _prs_run_batch_end (PrsRun *self)
   if (!self->batch_open)
     return;
   self->batch_open = FALSE;
+  self->row_later = FALSE;
   if (!prs_store_batch_end (self->env->store, &error))
     g_message ("Could not save agent run %s: %s", self->row->id, error->message);
 }
@@ -255,7 +281,8 @@ _prs_run_insert_message (PrsRun     *self,
 
   if (self->detached)
     return NULL;
-  _prs_run_save_start (self);
+  if (!self->row_later)
+    _prs_run_save_start (self);
   if (extra != NULL)
     {
       json_object_set_string_member (extra, "runId", self->row->id);
@@ -295,7 +322,8 @@ _prs_run_update_message (PrsRun     *self,
 
   if (message_id == NULL || self->detached)
     return;
-  _prs_run_save_start (self);
+  if (!self->row_later)
+    _prs_run_save_start (self);
   if (extra != NULL)
     {
       json_object_set_string_member (extra, "runId", self->row->id);
@@ -325,11 +353,11 @@ elapsed_ms (gint64 from_us,
   return from_us != 0 && to_us >= from_us ? (to_us - from_us) / 1000 : -1;
 }
 
-void
-_prs_run_record_model_calls (PrsRun          *self,
-                             GPtrArray       *attempts,
-                             PrsChatResponse *response,
-                             gboolean         cancelled)
+static void
+record_model_calls (PrsRun          *self,
+                    GPtrArray       *attempts,
+                    PrsChatResponse *response,
+                    gboolean         cancelled)
 {
   g_autofree PrsModelCallInsert *calls = g_new0 (PrsModelCallInsert, MAX (attempts->len, 1));
   g_autoptr(GError) error = NULL;
@@ -361,6 +389,35 @@ _prs_run_record_model_calls (PrsRun          *self,
     }
   if (!prs_store_add_model_calls (self->env->store, calls, attempts->len, &error))
     g_message ("Could not record the model calls of run %s: %s", self->row->id, error->message);
+}
+
+void
+_prs_run_hold_model_calls (PrsRun          *self,
+                           GPtrArray       *attempts,
+                           PrsChatResponse *response,
+                           gboolean         cancelled)
+{
+  self->held_attempts = attempts;
+  self->held_response = response;
+  self->held_cancelled = cancelled;
+}
+
+void
+_prs_run_record_held_model_calls (PrsRun *self)
+{
+  GPtrArray *attempts = g_steal_pointer (&self->held_attempts);
+  PrsChatResponse *response = g_steal_pointer (&self->held_response);
+
+  if (attempts == NULL || self->detached)
+    return;
+  /* Nothing wrote the row yet: a start still waiting first */
+  if (self->start_save_id != 0)
+    {
+      _prs_run_hold_model_calls (self, attempts, response, self->held_cancelled);
+      _prs_run_save_start (self);
+      return;
+    }
+  record_model_calls (self, attempts, response, self->held_cancelled);
 }
 
 void

@@ -277,11 +277,14 @@ on_model_done (GObject      *source,
 
   /* What the call cost (Insights), the reply, the transcript and what the
    * run does next: one transaction, on the disk before the run rests (a
-   * rest ends it) */
-  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
-  _prs_run_record_model_calls (self, attempts, response,
-                               g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+   * rest ends it). The model calls refer to the run's row: they follow its
+   * write, and a start still waiting goes into that write (the row written
+   * once, not inserted and then updated) */
+  _prs_run_batch_begin_row_later (self, PRS_STORE_SYNC_NOW);
+  _prs_run_hold_model_calls (self, attempts, response,
+                             g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   after_model (self, response, error, attempts);
+  _prs_run_record_held_model_calls (self);
   _prs_run_batch_end (self);
 }
 

@@ -58,24 +58,106 @@
 
 #define SETTLED "('succeeded', 'failed')"
 
+/* The tables a model call's row and its times go to, named @name, with
+ * @check (a CHECK of the outcome or the kind): made by the step that
+ * brought Insights, and again by the one that wrote those checks as ORs */
+#define MODEL_CALLS_TABLE(name, check) \
+  "CREATE TABLE " name " (" \
+  "  id             INTEGER PRIMARY KEY," \
+  "  run_id         TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE," \
+  "  agent_id       TEXT NOT NULL," \
+  "  provider_id    TEXT NOT NULL," \
+  "  provider_name  TEXT NOT NULL," \
+  "  model          TEXT NOT NULL," \
+  "  outcome        TEXT NOT NULL " check "," \
+  "  first_token_ms INTEGER," \
+  "  total_ms       INTEGER," \
+  "  input_tokens   INTEGER NOT NULL DEFAULT 0," \
+  "  output_tokens  INTEGER NOT NULL DEFAULT 0," \
+  "  created_at     TEXT NOT NULL" \
+  ");"
+#define LATENCY_DAYS_TABLE(name, check) \
+  "CREATE TABLE " name " (" \
+  "  day     TEXT NOT NULL," \
+  "  kind    TEXT NOT NULL " check "," \
+  "  subject TEXT NOT NULL,"   /* a provider's id, or a tool */ \
+  "  model   TEXT NOT NULL,"   /* '' for a tool */ \
+  "  ms      INTEGER NOT NULL," \
+  "  n       INTEGER NOT NULL," \
+  "  PRIMARY KEY (day, kind, subject, model, ms)" \
+  ") WITHOUT ROWID;"
+#define LATENCY_ALL_TABLE(name, check) \
+  "CREATE TABLE " name " (" \
+  "  kind    TEXT NOT NULL " check "," \
+  "  subject TEXT NOT NULL," \
+  "  model   TEXT NOT NULL," \
+  "  ms      INTEGER NOT NULL," \
+  "  n       INTEGER NOT NULL," \
+  "  PRIMARY KEY (kind, subject, model, ms)" \
+  ") WITHOUT ROWID;"
+
+/* The triggers that count: made by the step that brought Insights, and
+ * again by the one that made the tables they are on or write anew */
+#define RUN_TRIGGER \
+  "CREATE TRIGGER insights_run AFTER INSERT ON runs BEGIN" \
+  "  INSERT INTO insight_agent_days (day, agent_id, runs)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, 1)" \
+  "  ON CONFLICT (day, agent_id) DO UPDATE SET runs = runs + 1;" \
+  "END;"
+
+#define MODEL_CALL_TRIGGER \
+  "CREATE TRIGGER insights_model_call AFTER INSERT ON model_calls BEGIN" \
+  "  INSERT INTO insight_model_days (day, provider_id, model, provider_name, runs, calls," \
+  "                                  failures, failovers, input_tokens, output_tokens)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.provider_id, new.model, new.provider_name," \
+  "          NOT EXISTS (SELECT 1 FROM model_calls m WHERE m.run_id = new.run_id" \
+  "                      AND m.provider_id = new.provider_id AND m.model = new.model AND m.id < new.id)," \
+  "          1, new.outcome <> 'answered', new.outcome = 'failed-over'," \
+  "          new.input_tokens, new.output_tokens)" \
+  "  ON CONFLICT (day, provider_id, model) DO UPDATE SET provider_name = excluded.provider_name," \
+  "    runs = runs + excluded.runs, calls = calls + 1, failures = failures + excluded.failures," \
+  "    failovers = failovers + excluded.failovers, input_tokens = input_tokens + excluded.input_tokens," \
+  "    output_tokens = output_tokens + excluded.output_tokens;" \
+  "  INSERT INTO insight_agent_days (day, agent_id, input_tokens, output_tokens)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, new.input_tokens, new.output_tokens)" \
+  "  ON CONFLICT (day, agent_id) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens," \
+  "    output_tokens = output_tokens + excluded.output_tokens;" \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "first-token", "new.provider_id", "new.model", \
+               "new.first_token_ms", "new.outcome = 'answered'") \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "total", "new.provider_id", "new.model", \
+               "new.total_ms", "new.outcome = 'answered'") \
+  "END;"
+
+/* A tool call is proposed (or, imported, already further on) */
+#define TOOL_CALL_TRIGGER \
+  "CREATE TRIGGER insights_tool_call AFTER INSERT ON tool_calls BEGIN" \
+  "  INSERT INTO insight_tool_days (day, tool, calls, decided, approved, settled, succeeded)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status <> 'proposed'," \
+  "          new.status NOT IN ('proposed', 'denied'), new.status IN " SETTLED "," \
+  "          new.status = 'succeeded')" \
+  "  ON CONFLICT (day, tool) DO UPDATE SET calls = calls + 1, decided = decided + excluded.decided," \
+  "    approved = approved + excluded.approved, settled = settled + excluded.settled," \
+  "    succeeded = succeeded + excluded.succeeded;" \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS, \
+               "new.status IN " SETTLED) \
+  "END;"
+
+/* It ran and ended (its time from running to the result) */
+#define TOOL_CALL_SETTLED_TRIGGER \
+  "CREATE TRIGGER insights_tool_call_settled AFTER UPDATE OF status ON tool_calls" \
+  "  WHEN new.status IN " SETTLED " AND old.status NOT IN " SETTLED " BEGIN" \
+  "  INSERT INTO insight_tool_days (day, tool, settled, succeeded)" \
+  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status = 'succeeded')" \
+  "  ON CONFLICT (day, tool) DO UPDATE SET settled = settled + 1," \
+  "    succeeded = succeeded + excluded.succeeded;" \
+  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS, "1") \
+  "END;"
+
 const char prs_store_insights_schema[] =
   /* One row per attempt at a model: the one that answered, and each that
    * failed before it (failover) or instead of it. Times are NULL when not
    * measured: a call without streamed text has no first token. */
-  "CREATE TABLE model_calls ("
-  "  id             INTEGER PRIMARY KEY,"
-  "  run_id         TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
-  "  agent_id       TEXT NOT NULL,"
-  "  provider_id    TEXT NOT NULL,"
-  "  provider_name  TEXT NOT NULL,"
-  "  model          TEXT NOT NULL,"
-  "  outcome        TEXT NOT NULL CHECK (outcome IN ('answered', 'failed', 'failed-over')),"
-  "  first_token_ms INTEGER,"
-  "  total_ms       INTEGER,"
-  "  input_tokens   INTEGER NOT NULL DEFAULT 0,"
-  "  output_tokens  INTEGER NOT NULL DEFAULT 0,"
-  "  created_at     TEXT NOT NULL"
-  ");"
+  MODEL_CALLS_TABLE ("model_calls", "CHECK (outcome IN ('answered', 'failed', 'failed-over'))")
   "CREATE INDEX model_calls_run ON model_calls (run_id, provider_id, model);"
   /* When the current execution of a tool call began (a trigger sets it) */
   "ALTER TABLE tool_calls ADD COLUMN started_at TEXT;"
@@ -116,64 +198,14 @@ const char prs_store_insights_schema[] =
   /* How many times fell in each two-digit bucket: per day for the
    * periods, and overall for "all" (summing every day's buckets would
    * cost as many rows as days) */
-  "CREATE TABLE insight_latency_days ("
-  "  day     TEXT NOT NULL,"
-  "  kind    TEXT NOT NULL CHECK (kind IN ('first-token', 'total', 'tool')),"
-  "  subject TEXT NOT NULL,"   /* a provider's id, or a tool */
-  "  model   TEXT NOT NULL,"   /* '' for a tool */
-  "  ms      INTEGER NOT NULL,"
-  "  n       INTEGER NOT NULL,"
-  "  PRIMARY KEY (day, kind, subject, model, ms)"
-  ") WITHOUT ROWID;"
-  "CREATE TABLE insight_latency_all ("
-  "  kind    TEXT NOT NULL CHECK (kind IN ('first-token', 'total', 'tool')),"
-  "  subject TEXT NOT NULL,"
-  "  model   TEXT NOT NULL,"
-  "  ms      INTEGER NOT NULL,"
-  "  n       INTEGER NOT NULL,"
-  "  PRIMARY KEY (kind, subject, model, ms)"
-  ") WITHOUT ROWID;"
+  LATENCY_DAYS_TABLE ("insight_latency_days", "CHECK (kind IN ('first-token', 'total', 'tool'))")
+  LATENCY_ALL_TABLE ("insight_latency_all", "CHECK (kind IN ('first-token', 'total', 'tool'))")
 
-  "CREATE TRIGGER insights_run AFTER INSERT ON runs BEGIN"
-  "  INSERT INTO insight_agent_days (day, agent_id, runs)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, 1)"
-  "  ON CONFLICT (day, agent_id) DO UPDATE SET runs = runs + 1;"
-  "END;"
+  RUN_TRIGGER
 
-  "CREATE TRIGGER insights_model_call AFTER INSERT ON model_calls BEGIN"
-  "  INSERT INTO insight_model_days (day, provider_id, model, provider_name, runs, calls,"
-  "                                  failures, failovers, input_tokens, output_tokens)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.provider_id, new.model, new.provider_name,"
-  "          NOT EXISTS (SELECT 1 FROM model_calls m WHERE m.run_id = new.run_id"
-  "                      AND m.provider_id = new.provider_id AND m.model = new.model AND m.id < new.id),"
-  "          1, new.outcome <> 'answered', new.outcome = 'failed-over',"
-  "          new.input_tokens, new.output_tokens)"
-  "  ON CONFLICT (day, provider_id, model) DO UPDATE SET provider_name = excluded.provider_name,"
-  "    runs = runs + excluded.runs, calls = calls + 1, failures = failures + excluded.failures,"
-  "    failovers = failovers + excluded.failovers, input_tokens = input_tokens + excluded.input_tokens,"
-  "    output_tokens = output_tokens + excluded.output_tokens;"
-  "  INSERT INTO insight_agent_days (day, agent_id, input_tokens, output_tokens)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.agent_id, new.input_tokens, new.output_tokens)"
-  "  ON CONFLICT (day, agent_id) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens,"
-  "    output_tokens = output_tokens + excluded.output_tokens;"
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "first-token", "new.provider_id", "new.model",
-               "new.first_token_ms", "new.outcome = 'answered'")
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "total", "new.provider_id", "new.model",
-               "new.total_ms", "new.outcome = 'answered'")
-  "END;"
+  MODEL_CALL_TRIGGER
 
-  /* A tool call is proposed (or, imported, already further on) */
-  "CREATE TRIGGER insights_tool_call AFTER INSERT ON tool_calls BEGIN"
-  "  INSERT INTO insight_tool_days (day, tool, calls, decided, approved, settled, succeeded)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status <> 'proposed',"
-  "          new.status NOT IN ('proposed', 'denied'), new.status IN " SETTLED ","
-  "          new.status = 'succeeded')"
-  "  ON CONFLICT (day, tool) DO UPDATE SET calls = calls + 1, decided = decided + excluded.decided,"
-  "    approved = approved + excluded.approved, settled = settled + excluded.settled,"
-  "    succeeded = succeeded + excluded.succeeded;"
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS,
-               "new.status IN " SETTLED)
-  "END;"
+  TOOL_CALL_TRIGGER
   /* A person, a rule or the agent's tool list decided */
   "CREATE TRIGGER insights_tool_call_decided AFTER UPDATE OF status ON tool_calls"
   "  WHEN old.status = 'proposed' AND new.status <> 'proposed' BEGIN"
@@ -189,14 +221,7 @@ const char prs_store_insights_schema[] =
   "  UPDATE tool_calls SET started_at = CASE WHEN new.status = 'running' THEN new.updated_at END"
   "   WHERE id = new.id;"
   "END;"
-  "CREATE TRIGGER insights_tool_call_settled AFTER UPDATE OF status ON tool_calls"
-  "  WHEN new.status IN " SETTLED " AND old.status NOT IN " SETTLED " BEGIN"
-  "  INSERT INTO insight_tool_days (day, tool, settled, succeeded)"
-  "  VALUES (" LOCAL_DAY ("new.created_at") ", new.name, 1, new.status = 'succeeded')"
-  "  ON CONFLICT (day, tool) DO UPDATE SET settled = settled + 1,"
-  "    succeeded = succeeded + excluded.succeeded;"
-  RECORD_TIME (LOCAL_DAY ("new.created_at"), "tool", "new.name", "''", TOOL_CALL_MS, "1")
-  "END;"
+  TOOL_CALL_SETTLED_TRIGGER
 
   /* What was stored before: runs, their answered model calls out of the
    * transcripts (no times, no failures: they were not kept), and the tool
@@ -220,6 +245,50 @@ const char prs_store_insights_schema[] =
   "  FROM tool_calls GROUP BY 1, 2;"
   /* This step's number in prs-store.c's list */
   "PRAGMA user_version = 8;";
+
+/* The same check, of a column against three or more words, as ORs: with
+ * IN, SQLite fills a temporary table with the words each time a statement
+ * checks a row — seven times per agent-inference call (a model call's row
+ * and its two times, each in two tables; the run's row twice), about 30 k
+ * instructions each. Written as ORs, it checks the same without one. */
+#define ONE_OF_3(column, a, b, c) \
+  "CHECK (" column " = '" a "' OR " column " = '" b "' OR " column " = '" c "')"
+
+/* The tables whose checks a model call's path runs, made again with those
+ * checks as ORs (SQLite cannot change a CHECK in place; foreign keys are
+ * off while the step runs, so model_calls and tool_calls keep their rows),
+ * with their indexes and the triggers on them or writing them, as the
+ * steps before made them. Every row stays as it was. */
+const char prs_store_insights_checks_schema[] =
+  "DROP TRIGGER insights_model_call;"
+  "DROP TRIGGER insights_tool_call;"
+  "DROP TRIGGER insights_tool_call_settled;"
+
+  LATENCY_DAYS_TABLE ("insight_latency_days_new", ONE_OF_3 ("kind", "first-token", "total", "tool"))
+  "INSERT INTO insight_latency_days_new SELECT * FROM insight_latency_days;"
+  "DROP TABLE insight_latency_days;"
+  "ALTER TABLE insight_latency_days_new RENAME TO insight_latency_days;"
+
+  LATENCY_ALL_TABLE ("insight_latency_all_new", ONE_OF_3 ("kind", "first-token", "total", "tool"))
+  "INSERT INTO insight_latency_all_new SELECT * FROM insight_latency_all;"
+  "DROP TABLE insight_latency_all;"
+  "ALTER TABLE insight_latency_all_new RENAME TO insight_latency_all;"
+
+  PRS_STORE_REMAKE_RUNS ("CHECK (origin = 'chat' OR origin = 'inference'"
+                         " OR origin = 'agent-inference' OR origin = 'mcp-client')")
+
+  MODEL_CALLS_TABLE ("model_calls_new", ONE_OF_3 ("outcome", "answered", "failed", "failed-over"))
+  "INSERT INTO model_calls_new SELECT * FROM model_calls;"
+  "DROP TABLE model_calls;"
+  "ALTER TABLE model_calls_new RENAME TO model_calls;"
+  "CREATE INDEX model_calls_run ON model_calls (run_id, provider_id, model);"
+
+  RUN_TRIGGER
+  MODEL_CALL_TRIGGER
+  TOOL_CALL_TRIGGER
+  TOOL_CALL_SETTLED_TRIGGER
+  /* This step's number in prs-store-migrations.c's list */
+  "PRAGMA user_version = 13;";
 
 /* ---- writing ------------------------------------------------------------ */
 

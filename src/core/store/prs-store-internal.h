@@ -41,8 +41,40 @@ struct _PrsStore
  * the database's path: "", "-wal", "-shm", "-journal", then NULL. */
 extern const char * const prs_store_file_suffixes[];
 
-/* The migration of Insights' tables and triggers (prs-store-insights.c) */
+/* runs made again as runs_new with @origin_check (the CHECK of its
+ * origin), its rows copied, the old table dropped and the new one named
+ * runs, with its indexes: migrations 11 and 13 (foreign keys off while they
+ * run, so the rows that refer to runs stay) */
+#define PRS_STORE_REMAKE_RUNS(origin_check) \
+  "CREATE TABLE runs_new (" \
+  "  id                   TEXT PRIMARY KEY," \
+  "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE," \
+  "  agent_id             TEXT NOT NULL," \
+  "  origin               TEXT NOT NULL " origin_check "," \
+  "  trigger_message_id   TEXT," \
+  "  status               TEXT NOT NULL," \
+  "  context_json         TEXT," \
+  "  execution_json       TEXT," \
+  "  options_json         TEXT," \
+  "  transcript_json      TEXT NOT NULL DEFAULT '[]'," \
+  "  assistant_message_id TEXT," \
+  "  stop_reason          TEXT," \
+  "  error                TEXT," \
+  "  round                INTEGER NOT NULL DEFAULT 0," \
+  "  created_at           TEXT NOT NULL," \
+  "  updated_at           TEXT NOT NULL" \
+  ");" \
+  "INSERT INTO runs_new SELECT * FROM runs;" \
+  "DROP TABLE runs;" \
+  "ALTER TABLE runs_new RENAME TO runs;" \
+  "CREATE INDEX runs_status ON runs (status);" \
+  "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+
+/* The migration of Insights' tables and triggers, and the one that made
+ * the tables a model call writes again with checks that need no temporary
+ * table (prs-store-insights.c) */
 extern const char prs_store_insights_schema[];
+extern const char prs_store_insights_checks_schema[];
 
 /* How long a connection waits for another (in this process or another:
  * the app, prosponsive-ctl) that is writing. */

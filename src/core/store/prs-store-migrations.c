@@ -396,29 +396,7 @@ static const PrsMigration migrations[] = {
      * made again (foreign keys off while the step runs: tool_calls and
      * model_calls keep their rows), with its indexes and the trigger by
      * which Insights counts runs (as migration 8 made it). */
-    "CREATE TABLE runs_new ("
-    "  id                   TEXT PRIMARY KEY,"
-    "  conversation_id      TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
-    "  agent_id             TEXT NOT NULL,"
-    "  origin               TEXT NOT NULL CHECK (origin IN ('chat', 'inference', 'agent-inference', 'mcp-client')),"
-    "  trigger_message_id   TEXT,"
-    "  status               TEXT NOT NULL,"
-    "  context_json         TEXT,"
-    "  execution_json       TEXT,"
-    "  options_json         TEXT,"
-    "  transcript_json      TEXT NOT NULL DEFAULT '[]',"
-    "  assistant_message_id TEXT,"
-    "  stop_reason          TEXT,"
-    "  error                TEXT,"
-    "  round                INTEGER NOT NULL DEFAULT 0,"
-    "  created_at           TEXT NOT NULL,"
-    "  updated_at           TEXT NOT NULL"
-    ");"
-    "INSERT INTO runs_new SELECT * FROM runs;"
-    "DROP TABLE runs;"
-    "ALTER TABLE runs_new RENAME TO runs;"
-    "CREATE INDEX runs_status ON runs (status);"
-    "CREATE INDEX runs_trigger ON runs (trigger_message_id) WHERE trigger_message_id IS NOT NULL;"
+    PRS_STORE_REMAKE_RUNS ("CHECK (origin IN ('chat', 'inference', 'agent-inference', 'mcp-client'))")
     "CREATE TRIGGER insights_run AFTER INSERT ON runs BEGIN"
     "  INSERT INTO insight_agent_days (day, agent_id, runs)"
     "  VALUES (date (new.created_at, 'localtime'), new.agent_id, 1)"
@@ -433,6 +411,10 @@ static const PrsMigration migrations[] = {
     "CREATE INDEX conversations_order ON conversations"
     "  (pinned DESC, archived, updated_at DESC, created_at DESC, id) WHERE deleted_at IS NULL;"
     "PRAGMA user_version = 12;" },
+
+  /* Insights' tables and runs with checks that fill no temporary table on
+   * every row a model call writes (prs-store-insights.c) */
+  { 13, prs_store_insights_checks_schema, TRUE },
 };
 
 int
