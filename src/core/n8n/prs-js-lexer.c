@@ -493,17 +493,9 @@ lexer_step (Lexer *lx)
   char next = lx->pos + 1 < lx->len ? t[lx->pos + 1] : '\0';
   gsize n;
 
-  /* The commonest characters first: the branches below would take
-   * them the same way. */
-  if (c == ' ')
-    {
-      lx->pos++;
-    }
-  else if (g_ascii_isalpha (c) || c == '_' || c == '$')
-    {
-      lexer_ident (lx);
-    }
-  else if ((n = prs_js_line_break_len (t, lx->len, lx->pos)) > 0)
+  /* (The commonest bytes never come here: lexer_run () takes them
+   * straight to their one rule, which is among these.) */
+  if ((n = prs_js_line_break_len (t, lx->len, lx->pos)) > 0)
     {
       lx->nl_pending = TRUE;
       lx->pos += n;
