@@ -35,6 +35,7 @@ struct _PrsStore
   struct _PrsStoreDisk *disk;
   guint64     last_commit;
   gboolean    commit_wrote;   /* set by the WAL hook during a COMMIT */
+  gboolean    journal_on_disk; /* in prs_store_begin_large ()'s transaction */
 };
 
 /* The database file's name and those SQLite keeps beside it, appended to
@@ -166,6 +167,13 @@ gboolean      prs_store_insert_message_locked (PrsStore                *self,
                                            GError                 **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
+                                           GError      **error);
+/* BEGIN IMMEDIATE for a write that may change many rows at once (a
+ * conversation deleted with its messages): its journal goes to a temporary
+ * file past 64 KiB instead of memory (prs-store.c, temp_store). Ended by
+ * prs_store_commit () or prs_store_rollback (); inside a batch, a savepoint
+ * of its transaction as prs_store_begin_immediate (). */
+gboolean      prs_store_begin_large       (PrsStore     *self,
                                            GError      **error);
 void          prs_store_rollback          (PrsStore     *self);
 gboolean      prs_store_commit            (PrsStore     *self,

@@ -425,6 +425,55 @@ prs_store_begin_immediate (PrsStore  *self,
                       "Could not start writing to the database", error);
 }
 
+/* Where SQLite keeps what undoes one statement or savepoint of a
+ * transaction (each write of a batch is a savepoint; an INSERT whose
+ * triggers write is a statement of its own): past 64 KiB a temporary file
+ * by default, made, unlinked and closed again, the journal copied to it a
+ * kilobyte at a time. An inbound message whose search entry merged FTS5
+ * segments passed that every few calls (bench/RESULTS.md). In memory, a
+ * journal holds the pages a write changes: a few for everything but a
+ * conversation deleted with its messages, which keeps the file
+ * (prs_store_begin_large). Set between transactions only: SQLite decides
+ * at BEGIN. SQLite's own size limit for memory (SQLITE_CONFIG_STMTJRNL_SPILL)
+ * is not used: in 3.40 a journal that outgrows a limit over 128 KiB fails
+ * with SQLITE_FULL. */
+static gboolean
+set_journal_in_memory (PrsStore  *self,
+                       gboolean   in_memory,
+                       GError   **error)
+{
+  return prs_store_exec_cached (self, in_memory ? "PRAGMA temp_store = MEMORY" : "PRAGMA temp_store = FILE",
+                                "Could not set up the database", error);
+}
+
+gboolean
+prs_store_begin_large (PrsStore  *self,
+                       GError   **error)
+{
+  /* Inside a batch SQLite has decided already */
+  if (self->batch_depth > 0)
+    return prs_store_begin_immediate (self, error);
+  if (!set_journal_in_memory (self, FALSE, error))
+    return FALSE;
+  self->journal_on_disk = TRUE;
+  if (prs_store_begin_immediate (self, error))
+    return TRUE;
+  self->journal_on_disk = FALSE;
+  set_journal_in_memory (self, TRUE, NULL);
+  return FALSE;
+}
+
+/* After the transaction of prs_store_begin_large () ended */
+static void
+end_large (PrsStore *self)
+{
+  if (self->journal_on_disk && sqlite3_get_autocommit (self->db))
+    {
+      self->journal_on_disk = FALSE;
+      set_journal_in_memory (self, TRUE, NULL);
+    }
+}
+
 void
 prs_store_rollback (PrsStore *self)
 {
@@ -445,6 +494,7 @@ prs_store_rollback (PrsStore *self)
       if (stmt != NULL)
         sqlite3_step (stmt);
     }
+  end_large (self);
 }
 
 static gboolean
@@ -462,6 +512,7 @@ commit_transaction (PrsStore  *self,
     }
   disk_commit_returned (self->disk, number, self->commit_wrote && !self->batch_unsynced);
   self->last_commit = number;
+  end_large (self);
 
   /* A write went through: there is room again */
   if (g_atomic_int_get (&storage_full) && g_atomic_int_compare_and_exchange (&storage_full, 1, 0))
@@ -547,7 +598,7 @@ prs_store_delete_one (PrsStore    *self,
 {
   g_autoptr(PrsStmt) stmt = NULL;
 
-  if (!prs_store_begin_immediate (self, error))
+  if (!prs_store_begin_large (self, error))
     return FALSE;
   stmt = prs_store_prepare_cached (self, sql, error);
   if (stmt != NULL)
@@ -734,7 +785,9 @@ store_open (const char  *db_path,
       return NULL;
     }
 
-  if (!prs_store_migrate (self, version, target_version, error))
+  /* A migration may rewrite whole tables: its journals keep the file */
+  if (!prs_store_migrate (self, version, target_version, error) ||
+      !set_journal_in_memory (self, TRUE, error))
     return NULL;
 
   return g_steal_pointer (&self);
@@ -811,6 +864,7 @@ prs_store_dup_pragma (PrsStore    *self,
     { "foreign_keys", "PRAGMA foreign_keys" },
     { "busy_timeout", "PRAGMA busy_timeout" },
     { "user_version", "PRAGMA user_version" },
+    { "temp_store", "PRAGMA temp_store" },
   };
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
