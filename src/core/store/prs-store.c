@@ -20,6 +20,8 @@
 
 #define DB_FILE_NAME    "prosponsive.db"
 #define BUSY_TIMEOUT_MS PRS_STORE_BUSY_TIMEOUT_MS
+/* SQLite's wal_autocheckpoint */
+#define WAL_CHECKPOINT_PAGES 1000
 
 G_DEFINE_FINAL_TYPE (PrsStore, prs_store, G_TYPE_OBJECT)
 
@@ -118,6 +120,14 @@ typedef struct _PrsStoreDisk
   guint64 numbered;   /* the last number given */
   guint64 done;       /* every commit up to this number has returned */
   guint64 on_disk;    /* … and up to this one is on the disk */
+
+  /* The checkpoints, on a thread of their own (below) */
+  char     *path;
+  GThread  *checkpointer;
+  GCond     wake;
+  gboolean  checkpoint_due;
+  gboolean  stopping;
+  gboolean  inline_checkpoints;   /* no thread could be had: the committer's */
 } PrsStoreDisk;
 
 static GMutex disk_lock;
@@ -148,6 +158,8 @@ disk_ref (const char *path)
       disk = g_new0 (PrsStoreDisk, 1);
       disk->dev = st.st_dev;
       disk->ino = st.st_ino;
+      disk->path = g_strdup (path);
+      g_cond_init (&disk->wake);
       g_ptr_array_add (disks, disk);
     }
   disk->refs++;
@@ -155,16 +167,30 @@ disk_ref (const char *path)
   return disk;
 }
 
+/* With the last connection the checkpoint thread goes: a checkpoint it
+ * runs is finished first */
 static void
 disk_unref (PrsStoreDisk *disk)
 {
+  GThread *checkpointer = NULL;
+
   g_mutex_lock (&disk_lock);
-  if (--disk->refs == 0)
+  if (--disk->refs > 0)
     {
-      g_ptr_array_remove_fast (disks, disk);
-      g_free (disk);
+      g_mutex_unlock (&disk_lock);
+      return;
     }
+  g_ptr_array_remove_fast (disks, disk);
+  checkpointer = g_steal_pointer (&disk->checkpointer);
+  disk->stopping = TRUE;
+  g_cond_signal (&disk->wake);
   g_mutex_unlock (&disk_lock);
+
+  if (checkpointer != NULL)
+    g_thread_join (checkpointer);
+  g_cond_clear (&disk->wake);
+  g_free (disk->path);
+  g_free (disk);
 }
 
 /* Before COMMIT, with the write lock held */
@@ -192,9 +218,94 @@ disk_commit_returned (PrsStoreDisk *disk,
   g_mutex_unlock (&disk_lock);
 }
 
-/* SQLite calls it after each commit that wrote frames to the WAL. Set, it
- * replaces SQLite's own hook, so it also does what that did: a passive
- * checkpoint once the WAL holds 1,000 pages. */
+/* ---- Checkpoints --------------------------------------------------------- */
+
+/* SQLite's own WAL hook (replaced by ours, below) checkpoints in the thread
+ * of the commit that took the WAL past 1,000 pages: that commit waited for
+ * a few milliseconds of copying pages to the database file and syncing it,
+ * every few dozen API calls. The same passive checkpoint runs here instead,
+ * on a thread of its own with a connection of its own (a connection belongs
+ * to one thread), woken by that commit, so that no commit waits for it. As
+ * before, a checkpoint never waits for a writer or a reader, and the next
+ * write after a whole WAL was copied starts it again from its beginning: the
+ * WAL stays near 1,000 pages. */
+static gboolean check_database_files (const char  *db_path,
+                                      GError     **error);
+
+static sqlite3 *
+checkpoint_open (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  sqlite3 *db = NULL;
+
+  if (!check_database_files (path, &error))
+    {
+      g_warning ("Checkpoints of the database “%s” stay with its writers: %s", path, error->message);
+      return NULL;
+    }
+  /* Only SQLite opens the files: see store_open () on POSIX locks */
+  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
+      sqlite3_exec (db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      g_warning ("Checkpoints of the database “%s” stay with its writers: %s", path,
+                 db != NULL ? sqlite3_errmsg (db) : "out of memory");
+      sqlite3_close (db);
+      return NULL;
+    }
+  return db;
+}
+
+static gpointer
+checkpoint_thread (gpointer data)
+{
+  PrsStoreDisk *disk = data;
+  sqlite3 *db = checkpoint_open (disk->path);
+
+  g_mutex_lock (&disk_lock);
+  if (db == NULL)
+    disk->inline_checkpoints = TRUE;
+  while (db != NULL && !disk->stopping)
+    {
+      if (!disk->checkpoint_due)
+        {
+          g_cond_wait (&disk->wake, &disk_lock);
+          continue;
+        }
+      disk->checkpoint_due = FALSE;
+      g_mutex_unlock (&disk_lock);
+      /* SQLITE_BUSY (another program checkpoints) leaves it to that one */
+      sqlite3_wal_checkpoint_v2 (db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+      g_mutex_lock (&disk_lock);
+    }
+  g_mutex_unlock (&disk_lock);
+  sqlite3_close (db);
+  return NULL;
+}
+
+/* A commit took the WAL past 1,000 pages */
+static void
+disk_request_checkpoint (PrsStoreDisk *disk,
+                         sqlite3      *db,
+                         const char   *name)
+{
+  gboolean here;
+
+  g_mutex_lock (&disk_lock);
+  if (disk->checkpointer == NULL && !disk->inline_checkpoints)
+    {
+      disk->checkpointer = g_thread_try_new ("prs-checkpoint", checkpoint_thread, disk, NULL);
+      disk->inline_checkpoints = disk->checkpointer == NULL;
+    }
+  here = disk->inline_checkpoints;
+  disk->checkpoint_due = !here;
+  g_cond_signal (&disk->wake);
+  g_mutex_unlock (&disk_lock);
+
+  if (here)
+    sqlite3_wal_checkpoint_v2 (db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
+/* SQLite calls it after each commit that wrote frames to the WAL */
 static int
 on_wal_commit (void       *data,
                sqlite3    *db,
@@ -204,8 +315,8 @@ on_wal_commit (void       *data,
   PrsStore *self = data;
 
   self->commit_wrote = TRUE;
-  if (pages >= 1000)
-    sqlite3_wal_checkpoint_v2 (db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+  if (pages >= WAL_CHECKPOINT_PAGES)
+    disk_request_checkpoint (self->disk, db, name);
   return SQLITE_OK;
 }
 
