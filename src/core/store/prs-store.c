@@ -126,6 +126,8 @@ typedef struct _PrsStoreDisk
   GThread  *checkpointer;
   GCond     wake;
   gboolean  checkpoint_due;
+  gboolean  checkpoint_running;   /* due or running on the thread */
+  gboolean  checkpointed_aside;   /* the thread checkpointed this WAL */
   gboolean  stopping;
   gboolean  inline_checkpoints;   /* no thread could be had: the committer's */
 } PrsStoreDisk;
@@ -223,12 +225,16 @@ disk_commit_returned (PrsStoreDisk *disk,
 /* SQLite's own WAL hook (replaced by ours, below) checkpoints in the thread
  * of the commit that took the WAL past 1,000 pages: that commit waited for
  * a few milliseconds of copying pages to the database file and syncing it,
- * every few dozen API calls. The same passive checkpoint runs here instead,
- * on a thread of its own with a connection of its own (a connection belongs
- * to one thread), woken by that commit, so that no commit waits for it. As
- * before, a checkpoint never waits for a writer or a reader, and the next
- * write after a whole WAL was copied starts it again from its beginning: the
- * WAL stays near 1,000 pages. */
+ * every few dozen API calls. That passive checkpoint runs here instead, on a
+ * thread of its own with a connection of its own (a connection belongs to
+ * one thread), woken by that commit. A checkpoint never waits for a writer
+ * or a reader, and the WAL starts again from its beginning only at a write
+ * that finds all of it copied: commits made while the thread copied are
+ * left, and a thread that copied again whenever they were (each time two
+ * syncs) would seldom be done under a steady stream of calls. So once the
+ * thread has copied the bulk, the next commit past 1,000 pages copies what
+ * is left itself, as SQLite did (a few pages, the syncs), and the next write
+ * after it starts the WAL again: it stays near 1,000 pages. */
 static gboolean check_database_files (const char  *db_path,
                                       GError     **error);
 
@@ -264,6 +270,7 @@ checkpoint_thread (gpointer data)
   g_mutex_lock (&disk_lock);
   if (db == NULL)
     disk->inline_checkpoints = TRUE;
+  disk->checkpoint_running = db != NULL && disk->checkpoint_running;
   while (db != NULL && !disk->stopping)
     {
       if (!disk->checkpoint_due)
@@ -276,29 +283,39 @@ checkpoint_thread (gpointer data)
       /* SQLITE_BUSY (another program checkpoints) leaves it to that one */
       sqlite3_wal_checkpoint_v2 (db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
       g_mutex_lock (&disk_lock);
+      disk->checkpoint_running = FALSE;
+      disk->checkpointed_aside = TRUE;
     }
   g_mutex_unlock (&disk_lock);
   sqlite3_close (db);
   return NULL;
 }
 
-/* A commit took the WAL past 1,000 pages */
+/* After each commit that wrote: @pages, the WAL's size */
 static void
-disk_request_checkpoint (PrsStoreDisk *disk,
-                         sqlite3      *db,
-                         const char   *name)
+disk_wal_committed (PrsStoreDisk *disk,
+                    sqlite3      *db,
+                    const char   *name,
+                    int           pages)
 {
-  gboolean here;
+  gboolean here = FALSE;
 
   g_mutex_lock (&disk_lock);
-  if (disk->checkpointer == NULL && !disk->inline_checkpoints)
+  if (pages < WAL_CHECKPOINT_PAGES)
+    disk->checkpointed_aside = FALSE;   /* started again */
+  else if (disk->checkpoint_running)
+    ;
+  else if (disk->checkpointed_aside || disk->inline_checkpoints)
+    here = TRUE;
+  else
     {
-      disk->checkpointer = g_thread_try_new ("prs-checkpoint", checkpoint_thread, disk, NULL);
+      if (disk->checkpointer == NULL)
+        disk->checkpointer = g_thread_try_new ("prs-checkpoint", checkpoint_thread, disk, NULL);
       disk->inline_checkpoints = disk->checkpointer == NULL;
+      here = disk->inline_checkpoints;
+      disk->checkpoint_due = disk->checkpoint_running = !here;
+      g_cond_signal (&disk->wake);
     }
-  here = disk->inline_checkpoints;
-  disk->checkpoint_due = !here;
-  g_cond_signal (&disk->wake);
   g_mutex_unlock (&disk_lock);
 
   if (here)
@@ -315,8 +332,7 @@ on_wal_commit (void       *data,
   PrsStore *self = data;
 
   self->commit_wrote = TRUE;
-  if (pages >= WAL_CHECKPOINT_PAGES)
-    disk_request_checkpoint (self->disk, db, name);
+  disk_wal_committed (self->disk, db, name, pages);
   return SQLITE_OK;
 }
 
