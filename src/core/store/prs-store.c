@@ -22,6 +22,8 @@
 #define BUSY_TIMEOUT_MS PRS_STORE_BUSY_TIMEOUT_MS
 /* SQLite's wal_autocheckpoint */
 #define WAL_CHECKPOINT_PAGES 1000
+/* How often the checkpoint thread copies one WAL before a commit does */
+#define CHECKPOINT_ASIDE_PASSES 4
 
 G_DEFINE_FINAL_TYPE (PrsStore, prs_store, G_TYPE_OBJECT)
 
@@ -127,7 +129,7 @@ typedef struct _PrsStoreDisk
   GCond     wake;
   gboolean  checkpoint_due;
   gboolean  checkpoint_running;   /* due or running on the thread */
-  gboolean  checkpointed_aside;   /* the thread checkpointed this WAL */
+  guint     aside_passes;         /* the thread's checkpoints of this WAL */
   gboolean  stopping;
   gboolean  inline_checkpoints;   /* no thread could be had: the committer's */
 } PrsStoreDisk;
@@ -230,11 +232,12 @@ disk_commit_returned (PrsStoreDisk *disk,
  * one thread), woken by that commit. A checkpoint never waits for a writer
  * or a reader, and the WAL starts again from its beginning only at a write
  * that finds all of it copied: commits made while the thread copied are
- * left, and a thread that copied again whenever they were (each time two
- * syncs) would seldom be done under a steady stream of calls. So once the
- * thread has copied the bulk, the next commit past 1,000 pages copies what
- * is left itself, as SQLite did (a few pages, the syncs), and the next write
- * after it starts the WAL again: it stays near 1,000 pages. */
+ * left, and the thread copies again when the next of them tells it (mostly
+ * a few pages and the two syncs), until a copy finds no commit in its way.
+ * Under a steady stream of calls that might never happen: after four copies
+ * of one WAL the next commit past 1,000 pages copies what is left itself, as
+ * SQLite did, and the next write after it starts the WAL again: it stays
+ * near 1,000 pages. */
 static gboolean check_database_files (const char  *db_path,
                                       GError     **error);
 
@@ -284,7 +287,7 @@ checkpoint_thread (gpointer data)
       sqlite3_wal_checkpoint_v2 (db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
       g_mutex_lock (&disk_lock);
       disk->checkpoint_running = FALSE;
-      disk->checkpointed_aside = TRUE;
+      disk->aside_passes++;
     }
   g_mutex_unlock (&disk_lock);
   sqlite3_close (db);
@@ -302,10 +305,10 @@ disk_wal_committed (PrsStoreDisk *disk,
 
   g_mutex_lock (&disk_lock);
   if (pages < WAL_CHECKPOINT_PAGES)
-    disk->checkpointed_aside = FALSE;   /* started again */
+    disk->aside_passes = 0;   /* started again */
   else if (disk->checkpoint_running)
     ;
-  else if (disk->checkpointed_aside || disk->inline_checkpoints)
+  else if (disk->aside_passes >= CHECKPOINT_ASIDE_PASSES || disk->inline_checkpoints)
     here = TRUE;
   else
     {
