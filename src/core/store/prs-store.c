@@ -249,14 +249,14 @@ checkpoint_open (const char *path)
 
   if (!check_database_files (path, &error))
     {
-      g_warning ("Checkpoints of the database “%s” stay with its writers: %s", path, error->message);
+      g_message ("Checkpoints of the database “%s” stay with its writers: %s", path, error->message);
       return NULL;
     }
   /* Only SQLite opens the files: see store_open () on POSIX locks */
   if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
       sqlite3_exec (db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK)
     {
-      g_warning ("Checkpoints of the database “%s” stay with its writers: %s", path,
+      g_message ("Checkpoints of the database “%s” stay with its writers: %s", path,
                  db != NULL ? sqlite3_errmsg (db) : "out of memory");
       sqlite3_close (db);
       return NULL;
