@@ -132,8 +132,9 @@ GPtrArray    *prs_store_collect_rows      (PrsStore        *self,
                                            GDestroyNotify   free_func,
                                            GError         **error);
 /* Runs @sql, a DELETE of the row whose id is ?1 = @id, in its own
- * transaction; *@out_found says whether there was one. @sql must be a
- * string literal (the statement cache's key). */
+ * transaction (prs_store_begin_large: what it takes with it by cascade may
+ * be large); *@out_found says whether there was one. @sql must be a string
+ * literal (the statement cache's key). */
 gboolean      prs_store_delete_one        (PrsStore     *self,
                                            const char   *sql,
                                            const char   *id,
