@@ -5,7 +5,9 @@
  * a batch that syncs later sets synchronous=NORMAL for itself only, and
  * such a commit counts as on the disk once a synced commit that wrote
  * followed it on any connection to the same file, or prs_store_sync ()
- * synced it. */
+ * synced it. What undoes one write of a transaction stays in memory (no
+ * temporary file made and deleted per write), except while a conversation
+ * is deleted outside a batch. */
 #include "config.h"
 
 #include "prs-error.h"
@@ -185,6 +187,81 @@ test_sync_later (Fixture       *fixture,
   g_assert_false (had_to_sync (other, PRS_STORE_ALL_COMMITS));
 }
 
+/* Whether this process has one of SQLite's temporary files open (unlinked
+ * at once, they are still seen among its descriptors) */
+static gboolean
+has_temporary_file (void)
+{
+  g_autoptr(GDir) fds = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  gboolean found = FALSE;
+
+  g_assert_nonnull (fds);
+  while (!found && (name = g_dir_read_name (fds)) != NULL)
+    {
+      g_autofree char *fd = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (fd, NULL);
+
+      found = target != NULL && strstr (target, "etilqs_") != NULL;
+    }
+  return found;
+}
+
+static void
+assert_journal_in_memory (PrsStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *temp_store = prs_store_dup_pragma (store, "temp_store", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (temp_store, ==, "2");
+}
+
+static void
+test_journal_in_memory (Fixture       *fixture,
+                        gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = prs_store_new (fixture->dir, &error);
+  g_autofree char *kept = prs_test_resolve_conversation (store, "Kept");
+  g_autofree char *gone = prs_test_resolve_conversation (store, "Gone");
+  g_autofree char *text = g_strnfill (3000, 'a');
+
+  g_assert_no_error (error);
+  assert_journal_in_memory (store);
+  /* ~200 pages of messages, every one of them changed by one savepoint:
+   * 800 KiB of journal, where SQLite's own limit for memory is 64 KiB */
+  for (guint i = 0; i < 200; i++)
+    {
+      PrsMessageInsert message = { 0 };
+      g_autofree char *id = NULL;
+
+      message.conversation_id = gone;
+      message.kind = "notice";
+      message.content = text;
+      g_assert_true (prs_store_insert_message (store, &message, &id, NULL, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_false (has_temporary_file ());
+  g_assert_true (prs_store_batch_begin (store, PRS_STORE_SYNC_LATER, &error));
+  g_assert_true (insert (store, kept, NULL, &error));
+  g_assert_true (prs_store_delete_conversation (store, gone, &error));
+  g_assert_no_error (error);
+  g_assert_false (has_temporary_file ());
+  g_assert_true (prs_store_batch_end (store, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (store, kept), ==, 1);
+
+  /* A conversation deleted on its own keeps its journal on the disk, and
+   * the connection goes back to memory after it */
+  g_assert_true (prs_store_delete_conversation (store, kept, &error));
+  g_assert_no_error (error);
+  assert_journal_in_memory (store);
+  g_assert_false (prs_store_delete_conversation (store, kept, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+  assert_journal_in_memory (store);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -192,5 +269,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/store/batch", Fixture, NULL, fixture_setup, test_batch, fixture_teardown);
   g_test_add ("/store/batch/sync-later", Fixture, NULL, fixture_setup, test_sync_later, fixture_teardown);
+  g_test_add ("/store/batch/journal-in-memory", Fixture, NULL, fixture_setup, test_journal_in_memory,
+              fixture_teardown);
   return g_test_run ();
 }

@@ -3,7 +3,9 @@
  * the locks SQLite holds survive a second connection in the same process,
  * another process's connection coming and going leaves the WAL in place,
  * the files are private whatever the umask, planted links and other users'
- * files are refused, a busy database says so, and a backup is consistent. */
+ * files are refused, a busy database says so, a backup is consistent, and
+ * the WAL is checkpointed on a thread of its own, staying near 1,000
+ * pages. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +186,59 @@ test_other_process_sees_writes (Fixture       *fixture,
   g_assert_cmpstr (second, ==, "two");
 }
 
+/* ---- checkpoints ----------------------------------------------------------- */
+
+static gboolean
+has_thread (const char *name)
+{
+  g_autoptr(GDir) tasks = g_dir_open ("/proc/self/task", 0, NULL);
+  const char *task;
+  gboolean found = FALSE;
+
+  g_assert_nonnull (tasks);
+  while (!found && (task = g_dir_read_name (tasks)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/task", task, "comm", NULL);
+      g_autofree char *comm = NULL;
+
+      if (g_file_get_contents (path, &comm, NULL, NULL))
+        found = g_str_equal (g_strstrip (comm), name);
+    }
+  return found;
+}
+
+static void
+test_checkpoint_aside (Fixture       *fixture,
+                       gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autofree char *wal = g_strconcat (fixture->db_path, "-wal", NULL);
+  g_autofree char *value = g_strnfill (5 * 4096, 'x');
+  g_autoptr(GError) error = NULL;
+  goffset largest = 0;
+
+  g_assert_false (has_thread ("prs-checkpoint"));
+  /* ~6 pages a commit, 6,000 in all: without checkpoints the WAL would
+   * hold them all */
+  for (guint i = 0; i < 1000; i++)
+    {
+      GStatBuf st;
+
+      value[0] = 'a' + i % 26;
+      g_assert_true (prs_store_set_setting (store, "k", value, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (g_stat (wal, &st), ==, 0);
+      largest = MAX (largest, st.st_size);
+    }
+  g_assert_true (has_thread ("prs-checkpoint"));
+  g_assert_cmpint (largest, <, 3000 * (4096 + 24));
+  g_assert_cmpint (largest, >, 1000 * (4096 + 24));
+
+  /* The thread goes with the last connection */
+  g_clear_object (&store);
+  g_assert_false (has_thread ("prs-checkpoint"));
+}
+
 /* ---- modes ---------------------------------------------------------------- */
 
 static void
@@ -321,6 +376,7 @@ main (int   argc,
 
   ADD ("locks/second-connection", test_second_connection_keeps_locks);
   ADD ("locks/other-process-sees-writes", test_other_process_sees_writes);
+  ADD ("wal/checkpoint-aside", test_checkpoint_aside);
   ADD ("modes/private-whatever-the-umask", test_private_whatever_the_umask);
   ADD ("busy/says-so", test_busy_says_so);
   ADD ("planted/links-refused", test_planted_links_refused);

@@ -369,7 +369,7 @@ prs_store_purge_deleted_conversations (PrsStore  *self,
   PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
-  if (!prs_store_begin_immediate (self, error))
+  if (!prs_store_begin_large (self, error))
     return -1;
   stmt = prs_store_prepare_cached (self, "DELETE FROM conversations WHERE purge = 1 AND deleted_at IS NOT NULL",
                                    error);

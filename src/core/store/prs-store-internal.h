@@ -35,6 +35,7 @@ struct _PrsStore
   struct _PrsStoreDisk *disk;
   guint64     last_commit;
   gboolean    commit_wrote;   /* set by the WAL hook during a COMMIT */
+  gboolean    journal_on_disk; /* in prs_store_begin_large ()'s transaction */
 };
 
 /* The database file's name and those SQLite keeps beside it, appended to
@@ -131,8 +132,9 @@ GPtrArray    *prs_store_collect_rows      (PrsStore        *self,
                                            GDestroyNotify   free_func,
                                            GError         **error);
 /* Runs @sql, a DELETE of the row whose id is ?1 = @id, in its own
- * transaction; *@out_found says whether there was one. @sql must be a
- * string literal (the statement cache's key). */
+ * transaction (prs_store_begin_large: what it takes with it by cascade may
+ * be large); *@out_found says whether there was one. @sql must be a string
+ * literal (the statement cache's key). */
 gboolean      prs_store_delete_one        (PrsStore     *self,
                                            const char   *sql,
                                            const char   *id,
@@ -166,6 +168,13 @@ gboolean      prs_store_insert_message_locked (PrsStore                *self,
                                            GError                 **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
+                                           GError      **error);
+/* BEGIN IMMEDIATE for a write that may change many rows at once (a
+ * conversation deleted with its messages): its journal goes to a temporary
+ * file past 64 KiB instead of memory (prs-store.c, temp_store). Ended by
+ * prs_store_commit () or prs_store_rollback (); inside a batch, a savepoint
+ * of its transaction as prs_store_begin_immediate (). */
+gboolean      prs_store_begin_large       (PrsStore     *self,
                                            GError      **error);
 void          prs_store_rollback          (PrsStore     *self);
 gboolean      prs_store_commit            (PrsStore     *self,

@@ -20,6 +20,10 @@
 
 #define DB_FILE_NAME    "prosponsive.db"
 #define BUSY_TIMEOUT_MS PRS_STORE_BUSY_TIMEOUT_MS
+/* SQLite's wal_autocheckpoint */
+#define WAL_CHECKPOINT_PAGES 1000
+/* How often the checkpoint thread copies one WAL before a commit does */
+#define CHECKPOINT_ASIDE_PASSES 4
 
 G_DEFINE_FINAL_TYPE (PrsStore, prs_store, G_TYPE_OBJECT)
 
@@ -118,6 +122,16 @@ typedef struct _PrsStoreDisk
   guint64 numbered;   /* the last number given */
   guint64 done;       /* every commit up to this number has returned */
   guint64 on_disk;    /* … and up to this one is on the disk */
+
+  /* The checkpoints, on a thread of their own (below) */
+  char     *path;
+  GThread  *checkpointer;
+  GCond     wake;
+  gboolean  checkpoint_due;
+  gboolean  checkpoint_running;   /* due or running on the thread */
+  guint     aside_passes;         /* the thread's checkpoints of this WAL */
+  gboolean  stopping;
+  gboolean  inline_checkpoints;   /* no thread could be had: the committer's */
 } PrsStoreDisk;
 
 static GMutex disk_lock;
@@ -148,6 +162,8 @@ disk_ref (const char *path)
       disk = g_new0 (PrsStoreDisk, 1);
       disk->dev = st.st_dev;
       disk->ino = st.st_ino;
+      disk->path = g_strdup (path);
+      g_cond_init (&disk->wake);
       g_ptr_array_add (disks, disk);
     }
   disk->refs++;
@@ -155,16 +171,30 @@ disk_ref (const char *path)
   return disk;
 }
 
+/* With the last connection the checkpoint thread goes: a checkpoint it
+ * runs is finished first */
 static void
 disk_unref (PrsStoreDisk *disk)
 {
+  GThread *checkpointer = NULL;
+
   g_mutex_lock (&disk_lock);
-  if (--disk->refs == 0)
+  if (--disk->refs > 0)
     {
-      g_ptr_array_remove_fast (disks, disk);
-      g_free (disk);
+      g_mutex_unlock (&disk_lock);
+      return;
     }
+  g_ptr_array_remove_fast (disks, disk);
+  checkpointer = g_steal_pointer (&disk->checkpointer);
+  disk->stopping = TRUE;
+  g_cond_signal (&disk->wake);
   g_mutex_unlock (&disk_lock);
+
+  if (checkpointer != NULL)
+    g_thread_join (checkpointer);
+  g_cond_clear (&disk->wake);
+  g_free (disk->path);
+  g_free (disk);
 }
 
 /* Before COMMIT, with the write lock held */
@@ -192,9 +222,110 @@ disk_commit_returned (PrsStoreDisk *disk,
   g_mutex_unlock (&disk_lock);
 }
 
-/* SQLite calls it after each commit that wrote frames to the WAL. Set, it
- * replaces SQLite's own hook, so it also does what that did: a passive
- * checkpoint once the WAL holds 1,000 pages. */
+/* ---- Checkpoints --------------------------------------------------------- */
+
+/* SQLite's own WAL hook (replaced by ours, below) checkpoints in the thread
+ * of the commit that took the WAL past 1,000 pages: that commit waited for
+ * a few milliseconds of copying pages to the database file and syncing it,
+ * every few dozen API calls. That passive checkpoint runs here instead, on a
+ * thread of its own with a connection of its own (a connection belongs to
+ * one thread), woken by that commit. A checkpoint never waits for a writer
+ * or a reader, and the WAL starts again from its beginning only at a write
+ * that finds all of it copied: commits made while the thread copied are
+ * left, and the thread copies again when the next of them tells it (mostly
+ * a few pages and the two syncs), until a copy finds no commit in its way.
+ * Under a steady stream of calls that might never happen: after four copies
+ * of one WAL the next commit past 1,000 pages copies what is left itself, as
+ * SQLite did, and the next write after it starts the WAL again: it stays
+ * near 1,000 pages. */
+static gboolean check_database_files (const char  *db_path,
+                                      GError     **error);
+
+static sqlite3 *
+checkpoint_open (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  sqlite3 *db = NULL;
+
+  if (!check_database_files (path, &error))
+    {
+      g_message ("Checkpoints of the database “%s” stay with its writers: %s", path, error->message);
+      return NULL;
+    }
+  /* Only SQLite opens the files: see store_open () on POSIX locks */
+  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
+      sqlite3_exec (db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      g_message ("Checkpoints of the database “%s” stay with its writers: %s", path,
+                 db != NULL ? sqlite3_errmsg (db) : "out of memory");
+      sqlite3_close (db);
+      return NULL;
+    }
+  return db;
+}
+
+static gpointer
+checkpoint_thread (gpointer data)
+{
+  PrsStoreDisk *disk = data;
+  sqlite3 *db = checkpoint_open (disk->path);
+
+  g_mutex_lock (&disk_lock);
+  if (db == NULL)
+    disk->inline_checkpoints = TRUE;
+  disk->checkpoint_running = db != NULL && disk->checkpoint_running;
+  while (db != NULL && !disk->stopping)
+    {
+      if (!disk->checkpoint_due)
+        {
+          g_cond_wait (&disk->wake, &disk_lock);
+          continue;
+        }
+      disk->checkpoint_due = FALSE;
+      g_mutex_unlock (&disk_lock);
+      /* SQLITE_BUSY (another program checkpoints) leaves it to that one */
+      sqlite3_wal_checkpoint_v2 (db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+      g_mutex_lock (&disk_lock);
+      disk->checkpoint_running = FALSE;
+      disk->aside_passes++;
+    }
+  g_mutex_unlock (&disk_lock);
+  sqlite3_close (db);
+  return NULL;
+}
+
+/* After each commit that wrote: @pages, the WAL's size */
+static void
+disk_wal_committed (PrsStoreDisk *disk,
+                    sqlite3      *db,
+                    const char   *name,
+                    int           pages)
+{
+  gboolean here = FALSE;
+
+  g_mutex_lock (&disk_lock);
+  if (pages < WAL_CHECKPOINT_PAGES)
+    disk->aside_passes = 0;   /* started again */
+  else if (disk->checkpoint_running)
+    ;
+  else if (disk->aside_passes >= CHECKPOINT_ASIDE_PASSES || disk->inline_checkpoints)
+    here = TRUE;
+  else
+    {
+      if (disk->checkpointer == NULL)
+        disk->checkpointer = g_thread_try_new ("prs-checkpoint", checkpoint_thread, disk, NULL);
+      disk->inline_checkpoints = disk->checkpointer == NULL;
+      here = disk->inline_checkpoints;
+      disk->checkpoint_due = disk->checkpoint_running = !here;
+      g_cond_signal (&disk->wake);
+    }
+  g_mutex_unlock (&disk_lock);
+
+  if (here)
+    sqlite3_wal_checkpoint_v2 (db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
+/* SQLite calls it after each commit that wrote frames to the WAL */
 static int
 on_wal_commit (void       *data,
                sqlite3    *db,
@@ -204,8 +335,7 @@ on_wal_commit (void       *data,
   PrsStore *self = data;
 
   self->commit_wrote = TRUE;
-  if (pages >= 1000)
-    sqlite3_wal_checkpoint_v2 (db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+  disk_wal_committed (self->disk, db, name, pages);
   return SQLITE_OK;
 }
 
@@ -425,6 +555,55 @@ prs_store_begin_immediate (PrsStore  *self,
                       "Could not start writing to the database", error);
 }
 
+/* Where SQLite keeps what undoes one statement or savepoint of a
+ * transaction (each write of a batch is a savepoint; an INSERT whose
+ * triggers write is a statement of its own): past 64 KiB a temporary file
+ * by default, made, unlinked and closed again, the journal copied to it a
+ * kilobyte at a time. An inbound message whose search entry merged FTS5
+ * segments passed that every few calls (bench/RESULTS.md). In memory, a
+ * journal holds the pages a write changes: a few for everything but a
+ * conversation deleted with its messages, which keeps the file
+ * (prs_store_begin_large). Set between transactions only: SQLite decides
+ * at BEGIN. SQLite's own size limit for memory (SQLITE_CONFIG_STMTJRNL_SPILL)
+ * is not used: in 3.40 a journal that outgrows a limit over 128 KiB fails
+ * with SQLITE_FULL. */
+static gboolean
+set_journal_in_memory (PrsStore  *self,
+                       gboolean   in_memory,
+                       GError   **error)
+{
+  return prs_store_exec_cached (self, in_memory ? "PRAGMA temp_store = MEMORY" : "PRAGMA temp_store = FILE",
+                                "Could not set up the database", error);
+}
+
+gboolean
+prs_store_begin_large (PrsStore  *self,
+                       GError   **error)
+{
+  /* Inside a batch SQLite has decided already */
+  if (self->batch_depth > 0)
+    return prs_store_begin_immediate (self, error);
+  if (!set_journal_in_memory (self, FALSE, error))
+    return FALSE;
+  self->journal_on_disk = TRUE;
+  if (prs_store_begin_immediate (self, error))
+    return TRUE;
+  self->journal_on_disk = FALSE;
+  set_journal_in_memory (self, TRUE, NULL);
+  return FALSE;
+}
+
+/* After the transaction of prs_store_begin_large () ended */
+static void
+end_large (PrsStore *self)
+{
+  if (self->journal_on_disk && sqlite3_get_autocommit (self->db))
+    {
+      self->journal_on_disk = FALSE;
+      set_journal_in_memory (self, TRUE, NULL);
+    }
+}
+
 void
 prs_store_rollback (PrsStore *self)
 {
@@ -445,6 +624,7 @@ prs_store_rollback (PrsStore *self)
       if (stmt != NULL)
         sqlite3_step (stmt);
     }
+  end_large (self);
 }
 
 static gboolean
@@ -462,6 +642,7 @@ commit_transaction (PrsStore  *self,
     }
   disk_commit_returned (self->disk, number, self->commit_wrote && !self->batch_unsynced);
   self->last_commit = number;
+  end_large (self);
 
   /* A write went through: there is room again */
   if (g_atomic_int_get (&storage_full) && g_atomic_int_compare_and_exchange (&storage_full, 1, 0))
@@ -547,7 +728,7 @@ prs_store_delete_one (PrsStore    *self,
 {
   g_autoptr(PrsStmt) stmt = NULL;
 
-  if (!prs_store_begin_immediate (self, error))
+  if (!prs_store_begin_large (self, error))
     return FALSE;
   stmt = prs_store_prepare_cached (self, sql, error);
   if (stmt != NULL)
@@ -734,7 +915,9 @@ store_open (const char  *db_path,
       return NULL;
     }
 
-  if (!prs_store_migrate (self, version, target_version, error))
+  /* A migration may rewrite whole tables: its journals keep the file */
+  if (!prs_store_migrate (self, version, target_version, error) ||
+      !set_journal_in_memory (self, TRUE, error))
     return NULL;
 
   return g_steal_pointer (&self);
@@ -811,6 +994,7 @@ prs_store_dup_pragma (PrsStore    *self,
     { "foreign_keys", "PRAGMA foreign_keys" },
     { "busy_timeout", "PRAGMA busy_timeout" },
     { "user_version", "PRAGMA user_version" },
+    { "temp_store", "PRAGMA temp_store" },
   };
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
