@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-store-conversations.c: migration 9 (from a version-8 database),
+ * the conversation list's order (12), indexes of pending rows only (14),
  * pinning, archiving, deleting (at once, and in the steps Undo needs, with
  * a workflow resolving the slug in between, and a stop between the steps),
  * no row left behind, the search index, and Regenerate / Edit and Resend. */
@@ -113,10 +114,12 @@ assert_no_orphans (Fixture *fixture)
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM tool_calls WHERE run_id NOT IN (SELECT id FROM runs)"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM context_fields WHERE conversation_id NOT IN"
                                    " (SELECT id FROM conversations)"), ==, 0);
-  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search WHERE rowid NOT IN"
+  /* The index's own rows (FTS5's docsize table: one per message indexed);
+   * the index reads its text from the messages themselves */
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search_docsize WHERE id NOT IN"
                                    " (SELECT rowid FROM messages)"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages WHERE rowid NOT IN"
-                                   " (SELECT rowid FROM message_search)"), ==, 0);
+                                   " (SELECT id FROM message_search_docsize)"), ==, 0);
   g_assert_null (prs_test_sql_query (fixture->db_path, "PRAGMA foreign_key_check"));
   g_free (prs_test_sql_query (fixture->db_path,
                               "INSERT INTO message_search (message_search) VALUES ('integrity-check')"));
@@ -225,7 +228,7 @@ test_migration_9 (Fixture       *fixture,
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM runs"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM tool_calls"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM context_fields"), ==, 0);
-  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search_docsize"), ==, 0);
   assert_no_orphans (fixture);
   g_assert_true (prs_store_has_conversation (store, other));
 
@@ -310,6 +313,128 @@ test_migration_12 (Fixture       *fixture,
                      "SELECT id FROM conversations WHERE deleted_at IS NULL"
                      " ORDER BY pinned DESC, archived, updated_at DESC, created_at DESC, id");
   g_assert_cmpstr (plan, ==, "SCAN conversations USING INDEX conversations_order");
+}
+
+/* What the lookups by status find: the requests still pending (a start's
+ * recovery), then the runs not finished, in their order */
+static char *
+status_lookups (Fixture  *fixture,
+                PrsStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) runs = prs_store_list_unfinished_runs (store, &error);
+  g_autofree char *pending = prs_test_sql_query (fixture->db_path,
+                                                 "SELECT group_concat (id) FROM (SELECT id FROM messages"
+                                                 " WHERE kind = 'inbound' AND status = 'pending' ORDER BY id)");
+  GString *text = g_string_new (pending);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < runs->len; i++)
+    g_string_append_printf (text, " %s", ((PrsRunRow *) g_ptr_array_index (runs, i))->id);
+  return g_string_free (text, FALSE);
+}
+
+/* What @text finds: each hit's message id and snippet, in rank order */
+static char *
+found (PrsStore   *store,
+       const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) hits = prs_store_search (store, text, 50, NULL, &error);
+  g_autoptr(GString) found = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (hits);
+  for (guint i = 0; i < hits->len; i++)
+    {
+      PrsSearchHit *hit = g_ptr_array_index (hits, i);
+
+      g_string_append_printf (found, "%s%s %s", found->len > 0 ? "; " : "", hit->message_id, hit->snippet);
+    }
+  return g_string_free (g_steal_pointer (&found), FALSE);
+}
+
+static void
+test_migration_14 (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *conversation = NULL, *sql = NULL, *before = NULL, *after = NULL, *plan = NULL;
+  g_autofree char *left = NULL, *found_before = NULL, *found_after = NULL;
+
+  /* A version-13 database: requests pending and answered, a reply, runs
+   * running, waiting and finished */
+  store = prs_store_new_at_version (fixture->db_path, 13, &error);
+  g_assert_no_error (error);
+  conversation = prs_test_sql_conversation (fixture->db_path, "inbox");
+  sql = g_strdup_printf (
+    "INSERT INTO messages (id, conversation_id, seq, kind, content, status, agent_id, created_at) VALUES"
+    " ('m1', '%1$s', 1, 'inbound', 'first', 'answered', 'mail', '2026-03-20T09:00:00.000Z'),"
+    " ('m2', '%1$s', 2, 'assistant', 'reply', 'complete', 'mail', '2026-03-20T09:00:01.000Z'),"
+    " ('m3', '%1$s', 3, 'inbound', 'second', 'pending', 'mail', '2026-03-20T09:00:02.000Z'),"
+    " ('m4', '%1$s', 4, 'user', 'hello', NULL, NULL, '2026-03-20T09:00:03.000Z'),"
+    " ('m5', '%1$s', 5, 'inbound', 'third', 'pending', NULL, '2026-03-20T09:00:04.000Z');"
+    "INSERT INTO messages (id, conversation_id, seq, kind, content, context_json, extra_json, created_at) VALUES"
+    " ('m6', '%1$s', 6, 'tool-call', NULL, NULL, '{\"name\":\"search\",\"arguments\":{\"q\":\"hangar\"}}',"
+    "  '2026-03-20T09:00:05.000Z'),"
+    " ('m7', '%1$s', 7, 'inbound', 'fourth', '{\"customer\":\"Acme\"}', NULL, '2026-03-20T09:00:06.000Z');"
+    "INSERT INTO runs (id, conversation_id, agent_id, origin, status, created_at, updated_at) VALUES"
+    " ('r1', '%1$s', 'mail', 'chat', 'running', '2026-03-20T09:00:05.000Z', '2026-03-20T09:00:05.000Z'),"
+    " ('r2', '%1$s', 'mail', 'chat', 'awaiting_approval', '2026-03-20T09:00:00.000Z', '2026-03-20T09:00:00.000Z'),"
+    " ('r3', '%1$s', 'mail', 'agent-inference', 'completed', '2026-03-20T08:00:00.000Z', '2026-03-20T08:00:00.000Z'),"
+    " ('r4', '%1$s', 'mail', 'inference', 'failed', '2026-03-20T07:00:00.000Z', '2026-03-20T07:00:00.000Z');",
+    conversation);
+  prs_test_store_exec (store, sql);
+  before = status_lookups (fixture, store);
+  g_assert_cmpstr (before, ==, "m3,m5 r2 r1");
+  found_before = found (store, "second OR reply OR hangar OR acme OR hel*");
+  g_assert_cmpstr (found_before, !=, "");
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 14, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 14);
+
+  /* The same rows found, along indexes that hold only those rows */
+  after = status_lookups (fixture, store);
+  g_assert_cmpstr (after, ==, before);
+  plan = query_plan (fixture->db_path, "SELECT id FROM messages WHERE kind = 'inbound' AND status = 'pending'");
+  g_assert_cmpstr (plan, ==, "SEARCH messages USING INDEX messages_pending (status=?)");
+  g_clear_pointer (&plan, g_free);
+  plan = query_plan (fixture->db_path, "SELECT id FROM runs WHERE status IN ('running', 'awaiting_approval')");
+  g_assert_cmpstr (plan, ==, "SEARCH runs USING INDEX runs_active (status=?)");
+  g_assert_cmpint (count (fixture, "SELECT count (*) FROM messages INDEXED BY messages_pending"
+                                   " WHERE status = 'pending'"), ==, 2);
+  left = prs_test_sql_query (fixture->db_path,
+                             "SELECT group_concat (name) FROM sqlite_schema WHERE name IN"
+                             " ('conversations_updated_at', 'messages_agent_id', 'messages_status', 'runs_status')");
+  g_assert_null (left);
+  g_assert_cmpint (count (fixture, "SELECT count (*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"),
+                   ==, 0);
+
+  /* The search index taken over as it was: the same hits, ranks and
+   * snippets, and no copy of the text beside it */
+  found_after = found (store, "second OR reply OR hangar OR acme OR hel*");
+  g_assert_cmpstr (found_after, ==, found_before);
+  g_assert_null (prs_test_sql_query (fixture->db_path,
+                                     "SELECT name FROM sqlite_schema WHERE name = 'message_search_content'"));
+  assert_no_orphans (fixture);
+  /* A message edited or deleted leaves the index with the words it had */
+  prs_test_store_exec (store, "UPDATE messages SET content = 'zeppelin' WHERE id = 'm2';"
+                              "DELETE FROM messages WHERE id = 'm6';");
+  g_clear_pointer (&found_after, g_free);
+  found_after = found (store, "reply OR hangar OR zeppelin");
+  g_assert_true (g_str_has_prefix (found_after, "m2 ") && strstr (found_after, "zeppelin") != NULL);
+  g_assert_null (strchr (found_after, ';'));
+  assert_no_orphans (fixture);
+
+  /* Answered and finished, they leave the indexes */
+  prs_test_store_exec (store, "UPDATE messages SET status = 'answered' WHERE id = 'm3';"
+                              "UPDATE runs SET status = 'completed' WHERE id = 'r2';");
+  g_free (after);
+  after = status_lookups (fixture, store);
+  g_assert_cmpstr (after, ==, "m5 r1");
 }
 
 /* ---- pinning and archiving ---- */
@@ -739,6 +864,7 @@ main (int   argc,
   g_test_add ("/prs/store-conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("migration/9", test_migration_9);
   ADD ("migration/12", test_migration_12);
+  ADD ("migration/14", test_migration_14);
   ADD ("pin-archive", test_pin_archive);
   ADD ("delete-undo", test_delete_undo);
   ADD ("delete-recover", test_delete_recover);

@@ -415,6 +415,64 @@ static const PrsMigration migrations[] = {
   /* Insights' tables and runs with checks that fill no temporary table on
    * every row a model call writes (prs-store-insights.c) */
   { 13, prs_store_insights_checks_schema, TRUE },
+
+  { 14,
+    /* Fewer index pages written per message and per run (docs/storage.md):
+     * every commit writes each b-tree it touches as at least one whole
+     * page. No query reads conversations by updated_at alone (the list
+     * reads conversations_order) nor messages by agent_id. Only pending
+     * requests are looked up by status (a start's recovery, the
+     * schedules' runs), and only running or waiting runs, so only those
+     * rows are indexed: a finished message or run leaves no entry. */
+    "DROP INDEX conversations_updated_at;"
+    "DROP INDEX messages_agent_id;"
+    "DROP INDEX messages_status;"
+    "CREATE INDEX messages_pending ON messages (status) WHERE status = 'pending';"
+    "DROP INDEX runs_status;"
+    "CREATE INDEX runs_active ON runs (status) WHERE status IN ('running', 'awaiting_approval');"
+    /* The search index reads a message's words from the message itself
+     * (the view message_search_source: what migration 9 indexed) instead
+     * of keeping a copy of them, a table more written by every message.
+     * The index is the same: its pages are taken over as they are, since
+     * the copy held what the view gives (the triggers fired on every
+     * column the view reads). A row now leaves the index with the words
+     * the message has before it changes or goes: the triggers that take
+     * it out run BEFORE the write, while the view still reads them. */
+    "DROP TRIGGER messages_search_insert;"
+    "DROP TRIGGER messages_search_update;"
+    "DROP TRIGGER messages_search_delete;"
+    "DROP TABLE message_search_terms;"
+    "CREATE VIRTUAL TABLE message_search_new USING fts5 ("
+    "  body, tools, context, content = 'message_search_source', content_rowid = 'message_rowid',"
+    "  tokenize = 'unicode61 remove_diacritics 2');"
+    "DELETE FROM message_search_new_data;"
+    "INSERT INTO message_search_new_data (id, block) SELECT id, block FROM message_search_data;"
+    "INSERT INTO message_search_new_idx (segid, term, pgno) SELECT segid, term, pgno FROM message_search_idx;"
+    "INSERT INTO message_search_new_docsize (id, sz) SELECT id, sz FROM message_search_docsize;"
+    "DELETE FROM message_search_new_config;"
+    "INSERT INTO message_search_new_config (k, v) SELECT k, v FROM message_search_config;"
+    "DROP TABLE message_search;"
+    "ALTER TABLE message_search_new RENAME TO message_search;"
+    "CREATE VIRTUAL TABLE message_search_terms USING fts5vocab (message_search, 'row');"
+    "CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN"
+    "  INSERT INTO message_search (rowid, body, tools, context)"
+    "    SELECT message_rowid, body, tools, context FROM message_search_source"
+    "    WHERE message_rowid = new.rowid;"
+    "END;"
+    "CREATE TRIGGER messages_search_unindex BEFORE UPDATE OF kind, content, extra_json, context_json"
+    "  ON messages BEGIN"
+    "  DELETE FROM message_search WHERE rowid = old.rowid;"
+    "END;"
+    "CREATE TRIGGER messages_search_update AFTER UPDATE OF kind, content, extra_json, context_json"
+    "  ON messages BEGIN"
+    "  INSERT INTO message_search (rowid, body, tools, context)"
+    "    SELECT message_rowid, body, tools, context FROM message_search_source"
+    "    WHERE message_rowid = new.rowid;"
+    "END;"
+    "CREATE TRIGGER messages_search_delete BEFORE DELETE ON messages BEGIN"
+    "  DELETE FROM message_search WHERE rowid = old.rowid;"
+    "END;"
+    "PRAGMA user_version = 14;" },
 };
 
 int
