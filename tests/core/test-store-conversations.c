@@ -391,6 +391,13 @@ found (PrsStore   *store,
   return g_string_free (g_steal_pointer (&found), FALSE);
 }
 
+/* Every column of every message, rowid first, as one text */
+#define MESSAGE_ROWS \
+  "SELECT group_concat (quote (rowid) || quote (id) || quote (conversation_id) || seq || kind" \
+  " || quote (content) || quote (status) || quote (agent_id) || quote (context_json)" \
+  " || quote (execution_json) || quote (dedup_key) || quote (extra_json) || created_at" \
+  " || quote (superseded_at), '|') FROM (SELECT * FROM messages ORDER BY rowid)"
+
 static void
 test_migration_14 (Fixture       *fixture,
                    gconstpointer  user_data)
@@ -399,6 +406,7 @@ test_migration_14 (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autofree char *conversation = NULL, *sql = NULL, *before = NULL, *after = NULL, *plan = NULL;
   g_autofree char *left = NULL, *found_before = NULL, *found_after = NULL;
+  g_autofree char *rows_before = NULL, *rows_after = NULL;
 
   /* A version-13 database: requests pending and answered, a reply, runs
    * running, waiting and finished */
@@ -412,6 +420,8 @@ test_migration_14 (Fixture       *fixture,
     " ('m3', '%1$s', 3, 'inbound', 'second', 'pending', 'mail', '2026-03-20T09:00:02.000Z'),"
     " ('m4', '%1$s', 4, 'user', 'hello', NULL, NULL, '2026-03-20T09:00:03.000Z'),"
     " ('m5', '%1$s', 5, 'inbound', 'third', 'pending', NULL, '2026-03-20T09:00:04.000Z');"
+    "UPDATE messages SET dedup_key = 'exec:' || id WHERE id IN ('m1', 'm3');"
+    "UPDATE messages SET superseded_at = '2026-03-20T10:00:00.000Z' WHERE id = 'm2';"
     "INSERT INTO messages (id, conversation_id, seq, kind, content, context_json, extra_json, created_at) VALUES"
     " ('m6', '%1$s', 6, 'tool-call', NULL, NULL, '{\"name\":\"search\",\"arguments\":{\"q\":\"hangar\"}}',"
     "  '2026-03-20T09:00:05.000Z'),"
@@ -423,6 +433,7 @@ test_migration_14 (Fixture       *fixture,
     " ('r4', '%1$s', 'mail', 'inference', 'failed', '2026-03-20T07:00:00.000Z', '2026-03-20T07:00:00.000Z');",
     conversation);
   prs_test_store_exec (store, sql);
+  rows_before = prs_test_sql_query (fixture->db_path, MESSAGE_ROWS);
   before = status_lookups (fixture, store);
   g_assert_cmpstr (before, ==, "m3,m5 r2 r1");
   found_before = found (store, "second OR reply OR hangar OR acme OR hel*");
@@ -432,6 +443,34 @@ test_migration_14 (Fixture       *fixture,
   store = prs_store_new_at_version (fixture->db_path, 14, &error);
   g_assert_no_error (error);
   g_assert_cmpint (prs_store_get_schema_version (store), ==, 14);
+
+  /* The messages as they were, rowids and all */
+  rows_after = prs_test_sql_query (fixture->db_path, MESSAGE_ROWS);
+  g_assert_cmpstr (rows_after, ==, rows_before);
+
+  /* Duplicate keys: only the keys indexed, still unique, still found by
+   * the index */
+  g_assert_cmpint (count (fixture, "SELECT count (*) FROM messages INDEXED BY messages_dedup_key"
+                                   " WHERE dedup_key IS NOT NULL"), ==, 2);
+  g_clear_pointer (&left, g_free);
+  left = prs_test_sql_query (fixture->db_path, "SELECT sql FROM sqlite_schema WHERE name = 'messages_dedup_key'");
+  g_assert_cmpstr (left, ==, "CREATE UNIQUE INDEX messages_dedup_key ON messages (dedup_key) WHERE dedup_key IS NOT NULL");
+  g_clear_pointer (&left, g_free);
+  plan = query_plan (fixture->db_path, "SELECT id FROM messages WHERE dedup_key = 'exec:m1'");
+  g_assert_cmpstr (plan, ==, "SEARCH messages USING INDEX messages_dedup_key (dedup_key=?)");
+  g_clear_pointer (&plan, g_free);
+  left = prs_store_find_message_by_dedup_key (store, "exec:m3");
+  g_assert_cmpstr (left, ==, "m3");
+  g_clear_pointer (&left, g_free);
+  {
+    sqlite3 *db = NULL;
+
+    g_assert_cmpint (sqlite3_open_v2 (fixture->db_path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_exec (db, "UPDATE messages SET dedup_key = 'exec:m1' WHERE id = 'm5'", NULL, NULL, NULL),
+                     ==, SQLITE_CONSTRAINT);
+    sqlite3_close (db);
+  }
+  g_assert_null (prs_test_sql_query (fixture->db_path, "SELECT * FROM sqlite_schema WHERE sql LIKE '%dedup_key TEXT UNIQUE%'"));
 
   /* The same rows found, along indexes that hold only those rows */
   after = status_lookups (fixture, store);

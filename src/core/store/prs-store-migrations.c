@@ -23,6 +23,24 @@ typedef struct
   gboolean    rebuilds;
 } PrsMigration;
 
+/* What the search index holds of each message (migration 9, made again
+ * with the table in 14) */
+#define MESSAGE_SEARCH_SOURCE \
+  "CREATE VIEW message_search_source (message_rowid, body, tools, context) AS" \
+  "  SELECT m.rowid, m.content," \
+  "    CASE WHEN m.kind = 'tool-call' AND json_valid (m.extra_json) THEN" \
+  "      COALESCE (json_extract (m.extra_json, '$.name'), '') || ' ' ||" \
+  "      COALESCE ((SELECT group_concat (value, ' ') FROM json_tree (" \
+  "                   CASE WHEN json_valid (m.extra_json) THEN m.extra_json ELSE '{}' END, '$.arguments')" \
+  "                 WHERE type IN ('text', 'integer', 'real')), '')" \
+  "    END," \
+  "    CASE WHEN m.kind = 'inbound' AND json_valid (m.context_json) THEN" \
+  "      (SELECT group_concat (value, ' ') FROM json_tree (" \
+  "         CASE WHEN json_valid (m.context_json) THEN m.context_json ELSE 'null' END)" \
+  "       WHERE type IN ('text', 'integer', 'real'))" \
+  "    END" \
+  "  FROM messages m;"
+
 static const PrsMigration migrations[] = {
   { 1,
     "CREATE TABLE settings ("
@@ -329,20 +347,7 @@ static const PrsMigration migrations[] = {
      * Request Context values (the run's replies carry the same context:
      * indexed once, where it came in). JSON the store did not check is
      * read as nothing rather than failing the write. */
-    "CREATE VIEW message_search_source (message_rowid, body, tools, context) AS"
-    "  SELECT m.rowid, m.content,"
-    "    CASE WHEN m.kind = 'tool-call' AND json_valid (m.extra_json) THEN"
-    "      COALESCE (json_extract (m.extra_json, '$.name'), '') || ' ' ||"
-    "      COALESCE ((SELECT group_concat (value, ' ') FROM json_tree ("
-    "                   CASE WHEN json_valid (m.extra_json) THEN m.extra_json ELSE '{}' END, '$.arguments')"
-    "                 WHERE type IN ('text', 'integer', 'real')), '')"
-    "    END,"
-    "    CASE WHEN m.kind = 'inbound' AND json_valid (m.context_json) THEN"
-    "      (SELECT group_concat (value, ' ') FROM json_tree ("
-    "         CASE WHEN json_valid (m.context_json) THEN m.context_json ELSE 'null' END)"
-    "       WHERE type IN ('text', 'integer', 'real'))"
-    "    END"
-    "  FROM messages m;"
+    MESSAGE_SEARCH_SOURCE
     /* Its own copy of the text: a row leaves the index by its rowid alone,
      * whatever the message became */
     "CREATE VIRTUAL TABLE message_search USING fts5 ("
@@ -417,17 +422,12 @@ static const PrsMigration migrations[] = {
   { 13, prs_store_insights_checks_schema, TRUE },
 
   { 14,
-    /* Fewer index pages written per message and per run (docs/storage.md):
+    /* Fewer pages written per message and per run (docs/storage.md):
      * every commit writes each b-tree it touches as at least one whole
      * page. No query reads conversations by updated_at alone (the list
-     * reads conversations_order) nor messages by agent_id. Only pending
-     * requests are looked up by status (a start's recovery, the
-     * schedules' runs), and only running or waiting runs, so only those
-     * rows are indexed: a finished message or run leaves no entry. */
+     * reads conversations_order); only running or waiting runs are
+     * looked up by status, so only they are indexed. */
     "DROP INDEX conversations_updated_at;"
-    "DROP INDEX messages_agent_id;"
-    "DROP INDEX messages_status;"
-    "CREATE INDEX messages_pending ON messages (status) WHERE status = 'pending';"
     "DROP INDEX runs_status;"
     "CREATE INDEX runs_active ON runs (status) WHERE status IN ('running', 'awaiting_approval');"
     /* The search index reads a message's words from the message itself
@@ -462,6 +462,42 @@ static const PrsMigration migrations[] = {
     "ALTER TABLE message_search_new RENAME TO message_search;"
     "CREATE VIRTUAL TABLE message_search_terms USING fts5vocab (message_search, 'row');"
     "INSERT INTO message_search (message_search, rank) VALUES ('pgsz', 2000);"
+    /* Messages made again (the rows and their rowids as they are) for one
+     * index: a UNIQUE column keeps an entry for every NULL, so every
+     * message without a duplicate key (every reply) wrote a page of
+     * dedup_key's index; a partial unique index holds only the keys. No
+     * query reads messages by agent_id; only pending requests are looked
+     * up by status (a start's recovery, the schedules' runs), so only
+     * they are indexed. */
+    "CREATE TABLE messages_new ("
+    "  rowid           INTEGER PRIMARY KEY,"
+    "  id              TEXT NOT NULL UNIQUE,"
+    "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
+    "  seq             INTEGER NOT NULL,"
+    "  kind            TEXT NOT NULL,"
+    "  content         TEXT,"
+    "  status          TEXT,"
+    "  agent_id        TEXT,"
+    "  context_json    TEXT,"
+    "  execution_json  TEXT,"
+    "  dedup_key       TEXT,"
+    "  extra_json      TEXT,"
+    "  created_at      TEXT NOT NULL,"
+    "  superseded_at   TEXT,"
+    "  UNIQUE (conversation_id, seq)"
+    ");"
+    "INSERT INTO messages_new (rowid, id, conversation_id, seq, kind, content, status, agent_id,"
+    "                          context_json, execution_json, dedup_key, extra_json, created_at,"
+    "                          superseded_at)"
+    "  SELECT rowid, id, conversation_id, seq, kind, content, status, agent_id,"
+    "         context_json, execution_json, dedup_key, extra_json, created_at, superseded_at"
+    "  FROM messages ORDER BY rowid;"
+    "DROP VIEW message_search_source;"
+    "DROP TABLE messages;"
+    "ALTER TABLE messages_new RENAME TO messages;"
+    "CREATE UNIQUE INDEX messages_dedup_key ON messages (dedup_key) WHERE dedup_key IS NOT NULL;"
+    "CREATE INDEX messages_pending ON messages (status) WHERE status = 'pending';"
+    MESSAGE_SEARCH_SOURCE
     "CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN"
     "  INSERT INTO message_search (rowid, body, tools, context)"
     "    SELECT message_rowid, body, tools, context FROM message_search_source"
@@ -480,7 +516,8 @@ static const PrsMigration migrations[] = {
     "CREATE TRIGGER messages_search_delete BEFORE DELETE ON messages BEGIN"
     "  DELETE FROM message_search WHERE rowid = old.rowid;"
     "END;"
-    "PRAGMA user_version = 14;" },
+    "PRAGMA user_version = 14;",
+    TRUE },
 };
 
 int
