@@ -84,10 +84,12 @@ add_message (PrsStore   *store,
   return id;
 }
 
-/* The message ids @text finds, in rank order, joined with spaces */
+/* The message ids @text finds, in rank order, joined with spaces; with
+ * @snippets each followed by its snippet, joined with "; " */
 static char *
-search_ids (PrsStore   *store,
-            const char *text)
+search_hits (PrsStore   *store,
+             const char *text,
+             gboolean    snippets)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) hits = prs_store_search (store, text, 50, NULL, &error);
@@ -99,9 +101,20 @@ search_ids (PrsStore   *store,
     {
       PrsSearchHit *hit = g_ptr_array_index (hits, i);
 
-      g_string_append_printf (ids, "%s%s", ids->len > 0 ? " " : "", hit->message_id);
+      if (ids->len > 0)
+        g_string_append (ids, snippets ? "; " : " ");
+      g_string_append (ids, hit->message_id);
+      if (snippets)
+        g_string_append_printf (ids, " %s", hit->snippet);
     }
   return g_string_free (g_steal_pointer (&ids), FALSE);
+}
+
+static char *
+search_ids (PrsStore   *store,
+            const char *text)
+{
+  return search_hits (store, text, FALSE);
 }
 
 /* The search index holds exactly what its view gives for every message:
@@ -371,26 +384,6 @@ status_lookups (Fixture  *fixture,
   return g_string_free (text, FALSE);
 }
 
-/* What @text finds: each hit's message id and snippet, in rank order */
-static char *
-found (PrsStore   *store,
-       const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) hits = prs_store_search (store, text, 50, NULL, &error);
-  g_autoptr(GString) found = g_string_new (NULL);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (hits);
-  for (guint i = 0; i < hits->len; i++)
-    {
-      PrsSearchHit *hit = g_ptr_array_index (hits, i);
-
-      g_string_append_printf (found, "%s%s %s", found->len > 0 ? "; " : "", hit->message_id, hit->snippet);
-    }
-  return g_string_free (g_steal_pointer (&found), FALSE);
-}
-
 /* Every column of every message, rowid first, as one text */
 #define MESSAGE_ROWS \
   "SELECT group_concat (quote (rowid) || quote (id) || quote (conversation_id) || seq || kind" \
@@ -436,7 +429,7 @@ test_migration_14 (Fixture       *fixture,
   rows_before = prs_test_sql_query (fixture->db_path, MESSAGE_ROWS);
   before = status_lookups (fixture, store);
   g_assert_cmpstr (before, ==, "m3,m5 r2 r1");
-  found_before = found (store, "second OR reply OR hangar OR acme OR hel*");
+  found_before = search_hits (store, "second OR reply OR hangar OR acme OR hel*", TRUE);
   g_assert_cmpstr (found_before, !=, "");
   g_assert_finalize_object (g_steal_pointer (&store));
 
@@ -491,7 +484,7 @@ test_migration_14 (Fixture       *fixture,
 
   /* The search index taken over as it was: the same hits, ranks and
    * snippets, and no copy of the text beside it */
-  found_after = found (store, "second OR reply OR hangar OR acme OR hel*");
+  found_after = search_hits (store, "second OR reply OR hangar OR acme OR hel*", TRUE);
   g_assert_cmpstr (found_after, ==, found_before);
   g_assert_null (prs_test_sql_query (fixture->db_path,
                                      "SELECT name FROM sqlite_schema WHERE name = 'message_search_content'"));
@@ -500,7 +493,7 @@ test_migration_14 (Fixture       *fixture,
   prs_test_store_exec (store, "UPDATE messages SET content = 'zeppelin' WHERE id = 'm2';"
                               "DELETE FROM messages WHERE id = 'm6';");
   g_clear_pointer (&found_after, g_free);
-  found_after = found (store, "reply OR hangar OR zeppelin");
+  found_after = search_hits (store, "reply OR hangar OR zeppelin", TRUE);
   g_assert_true (g_str_has_prefix (found_after, "m2 ") && strstr (found_after, "zeppelin") != NULL);
   g_assert_null (strchr (found_after, ';'));
   assert_no_orphans (fixture);

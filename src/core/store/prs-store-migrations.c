@@ -41,6 +41,35 @@ typedef struct
   "    END" \
   "  FROM messages m;"
 
+/* The messages table as migration 9 made it (with @dedup_unique " UNIQUE")
+ * and 14 made it again, as messages_new */
+#define MESSAGES_TABLE(dedup_unique) \
+  "CREATE TABLE messages_new (" \
+  "  rowid           INTEGER PRIMARY KEY," \
+  "  id              TEXT NOT NULL UNIQUE," \
+  "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE," \
+  "  seq             INTEGER NOT NULL," \
+  "  kind            TEXT NOT NULL," \
+  "  content         TEXT," \
+  "  status          TEXT," \
+  "  agent_id        TEXT," \
+  "  context_json    TEXT," \
+  "  execution_json  TEXT," \
+  "  dedup_key       TEXT" dedup_unique "," \
+  "  extra_json      TEXT," \
+  "  created_at      TEXT NOT NULL," \
+  "  superseded_at   TEXT," \
+  "  UNIQUE (conversation_id, seq)" \
+  ");"
+
+/* A new message into the search index, in the transaction that writes it */
+#define MESSAGE_SEARCH_INSERT \
+  "CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN" \
+  "  INSERT INTO message_search (rowid, body, tools, context)" \
+  "    SELECT message_rowid, body, tools, context FROM message_search_source" \
+  "    WHERE message_rowid = new.rowid;" \
+  "END;"
+
 static const PrsMigration migrations[] = {
   { 1,
     "CREATE TABLE settings ("
@@ -316,23 +345,7 @@ static const PrsMigration migrations[] = {
      * without one (VACUUM). superseded_at marks an answer (or a question)
      * replaced by Regenerate or Edit and Resend: kept, shown folded, left
      * out of the history a model sees. */
-    "CREATE TABLE messages_new ("
-    "  rowid           INTEGER PRIMARY KEY,"
-    "  id              TEXT NOT NULL UNIQUE,"
-    "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
-    "  seq             INTEGER NOT NULL,"
-    "  kind            TEXT NOT NULL,"
-    "  content         TEXT,"
-    "  status          TEXT,"
-    "  agent_id        TEXT,"
-    "  context_json    TEXT,"
-    "  execution_json  TEXT,"
-    "  dedup_key       TEXT UNIQUE,"
-    "  extra_json      TEXT,"
-    "  created_at      TEXT NOT NULL,"
-    "  superseded_at   TEXT,"
-    "  UNIQUE (conversation_id, seq)"
-    ");"
+    MESSAGES_TABLE (" UNIQUE")
     "INSERT INTO messages_new (rowid, id, conversation_id, seq, kind, content, status, agent_id,"
     "                          context_json, execution_json, dedup_key, extra_json, created_at)"
     "  SELECT rowid, id, conversation_id, seq, kind, content, status, agent_id,"
@@ -358,11 +371,7 @@ static const PrsMigration migrations[] = {
     "INSERT INTO message_search (rowid, body, tools, context)"
     "  SELECT message_rowid, body, tools, context FROM message_search_source;"
     /* Kept in the transaction of every write, whichever code writes */
-    "CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN"
-    "  INSERT INTO message_search (rowid, body, tools, context)"
-    "    SELECT message_rowid, body, tools, context FROM message_search_source"
-    "    WHERE message_rowid = new.rowid;"
-    "END;"
+    MESSAGE_SEARCH_INSERT
     "CREATE TRIGGER messages_search_update AFTER UPDATE OF kind, content, extra_json, context_json"
     "  ON messages BEGIN"
     "  DELETE FROM message_search WHERE rowid = old.rowid;"
@@ -469,23 +478,7 @@ static const PrsMigration migrations[] = {
      * query reads messages by agent_id; only pending requests are looked
      * up by status (a start's recovery, the schedules' runs), so only
      * they are indexed. */
-    "CREATE TABLE messages_new ("
-    "  rowid           INTEGER PRIMARY KEY,"
-    "  id              TEXT NOT NULL UNIQUE,"
-    "  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,"
-    "  seq             INTEGER NOT NULL,"
-    "  kind            TEXT NOT NULL,"
-    "  content         TEXT,"
-    "  status          TEXT,"
-    "  agent_id        TEXT,"
-    "  context_json    TEXT,"
-    "  execution_json  TEXT,"
-    "  dedup_key       TEXT,"
-    "  extra_json      TEXT,"
-    "  created_at      TEXT NOT NULL,"
-    "  superseded_at   TEXT,"
-    "  UNIQUE (conversation_id, seq)"
-    ");"
+    MESSAGES_TABLE ("")
     "INSERT INTO messages_new (rowid, id, conversation_id, seq, kind, content, status, agent_id,"
     "                          context_json, execution_json, dedup_key, extra_json, created_at,"
     "                          superseded_at)"
@@ -498,11 +491,7 @@ static const PrsMigration migrations[] = {
     "CREATE UNIQUE INDEX messages_dedup_key ON messages (dedup_key) WHERE dedup_key IS NOT NULL;"
     "CREATE INDEX messages_pending ON messages (status) WHERE status = 'pending';"
     MESSAGE_SEARCH_SOURCE
-    "CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN"
-    "  INSERT INTO message_search (rowid, body, tools, context)"
-    "    SELECT message_rowid, body, tools, context FROM message_search_source"
-    "    WHERE message_rowid = new.rowid;"
-    "END;"
+    MESSAGE_SEARCH_INSERT
     "CREATE TRIGGER messages_search_unindex BEFORE UPDATE OF kind, content, extra_json, context_json"
     "  ON messages BEGIN"
     "  DELETE FROM message_search WHERE rowid = old.rowid;"
