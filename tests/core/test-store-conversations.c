@@ -135,7 +135,8 @@ assert_search_index_exact (Fixture *fixture)
                                  "INSERT INTO temp.expected (rowid, body, tools, context)"
                                  "  SELECT message_rowid, body, tools, context FROM main.message_search_source;"
                                  "CREATE VIRTUAL TABLE temp.expected_words USING fts5vocab (temp, expected, instance);"
-                                 "CREATE VIRTUAL TABLE temp.indexed_words USING fts5vocab (main, message_search, instance);",
+                                 "CREATE VIRTUAL TABLE temp.indexed_words"
+                                 "  USING fts5vocab (main, message_search, instance);",
                                  NULL, NULL, NULL), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_prepare_v2 (db,
                                        "SELECT (SELECT count (*) FROM (SELECT * FROM temp.expected_words"
@@ -384,6 +385,39 @@ status_lookups (Fixture  *fixture,
   return g_string_free (text, FALSE);
 }
 
+/* After migration 14 (m1 and m3 have keys): only the keys indexed, still
+ * unique, still found along the index */
+static void
+assert_dedup_keys_indexed (Fixture  *fixture,
+                           PrsStore *store)
+{
+  g_autofree char *left = NULL;
+  g_autofree char *plan = NULL;
+
+  g_assert_cmpint (count (fixture, "SELECT count (*) FROM messages INDEXED BY messages_dedup_key"
+                                   " WHERE dedup_key IS NOT NULL"), ==, 2);
+  left = prs_test_sql_query (fixture->db_path, "SELECT sql FROM sqlite_schema WHERE name = 'messages_dedup_key'");
+  g_assert_cmpstr (left, ==,
+                   "CREATE UNIQUE INDEX messages_dedup_key ON messages (dedup_key) WHERE dedup_key IS NOT NULL");
+  g_clear_pointer (&left, g_free);
+  plan = query_plan (fixture->db_path, "SELECT id FROM messages WHERE dedup_key = 'exec:m1'");
+  g_assert_cmpstr (plan, ==, "SEARCH messages USING INDEX messages_dedup_key (dedup_key=?)");
+  g_clear_pointer (&plan, g_free);
+  left = prs_store_find_message_by_dedup_key (store, "exec:m3");
+  g_assert_cmpstr (left, ==, "m3");
+  g_clear_pointer (&left, g_free);
+  {
+    sqlite3 *db = NULL;
+
+    g_assert_cmpint (sqlite3_open_v2 (fixture->db_path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_exec (db, "UPDATE messages SET dedup_key = 'exec:m1' WHERE id = 'm5'", NULL, NULL, NULL),
+                     ==, SQLITE_CONSTRAINT);
+    sqlite3_close (db);
+  }
+  g_assert_null (prs_test_sql_query (fixture->db_path,
+                                     "SELECT * FROM sqlite_schema WHERE sql LIKE '%dedup_key TEXT UNIQUE%'"));
+}
+
 /* Every column of every message, rowid first, as one text */
 #define MESSAGE_ROWS \
   "SELECT group_concat (quote (rowid) || quote (id) || quote (conversation_id) || seq || kind" \
@@ -421,7 +455,8 @@ test_migration_14 (Fixture       *fixture,
     " ('m7', '%1$s', 7, 'inbound', 'fourth', '{\"customer\":\"Acme\"}', NULL, '2026-03-20T09:00:06.000Z');"
     "INSERT INTO runs (id, conversation_id, agent_id, origin, status, created_at, updated_at) VALUES"
     " ('r1', '%1$s', 'mail', 'chat', 'running', '2026-03-20T09:00:05.000Z', '2026-03-20T09:00:05.000Z'),"
-    " ('r2', '%1$s', 'mail', 'chat', 'awaiting_approval', '2026-03-20T09:00:00.000Z', '2026-03-20T09:00:00.000Z'),"
+    " ('r2', '%1$s', 'mail', 'chat', 'awaiting_approval', '2026-03-20T09:00:00.000Z',"
+    "  '2026-03-20T09:00:00.000Z'),"
     " ('r3', '%1$s', 'mail', 'agent-inference', 'completed', '2026-03-20T08:00:00.000Z', '2026-03-20T08:00:00.000Z'),"
     " ('r4', '%1$s', 'mail', 'inference', 'failed', '2026-03-20T07:00:00.000Z', '2026-03-20T07:00:00.000Z');",
     conversation);
@@ -441,29 +476,7 @@ test_migration_14 (Fixture       *fixture,
   rows_after = prs_test_sql_query (fixture->db_path, MESSAGE_ROWS);
   g_assert_cmpstr (rows_after, ==, rows_before);
 
-  /* Duplicate keys: only the keys indexed, still unique, still found by
-   * the index */
-  g_assert_cmpint (count (fixture, "SELECT count (*) FROM messages INDEXED BY messages_dedup_key"
-                                   " WHERE dedup_key IS NOT NULL"), ==, 2);
-  g_clear_pointer (&left, g_free);
-  left = prs_test_sql_query (fixture->db_path, "SELECT sql FROM sqlite_schema WHERE name = 'messages_dedup_key'");
-  g_assert_cmpstr (left, ==, "CREATE UNIQUE INDEX messages_dedup_key ON messages (dedup_key) WHERE dedup_key IS NOT NULL");
-  g_clear_pointer (&left, g_free);
-  plan = query_plan (fixture->db_path, "SELECT id FROM messages WHERE dedup_key = 'exec:m1'");
-  g_assert_cmpstr (plan, ==, "SEARCH messages USING INDEX messages_dedup_key (dedup_key=?)");
-  g_clear_pointer (&plan, g_free);
-  left = prs_store_find_message_by_dedup_key (store, "exec:m3");
-  g_assert_cmpstr (left, ==, "m3");
-  g_clear_pointer (&left, g_free);
-  {
-    sqlite3 *db = NULL;
-
-    g_assert_cmpint (sqlite3_open_v2 (fixture->db_path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
-    g_assert_cmpint (sqlite3_exec (db, "UPDATE messages SET dedup_key = 'exec:m1' WHERE id = 'm5'", NULL, NULL, NULL),
-                     ==, SQLITE_CONSTRAINT);
-    sqlite3_close (db);
-  }
-  g_assert_null (prs_test_sql_query (fixture->db_path, "SELECT * FROM sqlite_schema WHERE sql LIKE '%dedup_key TEXT UNIQUE%'"));
+  assert_dedup_keys_indexed (fixture, store);
 
   /* The same rows found, along indexes that hold only those rows */
   after = status_lookups (fixture, store);
