@@ -217,7 +217,8 @@ def test_export(data):
 def test_delete(data):
     r = run(data, "conversation", "delete", "Email Inbox")
     left = {t: count(data, "SELECT count(*) FROM %s" % t)
-            for t in ("conversations", "messages", "runs", "tool_calls", "context_fields", "message_search")}
+            for t in ("conversations", "messages", "runs", "tool_calls", "context_fields",
+                      "message_search_docsize")}
     tap.ok(r.returncode == 0 and all(v == 0 for v in left.values()),
            "delete removes the conversation, its messages, runs, tool calls, fields and search entries",
            "%s %s" % (left, r.stderr))

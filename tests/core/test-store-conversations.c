@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-store-conversations.c: migration 9 (from a version-8 database),
+ * the conversation list's order (12), indexes of pending rows only (14),
  * pinning, archiving, deleting (at once, and in the steps Undo needs, with
  * a workflow resolving the slug in between, and a stop between the steps),
  * no row left behind, the search index, and Regenerate / Edit and Resend. */
@@ -83,10 +84,12 @@ add_message (PrsStore   *store,
   return id;
 }
 
-/* The message ids @text finds, in rank order, joined with spaces */
+/* The message ids @text finds, in rank order, joined with spaces; with
+ * @snippets each followed by its snippet, joined with "; " */
 static char *
-search_ids (PrsStore   *store,
-            const char *text)
+search_hits (PrsStore   *store,
+             const char *text,
+             gboolean    snippets)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) hits = prs_store_search (store, text, 50, NULL, &error);
@@ -98,9 +101,57 @@ search_ids (PrsStore   *store,
     {
       PrsSearchHit *hit = g_ptr_array_index (hits, i);
 
-      g_string_append_printf (ids, "%s%s", ids->len > 0 ? " " : "", hit->message_id);
+      if (ids->len > 0)
+        g_string_append (ids, snippets ? "; " : " ");
+      g_string_append (ids, hit->message_id);
+      if (snippets)
+        g_string_append_printf (ids, " %s", hit->snippet);
     }
   return g_string_free (g_steal_pointer (&ids), FALSE);
+}
+
+static char *
+search_ids (PrsStore   *store,
+            const char *text)
+{
+  return search_hits (store, text, FALSE);
+}
+
+/* The search index holds exactly what its view gives for every message:
+ * an index built afresh from the view, in a temporary table, has the same
+ * words at the same places and the same sizes. (FTS5's integrity-check in
+ * SQLite 3.40 reads no external content, and its rebuild cannot read a
+ * view that uses json_tree.) */
+static void
+assert_search_index_exact (Fixture *fixture)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (fixture->db_path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db,
+                                 "CREATE VIRTUAL TABLE temp.expected USING fts5 ("
+                                 "  body, tools, context, tokenize = 'unicode61 remove_diacritics 2');"
+                                 "INSERT INTO temp.expected (rowid, body, tools, context)"
+                                 "  SELECT message_rowid, body, tools, context FROM main.message_search_source;"
+                                 "CREATE VIRTUAL TABLE temp.expected_words USING fts5vocab (temp, expected, instance);"
+                                 "CREATE VIRTUAL TABLE temp.indexed_words"
+                                 "  USING fts5vocab (main, message_search, instance);",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+                                       "SELECT (SELECT count (*) FROM (SELECT * FROM temp.expected_words"
+                                       "         EXCEPT SELECT * FROM temp.indexed_words))"
+                                       "     + (SELECT count (*) FROM (SELECT * FROM temp.indexed_words"
+                                       "         EXCEPT SELECT * FROM temp.expected_words))"
+                                       "     + (SELECT count (*) FROM (SELECT id, sz FROM temp.expected_docsize"
+                                       "         EXCEPT SELECT id, sz FROM main.message_search_docsize))"
+                                       "     + (SELECT count (*) FROM (SELECT id, sz FROM main.message_search_docsize"
+                                       "         EXCEPT SELECT id, sz FROM temp.expected_docsize))",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
 }
 
 static void
@@ -113,13 +164,16 @@ assert_no_orphans (Fixture *fixture)
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM tool_calls WHERE run_id NOT IN (SELECT id FROM runs)"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM context_fields WHERE conversation_id NOT IN"
                                    " (SELECT id FROM conversations)"), ==, 0);
-  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search WHERE rowid NOT IN"
+  /* The index's own rows (FTS5's docsize table: one per message indexed);
+   * the index reads its text from the messages themselves */
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search_docsize WHERE id NOT IN"
                                    " (SELECT rowid FROM messages)"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM messages WHERE rowid NOT IN"
-                                   " (SELECT rowid FROM message_search)"), ==, 0);
+                                   " (SELECT id FROM message_search_docsize)"), ==, 0);
   g_assert_null (prs_test_sql_query (fixture->db_path, "PRAGMA foreign_key_check"));
   g_free (prs_test_sql_query (fixture->db_path,
                               "INSERT INTO message_search (message_search) VALUES ('integrity-check')"));
+  assert_search_index_exact (fixture);
 }
 
 static void
@@ -225,7 +279,7 @@ test_migration_9 (Fixture       *fixture,
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM runs"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM tool_calls"), ==, 0);
   g_assert_cmpint (count (fixture, "SELECT count(*) FROM context_fields"), ==, 0);
-  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search"), ==, 0);
+  g_assert_cmpint (count (fixture, "SELECT count(*) FROM message_search_docsize"), ==, 0);
   assert_no_orphans (fixture);
   g_assert_true (prs_store_has_conversation (store, other));
 
@@ -310,6 +364,159 @@ test_migration_12 (Fixture       *fixture,
                      "SELECT id FROM conversations WHERE deleted_at IS NULL"
                      " ORDER BY pinned DESC, archived, updated_at DESC, created_at DESC, id");
   g_assert_cmpstr (plan, ==, "SCAN conversations USING INDEX conversations_order");
+}
+
+/* What the lookups by status find: the requests still pending (a start's
+ * recovery), then the runs not finished, in their order */
+static char *
+status_lookups (Fixture  *fixture,
+                PrsStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) runs = prs_store_list_unfinished_runs (store, &error);
+  g_autofree char *pending = prs_test_sql_query (fixture->db_path,
+                                                 "SELECT group_concat (id) FROM (SELECT id FROM messages"
+                                                 " WHERE kind = 'inbound' AND status = 'pending' ORDER BY id)");
+  GString *text = g_string_new (pending);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < runs->len; i++)
+    g_string_append_printf (text, " %s", ((PrsRunRow *) g_ptr_array_index (runs, i))->id);
+  return g_string_free (text, FALSE);
+}
+
+/* After migration 14 (m1 and m3 have keys): only the keys indexed, still
+ * unique, still found along the index */
+static void
+assert_dedup_keys_indexed (Fixture  *fixture,
+                           PrsStore *store)
+{
+  g_autofree char *left = NULL;
+  g_autofree char *plan = NULL;
+
+  g_assert_cmpint (count (fixture, "SELECT count (*) FROM messages INDEXED BY messages_dedup_key"
+                                   " WHERE dedup_key IS NOT NULL"), ==, 2);
+  left = prs_test_sql_query (fixture->db_path, "SELECT sql FROM sqlite_schema WHERE name = 'messages_dedup_key'");
+  g_assert_cmpstr (left, ==,
+                   "CREATE UNIQUE INDEX messages_dedup_key ON messages (dedup_key) WHERE dedup_key IS NOT NULL");
+  g_clear_pointer (&left, g_free);
+  plan = query_plan (fixture->db_path, "SELECT id FROM messages WHERE dedup_key = 'exec:m1'");
+  g_assert_cmpstr (plan, ==, "SEARCH messages USING INDEX messages_dedup_key (dedup_key=?)");
+  g_clear_pointer (&plan, g_free);
+  left = prs_store_find_message_by_dedup_key (store, "exec:m3");
+  g_assert_cmpstr (left, ==, "m3");
+  g_clear_pointer (&left, g_free);
+  {
+    sqlite3 *db = NULL;
+
+    g_assert_cmpint (sqlite3_open_v2 (fixture->db_path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+    g_assert_cmpint (sqlite3_exec (db, "UPDATE messages SET dedup_key = 'exec:m1' WHERE id = 'm5'", NULL, NULL, NULL),
+                     ==, SQLITE_CONSTRAINT);
+    sqlite3_close (db);
+  }
+  g_assert_null (prs_test_sql_query (fixture->db_path,
+                                     "SELECT * FROM sqlite_schema WHERE sql LIKE '%dedup_key TEXT UNIQUE%'"));
+}
+
+/* Every column of every message, rowid first, as one text */
+#define MESSAGE_ROWS \
+  "SELECT group_concat (quote (rowid) || quote (id) || quote (conversation_id) || seq || kind" \
+  " || quote (content) || quote (status) || quote (agent_id) || quote (context_json)" \
+  " || quote (execution_json) || quote (dedup_key) || quote (extra_json) || created_at" \
+  " || quote (superseded_at), '|') FROM (SELECT * FROM messages ORDER BY rowid)"
+
+static void
+test_migration_14 (Fixture       *fixture,
+                   gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *conversation = NULL, *sql = NULL, *before = NULL, *after = NULL, *plan = NULL;
+  g_autofree char *left = NULL, *found_before = NULL, *found_after = NULL;
+  g_autofree char *rows_before = NULL, *rows_after = NULL;
+
+  /* A version-13 database: requests pending and answered, a reply, runs
+   * running, waiting and finished */
+  store = prs_store_new_at_version (fixture->db_path, 13, &error);
+  g_assert_no_error (error);
+  conversation = prs_test_sql_conversation (fixture->db_path, "inbox");
+  sql = g_strdup_printf (
+    "INSERT INTO messages (id, conversation_id, seq, kind, content, status, agent_id, created_at) VALUES"
+    " ('m1', '%1$s', 1, 'inbound', 'first', 'answered', 'mail', '2026-03-20T09:00:00.000Z'),"
+    " ('m2', '%1$s', 2, 'assistant', 'reply', 'complete', 'mail', '2026-03-20T09:00:01.000Z'),"
+    " ('m3', '%1$s', 3, 'inbound', 'second', 'pending', 'mail', '2026-03-20T09:00:02.000Z'),"
+    " ('m4', '%1$s', 4, 'user', 'hello', NULL, NULL, '2026-03-20T09:00:03.000Z'),"
+    " ('m5', '%1$s', 5, 'inbound', 'third', 'pending', NULL, '2026-03-20T09:00:04.000Z');"
+    "UPDATE messages SET dedup_key = 'exec:' || id WHERE id IN ('m1', 'm3');"
+    "UPDATE messages SET superseded_at = '2026-03-20T10:00:00.000Z' WHERE id = 'm2';"
+    "INSERT INTO messages (id, conversation_id, seq, kind, content, context_json, extra_json, created_at) VALUES"
+    " ('m6', '%1$s', 6, 'tool-call', NULL, NULL, '{\"name\":\"search\",\"arguments\":{\"q\":\"hangar\"}}',"
+    "  '2026-03-20T09:00:05.000Z'),"
+    " ('m7', '%1$s', 7, 'inbound', 'fourth', '{\"customer\":\"Acme\"}', NULL, '2026-03-20T09:00:06.000Z');"
+    "INSERT INTO runs (id, conversation_id, agent_id, origin, status, created_at, updated_at) VALUES"
+    " ('r1', '%1$s', 'mail', 'chat', 'running', '2026-03-20T09:00:05.000Z', '2026-03-20T09:00:05.000Z'),"
+    " ('r2', '%1$s', 'mail', 'chat', 'awaiting_approval', '2026-03-20T09:00:00.000Z',"
+    "  '2026-03-20T09:00:00.000Z'),"
+    " ('r3', '%1$s', 'mail', 'agent-inference', 'completed', '2026-03-20T08:00:00.000Z', '2026-03-20T08:00:00.000Z'),"
+    " ('r4', '%1$s', 'mail', 'inference', 'failed', '2026-03-20T07:00:00.000Z', '2026-03-20T07:00:00.000Z');",
+    conversation);
+  prs_test_store_exec (store, sql);
+  rows_before = prs_test_sql_query (fixture->db_path, MESSAGE_ROWS);
+  before = status_lookups (fixture, store);
+  g_assert_cmpstr (before, ==, "m3,m5 r2 r1");
+  found_before = search_hits (store, "second OR reply OR hangar OR acme OR hel*", TRUE);
+  g_assert_cmpstr (found_before, !=, "");
+  g_assert_finalize_object (g_steal_pointer (&store));
+
+  store = prs_store_new_at_version (fixture->db_path, 14, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, 14);
+
+  /* The messages as they were, rowids and all */
+  rows_after = prs_test_sql_query (fixture->db_path, MESSAGE_ROWS);
+  g_assert_cmpstr (rows_after, ==, rows_before);
+
+  assert_dedup_keys_indexed (fixture, store);
+
+  /* The same rows found, along indexes that hold only those rows */
+  after = status_lookups (fixture, store);
+  g_assert_cmpstr (after, ==, before);
+  plan = query_plan (fixture->db_path, "SELECT id FROM messages WHERE kind = 'inbound' AND status = 'pending'");
+  g_assert_cmpstr (plan, ==, "SEARCH messages USING INDEX messages_pending (status=?)");
+  g_clear_pointer (&plan, g_free);
+  plan = query_plan (fixture->db_path, "SELECT id FROM runs WHERE status IN ('running', 'awaiting_approval')");
+  g_assert_cmpstr (plan, ==, "SEARCH runs USING INDEX runs_active (status=?)");
+  g_assert_cmpint (count (fixture, "SELECT count (*) FROM messages INDEXED BY messages_pending"
+                                   " WHERE status = 'pending'"), ==, 2);
+  left = prs_test_sql_query (fixture->db_path,
+                             "SELECT group_concat (name) FROM sqlite_schema WHERE name IN"
+                             " ('conversations_updated_at', 'messages_agent_id', 'messages_status', 'runs_status')");
+  g_assert_null (left);
+  g_assert_cmpint (count (fixture, "SELECT count (*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"),
+                   ==, 0);
+
+  /* The search index taken over as it was: the same hits, ranks and
+   * snippets, and no copy of the text beside it */
+  found_after = search_hits (store, "second OR reply OR hangar OR acme OR hel*", TRUE);
+  g_assert_cmpstr (found_after, ==, found_before);
+  g_assert_null (prs_test_sql_query (fixture->db_path,
+                                     "SELECT name FROM sqlite_schema WHERE name = 'message_search_content'"));
+  assert_no_orphans (fixture);
+  /* A message edited or deleted leaves the index with the words it had */
+  prs_test_store_exec (store, "UPDATE messages SET content = 'zeppelin' WHERE id = 'm2';"
+                              "DELETE FROM messages WHERE id = 'm6';");
+  g_clear_pointer (&found_after, g_free);
+  found_after = search_hits (store, "reply OR hangar OR zeppelin", TRUE);
+  g_assert_true (g_str_has_prefix (found_after, "m2 ") && strstr (found_after, "zeppelin") != NULL);
+  g_assert_null (strchr (found_after, ';'));
+  assert_no_orphans (fixture);
+
+  /* Answered and finished, they leave the indexes */
+  prs_test_store_exec (store, "UPDATE messages SET status = 'answered' WHERE id = 'm3';"
+                              "UPDATE runs SET status = 'completed' WHERE id = 'r2';");
+  g_free (after);
+  after = status_lookups (fixture, store);
+  g_assert_cmpstr (after, ==, "m5 r1");
 }
 
 /* ---- pinning and archiving ---- */
@@ -739,6 +946,7 @@ main (int   argc,
   g_test_add ("/prs/store-conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("migration/9", test_migration_9);
   ADD ("migration/12", test_migration_12);
+  ADD ("migration/14", test_migration_14);
   ADD ("pin-archive", test_pin_archive);
   ADD ("delete-undo", test_delete_undo);
   ADD ("delete-recover", test_delete_recover);

@@ -406,7 +406,8 @@ def check_final(tap, app, client, ctl, db_path):
                          ' (SELECT id FROM conversations)').fetchone()[0]
     orphans += db.execute('SELECT count(*) FROM runs WHERE conversation_id NOT IN'
                           ' (SELECT id FROM conversations)').fetchone()[0]
-    orphans += db.execute('SELECT count(*) FROM message_search WHERE rowid NOT IN'
+    # the search index's own rows (FTS5's docsize: one per message indexed)
+    orphans += db.execute('SELECT count(*) FROM message_search_docsize WHERE id NOT IN'
                           ' (SELECT rowid FROM messages)').fetchone()[0]
     mcp_listed = {row[0] for row in db.execute('SELECT DISTINCT s.name FROM mcp_tools t'
                                                ' JOIN mcp_servers s ON s.id = t.server_id')}
