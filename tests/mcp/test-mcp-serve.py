@@ -38,7 +38,7 @@ import prsapi  # noqa: E402
 EVERYTHING = os.path.join(os.environ['PRS_MCP_PEERS'], 'node_modules', '@modelcontextprotocol',
                           'server-everything', 'dist', 'index.js')
 CLIENT = os.path.join(HERE, 'mcp-serve-client.cjs')
-PLAN = 39
+PLAN = 41
 
 _spec = importlib.util.spec_from_file_location('n8n_harness', os.path.join(HERE, '..', 'n8n', 'test-discovery.py'))
 harness = importlib.util.module_from_spec(_spec)
@@ -190,6 +190,18 @@ def test_approved(tap, app):
     state, message = card(app, call_id)
     tap.ok(waiting and message is not None and message['kind'] == 'tool-call' and message['status'] == 'proposed',
            'the call waits for approval as a tool card in the “MCP clients” conversation', json.dumps([state, message]))
+    # The route itself: a look that has seen this revision is held for its
+    # wait, then says the same; a wait that is no number is refused
+    seen = app.get('/api/mcp/tools/calls/' + call_id).json().get('revision')
+    t0 = time.monotonic()
+    held = app.get('/api/mcp/tools/calls/%s?wait=1&revision=%s' % (call_id, seen))
+    took = time.monotonic() - t0
+    tap.ok(seen and held.status == 200 and held.json().get('revision') == seen
+           and held.json().get('status') == 'awaiting_approval' and 0.9 <= took < 4,
+           'a look at an unchanged call is held for its wait, then answered with the same revision (%.2f s)' % took,
+           repr(held))
+    r = app.get('/api/mcp/tools/calls/%s?wait=soon&revision=%s' % (call_id, seen))
+    tap.ok(r.status == 400 and r.json().get('code') == 'invalid-field', 'a wait that is no number is refused', repr(r))
     # Longer than one hold of the state (5 s): the client hears that it waits
     time.sleep(6.5)
     res = app.ctl('mcp', 'approve', call_id, '--port', str(app.port))

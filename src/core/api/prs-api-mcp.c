@@ -473,7 +473,7 @@ watch_on_main (gpointer data)
   g_signal_connect (watch->runner, "message-added", G_CALLBACK (on_watch_message), watch);
   g_signal_connect (watch->runner, "message-changed", G_CALLBACK (on_watch_message), watch);
   g_signal_connect (watch->runner, "run-changed", G_CALLBACK (on_watch_run_changed), watch);
-  watch->timeout = g_timeout_source_new_seconds (watch->wait);
+  watch->timeout = g_timeout_source_new (watch->wait * 1000);
   g_source_set_callback (watch->timeout, on_watch_timeout, watch, NULL);
   g_source_attach (watch->timeout, watch->context);
   watch->gone = g_cancellable_source_new (g_task_get_cancellable (watch->task));
