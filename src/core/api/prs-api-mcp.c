@@ -325,8 +325,10 @@ build_call_state (PrsStore    *store,
 
 /* A long poll held on the main thread, where the runner says what
  * changes: answered when the call's state differs from what the client
- * saw, when the wait is over, or dropped when the client went away. The
- * API thread never waits for it. */
+ * saw or when the wait is over, and dropped when its connection ends
+ * first (libsoup says so when the connection is closed, its deadline or
+ * the service's stop; a client that left meanwhile costs at most the
+ * wait). The API thread never waits for it. */
 typedef struct
 {
   GTask        *task;
@@ -453,6 +455,7 @@ on_watch_gone (GCancellable *cancellable,
 {
   CallWatch *watch = data;
 
+  g_debug ("A look at MCP client's call %s was dropped: its client went away", watch->run_id);
   g_clear_pointer (&watch->gone, g_source_unref);
   g_task_return_pointer (watch->task, NULL, NULL);
   call_watch_free (watch);

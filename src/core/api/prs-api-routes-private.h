@@ -46,8 +46,8 @@ gboolean    prs_api_get_object         (SoupServerMessage  *msg,
 
 /* Pauses @msg and returns a GTask whose result (given with
  * prs_api_task_return_answer, from any thread) answers it. The task's
- * cancellable is cancelled when the client goes away first: an answer is
- * no longer wanted. */
+ * cancellable is cancelled when the message's connection ends first
+ * (libsoup's "disconnected"): an answer is no longer wanted. */
 GTask      *prs_api_defer              (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg);
 /* The same for an inference request whose inbound message @message_id was
