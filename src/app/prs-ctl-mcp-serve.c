@@ -27,7 +27,13 @@
 /* A client's message: as large as ours to servers may be */
 #define MAX_LINE          PRS_MCP_DEFAULT_MAX_MESSAGE
 #define MAX_DEPTH         64
-#define POLL_MS           500
+/* How long the service holds a look at a call's state that has nothing
+ * new (docs/api.md): a change is heard at once, and while nothing changes
+ * the client still hears progress this often, so it knows to wait */
+#define WAIT_SECONDS      5
+/* A service that answers at once though nothing changed (one older than
+ * this program) is asked again after this, not in a busy loop */
+#define RETRY_MS          500
 #define DEFAULT_TIMEOUT   600
 
 typedef struct
@@ -185,8 +191,11 @@ typedef struct
   JsonNode *id;
   JsonNode *progress_token;   /* NULL: the client wants no progress */
   char     *call_id;
+  char     *revision;    /* of the last state heard (docs/api.md) */
   double    progress;
-  guint     poll_id;     /* the next look at the call's state */
+  gint64    asked;       /* when the look under way was sent */
+  guint     poll_id;     /* a pause before the next look */
+  guint     exchanges;   /* API requests under way for it */
   gboolean  cancelled;   /* by the client: it gets no answer */
 } ClientCall;
 
@@ -200,6 +209,7 @@ client_call_free (ClientCall *call)
   g_clear_pointer (&call->id, json_node_unref);
   g_clear_pointer (&call->progress_token, json_node_unref);
   g_free (call->call_id);
+  g_free (call->revision);
   g_free (call);
   done_one (serve);
 }
@@ -309,7 +319,9 @@ on_cancel_answer (Serve      *serve,
       g_printerr (_("mcp serve: the client cancelled call %s, but Prosponsive could not stop it: %s\n"),
                   call->call_id, why);
     }
-  client_call_free (call);
+  call->exchanges--;
+  if (call->exchanges == 0)
+    client_call_free (call);
 }
 
 /* Tells the service; the client hears nothing more of the call (a
@@ -327,13 +339,15 @@ send_cancel (ClientCall *call)
     }
   escaped = g_uri_escape_string (call->call_id, NULL, FALSE);
   path = g_strconcat ("/api/mcp/tools/calls/", escaped, "/cancel", NULL);
+  call->exchanges++;
   api_request (call->serve, SOUP_METHOD_POST, path, json_object_new (), on_cancel_answer, call);
 }
 
-/* The client's notifications/cancelled for one of its requests. A call
- * waiting for its next look is cancelled now; one whose exchange with the
- * service is under way, when that answers. Unknown or finished requests
- * are ignored, as the protocol asks. */
+/* The client's notifications/cancelled for one of its requests: the
+ * service is told at once, also while a look at the call's state waits
+ * there (its answer is then dropped); a call whose start is under way is
+ * cancelled when the service says which it is. Unknown or finished
+ * requests are ignored, as the protocol asks. */
 static void
 cancel_request (Serve      *serve,
                 JsonObject *params)
@@ -349,20 +363,20 @@ cancel_request (Serve      *serve,
       if (call->cancelled || !json_node_equal (call->id, request_id))
         continue;
       call->cancelled = TRUE;
-      if (call->poll_id != 0)
-        {
-          g_clear_handle_id (&call->poll_id, g_source_remove);
-          send_cancel (call);
-        }
+      g_clear_handle_id (&call->poll_id, g_source_remove);
+      if (call->call_id != NULL)
+        send_cancel (call);
       return;
     }
 }
 
-/* What the client hears while the call is not done yet */
+/* What the client hears while the call is not done yet; then the next
+ * look. @changed: the state is not the one heard before. */
 static void
 say_pending (ClientCall *call,
              const char *state,
-             JsonObject *answer)
+             JsonObject *answer,
+             gboolean    changed)
 {
   JsonObject *progress = prs_json_object_get_object (answer, "progress");
   const char *tool_message = progress != NULL ? prs_json_object_get_string (progress, "message") : NULL;
@@ -376,7 +390,10 @@ say_pending (ClientCall *call,
     message = g_strdup (g_strcmp0 (state, "queued") == 0 ? _("Waiting for a free slot in Prosponsive…")
                                                           : _("The tool is running…"));
   send_progress (call, message, progress);
-  call->poll_id = g_timeout_add (POLL_MS, on_poll_timeout, call);
+  if (!changed && g_get_monotonic_time () - call->asked < (WAIT_SECONDS - 1) * G_USEC_PER_SEC)
+    call->poll_id = g_timeout_add (RETRY_MS, on_poll_timeout, call);
+  else
+    poll_call (call);
 }
 
 static void
@@ -391,8 +408,13 @@ on_call_state (Serve      *serve,
   const char *said = answer != NULL ? prs_json_object_get_string (answer, "error") : NULL;
   g_autofree char *text = NULL;
 
+  call->exchanges--;
   if (call->cancelled)
-    send_cancel (call);
+    {
+      /* The service was told already; nothing is said to the client */
+      if (call->exchanges == 0)
+        client_call_free (call);
+    }
   else if (status != SOUP_STATUS_OK || state == NULL)
     {
       text = prs_ctl_api_describe_refusal (status, answer, error);
@@ -416,16 +438,41 @@ on_call_state (Serve      *serve,
       text = g_strdup_printf (_("The tool failed: %s"), said != NULL ? said : _("no reason was given"));
       finish_with_text (call, text, TRUE);
     }
+  else if (g_strcmp0 (state, "cancelled") == 0)
+    {
+      /* Stopped in Prosponsive (the client's own cancel is handled above) */
+      text = g_strdup_printf (_("The call was cancelled in Prosponsive: %s"), said != NULL ? said : "");
+      finish_with_text (call, text, TRUE);
+    }
   else
-    say_pending (call, state, answer);
+    {
+      const char *revision = prs_json_object_get_string (answer, "revision");
+      gboolean changed = g_strcmp0 (revision, call->revision) != 0;
+
+      g_free (call->revision);
+      call->revision = g_strdup (revision);
+      say_pending (call, state, answer, changed);
+    }
 }
 
+/* The call's state: at once the first time, then held by the service
+ * until it differs from the last one heard (a long poll, docs/api.md) */
 static void
 poll_call (ClientCall *call)
 {
   g_autofree char *escaped = g_uri_escape_string (call->call_id, NULL, FALSE);
-  g_autofree char *path = g_strconcat ("/api/mcp/tools/calls/", escaped, NULL);
+  g_autofree char *path = NULL;
 
+  if (call->revision == NULL)
+    path = g_strconcat ("/api/mcp/tools/calls/", escaped, NULL);
+  else
+    {
+      g_autofree char *revision = g_uri_escape_string (call->revision, NULL, FALSE);
+
+      path = g_strdup_printf ("/api/mcp/tools/calls/%s?wait=%d&revision=%s", escaped, WAIT_SECONDS, revision);
+    }
+  call->asked = g_get_monotonic_time ();
+  call->exchanges++;
   api_request (call->serve, SOUP_METHOD_GET, path, NULL, on_call_state, call);
 }
 

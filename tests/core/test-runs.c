@@ -1057,6 +1057,41 @@ test_restart_interrupted (Fixture       *fixture,
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
 }
 
+/* Stop while a workflow runs: its request is closed, and the call ends
+ * cancelled — stopped, not failed — in the words an MCP tool's uses */
+static void
+test_stop_running_call (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  g_autoptr(JsonNode) call_message = NULL;
+  JsonObject *message;
+
+  g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
+  fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':["
+                                    "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}}]}");
+  add_provider (fixture, "openai", "Scripted", fixture->provider, 0);
+  fixture->hook->hang = TRUE;
+  run = start_run (fixture, "Weather?", NULL, NULL);
+  while (fixture->hook->bodies->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  answer = wait_rest (run, NULL);
+  fixture->hook->hang = FALSE;
+
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  g_assert_cmpstr (call_status_at (answer, 0), ==, "cancelled");
+  call = prs_store_lookup_tool_call (fixture->store, call_id_at (answer, 0), NULL);
+  call_message = prs_store_get_message (fixture->store, call->message_id, NULL);
+  message = json_node_get_object (call_message);
+  g_assert_cmpstr (json_object_get_string_member (message, "status"), ==, "cancelled");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (message, "extra"), "error"), ==,
+                   "The call was stopped.");
+}
+
 /* ---- binding, hygiene -------------------------------------------------- */
 
 static void
@@ -1204,6 +1239,7 @@ main (int   argc,
   ADD ("no-provider", test_no_provider, NULL);
   ADD ("restart/pending-approval", test_restart_pending, NULL);
   ADD ("restart/interrupted", test_restart_interrupted, NULL);
+  ADD ("stop/running-call", test_stop_running_call, NULL);
   ADD ("binding-and-hygiene", test_binding_and_hygiene, NULL);
   ADD ("webhook-auth", test_webhook_auth, NULL);
   ADD ("chat-history", test_chat_history, NULL);

@@ -3,7 +3,8 @@
 // by install-mcp-peers.sh into PRS_MCP_PEERS) driving `prosponsive-ctl mcp
 // serve` over stdio, for test-mcp-serve.py. Prints one JSON line on stdout:
 //   list:                      {"protocolVersion", "serverName", "tools": [{name, description, inputSchema}]}
-//   call NAME ARGUMENTS_JSON:  {"result", "progress": [{progress, total, message}]}
+//   call NAME ARGUMENTS_JSON:  {"result", "progress": [{progress, total, message}],
+//     "elapsedMs": how long callTool took, from the request to the result}
 //   cancel NAME ARGUMENTS_JSON PROGRESS_COUNT: the call aborted (AbortSignal) after
 //     that many progress notifications, then 3 s of listening:
 //     {"aborted": "why callTool ended", "progress", "errors": [what the SDK heard after]}
@@ -63,12 +64,13 @@ async function main () {
     out = { aborted, progress, errors };
   } else {
     const progress = [];
+    const started = performance.now();
     const result = await client.callTool({ name, arguments: JSON.parse(args) }, undefined, {
       onprogress: (p) => progress.push(p),
       // The SDK's own deadline is longer than any wait the test makes
       timeout: 10 * 60 * 1000,
     });
-    out = { result, progress };
+    out = { result, progress, elapsedMs: performance.now() - started };
   }
   process.stdout.write(JSON.stringify(out) + '\n');
   await client.close();

@@ -527,7 +527,8 @@ call_running (gpointer data)
          g_strcmp0 (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, "running") == 0;
 }
 
-/* Stop: the server is told (notifications/cancelled), the run ends */
+/* Stop: the server is told (notifications/cancelled), the run ends, and
+ * the call ends cancelled — stopped, not failed — its card saying so */
 static void
 test_stop (Fixture       *fixture,
            gconstpointer  data)
@@ -535,13 +536,20 @@ test_stop (Fixture       *fixture,
   g_autoptr(PrsRun) run = start_hostile_run (fixture, "silent", HOSTILE_CALL ("silent"));
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(PrsToolCallRow) call = NULL;
+  g_autoptr(JsonNode) message = NULL;
+  JsonObject *extra;
 
   g_assert_true (prs_mcp_test_wait_until (call_running, fixture, 10000));
   prs_runner_cancel (fixture->runner, prs_run_get_id (run));
   answer = wait_rest (run);
   g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
   call = only_call (fixture, answer);
-  g_assert_cmpstr (call->status, ==, "failed");
+  g_assert_cmpstr (call->status, ==, "cancelled");
+  message = prs_store_get_message (fixture->store, call->message_id, NULL);
+  g_assert_nonnull (message);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (message), "status"), ==, "cancelled");
+  extra = json_object_get_object_member (json_node_get_object (message), "extra");
+  g_assert_cmpstr (json_object_get_string_member (extra, "error"), ==, "The call was stopped.");
   g_assert_true (prs_mcp_test_wait_until (log_has_cancel, fixture->log, 5000));
 }
 

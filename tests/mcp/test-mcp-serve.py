@@ -11,7 +11,10 @@ client hears progress), shows in the "MCP clients" conversation, and is
 approved (`mcp approve`), denied (`mcp deny`) or times out, each with the
 client told so and the card saying so; a call the client cancels
 (notifications/cancelled, through an AbortSignal) is withdrawn while it
-waits, or stopped while it runs, and the client gets no result for it; a
+waits, or stopped while it runs (its card then says Cancelled, not Failed),
+and the client gets no result for it; a running call stopped in Prosponsive
+tells the client so; a result reaches the client as soon as the tool ends
+(the state is waited for, not polled) while progress still flows; a
 call still waiting when the service restarts keeps its time (expired at once
 when it is up, else when it is up); the service stopped is said in
 words; the API's routes refuse a missing token. TAP.
@@ -35,7 +38,7 @@ import prsapi  # noqa: E402
 EVERYTHING = os.path.join(os.environ['PRS_MCP_PEERS'], 'node_modules', '@modelcontextprotocol',
                           'server-everything', 'dist', 'index.js')
 CLIENT = os.path.join(HERE, 'mcp-serve-client.cjs')
-PLAN = 33
+PLAN = 41
 
 _spec = importlib.util.spec_from_file_location('n8n_harness', os.path.join(HERE, '..', 'n8n', 'test-discovery.py'))
 harness = importlib.util.module_from_spec(_spec)
@@ -187,7 +190,20 @@ def test_approved(tap, app):
     state, message = card(app, call_id)
     tap.ok(waiting and message is not None and message['kind'] == 'tool-call' and message['status'] == 'proposed',
            'the call waits for approval as a tool card in the “MCP clients” conversation', json.dumps([state, message]))
-    time.sleep(1.2)
+    # The route itself: a look that has seen this revision is held for its
+    # wait, then says the same; a wait that is no number is refused
+    seen = app.get('/api/mcp/tools/calls/' + call_id).json().get('revision')
+    t0 = time.monotonic()
+    held = app.get('/api/mcp/tools/calls/%s?wait=1&revision=%s' % (call_id, seen))
+    took = time.monotonic() - t0
+    tap.ok(seen and held.status == 200 and held.json().get('revision') == seen
+           and held.json().get('status') == 'awaiting_approval' and 0.9 <= took < 4,
+           'a look at an unchanged call is held for its wait, then answered with the same revision (%.2f s)' % took,
+           repr(held))
+    r = app.get('/api/mcp/tools/calls/%s?wait=soon&revision=%s' % (call_id, seen))
+    tap.ok(r.status == 400 and r.json().get('code') == 'invalid-field', 'a wait that is no number is refused', repr(r))
+    # Longer than one hold of the state (5 s): the client hears that it waits
+    time.sleep(6.5)
     res = app.ctl('mcp', 'approve', call_id, '--port', str(app.port))
     tap.ok(res.returncode == 0, 'mcp approve decides the waiting call', res.stdout + res.stderr)
     answer = client.result()
@@ -197,6 +213,10 @@ def test_approved(tap, app):
     tap.ok(len(progress) >= 2 and all('approve' in (p.get('message') or '') for p in progress[:2])
            and progress[1]['progress'] > progress[0]['progress'],
            'the client heard progress notifications while the call waited', json.dumps(progress))
+    waiting = [p for p in progress if 'approve' in (p.get('message') or '')]
+    tap.ok(len(waiting) <= 4,
+           'while nothing changes, the state is held, not asked for twice a second (%d notifications in 6.5 s)'
+           % len(waiting), json.dumps(progress))
     state, message = card(app, call_id)
     tap.ok(state.get('status') == 'succeeded' and message and message['status'] == 'succeeded',
            'the card shows the call succeeded', json.dumps([state, message]))
@@ -266,6 +286,46 @@ def test_cancel_running(tap, app):
     tap.ok(stopped and state.get('status') != 'succeeded' and time.monotonic() - started < 35,
            'the running call is stopped in Prosponsive, long before the tool would have finished',
            '%.1f s %s' % (time.monotonic() - started, json.dumps([state, message])))
+    extra = (message or {}).get('extra') or {}
+    tap.ok(state.get('status') == 'cancelled' and message and message['status'] == 'cancelled'
+           and extra.get('error') == 'The call was stopped.',
+           'the stopped call ends cancelled, not failed: its card says it was stopped', json.dumps([state, message]))
+
+
+def test_stopped_in_app(tap, app):
+    """A running call stopped in Prosponsive, not by the client: the client
+    hears that it was cancelled there"""
+    client = Client(app, 60, 'call', 'everything__trigger-long-running-operation', '{"duration": 40, "steps": 40}')
+    call_id = client.call_id()
+    running = prsapi.wait_until(lambda: card(app, call_id)[0].get('status') == 'running', 15)
+    r = app.request('POST', '/api/mcp/tools/calls/%s/cancel' % call_id, body={})
+    answer = client.result(timeout=30)
+    tap.ok(running and r.status == 200 and answer.get('result', {}).get('isError') is True
+           and 'cancelled in Prosponsive' in text_of(answer) and 'stopped' in text_of(answer),
+           'a running call stopped in Prosponsive is a tool error saying so', json.dumps(answer))
+    state, message = card(app, call_id)
+    tap.ok(state.get('status') == 'cancelled' and message and message['status'] == 'cancelled',
+           'and its card says Cancelled', json.dumps([state, message]))
+
+
+def test_latency(tap, app):
+    """The result reaches the client when the tool ends, not at the next
+    look: a tool of 0.2 s took at least 0.5 s when the state was polled
+    every 500 ms; now the wait for it ends with the change"""
+    elapsed = []
+    for _ in range(3):
+        answer = Client(app, 5, 'call', 'everything__trigger-long-running-operation',
+                        '{"duration": 0.2, "steps": 2}').result()
+        if answer.get('result', {}).get('isError') is False and 'completed' in text_of(answer):
+            elapsed.append(answer.get('elapsedMs', 1e9))
+    tap.ok(len(elapsed) == 3 and min(elapsed) < 450,
+           'a 0.2 s tool\'s result reaches the client well under 0.5 s after the call (best of 3: %s ms)'
+           % (', '.join('%.0f' % e for e in elapsed)), json.dumps(elapsed))
+    answer = Client(app, 5, 'call', 'everything__trigger-long-running-operation', '{"duration": 2, "steps": 4}').result()
+    progress = answer.get('progress') or []
+    tap.ok(answer.get('result', {}).get('isError') is False and len(progress) >= 3
+           and all(b['progress'] > a['progress'] for a, b in zip(progress, progress[1:])),
+           'the tool\'s progress still reaches the client as it comes, each saying more', json.dumps(progress))
 
 
 def test_restart_waiting(tap, app):
@@ -342,6 +402,8 @@ def run(tap, app):
     test_timeout(tap, app)
     test_cancel_waiting(tap, app)
     test_cancel_running(tap, app)
+    test_stopped_in_app(tap, app)
+    test_latency(tap, app)
     test_restart_waiting(tap, app)
     test_wire(tap, app)
     test_stopped(tap, app)

@@ -213,6 +213,10 @@ handle_call (PrsApiRoutes      *routes,
 
 /* ---- GET /api/mcp/tools/calls/{id} ---- */
 
+/* A long poll's longest hold: the answer then says the state as it is */
+#define MAX_WAIT_SECONDS  60
+#define REVISION_CHARS    16
+
 /* The call's state in the API's words */
 static const char *
 state_of (PrsRunRow      *run,
@@ -231,7 +235,8 @@ state_of (PrsRunRow      *run,
   if (g_strcmp0 (status, "denied") == 0)
     return extra != NULL && json_object_get_boolean_member_with_default (extra, "timedOut", FALSE)
            ? "timed_out" : "denied";
-  if (g_strcmp0 (status, "succeeded") == 0 || g_strcmp0 (status, "failed") == 0)
+  if (g_strcmp0 (status, "succeeded") == 0 || g_strcmp0 (status, "failed") == 0 ||
+      g_strcmp0 (status, "cancelled") == 0)
     return status;
   if (g_strcmp0 (status, "interrupted") == 0)
     return "failed";
@@ -249,13 +254,30 @@ copy_member (JsonObject *from,
     json_object_set_member (to, name, json_node_copy (node));
 }
 
-static void
-handle_call_state (PrsApiRoutes      *routes,
-                   SoupServerMessage *msg,
-                   const char        *run_id)
+/* A short text that changes whenever the answer does: what a long poll
+ * compares */
+static char *
+revision_of (JsonObject *answer)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsRunRow) run = prs_store_lookup_run (routes->store, run_id, &error);
+  g_autofree char *text = prs_json_object_to_string (answer, FALSE);
+  g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+
+  return g_strndup (digest, REVISION_CHARS);
+}
+
+/* The route's answer about @run_id, read from @store (the API thread's,
+ * or the main thread's while a long poll waits), with its status (404 for
+ * no MCP client's call); NULL with @error when the store failed.
+ * *@out_settled: the call has ended, nothing of it changes any more. */
+static JsonNode *
+build_call_state (PrsStore    *store,
+                  const char  *run_id,
+                  guint       *out_status,
+                  gboolean    *out_settled,
+                  char       **out_revision,
+                  GError     **error)
+{
+  g_autoptr(PrsRunRow) run = prs_store_lookup_run (store, run_id, error);
   g_autoptr(GPtrArray) calls = NULL;
   g_autoptr(JsonNode) message = NULL;
   g_autoptr(JsonObject) answer = json_object_new ();
@@ -263,24 +285,20 @@ handle_call_state (PrsApiRoutes      *routes,
   JsonObject *extra = NULL;
   const char *state;
 
-  if (run == NULL && error != NULL)
-    {
-      prs_api_internal_error (msg, error);
-      return;
-    }
+  *out_settled = TRUE;
+  *out_revision = NULL;
+  if (run == NULL && error != NULL && *error != NULL)
+    return NULL;
   if (run == NULL || g_strcmp0 (run->origin, PRS_RUN_ORIGIN_MCP_CLIENT) != 0)
     {
-      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "call-not-found", "There is no MCP client's call with this id.");
-      return;
+      *out_status = SOUP_STATUS_NOT_FOUND;
+      return error_node ("call-not-found", "There is no MCP client's call with this id.");
     }
-  calls = prs_store_list_tool_calls (routes->store, run_id, &error);
+  calls = prs_store_list_tool_calls (store, run_id, error);
   if (calls == NULL)
-    {
-      prs_api_internal_error (msg, error);
-      return;
-    }
+    return NULL;
   call = calls->len > 0 ? g_ptr_array_index (calls, 0) : NULL;
-  if (call != NULL && (message = prs_store_get_message (routes->store, call->message_id, NULL)) != NULL &&
+  if (call != NULL && (message = prs_store_get_message (store, call->message_id, NULL)) != NULL &&
       json_object_has_member (json_node_get_object (message), "extra"))
     extra = prs_json_object_get_object (json_node_get_object (message), "extra");
   state = state_of (run, call, extra);
@@ -297,7 +315,238 @@ handle_call_state (PrsApiRoutes      *routes,
   copy_member (extra, answer, "error");
   if (call == NULL && run->error != NULL)
     json_object_set_string_member (answer, "error", run->error);
-  prs_api_respond_json (msg, SOUP_STATUS_OK, success_node (answer));
+  *out_settled = g_strcmp0 (state, "queued") != 0 && g_strcmp0 (state, "awaiting_approval") != 0 &&
+                 g_strcmp0 (state, "running") != 0;
+  *out_revision = revision_of (answer);
+  json_object_set_string_member (answer, "revision", *out_revision);
+  *out_status = SOUP_STATUS_OK;
+  return success_node (answer);
+}
+
+/* A long poll held on the main thread, where the runner says what
+ * changes: answered when the call's state differs from what the client
+ * saw or when the wait is over, and dropped when its connection ends
+ * first (libsoup says so when the connection is closed, its deadline or
+ * the service's stop; a client that left meanwhile costs at most the
+ * wait). The API thread never waits for it. */
+typedef struct
+{
+  GTask        *task;
+  PrsRunner    *runner;
+  GMainContext *context;
+  char         *run_id;
+  char         *conversation_id;
+  char         *revision;        /* what the client saw */
+  guint         wait;
+  GSource      *timeout;
+  GSource      *gone;
+  GSource      *recheck;
+} CallWatch;
+
+static void
+drop_source (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
+
+static void
+call_watch_free (CallWatch *watch)
+{
+  g_signal_handlers_disconnect_by_data (watch->runner, watch);
+  drop_source (&watch->timeout);
+  drop_source (&watch->gone);
+  drop_source (&watch->recheck);
+  g_clear_object (&watch->task);
+  g_clear_object (&watch->runner);
+  g_free (watch->run_id);
+  g_free (watch->conversation_id);
+  g_free (watch->revision);
+  g_free (watch);
+}
+
+/* Answers with the state now if it changed (@always: whatever it is);
+ * TRUE when the watch is over (and freed) */
+static gboolean
+watch_answer (CallWatch *watch,
+              gboolean   always)
+{
+  PrsStore *store = prs_runner_get_env (watch->runner)->store;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *revision = NULL;
+  gboolean settled = FALSE;
+  guint status = SOUP_STATUS_OK;
+  JsonNode *node = build_call_state (store, watch->run_id, &status, &settled, &revision, &error);
+
+  if (node == NULL)
+    {
+      g_message ("Could not read the state of the MCP client's call %s: %s", watch->run_id, error->message);
+      status = SOUP_STATUS_INTERNAL_SERVER_ERROR;
+      node = error_node ("internal-error", "The call's state could not be read.");
+    }
+  else if (!always && status == SOUP_STATUS_OK && !settled && g_strcmp0 (revision, watch->revision) == 0)
+    {
+      json_node_unref (node);
+      return FALSE;
+    }
+  prs_api_task_return_answer (watch->task, status, node);
+  call_watch_free (watch);
+  return TRUE;
+}
+
+static gboolean
+on_watch_recheck (gpointer data)
+{
+  CallWatch *watch = data;
+
+  g_clear_pointer (&watch->recheck, g_source_unref);
+  watch_answer (watch, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+/* Something of the call may have changed: looked at once the change is
+ * written (a run writes in batches within one turn of the loop), however
+ * many signals said it */
+static void
+watch_recheck_soon (CallWatch *watch)
+{
+  if (watch->recheck != NULL)
+    return;
+  watch->recheck = g_idle_source_new ();
+  g_source_set_priority (watch->recheck, G_PRIORITY_DEFAULT);
+  g_source_set_callback (watch->recheck, on_watch_recheck, watch, NULL);
+  g_source_attach (watch->recheck, watch->context);
+}
+
+static void
+on_watch_message (PrsRunner  *runner,
+                  const char *conversation_id,
+                  const char *message_id,
+                  CallWatch  *watch)
+{
+  if (g_strcmp0 (conversation_id, watch->conversation_id) == 0)
+    watch_recheck_soon (watch);
+}
+
+static void
+on_watch_run_changed (PrsRunner *runner,
+                      PrsRun    *run,
+                      CallWatch *watch)
+{
+  if (g_strcmp0 (prs_run_get_id (run), watch->run_id) == 0)
+    watch_recheck_soon (watch);
+}
+
+static gboolean
+on_watch_timeout (gpointer data)
+{
+  CallWatch *watch = data;
+
+  g_clear_pointer (&watch->timeout, g_source_unref);
+  watch_answer (watch, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_watch_gone (GCancellable *cancellable,
+               gpointer      data)
+{
+  CallWatch *watch = data;
+
+  g_debug ("A look at MCP client's call %s was dropped: its client went away", watch->run_id);
+  g_clear_pointer (&watch->gone, g_source_unref);
+  g_task_return_pointer (watch->task, NULL, NULL);
+  call_watch_free (watch);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+watch_on_main (gpointer data)
+{
+  CallWatch *watch = data;
+  g_autoptr(PrsRunRow) run = NULL;
+
+  /* It may have changed between the API thread's look and this one */
+  if (watch_answer (watch, FALSE))
+    return G_SOURCE_REMOVE;
+  run = prs_store_lookup_run (prs_runner_get_env (watch->runner)->store, watch->run_id, NULL);
+  watch->conversation_id = run != NULL ? g_strdup (run->conversation_id) : NULL;
+  g_signal_connect (watch->runner, "message-added", G_CALLBACK (on_watch_message), watch);
+  g_signal_connect (watch->runner, "message-changed", G_CALLBACK (on_watch_message), watch);
+  g_signal_connect (watch->runner, "run-changed", G_CALLBACK (on_watch_run_changed), watch);
+  watch->timeout = g_timeout_source_new (watch->wait * 1000);
+  g_source_set_callback (watch->timeout, on_watch_timeout, watch, NULL);
+  g_source_attach (watch->timeout, watch->context);
+  watch->gone = g_cancellable_source_new (g_task_get_cancellable (watch->task));
+  g_source_set_callback (watch->gone, G_SOURCE_FUNC (on_watch_gone), watch, NULL);
+  g_source_attach (watch->gone, watch->context);
+  return G_SOURCE_REMOVE;
+}
+
+/* ?wait=SECONDS: 0 (or none) to answer at once, at most MAX_WAIT_SECONDS */
+static gboolean
+get_wait (SoupServerMessage *msg,
+          GHashTable        *query,
+          guint             *out)
+{
+  const char *text = query != NULL ? g_hash_table_lookup (query, "wait") : NULL;
+  guint64 value = 0;
+
+  *out = 0;
+  if (text == NULL)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (text, 10, 0, MAX_WAIT_SECONDS, &value, NULL))
+    {
+      prs_api_respond_error (msg, SOUP_STATUS_BAD_REQUEST, "invalid-field",
+                             "The query parameter “wait” must be a whole number of seconds from 0 to 60.");
+      return FALSE;
+    }
+  *out = (guint) value;
+  return TRUE;
+}
+
+static void
+handle_call_state (PrsApiRoutes      *routes,
+                   SoupServerMessage *msg,
+                   const char        *run_id,
+                   GHashTable        *query)
+{
+  const char *seen = query != NULL ? g_hash_table_lookup (query, "revision") : NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *revision = NULL;
+  gboolean settled = FALSE;
+  guint status = SOUP_STATUS_OK;
+  guint wait = 0;
+  JsonNode *node;
+  CallWatch *watch;
+
+  if (!get_wait (msg, query, &wait))
+    return;
+  node = build_call_state (routes->store, run_id, &status, &settled, &revision, &error);
+  if (node == NULL)
+    {
+      prs_api_internal_error (msg, error);
+      return;
+    }
+  /* At once unless asked to wait for a change the client has not seen */
+  if (wait == 0 || settled || status != SOUP_STATUS_OK || g_strcmp0 (seen, revision) != 0)
+    {
+      prs_api_respond_json (msg, status, node);
+      return;
+    }
+  json_node_unref (node);
+
+  watch = g_new0 (CallWatch, 1);
+  watch->task = prs_api_defer (routes, msg);
+  watch->runner = g_object_ref (routes->runner);
+  watch->context = routes->main_context;
+  watch->run_id = g_strdup (run_id);
+  watch->revision = g_steal_pointer (&revision);
+  watch->wait = wait;
+  routes->deferred_seconds = MAX (routes->deferred_seconds, wait + 15);
+  g_main_context_invoke (routes->main_context, watch_on_main, watch);
 }
 
 /* ---- POST /api/mcp/tools/calls/{id}/decision ---- */
@@ -440,7 +689,8 @@ match_call_path (const char *path,
 gboolean
 prs_api_handle_mcp (PrsApiRoutes      *routes,
                     SoupServerMessage *msg,
-                    const char        *path)
+                    const char        *path,
+                    GHashTable        *query)
 {
   const char *method = soup_server_message_get_method (msg);
   gboolean is_get = strcmp (method, SOUP_METHOD_GET) == 0;
@@ -469,7 +719,7 @@ prs_api_handle_mcp (PrsApiRoutes      *routes,
       else if (route == CALL_CANCEL && is_post)
         handle_cancel (routes, msg, call_id);
       else if (route == CALL_STATE && is_get)
-        handle_call_state (routes, msg, call_id);
+        handle_call_state (routes, msg, call_id, query);
       else
         prs_api_method_not_allowed (msg, route == CALL_STATE ? "GET" : "POST");
     }

@@ -45,7 +45,9 @@ gboolean    prs_api_get_object         (SoupServerMessage  *msg,
                                         JsonNode          **out);
 
 /* Pauses @msg and returns a GTask whose result (given with
- * prs_api_task_return_answer, from any thread) answers it. */
+ * prs_api_task_return_answer, from any thread) answers it. The task's
+ * cancellable is cancelled when the message's connection ends first
+ * (libsoup's "disconnected"): an answer is no longer wanted. */
 GTask      *prs_api_defer              (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg);
 /* The same for an inference request whose inbound message @message_id was
@@ -74,7 +76,8 @@ void        prs_api_handle_inference   (PrsApiRoutes       *routes,
 /* /api/mcp/… (prs-api-mcp.c): FALSE when @path is none of them */
 gboolean    prs_api_handle_mcp         (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg,
-                                        const char         *path);
+                                        const char         *path,
+                                        GHashTable         *query);
 
 /* /api/tool-calls… (prs-api-approvals.c): FALSE when @path is none of them */
 gboolean    prs_api_handle_tool_calls  (PrsApiRoutes       *routes,

@@ -383,6 +383,7 @@ typedef struct
   SoupServerMessage *msg;
   char              *message_id;   /* inference: the inbound message */
   guint64            commit;       /* … its commit, on the disk before any answer */
+  GCancellable      *cancellable;  /* the task's: cancelled when the client goes away */
   GSource           *timeout;
   gboolean           answered;
   gboolean           gone;
@@ -414,6 +415,7 @@ deferred_clear (Deferred *deferred)
   if (deferred->msg != NULL)
     g_signal_handlers_disconnect_by_data (deferred->msg, deferred);
   g_clear_object (&deferred->msg);
+  g_clear_object (&deferred->cancellable);
   g_clear_pointer (&deferred->message_id, g_free);
 }
 
@@ -466,6 +468,8 @@ on_deferred_gone (SoupServerMessage *msg,
                   Deferred          *deferred)
 {
   deferred->gone = TRUE;
+  /* Whoever holds the task stops waiting for something to answer */
+  g_cancellable_cancel (deferred->cancellable);
 }
 
 static void
@@ -521,6 +525,7 @@ prs_api_defer_run (PrsApiRoutes      *routes,
   deferred->msg = g_object_ref (msg);
   deferred->message_id = g_strdup (message_id);
   deferred->commit = commit;
+  deferred->cancellable = g_cancellable_new ();
   g_signal_connect (msg, "disconnected", G_CALLBACK (on_deferred_gone), deferred);
   g_signal_connect (msg, "finished", G_CALLBACK (on_deferred_gone), deferred);
   soup_server_message_pause (msg);
@@ -536,7 +541,7 @@ prs_api_defer_run (PrsApiRoutes      *routes,
 
   /* On the API thread's context: the callback runs here, whichever thread
    * returns the task */
-  task = g_task_new (NULL, NULL, on_deferred_done, deferred);
+  task = g_task_new (NULL, deferred->cancellable, on_deferred_done, deferred);
   return task;
 }
 
@@ -879,7 +884,7 @@ prs_api_routes_handle (PrsApiRoutes      *routes,
       else
         prs_api_method_not_allowed (msg, "GET");
     }
-  else if (!prs_api_handle_mcp (routes, msg, path) &&
+  else if (!prs_api_handle_mcp (routes, msg, path, query) &&
            !prs_api_handle_tool_calls (routes, msg, path, query))
     {
       prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "not-found",

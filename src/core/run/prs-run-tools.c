@@ -850,7 +850,12 @@ _prs_run_settle_call (PrsRun            *self,
   g_autofree char *for_model = NULL;
   g_autofree char *clean = NULL;
   gboolean ok = result->status == PRS_TOOL_CALL_SUCCEEDED;
-  const char *status = ok ? "succeeded" : "failed";
+  /* A call the run's Stop cut short did not fail: it ends cancelled, in
+   * the same words whichever tool it was (an n8n workflow still waited
+   * for has its own) */
+  gboolean stopped = !ok && self->cancel_requested;
+  const char *status = ok ? "succeeded" : stopped ? "cancelled" : "failed";
+  const char *error = stopped ? _("The call was stopped.") : result->error;
 
   g_hash_table_remove (self->executing, call_id);
   if (call == NULL)
@@ -880,10 +885,10 @@ _prs_run_settle_call (PrsRun            *self,
       json_object_set_string_member (result_extra, "error", gone);
       json_object_set_boolean_member (result_extra, "workflowGone", TRUE);
     }
-  else if (!ok && result->error != NULL)
+  else if (!ok && error != NULL)
     {
-      json_object_set_string_member (extra, "error", result->error);
-      json_object_set_string_member (result_extra, "error", result->error);
+      json_object_set_string_member (extra, "error", error);
+      json_object_set_string_member (result_extra, "error", error);
     }
   json_object_remove_member (extra, "waitingForCallback");
   json_object_remove_member (extra, "progress");

@@ -225,7 +225,7 @@ status_text (const char *status,
       *css = "warning";
       return _("Interrupted");
     }
-  /* An MCP client's call withdrawn by its client */
+  /* An MCP client's call withdrawn by its client, or a call Stop cut short */
   if (g_strcmp0 (status, "cancelled") == 0)
     return _("Cancelled");
   return status != NULL ? status : "";
