@@ -293,6 +293,18 @@ prs_tool_card_set_call (PrsToolCard *self,
 
   gtk_label_set_text (GTK_LABEL (self->error_label), error != NULL ? error : "");
   gtk_widget_set_visible (self->error_label, error != NULL && error[0] != '\0');
+  /* A call someone stopped or withdrew did not go wrong: its reason reads
+   * as a note, not in the colour of a failure */
+  if (g_strcmp0 (status, "cancelled") == 0)
+    {
+      gtk_widget_remove_css_class (self->error_label, "error");
+      gtk_widget_add_css_class (self->error_label, "dim-label");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (self->error_label, "dim-label");
+      gtk_widget_add_css_class (self->error_label, "error");
+    }
 
   if (result != NULL)
     {
