@@ -531,7 +531,11 @@ store_inbound (RunStart *start)
   node = inference->dedup_key != NULL && g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT)
            ? duplicate_answer (store, inference, &status, NULL) : NULL;
   if (node != NULL)
-    prs_api_task_return_answer_after (start->task, status, node, prs_store_get_last_commit (store));
+    {
+      g_debug ("An identical request was stored first in conversation %s: its answer is replayed",
+               inference->conversation_id);
+      prs_api_task_return_answer_after (start->task, status, node, prs_store_get_last_commit (store));
+    }
   else
     g_task_return_error (start->task, g_steal_pointer (&error));
   return FALSE;
