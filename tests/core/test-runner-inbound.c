@@ -7,6 +7,8 @@
  * API thread's) sees it at once. */
 #include "config.h"
 
+#include <string.h>
+
 #include "prs-error.h"
 #include "prs-runner.h"
 #include "prs-test-util.h"
@@ -70,6 +72,22 @@ fixture_teardown (Fixture       *fixture,
   g_free (fixture->conversation_id);
 }
 
+/* A pending inbound message for the default agent, as the API makes one */
+static void
+inbound_insert (Fixture          *fixture,
+                PrsMessageInsert *insert,
+                const char       *content,
+                const char       *dedup_key)
+{
+  memset (insert, 0, sizeof *insert);
+  insert->conversation_id = fixture->conversation_id;
+  insert->kind = "inbound";
+  insert->content = content;
+  insert->status = "pending";
+  insert->agent_id = PRS_AGENT_DEFAULT_ID;
+  insert->dedup_key = dedup_key;
+}
+
 static void
 test_stored (Fixture       *fixture,
              gconstpointer  data)
@@ -81,20 +99,15 @@ test_stored (Fixture       *fixture,
   g_autofree char *agent = NULL;
   g_autoptr(JsonNode) message = NULL;
   g_autoptr(JsonObject) conversation = NULL;
-  PrsMessageInsert insert = { 0 };
+  PrsMessageInsert insert;
   JsonObject *object;
   guint64 commit = 0;
   gboolean synced = FALSE;
 
   g_assert_no_error (error);
+  inbound_insert (fixture, &insert, "New email from alice", "idem:agent-inference:c:prosponsive:<m1@example>");
   insert.id = id;
-  insert.conversation_id = fixture->conversation_id;
-  insert.kind = "inbound";
-  insert.content = "New email from alice";
-  insert.status = "pending";
-  insert.agent_id = PRS_AGENT_DEFAULT_ID;
   insert.context_json = "{\"uid\":\"12345\"}";
-  insert.dedup_key = "idem:agent-inference:c:prosponsive:<m1@example>";
   insert.extra_json = "{\"httpStatus\":202}";
 
   g_assert_true (prs_runner_add_inbound (fixture->runner, &insert, &commit, &error));
@@ -136,16 +149,11 @@ test_key_refused (Fixture       *fixture,
   g_autoptr(JsonArray) messages = NULL;
   g_autofree char *first_id = g_uuid_string_random ();
   g_autofree char *second_id = g_uuid_string_random ();
-  PrsMessageInsert insert = { 0 };
+  PrsMessageInsert insert;
   guint64 commit = 0;
   guint64 second_commit = 0;
 
-  insert.conversation_id = fixture->conversation_id;
-  insert.kind = "inbound";
-  insert.content = "Digest";
-  insert.status = "pending";
-  insert.agent_id = PRS_AGENT_DEFAULT_ID;
-  insert.dedup_key = "exec:agent-inference:c:prosponsive:abc";
+  inbound_insert (fixture, &insert, "Digest", "exec:agent-inference:c:prosponsive:abc");
   insert.id = first_id;
   g_assert_true (prs_runner_add_inbound (fixture->runner, &insert, &commit, &error));
   g_assert_no_error (error);
