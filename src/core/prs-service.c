@@ -617,8 +617,6 @@ prs_service_start (PrsService  *self,
    * only after this returns */
   g_signal_connect_object (self->api_server, "conversation-created",
                            G_CALLBACK (on_api_conversation_created), self, 0);
-  g_signal_connect_object (self->api_server, "message-added",
-                           G_CALLBACK (on_api_message_added), self, 0);
 
   /* LAN listening is read once, at start: a change applies on restart */
   prs_api_server_set_lan (self->api_server,

@@ -7,11 +7,13 @@ differs only in `execution` (n8n's IMAP trigger re-sending its last batch
 after a restart) gets the first answer and starts no run; a reused
 idempotencyKey whose prompt or context differ is refused with 409."""
 
+import json
 import os
+import threading
 
 from prsapi import run_suite
 
-PLAN = 16
+PLAN = 21
 
 SCRIPT = {'kind': 'openai', 'repeat_last': True,
           'turns': [{'response': {'text': 'Filed it.'}}]}
@@ -46,6 +48,78 @@ def inbound(app, cid):
 def infer(app, body, route='/api/ai/agent-inference'):
     r = app.post(route, body)
     return r, (r.json() or {})
+
+
+def at_once(app, bodies):
+    """@bodies posted together, each on its own connection (its handshake
+    done first): [(status, json)] in the same order"""
+    conns = [app.connection() for _ in bodies]
+    for conn in conns:
+        conn.connect()
+    barrier = threading.Barrier(len(bodies))
+    answers = [None] * len(bodies)
+
+    def post(i):
+        barrier.wait()
+        r = app.request('POST', '/api/ai/agent-inference', bodies[i], conn=conns[i])
+        answers[i] = (r.status, r.json() or {})
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for conn in conns:
+        conn.close()
+    return answers
+
+
+def replayed_races(app):
+    return app.log().count('An identical request was stored first')
+
+
+def concurrent(tap, app, cid):
+    """Identical requests arriving together pass the look for their key
+    before any of them is stored: the key's UNIQUE index refuses all but
+    the first, and each of those hears the first's answer. Rounds until
+    such a race happened (most rounds have one)."""
+    provider = app.provider
+    rounds = []
+    for n in range(30):
+        runs = len(provider.requests())
+        key = '<race-%d@example>' % n
+        same = {'prompt': 'Race %d' % n, 'conversationId': cid, 'agentId': 'prosponsive',
+                'idempotencyKey': key, 'context': {'n': n}}
+        answers = at_once(app, [same] * 4)
+        stored = [m for m in inbound(app, cid) if m['content'] == same['prompt']]
+        ids = {j.get('messageId') for _, j in answers}
+        rounds.append({'answers': answers, 'stored': len(stored), 'ids': ids,
+                       'runs': len(provider.requests()) - runs})
+        if replayed_races(app) > 0:
+            break
+    tap.ok(replayed_races(app) > 0, 'identical requests sent together raced past the look for their key',
+           len(rounds))
+    tap.ok(all(r['stored'] == 1 and r['runs'] == 1 for r in rounds),
+           'each round of four identical requests stored one message and started one run',
+           [(r['stored'], r['runs']) for r in rounds])
+    tap.ok(all(len(r['ids']) == 1 and None not in r['ids'] and
+               all(st in (200, 202) and j.get('success') is True for st, j in r['answers'])
+               for r in rounds),
+           "… and every one of the four heard that message's answer", rounds[-1])
+
+    # The same key for four different requests, together: one is stored, three are refused
+    before = len(inbound(app, cid))
+    bodies = [{'prompt': 'Reused %d' % i, 'conversationId': cid, 'agentId': 'prosponsive',
+               'idempotencyKey': '<reused@example>'} for i in range(4)]
+    answers = at_once(app, bodies)
+    ok = [j for st, j in answers if st == 200]
+    refused = [j for st, j in answers if st == 409]
+    tap.ok(len(ok) == 1 and len(refused) == 3 and
+           all(j.get('code') == 'idempotency-key-reused' and j.get('messageId') == ok[0].get('messageId')
+               for j in refused),
+           'one key for four different requests sent together: one answered, three refused with 409 naming it',
+           json.dumps(answers)[:2000])
+    tap.ok(len(inbound(app, cid)) == before + 1, '… and one message stored', len(inbound(app, cid)) - before)
 
 
 def run(tap, app):
@@ -121,6 +195,10 @@ def run(tap, app):
     tap.ok(k3.get('messageId') == k2.get('messageId'), '… and an n8n retry in B gets B\'s answer', e3)
     tap.ok(sum(1 for m in inbound(app, b) if m['content'] == 'Digest') == 1, '… storing nothing new')
 
+    concurrent(tap, app, app.resolve('Inbox C'))
+
 
 if __name__ == '__main__':
+    # Says when a request lost the race for its key on the main thread
+    os.environ['G_MESSAGES_DEBUG'] = 'Prosponsive'
     run_suite(PLAN, run, setup)

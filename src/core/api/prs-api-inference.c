@@ -296,9 +296,8 @@ check_request (PrsApiRoutes      *routes,
 /* A reused idempotencyKey whose request says something else: 409, so that
  * a workflow bug (one key for every email) is seen instead of answered
  * with another email's reply. */
-static void
-respond_key_reused (SoupServerMessage *msg,
-                    const char        *message_id)
+static JsonNode *
+key_reused_answer (const char *message_id)
 {
   JsonObject *object = prs_api_error_object ("idempotency-key-reused",
                                              "This idempotencyKey was already used in this conversation for a "
@@ -307,8 +306,7 @@ respond_key_reused (SoupServerMessage *msg,
                                              "and context exactly; only execution may change).");
 
   json_object_set_string_member (object, "messageId", message_id);
-  prs_api_respond_json (msg, SOUP_STATUS_CONFLICT, json_node_init_object (json_node_alloc (), object));
-  json_object_unref (object);
+  return json_node_init_object (json_node_alloc (), object);
 }
 
 /* The answer stored with an inbound message whose request was answered
@@ -354,140 +352,72 @@ is_orphan (JsonNode *message)
                     PRS_INBOUND_REASON_INTERRUPTED) == 0;
 }
 
-/* Replays the stored answer of the message carrying the request's
- * duplicate key, or answers 409 when the request reuses an idempotencyKey
- * for something else. A message whose run never began because Prosponsive
- * stopped first (marked "interrupted" at the next start) has no answer to
- * replay: when @orphan is given, that stored message is returned there
- * instead, with FALSE, so that this request answers it (nothing acted for
- * it yet, and no one heard back). */
+/* What a request hears whose duplicate key a stored message carries,
+ * read through @store (either thread's): that message's stored answer,
+ * or 409 when the request reuses an idempotencyKey for something else;
+ * NULL when no message carries it. A message whose run never began because
+ * Prosponsive stopped first (marked "interrupted" at the next start) has no
+ * answer to replay: when @orphan is given, that stored message is returned
+ * there instead (and NULL), so that this request answers it (nothing acted
+ * for it yet, and no one heard back). */
+static JsonNode *
+duplicate_answer (PrsStore        *store,
+                  const Inference *inference,
+                  guint           *status,
+                  JsonNode       **orphan)
+{
+  g_autofree char *message_id = prs_store_find_message_by_dedup_key (store, inference->dedup_key);
+  PrsApiRequestIdentity identity = identity_of (inference);
+  g_autoptr(JsonNode) message = NULL;
+  JsonNode *node;
+
+  if (message_id == NULL)
+    return NULL;
+
+  message = prs_store_get_message (store, message_id, NULL);
+  if (message == NULL || !JSON_NODE_HOLDS_OBJECT (message))
+    return NULL;
+  if (prs_api_dedup_key_is_idempotency (inference->dedup_key) &&
+      !prs_api_request_matches_message (&identity, message))
+    {
+      *status = SOUP_STATUS_CONFLICT;
+      return key_reused_answer (message_id);
+    }
+
+  /* The run it started answers for it: its state now, one run only */
+  node = prs_run_build_answer (store, message_id, status);
+  if (node == NULL && orphan != NULL && is_orphan (message))
+    {
+      *orphan = g_steal_pointer (&message);
+      return NULL;
+    }
+  if (node == NULL)
+    node = stored_answer (message, message_id, status);
+  return node;
+}
+
+/* On the API thread: answers a duplicate (TRUE), or finds an orphan */
 static gboolean
 replay_duplicate_or_orphan (PrsApiRoutes      *routes,
                             SoupServerMessage *msg,
                             const Inference   *inference,
                             JsonNode         **orphan)
 {
-  g_autofree char *message_id = prs_store_find_message_by_dedup_key (routes->store, inference->dedup_key);
   g_autoptr(GError) error = NULL;
-  PrsApiRequestIdentity identity = identity_of (inference);
-  g_autoptr(JsonNode) message = NULL;
   guint status = SOUP_STATUS_SERVICE_UNAVAILABLE;
-  JsonNode *node;
+  JsonNode *node = duplicate_answer (routes->store, inference, &status, orphan);
 
-  if (message_id == NULL)
-    return FALSE;
-
-  message = prs_store_get_message (routes->store, message_id, NULL);
-  if (message == NULL || !JSON_NODE_HOLDS_OBJECT (message))
+  if (node == NULL)
     return FALSE;
   /* The first request may still be waiting for its model, its message
    * committed but not yet synced: on the disk before this one hears of it */
   if (!prs_store_sync (routes->store, PRS_STORE_ALL_COMMITS, NULL, &error))
     {
+      json_node_unref (node);
       prs_api_internal_error (msg, error);
       return TRUE;
     }
-  if (prs_api_dedup_key_is_idempotency (inference->dedup_key) &&
-      !prs_api_request_matches_message (&identity, message))
-    {
-      respond_key_reused (msg, message_id);
-      return TRUE;
-    }
-
-  /* The run it started answers for it: its state now, one run only */
-  node = prs_run_build_answer (routes->store, message_id, &status);
-  if (node == NULL && orphan != NULL && is_orphan (message))
-    {
-      *orphan = g_steal_pointer (&message);
-      return FALSE;
-    }
-  if (node == NULL)
-    node = stored_answer (message, message_id, &status);
-
   prs_api_respond_json (msg, status, node);
-  return TRUE;
-}
-
-/* Stores the inbound message (or, with @orphan_id, takes over the stored
- * one whose run never began); @commit: the store's number of that commit.
- * On a lost race with an identical request on another connection, that
- * one's answer is replayed. FALSE after answering. */
-static gboolean
-store_inbound (PrsApiRoutes      *routes,
-               SoupServerMessage *msg,
-               const Inference   *inference,
-               const char        *status,
-               const char        *extra_json,
-               const char        *orphan_id,
-               char             **message_id,
-               guint64           *commit)
-{
-  g_autoptr(GError) error = NULL;
-  PrsMessageInsert insert = { 0 };
-
-  if (orphan_id != NULL)
-    {
-      if (!prs_store_update_message (routes->store, orphan_id, status, NULL, extra_json, &error))
-        {
-          prs_api_internal_error (msg, error);
-          return FALSE;
-        }
-      *message_id = g_strdup (orphan_id);
-      *commit = prs_store_get_last_commit (routes->store);
-      return TRUE;
-    }
-
-  insert.conversation_id = inference->conversation_id;
-  insert.kind = "inbound";
-  insert.content = inference->prompt;
-  insert.status = status;
-  insert.agent_id = inference->agent_id;
-  insert.context_json = inference->context_json;
-  insert.execution_json = inference->execution_json;
-  insert.dedup_key = inference->dedup_key;
-  insert.extra_json = extra_json;
-  /* All three made by prs_json_to_string () (parse_inference (),
-   * extra_with_answer ()) */
-  insert.json_from_writer = TRUE;
-
-  /* The message and its conversation's agent: one commit, before the model
-   * is asked. Not waiting for the disk: nothing is said about it until the
-   * answer, which waits until this commit is there (prs_api_defer_run ()):
-   * the synced commit that ends the run nearly always takes it along, one
-   * wait for the disk instead of two (docs/storage.md) */
-  if (!prs_store_batch_begin (routes->store, PRS_STORE_SYNC_LATER, &error))
-    {
-      prs_api_internal_error (msg, error);
-      return FALSE;
-    }
-  if (!prs_store_insert_message (routes->store, &insert, message_id, NULL, &error))
-    {
-      g_autoptr(GError) end_error = NULL;
-
-      prs_store_batch_end (routes->store, &end_error);
-      if (inference->dedup_key == NULL || !g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) ||
-          !replay_duplicate_or_orphan (routes, msg, inference, NULL))
-        prs_api_internal_error (msg, error);
-      return FALSE;
-    }
-
-  /* A conversation without an agent takes the one its first inbound run
-   * names (docs/conversations.md): replies in the window use it too */
-  if (!prs_store_adopt_conversation_agent (routes->store, inference->conversation_id, inference->agent_id,
-                                           NULL, &error))
-    {
-      g_message ("Could not set the agent of conversation %s: %s", inference->conversation_id, error->message);
-      g_clear_error (&error);
-    }
-  if (!prs_store_batch_end (routes->store, &error))
-    {
-      g_clear_pointer (message_id, g_free);
-      prs_api_internal_error (msg, error);
-      return FALSE;
-    }
-  *commit = prs_store_get_last_commit (routes->store);
-  if (routes->message_added != NULL)
-    routes->message_added (routes->notify_data, inference->conversation_id, *message_id);
   return TRUE;
 }
 
@@ -512,20 +442,17 @@ extra_with_answer (const Inference *inference,
 
 /* ---- agent runs on the main thread ---- */
 
+/* A checked request on its way to the main thread, which stores its
+ * inbound message on the runs' own connection (one connection writes per
+ * call: docs/storage.md) and starts its run */
 typedef struct
 {
   PrsRunner *runner;
   GTask     *task;
-  char      *origin;
-  char      *conversation_id;
-  char      *agent_id;
+  Inference  inference;     /* moved here whole: its strings point into its body */
   char      *message_id;
-  char      *prompt;          /* the message's content as stored; NULL: read it back */
-  char      *context_json;
-  char      *execution_json;
-  char      *system_prompt;
-  double     temperature;
-  guint      max_tokens;
+  char      *extra_json;    /* what a duplicate hears until the run exists */
+  gboolean   stored;        /* an orphan's, taken over on the API thread */
 } RunStart;
 
 static void
@@ -533,14 +460,9 @@ run_start_free (RunStart *start)
 {
   g_clear_object (&start->runner);
   g_clear_object (&start->task);
-  g_free (start->origin);
-  g_free (start->conversation_id);
-  g_free (start->agent_id);
+  inference_clear (&start->inference);
   g_free (start->message_id);
-  g_free (start->prompt);
-  g_free (start->context_json);
-  g_free (start->execution_json);
-  g_free (start->system_prompt);
+  g_free (start->extra_json);
   g_free (start);
 }
 
@@ -567,25 +489,85 @@ on_run_rests (GObject      *source,
   run_start_free (start);
 }
 
-/* On the main thread */
+/* On the main thread: the inbound message, committed before any provider
+ * is asked, without waiting for the disk: nothing is said about it until
+ * the answer, which waits until this commit is there
+ * (prs_api_task_set_commit ()): the synced commit that ends the run nearly
+ * always takes it along, one wait for the disk instead of two
+ * (docs/storage.md). FALSE after answering. */
+static gboolean
+store_inbound (RunStart *start)
+{
+  const Inference *inference = &start->inference;
+  PrsStore *store = prs_runner_get_env (start->runner)->store;
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert insert = { 0 };
+  guint64 commit = 0;
+  guint status = SOUP_STATUS_SERVICE_UNAVAILABLE;
+  JsonNode *node;
+
+  insert.id = start->message_id;
+  insert.conversation_id = inference->conversation_id;
+  insert.kind = "inbound";
+  insert.content = inference->prompt;
+  insert.status = "pending";
+  insert.agent_id = inference->agent_id;
+  insert.context_json = inference->context_json;
+  insert.execution_json = inference->execution_json;
+  insert.dedup_key = inference->dedup_key;
+  insert.extra_json = start->extra_json;
+  /* All three made by prs_json_to_string () (check_fields (),
+   * extra_with_answer ()) */
+  insert.json_from_writer = TRUE;
+
+  if (prs_runner_add_inbound (start->runner, &insert, &commit, &error))
+    {
+      prs_api_task_set_commit (start->task, commit);
+      return TRUE;
+    }
+
+  /* An identical request got here first, after this one's look on the API
+   * thread (the key's UNIQUE index refused this one): its answer */
+  node = inference->dedup_key != NULL && g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT)
+           ? duplicate_answer (store, inference, &status, NULL) : NULL;
+  if (node != NULL)
+    {
+      g_debug ("An identical request was stored first in conversation %s: its answer is replayed",
+               inference->conversation_id);
+      prs_api_task_return_answer_after (start->task, status, node, prs_store_get_last_commit (store));
+    }
+  else
+    g_task_return_error (start->task, g_steal_pointer (&error));
+  return FALSE;
+}
+
 static gboolean
 start_run_on_main (gpointer user_data)
 {
   RunStart *start = user_data;
+  const Inference *inference = &start->inference;
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsRun) run = NULL;
   PrsRunOptions options = { 0 };
 
-  options.origin = start->origin;
-  options.conversation_id = start->conversation_id;
-  options.agent_id = start->agent_id;
+  if (!start->stored && !store_inbound (start))
+    {
+      prs_runner_release_reservation (start->runner);
+      run_start_free (start);
+      return G_SOURCE_REMOVE;
+    }
+
+  options.origin = inference->with_history ? PRS_RUN_ORIGIN_INFERENCE : PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = inference->conversation_id;
+  options.agent_id = inference->agent_id;
   options.trigger_message_id = start->message_id;
-  options.trigger_content = start->prompt;
-  options.context_json = start->context_json;
-  options.execution_json = start->execution_json;
-  options.system_prompt = start->system_prompt;
-  options.temperature = start->temperature;
-  options.max_tokens = start->max_tokens;
+  /* A first request's message keeps the content it was stored with */
+  options.trigger_content = start->stored ? NULL : inference->prompt;
+  options.context_json = inference->context_json;
+  options.execution_json = inference->execution_json;
+  options.system_prompt = inference->system_prompt;
+  options.temperature = inference->temperature;
+  options.max_tokens = inference->max_tokens;
   /* Its start goes with its first write: not a commit of its own before
    * the model is asked */
   options.store_lazily = TRUE;
@@ -609,9 +591,43 @@ start_run_on_main (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* Stores the inbound message, hands the run to the main thread, answers
- * when it rests or after the wait. @orphan: the stored message
- * of an earlier request whose run never began; it runs as it was stored. */
+/* The orphan's message, exactly as it was stored, taken over for this
+ * request on this thread (two retries of it cannot both take it); FALSE
+ * after answering */
+static gboolean
+take_over_orphan (PrsApiRoutes      *routes,
+                  SoupServerMessage *msg,
+                  RunStart          *start,
+                  JsonNode          *orphan,
+                  guint64           *commit)
+{
+  JsonObject *first = json_node_get_object (orphan);
+  Inference *inference = &start->inference;
+  g_autoptr(GError) error = NULL;
+  JsonNode *node;
+
+  start->message_id = g_strdup (json_object_get_string_member (first, "id"));
+  g_clear_pointer (&inference->context_json, g_free);
+  g_clear_pointer (&inference->execution_json, g_free);
+  if ((node = json_object_get_member (first, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+    inference->context_json = prs_json_to_string (node, FALSE);
+  if ((node = json_object_get_member (first, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
+    inference->execution_json = prs_json_to_string (node, FALSE);
+
+  if (!prs_store_update_message (routes->store, start->message_id, "pending", NULL, start->extra_json, &error))
+    {
+      prs_api_internal_error (msg, error);
+      return FALSE;
+    }
+  start->stored = TRUE;
+  *commit = prs_store_get_last_commit (routes->store);
+  return TRUE;
+}
+
+/* Hands the run to the main thread, which stores the inbound message
+ * first; answers when it rests or after the wait. @orphan: the stored
+ * message of an earlier request whose run never began; it runs as it was
+ * stored. */
 static void
 run_inference (PrsApiRoutes      *routes,
                SoupServerMessage *msg,
@@ -619,9 +635,6 @@ run_inference (PrsApiRoutes      *routes,
                JsonNode          *orphan)
 {
   g_autoptr(JsonObject) answer = json_object_new ();
-  g_autofree char *extra_json = NULL;
-  g_autofree char *message_id = NULL;
-  const char *orphan_id = NULL;
   guint64 commit = 0;
   RunStart *start;
 
@@ -634,49 +647,26 @@ run_inference (PrsApiRoutes      *routes,
       return;
     }
 
+  start = g_new0 (RunStart, 1);
   /* Until the run exists, a duplicate hears that it is running */
   json_object_set_boolean_member (answer, "success", TRUE);
   json_object_set_string_member (answer, "status", "running");
-  extra_json = extra_with_answer (inference, SOUP_STATUS_ACCEPTED, answer, NULL);
+  start->extra_json = extra_with_answer (inference, SOUP_STATUS_ACCEPTED, answer, NULL);
+  start->inference = *inference;
+  memset (inference, 0, sizeof *inference);
 
-  start = g_new0 (RunStart, 1);
-  start->context_json = g_strdup (inference->context_json);
-  start->execution_json = g_strdup (inference->execution_json);
-  if (orphan != NULL)
-    {
-      /* The first request's message, exactly as it was stored */
-      JsonObject *first = json_node_get_object (orphan);
-      JsonNode *node;
-
-      orphan_id = json_object_get_string_member (first, "id");
-      g_clear_pointer (&start->context_json, g_free);
-      g_clear_pointer (&start->execution_json, g_free);
-      if ((node = json_object_get_member (first, "context")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        start->context_json = prs_json_to_string (node, FALSE);
-      if ((node = json_object_get_member (first, "execution")) != NULL && !JSON_NODE_HOLDS_NULL (node))
-        start->execution_json = prs_json_to_string (node, FALSE);
-    }
-
-  if (!store_inbound (routes, msg, inference, "pending", extra_json, orphan_id, &message_id, &commit))
+  if (orphan != NULL && !take_over_orphan (routes, msg, start, orphan, &commit))
     {
       prs_runner_release_reservation (routes->runner);
       run_start_free (start);
       return;
     }
+  /* Named here: the wait's end answers with it */
+  if (start->message_id == NULL)
+    start->message_id = g_uuid_string_random ();
 
   start->runner = g_object_ref (routes->runner);
-  start->origin = g_strdup (inference->with_history ? PRS_RUN_ORIGIN_INFERENCE
-                                                    : PRS_RUN_ORIGIN_AGENT_INFERENCE);
-  start->conversation_id = g_strdup (inference->conversation_id);
-  start->agent_id = g_strdup (inference->agent_id);
-  start->message_id = g_strdup (message_id);
-  /* A first request's message keeps the content it was stored with */
-  if (orphan_id == NULL)
-    start->prompt = g_strdup (inference->prompt);
-  start->system_prompt = g_strdup (inference->system_prompt);
-  start->temperature = inference->temperature;
-  start->max_tokens = inference->max_tokens;
-  start->task = prs_api_defer_run (routes, msg, message_id, commit, routes->wait_seconds);
+  start->task = prs_api_defer_run (routes, msg, start->message_id, commit, routes->wait_seconds);
   g_main_context_invoke (routes->main_context, start_run_on_main, start);
 }
 

@@ -45,24 +45,39 @@ gboolean    prs_api_get_object         (SoupServerMessage  *msg,
                                         JsonNode          **out);
 
 /* Pauses @msg and returns a GTask whose result (given with
- * prs_api_task_return_answer, from any thread) answers it. The task's
- * cancellable is cancelled when the message's connection ends first
- * (libsoup's "disconnected"): an answer is no longer wanted. */
+ * prs_api_task_return_answer, from any thread) answers it; an error
+ * returned with g_task_return_error () answers as prs_api_internal_error ().
+ * The task's cancellable is cancelled when the message's connection ends
+ * first (libsoup's "disconnected"): an answer is no longer wanted. */
 GTask      *prs_api_defer              (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg);
-/* The same for an inference request whose inbound message @message_id was
- * stored by commit @commit of routes->store: no answer leaves before that
- * commit is on the disk (prs_store_sync ()); with @wait_seconds > 0 the
- * wait ends then with the stored state of its run (202 while it runs). */
+/* The same for an inference request whose inbound message is
+ * @message_id, stored by commit @commit (prs_store_get_last_commit () of any
+ * store of this process on the database), or, with @commit 0, stored
+ * later by the main thread, which then gives the number with
+ * prs_api_task_set_commit (): no answer leaves before that commit is on
+ * the disk (prs_store_sync ()). With @wait_seconds > 0 the wait ends then
+ * with the stored state of its run (202 while it runs). */
 GTask      *prs_api_defer_run          (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg,
                                         const char         *message_id,
                                         guint64             commit,
                                         guint               wait_seconds);
+/* Any thread, for a task of prs_api_defer_run (): the commit that stored
+ * its message */
+void        prs_api_task_set_commit    (GTask              *task,
+                                        guint64             commit);
 /* Takes @node */
 void        prs_api_task_return_answer (GTask              *task,
                                         guint               status,
                                         JsonNode           *node);
+/* The same for an answer that tells of a message stored by commit @commit
+ * (or before it) of a store of this process: it leaves once that commit is
+ * on the disk */
+void        prs_api_task_return_answer_after (GTask        *task,
+                                        guint               status,
+                                        JsonNode           *node,
+                                        guint64             commit);
 
 /* 405 with Allow: @allowed */
 void        prs_api_method_not_allowed (SoupServerMessage  *msg,

@@ -374,6 +374,49 @@ handle_resolve (PrsApiRoutes      *routes,
 
 /* ---- answers from the main thread ---- */
 
+/* The number of the commit that stored an inference request's inbound
+ * message (0: not stored yet). The main thread stores it after the hop and
+ * gives the number (prs_api_task_set_commit ()); this thread reads it
+ * before it answers. Shared through the task, so a box of its own. */
+typedef struct
+{
+  GMutex  lock;
+  guint64 number;
+} DeferredCommit;
+
+static GQuark
+deferred_commit_quark (void)
+{
+  static gsize quark = 0;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_quark_from_static_string ("prs-api-deferred-commit"));
+  return (GQuark) quark;
+}
+
+static void
+deferred_commit_clear (DeferredCommit *commit)
+{
+  g_mutex_clear (&commit->lock);
+}
+
+static void
+deferred_commit_unref (gpointer commit)
+{
+  g_atomic_rc_box_release_full (commit, (GDestroyNotify) deferred_commit_clear);
+}
+
+static guint64
+deferred_commit_get (DeferredCommit *commit)
+{
+  guint64 number;
+
+  g_mutex_lock (&commit->lock);
+  number = commit->number;
+  g_mutex_unlock (&commit->lock);
+  return number;
+}
+
 /* A paused message waiting for the main thread (an agent run, provider
  * info). Whichever comes first answers it: the main thread's result, or
  * the wait's end (110 s) with the run's stored state. */
@@ -382,7 +425,7 @@ typedef struct
   PrsApiRoutes      *routes;       /* lives as long as the API thread */
   SoupServerMessage *msg;
   char              *message_id;   /* inference: the inbound message */
-  guint64            commit;       /* … its commit, on the disk before any answer */
+  DeferredCommit    *commit;       /* … its commit, on the disk before any answer */
   GCancellable      *cancellable;  /* the task's: cancelled when the client goes away */
   GSource           *timeout;
   gboolean           answered;
@@ -393,6 +436,7 @@ typedef struct
 {
   JsonNode *node;
   guint     status;
+  guint64   commit;   /* on the disk before it leaves; 0: none */
 } DeferredAnswer;
 
 static void
@@ -405,18 +449,25 @@ deferred_answer_free (gpointer data)
 }
 
 static void
-deferred_clear (Deferred *deferred)
+deferred_stop_timeout (Deferred *deferred)
 {
   if (deferred->timeout != NULL)
     {
       g_source_destroy (deferred->timeout);
       g_clear_pointer (&deferred->timeout, g_source_unref);
     }
+}
+
+static void
+deferred_clear (Deferred *deferred)
+{
+  deferred_stop_timeout (deferred);
   if (deferred->msg != NULL)
     g_signal_handlers_disconnect_by_data (deferred->msg, deferred);
   g_clear_object (&deferred->msg);
   g_clear_object (&deferred->cancellable);
   g_clear_pointer (&deferred->message_id, g_free);
+  g_clear_pointer (&deferred->commit, deferred_commit_unref);
 }
 
 static void
@@ -427,28 +478,37 @@ deferred_unref (Deferred *deferred)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Deferred, deferred_unref)
 
+/* Answers with @node (taken), or, when @node is NULL, with @failure (the
+ * main thread's, prs_api_internal_error ()) */
 static void
 deferred_respond (Deferred *deferred,
                   guint     status,
-                  JsonNode *node)
+                  JsonNode *node,
+                  guint64   answer_commit,
+                  GError   *failure)
 {
   g_autoptr(GError) error = NULL;
+  guint64 commit = deferred->commit != NULL ? deferred_commit_get (deferred->commit) : 0;
   gboolean synced = FALSE;
+
+  commit = MAX (commit, answer_commit);
 
   if (deferred->answered || deferred->gone)
     {
-      json_node_unref (node);
+      g_clear_pointer (&node, json_node_unref);
       return;
     }
   deferred->answered = TRUE;
   /* The inbound message was committed without waiting for the disk: it is
    * there before anyone hears of it — nearly always already, by the synced
    * commit that ended its run (docs/storage.md) */
-  if (deferred->commit != 0 && !prs_store_sync (deferred->routes->store, deferred->commit, &synced, &error))
+  if (commit != 0 && !prs_store_sync (deferred->routes->store, commit, &synced, &error))
     {
-      json_node_unref (node);
+      g_clear_pointer (&node, json_node_unref);
       prs_api_internal_error (deferred->msg, error);
     }
+  else if (node == NULL)
+    prs_api_internal_error (deferred->msg, failure);
   else
     {
       if (synced)
@@ -456,11 +516,7 @@ deferred_respond (Deferred *deferred,
       prs_api_respond_json (deferred->msg, status, node);
     }
   soup_server_message_unpause (deferred->msg);
-  if (deferred->timeout != NULL)
-    {
-      g_source_destroy (deferred->timeout);
-      g_clear_pointer (&deferred->timeout, g_source_unref);
-    }
+  deferred_stop_timeout (deferred);
 }
 
 static void
@@ -478,12 +534,29 @@ on_deferred_done (GObject      *source,
                   gpointer      user_data)
 {
   g_autoptr(Deferred) deferred = user_data;
-  DeferredAnswer *answer = g_task_propagate_pointer (G_TASK (result), NULL);
+  g_autoptr(GError) error = NULL;
+  DeferredAnswer *answer = g_task_propagate_pointer (G_TASK (result), &error);
 
-  if (answer == NULL)
-    return;
-  deferred_respond (deferred, answer->status, g_steal_pointer (&answer->node));
-  deferred_answer_free (answer);
+  if (answer != NULL)
+    {
+      deferred_respond (deferred, answer->status, g_steal_pointer (&answer->node), answer->commit, NULL);
+      deferred_answer_free (answer);
+    }
+  else if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    deferred_respond (deferred, 0, NULL, 0, error);
+}
+
+static gboolean on_deferred_timeout (gpointer user_data);
+
+static void
+deferred_arm_timeout (Deferred *deferred,
+                      guint     seconds)
+{
+  deferred_stop_timeout (deferred);
+  deferred->timeout = g_timeout_source_new_seconds (seconds);
+  g_source_set_callback (deferred->timeout, on_deferred_timeout,
+                         g_rc_box_acquire (deferred), (GDestroyNotify) deferred_unref);
+  g_source_attach (deferred->timeout, g_main_context_get_thread_default ());
 }
 
 static gboolean
@@ -491,7 +564,17 @@ on_deferred_timeout (gpointer user_data)
 {
   Deferred *deferred = user_data;
   guint status = SOUP_STATUS_ACCEPTED;
-  JsonNode *node = prs_run_build_answer (deferred->routes->store, deferred->message_id, &status);
+  JsonNode *node;
+
+  /* The main thread has not stored the message yet (it was that busy):
+   * nothing can be said of it before it is */
+  if (deferred_commit_get (deferred->commit) == 0)
+    {
+      deferred_arm_timeout (deferred, 1);
+      return G_SOURCE_REMOVE;
+    }
+
+  node = prs_run_build_answer (deferred->routes->store, deferred->message_id, &status);
 
   /* Still working: the caller gets what is stored now, with 202 */
   if (node == NULL)
@@ -505,7 +588,7 @@ on_deferred_timeout (gpointer user_data)
       json_object_unref (object);
       status = SOUP_STATUS_ACCEPTED;
     }
-  deferred_respond (deferred, status, node);
+  deferred_respond (deferred, status, node, 0, NULL);
   return G_SOURCE_REMOVE;
 }
 
@@ -524,25 +607,38 @@ prs_api_defer_run (PrsApiRoutes      *routes,
   deferred->routes = routes;
   deferred->msg = g_object_ref (msg);
   deferred->message_id = g_strdup (message_id);
-  deferred->commit = commit;
   deferred->cancellable = g_cancellable_new ();
   g_signal_connect (msg, "disconnected", G_CALLBACK (on_deferred_gone), deferred);
   g_signal_connect (msg, "finished", G_CALLBACK (on_deferred_gone), deferred);
   soup_server_message_pause (msg);
 
-  if (wait_seconds > 0)
-    {
-      deferred->timeout = g_timeout_source_new_seconds (wait_seconds);
-      g_source_set_callback (deferred->timeout, on_deferred_timeout,
-                             g_rc_box_acquire (deferred), (GDestroyNotify) deferred_unref);
-      g_source_attach (deferred->timeout, g_main_context_get_thread_default ());
-    }
-  routes->deferred_seconds = (wait_seconds > 0 ? wait_seconds : 30) + 15;
-
   /* On the API thread's context: the callback runs here, whichever thread
    * returns the task */
   task = g_task_new (NULL, deferred->cancellable, on_deferred_done, deferred);
+  if (message_id != NULL)
+    {
+      deferred->commit = g_atomic_rc_box_new0 (DeferredCommit);
+      g_mutex_init (&deferred->commit->lock);
+      deferred->commit->number = commit;
+      g_object_set_qdata_full (G_OBJECT (task), deferred_commit_quark (),
+                               g_atomic_rc_box_acquire (deferred->commit), deferred_commit_unref);
+      if (wait_seconds > 0)
+        deferred_arm_timeout (deferred, wait_seconds);
+    }
+  routes->deferred_seconds = (wait_seconds > 0 ? wait_seconds : 30) + 15;
   return task;
+}
+
+void
+prs_api_task_set_commit (GTask   *task,
+                         guint64  number)
+{
+  DeferredCommit *commit = g_object_get_qdata (G_OBJECT (task), deferred_commit_quark ());
+
+  g_return_if_fail (commit != NULL);
+  g_mutex_lock (&commit->lock);
+  commit->number = number;
+  g_mutex_unlock (&commit->lock);
 }
 
 GTask *
@@ -553,15 +649,25 @@ prs_api_defer (PrsApiRoutes      *routes,
 }
 
 void
-prs_api_task_return_answer (GTask    *task,
-                            guint     status,
-                            JsonNode *node)
+prs_api_task_return_answer_after (GTask    *task,
+                                  guint     status,
+                                  JsonNode *node,
+                                  guint64   commit)
 {
   DeferredAnswer *answer = g_new0 (DeferredAnswer, 1);
 
   answer->status = status;
   answer->node = node;
+  answer->commit = commit;
   g_task_return_pointer (task, answer, deferred_answer_free);
+}
+
+void
+prs_api_task_return_answer (GTask    *task,
+                            guint     status,
+                            JsonNode *node)
+{
+  prs_api_task_return_answer_after (task, status, node, 0);
 }
 
 static void

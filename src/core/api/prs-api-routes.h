@@ -31,12 +31,11 @@ typedef struct
   PrsStore *store;
   /* resolve's new conversations (PRS_API_NEW_CONVERSATIONS_*) */
   PrsRateLimit new_conversations;
-  /* Called on the API thread; the server forwards them to the main context */
+  /* Called on the API thread; the server forwards it to the main context.
+   * (An inference call's inbound message is stored and announced on the
+   * main thread: prs_runner_add_inbound ().) */
   void    (*conversation_created) (gpointer    data,
                                    const char *conversation_id);
-  void    (*message_added)        (gpointer    data,
-                                   const char *conversation_id,
-                                   const char *message_id);
   gpointer  notify_data;
 
   /* Agent runs (always set: the server refuses to start without a

@@ -90,7 +90,6 @@ G_DEFINE_FINAL_TYPE (PrsApiServer, prs_api_server, G_TYPE_OBJECT)
 enum
 {
   CONVERSATION_CREATED,
-  MESSAGE_ADDED,
   N_SIGNALS
 };
 
@@ -102,8 +101,7 @@ typedef struct
 {
   PrsApiServer *server;
   guint         signal_id;
-  char         *first;
-  char         *second;
+  char         *argument;
 } Notification;
 
 static void
@@ -112,8 +110,7 @@ notification_free (gpointer data)
   Notification *n = data;
 
   g_object_unref (n->server);
-  g_free (n->first);
-  g_free (n->second);
+  g_free (n->argument);
   g_free (n);
 }
 
@@ -122,26 +119,20 @@ emit_notification (gpointer data)
 {
   Notification *n = data;
 
-  if (n->second != NULL)
-    g_signal_emit (n->server, n->signal_id, 0, n->first, n->second);
-  else
-    g_signal_emit (n->server, n->signal_id, 0, n->first);
-
+  g_signal_emit (n->server, n->signal_id, 0, n->argument);
   return G_SOURCE_REMOVE;
 }
 
 static void
 notify_main (PrsApiServer *server,
              guint         signal_id,
-             const char   *first,
-             const char   *second)
+             const char   *argument)
 {
   Notification *n = g_new0 (Notification, 1);
 
   n->server = g_object_ref (server);
   n->signal_id = signal_id;
-  n->first = g_strdup (first);
-  n->second = g_strdup (second);
+  n->argument = g_strdup (argument);
   g_main_context_invoke_full (server->config.main_context, G_PRIORITY_DEFAULT,
                               emit_notification, n, notification_free);
 }
@@ -152,17 +143,7 @@ on_conversation_created (gpointer    data,
 {
   ApiThread *t = data;
 
-  notify_main (t->server, signals[CONVERSATION_CREATED], conversation_id, NULL);
-}
-
-static void
-on_message_added (gpointer    data,
-                  const char *conversation_id,
-                  const char *message_id)
-{
-  ApiThread *t = data;
-
-  notify_main (t->server, signals[MESSAGE_ADDED], conversation_id, message_id);
+  notify_main (t->server, signals[CONVERSATION_CREATED], conversation_id);
 }
 
 /* ---- the thread ---- */
@@ -251,7 +232,6 @@ thread_setup (ApiThread  *t,
   prs_thread_owner_claim (&t->routes.owner);
   t->routes.store = t->store;
   t->routes.conversation_created = on_conversation_created;
-  t->routes.message_added = on_message_added;
   t->routes.notify_data = t;
   t->routes.runner = self->config.runner;
   t->routes.providers = self->config.providers;
@@ -382,20 +362,6 @@ prs_api_server_class_init (PrsApiServerClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
-
-  /**
-   * PrsApiServer::message-added:
-   * @conversation_id: the conversation
-   * @message_id: the new message
-   *
-   * An API call stored a message. Emitted on the main context.
-   */
-  signals[MESSAGE_ADDED] =
-    g_signal_new ("message-added",
-                  G_TYPE_FROM_CLASS (klass),
-                  G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void

@@ -229,6 +229,46 @@ prs_runner_start (PrsRunner            *self,
   return g_steal_pointer (&run);
 }
 
+gboolean
+prs_runner_add_inbound (PrsRunner               *self,
+                        const PrsMessageInsert  *message,
+                        guint64                 *out_commit,
+                        GError                 **error)
+{
+  PrsStore *store;
+  g_autofree char *message_id = NULL;
+  g_autoptr(GError) agent_error = NULL;
+
+  g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
+  g_return_val_if_fail (message != NULL && message->conversation_id != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  /* On the connection the run goes on writing with: a commit by another
+   * connection would make this one read its pages again (docs/storage.md) */
+  store = self->env->store;
+  if (!prs_store_batch_begin (store, PRS_STORE_SYNC_LATER, error))
+    return FALSE;
+  if (!prs_store_insert_message (store, message, &message_id, NULL, error))
+    {
+      prs_store_batch_end (store, NULL);
+      return FALSE;
+    }
+  /* A conversation without an agent takes the one its first inbound run
+   * names (docs/conversations.md): replies in the window use it too */
+  if (message->agent_id != NULL &&
+      !prs_store_adopt_conversation_agent (store, message->conversation_id, message->agent_id, NULL,
+                                           &agent_error))
+    g_message ("Could not set the agent of conversation %s: %s", message->conversation_id,
+               agent_error->message);
+  if (!prs_store_batch_end (store, error))
+    return FALSE;
+
+  *out_commit = prs_store_get_last_commit (store);
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, message->conversation_id, message_id);
+  return TRUE;
+}
+
 PrsRun *
 prs_runner_start_chat (PrsRunner   *self,
                        const char  *conversation_id,

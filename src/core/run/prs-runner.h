@@ -4,8 +4,9 @@
  * (in-app runs beyond that wait their turn; the API answers 429), approvals
  * and retries are routed to their run, and unfinished runs are picked up
  * again after a restart. Its runs' message-added, message-changed and
- * approval-needed (and workflow-gone) are forwarded as its own, so that the app listens in one
- * place; run-changed (PrsRun *) says a run started working, rested or
+ * approval-needed (and workflow-gone) are forwarded as its own, with the
+ * message-added of the API calls' inbound messages it stores, so that the
+ * app listens in one place; run-changed (PrsRun *) says a run started working, rested or
  * ended. Everything here belongs to the main thread, except the functions
  * marked thread-safe. */
 #pragma once
@@ -45,6 +46,17 @@ PrsRun     *prs_runner_start                 (PrsRunner            *self,
                                               const PrsRunOptions  *options,
                                               gboolean              reserved,
                                               GError              **error);
+/* An API call's inbound message (docs/api.md), stored on the runs' own
+ * store before its run starts: the message and its conversation's agent
+ * (a conversation without one takes @message->agent_id) in one commit that
+ * does not wait for the disk; whoever tells of it first makes sure that
+ * commit, *@out_commit, is on the disk (prs_store_sync ()). Emits
+ * message-added. Fails as prs_store_insert_message () does (a dedup key
+ * already stored: PRS_ERROR_INVALID_INPUT). */
+gboolean    prs_runner_add_inbound           (PrsRunner               *self,
+                                              const PrsMessageInsert  *message,
+                                              guint64                 *out_commit,
+                                              GError                 **error);
 /* An in-app chat run on the conversation's latest user message (a new
  * reference). */
 PrsRun     *prs_runner_start_chat            (PrsRunner   *self,

@@ -645,7 +645,7 @@ prs_store_insert_message_locked (PrsStore                *self,
        !check_json_text (message->extra_json, "extra data", error)))
     return FALSE;
 
-  id = g_uuid_string_random ();
+  id = message->id != NULL ? g_strdup (message->id) : g_uuid_string_random ();
   now = prs_store_now_iso8601 ();
   if (!check_message_target (self, message, error) ||
       !next_message_seq (self, message->conversation_id, &seq, error) ||

@@ -365,8 +365,10 @@ prs_store_sync (PrsStore  *self,
     *out_synced = FALSE;
   g_mutex_lock (&disk_lock);
   done = self->disk->done;
+  /* Numbered, not only returned: this connection may already read what
+   * another thread's commit wrote before that commit has returned */
   if (commit == PRS_STORE_ALL_COMMITS)
-    commit = done;
+    commit = self->disk->numbered;
   if (self->disk->on_disk >= commit)
     {
       g_mutex_unlock (&disk_lock);

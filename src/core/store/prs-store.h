@@ -66,7 +66,8 @@ gboolean    prs_store_batch_end               (PrsStore     *self,
  * store of this process on the same file; prs_store_get_last_commit () is
  * the number of this store's last successful one (0: none yet).
  * prs_store_sync () returns once commit @commit (PRS_STORE_ALL_COMMITS: every
- * one made so far) is on the disk with every commit before it: at once when
+ * one made so far, and any that another thread is making, whose changes this
+ * store may see already) is on the disk with every commit before it: at once when
  * a synced commit since took it there, or after syncing the WAL itself;
  * @out_synced says whether it had to. For an answer that follows a
  * PRS_STORE_SYNC_LATER commit (docs/storage.md). */
@@ -347,10 +348,14 @@ typedef struct
    * again (on an inference call's path, each check cost as much as the
    * rest of the insert's C code). Text from anywhere else stays checked. */
   gboolean    json_from_writer;
+  /* Its id, made by the caller with g_uuid_string_random () (an API call
+   * names its message before the thread that stores it has it); NULL: a
+   * new one */
+  const char *id;
 } PrsMessageInsert;
 
-/* Inserts one message (a new UUID id, the next sequence number of its
- * conversation) and bumps the conversation's updatedAt, unread count and
+/* Inserts one message (a new UUID id unless it has one, the next sequence
+ * number of its conversation) and bumps the conversation's updatedAt, unread count and
  * message count, in one BEGIN IMMEDIATE transaction that is committed (with
  * synchronous=FULL) before it returns. A dedup_key that already exists fails
  * with PRS_ERROR_INVALID_INPUT and changes nothing. */
