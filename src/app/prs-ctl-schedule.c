@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-ctl-schedule.c: `prosponsive-ctl schedule add|list|run|enable|disable
  * |remove` — scheduled prompts (docs/schedules.md) from the command line.
- * The running service sees what this writes through the database (it
- * watches its WAL); `run` asks it with a flag on the schedule's row and
- * waits a few seconds for it to be taken, then takes the request back and
- * says plainly that nothing runs Prosponsive. */
+ * The running service sees what this writes because every change is
+ * followed by prs_schedule_announce_change (), the stamp it watches; `run`
+ * asks it with a flag on the schedule's row and waits a few seconds for it
+ * to be taken, then takes the request back and says plainly that nothing
+ * runs Prosponsive. */
 #include "config.h"
 
 #include <stdio.h>
@@ -187,6 +188,7 @@ schedule_add (PrsCtl        *ctl,
     return fail_input (error);
   if (!prs_store_add_schedule (store, row, NULL, &error))
     return prs_ctl_fail (error);
+  prs_schedule_announce_change (store);
 
   description = prs_recurrence_describe (&recurrence, prs_clock_get_timezone (clock));
   /* Translators: a schedule's name, when it runs, a conversation's name, an agent's id */
@@ -323,6 +325,7 @@ schedule_run (PrsCtl     *ctl,
 
   if (!prs_store_request_schedule_run (store, row->id, request, &error))
     return prs_ctl_fail (error);
+  prs_schedule_announce_change (store);
   while (g_get_monotonic_time () < deadline)
     {
       g_autoptr(PrsScheduleRow) now = NULL;
@@ -334,6 +337,8 @@ schedule_run (PrsCtl     *ctl,
     }
   if (!prs_store_withdraw_schedule_run (store, row->id, request, &withdrawn, &error))
     return prs_ctl_fail (error);
+  if (withdrawn)
+    prs_schedule_announce_change (store);
   if (withdrawn)
     {
       /* Translators: the first %s is a data folder, the second a schedule's name */
@@ -367,6 +372,7 @@ schedule_enable (PrsCtl         *ctl,
   /* Checked again: its agent may be gone, or its "once" passed */
   if (!prs_schedule_turn_on (store, stored, prs_clock_get_now_seconds (clock), &error))
     return fail_input (error);
+  prs_schedule_announce_change (store);
   row = prs_store_lookup_schedule (store, stored->id, NULL);
   /* Translators: %s is a schedule's name */
   g_print (_("“%s” is on.\n"), stored->name);
@@ -395,12 +401,14 @@ schedule_one (PrsCtl     *ctl,
     {
       if (!prs_store_set_schedule_enabled (store, row->id, FALSE, 0, &error))
         return prs_ctl_fail (error);
+      prs_schedule_announce_change (store);
       /* Translators: %s is a schedule's name */
       g_print (_("“%s” is off.\n"), row->name);
       return EXIT_SUCCESS;
     }
   if (!prs_store_remove_schedule (store, row->id, &error))
     return prs_ctl_fail (error);
+  prs_schedule_announce_change (store);
   /* Translators: a schedule's name, then a conversation's name */
   g_print (_("Removed “%s”; its messages stay in “%s”.\n"), row->name, row->conversation_slug);
   return EXIT_SUCCESS;

@@ -8,7 +8,9 @@ of origin schedule, with its Request Context, answered by the agent), due
 times fired by the service itself on the test clock (debug builds:
 PROSPONSIVE_TEST_CLOCK, here 60 times faster), a run missed while the
 service was stopped caught up once at start with a notice, and `schedule
-run` once the service is gone."""
+run` once the service is gone. The service hears of another program's
+changes through a stamp in a folder of its own: no inotify watch covers
+the database's folder (each commit would wake it)."""
 
 import json
 import os
@@ -18,7 +20,7 @@ import time
 
 from prsapi import App, ScriptedProvider, Tap, parse_args, wait_until
 
-PLAN = 15
+PLAN = 18
 SCRIPT = {'kind': 'openai', 'repeat_last': True, 'turns': [{'response': {'text': 'Done.'}}]}
 
 
@@ -37,6 +39,24 @@ def messages_of(app, slug):
 
 def of_kind(messages, kind):
     return [m for m in messages if m['kind'] == kind]
+
+
+def inotify_inodes(pid):
+    """The inodes (device numbers aside) that the process's inotify
+    descriptors watch, from /proc/PID/fdinfo ("inotify wd:1 ino:1a2b ...")."""
+    inodes = set()
+    for fd in os.listdir('/proc/%d/fd' % pid):
+        try:
+            if os.readlink('/proc/%d/fd/%s' % (pid, fd)) != 'anon_inode:inotify':
+                continue
+            with open('/proc/%d/fdinfo/%s' % (pid, fd)) as f:
+                for line in f:
+                    if line.startswith('inotify '):
+                        fields = dict(p.split(':', 1) for p in line.split()[1:] if ':' in p)
+                        inodes.add(int(fields['ino'], 16))
+        except OSError:
+            continue
+    return inodes
 
 
 def main():
@@ -59,6 +79,15 @@ def main():
                 '--prompt', 'Summarise my day.', '--every', '600m', '--context-file',
                 os.path.join(app.data_dir, 'context.json'))
         tap.ok(r.returncode == 0, 'schedule add while the service runs', r.stderr)
+        changes = os.path.join(app.data_dir, 'changes')
+        stamp = os.path.join(changes, 'schedules')
+        tap.ok(os.stat(changes).st_mode & 0o777 == 0o700 and os.stat(stamp).st_mode & 0o777 == 0o600,
+               "the change stamp is the user's alone", oct(os.stat(stamp).st_mode))
+        watched = inotify_inodes(app.pid)
+        tap.ok(os.stat(changes).st_ino in watched, "the service watches the stamp's folder",
+               (watched, os.stat(changes).st_ino))
+        tap.ok(os.stat(app.data_dir).st_ino not in watched,
+               "no inotify watch covers the database's folder", (watched, os.stat(app.data_dir).st_ino))
         started = time.monotonic()
         r = ctl(app, 'run', 'Briefing')
         tap.ok(r.returncode == 0 and r.stdout == '“Briefing” runs now in “Morning”.\n',

@@ -3,7 +3,7 @@
  * sleeps for a due time): firing once per due time, catch-up after
  * downtime (run once, or skip), daylight saving in Europe/Berlin through
  * the scheduler, clock jumps, Run Now in the app and from another program
- * (the WAL watch), a fired prompt whose run never began, a schedule whose
+ * (the stamp it writes after each change), a fired prompt whose run never began, a schedule whose
  * agent or conversation was deleted, and the run itself answered by the
  * scripted provider (tests/lib). */
 #include "config.h"
@@ -533,8 +533,8 @@ fill_other (PrsScheduleRow *row,
   row->base_at = now;
 }
 
-/* prosponsive-ctl's Run Now: another connection asks; the scheduler sees
- * the WAL change and answers once */
+/* prosponsive-ctl's Run Now: another connection asks and writes the stamp
+ * as prosponsive-ctl does; the scheduler sees it and answers once */
 static void
 test_run_requested_elsewhere (Fixture       *fixture,
                               gconstpointer  data)
@@ -550,6 +550,7 @@ test_run_requested_elsewhere (Fixture       *fixture,
 
   g_assert_true (prs_store_request_schedule_run (other, id, 42, &error));
   g_assert_no_error (error);
+  prs_schedule_announce_change (other);
   do
     {
       g_main_context_iteration (NULL, TRUE);
@@ -570,6 +571,7 @@ test_run_requested_elsewhere (Fixture       *fixture,
   fill_other (&added, prs_clock_get_now_seconds (fixture->clock));
   g_assert_true (prs_store_add_schedule (other, &added, NULL, &error));
   g_assert_no_error (error);
+  prs_schedule_announce_change (other);
   timed_out = FALSE;
   timeout = g_timeout_add_seconds (20, on_timeout, &timed_out);
   while (prs_clock_get_alarm (fixture->clock) != utc (2026, 1, 5, 8, 15) * G_USEC_PER_SEC && !timed_out)

@@ -168,6 +168,7 @@ test_page_lists (Fixture       *f,
   other = prs_store_new (f->data_dir, &error);
   g_assert_true (prs_store_add_schedule (other, added, &added_id, &error));
   g_assert_no_error (error);
+  prs_schedule_announce_change (other);
   for (guint i = 0; i < 100 && prs_schedules_page_get_row (page (f), added_id) == NULL; i++)
     prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   g_assert_nonnull (prs_schedules_page_get_row (page (f), added_id));

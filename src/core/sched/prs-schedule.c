@@ -3,11 +3,15 @@
  * when it is due next (prs-schedule.h). */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
 #include "prs-json.h"
+#include "prs-paths.h"
 #include "prs-schedule.h"
 
 static gboolean
@@ -258,4 +262,45 @@ prs_schedule_format_time (gint64     t,
   local = g_date_time_to_timezone (utc, tz);
   /* Translators: g_date_time_format () form with the zone, as in "Mon 2 Mar 2026, 07:30 CET" */
   return g_date_time_format (local, _("%a %-d %b %Y, %H:%M %Z"));
+}
+
+char *
+prs_schedule_changes_path (PrsStore  *store,
+                           gboolean   ensure_folder,
+                           GError   **error)
+{
+  g_autofree char *folder = NULL;
+  g_autofree char *changes = NULL;
+
+  g_return_val_if_fail (PRS_IS_STORE (store), NULL);
+
+  folder = g_path_get_dirname (prs_store_get_path (store));
+  changes = g_build_filename (folder, PRS_SCHEDULE_CHANGES_DIR, NULL);
+  if (ensure_folder && !prs_paths_ensure_data_dir (changes, error))
+    return NULL;
+  return g_build_filename (changes, PRS_SCHEDULE_CHANGES_FILE, NULL);
+}
+
+void
+prs_schedule_announce_change (PrsStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  int fd;
+
+  g_return_if_fail (PRS_IS_STORE (store));
+
+  path = prs_schedule_changes_path (store, TRUE, &error);
+  /* Written in place: the watch hears the write and the close at once */
+  fd = path != NULL ? prs_paths_open_file (path, O_WRONLY | O_CREAT | O_TRUNC, &error) : -1;
+  if (fd < 0)
+    {
+      g_message ("A running Prosponsive sees the changed schedules when it looks next: %s", error->message);
+      return;
+    }
+  text = g_strdup_printf ("%" G_GINT64_FORMAT "\n", g_get_real_time ());
+  if (write (fd, text, strlen (text)) < 0)
+    g_message ("A running Prosponsive sees the changed schedules when it looks next: %s", g_strerror (errno));
+  close (fd);
 }

@@ -19,6 +19,24 @@ G_BEGIN_DECLS
  * slept, or nothing ran */
 #define PRS_SCHEDULE_GRACE_SECONDS       120
 
+/* Where another program says that it changed the schedules: a stamp file
+ * in a folder of its own beside the database (docs/storage.md), so that
+ * the running service watches a folder nothing else writes to, not the
+ * database's (every commit would wake the watch) */
+#define PRS_SCHEDULE_CHANGES_DIR         "changes"
+#define PRS_SCHEDULE_CHANGES_FILE        "schedules"
+
+/* The stamp's path for the database of @store; its folder is made (0700)
+ * when @ensure_folder. NULL when it cannot be made (@error set). */
+char      *prs_schedule_changes_path   (PrsStore              *store,
+                                        gboolean               ensure_folder,
+                                        GError               **error);
+/* Tells a running service that the schedules of @store changed: writes the
+ * stamp (0600). Call it after the change is committed. A stamp that cannot
+ * be written is logged only: the change is stored, and the service sees it
+ * when it looks next. */
+void       prs_schedule_announce_change (PrsStore             *store);
+
 /* Checks @row and makes it ready to store, against @stored (the row as it
  * is stored now, or NULL for a new one) at @now (unix seconds): name and
  * slug trimmed and in range, the agent existing in @store, a prompt, the

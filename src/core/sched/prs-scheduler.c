@@ -15,8 +15,6 @@
 
 /* After a failed write (a busy or full disk), look again this much later */
 #define RETRY_SECONDS 30
-/* The database's WAL file may change many times a second under load */
-#define WATCH_RATE_LIMIT_MS 250
 
 struct _PrsScheduler
 {
@@ -26,7 +24,7 @@ struct _PrsScheduler
   PrsRunner     *runner;
   PrsClock      *clock;
 
-  GFileMonitor  *monitor;        /* the database's WAL: other programs' commits */
+  GFileMonitor  *monitor;        /* the stamp of other programs' changes */
   gint64         data_version;   /* the store's, when the scheduler last looked */
   char          *fingerprint;    /* the schedules as "changed" last said */
   gboolean       started;
@@ -531,37 +529,43 @@ on_jumped (PrsClock     *clock,
   process (self);
 }
 
-/* Another connection committed (another program, the API thread): look
- * only when the database changed since the scheduler last did */
+/* Another program said it changed the schedules: look only when the
+ * database changed since the scheduler last did */
 static void
-on_wal_changed (GFileMonitor      *monitor,
-                GFile             *file,
-                GFile             *other,
-                GFileMonitorEvent  event,
-                PrsScheduler      *self)
+on_changes_stamp (GFileMonitor      *monitor,
+                  GFile             *file,
+                  GFile             *other,
+                  GFileMonitorEvent  event,
+                  PrsScheduler      *self)
 {
   if (prs_store_get_data_version (self->store) != self->data_version)
     process (self);
 }
 
-/* Watches the WAL by name (inotify on its folder): the file is never
- * opened here, so SQLite's locks are safe (HACKING.md, "The database's
- * files") */
+/* Watches the stamp prosponsive-ctl writes after it changed a schedule
+ * (prs_schedule_announce_change ()), in a folder of its own: inotify
+ * watches a file's folder, and a watch on the database's folder would
+ * queue an event for every write of every commit of this program. The
+ * folder is made here, so that GLib never falls back to watching its
+ * parent while it is missing. */
 static void
-watch_database (PrsScheduler *self)
+watch_changes (PrsScheduler *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *wal = g_strconcat (prs_store_get_path (self->store), "-wal", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (wal);
+  g_autofree char *path = prs_schedule_changes_path (self->store, TRUE, &error);
+  g_autoptr(GFile) file = NULL;
 
-  self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+  if (path != NULL)
+    {
+      file = g_file_new_for_path (path);
+      self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+    }
   if (self->monitor == NULL)
     {
       g_message ("Schedules changed by prosponsive-ctl count when Prosponsive looks next: %s", error->message);
       return;
     }
-  g_file_monitor_set_rate_limit (self->monitor, WATCH_RATE_LIMIT_MS);
-  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (on_wal_changed), self, 0);
+  g_signal_connect_object (self->monitor, "changed", G_CALLBACK (on_changes_stamp), self, 0);
 }
 
 void
@@ -576,7 +580,7 @@ prs_scheduler_start (PrsScheduler *self)
   g_signal_connect_object (self->clock, "alarm", G_CALLBACK (on_alarm), self, 0);
   g_signal_connect_object (self->clock, "jumped", G_CALLBACK (on_jumped), self, 0);
   start_unstarted (self);
-  watch_database (self);
+  watch_changes (self);
   process (self);
 }
 
