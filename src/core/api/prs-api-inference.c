@@ -452,6 +452,7 @@ typedef struct
   Inference  inference;     /* moved here whole: its strings point into its body */
   char      *message_id;
   char      *extra_json;    /* what a duplicate hears until the run exists */
+  guint64    commit;        /* the one that stored the inbound message on the main thread */
   gboolean   stored;        /* an orphan's, taken over on the API thread */
 } RunStart;
 
@@ -485,14 +486,14 @@ on_run_rests (GObject      *source,
       json_object_unref (object);
       status = SOUP_STATUS_INTERNAL_SERVER_ERROR;
     }
-  prs_api_task_return_answer (start->task, status, node);
+  prs_api_task_return_answer_after (start->task, status, node, start->commit);
   run_start_free (start);
 }
 
 /* On the main thread: the inbound message, committed before any provider
  * is asked, without waiting for the disk: nothing is said about it until
  * the answer, which waits until this commit is there
- * (prs_api_task_set_commit ()): the synced commit that ends the run nearly
+ * (prs_api_task_return_answer_after ()): the synced commit that ends the run nearly
  * always takes it along, one wait for the disk instead of two
  * (docs/storage.md). FALSE after answering. */
 static gboolean
@@ -502,7 +503,6 @@ store_inbound (RunStart *start)
   PrsStore *store = prs_runner_get_env (start->runner)->store;
   g_autoptr(GError) error = NULL;
   PrsMessageInsert insert = { 0 };
-  guint64 commit = 0;
   guint status = SOUP_STATUS_SERVICE_UNAVAILABLE;
   JsonNode *node;
 
@@ -520,11 +520,8 @@ store_inbound (RunStart *start)
    * extra_with_answer ()) */
   insert.json_from_writer = TRUE;
 
-  if (prs_runner_add_inbound (start->runner, &insert, &commit, &error))
-    {
-      prs_api_task_set_commit (start->task, commit);
-      return TRUE;
-    }
+  if (prs_runner_add_inbound (start->runner, &insert, &start->commit, &error))
+    return TRUE;
 
   /* An identical request got here first, after this one's look on the API
    * thread (the key's UNIQUE index refused this one): its answer */
@@ -579,9 +576,10 @@ start_run_on_main (gpointer user_data)
       JsonObject *object = prs_api_error_object (not_found ? "not-found" : "internal-error", error->message);
 
       json_object_set_string_member (object, "messageId", start->message_id);
-      prs_api_task_return_answer (start->task,
-                                  not_found ? SOUP_STATUS_NOT_FOUND : SOUP_STATUS_INTERNAL_SERVER_ERROR,
-                                  json_node_init_object (json_node_alloc (), object));
+      /* It names the stored message: on the disk first */
+      prs_api_task_return_answer_after (start->task,
+                                        not_found ? SOUP_STATUS_NOT_FOUND : SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                                        json_node_init_object (json_node_alloc (), object), start->commit);
       json_object_unref (object);
       run_start_free (start);
       return G_SOURCE_REMOVE;

@@ -54,19 +54,15 @@ GTask      *prs_api_defer              (PrsApiRoutes       *routes,
 /* The same for an inference request whose inbound message is
  * @message_id, stored by commit @commit (prs_store_get_last_commit () of any
  * store of this process on the database), or, with @commit 0, stored
- * later by the main thread, which then gives the number with
- * prs_api_task_set_commit (): no answer leaves before that commit is on
- * the disk (prs_store_sync ()). With @wait_seconds > 0 the wait ends then
- * with the stored state of its run (202 while it runs). */
+ * later by the main thread, whose answer then names that commit
+ * (prs_api_task_return_answer_after ()): no answer leaves before that commit
+ * is on the disk (prs_store_sync ()). With @wait_seconds > 0 the wait ends
+ * then with the stored state of its run (202 while it runs). */
 GTask      *prs_api_defer_run          (PrsApiRoutes       *routes,
                                         SoupServerMessage  *msg,
                                         const char         *message_id,
                                         guint64             commit,
                                         guint               wait_seconds);
-/* Any thread, for a task of prs_api_defer_run (): the commit that stored
- * its message */
-void        prs_api_task_set_commit    (GTask              *task,
-                                        guint64             commit);
 /* Takes @node */
 void        prs_api_task_return_answer (GTask              *task,
                                         guint               status,

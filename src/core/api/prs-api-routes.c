@@ -374,49 +374,6 @@ handle_resolve (PrsApiRoutes      *routes,
 
 /* ---- answers from the main thread ---- */
 
-/* The number of the commit that stored an inference request's inbound
- * message (0: not stored yet). The main thread stores it after the hop and
- * gives the number (prs_api_task_set_commit ()); this thread reads it
- * before it answers. Shared through the task, so a box of its own. */
-typedef struct
-{
-  GMutex  lock;
-  guint64 number;
-} DeferredCommit;
-
-static GQuark
-deferred_commit_quark (void)
-{
-  static gsize quark = 0;
-
-  if (g_once_init_enter (&quark))
-    g_once_init_leave (&quark, g_quark_from_static_string ("prs-api-deferred-commit"));
-  return (GQuark) quark;
-}
-
-static void
-deferred_commit_clear (DeferredCommit *commit)
-{
-  g_mutex_clear (&commit->lock);
-}
-
-static void
-deferred_commit_unref (gpointer commit)
-{
-  g_atomic_rc_box_release_full (commit, (GDestroyNotify) deferred_commit_clear);
-}
-
-static guint64
-deferred_commit_get (DeferredCommit *commit)
-{
-  guint64 number;
-
-  g_mutex_lock (&commit->lock);
-  number = commit->number;
-  g_mutex_unlock (&commit->lock);
-  return number;
-}
-
 /* A paused message waiting for the main thread (an agent run, provider
  * info). Whichever comes first answers it: the main thread's result, or
  * the wait's end (110 s) with the run's stored state. */
@@ -425,7 +382,8 @@ typedef struct
   PrsApiRoutes      *routes;       /* lives as long as the API thread */
   SoupServerMessage *msg;
   char              *message_id;   /* inference: the inbound message */
-  DeferredCommit    *commit;       /* … its commit, on the disk before any answer */
+  guint64            commit;       /* … its commit when stored on this thread (0: the main
+                                    * thread's answer names its own) */
   GCancellable      *cancellable;  /* the task's: cancelled when the client goes away */
   GSource           *timeout;
   gboolean           answered;
@@ -467,7 +425,6 @@ deferred_clear (Deferred *deferred)
   g_clear_object (&deferred->msg);
   g_clear_object (&deferred->cancellable);
   g_clear_pointer (&deferred->message_id, g_free);
-  g_clear_pointer (&deferred->commit, deferred_commit_unref);
 }
 
 static void
@@ -488,10 +445,8 @@ deferred_respond (Deferred *deferred,
                   GError   *failure)
 {
   g_autoptr(GError) error = NULL;
-  guint64 commit = deferred->commit != NULL ? deferred_commit_get (deferred->commit) : 0;
+  guint64 commit = MAX (deferred->commit, answer_commit);
   gboolean synced = FALSE;
-
-  commit = MAX (commit, answer_commit);
 
   if (deferred->answered || deferred->gone)
     {
@@ -564,11 +519,13 @@ on_deferred_timeout (gpointer user_data)
 {
   Deferred *deferred = user_data;
   guint status = SOUP_STATUS_ACCEPTED;
+  g_autoptr(JsonNode) stored = NULL;
   JsonNode *node;
 
   /* The main thread has not stored the message yet (it was that busy):
    * nothing can be said of it before it is */
-  if (deferred_commit_get (deferred->commit) == 0)
+  if (deferred->commit == 0 &&
+      (stored = prs_store_get_message (deferred->routes->store, deferred->message_id, NULL)) == NULL)
     {
       deferred_arm_timeout (deferred, 1);
       return G_SOURCE_REMOVE;
@@ -588,7 +545,8 @@ on_deferred_timeout (gpointer user_data)
       json_object_unref (object);
       status = SOUP_STATUS_ACCEPTED;
     }
-  deferred_respond (deferred, status, node, 0, NULL);
+  /* What was read here, whichever commit wrote it, is on the disk first */
+  deferred_respond (deferred, status, node, PRS_STORE_ALL_COMMITS, NULL);
   return G_SOURCE_REMOVE;
 }
 
@@ -615,30 +573,11 @@ prs_api_defer_run (PrsApiRoutes      *routes,
   /* On the API thread's context: the callback runs here, whichever thread
    * returns the task */
   task = g_task_new (NULL, deferred->cancellable, on_deferred_done, deferred);
-  if (message_id != NULL)
-    {
-      deferred->commit = g_atomic_rc_box_new0 (DeferredCommit);
-      g_mutex_init (&deferred->commit->lock);
-      deferred->commit->number = commit;
-      g_object_set_qdata_full (G_OBJECT (task), deferred_commit_quark (),
-                               g_atomic_rc_box_acquire (deferred->commit), deferred_commit_unref);
-      if (wait_seconds > 0)
-        deferred_arm_timeout (deferred, wait_seconds);
-    }
+  deferred->commit = commit;
+  if (message_id != NULL && wait_seconds > 0)
+    deferred_arm_timeout (deferred, wait_seconds);
   routes->deferred_seconds = (wait_seconds > 0 ? wait_seconds : 30) + 15;
   return task;
-}
-
-void
-prs_api_task_set_commit (GTask   *task,
-                         guint64  number)
-{
-  DeferredCommit *commit = g_object_get_qdata (G_OBJECT (task), deferred_commit_quark ());
-
-  g_return_if_fail (commit != NULL);
-  g_mutex_lock (&commit->lock);
-  commit->number = number;
-  g_mutex_unlock (&commit->lock);
 }
 
 GTask *
