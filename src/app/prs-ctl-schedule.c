@@ -338,9 +338,8 @@ schedule_run (PrsCtl     *ctl,
   if (!prs_store_withdraw_schedule_run (store, row->id, request, &withdrawn, &error))
     return prs_ctl_fail (error);
   if (withdrawn)
-    prs_schedule_announce_change (store);
-  if (withdrawn)
     {
+      prs_schedule_announce_change (store);
       /* Translators: the first %s is a data folder, the second a schedule's name */
       g_printerr (_("Prosponsive is not running with the data folder “%s”, so “%s” did not run. "
                     "Start Prosponsive (or prosponsive --headless) and try again.\n"),
