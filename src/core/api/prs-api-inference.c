@@ -426,24 +426,11 @@ replay_duplicate_or_orphan (PrsApiRoutes      *routes,
   return TRUE;
 }
 
-/* {"httpStatus", "route", "answer", "reason"?}: what a duplicate hears */
-static char *
-extra_with_answer (const Inference *inference,
-                   guint            status,
-                   JsonObject      *answer,
-                   const char      *reason)
-{
-  g_autoptr(JsonObject) extra = json_object_new ();
-  g_autoptr(JsonNode) node = NULL;
-
-  json_object_set_int_member (extra, "httpStatus", status);
-  if (reason != NULL)
-    json_object_set_string_member (extra, "reason", reason);
-  json_object_set_string_member (extra, "route", route_name (inference));
-  json_object_set_object_member (extra, "answer", json_object_ref (answer));
-  node = json_node_init_object (json_node_alloc (), extra);
-  return prs_json_to_string (node, FALSE);
-}
+/* What a duplicate hears until the run exists: that it is running, in
+ * the stored form of an answer ({"httpStatus", "route", "answer"}, read by
+ * duplicate_answer ()), written as prs_json_to_string () writes it */
+#define RUNNING_EXTRA(route) \
+  "{\"httpStatus\":202,\"route\":\"" route "\",\"answer\":{\"success\":true,\"status\":\"running\"}}"
 
 /* ---- agent runs on the main thread ---- */
 
@@ -456,7 +443,7 @@ typedef struct
   GTask     *task;
   Inference  inference;     /* moved here whole: its strings point into its body */
   char      *message_id;
-  char      *extra_json;    /* what a duplicate hears until the run exists */
+  const char *extra_json;   /* what a duplicate hears until the run exists (RUNNING_EXTRA) */
   guint64    commit;        /* the one that stored the inbound message on the main thread */
   gboolean   stored;        /* an orphan's, taken over on the API thread */
   gboolean   checked;       /* the conversation and the agent were found on the API thread
@@ -470,7 +457,6 @@ run_start_free (RunStart *start)
   g_clear_object (&start->task);
   inference_clear (&start->inference);
   g_free (start->message_id);
-  g_free (start->extra_json);
   g_free (start);
 }
 
@@ -523,8 +509,8 @@ store_inbound (RunStart *start)
   insert.execution_json = inference->execution_json;
   insert.dedup_key = inference->dedup_key;
   insert.extra_json = start->extra_json;
-  /* All three made by prs_json_to_string () (check_fields (),
-   * extra_with_answer ()) */
+  /* All three as prs_json_to_string () writes them (check_fields (),
+   * RUNNING_EXTRA) */
   insert.json_from_writer = TRUE;
 
   if (prs_runner_add_inbound (start->runner, &insert, &start->commit, &error))
@@ -659,7 +645,6 @@ run_inference (PrsApiRoutes      *routes,
                JsonNode          *orphan,
                gboolean           checked)
 {
-  g_autoptr(JsonObject) answer = json_object_new ();
   guint64 commit = 0;
   RunStart *start;
 
@@ -675,10 +660,7 @@ run_inference (PrsApiRoutes      *routes,
     }
 
   start = g_new0 (RunStart, 1);
-  /* Until the run exists, a duplicate hears that it is running */
-  json_object_set_boolean_member (answer, "success", TRUE);
-  json_object_set_string_member (answer, "status", "running");
-  start->extra_json = extra_with_answer (inference, SOUP_STATUS_ACCEPTED, answer, NULL);
+  start->extra_json = inference->with_history ? RUNNING_EXTRA ("inference") : RUNNING_EXTRA ("agent-inference");
   start->inference = *inference;
   start->checked = checked;
   memset (inference, 0, sizeof *inference);
