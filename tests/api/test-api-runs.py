@@ -13,7 +13,7 @@ import time
 
 from prsapi import run_suite, wait_until
 
-PLAN = 26
+PLAN = 30
 # The service's debug line when an answer had to sync the database itself
 SYNCED = 'Synced the database before answering for message %s'
 
@@ -30,6 +30,10 @@ SCRIPT = {
         {'response': {'initial_delay': 3, 'text': 'Busy.'}},
     ],
 }
+
+
+def is_404(r, code):
+    return r.status == 404 and (r.json() or {}).get('code') == code
 
 
 def setup(app):
@@ -132,6 +136,20 @@ def run(tap, app):
     tap.ok(r.status in (200, 202) and 'My name is Ada' in last and 'What is my name?' in last and 'Be brief.' in last,
            'inference sends the history, the prompt and the systemPrompt', last[:800])
 
+    # -- a conversation deleted a moment ago: 404 at once, for a new request
+    # and for a repeat of an answered one (never its first answer) --
+    body = {'prompt': 'Before the delete', 'conversationId': app.resolve('gone'), 'agentId': 'prosponsive',
+            'execution': {'workflowId': 'wf-gone', 'executionId': 1}}
+    first = app.post('/api/ai/agent-inference', body)
+    done = wait_until(lambda: (app.post('/api/ai/agent-inference', body).json() or {}).get('status') == 'completed', 10)
+    res = app.ctl('conversation', 'delete', 'gone')
+    tap.ok(first.status in (200, 202) and done and res.returncode == 0,
+           'a run in a conversation, then the conversation deleted', (first, res.stderr))
+    r = app.post('/api/ai/agent-inference', dict(body, prompt='After the delete'))
+    tap.ok(is_404(r, 'conversation-not-found'), 'a deleted conversation: a new request → 404', r)
+    r = app.post('/api/ai/agent-inference', body)
+    tap.ok(is_404(r, 'conversation-not-found'), 'a deleted conversation: a repeat of an answered request → 404', r)
+
     # -- agentic-loop-result: unknown id → 404 --
     r = app.post('/api/ai/agentic-loop-result', {'toolCallId': 'unknown', 'success': True, 'result': {}})
     tap.ok(r.status == 404, 'agentic-loop-result for an unknown toolCallId → 404', r)
@@ -147,6 +165,13 @@ def run(tap, app):
     for t in threads:
         t.start()
         time.sleep(0.05)
+    # While four runs work, a request naming no conversation or no agent
+    # still hears 404, not 429
+    time.sleep(0.3)
+    r_conversation = app.post('/api/ai/agent-inference', {'prompt': 'x', 'conversationId': 'nope', 'agentId': 'prosponsive'})
+    r_agent = app.post('/api/ai/agent-inference', {'prompt': 'x', 'conversationId': cid, 'agentId': 'no-such-agent'})
+    tap.ok(is_404(r_conversation, 'conversation-not-found') and is_404(r_agent, 'agent-not-found'),
+           'while four runs work: an unknown conversation or agent → 404, not 429', (r_conversation, r_agent))
     for t in threads:
         t.join()
     limited = [r for r in results if r.status == 429]

@@ -2,8 +2,10 @@
 /* prs-api-inference.c: POST /api/ai/agent-inference and /api/ai/inference.
  * The request is checked whole; its duplicate key decides whether it is a
  * retry (the first answer), a reused idempotencyKey (409) or new; a new
- * one's inbound message is committed before any run starts, and the answer
- * waits for the run to rest, or the wait to end. */
+ * one's conversation and agent are looked up on the main thread, and its
+ * inbound message is committed there before any run starts; the answer
+ * waits for the run to rest, or the wait to end. Whichever thread looks,
+ * the answers come in one order: 400, 404, the first answer or 409, 429. */
 #include "config.h"
 
 #include <string.h>
@@ -259,36 +261,39 @@ check_fields (SoupServerMessage *msg,
   return TRUE;
 }
 
-/* Fields, then the conversation and the agent; FALSE after answering */
-static gboolean
-check_request (PrsApiRoutes      *routes,
-               SoupServerMessage *msg,
-               Inference         *inference)
+/* The conversation and the agent, read through @store (either thread's):
+ * NULL when both exist, else the 404 to answer with */
+static JsonObject *
+missing_answer (PrsStore        *store,
+                const Inference *inference)
 {
   g_autoptr(PrsAgent) agent = NULL;
 
-  inference->temperature = -1;
-  inference->body = prs_api_parse_body (msg);
-  if (inference->body == NULL || !check_fields (msg, inference))
-    return FALSE;
+  if (!prs_store_has_conversation (store, inference->conversation_id))
+    return prs_api_error_object ("conversation-not-found",
+                                 "There is no conversation with this conversationId.");
 
-  if (!prs_store_has_conversation (routes->store, inference->conversation_id))
-    {
-      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "conversation-not-found",
-                             "There is no conversation with this conversationId.");
-      return FALSE;
-    }
-
-  agent = prs_store_lookup_agent (routes->store, inference->agent_id, NULL);
+  agent = prs_store_lookup_agent (store, inference->agent_id, NULL);
   if (agent == NULL)
-    {
-      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "agent-not-found",
-                             inference->with_history ? "There is no agent with this context.activeAgentId."
-                                                     : "There is no agent with this agentId.");
-      return FALSE;
-    }
+    return prs_api_error_object ("agent-not-found",
+                                 inference->with_history ? "There is no agent with this context.activeAgentId."
+                                                         : "There is no agent with this agentId.");
+  return NULL;
+}
 
-  return TRUE;
+/* On the API thread: the conversation and the agent; FALSE after answering */
+static gboolean
+check_exists (PrsApiRoutes      *routes,
+              SoupServerMessage *msg,
+              const Inference   *inference)
+{
+  JsonObject *missing = missing_answer (routes->store, inference);
+
+  if (missing == NULL)
+    return TRUE;
+  prs_api_respond_json (msg, SOUP_STATUS_NOT_FOUND, json_node_init_object (json_node_alloc (), missing));
+  json_object_unref (missing);
+  return FALSE;
 }
 
 /* ---- duplicates ---- */
@@ -421,24 +426,11 @@ replay_duplicate_or_orphan (PrsApiRoutes      *routes,
   return TRUE;
 }
 
-/* {"httpStatus", "route", "answer", "reason"?}: what a duplicate hears */
-static char *
-extra_with_answer (const Inference *inference,
-                   guint            status,
-                   JsonObject      *answer,
-                   const char      *reason)
-{
-  g_autoptr(JsonObject) extra = json_object_new ();
-  g_autoptr(JsonNode) node = NULL;
-
-  json_object_set_int_member (extra, "httpStatus", status);
-  if (reason != NULL)
-    json_object_set_string_member (extra, "reason", reason);
-  json_object_set_string_member (extra, "route", route_name (inference));
-  json_object_set_object_member (extra, "answer", json_object_ref (answer));
-  node = json_node_init_object (json_node_alloc (), extra);
-  return prs_json_to_string (node, FALSE);
-}
+/* What a duplicate hears until the run exists: that it is running, in
+ * the stored form of an answer ({"httpStatus", "route", "answer"}, read by
+ * duplicate_answer ()), written as prs_json_to_string () writes it */
+#define RUNNING_EXTRA(route) \
+  "{\"httpStatus\":202,\"route\":\"" route "\",\"answer\":{\"success\":true,\"status\":\"running\"}}"
 
 /* ---- agent runs on the main thread ---- */
 
@@ -451,9 +443,11 @@ typedef struct
   GTask     *task;
   Inference  inference;     /* moved here whole: its strings point into its body */
   char      *message_id;
-  char      *extra_json;    /* what a duplicate hears until the run exists */
+  const char *extra_json;   /* what a duplicate hears until the run exists (RUNNING_EXTRA) */
   guint64    commit;        /* the one that stored the inbound message on the main thread */
   gboolean   stored;        /* an orphan's, taken over on the API thread */
+  gboolean   checked;       /* the conversation and the agent were found on the API thread
+                             * (else the main thread looks first) */
 } RunStart;
 
 static void
@@ -463,7 +457,6 @@ run_start_free (RunStart *start)
   g_clear_object (&start->task);
   inference_clear (&start->inference);
   g_free (start->message_id);
-  g_free (start->extra_json);
   g_free (start);
 }
 
@@ -516,8 +509,8 @@ store_inbound (RunStart *start)
   insert.execution_json = inference->execution_json;
   insert.dedup_key = inference->dedup_key;
   insert.extra_json = start->extra_json;
-  /* All three made by prs_json_to_string () (check_fields (),
-   * extra_with_answer ()) */
+  /* All three as prs_json_to_string () writes them (check_fields (),
+   * RUNNING_EXTRA) */
   insert.json_from_writer = TRUE;
 
   if (prs_runner_add_inbound (start->runner, &insert, &start->commit, &error))
@@ -538,6 +531,21 @@ store_inbound (RunStart *start)
   return FALSE;
 }
 
+/* On the main thread, whose connection has the pages cached (it wrote
+ * them): the conversation and the agent; FALSE after answering 404 */
+static gboolean
+exists_on_main (RunStart *start)
+{
+  JsonObject *missing = missing_answer (prs_runner_get_env (start->runner)->store, &start->inference);
+
+  if (missing == NULL)
+    return TRUE;
+  prs_api_task_return_answer (start->task, SOUP_STATUS_NOT_FOUND,
+                              json_node_init_object (json_node_alloc (), missing));
+  json_object_unref (missing);
+  return FALSE;
+}
+
 static gboolean
 start_run_on_main (gpointer user_data)
 {
@@ -547,7 +555,8 @@ start_run_on_main (gpointer user_data)
   g_autoptr(PrsRun) run = NULL;
   PrsRunOptions options = { 0 };
 
-  if (!start->stored && !store_inbound (start))
+  if ((!start->checked && !exists_on_main (start)) ||
+      (!start->stored && !store_inbound (start)))
     {
       prs_runner_release_reservation (start->runner);
       run_start_free (start);
@@ -625,19 +634,24 @@ take_over_orphan (PrsApiRoutes      *routes,
 /* Hands the run to the main thread, which stores the inbound message
  * first; answers when it rests or after the wait. @orphan: the stored
  * message of an earlier request whose run never began; it runs as it was
- * stored. */
+ * stored. Unless @checked, the main thread answers 404 for a conversation
+ * or an agent that does not exist (giving the run's slot back); when no
+ * slot is free, this thread looks first, so that 404 still comes before
+ * 429. */
 static void
 run_inference (PrsApiRoutes      *routes,
                SoupServerMessage *msg,
                Inference         *inference,
-               JsonNode          *orphan)
+               JsonNode          *orphan,
+               gboolean           checked)
 {
-  g_autoptr(JsonObject) answer = json_object_new ();
   guint64 commit = 0;
   RunStart *start;
 
   if (!prs_runner_try_reserve (routes->runner))
     {
+      if (!checked && !check_exists (routes, msg, inference))
+        return;
       soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                     "Retry-After", PRS_API_RETRY_AFTER_SECONDS);
       prs_api_respond_error (msg, 429, "too-many-runs",
@@ -646,11 +660,9 @@ run_inference (PrsApiRoutes      *routes,
     }
 
   start = g_new0 (RunStart, 1);
-  /* Until the run exists, a duplicate hears that it is running */
-  json_object_set_boolean_member (answer, "success", TRUE);
-  json_object_set_string_member (answer, "status", "running");
-  start->extra_json = extra_with_answer (inference, SOUP_STATUS_ACCEPTED, answer, NULL);
+  start->extra_json = inference->with_history ? RUNNING_EXTRA ("inference") : RUNNING_EXTRA ("agent-inference");
   start->inference = *inference;
+  start->checked = checked;
   memset (inference, 0, sizeof *inference);
 
   if (orphan != NULL && !take_over_orphan (routes, msg, start, orphan, &commit))
@@ -668,6 +680,24 @@ run_inference (PrsApiRoutes      *routes,
   g_main_context_invoke (routes->main_context, start_run_on_main, start);
 }
 
+/* Whether a stored message carries the request's duplicate key (none
+ * without one). A new request, the usual case, goes to the main thread
+ * unchecked: there the conversation and the agent are read from pages its
+ * connection has in its cache (it wrote them), where on this thread every
+ * read after the main thread's last commit found its page cache dropped
+ * and read the pages again (bench/RESULTS.md). */
+static gboolean
+is_repeat (PrsApiRoutes    *routes,
+           const Inference *inference)
+{
+  g_autofree char *message_id = NULL;
+
+  if (inference->dedup_key == NULL)
+    return FALSE;
+  message_id = prs_store_find_message_by_dedup_key (routes->store, inference->dedup_key);
+  return message_id != NULL;
+}
+
 void
 prs_api_handle_inference (PrsApiRoutes      *routes,
                           SoupServerMessage *msg,
@@ -678,14 +708,22 @@ prs_api_handle_inference (PrsApiRoutes      *routes,
   PrsApiRequestIdentity identity;
 
   inference.with_history = with_history;
-  if (!check_request (routes, msg, &inference))
+  inference.temperature = -1;
+  inference.body = prs_api_parse_body (msg);
+  if (inference.body == NULL || !check_fields (msg, &inference))
     return;
 
   identity = identity_of (&inference);
   inference.dedup_key = prs_api_request_dedup_key (&identity);
-  if (inference.dedup_key != NULL &&
+  if (!is_repeat (routes, &inference))
+    {
+      run_inference (routes, msg, &inference, NULL, FALSE);
+      return;
+    }
+
+  /* A repeat: 404 before its first answer, as for a new request */
+  if (!check_exists (routes, msg, &inference) ||
       replay_duplicate_or_orphan (routes, msg, &inference, &orphan))
     return;
-
-  run_inference (routes, msg, &inference, orphan);
+  run_inference (routes, msg, &inference, orphan, TRUE);
 }
