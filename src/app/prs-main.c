@@ -9,6 +9,7 @@
 
 #include "prs-app-options.h"
 #include "prs-application.h"
+#include "prs-store.h"
 
 #define SERVICE_PROGRAM "prosponsive-service"
 
@@ -77,6 +78,8 @@ main (int   argc,
         return exec_service (argv);
     }
 
+  /* The window's process runs the service too */
+  prs_store_configure_library ();
   app = prs_application_new ();
   status = g_application_run (G_APPLICATION (app), argc, argv);
 

@@ -15,6 +15,7 @@
 
 #include "prs-app-options.h"
 #include "prs-service.h"
+#include "prs-store.h"
 
 typedef struct
 {
@@ -105,6 +106,7 @@ main (int   argc,
    * for 20 cache pages up front; pages allocated as they are read cost
    * nothing measurable (bench/RESULTS.md). Before SQLite initializes. */
   sqlite3_config (SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
+  prs_store_configure_library ();
 
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);

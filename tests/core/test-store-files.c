@@ -5,7 +5,7 @@
  * the files are private whatever the umask, planted links and other users'
  * files are refused, a busy database says so, a backup is consistent, and
  * the WAL is checkpointed on a thread of its own, staying near 1,000
- * pages. */
+ * pages, and SQLite keeps no memory statistics once told so. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +365,37 @@ test_busy_says_so (Fixture       *fixture,
   g_assert_no_error (error);
 }
 
+/* The programs turn SQLite's memory statistics off before their first
+ * connection (each allocation took a process-wide lock to count them):
+ * with the store's writes, SQLite then counts nothing. In a process of its
+ * own, where SQLite has not started yet. */
+static void
+test_no_memory_statistics (Fixture       *fixture,
+                           gconstpointer  user_data)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(PrsStore) store = NULL;
+      g_autoptr(GError) error = NULL;
+
+      prs_store_configure_library ();
+      store = open_store (fixture);
+      g_assert_true (prs_store_set_setting (store, "k", "v", &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (sqlite3_memory_used (), ==, 0);
+      return;
+    }
+
+  /* Counted otherwise: the check above can fail */
+  {
+    g_autoptr(PrsStore) store = open_store (fixture);
+
+    g_assert_cmpint (sqlite3_memory_used (), >, 0);
+  }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -381,6 +412,7 @@ main (int   argc,
   ADD ("busy/says-so", test_busy_says_so);
   ADD ("planted/links-refused", test_planted_links_refused);
   ADD ("planted/foreign-wal-refused", test_foreign_wal_refused);
+  ADD ("library/no-memory-statistics", test_no_memory_statistics);
 
 #undef ADD
 

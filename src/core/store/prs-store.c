@@ -748,6 +748,15 @@ prs_store_delete_one (PrsStore    *self,
 
 /* ---- Opening ------------------------------------------------------------- */
 
+/* Nothing reads SQLite's memory statistics (sqlite3_memory_used ()), and
+ * keeping them takes a lock for the whole process around each of SQLite's
+ * allocations and frees, dozens for each row stored (bench/RESULTS.md) */
+void
+prs_store_configure_library (void)
+{
+  sqlite3_config (SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static void
 prs_store_finalize (GObject *object)
 {

@@ -18,6 +18,10 @@ G_DECLARE_FINAL_TYPE (PrsStore, prs_store, PRS, STORE, GObject)
 /* The schema version this build migrates to. */
 #define PRS_STORE_SCHEMA_VERSION prs_store_get_latest_version ()
 
+/* SQLite's settings for the whole process: called by a program's main ()
+ * before its first connection opens (SQLite ignores them after). */
+void        prs_store_configure_library       (void);
+
 /* Opens (creating if needed) DATA_DIR/prosponsive.db: WAL, synchronous=FULL,
  * foreign keys on, busy timeout, then runs every pending migration. */
 PrsStore   *prs_store_new                     (const char  *data_dir,
