@@ -262,10 +262,12 @@ check_fields (SoupServerMessage *msg,
 }
 
 /* The conversation and the agent, read through @store (either thread's):
- * NULL when both exist, else the 404 to answer with */
+ * NULL when both exist (the agent in @out_agent, when given), else the 404
+ * to answer with */
 static JsonObject *
 missing_answer (PrsStore        *store,
-                const Inference *inference)
+                const Inference *inference,
+                PrsAgent       **out_agent)
 {
   g_autoptr(PrsAgent) agent = NULL;
 
@@ -278,6 +280,8 @@ missing_answer (PrsStore        *store,
     return prs_api_error_object ("agent-not-found",
                                  inference->with_history ? "There is no agent with this context.activeAgentId."
                                                          : "There is no agent with this agentId.");
+  if (out_agent != NULL)
+    *out_agent = g_steal_pointer (&agent);
   return NULL;
 }
 
@@ -287,7 +291,7 @@ check_exists (PrsApiRoutes      *routes,
               SoupServerMessage *msg,
               const Inference   *inference)
 {
-  JsonObject *missing = missing_answer (routes->store, inference);
+  JsonObject *missing = missing_answer (routes->store, inference, NULL);
 
   if (missing == NULL)
     return TRUE;
@@ -448,6 +452,7 @@ typedef struct
   gboolean   stored;        /* an orphan's, taken over on the API thread */
   gboolean   checked;       /* the conversation and the agent were found on the API thread
                              * (else the main thread looks first) */
+  PrsAgent  *agent;         /* … found on the main thread: handed to the run */
 } RunStart;
 
 static void
@@ -457,6 +462,7 @@ run_start_free (RunStart *start)
   g_clear_object (&start->task);
   inference_clear (&start->inference);
   g_free (start->message_id);
+  g_clear_pointer (&start->agent, prs_agent_free);
   g_free (start);
 }
 
@@ -532,11 +538,13 @@ store_inbound (RunStart *start)
 }
 
 /* On the main thread, whose connection has the pages cached (it wrote
- * them): the conversation and the agent; FALSE after answering 404 */
+ * them): the conversation and the agent, which the run then takes instead
+ * of reading both again; FALSE after answering 404 */
 static gboolean
 exists_on_main (RunStart *start)
 {
-  JsonObject *missing = missing_answer (prs_runner_get_env (start->runner)->store, &start->inference);
+  JsonObject *missing = missing_answer (prs_runner_get_env (start->runner)->store, &start->inference,
+                                        &start->agent);
 
   if (missing == NULL)
     return TRUE;
@@ -569,6 +577,7 @@ start_run_on_main (gpointer user_data)
   options.trigger_message_id = start->message_id;
   /* A first request's message keeps the content it was stored with */
   options.trigger_content = start->stored ? NULL : inference->prompt;
+  options.agent = start->agent;
   options.context_json = inference->context_json;
   options.execution_json = inference->execution_json;
   options.system_prompt = inference->system_prompt;

@@ -544,14 +544,17 @@ prs_run_detach (PrsRun *self)
 
 /* ---- making runs ---- */
 
+/* @agent: the run's agent as just read by the caller, or NULL */
 static gboolean
-load_common (PrsRun  *self,
-             GError **error)
+load_common (PrsRun          *self,
+             const PrsAgent  *agent,
+             GError         **error)
 {
   g_autoptr(JsonNode) transcript = NULL;
   g_autoptr(JsonNode) context = NULL;
 
-  self->agent = prs_store_lookup_agent (self->env->store, self->row->agent_id, error);
+  self->agent = agent != NULL ? prs_agent_copy (agent)
+                              : prs_store_lookup_agent (self->env->store, self->row->agent_id, error);
   if (self->agent == NULL)
     return FALSE;
 
@@ -628,12 +631,12 @@ prs_run_new (PrsRunEnv            *env,
   self->env = prs_run_env_ref (env);
   self->row = row_for (options);
 
-  if (!prs_store_has_conversation (self->env->store, options->conversation_id))
+  if (options->agent == NULL && !prs_store_has_conversation (self->env->store, options->conversation_id))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no such conversation."));
       return NULL;
     }
-  if (!load_common (self, error))
+  if (!load_common (self, options->agent, error))
     return NULL;
 
   /* An MCP client's call has no transcript before its call, and no agent
@@ -678,7 +681,7 @@ prs_run_new_for_resume (PrsRunEnv  *env,
   self = g_object_new (PRS_TYPE_RUN, NULL);
   self->env = prs_run_env_ref (env);
   self->row = row;
-  if (!load_common (self, error))
+  if (!load_common (self, NULL, error))
     {
       self->row = NULL;
       return NULL;

@@ -62,6 +62,10 @@ typedef struct
    * an agent-inference run then need not read the message back; NULL: it
    * is read from the store */
   const char *trigger_content;
+  /* The run's agent as the caller has just read it on this thread, which
+   * also found the conversation: the run reads neither again; NULL: it
+   * looks both up */
+  const PrsAgent *agent;
   const char *context_json;         /* the Request Context; may be NULL */
   const char *execution_json;       /* may be NULL */
   const char *system_prompt;        /* /api/ai/inference's systemPrompt; may be NULL */
