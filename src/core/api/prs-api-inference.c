@@ -361,8 +361,9 @@ is_orphan (JsonNode *message)
                     PRS_INBOUND_REASON_INTERRUPTED) == 0;
 }
 
-/* What a request hears whose duplicate key a stored message carries,
- * read through @store (either thread's): that message's stored answer,
+/* What a request hears whose duplicate key a stored message carries
+ * (@known_id when the caller found it, else looked up here), read through
+ * @store (either thread's): that message's stored answer,
  * or 409 when the request reuses an idempotencyKey for something else;
  * NULL when no message carries it. A message whose run never began because
  * Prosponsive stopped first (marked "interrupted" at the next start) has no
@@ -372,10 +373,13 @@ is_orphan (JsonNode *message)
 static JsonNode *
 duplicate_answer (PrsStore        *store,
                   const Inference *inference,
+                  const char      *known_id,
                   guint           *status,
                   JsonNode       **orphan)
 {
-  g_autofree char *message_id = prs_store_find_message_by_dedup_key (store, inference->dedup_key);
+  g_autofree char *found_id = known_id == NULL ? prs_store_find_message_by_dedup_key (store, inference->dedup_key)
+                                               : NULL;
+  const char *message_id = known_id != NULL ? known_id : found_id;
   PrsApiRequestIdentity identity = identity_of (inference);
   g_autoptr(JsonNode) message = NULL;
   JsonNode *node;
@@ -405,16 +409,18 @@ duplicate_answer (PrsStore        *store,
   return node;
 }
 
-/* On the API thread: answers a duplicate (TRUE), or finds an orphan */
+/* On the API thread: answers a duplicate of the stored message
+ * @message_id (TRUE), or finds an orphan */
 static gboolean
 replay_duplicate_or_orphan (PrsApiRoutes      *routes,
                             SoupServerMessage *msg,
                             const Inference   *inference,
+                            const char        *message_id,
                             JsonNode         **orphan)
 {
   g_autoptr(GError) error = NULL;
   guint status = SOUP_STATUS_SERVICE_UNAVAILABLE;
-  JsonNode *node = duplicate_answer (routes->store, inference, &status, orphan);
+  JsonNode *node = duplicate_answer (routes->store, inference, message_id, &status, orphan);
 
   if (node == NULL)
     return FALSE;
@@ -492,8 +498,8 @@ on_run_rests (GObject      *source,
 /* On the main thread: the inbound message, committed before any provider
  * is asked, without waiting for the disk: nothing is said about it until
  * the answer, which waits until this commit is there
- * (prs_api_task_return_answer_after ()): the synced commit that ends the run nearly
- * always takes it along, one wait for the disk instead of two
+ * (prs_api_task_return_answer_after ()): the synced commit that ends the
+ * run nearly always takes it along, one wait for the disk instead of two
  * (docs/storage.md). FALSE after answering. */
 static gboolean
 store_inbound (RunStart *start)
@@ -525,7 +531,7 @@ store_inbound (RunStart *start)
   /* An identical request got here first, after this one's look on the API
    * thread (the key's UNIQUE index refused this one): its answer */
   node = inference->dedup_key != NULL && g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT)
-           ? duplicate_answer (store, inference, &status, NULL) : NULL;
+           ? duplicate_answer (store, inference, NULL, &status, NULL) : NULL;
   if (node != NULL)
     {
       g_debug ("An identical request was stored first in conversation %s: its answer is replayed",
@@ -689,22 +695,19 @@ run_inference (PrsApiRoutes      *routes,
   g_main_context_invoke (routes->main_context, start_run_on_main, start);
 }
 
-/* Whether a stored message carries the request's duplicate key (none
- * without one). A new request, the usual case, goes to the main thread
- * unchecked: there the conversation and the agent are read from pages its
- * connection has in its cache (it wrote them), where on this thread every
- * read after the main thread's last commit found its page cache dropped
- * and read the pages again (bench/RESULTS.md). */
-static gboolean
-is_repeat (PrsApiRoutes    *routes,
-           const Inference *inference)
+/* The id of the stored message that carries the request's duplicate key,
+ * or NULL (always without one). A new request, the usual case, goes to the
+ * main thread unchecked: there the conversation and the agent are read
+ * from pages its connection has in its cache (it wrote them), where on
+ * this thread every read after the main thread's last commit found its
+ * page cache dropped and read the pages again (bench/RESULTS.md). */
+static char *
+find_repeated (PrsApiRoutes    *routes,
+               const Inference *inference)
 {
-  g_autofree char *message_id = NULL;
-
   if (inference->dedup_key == NULL)
-    return FALSE;
-  message_id = prs_store_find_message_by_dedup_key (routes->store, inference->dedup_key);
-  return message_id != NULL;
+    return NULL;
+  return prs_store_find_message_by_dedup_key (routes->store, inference->dedup_key);
 }
 
 void
@@ -714,6 +717,7 @@ prs_api_handle_inference (PrsApiRoutes      *routes,
 {
   g_auto(Inference) inference = { 0 };
   g_autoptr(JsonNode) orphan = NULL;
+  g_autofree char *repeated_id = NULL;
   PrsApiRequestIdentity identity;
 
   inference.with_history = with_history;
@@ -724,7 +728,8 @@ prs_api_handle_inference (PrsApiRoutes      *routes,
 
   identity = identity_of (&inference);
   inference.dedup_key = prs_api_request_dedup_key (&identity);
-  if (!is_repeat (routes, &inference))
+  repeated_id = find_repeated (routes, &inference);
+  if (repeated_id == NULL)
     {
       run_inference (routes, msg, &inference, NULL, FALSE);
       return;
@@ -732,7 +737,7 @@ prs_api_handle_inference (PrsApiRoutes      *routes,
 
   /* A repeat: 404 before its first answer, as for a new request */
   if (!check_exists (routes, msg, &inference) ||
-      replay_duplicate_or_orphan (routes, msg, &inference, &orphan))
+      replay_duplicate_or_orphan (routes, msg, &inference, repeated_id, &orphan))
     return;
   run_inference (routes, msg, &inference, orphan, TRUE);
 }
