@@ -3,9 +3,9 @@
  * sleeps for a due time): firing once per due time, catch-up after
  * downtime (run once, or skip), daylight saving in Europe/Berlin through
  * the scheduler, clock jumps, Run Now in the app and from another program
- * (the stamp it writes after each change), a fired prompt whose run never began, a schedule whose
- * agent or conversation was deleted, and the run itself answered by the
- * scripted provider (tests/lib). */
+ * (the stamp it writes after each change), a fired prompt whose run never
+ * began, a schedule whose agent or conversation was deleted, and the run
+ * itself answered by the scripted provider (tests/lib). */
 #include "config.h"
 
 #include <sqlite3.h>
