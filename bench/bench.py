@@ -39,6 +39,20 @@ def loadavg():
         return ' '.join(f.read().split()[:3])
 
 
+def cpu_times():
+    """The machine's CPU time so far (/proc/stat's first line, in ticks)"""
+    with open('/proc/stat') as f:
+        return [int(x) for x in f.readline().split()[1:9]]
+
+
+def steal_share(before, after):
+    """The share of the CPU time between two cpu_times () that the
+    hypervisor gave to other guests (steal), in percent: this virtual
+    machine's speed drifts with it, the provider's own round trip too"""
+    d = [b - a for a, b in zip(before, after)]
+    return 100.0 * d[7] / max(sum(d), 1)
+
+
 def note(text):
     print('NOTE ' + text, flush=True)
 
@@ -664,13 +678,14 @@ def main():
         for name, fn in BENCHES.items():
             if ARGS.only and name not in ARGS.only:
                 continue
-            t0 = time.monotonic()
+            t0, ticks = time.monotonic(), cpu_times()
             try:
                 fn()
             except Exception as e:
                 unit, target = UNITS[name]
                 failed(name, unit, target, 'could not run: %s' % str(e).strip().replace('\n', ' ')[:600])
-            note('%s took %.0f s; load average %s' % (name, time.monotonic() - t0, loadavg()))
+            note('%s took %.0f s; load average %s; steal %.1f %%' % (
+                name, time.monotonic() - t0, loadavg(), steal_share(ticks, cpu_times())))
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
     note('all benchmarks took %.0f s' % (time.monotonic() - started))
