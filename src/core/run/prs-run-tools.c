@@ -190,7 +190,10 @@ _prs_run_save_call (PrsRun         *self,
   g_free (call->status);
   call->status = g_strdup (status);
   if (!prs_store_save_tool_call (self->env->store, call, status, extra_json, &error))
-    g_message ("Could not save tool call %s: %s", call->id, error->message);
+    {
+      g_message ("Could not save tool call %s: %s", call->id, error->message);
+      _prs_run_note_unsaved (self, error);
+    }
   else
     _prs_run_emit_message_changed (self, call->message_id);
 }

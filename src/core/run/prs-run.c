@@ -78,6 +78,12 @@ prs_run_wait_rest_finish (PrsRun        *self,
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
       return NULL;
     }
+  /* An answer says what is stored: a rest that could not be says that */
+  if (self->rest_unsaved != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->rest_unsaved));
+      return NULL;
+    }
   return _prs_run_build_answer (self, out_http_status);
 }
 
@@ -823,6 +829,8 @@ prs_run_finalize (GObject *object)
   g_clear_pointer (&self->transcript, json_array_unref);
   g_clear_pointer (&self->executing, g_hash_table_unref);
   g_clear_pointer (&self->env, prs_run_env_unref);
+  g_clear_error (&self->unsaved);
+  g_clear_error (&self->rest_unsaved);
   g_free (self->slug);
   if (self->stream_text != NULL)
     g_string_free (self->stream_text, TRUE);
