@@ -166,7 +166,8 @@ void        _prs_run_call_tool_async  (PrsRun              *self,
 PrsToolCallResult *_prs_run_call_tool_finish (PrsRun        *self,
                                               GAsyncResult  *result,
                                               char         **out_call_id);
-void        _prs_run_settle_call      (PrsRun            *self,
+/* FALSE when the call is not stored (nothing was written for it) */
+gboolean    _prs_run_settle_call      (PrsRun            *self,
                                        const char        *call_id,
                                        PrsToolCallResult *result);
 void        _prs_run_feed_results     (PrsRun          *self,

@@ -368,7 +368,16 @@ on_call_done (GObject      *source,
 
   if (self->detached || outcome == NULL)
     return;
-  _prs_run_settle_call (self, call_id, outcome);
+  /* The result and the call's new state: one transaction, on the disk
+   * before a workflow that posted the result back hears that it was taken */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
+  if (_prs_run_settle_call (self, call_id, outcome))
+    {
+      _prs_run_batch_end (self);
+      prs_tool_call_result_stored (outcome, self->unsaved, prs_store_get_last_commit (self->env->store));
+    }
+  else
+    _prs_run_batch_end (self);
   advance (self);
 }
 
