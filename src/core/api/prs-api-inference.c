@@ -485,9 +485,7 @@ on_run_rests (GObject      *source,
   /* The run's rest could not be stored: no answer tells of a state the
    * database does not hold; this one says what any failed write says
    * (503 storage-busy, 507 storage-full) */
-  if (node == NULL && error != NULL && error->domain == PRS_ERROR &&
-      (error->code == PRS_ERROR_STORE || error->code == PRS_ERROR_STORE_BUSY ||
-       error->code == PRS_ERROR_STORE_FULL))
+  if (node == NULL && prs_api_is_store_error (error))
     {
       g_task_return_error (start->task, g_steal_pointer (&error));
       run_start_free (start);

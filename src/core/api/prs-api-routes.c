@@ -69,6 +69,14 @@ prs_api_field_error (SoupServerMessage *msg,
   return FALSE;
 }
 
+gboolean
+prs_api_is_store_error (const GError *error)
+{
+  return error != NULL && error->domain == PRS_ERROR &&
+         (error->code == PRS_ERROR_STORE || error->code == PRS_ERROR_STORE_BUSY ||
+          error->code == PRS_ERROR_STORE_FULL);
+}
+
 void
 prs_api_internal_error (SoupServerMessage *msg,
                         GError            *error)
@@ -786,6 +794,28 @@ handle_loop_result (PrsApiRoutes      *routes,
   g_object_unref (task);
 }
 
+/* After a read, before its answer: what it found may have been committed
+ * without waiting for the disk (an inference's inbound message, a run's
+ * start, a reply streaming in: docs/storage.md), and an answer tells of
+ * nothing that a power cut could still take back. Costs nothing when every
+ * commit is on the disk already. FALSE after answering. */
+gboolean
+prs_api_sync_read (PrsApiRoutes      *routes,
+                   SoupServerMessage *msg)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean synced = FALSE;
+
+  if (!prs_store_sync (routes->store, PRS_STORE_ALL_COMMITS, &synced, &error))
+    {
+      prs_api_internal_error (msg, error);
+      return FALSE;
+    }
+  if (synced)
+    g_debug ("Synced the database before answering a read");
+  return TRUE;
+}
+
 static void
 handle_conversations (PrsApiRoutes      *routes,
                       SoupServerMessage *msg)
@@ -797,6 +827,11 @@ handle_conversations (PrsApiRoutes      *routes,
   if (array == NULL)
     {
       prs_api_internal_error (msg, error);
+      return;
+    }
+  if (!prs_api_sync_read (routes, msg))
+    {
+      json_array_unref (array);
       return;
     }
 
@@ -865,6 +900,11 @@ handle_messages (PrsApiRoutes      *routes,
   if (array == NULL)
     {
       prs_api_internal_error (msg, error);
+      return;
+    }
+  if (!prs_api_sync_read (routes, msg))
+    {
+      json_array_unref (array);
       return;
     }
 

@@ -487,12 +487,25 @@ prs_run_decide (PrsRun      *self,
                 gboolean     whole_turn,
                 GError     **error)
 {
+  gboolean decided;
+
   g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
   g_return_val_if_fail (message_id != NULL && action != NULL, FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  if (!_prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error))
+  /* The decision (each call it settles) is one transaction, on the disk
+   * before whoever decided hears that it was taken */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
+  decided = _prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error);
+  _prs_run_batch_end (self);
+  if (!decided)
     return FALSE;
+  /* Not stored: the call still waits as it did, for a decision taken again */
+  if (self->unsaved != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->unsaved));
+      return FALSE;
+    }
   advance (self);
   return TRUE;
 }

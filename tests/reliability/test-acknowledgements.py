@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""An answer tells only what is stored (docs/storage.md): an agent-inference
+"""An answer tells only what is on the disk (docs/storage.md).
+
+While an agent-inference call waits for its model, its inbound message is
+committed without waiting for the disk: a read of the conversation that
+shows it syncs the database first. An agent-inference
 call whose model has answered, while another program (a ctl verb, sqlite3)
 keeps a write open past the busy timeout, cannot store the run's end — its
 reply, its status. The call must then not answer 200 "completed" with that
@@ -20,7 +24,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'api'))
 from prsapi import App, Tap, parse_args, wait_until  # noqa: E402
 
-PLAN = 4
+PLAN = 5
+# The service's debug line when a read had to sync the database first
+SYNCED_READ = 'Synced the database before answering a read'
 HELD_REPLY = 'The reply written while the database was held'
 LATER_REPLY = 'The reply written once it was free'
 SCRIPT = {
@@ -59,7 +65,13 @@ def run(tap, app):
     # The model was asked: the inbound message is committed; 0.5 s more and
     # the run's start is too (250 ms after it began)
     asked = wait_until(lambda: len(app.provider.requests('POST')) >= 1, 20)
-    time.sleep(0.5)
+    t0 = time.monotonic()
+    page = app.get('/api/conversations/%s/messages' % cid)
+    shown = [(m.get('kind'), m.get('status')) for m in (page.json() or [])]
+    tap.ok(page.status == 200 and ('inbound', 'pending') in shown and SYNCED_READ in app.log(),
+           'a read that shows the waiting inbound message synced the database before answering',
+           '%r %r\n%s' % (page, shown, app.log()[-2000:]))
+    time.sleep(max(0.0, 0.5 - (time.monotonic() - t0)))
     holder = sqlite3.connect(db_path, timeout=10, isolation_level=None)
     holder.execute('BEGIN IMMEDIATE')
     try:
@@ -100,6 +112,8 @@ def run(tap, app):
 
 
 def main():
+    # Says when a read had to sync the database itself
+    os.environ['G_MESSAGES_DEBUG'] = 'Prosponsive'
     args = parse_args()
     tap = Tap(PLAN)
     app = App(args)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Tests for a tool result posted back later (agentic-loop-result): the
- * sender is told it was taken only once the run has stored it
- * (prs_callback_registry_deliver_stored (), prs-run.c), and told that it
- * was not when another program kept the database busy. A run driven by
+/* Tests for what a run says was taken: a tool result posted back later
+ * (agentic-loop-result) is acknowledged only once the run has stored it
+ * (prs_callback_registry_deliver_stored (), prs-run.c), and a person's
+ * decision on a waiting call only once it is stored; both say that they
+ * were not when another program kept the database busy. A run driven by
  * tests/scripted-provider.py and a scripted n8n webhook that answers
  * "Workflow was started" (tests/lib). */
 #include "config.h"
@@ -84,7 +85,10 @@ fixture_setup (Fixture       *fixture,
   tool->webhook_id = g_strdup ("hook-file");
   g_ptr_array_add (tools, tool);
   g_assert_true (prs_store_save_discovery (fixture->store, tools, NULL, 1000, &error));
-  g_assert_true (prs_store_add_approval_rule (fixture->store, "file_mail", NULL, NULL, "approve", NULL, &error));
+  /* With @data the call waits for a person */
+  if (data == NULL)
+    g_assert_true (prs_store_add_approval_rule (fixture->store, "file_mail", NULL, NULL, "approve", NULL,
+                                                &error));
   g_assert_true (prs_store_resolve_conversation (fixture->store, "inbox", &fixture->conversation_id, NULL, &error));
   g_assert_no_error (error);
 
@@ -116,18 +120,15 @@ fixture_teardown (Fixture       *fixture,
   g_free (fixture->dir);
 }
 
-/* Starts a run whose model calls the tool, and waits until the workflow
- * was started: the call's envelope (its id and callback secret) */
-static JsonObject *
-start_call (Fixture *fixture)
+/* Starts a run whose model proposes a call of the tool */
+static PrsRun *
+start_run (Fixture *fixture)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) body = NULL;
-  g_autoptr(PrsRun) run = NULL;
   PrsMessageInsert insert = { 0 };
   PrsRunOptions options = { 0 };
   g_autofree char *message_id = NULL;
-  const char *call_id;
+  PrsRun *run;
 
   insert.conversation_id = fixture->conversation_id;
   insert.kind = "inbound";
@@ -140,6 +141,18 @@ start_call (Fixture *fixture)
   options.temperature = -1;
   run = prs_runner_start (fixture->runner, &options, FALSE, &error);
   g_assert_no_error (error);
+  return run;
+}
+
+/* … approved by a rule: waits until the workflow was started; the call's
+ * envelope (its id and callback secret) */
+static JsonObject *
+start_call (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(PrsRun) run = start_run (fixture);
+  const char *call_id;
 
   while (fixture->hook->bodies->len == 0)
     g_main_context_iteration (NULL, TRUE);
@@ -238,15 +251,59 @@ test_told_when_busy (Fixture       *fixture,
   sender_clear (&sender);
 }
 
+/* The proposed call's tool-call message, once the run waits for a person */
+static char *
+wait_for_proposal (Fixture *fixture,
+                   PrsRun  *run)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+
+  while (g_strcmp0 (prs_run_get_status (run), "awaiting_approval") != 0)
+    g_main_context_iteration (NULL, TRUE);
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  return g_strdup (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->message_id);
+}
+
+static void
+test_decision_when_busy (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autofree char *message_id = wait_for_proposal (fixture, run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsToolCallRow) call = NULL;
+
+  /* Another program writes past the busy timeout: the decision is not
+   * taken, and says so */
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  g_assert_false (prs_runner_deny (fixture->runner, message_id, &busy));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+
+  /* The call still waits: decided again, it is */
+  g_assert_true (prs_runner_deny (fixture->runner, message_id, &error));
+  g_assert_no_error (error);
+  call = prs_store_lookup_tool_call (fixture->store, message_id, NULL);
+  g_assert_nonnull (call);
+  g_assert_cmpstr (call->status, ==, "denied");
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add ("/prs/run-callback/told-once-stored", Fixture, NULL, fixture_setup, test_told_once_stored,
+  g_test_add ("/prs/run-acks/result-told-once-stored", Fixture, NULL, fixture_setup, test_told_once_stored,
               fixture_teardown);
-  g_test_add ("/prs/run-callback/told-when-busy", Fixture, NULL, fixture_setup, test_told_when_busy,
+  g_test_add ("/prs/run-acks/result-told-when-busy", Fixture, NULL, fixture_setup, test_told_when_busy,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/decision-when-busy", Fixture, "ask", fixture_setup, test_decision_when_busy,
               fixture_teardown);
   return g_test_run ();
 }
