@@ -14,15 +14,13 @@ next call answers 200 and its reply is in the database, which passes
 PRAGMA integrity_check."""
 
 import os
-import shutil
 import sqlite3
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'api'))
-from prsapi import App, Tap, parse_args, wait_until  # noqa: E402
+from prsapi import run_suite, wait_until  # noqa: E402
 
 PLAN = 5
 # The service's debug line when a read had to sync the database first
@@ -111,31 +109,18 @@ def run(tap, app):
     tap.ok(check == 'ok', 'the database passes PRAGMA integrity_check', check)
 
 
-def main():
-    # Says when a read had to sync the database itself
-    os.environ['G_MESSAGES_DEBUG'] = 'Prosponsive'
-    args = parse_args()
-    tap = Tap(PLAN)
-    app = App(args)
-    work = tempfile.mkdtemp(prefix='prs-unstored-')
-    try:
-        agent = os.path.join(work, 'a.md')
-        with open(agent, 'w') as f:
-            f.write('---\nid: a\nname: A\nallowedTools: []\n---\nAnswer briefly.\n')
-        res = app.ctl('agent', 'import', agent)
-        if res.returncode != 0:
-            raise RuntimeError('agent import failed: ' + res.stderr)
-        app.provider = app.add_scripted_provider(SCRIPT)
-        app.start()
-        run(tap, app)
-    except Exception:
-        import traceback
-        tap.ok(False, 'unexpected exception', traceback.format_exc() + '\n' + app.log())
-    finally:
-        app.cleanup()
-        shutil.rmtree(work, ignore_errors=True)
-    tap.finish()
+def setup(app):
+    agent = os.path.join(app.data_dir, 'a.md')
+    with open(agent, 'w') as f:
+        f.write('---\nid: a\nname: A\nallowedTools: []\n---\nAnswer briefly.\n')
+    res = app.ctl('agent', 'import', agent)
+    os.unlink(agent)
+    if res.returncode != 0:
+        raise RuntimeError('agent import failed: ' + res.stderr)
+    app.provider = app.add_scripted_provider(SCRIPT)
 
 
 if __name__ == '__main__':
-    main()
+    # Says when a read had to sync the database itself
+    os.environ['G_MESSAGES_DEBUG'] = 'Prosponsive'
+    run_suite(PLAN, run, setup)

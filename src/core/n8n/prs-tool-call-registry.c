@@ -45,13 +45,7 @@ entry_free (gpointer data)
   Entry *entry = data;
 
   /* A delivered result no one took: its sender hears that it was not stored */
-  if (entry->stored_func != NULL)
-    {
-      g_autoptr(GError) dropped = g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                                                       "The tool call ended before its result was stored.");
-
-      entry->stored_func (dropped, 0, entry->stored_data);
-    }
+  prs_tool_call_tell_dropped (entry->stored_func, entry->stored_data);
   prs_tool_call_clear_source (&entry->timeout_source);
   prs_tool_call_clear_source (&entry->cancel_source);
   g_clear_object (&entry->task);

@@ -65,6 +65,18 @@ prs_tool_call_result_copy (const PrsToolCallResult *result)
 }
 
 void
+prs_tool_call_tell_dropped (PrsToolCallStoredFunc func,
+                            gpointer              data)
+{
+  g_autoptr(GError) dropped = NULL;
+
+  if (func == NULL)
+    return;
+  dropped = g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_FOUND, "The tool call ended before its result was stored.");
+  func (dropped, 0, data);
+}
+
+void
 prs_tool_call_result_stored (PrsToolCallResult *result,
                              const GError      *error,
                              guint64            commit)
@@ -84,13 +96,7 @@ prs_tool_call_result_free (PrsToolCallResult *result)
   if (result == NULL)
     return;
 
-  if (result->stored_func != NULL)
-    {
-      g_autoptr(GError) dropped = g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                                                       "The tool call ended before its result was stored.");
-
-      prs_tool_call_result_stored (result, dropped, 0);
-    }
+  prs_tool_call_tell_dropped (g_steal_pointer (&result->stored_func), g_steal_pointer (&result->stored_data));
 
   g_clear_pointer (&result->result, json_node_unref);
   g_free (result->error);
