@@ -74,7 +74,11 @@ decide_on_main (gpointer user_data)
   gboolean ok = decision->approve ? prs_runner_approve (decision->runner, decision->message_id, NULL, &error)
                                   : prs_runner_deny (decision->runner, decision->message_id, &error);
 
-  if (!ok)
+  /* Not stored (another program kept the database busy, a full disk):
+   * said as any failed write is; the call still waits */
+  if (!ok && prs_api_is_store_error (error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else if (!ok)
     {
       /* Decided meanwhile (the window, a notification), or its run ended */
       g_autoptr(JsonObject) object = prs_api_error_object ("already-decided", error->message);

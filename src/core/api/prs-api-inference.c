@@ -482,6 +482,15 @@ on_run_rests (GObject      *source,
   guint status = SOUP_STATUS_OK;
   JsonNode *node = prs_run_wait_rest_finish (PRS_RUN (source), result, &status, &error);
 
+  /* The run's rest could not be stored: no answer tells of a state the
+   * database does not hold; this one says what any failed write says
+   * (503 storage-busy, 507 storage-full) */
+  if (node == NULL && prs_api_is_store_error (error))
+    {
+      g_task_return_error (start->task, g_steal_pointer (&error));
+      run_start_free (start);
+      return;
+    }
   if (node == NULL)
     {
       JsonObject *object = prs_api_error_object ("internal-error",

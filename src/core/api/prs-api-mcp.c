@@ -147,7 +147,10 @@ call_on_main (gpointer user_data)
 
   json_object_set_string_member (answer, "callId", prs_run_get_id (run));
   json_object_set_string_member (answer, "conversationId", request->conversation_id);
-  prs_api_task_return_answer (task, SOUP_STATUS_ACCEPTED, success_node (answer));
+  /* The call's run was stored without waiting for the disk (it may wait
+   * for a free slot before anything else is written): there first */
+  prs_api_task_return_answer_after (task, SOUP_STATUS_ACCEPTED, success_node (answer),
+                                    prs_store_get_last_commit (prs_runner_get_env (request->runner)->store));
   g_object_unref (task);
   return G_SOURCE_REMOVE;
 }
@@ -391,7 +394,8 @@ watch_answer (CallWatch *watch,
       json_node_unref (node);
       return FALSE;
     }
-  prs_api_task_return_answer (watch->task, status, node);
+  /* What was read, whichever commit wrote it, is on the disk first */
+  prs_api_task_return_answer_after (watch->task, status, node, PRS_STORE_ALL_COMMITS);
   call_watch_free (watch);
   return TRUE;
 }
@@ -533,7 +537,10 @@ handle_call_state (PrsApiRoutes      *routes,
   /* At once unless asked to wait for a change the client has not seen */
   if (wait == 0 || settled || status != SOUP_STATUS_OK || g_strcmp0 (seen, revision) != 0)
     {
-      prs_api_respond_json (msg, status, node);
+      if (prs_api_sync_read (routes, msg))
+        prs_api_respond_json (msg, status, node);
+      else
+        json_node_unref (node);
       return;
     }
   json_node_unref (node);

@@ -23,6 +23,13 @@ gboolean    prs_api_field_error        (SoupServerMessage  *msg,
 /* 507 when the disk is full, else 500; the error goes to the log only */
 void        prs_api_internal_error     (SoupServerMessage  *msg,
                                         GError             *error);
+/* After a read, before answering with what it found: every commit of this
+ * process is on the disk (prs_store_sync ()). FALSE after answering 5xx. */
+gboolean    prs_api_sync_read          (PrsApiRoutes       *routes,
+                                        SoupServerMessage  *msg);
+/* Whether @error is a write to the database that failed (busy, full, or
+ * else): what it was to store is not stored */
+gboolean    prs_api_is_store_error     (const GError       *error);
 
 /* The request body's top-level object, or NULL after answering 415/413/400.
  * Every route's body comes through here: strict JSON only (prs-json.h). */

@@ -69,6 +69,14 @@ prs_api_field_error (SoupServerMessage *msg,
   return FALSE;
 }
 
+gboolean
+prs_api_is_store_error (const GError *error)
+{
+  return error != NULL && error->domain == PRS_ERROR &&
+         (error->code == PRS_ERROR_STORE || error->code == PRS_ERROR_STORE_BUSY ||
+          error->code == PRS_ERROR_STORE_FULL);
+}
+
 void
 prs_api_internal_error (SoupServerMessage *msg,
                         GError            *error)
@@ -644,40 +652,76 @@ handle_provider_info (PrsApiRoutes      *routes,
 }
 
 /* The answer to a delivery the registry did not take */
-static void
-respond_undelivered (SoupServerMessage   *msg,
-                     PrsCallbackDelivery  outcome,
-                     guint                wrong_left)
+static JsonNode *
+undelivered_answer (PrsCallbackDelivery  outcome,
+                    guint                wrong_left,
+                    guint               *status)
 {
   g_autofree char *message = NULL;
+  g_autoptr(JsonObject) object = NULL;
 
+  *status = SOUP_STATUS_FORBIDDEN;
   switch (outcome)
     {
     case PRS_CALLBACK_SECRET_MISSING:
-      prs_api_respond_error (msg, SOUP_STATUS_FORBIDDEN, "callback-secret-missing",
-                             "This result has no callback secret. Post it to prosponsive.callbackUrl "
-                             "exactly as the webhook received it (the secret is its callbackSecret "
-                             "parameter), or send prosponsive.callbackSecret as “callbackSecret” in "
-                             "the body.");
+      object = prs_api_error_object ("callback-secret-missing",
+                                     "This result has no callback secret. Post it to prosponsive.callbackUrl "
+                                     "exactly as the webhook received it (the secret is its callbackSecret "
+                                     "parameter), or send prosponsive.callbackSecret as “callbackSecret” in "
+                                     "the body.");
       break;
     case PRS_CALLBACK_SECRET_WRONG:
       message = g_strdup_printf ("The callback secret is not this tool call's; %u more wrong secrets "
                                  "end the call. Post the result to prosponsive.callbackUrl exactly as "
                                  "the webhook received it.", wrong_left);
-      prs_api_respond_error (msg, SOUP_STATUS_FORBIDDEN, "callback-secret-wrong", message);
+      object = prs_api_error_object ("callback-secret-wrong", message);
       break;
     case PRS_CALLBACK_LOCKED:
-      prs_api_respond_error (msg, SOUP_STATUS_FORBIDDEN, "callback-secret-locked",
-                             "Too many results came with a wrong callback secret: the tool call has "
-                             "ended as failed and takes no result any more.");
+      object = prs_api_error_object ("callback-secret-locked",
+                                     "Too many results came with a wrong callback secret: the tool call has "
+                                     "ended as failed and takes no result any more.");
       break;
     case PRS_CALLBACK_UNKNOWN:
     case PRS_CALLBACK_DELIVERED:
     default:
-      prs_api_respond_error (msg, SOUP_STATUS_NOT_FOUND, "tool-call-not-found",
-                             "No tool call with this toolCallId is waiting for a result.");
+      *status = SOUP_STATUS_NOT_FOUND;
+      object = prs_api_error_object ("tool-call-not-found",
+                                     "No tool call with this toolCallId is waiting for a result.");
       break;
     }
+  return json_node_init_object (json_node_alloc (), object);
+}
+
+/* A delivered result, stored (or not) by the run that took it, on the
+ * main thread: the answer leaves once it is on the disk */
+static void
+on_result_stored (const GError *error,
+                  guint64       commit,
+                  gpointer      data)
+{
+  GTask *task = data;
+  JsonObject *answer;
+
+  if (error == NULL)
+    {
+      answer = json_object_new ();
+      json_object_set_boolean_member (answer, "success", TRUE);
+      json_object_set_string_member (answer, "toolCallId", g_task_get_task_data (task));
+      prs_api_task_return_answer_after (task, SOUP_STATUS_OK, json_node_init_object (json_node_alloc (), answer),
+                                        commit);
+      json_object_unref (answer);
+    }
+  /* The call ended before the result was stored: it waits for none */
+  else if (g_error_matches (error, PRS_ERROR, PRS_ERROR_NOT_FOUND))
+    {
+      guint status;
+
+      prs_api_task_return_answer (task, SOUP_STATUS_NOT_FOUND,
+                                  undelivered_answer (PRS_CALLBACK_UNKNOWN, 0, &status));
+    }
+  else
+    g_task_return_error (task, g_error_copy (error));
+  g_object_unref (task);
 }
 
 /* The call's secret: the "callbackSecret" query parameter of the
@@ -713,6 +757,7 @@ handle_loop_result (PrsApiRoutes      *routes,
   guint wrong_left = 0;
   JsonObject *object;
   JsonNode *success;
+  GTask *task;
 
   if (body == NULL)
     return;
@@ -731,22 +776,44 @@ handle_loop_result (PrsApiRoutes      *routes,
       !get_callback_secret (msg, object, query, &secret))
     return;
 
-  outcome = prs_callback_registry_deliver (routes->registry, tool_call_id, secret,
-                                             json_node_get_boolean (success),
-                                             json_object_get_member (object, "result"), error_text,
-                                             &wrong_left);
-  if (outcome == PRS_CALLBACK_DELIVERED)
+  /* Paused first: the run may store the result before this returns */
+  task = prs_api_defer (routes, msg);
+  g_task_set_task_data (task, g_strdup (tool_call_id), g_free);
+  outcome = prs_callback_registry_deliver_stored (routes->registry, tool_call_id, secret,
+                                                  json_node_get_boolean (success),
+                                                  json_object_get_member (object, "result"), error_text,
+                                                  &wrong_left, on_result_stored, g_object_ref (task));
+  if (outcome != PRS_CALLBACK_DELIVERED)
     {
-      JsonObject *answer = json_object_new ();
+      guint status;
+      JsonNode *node = undelivered_answer (outcome, wrong_left, &status);
 
-      json_object_set_boolean_member (answer, "success", TRUE);
-      json_object_set_string_member (answer, "toolCallId", tool_call_id);
-      prs_api_respond_json (msg, SOUP_STATUS_OK, json_node_init_object (json_node_alloc (), answer));
-      json_object_unref (answer);
-      return;
+      g_object_unref (task);   /* the reference on_result_stored would have had */
+      prs_api_task_return_answer (task, status, node);
     }
+  g_object_unref (task);
+}
 
-  respond_undelivered (msg, outcome, wrong_left);
+/* After a read, before its answer: what it found may have been committed
+ * without waiting for the disk (an inference's inbound message, a run's
+ * start, a reply streaming in: docs/storage.md), and an answer tells of
+ * nothing that a power cut could still take back. Costs nothing when every
+ * commit is on the disk already. FALSE after answering. */
+gboolean
+prs_api_sync_read (PrsApiRoutes      *routes,
+                   SoupServerMessage *msg)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean synced = FALSE;
+
+  if (!prs_store_sync (routes->store, PRS_STORE_ALL_COMMITS, &synced, &error))
+    {
+      prs_api_internal_error (msg, error);
+      return FALSE;
+    }
+  if (synced)
+    g_debug ("Synced the database before answering a read");
+  return TRUE;
 }
 
 static void
@@ -760,6 +827,11 @@ handle_conversations (PrsApiRoutes      *routes,
   if (array == NULL)
     {
       prs_api_internal_error (msg, error);
+      return;
+    }
+  if (!prs_api_sync_read (routes, msg))
+    {
+      json_array_unref (array);
       return;
     }
 
@@ -828,6 +900,11 @@ handle_messages (PrsApiRoutes      *routes,
   if (array == NULL)
     {
       prs_api_internal_error (msg, error);
+      return;
+    }
+  if (!prs_api_sync_read (routes, msg))
+    {
+      json_array_unref (array);
       return;
     }
 

@@ -14,4 +14,9 @@ PrsToolCallResult *prs_tool_call_result_new_failure_printf (int          error_c
                                                             const char  *format,
                                                             ...) G_GNUC_PRINTF (2, 3);
 
+/* Tells @func (when set) that its result will not be stored: the call
+ * ended before it was */
+void               prs_tool_call_tell_dropped              (PrsToolCallStoredFunc  func,
+                                                            gpointer               data);
+
 G_END_DECLS

@@ -20,6 +20,8 @@ typedef struct
   gboolean  success;
   JsonNode *result;
   char     *error;
+  PrsToolCallStoredFunc stored_func;   /* the delivery waits for the result to be stored */
+  gpointer  stored_data;
 
   GTask    *task;            /* the waiter, or NULL */
   GSource  *timeout_source;
@@ -42,6 +44,8 @@ entry_free (gpointer data)
 {
   Entry *entry = data;
 
+  /* A delivered result no one took: its sender hears that it was not stored */
+  prs_tool_call_tell_dropped (entry->stored_func, entry->stored_data);
   prs_tool_call_clear_source (&entry->timeout_source);
   prs_tool_call_clear_source (&entry->cancel_source);
   g_clear_object (&entry->task);
@@ -154,11 +158,18 @@ prs_callback_registry_is_expected (PrsCallbackRegistry *self,
 static PrsToolCallResult *
 entry_to_result (Entry *entry)
 {
+  PrsToolCallResult *result;
+
   if (entry->success)
-    return prs_tool_call_result_new_success (entry->result);
-  return prs_tool_call_result_new_failure (PRS_ERROR_FAILED,
-                                           entry->error != NULL ? entry->error
-                                           : "the workflow reported a failure without an error message");
+    result = prs_tool_call_result_new_success (entry->result);
+  else
+    result = prs_tool_call_result_new_failure (PRS_ERROR_FAILED,
+                                               entry->error != NULL ? entry->error
+                                               : "the workflow reported a failure without an error message");
+  /* Whoever stores the result tells its sender */
+  result->stored_func = g_steal_pointer (&entry->stored_func);
+  result->stored_data = g_steal_pointer (&entry->stored_data);
+  return result;
 }
 
 /* Removes the entry of @task's id if @task still waits on it, and returns
@@ -359,6 +370,21 @@ prs_callback_registry_deliver (PrsCallbackRegistry *self,
                                const char          *error,
                                guint               *wrong_left)
 {
+  return prs_callback_registry_deliver_stored (self, tool_call_id, secret, success, result, error, wrong_left,
+                                               NULL, NULL);
+}
+
+PrsCallbackDelivery
+prs_callback_registry_deliver_stored (PrsCallbackRegistry   *self,
+                                      const char            *tool_call_id,
+                                      const char            *secret,
+                                      gboolean               success,
+                                      JsonNode              *result,
+                                      const char            *error,
+                                      guint                 *wrong_left,
+                                      PrsToolCallStoredFunc  stored_func,
+                                      gpointer               stored_data)
+{
   Entry *entry = NULL;
   Entry *settled = NULL;
   PrsCallbackDelivery outcome;
@@ -384,7 +410,11 @@ prs_callback_registry_deliver (PrsCallbackRegistry *self,
   if (wrong_left != NULL)
     *wrong_left = PRS_CALLBACK_MAX_WRONG_SECRETS - entry->wrong_secrets;
   if (outcome == PRS_CALLBACK_DELIVERED)
-    settled = entry_settle (self, tool_call_id, entry, success, result, error);
+    {
+      entry->stored_func = stored_func;
+      entry->stored_data = stored_data;
+      settled = entry_settle (self, tool_call_id, entry, success, result, error);
+    }
   if (settled != NULL)
     task = g_steal_pointer (&settled->task);
   g_mutex_unlock (&self->lock);

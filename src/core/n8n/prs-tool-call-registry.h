@@ -79,5 +79,17 @@ PrsCallbackDelivery  prs_callback_registry_deliver     (PrsCallbackRegistry *sel
                                                         JsonNode            *result,
                                                         const char          *error,
                                                         guint               *wrong_left);
+/* The same; a delivered result's @stored_func is called once it is stored
+ * (or will not be: the call ended first), on the thread that knows it.
+ * Not called when the result is not delivered. */
+PrsCallbackDelivery  prs_callback_registry_deliver_stored (PrsCallbackRegistry   *self,
+                                                           const char            *tool_call_id,
+                                                           const char            *secret,
+                                                           gboolean               success,
+                                                           JsonNode              *result,
+                                                           const char            *error,
+                                                           guint                 *wrong_left,
+                                                           PrsToolCallStoredFunc  stored_func,
+                                                           gpointer               stored_data);
 
 G_END_DECLS

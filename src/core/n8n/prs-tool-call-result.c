@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "prs-error.h"
 #include "prs-json.h"
 #include "prs-tool-call-private.h"
 
@@ -57,7 +58,36 @@ prs_tool_call_result_copy (const PrsToolCallResult *result)
   copy->result = result->result != NULL ? json_node_ref (result->result) : NULL;
   copy->error = g_strdup (result->error);
   copy->url = g_strdup (result->url);
+  /* One sender, told once: by the original */
+  copy->stored_func = NULL;
+  copy->stored_data = NULL;
   return copy;
+}
+
+void
+prs_tool_call_tell_dropped (PrsToolCallStoredFunc func,
+                            gpointer              data)
+{
+  g_autoptr(GError) dropped = NULL;
+
+  if (func == NULL)
+    return;
+  dropped = g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_FOUND, "The tool call ended before its result was stored.");
+  func (dropped, 0, data);
+}
+
+void
+prs_tool_call_result_stored (PrsToolCallResult *result,
+                             const GError      *error,
+                             guint64            commit)
+{
+  PrsToolCallStoredFunc func;
+
+  g_return_if_fail (result != NULL);
+
+  func = g_steal_pointer (&result->stored_func);
+  if (func != NULL)
+    func (error, commit, g_steal_pointer (&result->stored_data));
 }
 
 void
@@ -65,6 +95,8 @@ prs_tool_call_result_free (PrsToolCallResult *result)
 {
   if (result == NULL)
     return;
+
+  prs_tool_call_tell_dropped (g_steal_pointer (&result->stored_func), g_steal_pointer (&result->stored_data));
 
   g_clear_pointer (&result->result, json_node_unref);
   g_free (result->error);

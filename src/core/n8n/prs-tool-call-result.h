@@ -12,6 +12,13 @@ G_BEGIN_DECLS
 
 #define PRS_TOOL_CALL_MAX_MODEL_BYTES     ((gsize) 64 * 1024)
 
+/* Told once whether a result posted back later is stored (@error NULL:
+ * stored by commit @commit of a store of this process) or will not be
+ * (@error says why), exactly once, on the thread that knows it */
+typedef void (*PrsToolCallStoredFunc) (const GError *error,
+                                       guint64       commit,
+                                       gpointer      data);
+
 typedef enum
 {
   PRS_TOOL_CALL_SUCCEEDED,
@@ -29,6 +36,10 @@ typedef struct
   guint              http_status;  /* 0 when no answer arrived */
   guint              attempts;     /* connection attempts made (1 + retries) */
   char              *url;          /* the webhook URL called */
+  /* A result posted back later: its sender hears of it once it is stored
+   * (prs_tool_call_result_stored (); freed unstored, it hears that) */
+  PrsToolCallStoredFunc stored_func;
+  gpointer              stored_data;
 } PrsToolCallResult;
 
 PrsToolCallResult  *prs_tool_call_result_new_success (JsonNode                *result);
@@ -36,6 +47,11 @@ PrsToolCallResult  *prs_tool_call_result_new_failure (int                      e
                                                       const char              *error);
 PrsToolCallResult  *prs_tool_call_result_copy        (const PrsToolCallResult *result);
 void                prs_tool_call_result_free        (PrsToolCallResult       *result);
+/* Tells the sender of @result (if one waits) that it is stored (@error
+ * NULL) or is not */
+void                prs_tool_call_result_stored      (PrsToolCallResult       *result,
+                                                      const GError            *error,
+                                                      guint64                  commit);
 const char         *prs_tool_call_status_to_string   (PrsToolCallStatus        status);
 
 /* What the model receives: for a success, the result's JSON text; for a

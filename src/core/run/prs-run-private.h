@@ -32,6 +32,9 @@ struct _PrsRun
   gboolean      cancel_requested;
   gboolean      batch_open;    /* its writes go into one store batch (prs-run-record.c) */
   gboolean      row_later;     /* … whose first write of the row takes a waiting start */
+  gboolean      batch_lost;    /* a batch could not begin: its writes go one by one */
+  GError       *unsaved;       /* the first write of that batch (or lost one) that failed */
+  GError       *rest_unsaved;  /* the last rest was not stored: its answer is this error */
   guint         start_save_id; /* a new run's row waits to be stored (prs-run-record.c) */
   /* A finished model call's attempts, recorded once the row they refer to
    * is written in the call's transaction (borrowed, prs-run-record.c) */
@@ -77,6 +80,10 @@ void        _prs_run_batch_begin      (PrsRun       *self,
  * of the row, not a write of its own before it */
 void        _prs_run_batch_begin_row_later (PrsRun       *self,
                                             PrsStoreSync  sync);
+/* A write failed: inside a batch, the batch's state is not all stored
+ * (and the rest that ends it answers with @error) */
+void        _prs_run_note_unsaved     (PrsRun       *self,
+                                       const GError *error);
 void        _prs_run_batch_end        (PrsRun       *self);
 char       *_prs_run_insert_message   (PrsRun       *self,
                                        const char   *kind,
@@ -159,7 +166,8 @@ void        _prs_run_call_tool_async  (PrsRun              *self,
 PrsToolCallResult *_prs_run_call_tool_finish (PrsRun        *self,
                                               GAsyncResult  *result,
                                               char         **out_call_id);
-void        _prs_run_settle_call      (PrsRun            *self,
+/* FALSE when the call is not stored (nothing was written for it) */
+gboolean    _prs_run_settle_call      (PrsRun            *self,
                                        const char        *call_id,
                                        PrsToolCallResult *result);
 void        _prs_run_feed_results     (PrsRun          *self,

@@ -138,15 +138,16 @@ _prs_run_emit_workflow_gone (PrsRun     *self,
 
 /* Saves the run; with @trigger_status, also its trigger message's status
  * (one transaction) and says so to the views. */
-static void
-save_with_trigger (PrsRun     *self,
-                   const char *trigger_status)
+static gboolean
+save_with_trigger (PrsRun      *self,
+                   const char  *trigger_status,
+                   GError     **out_error)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), self->transcript);
 
   if (self->detached)
-    return;
+    return TRUE;
   /* The whole row: a start still waiting is in it */
   g_clear_handle_id (&self->start_save_id, g_source_remove);
   g_free (self->row->transcript_json);
@@ -154,18 +155,21 @@ save_with_trigger (PrsRun     *self,
   if (!prs_store_save_run_and_trigger (self->env->store, self->row, trigger_status, &error))
     {
       g_message ("Could not save agent run %s: %s", self->row->id, error->message);
-      return;
+      _prs_run_note_unsaved (self, error);
+      g_propagate_error (out_error, g_steal_pointer (&error));
+      return FALSE;
     }
   /* The model calls refer to the row, now written */
   _prs_run_record_held_model_calls (self);
   if (trigger_status != NULL && self->row->trigger_message_id != NULL)
     _prs_run_emit_message_changed (self, self->row->trigger_message_id);
+  return TRUE;
 }
 
 void
 _prs_run_save (PrsRun *self)
 {
-  save_with_trigger (self, NULL);
+  save_with_trigger (self, NULL, NULL);
 }
 
 static gboolean
@@ -204,7 +208,7 @@ _prs_run_save_start (PrsRun *self)
   if (self->start_save_id == 0)
     return;
   g_clear_handle_id (&self->start_save_id, g_source_remove);
-  if (self->batch_open)
+  if (self->batch_open || self->batch_lost)
     {
       _prs_run_save (self);
       return;
@@ -225,15 +229,31 @@ batch_begin (PrsRun       *self,
 {
   g_autoptr(GError) error = NULL;
 
-  if (self->batch_open || self->detached)
+  /* Nested in one that could not begin: its writes too go one by one */
+  if (self->batch_open || self->batch_lost || self->detached)
     return;
+  g_clear_error (&self->unsaved);
   if (!prs_store_batch_begin (self->env->store, sync, &error))
     {
       g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+      /* Its writes go one by one (each may still work), but not together */
+      self->batch_lost = TRUE;
+      self->unsaved = g_steal_pointer (&error);
       return;
     }
+  self->batch_lost = FALSE;
   self->batch_open = TRUE;
   self->row_later = row_later;
+}
+
+/* A write of the run failed: what its batch (or the batch that could not
+ * begin) was to store together is not all stored */
+void
+_prs_run_note_unsaved (PrsRun       *self,
+                       const GError *error)
+{
+  if ((self->batch_open || self->batch_lost) && self->unsaved == NULL)
+    self->unsaved = g_error_copy (error);
 }
 
 void
@@ -258,12 +278,16 @@ _prs_run_batch_end (PrsRun *self)
 {
   g_autoptr(GError) error = NULL;
 
+  self->batch_lost = FALSE;
   if (!self->batch_open)
     return;
-  self->batch_open = FALSE;
   self->row_later = FALSE;
   if (!prs_store_batch_end (self->env->store, &error))
-    g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+    {
+      g_message ("Could not save agent run %s: %s", self->row->id, error->message);
+      _prs_run_note_unsaved (self, error);
+    }
+  self->batch_open = FALSE;
 }
 
 char *
@@ -304,6 +328,7 @@ _prs_run_insert_message (PrsRun     *self,
   if (!prs_store_insert_message (self->env->store, &insert, &message_id, NULL, &error))
     {
       g_message ("Could not store a %s message of run %s: %s", kind, self->row->id, error->message);
+      _prs_run_note_unsaved (self, error);
       return NULL;
     }
   g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, self->row->conversation_id, message_id);
@@ -330,7 +355,10 @@ _prs_run_update_message (PrsRun     *self,
       extra_json = prs_json_object_to_string (extra, FALSE);
     }
   if (!prs_store_update_message (self->env->store, message_id, status, content, extra_json, &error))
-    g_message ("Could not update message %s: %s", message_id, error->message);
+    {
+      g_message ("Could not update message %s: %s", message_id, error->message);
+      _prs_run_note_unsaved (self, error);
+    }
   else
     _prs_run_emit_message_changed (self, message_id);
 }
@@ -388,7 +416,10 @@ record_model_calls (PrsRun          *self,
         call->outcome = last ? PRS_MODEL_CALL_FAILED : PRS_MODEL_CALL_FAILED_OVER;
     }
   if (!prs_store_add_model_calls (self->env->store, calls, attempts->len, &error))
-    g_message ("Could not record the model calls of run %s: %s", self->row->id, error->message);
+    {
+      g_message ("Could not record the model calls of run %s: %s", self->row->id, error->message);
+      _prs_run_note_unsaved (self, error);
+    }
 }
 
 void
@@ -499,6 +530,9 @@ _prs_run_rest (PrsRun     *self,
 {
   /* A handler may drop its reference (the runner forgets a finished run) */
   g_autoptr(PrsRun) keep = g_object_ref (self);
+  g_autoptr(GError) error = NULL;
+  /* Its writes were to be one transaction (a batch began, or could not) */
+  gboolean grouped = self->batch_open || self->batch_lost;
   const char *trigger_status;
 
   g_free (self->row->status);
@@ -514,9 +548,16 @@ _prs_run_rest (PrsRun     *self,
    * keeps its own status) */
   if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
     trigger_status = NULL;
-  save_with_trigger (self, trigger_status);
+  g_clear_error (&self->rest_unsaved);
+  save_with_trigger (self, trigger_status, &error);
   /* On the disk before anyone hears of the rest (the API answers then) */
   _prs_run_batch_end (self);
+  /* … or, when it could not be stored, what is heard is that failure, not
+   * a state the database does not hold */
+  if (grouped && self->unsaved != NULL)
+    self->rest_unsaved = g_error_copy (self->unsaved);
+  else if (error != NULL)
+    self->rest_unsaved = g_steal_pointer (&error);
 
   self->working = FALSE;
   if (!self->detached)
@@ -547,7 +588,7 @@ _prs_run_set_working (PrsRun *self)
       g_free (self->row->status);
       self->row->status = g_strdup (PRS_RUN_RUNNING);
       /* The run and its request change together, in one transaction */
-      save_with_trigger (self, g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0 ? NULL : "running");
+      save_with_trigger (self, g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0 ? NULL : "running", NULL);
     }
   if (!self->working && !self->detached)
     {

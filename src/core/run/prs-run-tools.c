@@ -190,7 +190,10 @@ _prs_run_save_call (PrsRun         *self,
   g_free (call->status);
   call->status = g_strdup (status);
   if (!prs_store_save_tool_call (self->env->store, call, status, extra_json, &error))
-    g_message ("Could not save tool call %s: %s", call->id, error->message);
+    {
+      g_message ("Could not save tool call %s: %s", call->id, error->message);
+      _prs_run_note_unsaved (self, error);
+    }
   else
     _prs_run_emit_message_changed (self, call->message_id);
 }
@@ -839,7 +842,7 @@ _prs_run_call_tool_finish (PrsRun        *self,
   return g_task_propagate_pointer (G_TASK (result), NULL);
 }
 
-void
+gboolean
 _prs_run_settle_call (PrsRun            *self,
                       const char        *call_id,
                       PrsToolCallResult *result)
@@ -859,7 +862,7 @@ _prs_run_settle_call (PrsRun            *self,
 
   g_hash_table_remove (self->executing, call_id);
   if (call == NULL)
-    return;
+    return FALSE;
 
   for_model = prs_tool_call_result_for_model (result);
   clean = prs_strip_invisible (for_model);
@@ -903,6 +906,7 @@ _prs_run_settle_call (PrsRun            *self,
   _prs_run_save_call (self, call, status, extra);
   if (!ok && result->rediscover)
     _prs_run_emit_workflow_gone (self, call->name);
+  return TRUE;
 }
 
 /* ---- results for the model ---- */

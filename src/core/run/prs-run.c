@@ -78,6 +78,12 @@ prs_run_wait_rest_finish (PrsRun        *self,
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
       return NULL;
     }
+  /* An answer says what is stored: a rest that could not be says that */
+  if (self->rest_unsaved != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->rest_unsaved));
+      return NULL;
+    }
   return _prs_run_build_answer (self, out_http_status);
 }
 
@@ -362,7 +368,16 @@ on_call_done (GObject      *source,
 
   if (self->detached || outcome == NULL)
     return;
-  _prs_run_settle_call (self, call_id, outcome);
+  /* The result and the call's new state: one transaction, on the disk
+   * before a workflow that posted the result back hears that it was taken */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
+  if (_prs_run_settle_call (self, call_id, outcome))
+    {
+      _prs_run_batch_end (self);
+      prs_tool_call_result_stored (outcome, self->unsaved, prs_store_get_last_commit (self->env->store));
+    }
+  else
+    _prs_run_batch_end (self);
   advance (self);
 }
 
@@ -472,12 +487,25 @@ prs_run_decide (PrsRun      *self,
                 gboolean     whole_turn,
                 GError     **error)
 {
+  gboolean decided;
+
   g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
   g_return_val_if_fail (message_id != NULL && action != NULL, FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  if (!_prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error))
+  /* The decision (each call it settles) is one transaction, on the disk
+   * before whoever decided hears that it was taken */
+  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
+  decided = _prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error);
+  _prs_run_batch_end (self);
+  if (!decided)
     return FALSE;
+  /* Not stored: the call still waits as it did, for a decision taken again */
+  if (self->unsaved != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->unsaved));
+      return FALSE;
+    }
   advance (self);
   return TRUE;
 }
@@ -823,6 +851,8 @@ prs_run_finalize (GObject *object)
   g_clear_pointer (&self->transcript, json_array_unref);
   g_clear_pointer (&self->executing, g_hash_table_unref);
   g_clear_pointer (&self->env, prs_run_env_unref);
+  g_clear_error (&self->unsaved);
+  g_clear_error (&self->rest_unsaved);
   g_free (self->slug);
   if (self->stream_text != NULL)
     g_string_free (self->stream_text, TRUE);

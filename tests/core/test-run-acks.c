@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Tests for what a run says was taken: a tool result posted back later
+ * (agentic-loop-result) is acknowledged only once the run has stored it
+ * (prs_callback_registry_deliver_stored (), prs-run.c), and a person's
+ * decision on a waiting call only once it is stored; both say that they
+ * were not when another program kept the database busy. A run driven by
+ * tests/scripted-provider.py and a scripted n8n webhook that answers
+ * "Workflow was started" (tests/lib). */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-discovery.h"
+#include "prs-error.h"
+#include "prs-json.h"
+#include "prs-providers.h"
+#include "prs-run.h"
+#include "prs-runner.h"
+#include "prs-secrets.h"
+#include "prs-store.h"
+#include "prs-test-util.h"
+
+typedef struct
+{
+  char                *dir;
+  PrsStore            *store;
+  PrsSecrets          *secrets;
+  PrsProviders        *providers;
+  PrsCallbackRegistry *registry;
+  PrsRunner           *runner;
+  PrsTestHook         *hook;
+  PrsTestProvider     *provider;
+  char                *conversation_id;
+} Fixture;
+
+/* What the sender of a result heard */
+typedef struct
+{
+  const char *dir;
+  gboolean    told;
+  GError     *error;
+  char       *call_id;
+  char       *status_seen;   /* the call's status another connection read when told */
+  gboolean    result_seen;   /* … and whether its result message was there */
+} Sender;
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+  g_autoptr(PrsRunEnv) env = NULL;
+  g_autofree char *hook_url = NULL;
+  g_autofree char *provider_url = NULL;
+  PrsTool *tool = prs_tool_new ();
+  PrsRunLimits limits;
+
+  fixture->dir = g_dir_make_tmp ("prs-test-run-callback-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->hook = prs_test_hook_start (FALSE);
+  /* n8n's answer of a "Respond: Immediately" workflow */
+  g_free (fixture->hook->answer);
+  fixture->hook->answer = g_strdup ("{\"message\":\"Workflow was started\"}");
+  hook_url = prs_test_hook_url (fixture->hook);
+
+  fixture->store = prs_store_new (fixture->dir, &error);
+  g_assert_no_error (error);
+  fixture->secrets = prs_secrets_new (fixture->dir);
+  fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
+  fixture->registry = prs_callback_registry_new ();
+  prs_run_limits_init (&limits);
+  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, fixture->registry,
+                         "https://127.0.0.1:1/api/ai/agentic-loop-result", &limits);
+  fixture->runner = prs_runner_new (env);
+  g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_N8N_URL, hook_url, &error));
+
+  tool->name = g_strdup ("file_mail");
+  tool->description = g_strdup ("Files a mail.");
+  tool->workflow_id = g_strdup ("wf-file");
+  tool->webhook_path = g_strdup ("file");
+  tool->webhook_method = g_strdup ("POST");
+  tool->response_mode = g_strdup ("onReceived");
+  tool->webhook_node_name = g_strdup ("Webhook");
+  tool->webhook_id = g_strdup ("hook-file");
+  g_ptr_array_add (tools, tool);
+  g_assert_true (prs_store_save_discovery (fixture->store, tools, NULL, 1000, &error));
+  /* With @data the call waits for a person */
+  if (data == NULL)
+    g_assert_true (prs_store_add_approval_rule (fixture->store, "file_mail", NULL, NULL, "approve", NULL,
+                                                &error));
+  g_assert_true (prs_store_resolve_conversation (fixture->store, "inbox", &fixture->conversation_id, NULL, &error));
+  g_assert_no_error (error);
+
+  fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':["
+                                               "{'response':{'tool_calls':[{'id':'call_1','name':'file_mail',"
+                                               "'arguments':{}}]}},"
+                                               "{'response':{'text':'Filed.'}}]}");
+  provider_url = prs_test_provider_base_url (fixture->provider, "openai");
+  prs_providers_add (fixture->providers, "openai", "Scripted", provider_url, "model-a", 0, "sk-test", NULL,
+                     &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_clear_object (&fixture->runner);
+  g_clear_object (&fixture->registry);
+  g_clear_object (&fixture->providers);
+  g_clear_object (&fixture->secrets);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_object (&fixture->store);
+  prs_test_hook_stop (fixture->hook);
+  prs_test_provider_stop (fixture->provider);
+  g_free (fixture->conversation_id);
+  prs_test_remove_tree (fixture->dir);
+  g_free (fixture->dir);
+}
+
+/* Starts a run whose model proposes a call of the tool */
+static PrsRun *
+start_run (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  PrsMessageInsert insert = { 0 };
+  PrsRunOptions options = { 0 };
+  g_autofree char *message_id = NULL;
+  PrsRun *run;
+
+  insert.conversation_id = fixture->conversation_id;
+  insert.kind = "inbound";
+  insert.content = "File the mail.";
+  insert.status = "pending";
+  g_assert_true (prs_store_insert_message (fixture->store, &insert, &message_id, NULL, &error));
+  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = fixture->conversation_id;
+  options.trigger_message_id = message_id;
+  options.temperature = -1;
+  run = prs_runner_start (fixture->runner, &options, FALSE, &error);
+  g_assert_no_error (error);
+  return run;
+}
+
+/* … approved by a rule: waits until the workflow was started; the call's
+ * envelope (its id and callback secret) */
+static JsonObject *
+start_call (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) body = NULL;
+  g_autoptr(PrsRun) run = start_run (fixture);
+  const char *call_id;
+
+  while (fixture->hook->bodies->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  body = prs_json_parse_bounded (g_ptr_array_index (fixture->hook->bodies, 0),
+                                 strlen (g_ptr_array_index (fixture->hook->bodies, 0)), 64, &error);
+  g_assert_no_error (error);
+  call_id = json_object_get_string_member (json_object_get_object_member (json_node_get_object (body),
+                                                                          "prosponsive"), "toolCallId");
+  /* The call waits for its result once its webhook answered */
+  while (!prs_callback_registry_is_expected (fixture->registry, call_id))
+    g_main_context_iteration (NULL, TRUE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  return json_object_ref (json_object_get_object_member (json_node_get_object (body), "prosponsive"));
+}
+
+static void
+on_stored (const GError *error,
+           guint64       commit,
+           gpointer      data)
+{
+  Sender *sender = data;
+  g_autoptr(GError) open_error = NULL;
+  g_autoptr(PrsStore) other = prs_store_new (sender->dir, &open_error);
+  g_autoptr(PrsToolCallRow) call = NULL;
+
+  g_assert_no_error (open_error);
+  g_assert_false (sender->told);
+  sender->told = TRUE;
+  sender->error = error != NULL ? g_error_copy (error) : NULL;
+  /* What another program finds at the moment the sender hears of it */
+  call = prs_store_lookup_tool_call (other, sender->call_id, NULL);
+  sender->status_seen = call != NULL ? g_strdup (call->status) : NULL;
+  sender->result_seen = call != NULL && call->result_message_id != NULL;
+}
+
+static PrsCallbackDelivery
+post_result (Fixture    *fixture,
+             JsonObject *envelope,
+             Sender     *sender)
+{
+  g_autoptr(JsonNode) result = json_from_string ("{\"filed\":true}", NULL);
+
+  sender->dir = fixture->dir;
+  sender->call_id = g_strdup (json_object_get_string_member (envelope, "toolCallId"));
+  return prs_callback_registry_deliver_stored (fixture->registry, sender->call_id,
+                                               json_object_get_string_member (envelope, "callbackSecret"),
+                                               TRUE, result, NULL, NULL, on_stored, sender);
+}
+
+static void
+sender_clear (Sender *sender)
+{
+  g_clear_error (&sender->error);
+  g_free (sender->call_id);
+  g_free (sender->status_seen);
+}
+
+static void
+test_told_once_stored (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(JsonObject) envelope = start_call (fixture);
+  Sender sender = { 0 };
+
+  g_assert_cmpint (post_result (fixture, envelope, &sender), ==, PRS_CALLBACK_DELIVERED);
+  /* Not before the run has stored it */
+  g_assert_false (sender.told);
+  while (!sender.told)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (sender.error);
+  g_assert_cmpstr (sender.status_seen, ==, "succeeded");
+  g_assert_true (sender.result_seen);
+  sender_clear (&sender);
+}
+
+static void
+test_told_when_busy (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(JsonObject) envelope = start_call (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  Sender sender = { 0 };
+
+  /* Another program writes past the busy timeout: nothing of the result
+   * can be stored */
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  g_assert_cmpint (post_result (fixture, envelope, &sender), ==, PRS_CALLBACK_DELIVERED);
+  while (!sender.told)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (prs_store_batch_end (holder, &error));
+
+  g_assert_error (sender.error, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_false (sender.result_seen);
+  sender_clear (&sender);
+}
+
+/* The proposed call's tool-call message, once the run waits for a person */
+static char *
+wait_for_proposal (Fixture *fixture,
+                   PrsRun  *run)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+
+  while (g_strcmp0 (prs_run_get_status (run), "awaiting_approval") != 0)
+    g_main_context_iteration (NULL, TRUE);
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  return g_strdup (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->message_id);
+}
+
+static void
+test_decision_when_busy (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autofree char *message_id = wait_for_proposal (fixture, run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsToolCallRow) call = NULL;
+
+  /* Another program writes past the busy timeout: the decision is not
+   * taken, and says so */
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  g_assert_false (prs_runner_deny (fixture->runner, message_id, &busy));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+
+  /* The call still waits: decided again, it is */
+  g_assert_true (prs_runner_deny (fixture->runner, message_id, &error));
+  g_assert_no_error (error);
+  call = prs_store_lookup_tool_call (fixture->store, message_id, NULL);
+  g_assert_nonnull (call);
+  g_assert_cmpstr (call->status, ==, "denied");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/prs/run-acks/result-told-once-stored", Fixture, NULL, fixture_setup, test_told_once_stored,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/result-told-when-busy", Fixture, NULL, fixture_setup, test_told_when_busy,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/decision-when-busy", Fixture, "ask", fixture_setup, test_decision_when_busy,
+              fixture_teardown);
+  return g_test_run ();
+}
