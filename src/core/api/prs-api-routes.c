@@ -85,7 +85,7 @@ prs_api_internal_error (SoupServerMessage *msg,
   if (g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_FULL))
     {
       prs_api_respond_error (msg, SOUP_STATUS_INSUFFICIENT_STORAGE, "storage-full",
-                             "The disk holding Prosponsive's data is full; nothing was stored. "
+                             "The disk holding Prosponsive's data is full; the request was not completed. "
                              "Free some space and retry.");
       return;
     }
@@ -94,7 +94,7 @@ prs_api_internal_error (SoupServerMessage *msg,
       /* prosponsive-ctl (or another program) held the database: a retry works */
       soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "1");
       prs_api_respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "storage-busy",
-                             "Prosponsive's database was busy; nothing was stored. Retry in a moment.");
+                             "Prosponsive's database was busy; the request was not completed. Retry in a moment.");
       return;
     }
   prs_api_respond_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "internal-error",
