@@ -377,6 +377,25 @@ test_is_error (void)
 }
 
 static void
+test_rpc_error (void)
+{
+  g_autoptr(PrsMcpClient) client = prs_mcp_test_hostile_stdio ("rpc-error", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) result = NULL;
+
+  result = prs_mcp_test_call (client, "other", NULL, NULL, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_MCP_SERVER);
+  assert_message_has (error, "The server refused tools/call: Not today (code -32001).");
+  g_clear_error (&error);
+  /* A code no int holds is no code, not what a cast made of it */
+  result = prs_mcp_test_call (client, "echo", NULL, NULL, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_MCP_SERVER);
+  assert_message_has (error, "The server refused tools/call: Not today (code 0).");
+}
+
+static void
 test_progress_and_structured (void)
 {
   g_autoptr(PrsMcpClient) client = prs_mcp_test_hostile_stdio ("progress", NULL);
@@ -616,6 +635,7 @@ main (int   argc,
   g_test_add_func ("/mcp/hostile/command-not-found", test_command_not_found);
   g_test_add_func ("/mcp/hostile/list-changed", test_list_changed);
   g_test_add_func ("/mcp/hostile/is-error", test_is_error);
+  g_test_add_func ("/mcp/hostile/rpc-error", test_rpc_error);
   g_test_add_func ("/mcp/hostile/progress", test_progress_and_structured);
   g_test_add_func ("/mcp/hostile/server-requests", test_server_requests);
   g_test_add_func ("/mcp/hostile/http-huge-and-invalid", test_http_huge_and_invalid);
