@@ -209,6 +209,23 @@ on_message (PrsMcpTransport *transport,
 
 /* ---- The client's side of the session ---- */
 
+/* What people are shown of the server: text without control characters */
+static void
+check_server_info (PrsMcpClient *client)
+{
+  JsonObject *info = json_node_get_object (prs_mcp_client_get_server_info (client));
+  g_autoptr(GList) members = json_object_get_members (info);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *text = json_object_get_string_member (info, l->data);
+
+      g_assert_nonnull (text);
+      for (const char *p = text; *p != '\0'; p++)
+        g_assert_true ((guchar) *p >= 0x20 && *p != 0x7f);
+    }
+}
+
 typedef struct
 {
   GMainContext   *context;
@@ -248,6 +265,7 @@ on_connected (GObject      *source,
       GPtrArray *tools = prs_mcp_client_get_tools (client);
       g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
+      check_server_info (client);
       g_assert_true (tools->len <= PRS_MCP_MAX_TOOLS);
       for (guint i = 0; i < tools->len; i++)
         {
