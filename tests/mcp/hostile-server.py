@@ -11,8 +11,8 @@ headers).
 
 Modes: ok, crash, silent, silent-init, invalid-json, noise, huge, many-tools,
 endless-pages, loop-pages, injection, old-version, bad-version,
-exit-at-start, list-changed, is-error, progress, slow-progress, ping,
-unauthorized, session-expired."""
+exit-at-start, list-changed, is-error, rpc-error, odd-info, progress,
+slow-progress, ping, unauthorized, session-expired."""
 import argparse
 import http.server
 import json
@@ -98,6 +98,10 @@ def call_tool(msg, send):
         return "RAW:" + '{"jsonrpc":"2.0","id":%s,"result":{"content":[' % json.dumps(msg_id)
     if mode == "huge":
         return result(msg_id, text_result("x" * (10 * 1024 * 1024)))
+    if mode == "rpc-error":
+        # A code no int holds for echo, an ordinary one for any other tool
+        code = 1e300 if name == "echo" else -32001
+        return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": "Not today"}}
     if mode == "is-error":
         return result(msg_id, text_result("The mailbox “Archive” does not exist.", True))
     if mode == "slow-progress" and token is not None and name == "echo":
@@ -133,9 +137,14 @@ def handle(msg, send):
         if mode == "silent-init":
             time.sleep(3600)
         version = {"old-version": "2025-03-26", "bad-version": "1999-01-01"}.get(mode, args.version)
+        info = {"name": "hostile-" + mode, "version": "0.1"}
+        if mode == "odd-info":
+            # Terminal escapes in the name, a version that is not text
+            info = {"name": "odd\x1b]0;owned\x07 \x1b[2Jserver & <b>co</b>", "version": {"major": 1},
+                    "title": "t" * 1000, "icons": [{"src": "https://example.org/i.png"}]}
         return result(msg["id"], {"protocolVersion": version,
                                   "capabilities": {"tools": {"listChanged": True}},
-                                  "serverInfo": {"name": "hostile-" + mode, "version": "0.1"},
+                                  "serverInfo": info,
                                   "instructions": "Use these tools carefully."})
     if method == "tools/list":
         return result(msg["id"], tools_page(msg.get("params", {}).get("cursor")))

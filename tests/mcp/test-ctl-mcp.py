@@ -159,6 +159,11 @@ try:
     r = run("test", "sneaky")
     check(r.returncode == 0 and "\x1b" not in r.stdout and "\x07" not in r.stdout,
           "control characters in descriptions never reach the terminal")
+    run("add", "--name", "odd", "--command", "python3", "--", hostile, "--mode", "odd-info")
+    r = run("test", "odd")
+    check(r.returncode == 0 and "\x1b" not in r.stdout and "\x07" not in r.stdout and "CRITICAL" not in r.stderr
+          and "server & <b>co</b> ? (MCP revision" in r.stdout,
+          "a server's name with escapes and a version that is not text: neither reaches the terminal")
     r = run("test", "nobody")
     check(r.returncode == 1, "test of an unknown server fails")
 

@@ -377,6 +377,47 @@ test_is_error (void)
 }
 
 static void
+test_rpc_error (void)
+{
+  g_autoptr(PrsMcpClient) client = prs_mcp_test_hostile_stdio ("rpc-error", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) result = NULL;
+
+  result = prs_mcp_test_call (client, "other", NULL, NULL, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_MCP_SERVER);
+  assert_message_has (error, "The server refused tools/call: Not today (code -32001).");
+  g_clear_error (&error);
+  /* A code no int holds is no code, not what a cast made of it */
+  result = prs_mcp_test_call (client, "echo", NULL, NULL, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_MCP_SERVER);
+  assert_message_has (error, "The server refused tools/call: Not today (code 0).");
+}
+
+static void
+test_odd_server_info (void)
+{
+  g_autoptr(PrsMcpClient) client = prs_mcp_test_hostile_stdio ("odd-info", NULL);
+  g_autoptr(GError) error = NULL;
+  JsonObject *info;
+  const char *name, *title;
+
+  prs_mcp_test_connect (client, &error);
+  g_assert_no_error (error);
+  info = json_node_get_object (prs_mcp_client_get_server_info (client));
+  /* Text only, without the escapes; the rest left out */
+  name = json_object_get_string_member (info, "name");
+  g_assert_true (g_str_has_prefix (name, "odd") && g_str_has_suffix (name, "server & <b>co</b>"));
+  for (const char *p = name; *p != '\0'; p++)
+    g_assert_cmpint ((guchar) *p, >=, 0x20);
+  g_assert_false (json_object_has_member (info, "version"));
+  g_assert_false (json_object_has_member (info, "icons"));
+  title = json_object_get_string_member (info, "title");
+  g_assert_cmpint (g_utf8_strlen (title, -1), <=, 201);
+}
+
+static void
 test_progress_and_structured (void)
 {
   g_autoptr(PrsMcpClient) client = prs_mcp_test_hostile_stdio ("progress", NULL);
@@ -616,6 +657,8 @@ main (int   argc,
   g_test_add_func ("/mcp/hostile/command-not-found", test_command_not_found);
   g_test_add_func ("/mcp/hostile/list-changed", test_list_changed);
   g_test_add_func ("/mcp/hostile/is-error", test_is_error);
+  g_test_add_func ("/mcp/hostile/rpc-error", test_rpc_error);
+  g_test_add_func ("/mcp/hostile/odd-server-info", test_odd_server_info);
   g_test_add_func ("/mcp/hostile/progress", test_progress_and_structured);
   g_test_add_func ("/mcp/hostile/server-requests", test_server_requests);
   g_test_add_func ("/mcp/hostile/http-huge-and-invalid", test_http_huge_and_invalid);

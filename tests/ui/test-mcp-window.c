@@ -485,6 +485,15 @@ test_row_says_connected (gpointer row)
   return subtitle != NULL && g_str_has_prefix (subtitle, "Connected to hostile-ok 0.1");
 }
 
+/* The odd-info server's name, shown as it is written (not as markup) */
+static gboolean
+test_row_says_odd (gpointer row)
+{
+  const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+
+  return subtitle != NULL && strstr (subtitle, "server & <b>co</b>") != NULL && strstr (subtitle, "(MCP revision") != NULL;
+}
+
 static void
 test_preferences (Fixture       *f,
                   gconstpointer  data)
@@ -492,9 +501,9 @@ test_preferences (Fixture       *f,
   const char *servers[] = { "mail:slow-progress", NULL };
   g_autofree char *script = hostile_script ();
   PrsPreferencesWindow *prefs;
-  GtkWidget *editor, *test_row, *row, *sw;
+  GtkWidget *editor, *test_row, *row, *sw, *mode_arg = NULL;
   GListModel *toplevels = gtk_window_get_toplevels ();
-  const char *args[] = { script, "--mode", "ok" };
+  const char *args[] = { script, "--mode", "odd-info" };
 
   open_window (f, servers);
   g_assert_true (prs_test_wait_until (is_connected, server (f, "mail")));
@@ -525,10 +534,18 @@ test_preferences (Fixture       *f,
           while (!named (arg, (gpointer) "mcp-argument"));
         }
       gtk_editable_set_text (GTK_EDITABLE (arg), args[i]);
+      mode_arg = arg;
     }
   prs_test_click (prs_test_find_named (editor, "mcp-add-variable"));
+  /* A server whose name has "&" and tags: what it says is text, never
+   * markup (which would fail to parse, or style the row) */
   prs_test_click (prs_test_find_named (editor, "mcp-test-button"));
   test_row = prs_test_find_named (editor, "mcp-test");
+  g_assert_true (prs_test_wait_until (test_row_says_odd, test_row));
+  g_assert_false (adw_preferences_row_get_use_markup (ADW_PREFERENCES_ROW (test_row)));
+  prs_test_wait_frames (GTK_WIDGET (prefs), 2);
+  gtk_editable_set_text (GTK_EDITABLE (mode_arg), "ok");
+  prs_test_click (prs_test_find_named (editor, "mcp-test-button"));
   g_assert_true (prs_test_wait_until (test_row_says_connected, test_row));
   prs_test_screenshot (GTK_WIDGET (prefs), "mcp-server-editor");
   {

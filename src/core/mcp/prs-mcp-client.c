@@ -17,6 +17,8 @@
 /* A server that ran this long before stopping starts again after the
  * first, short pause. */
 #define STABLE_US        (60 * G_USEC_PER_SEC)
+/* The longest name, version or title of a server that is shown. */
+#define SERVER_INFO_CHARS 200
 
 const char * const prs_mcp_supported_versions[] = {
   PRS_MCP_PROTOCOL_VERSION, "2025-03-26", "2024-11-05", NULL
@@ -428,6 +430,32 @@ on_connect_listed (GObject      *source,
   g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
 }
 
+/* The server's serverInfo as people are shown it (a terminal by
+ * `prosponsive-ctl mcp test`, the server editor): its name, version and
+ * title when they are text, control characters made spaces and cut, so
+ * its escapes reach no terminal and no reader finds a number or an object
+ * where it expects text. */
+static JsonNode *
+clean_server_info (JsonNode *info)
+{
+  static const char * const members[] = { "name", "version", "title" };
+  JsonObject *out = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  for (guint i = 0; info != NULL && JSON_NODE_HOLDS_OBJECT (info) && i < G_N_ELEMENTS (members); i++)
+    {
+      JsonNode *member = json_object_get_member (json_node_get_object (info), members[i]);
+      g_autofree char *clean = NULL;
+
+      if (member != NULL && JSON_NODE_HOLDS_VALUE (member) && json_node_get_value_type (member) == G_TYPE_STRING)
+        clean = prs_http_clean_text (json_node_get_string (member), SERVER_INFO_CHARS);
+      if (clean != NULL)
+        json_object_set_string_member (out, members[i], clean);
+    }
+  json_node_take_object (node, out);
+  return node;
+}
+
 static gboolean
 take_initialize_result (PrsMcpClient  *self,
                         JsonObject    *result,
@@ -454,8 +482,7 @@ take_initialize_result (PrsMcpClient  *self,
   g_free (self->protocol_version);
   self->protocol_version = g_strdup (text);
   g_clear_pointer (&self->server_info, json_node_unref);
-  self->server_info = info != NULL && JSON_NODE_HOLDS_OBJECT (info) ? json_node_copy (info)
-                                                                   : json_from_string ("{}", NULL);
+  self->server_info = clean_server_info (info);
   g_clear_pointer (&self->instructions, g_free);
   if (instructions != NULL && JSON_NODE_HOLDS_VALUE (instructions) &&
       json_node_get_value_type (instructions) == G_TYPE_STRING)

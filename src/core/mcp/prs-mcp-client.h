@@ -90,7 +90,8 @@ gboolean           prs_mcp_client_connect_finish      (PrsMcpClient        *self
 void               prs_mcp_client_close               (PrsMcpClient        *self);
 
 /* After a connection: the revision agreed, the server's serverInfo
- * ({name, version, title?}) and its instructions (may be NULL). */
+ * ({name?, version?, title?}: only those of them that are text, cleaned
+ * of control characters) and its instructions (may be NULL). */
 const char        *prs_mcp_client_get_protocol_version (PrsMcpClient       *self);
 JsonNode          *prs_mcp_client_get_server_info     (PrsMcpClient        *self);
 const char        *prs_mcp_client_get_instructions    (PrsMcpClient        *self);

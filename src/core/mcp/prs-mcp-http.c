@@ -158,22 +158,6 @@ describe_failure (Exchange *exchange,
 /* ---- Reading an answer ---- */
 
 static gboolean
-on_event (const char  *event,
-          const char  *data,
-          gsize        len,
-          const char  *id,
-          gpointer     user_data,
-          GError     **error)
-{
-  PrsMcpTransport *self = user_data;
-
-  /* Events without data only prime a reconnection */
-  if (len == 0 || (g_strcmp0 (event, "message") != 0 && event != NULL))
-    return TRUE;
-  return prs_mcp_transport_deliver (self, data, len, error);
-}
-
-static gboolean
 on_stream_chunk (const char  *data,
                  gsize        len,
                  gpointer     user_data,
@@ -220,7 +204,8 @@ on_headers (PrsHttpRequest *http,
   remember_session (self, http);
   if (prs_http_request_has_content_type (http, "text/event-stream"))
     {
-      exchange->events = prs_event_stream_new (PRS_EVENT_STREAM_SSE, max_message, on_event, self);
+      exchange->events = prs_event_stream_new (PRS_EVENT_STREAM_SSE, max_message,
+                                              prs_mcp_transport_deliver_event, self);
       prs_http_request_set_limits (http, STREAM_MAX, ERROR_BODY_MAX);
       prs_http_request_stream_body (http, on_stream_chunk, exchange);
     }

@@ -361,6 +361,18 @@ number_member (JsonObject *object,
   return TRUE;
 }
 
+/* The code of a JSON-RPC error object: 0 when there is none, or none an
+ * int holds (a cast of 1e300 would be undefined) */
+static int
+error_code (JsonObject *error)
+{
+  double code = 0;
+
+  if (!number_member (error, "code", &code) || code < G_MININT || code > G_MAXINT)
+    return 0;
+  return (int) code;
+}
+
 static PrsMcpRequest *
 find_by_id_node (PrsMcpClient *self,
                  JsonNode     *id)
@@ -422,12 +434,9 @@ on_response (PrsMcpClient *self,
       JsonObject *e = json_node_get_object (error);
       const char *said = string_member (e, "message");
       g_autofree char *clean = prs_http_clean_text (said, 1000);
-      double code = 0;
-
-      number_member (e, "code", &code);
       /* Translators: %s is a method such as tools/call, then the server's message and its error code */
       complete (request, NULL, g_error_new (PRS_ERROR, PRS_ERROR_MCP_SERVER, _("The server refused %s: %s (code %d)."),
-                                            request->method, clean != NULL ? clean : "", (int) code));
+                                            request->method, clean != NULL ? clean : "", error_code (e)));
     }
   else if (result != NULL && JSON_NODE_HOLDS_OBJECT (result))
     complete (request, json_node_copy (result), NULL);

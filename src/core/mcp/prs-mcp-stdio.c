@@ -298,14 +298,10 @@ on_line (const char  *event,
          GError     **error)
 {
   PrsMcpStdio *self = user_data;
-  const char *p = data;
 
-  while (*p == ' ' || *p == '\t')
-    p++;
-  /* Servers that print a banner or log lines to stdout are common: such
-   * lines are kept with stderr and skipped. A line that starts like JSON
-   * but is not is a broken message, and ends the run. */
-  if (*p != '{' && *p != '[')
+  /* A banner or log line is kept with stderr and skipped; a broken
+   * message ends the run */
+  if (!prs_mcp_transport_line_is_message (data))
     {
       keep_stderr (self, data, len);
       keep_stderr (self, "\n", 1);

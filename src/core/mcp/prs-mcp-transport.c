@@ -296,6 +296,34 @@ prs_mcp_transport_deliver (PrsMcpTransport  *self,
   return emit_object (self, root, error);
 }
 
+gboolean
+prs_mcp_transport_line_is_message (const char *line)
+{
+  const char *p = line;
+
+  while (*p == ' ' || *p == '\t')
+    p++;
+  /* A line that starts like JSON but is not is a broken message: it is
+   * delivered, and its parse fails */
+  return *p == '{' || *p == '[';
+}
+
+gboolean
+prs_mcp_transport_deliver_event (const char  *event,
+                                 const char  *data,
+                                 gsize        len,
+                                 const char  *id,
+                                 gpointer     user_data,
+                                 GError     **error)
+{
+  PrsMcpTransport *self = user_data;
+
+  /* Events without data only prime a reconnection */
+  if (len == 0 || (g_strcmp0 (event, "message") != 0 && event != NULL))
+    return TRUE;
+  return prs_mcp_transport_deliver (self, data, len, error);
+}
+
 void
 prs_mcp_transport_emit_closed (PrsMcpTransport *self,
                                const GError    *error)

@@ -90,6 +90,21 @@ gboolean  prs_mcp_transport_deliver      (PrsMcpTransport      *self,
                                           const char           *data,
                                           gsize                 len,
                                           GError              **error);
+/* The framing rules, kept apart from the I/O so they can be tested on
+ * their own (tests/fuzz/fuzz-mcp-message.c).
+ * stdio: whether a line of the server's stdout is a message. Servers that
+ * print a banner or log lines to stdout are common: a line that does not
+ * start like JSON (after blanks) is one of those, and is not delivered. */
+gboolean  prs_mcp_transport_line_is_message (const char         *line);
+/* Streamable HTTP: one event of an event stream (a PrsEventFunc of
+ * prs-event-stream.h, @user_data the transport): a "message" event (or one
+ * of no type) with data is delivered; others only prime a reconnection. */
+gboolean  prs_mcp_transport_deliver_event   (const char         *event,
+                                             const char         *data,
+                                             gsize               len,
+                                             const char         *id,
+                                             gpointer            user_data,
+                                             GError            **error);
 /* For transports: the connection ended by itself (the process stopped…);
  * emits "closed" with @error saying why. */
 void      prs_mcp_transport_emit_closed  (PrsMcpTransport      *self,

@@ -568,6 +568,8 @@ build (PrsMcpServerEditor *self)
 
   row = adw_action_row_new ();
   self->test_row = ADW_ACTION_ROW (row);
+  /* Its subtitle is the server's name or error, never markup */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Test"));
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
   gtk_widget_set_name (row, "mcp-test");
