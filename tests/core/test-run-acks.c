@@ -54,7 +54,6 @@ fixture_setup (Fixture       *fixture,
   g_autofree char *hook_url = NULL;
   g_autofree char *provider_url = NULL;
   PrsTool *tool = prs_tool_new ();
-  PrsRunLimits limits;
 
   fixture->dir = g_dir_make_tmp ("prs-test-run-callback-XXXXXX", &error);
   g_assert_no_error (error);
@@ -64,14 +63,8 @@ fixture_setup (Fixture       *fixture,
   fixture->hook->answer = g_strdup ("{\"message\":\"Workflow was started\"}");
   hook_url = prs_test_hook_url (fixture->hook);
 
-  fixture->store = prs_store_new (fixture->dir, &error);
-  g_assert_no_error (error);
-  fixture->secrets = prs_secrets_new (fixture->dir);
-  fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
-  fixture->registry = prs_callback_registry_new ();
-  prs_run_limits_init (&limits);
-  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, fixture->registry,
-                         "https://127.0.0.1:1/api/ai/agentic-loop-result", &limits);
+  env = prs_test_run_env_new (fixture->dir, "https://127.0.0.1:1/api/ai/agentic-loop-result", &fixture->store,
+                              &fixture->secrets, &fixture->providers, &fixture->registry);
   fixture->runner = prs_runner_new (env);
   g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_N8N_URL, hook_url, &error));
 

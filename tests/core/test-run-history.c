@@ -87,21 +87,14 @@ fixture_setup (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsRunEnv) env = NULL;
   g_autoptr(GString) script = g_string_new ("{'kind':'anthropic','turns':[");
-  g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
   g_autofree char *url = NULL;
-  PrsRunLimits limits;
 
   for (guint i = 0; i < 16; i++)
     g_string_append_printf (script, "%s{'response':{'text':'You asked question 0.'}}", i > 0 ? "," : "");
   g_string_append (script, "]}");
   fixture->dir = g_dir_make_tmp ("prs-test-history-XXXXXX", &error);
   g_assert_no_error (error);
-  fixture->store = prs_store_new (fixture->dir, &error);
-  g_assert_no_error (error);
-  fixture->secrets = prs_secrets_new (fixture->dir);
-  fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
-  prs_run_limits_init (&limits);
-  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, registry, NULL, &limits);
+  env = prs_test_run_env_new (fixture->dir, NULL, &fixture->store, &fixture->secrets, &fixture->providers, NULL);
   fixture->runner = prs_runner_new (env);
   fixture->provider = prs_test_provider_start (script->str);
   url = prs_test_provider_base_url (fixture->provider, "anthropic");

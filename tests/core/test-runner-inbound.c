@@ -39,17 +39,10 @@ fixture_setup (Fixture       *fixture,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsRunEnv) env = NULL;
-  g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
-  PrsRunLimits limits;
 
   fixture->dir = g_dir_make_tmp ("prs-test-inbound-XXXXXX", &error);
   g_assert_no_error (error);
-  fixture->store = prs_store_new (fixture->dir, &error);
-  g_assert_no_error (error);
-  fixture->secrets = prs_secrets_new (fixture->dir);
-  fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
-  prs_run_limits_init (&limits);
-  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, registry, NULL, &limits);
+  env = prs_test_run_env_new (fixture->dir, NULL, &fixture->store, &fixture->secrets, &fixture->providers, NULL);
   fixture->runner = prs_runner_new (env);
   fixture->added = g_ptr_array_new_with_free_func (g_free);
   g_signal_connect (fixture->runner, "message-added", G_CALLBACK (on_message_added), fixture);

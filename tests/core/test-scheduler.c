@@ -85,18 +85,11 @@ fixture_setup (Fixture       *fixture,
   g_autoptr(GError) error = NULL;
   g_autoptr(GTimeZone) tz = g_time_zone_new_identifier ("Europe/Berlin");
   g_autoptr(PrsRunEnv) env = NULL;
-  PrsRunLimits limits;
 
   fixture->dir = g_dir_make_tmp ("prs-test-scheduler-XXXXXX", &error);
   g_assert_no_error (error);
-  fixture->store = prs_store_new (fixture->dir, &error);
-  g_assert_no_error (error);
-  fixture->secrets = prs_secrets_new (fixture->dir);
-  fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
-  fixture->registry = prs_callback_registry_new ();
-  prs_run_limits_init (&limits);
-  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, fixture->registry,
-                         "https://127.0.0.1:1/api/ai/agentic-loop-result", &limits);
+  env = prs_test_run_env_new (fixture->dir, "https://127.0.0.1:1/api/ai/agentic-loop-result", &fixture->store,
+                              &fixture->secrets, &fixture->providers, &fixture->registry);
   fixture->runner = prs_runner_new (env);
   /* Monday 5 January 2026, 08:00 UTC (09:00 in Berlin) */
   fixture->clock = prs_clock_new_manual (tz, utc (2026, 1, 5, 8, 0) * G_USEC_PER_SEC);

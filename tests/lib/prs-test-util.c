@@ -259,6 +259,40 @@ prs_test_hook_url (PrsTestHook *hook)
   return g_strdup_printf ("http://127.0.0.1:%u", hook->port);
 }
 
+/* ---- runs ---- */
+
+PrsRunEnv *
+prs_test_run_env_new (const char           *dir,
+                      const char           *callback_url,
+                      PrsStore            **store,
+                      PrsSecrets          **secrets,
+                      PrsProviders        **providers,
+                      PrsCallbackRegistry **registry)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) own_store = prs_store_new (dir, &error);
+  g_autoptr(PrsSecrets) own_secrets = NULL;
+  g_autoptr(PrsProviders) own_providers = NULL;
+  g_autoptr(PrsCallbackRegistry) own_registry = prs_callback_registry_new ();
+  PrsRunLimits limits;
+  PrsRunEnv *env;
+
+  g_assert_no_error (error);
+  own_secrets = prs_secrets_new (dir);
+  own_providers = prs_providers_new (own_store, own_secrets);
+  prs_run_limits_init (&limits);
+  env = prs_run_env_new (own_store, own_providers, own_secrets, own_registry, callback_url, &limits);
+  if (store != NULL)
+    *store = g_steal_pointer (&own_store);
+  if (secrets != NULL)
+    *secrets = g_steal_pointer (&own_secrets);
+  if (providers != NULL)
+    *providers = g_steal_pointer (&own_providers);
+  if (registry != NULL)
+    *registry = g_steal_pointer (&own_registry);
+  return env;
+}
+
 /* ---- the store ---- */
 
 char *

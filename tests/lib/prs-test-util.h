@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-test-util.h: helpers every test program shares (tests/lib, no GTK):
  * the scripted AI provider (tests/scripted-provider.py, each provider's wire
- * protocol), a scripted n8n webhook (a SoupServer), conversations, HTTPS
- * to the local API, free ports and removing a test's folders. */
+ * protocol), a scripted n8n webhook (a SoupServer), what agent runs need,
+ * conversations, HTTPS to the local API, free ports and removing a test's
+ * folders. */
 #pragma once
 
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "prs-providers.h"
+#include "prs-run-env.h"
+#include "prs-secrets.h"
 #include "prs-store.h"
+#include "prs-tool-call-registry.h"
 
 G_BEGIN_DECLS
 
@@ -66,6 +71,20 @@ void         prs_test_hook_stop  (PrsTestHook *hook);
 char        *prs_test_hook_url   (PrsTestHook *hook);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsTestHook, prs_test_hook_stop)
+
+/* ---- runs ---- */
+
+/* What agent runs need, on a new store in @dir, with the default limits
+ * and @callback_url (NULL: none) for tool results: each of @store,
+ * @secrets, @providers and @registry that is not NULL gets a reference of
+ * its own (the environment holds one too). The test fails if the store
+ * cannot be opened. */
+PrsRunEnv   *prs_test_run_env_new (const char           *dir,
+                                   const char           *callback_url,
+                                   PrsStore            **store,
+                                   PrsSecrets          **secrets,
+                                   PrsProviders        **providers,
+                                   PrsCallbackRegistry **registry);
 
 /* ---- the store ---- */
 

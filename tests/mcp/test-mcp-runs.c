@@ -77,20 +77,12 @@ on_approval_needed (PrsRunner  *runner,
 static void
 open_runner (Fixture *fixture)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsRunEnv) env = NULL;
-  PrsRunLimits limits;
+  g_autoptr(PrsRunEnv) env = prs_test_run_env_new (fixture->dir, "https://127.0.0.1:1/api/ai/agentic-loop-result",
+                                                    &fixture->store, &fixture->secrets, &fixture->providers,
+                                                    &fixture->registry);
 
-  fixture->store = prs_store_new (fixture->dir, &error);
-  g_assert_no_error (error);
-  fixture->secrets = prs_secrets_new (fixture->dir);
-  fixture->providers = prs_providers_new (fixture->store, fixture->secrets);
-  fixture->registry = prs_callback_registry_new ();
   fixture->servers = prs_mcp_servers_new (fixture->store, fixture->secrets);
   fixture->hub = prs_mcp_hub_new (fixture->servers, fixture->store);
-  prs_run_limits_init (&limits);
-  env = prs_run_env_new (fixture->store, fixture->providers, fixture->secrets, fixture->registry,
-                         "https://127.0.0.1:1/api/ai/agentic-loop-result", &limits);
   prs_run_env_set_mcp_hub (env, fixture->hub);
   fixture->runner = prs_runner_new (env);
   g_signal_connect (fixture->runner, "message-changed", G_CALLBACK (on_message_changed), fixture);
