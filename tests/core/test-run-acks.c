@@ -117,24 +117,8 @@ fixture_teardown (Fixture       *fixture,
 static PrsRun *
 start_run (Fixture *fixture)
 {
-  g_autoptr(GError) error = NULL;
-  PrsMessageInsert insert = { 0 };
-  PrsRunOptions options = { 0 };
-  g_autofree char *message_id = NULL;
-  PrsRun *run;
-
-  insert.conversation_id = fixture->conversation_id;
-  insert.kind = "inbound";
-  insert.content = "File the mail.";
-  insert.status = "pending";
-  g_assert_true (prs_store_insert_message (fixture->store, &insert, &message_id, NULL, &error));
-  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
-  options.conversation_id = fixture->conversation_id;
-  options.trigger_message_id = message_id;
-  options.temperature = -1;
-  run = prs_runner_start (fixture->runner, &options, FALSE, &error);
-  g_assert_no_error (error);
-  return run;
+  return prs_test_start_inference (fixture->runner, fixture->store, fixture->conversation_id, NULL,
+                                   "File the mail.", NULL, NULL);
 }
 
 /* … approved by a rule: waits until the workflow was started; the call's

@@ -214,23 +214,8 @@ start_run (Fixture    *fixture,
            const char *context_json,
            char      **out_message_id)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *message_id = insert_inbound (fixture, prompt, context_json);
-  PrsRunOptions options = { 0 };
-  PrsRun *run;
-
-  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
-  options.conversation_id = fixture->conversation_id;
-  options.agent_id = NULL;
-  options.trigger_message_id = message_id;
-  options.context_json = context_json;
-  options.temperature = -1;
-  run = prs_runner_start (fixture->runner, &options, FALSE, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (run);
-  if (out_message_id != NULL)
-    *out_message_id = g_steal_pointer (&message_id);
-  return run;
+  return prs_test_start_inference (fixture->runner, fixture->store, fixture->conversation_id, NULL, prompt,
+                                   context_json, out_message_id);
 }
 
 typedef struct

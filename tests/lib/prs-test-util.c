@@ -293,6 +293,42 @@ prs_test_run_env_new (const char           *dir,
   return env;
 }
 
+PrsRun *
+prs_test_start_inference (PrsRunner   *runner,
+                          PrsStore    *store,
+                          const char  *conversation_id,
+                          const char  *agent_id,
+                          const char  *prompt,
+                          const char  *context_json,
+                          char       **message_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  PrsMessageInsert insert = { 0 };
+  PrsRunOptions options = { 0 };
+  PrsRun *run;
+
+  insert.conversation_id = conversation_id;
+  insert.kind = "inbound";
+  insert.content = prompt;
+  insert.status = "pending";
+  insert.context_json = context_json;
+  g_assert_true (prs_store_insert_message (store, &insert, &id, NULL, &error));
+  g_assert_no_error (error);
+  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
+  options.conversation_id = conversation_id;
+  options.agent_id = agent_id;
+  options.trigger_message_id = id;
+  options.context_json = context_json;
+  options.temperature = -1;
+  run = prs_runner_start (runner, &options, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run);
+  if (message_id != NULL)
+    *message_id = g_steal_pointer (&id);
+  return run;
+}
+
 /* ---- the store ---- */
 
 char *

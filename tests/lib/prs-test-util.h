@@ -11,6 +11,7 @@
 
 #include "prs-providers.h"
 #include "prs-run-env.h"
+#include "prs-runner.h"
 #include "prs-secrets.h"
 #include "prs-store.h"
 #include "prs-tool-call-registry.h"
@@ -85,6 +86,17 @@ PrsRunEnv   *prs_test_run_env_new (const char           *dir,
                                    PrsSecrets          **secrets,
                                    PrsProviders        **providers,
                                    PrsCallbackRegistry **registry);
+/* Stores a pending inbound message with @prompt (and @context_json, may be
+ * NULL) in @conversation_id and starts @runner's agent-inference run for
+ * it (@agent_id NULL: the default agent), as the API does; the test fails
+ * if either cannot be done. @message_id (may be NULL) gets the message's id. */
+PrsRun      *prs_test_start_inference (PrsRunner   *runner,
+                                       PrsStore    *store,
+                                       const char  *conversation_id,
+                                       const char  *agent_id,
+                                       const char  *prompt,
+                                       const char  *context_json,
+                                       char       **message_id);
 
 /* ---- the store ---- */
 

@@ -210,24 +210,8 @@ static PrsRun *
 start_run (Fixture    *fixture,
            const char *prompt)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *message_id = NULL;
-  PrsMessageInsert insert = { 0 };
-  PrsRunOptions options = { 0 };
-  PrsRun *run;
-
-  insert.conversation_id = fixture->conversation_id;
-  insert.kind = "inbound";
-  insert.content = prompt;
-  insert.status = "pending";
-  g_assert_true (prs_store_insert_message (fixture->store, &insert, &message_id, NULL, &error));
-  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
-  options.conversation_id = fixture->conversation_id;
-  options.trigger_message_id = message_id;
-  options.temperature = -1;
-  run = prs_runner_start (fixture->runner, &options, FALSE, &error);
-  g_assert_no_error (error);
-  return run;
+  return prs_test_start_inference (fixture->runner, fixture->store, fixture->conversation_id, NULL, prompt,
+                                   NULL, NULL);
 }
 
 typedef struct

@@ -263,8 +263,6 @@ test_approve_tool_card (Fixture       *f,
   g_autofree char *trigger_id = NULL;
   g_autoptr(JsonNode) trigger = NULL;
   g_autoptr(JsonArray) messages = NULL;
-  PrsMessageInsert insert = { 0 };
-  PrsRunOptions options = { 0 };
   const char *call_message_id = NULL;
   PrsMessageRow *row;
   GtkWidget *card;
@@ -277,20 +275,8 @@ test_approve_tool_card (Fixture       *f,
                       "{'response':{'chunks':['It is ','sunny ','in Paris.']}}]}");
   open_conversation (f);
 
-  insert.conversation_id = f->conversation_id;
-  insert.kind = "inbound";
-  insert.content = "Weather in Paris?";
-  insert.status = "pending";
-  g_assert_true (prs_store_insert_message (store_of (f), &insert, &trigger_id, NULL, &error));
-  g_assert_no_error (error);
-  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
-  options.conversation_id = f->conversation_id;
-  options.agent_id = "weather-agent";
-  options.trigger_message_id = trigger_id;
-  options.temperature = -1;
-  run = prs_runner_start (runner, &options, FALSE, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (run);
+  run = prs_test_start_inference (runner, store_of (f), f->conversation_id, "weather-agent", "Weather in Paris?",
+                                  NULL, &trigger_id);
 
   /* The card shows the proposal, waiting for approval */
   call.f = f;

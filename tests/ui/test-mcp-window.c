@@ -279,10 +279,7 @@ start_run (Fixture    *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *url = NULL;
   g_autofree char *script = NULL;
-  g_autofree char *message_id = NULL;
   PrsStore *store = prs_service_get_store (f->service);
-  PrsMessageInsert insert = { 0 };
-  PrsRunOptions options = { 0 };
 
   script = g_strdup_printf ("{'kind':'openai','turns':["
                             "{'response':{'text':'Looking.','tool_calls':[{'id':'c1','name':'%s',"
@@ -293,17 +290,9 @@ start_run (Fixture    *f,
   g_assert_true (prs_providers_add (prs_service_get_providers (f->service), "openai", "Scripted", url,
                                     "model-a", 0, "sk-test", NULL, &error));
   g_assert_true (prs_store_add_approval_rule (store, tool, NULL, NULL, "approve", NULL, &error));
-  insert.conversation_id = f->conversation_id;
-  insert.kind = "inbound";
-  insert.content = "Read the inbox.";
-  insert.status = "pending";
-  g_assert_true (prs_store_insert_message (store, &insert, &message_id, NULL, &error));
-  options.origin = PRS_RUN_ORIGIN_AGENT_INFERENCE;
-  options.conversation_id = f->conversation_id;
-  options.trigger_message_id = message_id;
-  options.temperature = -1;
   prs_window_select_conversation (f->window, f->conversation_id);
-  return prs_runner_start (prs_service_get_runner (f->service), &options, FALSE, &error);
+  return prs_test_start_inference (prs_service_get_runner (f->service), store, f->conversation_id, NULL,
+                                   "Read the inbox.", NULL, NULL);
 }
 
 static GtkWidget *
