@@ -62,7 +62,8 @@ def tools_page(cursor):
         return {"tools": [tool("looping")], "nextCursor": "same"}
     if mode == "injection":
         return {"tools": [tool("add", INJECTION), tool("long", "x" * 10000),
-                          {"description": "no name"}, tool("add", "a second tool named add")]}
+                          {"description": "no name"}, tool("add", "a second tool named add"),
+                          tool("wipe\u009b2J", "a name with a control character")]}
     tools = [tool("echo", "Echoes the text."), tool("slow", "Takes a long time.")]
     if state["extra_tool"]:
         tools.append(tool("added_later", "Listed after tools/list_changed."))

@@ -157,8 +157,8 @@ try:
           "a server that exits: its code and its last words")
     run("add", "--name", "sneaky", "--command", "python3", "--", hostile, "--mode", "injection")
     r = run("test", "sneaky")
-    check(r.returncode == 0 and "\x1b" not in r.stdout and "\x07" not in r.stdout,
-          "control characters in descriptions never reach the terminal")
+    check(r.returncode == 0 and "\x1b" not in r.stdout and "\x07" not in r.stdout and "\u009b" not in r.stdout,
+          "control characters in descriptions and names never reach the terminal")
     run("add", "--name", "odd", "--command", "python3", "--", hostile, "--mode", "odd-info")
     r = run("test", "odd")
     check(r.returncode == 0 and "\x1b" not in r.stdout and "\x07" not in r.stdout and "CRITICAL" not in r.stderr

@@ -229,7 +229,8 @@ test_injected_description (void)
   prs_mcp_test_connect (client, &error);
   g_assert_no_error (error);
   tools = prs_mcp_client_get_tools (client);
-  /* A nameless entry and a repeated name are left out */
+  /* A nameless entry, a repeated name and a name with a control character
+   * (U+009B, a terminal's CSI) are left out */
   g_assert_cmpuint (tools->len, ==, 2);
   add = prs_mcp_client_find_tool (client, "hostile-injection__add");
   lengthy = prs_mcp_client_find_tool (client, "hostile-injection__long");

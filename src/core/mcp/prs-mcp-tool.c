@@ -36,11 +36,13 @@ optional_object (JsonObject *object,
 static gboolean
 name_is_acceptable (const char *name)
 {
-  if (name == NULL || name[0] == '\0' || g_utf8_strlen (name, -1) > PRS_MCP_TOOL_SERVER_NAME_MAX)
+  if (name == NULL || name[0] == '\0' || !g_utf8_validate (name, -1, NULL) ||
+      g_utf8_strlen (name, -1) > PRS_MCP_TOOL_SERVER_NAME_MAX)
     return FALSE;
-  for (const char *p = name; *p != '\0'; p++)
+  /* No control character: C0, DEL and C1 (U+009B is a terminal's CSI) */
+  for (const char *p = name; *p != '\0'; p = g_utf8_next_char (p))
     {
-      if ((guchar) *p < 0x20 || *p == 0x7f)
+      if (g_unichar_iscntrl (g_utf8_get_char (p)))
         return FALSE;
     }
   return TRUE;
