@@ -246,8 +246,10 @@ write_private_file (const char  *path,
 {
   g_autoptr(GError) local_error = NULL;
 
+  /* Durable: a certificate lost to a power cut would be made anew at the
+   * next start, and every workflow that trusts this one would fail */
   if (!g_file_set_contents_full (path, contents, -1,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE, 0600,
                                  &local_error))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
