@@ -646,6 +646,7 @@ on_read (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
   const char *newline;
+  gsize start = 0;
 
   if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
@@ -656,13 +657,17 @@ on_read (GObject      *source,
       return;
     }
   g_string_append_len (serve->buffer, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes));
-  while ((newline = memchr (serve->buffer->str, '\n', serve->buffer->len)) != NULL)
+  /* Every whole line, then what they took erased once: erased line by
+   * line, a read of many short lines would move the rest each time */
+  while ((newline = memchr (serve->buffer->str + start, '\n', serve->buffer->len - start)) != NULL)
     {
-      gsize len = (gsize) (newline - serve->buffer->str);
+      const char *line = serve->buffer->str + start;
+      gsize len = (gsize) (newline - line);
 
-      handle_line (serve, serve->buffer->str, len > 0 && newline[-1] == '\r' ? len - 1 : len);
-      g_string_erase (serve->buffer, 0, (gssize) len + 1);
+      handle_line (serve, line, len > 0 && newline[-1] == '\r' ? len - 1 : len);
+      start += len + 1;
     }
+  g_string_erase (serve->buffer, 0, (gssize) start);
   if (serve->buffer->len > MAX_LINE)
     {
       send_error (serve, NULL, PRS_MCP_RPC_PARSE_ERROR, "Parse error: a message is larger than 4 MiB.");
