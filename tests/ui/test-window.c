@@ -414,6 +414,32 @@ on_launch (const char *uri,
   "Noted in [the vault](obsidian://open?vault=Work), also obsidian://open?vault=Plain " \
   "and [the site](https://example.org/page)."
 
+/* The row's Request Context opens as read-only, pretty-printed JSON in a
+ * monospace view */
+static void
+assert_context_shown (Fixture       *f,
+                      PrsMessageRow *row)
+{
+  GtkWidget *expander, *view;
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  g_autofree char *json = NULL;
+
+  expander = prs_message_row_get_context_expander (row);
+  g_assert_nonnull (expander);
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 1);
+  view = prs_test_find_widget (expander, GTK_TYPE_TEXT_VIEW, NULL, NULL);
+  g_assert_nonnull (view);
+  g_assert_true (gtk_text_view_get_monospace (GTK_TEXT_VIEW (view)));
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  json = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_nonnull (strstr (json, "\"openLink\""));
+  g_assert_nonnull (strstr (json, "\n"));   /* pretty-printed */
+}
+
 static void
 test_context_and_link (Fixture       *f,
                        gconstpointer  data)
@@ -434,10 +460,7 @@ test_context_and_link (Fixture       *f,
   g_autofree char *log_path = g_build_filename (f->data_dir, "launch.log", NULL);
   g_autofree char *logged = NULL;
   PrsMessageRow *row;
-  GtkWidget *link, *expander, *view;
-  GtkTextBuffer *buffer;
-  GtkTextIter start, end;
-  g_autofree char *json = NULL;
+  GtkWidget *link;
 
   g_clear_object (&store);
   fixture_open (f);
@@ -451,19 +474,7 @@ test_context_and_link (Fixture       *f,
   g_assert_true (gtk_widget_get_mapped (link));
   g_assert_cmpstr (gtk_widget_get_tooltip_text (link), ==, "Open in Outlook");
 
-  expander = prs_message_row_get_context_expander (row);
-  g_assert_nonnull (expander);
-  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
-  prs_test_wait_frames (GTK_WIDGET (f->window), 1);
-  view = prs_test_find_widget (expander, GTK_TYPE_TEXT_VIEW, NULL, NULL);
-  g_assert_nonnull (view);
-  g_assert_true (gtk_text_view_get_monospace (GTK_TEXT_VIEW (view)));
-  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (view)));
-  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  json = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-  g_assert_nonnull (strstr (json, "\"openLink\""));
-  g_assert_nonnull (strstr (json, "\n"));   /* pretty-printed */
+  assert_context_shown (f, row);
 
   /* Activating the icon goes through the launcher. */
   g_setenv ("PRS_TEST_LAUNCH_LOG", log_path, TRUE);
