@@ -148,8 +148,8 @@ callback_server_thread (gpointer data)
 static JsonNode *
 result_to_json (const PrsToolCallResult *result)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree char *for_model = prs_tool_call_result_for_model (result);
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "status");
@@ -212,6 +212,129 @@ on_waited (GObject      *source,
   out->done = TRUE;
 }
 
+/* The callback server on its own thread and context, as the API server
+ * runs; returns once it listens */
+static GThread *
+callback_server_start (CallbackServer      *cb,
+                       PrsCallbackRegistry *registry)
+{
+  GThread *thread;
+
+  g_mutex_init (&cb->lock);
+  g_cond_init (&cb->cond);
+  cb->registry = registry;
+  cb->context = g_main_context_new ();
+  cb->loop = g_main_loop_new (cb->context, FALSE);
+  thread = g_thread_new ("callback-server", callback_server_thread, cb);
+  g_mutex_lock (&cb->lock);
+  while (!cb->ready)
+    g_cond_wait (&cb->cond, &cb->lock);
+  g_mutex_unlock (&cb->lock);
+  return thread;
+}
+
+static void
+callback_server_stop (CallbackServer *cb,
+                      GThread        *thread)
+{
+  g_main_loop_quit (cb->loop);
+  g_main_context_wakeup (cb->context);
+  g_thread_join (thread);
+  g_main_loop_unref (cb->loop);
+  g_main_context_unref (cb->context);
+  g_mutex_clear (&cb->lock);
+  g_cond_clear (&cb->cond);
+}
+
+/* What happened, as one JSON object on standard output (the format is in
+ * the comment at the top) */
+static void
+print_outcome (PrsTool            *tool,
+               const char         *n8n_url,
+               PrsToolCallRequest *req,
+               Outcome            *call,
+               Outcome            *waited,
+               int                 deliveries)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) output = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *url = NULL;
+
+  url = prs_tool_dup_webhook_url (tool, n8n_url);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "tool");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, tool->name);
+  json_builder_set_member_name (builder, "url");
+  json_builder_add_string_value (builder, url);
+  json_builder_end_object (builder);
+  json_builder_set_member_name (builder, "toolCallId");
+  json_builder_add_string_value (builder, req->tool_call_id);
+  json_builder_set_member_name (builder, "callbackUrl");
+  if (req->callback_url != NULL)
+    json_builder_add_string_value (builder, req->callback_url);
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "call");
+  json_builder_add_value (builder, result_to_json (call->result));
+  json_builder_set_member_name (builder, "callback");
+  if (waited->result != NULL)
+    json_builder_add_value (builder, result_to_json (waited->result));
+  else
+    json_builder_add_null_value (builder);
+  json_builder_set_member_name (builder, "callbackDeliveries");
+  json_builder_add_int_value (builder, deliveries);
+  json_builder_end_object (builder);
+  output = json_builder_get_root (builder);
+  text = prs_json_to_string (output, FALSE);
+  printf ("%s\n", text);
+  fflush (stdout);
+}
+
+/* The call as the run would make it, with what the command line says */
+static PrsToolCallRequest *
+request_new (PrsTool    *tool,
+             const char *n8n_url,
+             int         timeout,
+             const char *args_json,
+             const char *auth_name,
+             const char *tool_call_id)
+{
+  g_autoptr(PrsToolCallRequest) req = NULL;
+  g_autoptr(GError) error = NULL;
+
+  req = prs_tool_call_request_new (tool, n8n_url);
+  req->timeout_seconds = timeout > 0 ? (guint) timeout : 0;
+  if (args_json != NULL)
+    {
+      g_autoptr(JsonNode) args_node = NULL;
+
+      args_node = prs_json_parse_bounded (args_json, strlen (args_json), PRS_JSON_DEFAULT_MAX_DEPTH, &error);
+      if (args_node == NULL || !JSON_NODE_HOLDS_OBJECT (args_node))
+        {
+          g_printerr ("prs-call-tool: --args must be a JSON object\n");
+          return NULL;
+        }
+      req->arguments = json_object_ref (json_node_get_object (args_node));
+    }
+  if (auth_name != NULL)
+    {
+      req->auth_header_name = g_strdup (auth_name);
+      req->auth_header_value = g_strdup (g_getenv ("PRS_WEBHOOK_AUTH_VALUE"));
+    }
+  if (tool_call_id != NULL)
+    {
+      g_free (req->tool_call_id);
+      req->tool_call_id = g_strdup (tool_call_id);
+    }
+  req->conversation_id = g_strdup ("n8n-suite-conversation");
+  req->agent_id = g_strdup ("prosponsive");
+  req->execution = g_strdup ("n8n-suite-execution");
+  return g_steal_pointer (&req);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -242,14 +365,9 @@ main (int   argc,
   g_autofree char *contents = NULL;
   gsize length;
   g_autoptr(JsonNode) workflow_node = NULL;
-  g_autoptr(JsonNode) args_node = NULL;
   g_autoptr(PrsAnalysis) analysis = NULL;
   g_autoptr(PrsToolCallRequest) req = NULL;
   g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) output = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *url = NULL;
   CallbackServer cb = { 0 };
   GThread *thread = NULL;
   Outcome call = { 0 };
@@ -277,44 +395,13 @@ main (int   argc,
       return 2;
     }
 
-  req = prs_tool_call_request_new (analysis->tool, n8n_url);
-  req->timeout_seconds = timeout > 0 ? (guint) timeout : 0;
-  if (args_json != NULL)
-    {
-      args_node = prs_json_parse_bounded (args_json, strlen (args_json), PRS_JSON_DEFAULT_MAX_DEPTH, &error);
-      if (args_node == NULL || !JSON_NODE_HOLDS_OBJECT (args_node))
-        {
-          g_printerr ("prs-call-tool: --args must be a JSON object\n");
-          return 2;
-        }
-      req->arguments = json_object_ref (json_node_get_object (args_node));
-    }
-  if (auth_name != NULL)
-    {
-      req->auth_header_name = g_strdup (auth_name);
-      req->auth_header_value = g_strdup (g_getenv ("PRS_WEBHOOK_AUTH_VALUE"));
-    }
-  if (tool_call_id != NULL)
-    {
-      g_free (req->tool_call_id);
-      req->tool_call_id = g_strdup (tool_call_id);
-    }
-  req->conversation_id = g_strdup ("n8n-suite-conversation");
-  req->agent_id = g_strdup ("prosponsive");
-  req->execution = g_strdup ("n8n-suite-execution");
+  req = request_new (analysis->tool, n8n_url, timeout, args_json, auth_name, tool_call_id);
+  if (req == NULL)
+    return 2;
 
   if (callback_server)
     {
-      g_mutex_init (&cb.lock);
-      g_cond_init (&cb.cond);
-      cb.registry = registry;
-      cb.context = g_main_context_new ();
-      cb.loop = g_main_loop_new (cb.context, FALSE);
-      thread = g_thread_new ("callback-server", callback_server_thread, &cb);
-      g_mutex_lock (&cb.lock);
-      while (!cb.ready)
-        g_cond_wait (&cb.cond, &cb.lock);
-      g_mutex_unlock (&cb.lock);
+      thread = callback_server_start (&cb, registry);
       g_free (callback_url);
       callback_url = g_strdup_printf ("http://127.0.0.1:%u/api/ai/agentic-loop-result", cb.port);
       req->callback_registry = g_object_ref (registry);
@@ -338,47 +425,10 @@ main (int   argc,
         g_main_context_iteration (NULL, TRUE);
     }
 
-  url = prs_tool_dup_webhook_url (analysis->tool, n8n_url);
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "tool");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "name");
-  json_builder_add_string_value (builder, analysis->tool->name);
-  json_builder_set_member_name (builder, "url");
-  json_builder_add_string_value (builder, url);
-  json_builder_end_object (builder);
-  json_builder_set_member_name (builder, "toolCallId");
-  json_builder_add_string_value (builder, req->tool_call_id);
-  json_builder_set_member_name (builder, "callbackUrl");
-  if (req->callback_url != NULL)
-    json_builder_add_string_value (builder, req->callback_url);
-  else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "call");
-  json_builder_add_value (builder, result_to_json (call.result));
-  json_builder_set_member_name (builder, "callback");
-  if (waited.result != NULL)
-    json_builder_add_value (builder, result_to_json (waited.result));
-  else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "callbackDeliveries");
-  json_builder_add_int_value (builder, g_atomic_int_get (&cb.deliveries));
-  json_builder_end_object (builder);
-  output = json_builder_get_root (builder);
-  text = prs_json_to_string (output, FALSE);
-  printf ("%s\n", text);
-  fflush (stdout);
+  print_outcome (analysis->tool, n8n_url, req, &call, &waited, g_atomic_int_get (&cb.deliveries));
 
   if (thread != NULL)
-    {
-      g_main_loop_quit (cb.loop);
-      g_main_context_wakeup (cb.context);
-      g_thread_join (thread);
-      g_main_loop_unref (cb.loop);
-      g_main_context_unref (cb.context);
-      g_mutex_clear (&cb.lock);
-      g_cond_clear (&cb.cond);
-    }
+    callback_server_stop (&cb, thread);
   g_clear_pointer (&call.result, prs_tool_call_result_free);
   g_clear_pointer (&waited.result, prs_tool_call_result_free);
   g_clear_error (&waited.error);
