@@ -109,7 +109,7 @@ gboolean
 prs_test_wait_for (gboolean *flag)
 {
   gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (10, on_timeout, &timed_out);
+  guint id = g_timeout_add_seconds (PRS_TEST_WAIT_SECONDS, on_timeout, &timed_out);
 
   while (!*flag && !timed_out)
     g_main_context_iteration (NULL, TRUE);
@@ -123,7 +123,7 @@ prs_test_wait_until (gboolean (*condition) (gpointer data),
                      gpointer   data)
 {
   gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (10, on_timeout, &timed_out);
+  guint id = g_timeout_add_seconds (PRS_TEST_WAIT_SECONDS, on_timeout, &timed_out);
 
   while (!condition (data) && !timed_out)
     g_main_context_iteration (NULL, TRUE);

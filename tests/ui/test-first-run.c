@@ -28,13 +28,11 @@ settled (gpointer row)
   return state != NULL && g_strcmp0 (state, "busy") != 0;
 }
 
-/* Up to 60 s: n8n activations and discovery take a few seconds. */
+/* n8n activations and discovery take a few seconds */
 static void
 wait_settled (GtkWidget *row)
 {
-  for (guint i = 0; i < 6 && !settled (row); i++)
-    prs_test_wait_until (settled, row);
-  g_assert_true (settled (row));
+  g_assert_true (prs_test_wait_until (settled, row));
 }
 
 static gboolean
