@@ -218,45 +218,6 @@ start_run (Fixture    *fixture,
                                    context_json, out_message_id);
 }
 
-typedef struct
-{
-  JsonNode *answer;
-  guint     status;
-  gboolean  done;
-} Rest;
-
-static void
-on_rest (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Rest *rest = user_data;
-  g_autoptr(GError) error = NULL;
-
-  rest->answer = prs_run_wait_rest_finish (PRS_RUN (source), result, &rest->status, &error);
-  g_assert_no_error (error);
-  rest->done = TRUE;
-}
-
-/* Waits until @run rests; its answer (a JSON object) */
-static JsonObject *
-wait_rest (PrsRun *run,
-           guint  *out_status)
-{
-  Rest rest = { 0 };
-  JsonObject *answer;
-
-  prs_run_wait_rest_async (run, NULL, on_rest, &rest);
-  while (!rest.done)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_nonnull (rest.answer);
-  answer = json_object_ref (json_node_get_object (rest.answer));
-  json_node_unref (rest.answer);
-  if (out_status != NULL)
-    *out_status = rest.status;
-  return answer;
-}
-
 static const char *
 call_id_at (JsonObject *answer,
             guint       index)
@@ -334,7 +295,7 @@ test_approve (Fixture       *fixture,
   use_script (fixture, kind, script);
   run = start_run (fixture, "Weather in Paris?", NULL, NULL);
 
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
   g_assert_cmpstr (call_status_at (answer, 0), ==, "proposed");
   g_assert_cmpuint (fixture->approvals_needed, ==, 1);
@@ -343,7 +304,7 @@ test_approve (Fixture       *fixture,
   g_assert_true (prs_runner_approve (fixture->runner, call_id_at (answer, 0), NULL, &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
 
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "It is sunny in Paris.");
@@ -381,7 +342,7 @@ test_approve (Fixture       *fixture,
   chat = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &error);
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (chat, NULL);
+  answer = prs_test_wait_rest (chat, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Still sunny.");
   history = request_body (fixture->provider, 2);
   g_assert_nonnull (strstr (history, "Weather in Paris?"));
@@ -406,11 +367,11 @@ test_deny (Fixture       *fixture,
               "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
               "{'response':{'text':'Understood, I will not check.'}}]}");
   run = start_run (fixture, "Weather?", NULL, NULL);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_true (prs_runner_deny (fixture->runner, call_id_at (answer, 0), &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
 
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (call_status_at (answer, 0), ==, "denied");
@@ -439,14 +400,14 @@ test_edit (Fixture       *fixture,
               "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}},"
               "{'response':{'text':'Berlin is cloudy.'}}]}");
   run = start_run (fixture, "Weather?", NULL, NULL);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_false (prs_runner_approve (fixture->runner, call_id_at (answer, 0), "[1]", &error));
   g_clear_error (&error);
   g_assert_true (prs_runner_tool_action (fixture->runner, call_id_at (answer, 0), "edit",
                                          "{\"city\":\"Berlin\"}", &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
 
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_nonnull (strstr (g_ptr_array_index (fixture->hook->bodies, 0), "\"city\":\"Berlin\""));
@@ -471,12 +432,12 @@ test_approve_all (Fixture       *fixture,
               "{'name':'send_mail','arguments':{'city':'Rome'}}]}},"
               "{'response':{'text':'Done both.'}}]}");
   run = start_run (fixture, "Do both", NULL, NULL);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (answer, "toolCalls")), ==, 2);
   g_assert_true (prs_runner_approve_all (fixture->runner, call_id_at (answer, 0), NULL, &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
 
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (call_status_at (answer, 0), ==, "succeeded");
@@ -518,7 +479,7 @@ test_rules (Fixture       *fixture,
               "{'id':'call_2','name':'send_mail','arguments':{'city':'Rome'}}]}},"
               "{'response':{'text':'Weather checked, mail not sent.'}}]}");
   run = start_run (fixture, "Go", NULL, NULL);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (call_status_at (answer, 0), ==, "succeeded");
   g_assert_cmpstr (call_status_at (answer, 1), ==, "denied");
@@ -574,14 +535,14 @@ test_webhook_auth (Fixture       *fixture,
               "{'response':{'tool_calls':[" WEATHER_CALL ("Rome") "]}},"
               "{'response':{'text':'Done again.'}}]}");
   first = start_run (fixture, "Go", NULL, NULL);
-  answer = wait_rest (first, NULL);
+  answer = prs_test_wait_rest (first, NULL);
   g_assert_cmpstr (call_status_at (answer, 0), ==, "succeeded");
   g_assert_cmpstr (fixture->hook->auth, ==, "s3cret-value");
 
   /* Without a header name nothing is sent, even with a value stored */
   g_assert_true (prs_store_set_setting (fixture->store, PRS_SETTING_WEBHOOK_AUTH_HEADER, NULL, &error));
   second = start_run (fixture, "Again", NULL, NULL);
-  answer2 = wait_rest (second, NULL);
+  answer2 = prs_test_wait_rest (second, NULL);
   g_assert_cmpstr (call_status_at (answer2, 0), ==, "succeeded");
   g_assert_null (fixture->hook->auth);
 }
@@ -617,7 +578,7 @@ test_tool_not_allowed (Fixture       *fixture,
   options.temperature = -1;
   run = prs_runner_start (fixture->runner, &options, FALSE, &error);
   g_assert_no_error (error);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
 
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (call_status_at (answer, 0), ==, "denied");
@@ -651,7 +612,7 @@ test_max_rounds (Fixture       *fixture,
               "{'response':{'tool_calls':[" WEATHER_CALL ("B") "]}},"
               "{'response':{'tool_calls':[" WEATHER_CALL ("C") "]}}]}");
   run = start_run (fixture, "Loop", NULL, NULL);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "stopReason"), ==, "max_tool_rounds");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
@@ -672,7 +633,7 @@ test_repeated_call (Fixture       *fixture,
               "{'kind':'openai','repeat_last':true,'turns':["
               "{'response':{'tool_calls':[" WEATHER_CALL ("Paris") "]}}]}");
   run = start_run (fixture, "Loop", NULL, NULL);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "stopReason"), ==, "repeated_call");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
 }
@@ -700,7 +661,7 @@ test_limits_at_start (Fixture       *fixture,
               "{'response':{'tool_calls':[" WEATHER_CALL ("Oslo") "]}},"
               "{'response':{'text':'Done.'}}]}");
   first = start_run (fixture, "One round", NULL, NULL);
-  answer = wait_rest (first, NULL);
+  answer = prs_test_wait_rest (first, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
 
   /* The settings change while the first run waits for a person */
@@ -709,7 +670,7 @@ test_limits_at_start (Fixture       *fixture,
   g_assert_true (prs_runner_approve (fixture->runner, call_id_at (answer, 0), NULL, &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (first, NULL);
+  answer = prs_test_wait_rest (first, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "stopReason"), ==, "max_tool_rounds");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
@@ -718,7 +679,7 @@ test_limits_at_start (Fixture       *fixture,
   g_assert_true (prs_store_add_approval_rule (fixture->store, "get_weather", NULL, NULL, "approve", NULL, &error));
   second = start_run (fixture, "Two rounds", NULL, NULL);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (second, NULL);
+  answer = prs_test_wait_rest (second, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Done.");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 3);
@@ -828,7 +789,7 @@ test_run_alone (Fixture       *fixture,
   g_assert_cmpuint (heard.added->len, ==, 0);
 
   prs_run_begin (run);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
   g_assert_cmpuint (heard.approvals->len, ==, 1);
   g_assert_cmpuint (heard.working, ==, 0);
@@ -840,7 +801,7 @@ test_run_alone (Fixture       *fixture,
   g_assert_no_error (error);
   g_assert_cmpuint (heard.working, ==, 1);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Sunny in Paris.");
   g_assert_cmpuint (heard.rested, ==, 2);
@@ -885,7 +846,7 @@ test_failover (Fixture       *fixture,
   add_provider (fixture, "openai", "First", fixture->provider, 0);
   add_provider (fixture, "anthropic", "Second", fixture->provider2, 1);
   run = start_run (fixture, "Hi", NULL, NULL);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "From the second.");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "provider"), "name"), ==, "Second");
@@ -939,7 +900,7 @@ test_no_provider (Fixture       *fixture,
   guint status = 0;
 
   run = start_run (fixture, "Hi", NULL, &message_id);
-  answer = wait_rest (run, &status);
+  answer = prs_test_wait_rest (run, &status);
   g_assert_cmpuint (status, ==, 503);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "failed");
   g_assert_cmpstr (json_object_get_string_member (answer, "code"), ==, "no-provider");
@@ -965,7 +926,7 @@ test_restart_pending (Fixture       *fixture,
                                     "{'response':{'text':'Sunny, after the restart.'}}]}");
   add_provider (fixture, "openai", "Scripted", fixture->provider, 0);
   run = start_run (fixture, "Weather?", NULL, &message_id);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   call_id = g_strdup (call_id_at (answer, 0));
   g_clear_object (&run);
   g_clear_pointer (&answer, json_object_unref);
@@ -986,7 +947,7 @@ test_restart_pending (Fixture       *fixture,
 
   g_assert_true (prs_runner_approve (fixture->runner, call_id, NULL, &error));
   g_assert_no_error (error);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Sunny, after the restart.");
 }
@@ -1020,7 +981,7 @@ test_restart_interrupted (Fixture       *fixture,
   prs_runner_resume (fixture->runner);
 
   run = g_object_ref (prs_runner_get_conversation_run (fixture->runner, fixture->conversation_id));
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
   g_assert_cmpstr (call_status_at (answer, 0), ==, "interrupted");
   call = prs_store_lookup_tool_call (fixture->store, call_id_at (answer, 0), NULL);
@@ -1030,7 +991,7 @@ test_restart_interrupted (Fixture       *fixture,
   g_assert_true (prs_runner_retry (fixture->runner, call->message_id, &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 2);
 }
@@ -1057,7 +1018,7 @@ test_stop_running_call (Fixture       *fixture,
   while (fixture->hook->bodies->len == 0)
     g_main_context_iteration (NULL, TRUE);
   prs_runner_cancel (fixture->runner, prs_run_get_id (run));
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   fixture->hook->hang = FALSE;
 
   g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
@@ -1118,7 +1079,7 @@ test_binding_and_hygiene (Fixture       *fixture,
   options.temperature = -1;
   run = prs_runner_start (fixture->runner, &options, FALSE, &error);
   g_assert_no_error (error);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
 
   /* The context's value and the constant won over the model's arguments */
@@ -1178,7 +1139,7 @@ test_chat_history (Fixture       *fixture,
     }
   run = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &error);
   g_assert_no_error (error);
-  answer = wait_rest (run, NULL);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "Ada.");
   body = request_body (fixture->provider, 0);
   g_assert_nonnull (strstr (body, "My name is Ada."));

@@ -329,6 +329,44 @@ prs_test_start_inference (PrsRunner   *runner,
   return run;
 }
 
+typedef struct
+{
+  JsonNode *answer;
+  guint     status;
+  gboolean  done;
+} Rest;
+
+static void
+on_rest (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Rest *rest = user_data;
+  g_autoptr(GError) error = NULL;
+
+  rest->answer = prs_run_wait_rest_finish (PRS_RUN (source), result, &rest->status, &error);
+  g_assert_no_error (error);
+  rest->done = TRUE;
+}
+
+JsonObject *
+prs_test_wait_rest (PrsRun *run,
+                    guint  *out_status)
+{
+  Rest rest = { 0 };
+  JsonObject *answer;
+
+  prs_run_wait_rest_async (run, NULL, on_rest, &rest);
+  while (!rest.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (rest.answer);
+  answer = json_object_ref (json_node_get_object (rest.answer));
+  json_node_unref (rest.answer);
+  if (out_status != NULL)
+    *out_status = rest.status;
+  return answer;
+}
+
 /* ---- the store ---- */
 
 char *

@@ -97,6 +97,11 @@ PrsRun      *prs_test_start_inference (PrsRunner   *runner,
                                        const char  *prompt,
                                        const char  *context_json,
                                        char       **message_id);
+/* Runs the main context until @run rests; its answer (a JSON object, as
+ * the API would send it) and, when @out_status is not NULL, the HTTP
+ * status the API would answer with */
+JsonObject  *prs_test_wait_rest       (PrsRun      *run,
+                                       guint       *out_status);
 
 /* ---- the store ---- */
 

@@ -214,38 +214,6 @@ start_run (Fixture    *fixture,
                                    NULL, NULL);
 }
 
-typedef struct
-{
-  JsonNode *answer;
-  gboolean  done;
-} Rest;
-
-static void
-on_rest (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Rest *rest = user_data;
-
-  rest->answer = prs_run_wait_rest_finish (PRS_RUN (source), result, NULL, NULL);
-  rest->done = TRUE;
-}
-
-static JsonObject *
-wait_rest (PrsRun *run)
-{
-  Rest rest = { 0 };
-  JsonObject *answer;
-
-  prs_run_wait_rest_async (run, NULL, on_rest, &rest);
-  while (!rest.done)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_nonnull (rest.answer);
-  answer = json_object_ref (json_node_get_object (rest.answer));
-  json_node_unref (rest.answer);
-  return answer;
-}
-
 /* The only tool call of the conversation */
 static PrsToolCallRow *
 only_call (Fixture    *fixture,
@@ -325,7 +293,7 @@ check_everything_run (Fixture *fixture)
               "{'response':{'text':'Running it.','tool_calls':[" LONG_CALL "]}},"
               "{'when':'tool-result','response':{'text':'The operation completed.'}}]}");
   run = start_run (fixture, "Run the long operation.");
-  answer = wait_rest (run);
+  answer = prs_test_wait_rest (run, NULL);
 
   /* Offered like any tool, its description marked as the server's data */
   echo = offered_tool (fixture, 0, "everything__echo", NULL);
@@ -344,7 +312,7 @@ check_everything_run (Fixture *fixture)
   g_assert_true (prs_runner_approve (fixture->runner, call->message_id, NULL, &error));
   g_assert_no_error (error);
   g_clear_pointer (&answer, json_object_unref);
-  answer = wait_rest (run);
+  answer = prs_test_wait_rest (run, NULL);
 
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (answer, "content"), ==, "The operation completed.");
@@ -415,7 +383,7 @@ check_contained (Fixture    *fixture,
                  PrsRun     *run,
                  const char *says)
 {
-  g_autoptr(JsonObject) answer = wait_rest (run);
+  g_autoptr(JsonObject) answer = prs_test_wait_rest (run, NULL);
   g_autoptr(PrsToolCallRow) call = only_call (fixture, answer);
   g_autoptr(JsonObject) extra = call_extra (fixture, call);
   g_autoptr(JsonArray) messages = NULL;
@@ -517,7 +485,7 @@ test_stop (Fixture       *fixture,
 
   g_assert_true (prs_mcp_test_wait_until (call_running, fixture, 10000));
   prs_runner_cancel (fixture->runner, prs_run_get_id (run));
-  answer = wait_rest (run);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
   call = only_call (fixture, answer);
   g_assert_cmpstr (call->status, ==, "cancelled");
@@ -553,7 +521,7 @@ test_restart_interrupts (Fixture       *fixture,
   prs_runner_resume (fixture->runner);
 
   run = g_object_ref (prs_runner_get_conversation_run (fixture->runner, fixture->conversation_id));
-  answer = wait_rest (run);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "awaiting_approval");
   call = only_call (fixture, answer);
   g_assert_cmpstr (call->status, ==, "interrupted");
@@ -584,7 +552,7 @@ test_many_tools (Fixture       *fixture,
   g_assert_cmpuint (prs_mcp_server_item_get_n_tools (item), ==, 1000);
   use_script (fixture, "{'kind':'openai','turns':[{'response':{'text':'So many.'}}]}");
   run = start_run (fixture, "What can you do?");
-  answer = wait_rest (run);
+  answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (json_object_get_string_member (answer, "status"), ==, "completed");
   first = offered_tool (fixture, 0, "hostile-many-tools__tool_0000", &count);
   g_assert_nonnull (first);
@@ -615,7 +583,7 @@ test_injection (Fixture       *fixture,
   add_hostile (fixture, "injection");
   use_script (fixture, "{'kind':'openai','turns':[{'response':{'text':'Nothing to do.'}}]}");
   run = start_run (fixture, "Hello.");
-  answer = wait_rest (run);
+  answer = prs_test_wait_rest (run, NULL);
   add = offered_tool (fixture, 0, "hostile-injection__add", NULL);
   g_assert_nonnull (add);
   description = json_object_get_string_member (add, "description");
