@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <gdk/x11/gdkx.h>
 
 #include "prs-agent-editor.h"
 #include "prs-agents-page.h"
@@ -93,8 +92,6 @@ main (int   argc,
   g_autoptr(GOptionContext) context = g_option_context_new ("DATA_DIR OUT.png");
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsService) service = NULL;
-  g_autoptr(GtkCssProvider) css = NULL;
-  g_autofree char *command = NULL;
   PrsWindow *window;
   PrsAgentEditor *editor = NULL;
   GtkWidget *shot;
@@ -106,23 +103,7 @@ main (int   argc,
       return 2;
     }
 
-  gtk_init ();
-  adw_init ();
-  if (dark)
-    adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
-  css = gtk_css_provider_new ();
-  gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-
-  service = prs_service_new (argv[1], prs_test_free_port ());
-  if (!prs_service_start (service, &error))
-    g_error ("%s", error->message);
-
-  window = prs_window_new (NULL, service);
-  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
-  gtk_window_present (GTK_WINDOW (window));
-  prs_test_wait_frames (GTK_WIDGET (window), 3);
+  window = prs_test_screenshot_start (argv[1], width, height, dark, &service);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-agents", NULL);
   prs_test_wait_frames (GTK_WIDGET (window), 4);
   shot = GTK_WIDGET (window);
@@ -177,14 +158,7 @@ main (int   argc,
     import_file (window, import_path);
   prs_test_wait_frames (GTK_WIDGET (window), 4);
 
-  if (shot != GTK_WIDGET (window))
-    command = g_strdup_printf ("import -window 0x%lx %s",
-                               (unsigned long) gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (shot))),
-                               argv[2]);
-  else
-    command = g_strdup_printf ("import -window root %s", argv[2]);
-  if (!g_spawn_command_line_sync (command, NULL, NULL, NULL, &error))
-    g_error ("%s", error->message);
+  prs_test_capture (shot != GTK_WIDGET (window) ? shot : NULL, argv[2]);
 
   if (editor != NULL)
     gtk_window_destroy (GTK_WINDOW (editor));

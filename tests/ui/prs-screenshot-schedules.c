@@ -163,8 +163,6 @@ main (int   argc,
   g_autoptr(GOptionContext) context = g_option_context_new ("DATA_DIR OUT.png");
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsService) service = NULL;
-  g_autoptr(GtkCssProvider) css = NULL;
-  g_autofree char *command = NULL;
   PrsWindow *window;
   GtkWidget *editor = NULL;
 
@@ -175,23 +173,8 @@ main (int   argc,
       return 2;
     }
 
-  gtk_init ();
-  adw_init ();
-  if (dark)
-    adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
-  css = gtk_css_provider_new ();
-  gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   seed (argv[1]);
-
-  service = prs_service_new (argv[1], prs_test_free_port ());
-  if (!prs_service_start (service, &error))
-    g_error ("%s", error->message);
-  window = prs_window_new (NULL, service);
-  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
-  gtk_window_present (GTK_WINDOW (window));
-  prs_test_wait_frames (GTK_WIDGET (window), 3);
+  window = prs_test_screenshot_start (argv[1], width, height, dark, &service);
   if (slug != NULL)
     show_conversation (service, window);
   else
@@ -201,9 +184,7 @@ main (int   argc,
     editor = open_editor (service, window);
   prs_test_wait_frames (GTK_WIDGET (window), 4);
 
-  command = g_strdup_printf ("import -window root %s", argv[2]);
-  if (!g_spawn_command_line_sync (command, NULL, NULL, NULL, &error))
-    g_error ("%s", error->message);
+  prs_test_capture (NULL, argv[2]);
 
   if (editor != NULL)
     gtk_window_destroy (GTK_WINDOW (editor));

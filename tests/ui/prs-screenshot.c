@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#include <locale.h>
 #include <glib/gi18n.h>
 
 #include "prs-conversation-row.h"
@@ -232,6 +231,43 @@ open_agent_submenu (PrsWindow *window)
   prs_test_wait_frames (GTK_WIDGET (window), 8);
 }
 
+/* Opens the conversation named @wanted */
+static void
+select_conversation (PrsService *service,
+                     PrsWindow  *window,
+                     const char *wanted)
+{
+  PrsConversationList *list = prs_service_get_conversations (service);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (list)); i++)
+    {
+      g_autoptr(PrsConversation) conversation = g_list_model_get_item (G_LIST_MODEL (list), i);
+
+      if (g_strcmp0 (prs_conversation_get_slug (conversation), wanted) == 0)
+        prs_window_select_conversation (window, prs_conversation_get_id (conversation));
+    }
+}
+
+/* Opens the Request Context of the last reply: the one nearest the bottom */
+static void
+expand_last_context (PrsWindow *window)
+{
+  GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (window)));
+  GtkWidget *last = NULL;
+
+  for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
+    {
+      GtkWidget *row = prs_test_find_widget (item, PRS_TYPE_MESSAGE_ROW, NULL, NULL);
+
+      if (row != NULL && prs_message_row_get_context_expander (PRS_MESSAGE_ROW (row)) != NULL &&
+          prs_message_is_kind (prs_message_row_get_message (PRS_MESSAGE_ROW (row)), "assistant"))
+        last = prs_message_row_get_context_expander (PRS_MESSAGE_ROW (row));
+    }
+  if (last != NULL)
+    gtk_expander_set_expanded (GTK_EXPANDER (last), TRUE);
+  prs_test_wait_frames (GTK_WIDGET (window), 6);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -239,8 +275,6 @@ main (int   argc,
   g_autoptr(GOptionContext) context = g_option_context_new ("DATA_DIR OUT.png");
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsService) service = NULL;
-  g_autoptr(GtkCssProvider) css = NULL;
-  g_autofree char *command = NULL;
   PrsWindow *window;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -250,45 +284,10 @@ main (int   argc,
       return 2;
     }
 
-  /* In the environment's language: the build's catalogues with
-   * PRS_TEST_LOCALEDIR=BUILD/po (the translation test's variable) */
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PRS_TEST_LOCALEDIR") != NULL ? g_getenv ("PRS_TEST_LOCALEDIR") : LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
-  gtk_init ();
-  adw_init ();
-  if (dark)
-    adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
-  css = gtk_css_provider_new ();
-  gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-  /* The resource's icons, as the application's resource-base-path adds them */
-  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
-                                    RESOURCE_PREFIX "/icons");
-
-  service = prs_service_new (argv[1], prs_test_free_port ());
-  if (!prs_service_start (service, &error))
-    g_error ("%s", error->message);
-
-  window = prs_window_new (NULL, service);
-  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
-  gtk_window_present (GTK_WINDOW (window));
-  prs_test_wait_frames (GTK_WIDGET (window), 3);
+  window = prs_test_screenshot_start (argv[1], width, height, dark, &service);
 
   if (slug != NULL)
-    {
-      PrsConversationList *list = prs_service_get_conversations (service);
-
-      for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (list)); i++)
-        {
-          g_autoptr(PrsConversation) conversation = g_list_model_get_item (G_LIST_MODEL (list), i);
-
-          if (g_strcmp0 (prs_conversation_get_slug (conversation), slug) == 0)
-            prs_window_select_conversation (window, prs_conversation_get_id (conversation));
-        }
-    }
+    select_conversation (service, window, slug);
   if (wait_mcp)
     wait_for_mcp (service);
   if (show_tools)
@@ -311,23 +310,7 @@ main (int   argc,
     scroll_tools_end (GTK_WIDGET (window));
 
   if (expand_context)
-    {
-      GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (window)));
-      GtkWidget *last = NULL;
-
-      /* The last reply's context: the one nearest the bottom. */
-      for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
-        {
-          GtkWidget *row = prs_test_find_widget (item, PRS_TYPE_MESSAGE_ROW, NULL, NULL);
-
-          if (row != NULL && prs_message_row_get_context_expander (PRS_MESSAGE_ROW (row)) != NULL &&
-              prs_message_is_kind (prs_message_row_get_message (PRS_MESSAGE_ROW (row)), "assistant"))
-            last = prs_message_row_get_context_expander (PRS_MESSAGE_ROW (row));
-        }
-      if (last != NULL)
-        gtk_expander_set_expanded (GTK_EXPANDER (last), TRUE);
-      prs_test_wait_frames (GTK_WIDGET (window), 6);
-    }
+    expand_last_context (window);
 
   if (search != NULL)
     show_search (window);
@@ -338,9 +321,7 @@ main (int   argc,
   if (conversation_menu)
     open_agent_submenu (window);
 
-  command = g_strdup_printf ("import -window root %s", argv[2]);
-  if (!g_spawn_command_line_sync (command, NULL, NULL, NULL, &error))
-    g_error ("%s", error->message);
+  prs_test_capture (NULL, argv[2]);
 
   gtk_window_destroy (GTK_WINDOW (window));
   prs_service_stop (service);

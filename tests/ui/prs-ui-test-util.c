@@ -9,6 +9,10 @@
 #include <gdk/x11/gdkx.h>
 #include <X11/keysym.h>
 
+#include <locale.h>
+#include <glib/gi18n.h>
+#include <adwaita.h>
+
 #include "prs-ui-test-util.h"
 
 void
@@ -316,8 +320,6 @@ prs_test_screenshot (GtkWidget  *window,
 {
   const char *dir = g_getenv ("PRS_SCREENSHOT_DIR");
   g_autofree char *path = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *argv[] = { "import", "-window", "root", NULL, NULL };
   gboolean done = FALSE;
 
   if (dir == NULL)
@@ -328,7 +330,65 @@ prs_test_screenshot (GtkWidget  *window,
     g_main_context_iteration (NULL, TRUE);
   prs_test_wait_frames (window, 2);
   path = g_strdup_printf ("%s/%s.png", dir, name);
-  argv[3] = path;
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, &error);
+  prs_test_capture (NULL, path);
+}
+
+PrsWindow *
+prs_test_screenshot_start (const char  *data_dir,
+                           int          width,
+                           int          height,
+                           gboolean     dark,
+                           PrsService **service)
+{
+  g_autoptr(GtkCssProvider) css = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *localedir = g_getenv ("PRS_TEST_LOCALEDIR");
+  PrsWindow *window;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, localedir != NULL ? localedir : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  gtk_init ();
+  adw_init ();
+  if (dark)
+    adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  /* The resource's icons, as the application's resource-base-path adds them */
+  gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                    RESOURCE_PREFIX "/icons");
+
+  *service = prs_service_new (data_dir, prs_test_free_port ());
+  if (!prs_service_start (*service, &error))
+    g_error ("%s", error->message);
+  window = prs_window_new (NULL, *service);
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (GTK_WIDGET (window), 3);
+  return window;
+}
+
+void
+prs_test_capture (GtkWidget  *widget,
+                  const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xid = NULL;
+  const char *argv[] = { "import", "-window", "root", path, NULL };
+  int status = 0;
+
+  if (widget != NULL)
+    {
+      GdkSurface *surface = gtk_native_get_surface (gtk_widget_get_native (widget));
+
+      xid = g_strdup_printf ("0x%lx", (unsigned long) gdk_x11_surface_get_xid (surface));
+      argv[2] = xid;
+    }
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_spawn_check_wait_status (status, &error);
   g_assert_no_error (error);
 }

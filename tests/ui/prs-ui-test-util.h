@@ -5,8 +5,10 @@
 
 #include <gtk/gtk.h>
 
+#include "prs-service.h"
 #include "prs-store.h"
 #include "prs-test-util.h"
+#include "prs-window.h"
 
 G_BEGIN_DECLS
 
@@ -60,5 +62,19 @@ void       prs_test_screenshot     (GtkWidget   *window,
 /* Emits "clicked" on @button, which must be sensitive, at once
  * (gtk_widget_activate () on a button clicks 250 ms later). */
 void       prs_test_click          (GtkWidget   *button);
+
+/* The screenshot programs' start: GTK and libadwaita in the environment's
+ * language (the build's catalogues with PRS_TEST_LOCALEDIR=BUILD/po), dark
+ * when @dark, the application's stylesheet and icons, a started service on
+ * @data_dir (*@service) and its window at @width × @height, drawn. */
+PrsWindow *prs_test_screenshot_start (const char   *data_dir,
+                                      int           width,
+                                      int           height,
+                                      gboolean      dark,
+                                      PrsService  **service);
+/* Captures @widget's toplevel (NULL: the whole screen) into the PNG file
+ * @path with ImageMagick's import; the test fails when it cannot. */
+void       prs_test_capture          (GtkWidget    *widget,
+                                      const char   *path);
 
 G_END_DECLS
