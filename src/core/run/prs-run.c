@@ -357,6 +357,36 @@ call_model (PrsRun *self)
 
 /* ---- the loop ---- */
 
+/* Settles a call with a result posted back later, in the batch begun:
+ * all of it stored, or nothing (the call then still runs, as stored).
+ * Ends the batch. FALSE when the call is not there (any more) */
+static gboolean
+settle_whole (PrsRun            *self,
+              const char        *call_id,
+              PrsToolCallResult *outcome)
+{
+  g_autoptr(PrsToolCallRow) call = NULL;
+
+  /* The batch could not begin: nothing is written one by one */
+  if (self->unsaved != NULL)
+    {
+      _prs_run_batch_end (self);
+      return TRUE;
+    }
+  if (!_prs_run_settle_call (self, call_id, outcome))
+    {
+      _prs_run_batch_end (self);
+      return FALSE;
+    }
+  if (_prs_run_batch_end_whole (self))
+    return TRUE;
+  /* Its card was told of a result that is not there: it reads the call again */
+  call = prs_store_lookup_tool_call (self->env->store, call_id, NULL);
+  if (call != NULL)
+    _prs_run_emit_message_changed (self, call->message_id);
+  return TRUE;
+}
+
 static void
 on_call_done (GObject      *source,
               GAsyncResult *result,
@@ -365,19 +395,36 @@ on_call_done (GObject      *source,
   PrsRun *self = PRS_RUN (source);
   g_autofree char *call_id = NULL;
   g_autoptr(PrsToolCallResult) outcome = _prs_run_call_tool_finish (self, result, &call_id);
+  g_autoptr(GError) unsaved = NULL;
 
   if (self->detached || outcome == NULL)
     return;
   /* The result and the call's new state: one transaction, on the disk
    * before a workflow that posted the result back hears that it was taken */
   _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
-  if (_prs_run_settle_call (self, call_id, outcome))
+  if (outcome->stored_func == NULL)
     {
+      _prs_run_settle_call (self, call_id, outcome);
       _prs_run_batch_end (self);
-      prs_tool_call_result_stored (outcome, self->unsaved, prs_store_get_last_commit (self->env->store));
+      advance (self);
+      return;
     }
-  else
-    _prs_run_batch_end (self);
+  /* A call that is gone: its sender hears so as the result is freed */
+  if (!settle_whole (self, call_id, outcome))
+    {
+      advance (self);
+      return;
+    }
+  unsaved = self->unsaved != NULL ? g_error_copy (self->unsaved) : NULL;
+  prs_tool_call_result_stored (outcome, unsaved, prs_store_get_last_commit (self->env->store));
+  /* Not stored: the run does not go on with it; the call waits again (the
+   * registry re-armed it before its sender heard why) and takes the same
+   * result posted again (docs/api.md) */
+  if (prs_tool_call_result_waits_again (unsaved))
+    {
+      _prs_run_await_result_async (self, call_id, on_call_done, NULL);
+      return;
+    }
   advance (self);
 }
 
