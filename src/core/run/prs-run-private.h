@@ -41,6 +41,13 @@ struct _PrsRun
   GPtrArray    *held_attempts;
   PrsChatResponse *held_response;
   gboolean      held_cancelled;
+  /* A model call whose end could not begin to be stored (the database
+   * busy): kept, and stored again later (prs-run.c) */
+  PrsChatResponse *end_response;
+  GError       *end_error;
+  GPtrArray    *end_attempts;
+  guint         end_retry_id;
+  guint         end_retry_ms;
 
   /* The reply streaming now */
   GString      *stream_text;
