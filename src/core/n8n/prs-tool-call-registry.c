@@ -54,6 +54,15 @@ struct _PrsCallbackRegistry
 
 G_DEFINE_FINAL_TYPE (PrsCallbackRegistry, prs_callback_registry, G_TYPE_OBJECT)
 
+/* A secret does not stay behind in freed memory */
+static void
+clear_secret (char **secret)
+{
+  if (*secret != NULL)
+    memset (*secret, 0, strlen (*secret));
+  g_clear_pointer (secret, g_free);
+}
+
 static void
 entry_free (gpointer data)
 {
@@ -66,9 +75,7 @@ entry_free (gpointer data)
   g_clear_object (&entry->task);
   g_clear_pointer (&entry->result, json_node_unref);
   g_free (entry->error);
-  if (entry->secret != NULL)
-    memset (entry->secret, 0, strlen (entry->secret));
-  g_free (entry->secret);
+  clear_secret (&entry->secret);
   g_free (entry);
 }
 
@@ -131,9 +138,7 @@ prs_callback_registry_expect (PrsCallbackRegistry *self,
 
   g_mutex_lock (&self->lock);
   entry = ensure_entry (self, tool_call_id);
-  if (entry->secret != NULL)
-    memset (entry->secret, 0, strlen (entry->secret));
-  g_free (entry->secret);
+  clear_secret (&entry->secret);
   entry->secret = g_strdup (secret);
   entry->wrong_secrets = 0;
   g_mutex_unlock (&self->lock);
@@ -378,9 +383,7 @@ on_unconfirmed_told (const GError *error,
     }
   unconfirmed->func (error, commit, unconfirmed->data);
 
-  if (unconfirmed->secret != NULL)
-    memset (unconfirmed->secret, 0, strlen (unconfirmed->secret));
-  g_free (unconfirmed->secret);
+  clear_secret (&unconfirmed->secret);
   g_free (unconfirmed->tool_call_id);
   g_object_unref (unconfirmed->registry);
   g_free (unconfirmed);
