@@ -991,6 +991,90 @@ test_registry_secrets (void)
   g_clear_error (&out.error);
 }
 
+/* What the sender of a result heard */
+static void
+on_told (const GError *error,
+         guint64       commit,
+         gpointer      data)
+{
+  GError **told = data;
+
+  g_assert_null (*told);
+  *told = error != NULL ? g_error_copy (error) : g_error_new_literal (PRS_ERROR, PRS_ERROR_FAILED, "stored");
+}
+
+/* A result that could not be stored (docs/api.md): the call waits again
+ * as it did — the same secret, the count of wrong ones kept, its timeout
+ * counted from the first wait — and takes the same result posted again */
+static void
+test_registry_unstored_waits_again (void)
+{
+  g_autoptr(PrsCallbackRegistry) registry = prs_callback_registry_new ();
+  g_autoptr(JsonNode) genuine = json_from_string ("{\"forecast\":\"sun\"}", NULL);
+  g_autoptr(GError) busy = g_error_new_literal (PRS_ERROR, PRS_ERROR_STORE_BUSY, "busy");
+  g_autoptr(GError) told = NULL;
+  WaitOutcome out = { 0 };
+  gint64 started = g_get_monotonic_time ();
+  guint left = 0;
+
+  prs_callback_registry_expect (registry, "c", "right-secret");
+  prs_callback_registry_wait_async (registry, "c", 2, NULL, on_waited, &out);
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c", "wrong", TRUE, genuine, NULL, &left), ==,
+                   PRS_CALLBACK_SECRET_WRONG);
+  g_assert_cmpint (prs_callback_registry_deliver_stored (registry, "c", "right-secret", TRUE, genuine, NULL, NULL,
+                                                         on_told, &told), ==, PRS_CALLBACK_DELIVERED);
+  wait_for (&out);
+  g_assert_cmpint (out.result->status, ==, PRS_TOOL_CALL_SUCCEEDED);
+  /* Taken, not stored yet: nobody else can deliver */
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c", "right-secret", TRUE, genuine, NULL, NULL), ==,
+                   PRS_CALLBACK_UNKNOWN);
+
+  /* Not stored: the call waits again before its sender hears why */
+  prs_tool_call_result_stored (out.result, busy, 0);
+  g_assert_error (told, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_clear_error (&told);
+  prs_tool_call_result_free (out.result);
+  g_assert_true (prs_callback_registry_is_expected (registry, "c"));
+  g_assert_cmpint (prs_callback_registry_deliver (registry, "c", "wrong", TRUE, genuine, NULL, &left), ==,
+                   PRS_CALLBACK_SECRET_WRONG);
+  g_assert_cmpuint (left, ==, PRS_CALLBACK_MAX_WRONG_SECRETS - 2);
+
+  /* Posted again, it is taken, and its sender hears it stored */
+  memset (&out, 0, sizeof out);
+  g_assert_cmpint (prs_callback_registry_deliver_stored (registry, "c", "right-secret", TRUE, genuine, NULL, NULL,
+                                                         on_told, &told), ==, PRS_CALLBACK_DELIVERED);
+  prs_callback_registry_wait_async (registry, "c", 2, NULL, on_waited, &out);
+  wait_for (&out);
+  g_assert_cmpint (out.result->status, ==, PRS_TOOL_CALL_SUCCEEDED);
+  prs_tool_call_result_stored (out.result, busy, 0);
+  g_clear_error (&told);
+  prs_tool_call_result_free (out.result);
+
+  /* Waited for again, it times out 2 s after the first wait began, not
+   * 2 s after this one */
+  memset (&out, 0, sizeof out);
+  g_usleep (G_USEC_PER_SEC);
+  prs_callback_registry_wait_async (registry, "c", 2, NULL, on_waited, &out);
+  wait_for (&out);
+  g_assert_cmpint (out.result->error_code, ==, PRS_ERROR_TIMEOUT);
+  g_assert_nonnull (strstr (out.result->error, "within 2 s"));
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 2900 * 1000);
+  prs_tool_call_result_free (out.result);
+  g_assert_false (prs_callback_registry_is_expected (registry, "c"));
+
+  /* Stored: told so, and the call is over */
+  prs_callback_registry_expect (registry, "d", "s");
+  memset (&out, 0, sizeof out);
+  prs_callback_registry_wait_async (registry, "d", 30, NULL, on_waited, &out);
+  g_assert_cmpint (prs_callback_registry_deliver_stored (registry, "d", "s", TRUE, genuine, NULL, NULL,
+                                                         on_told, &told), ==, PRS_CALLBACK_DELIVERED);
+  wait_for (&out);
+  prs_tool_call_result_stored (out.result, NULL, 7);
+  g_assert_error (told, PRS_ERROR, PRS_ERROR_FAILED);
+  prs_tool_call_result_free (out.result);
+  g_assert_false (prs_callback_registry_is_expected (registry, "d"));
+}
+
 /* The last wrong secret allowed ends the call as failed, saying why; the
  * right secret is refused afterwards */
 static void
@@ -1085,6 +1169,7 @@ main (int   argc,
   g_test_add_func ("/prs/tool-call/registry/cancel", test_registry_cancel);
   g_test_add_func ("/prs/tool-call/registry/secrets", test_registry_secrets);
   g_test_add_func ("/prs/tool-call/registry/locked", test_registry_locked);
+  g_test_add_func ("/prs/tool-call/registry/unstored-waits-again", test_registry_unstored_waits_again);
   g_test_add_func ("/prs/tool-call/with-registry", test_call_with_registry);
 
   ret = g_test_run ();

@@ -9,9 +9,11 @@ call whose model has answered, while another program (a ctl verb, sqlite3)
 keeps a write open past the busy timeout, cannot store the run's end — its
 reply, its status. The call must then not answer 200 "completed" with that
 reply: it answers 503 storage-busy with Retry-After, and nothing in the
-database contradicts what it was told. Once the other program is done, the
-next call answers 200 and its reply is in the database, which passes
-PRAGMA integrity_check."""
+database contradicts what it was told. The run keeps the reply and stores it
+itself once the other program is done: the same request sent again hears
+202 "running" until then and 200 "completed" with that reply after, with no
+restart and without asking the model again. The next call answers 200 and
+its reply is in the database, which passes PRAGMA integrity_check."""
 
 import os
 import sqlite3
@@ -22,7 +24,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'api'))
 from prsapi import run_suite, wait_until  # noqa: E402
 
-PLAN = 5
+PLAN = 7
 # The service's debug line when a read had to sync the database first
 SYNCED_READ = 'Synced the database before answering a read'
 HELD_REPLY = 'The reply written while the database was held'
@@ -92,6 +94,25 @@ def run(tap, app):
            'a run whose end could not be stored answers 503 storage-busy with Retry-After',
            '%r %r' % (r, body))
 
+    # The same request again, until the run has stored the reply it kept
+    answers = []
+
+    def held_again():
+        again = {}
+        inference(app, cid, 'held', again)
+        r = again.get('r')
+        b = (r.json() if r is not None else None) or {}
+        answers.append((r.status if r is not None else None, b.get('status'), b.get('content')))
+        return r is not None and r.status == 200
+
+    stored = wait_until(held_again, 90, interval=0.5)
+    last = answers[-1] if answers else (None, None, None)
+    tap.ok(stored and last[1:] == ('completed', HELD_REPLY) and HELD_REPLY in stored_replies(db_path, cid)
+           and all(a[:2] in ((202, 'running'), (200, 'completed')) for a in answers),
+           'the same request again hears 202 "running", then 200 "completed" with the reply the run kept, '
+           'stored, without a restart',
+           'answers %r; stored replies %r\n%s' % (answers, stored_replies(db_path, cid), app.log()[-4000:]))
+
     later = {}
     inference(app, cid, 'later', later)
     r2 = later['r']
@@ -100,6 +121,9 @@ def run(tap, app):
            and LATER_REPLY in stored_replies(db_path, cid),
            'once the database is free, the next call answers 200 and its reply is stored',
            '%r %r' % (r2, body2))
+    asked = len(app.provider.requests('POST'))
+    tap.ok(asked == 2, 'the model was asked once for each request: the reply kept is the one it gave',
+           '%d model calls' % asked)
     app.stop()
     db = sqlite3.connect(db_path)
     try:

@@ -27,7 +27,22 @@ typedef struct
   GSource  *timeout_source;
   GSource  *cancel_source;
   guint     timeout;
+  gint64    deadline_us;     /* when the first wait times out (0: no wait yet) */
 } Entry;
+
+/* A delivered result whose sender waits to hear that it is stored: what
+ * makes the call wait again, as it did, when it could not be */
+typedef struct
+{
+  PrsCallbackRegistry   *registry;
+  char                  *tool_call_id;
+  char                  *secret;
+  guint                  wrong_secrets;
+  guint                  timeout;
+  gint64                 deadline_us;
+  PrsToolCallStoredFunc  func;
+  gpointer               data;
+} Unconfirmed;
 
 struct _PrsCallbackRegistry
 {
@@ -38,6 +53,15 @@ struct _PrsCallbackRegistry
 };
 
 G_DEFINE_FINAL_TYPE (PrsCallbackRegistry, prs_callback_registry, G_TYPE_OBJECT)
+
+/* A secret does not stay behind in freed memory */
+static void
+clear_secret (char **secret)
+{
+  if (*secret != NULL)
+    memset (*secret, 0, strlen (*secret));
+  g_clear_pointer (secret, g_free);
+}
 
 static void
 entry_free (gpointer data)
@@ -51,9 +75,7 @@ entry_free (gpointer data)
   g_clear_object (&entry->task);
   g_clear_pointer (&entry->result, json_node_unref);
   g_free (entry->error);
-  if (entry->secret != NULL)
-    memset (entry->secret, 0, strlen (entry->secret));
-  g_free (entry->secret);
+  clear_secret (&entry->secret);
   g_free (entry);
 }
 
@@ -116,9 +138,7 @@ prs_callback_registry_expect (PrsCallbackRegistry *self,
 
   g_mutex_lock (&self->lock);
   entry = ensure_entry (self, tool_call_id);
-  if (entry->secret != NULL)
-    memset (entry->secret, 0, strlen (entry->secret));
-  g_free (entry->secret);
+  clear_secret (&entry->secret);
   entry->secret = g_strdup (secret);
   entry->wrong_secrets = 0;
   g_mutex_unlock (&self->lock);
@@ -273,9 +293,20 @@ prs_callback_registry_wait_async (PrsCallbackRegistry *self,
     }
 
   entry->task = g_object_ref (task);
-  entry->timeout = timeout_seconds > 0 ? timeout_seconds : PRS_CALLBACK_DEFAULT_TIMEOUT;
+  if (entry->deadline_us == 0)
+    {
+      entry->timeout = timeout_seconds > 0 ? timeout_seconds : PRS_CALLBACK_DEFAULT_TIMEOUT;
+      entry->deadline_us = g_get_monotonic_time () + (gint64) entry->timeout * G_USEC_PER_SEC;
+      entry->timeout_source = g_timeout_source_new_seconds (entry->timeout);
+    }
+  else
+    {
+      /* Waited for again after its result could not be stored: the
+       * timeout still counts from the first wait */
+      gint64 left_us = MAX (entry->deadline_us - g_get_monotonic_time (), 0);
 
-  entry->timeout_source = g_timeout_source_new_seconds (entry->timeout);
+      entry->timeout_source = g_timeout_source_new ((guint) MIN (left_us / 1000, G_MAXUINT));
+    }
   g_source_set_callback (entry->timeout_source, on_wait_timeout, g_object_ref (task), g_object_unref);
   g_source_set_static_name (entry->timeout_source, "[prosponsive] tool callback timeout");
   g_source_attach (entry->timeout_source, g_task_get_context (task));
@@ -300,6 +331,62 @@ prs_callback_registry_wait_finish (PrsCallbackRegistry *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == prs_callback_registry_wait_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static Unconfirmed *
+unconfirmed_new (PrsCallbackRegistry   *self,
+                 const char            *tool_call_id,
+                 Entry                 *entry,
+                 PrsToolCallStoredFunc  func,
+                 gpointer               data)
+{
+  Unconfirmed *unconfirmed = g_new0 (Unconfirmed, 1);
+
+  unconfirmed->registry = g_object_ref (self);
+  unconfirmed->tool_call_id = g_strdup (tool_call_id);
+  unconfirmed->secret = g_strdup (entry->secret);
+  unconfirmed->wrong_secrets = entry->wrong_secrets;
+  unconfirmed->timeout = entry->timeout;
+  unconfirmed->deadline_us = entry->deadline_us;
+  unconfirmed->func = func;
+  unconfirmed->data = data;
+  return unconfirmed;
+}
+
+/* The result was stored, or the call ended without it: the sender hears
+ * it. Else (prs_tool_call_result_waits_again ()) the call waits again
+ * exactly as before — same secret, same count of wrong ones, its timeout
+ * counted from the first wait — before the sender hears that nothing was
+ * taken, so that its retry finds the call (docs/api.md) */
+static void
+on_unconfirmed_told (const GError *error,
+                     guint64       commit,
+                     gpointer      data)
+{
+  Unconfirmed *unconfirmed = data;
+  PrsCallbackRegistry *self = unconfirmed->registry;
+
+  if (prs_tool_call_result_waits_again (error))
+    {
+      Entry *entry;
+
+      g_mutex_lock (&self->lock);
+      entry = ensure_entry (self, unconfirmed->tool_call_id);
+      if (entry->secret == NULL && !entry->delivered)
+        {
+          entry->secret = g_steal_pointer (&unconfirmed->secret);
+          entry->wrong_secrets = unconfirmed->wrong_secrets;
+          entry->timeout = unconfirmed->timeout;
+          entry->deadline_us = unconfirmed->deadline_us;
+        }
+      g_mutex_unlock (&self->lock);
+    }
+  unconfirmed->func (error, commit, unconfirmed->data);
+
+  clear_secret (&unconfirmed->secret);
+  g_free (unconfirmed->tool_call_id);
+  g_object_unref (unconfirmed->registry);
+  g_free (unconfirmed);
 }
 
 /* Called with the lock held: records the result and, when someone waits,
@@ -411,8 +498,9 @@ prs_callback_registry_deliver_stored (PrsCallbackRegistry   *self,
     *wrong_left = PRS_CALLBACK_MAX_WRONG_SECRETS - entry->wrong_secrets;
   if (outcome == PRS_CALLBACK_DELIVERED)
     {
-      entry->stored_func = stored_func;
-      entry->stored_data = stored_data;
+      entry->stored_func = stored_func != NULL ? on_unconfirmed_told : NULL;
+      entry->stored_data = stored_func != NULL ? unconfirmed_new (self, tool_call_id, entry, stored_func, stored_data)
+                                               : NULL;
       settled = entry_settle (self, tool_call_id, entry, success, result, error);
     }
   if (settled != NULL)

@@ -81,7 +81,11 @@ PrsCallbackDelivery  prs_callback_registry_deliver     (PrsCallbackRegistry *sel
                                                         guint               *wrong_left);
 /* The same; a delivered result's @stored_func is called once it is stored
  * (or will not be: the call ended first), on the thread that knows it.
- * Not called when the result is not delivered. */
+ * Not called when the result is not delivered. Told that it could not be
+ * stored (prs_tool_call_result_waits_again ()), the call waits again as
+ * before — same secret, same count of wrong ones, its timeout counted from
+ * its first wait — before @stored_func hears it, so that the same result
+ * posted again is taken (whoever stores it waits for it again). */
 PrsCallbackDelivery  prs_callback_registry_deliver_stored (PrsCallbackRegistry   *self,
                                                            const char            *tool_call_id,
                                                            const char            *secret,

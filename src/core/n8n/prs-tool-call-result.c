@@ -90,6 +90,12 @@ prs_tool_call_result_stored (PrsToolCallResult *result,
     func (error, commit, g_steal_pointer (&result->stored_data));
 }
 
+gboolean
+prs_tool_call_result_waits_again (const GError *error)
+{
+  return error != NULL && !g_error_matches (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+}
+
 void
 prs_tool_call_result_free (PrsToolCallResult *result)
 {

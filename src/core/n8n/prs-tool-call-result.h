@@ -52,6 +52,11 @@ void                prs_tool_call_result_free        (PrsToolCallResult       *r
 void                prs_tool_call_result_stored      (PrsToolCallResult       *result,
                                                       const GError            *error,
                                                       guint64                  commit);
+/* Whether a result told @error by its storer is still waited for: it
+ * could not be stored (the database busy, the disk full), but the call did
+ * not end, so its sender may post it again. FALSE for NULL (stored) and
+ * for the call that ended before it was stored (PRS_ERROR_NOT_FOUND) */
+gboolean            prs_tool_call_result_waits_again (const GError            *error);
 const char         *prs_tool_call_status_to_string   (PrsToolCallStatus        status);
 
 /* What the model receives: for a success, the result's JSON text; for a

@@ -41,6 +41,13 @@ struct _PrsRun
   GPtrArray    *held_attempts;
   PrsChatResponse *held_response;
   gboolean      held_cancelled;
+  /* A model call whose end could not begin to be stored (the database
+   * busy): kept, and stored again later (prs-run.c) */
+  PrsChatResponse *end_response;
+  GError       *end_error;
+  GPtrArray    *end_attempts;
+  guint         end_retry_id;
+  guint         end_retry_ms;
 
   /* The reply streaming now */
   GString      *stream_text;
@@ -85,6 +92,9 @@ void        _prs_run_batch_begin_row_later (PrsRun       *self,
 void        _prs_run_note_unsaved     (PrsRun       *self,
                                        const GError *error);
 void        _prs_run_batch_end        (PrsRun       *self);
+/* Ends the batch: committed when every write of it worked, else nothing
+ * of it is stored. TRUE when it was committed */
+gboolean    _prs_run_batch_end_whole  (PrsRun       *self);
 char       *_prs_run_insert_message   (PrsRun       *self,
                                        const char   *kind,
                                        const char   *content,
@@ -163,6 +173,12 @@ void        _prs_run_call_tool_async  (PrsRun              *self,
                                        PrsToolCallRow      *call,
                                        GAsyncReadyCallback  callback,
                                        gpointer             user_data);
+/* Waits again for the result of the running call @call_id, posted back
+ * but not stored; answers as _prs_run_call_tool_async () does */
+void        _prs_run_await_result_async (PrsRun              *self,
+                                         const char          *call_id,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data);
 PrsToolCallResult *_prs_run_call_tool_finish (PrsRun        *self,
                                               GAsyncResult  *result,
                                               char         **out_call_id);

@@ -290,6 +290,20 @@ _prs_run_batch_end (PrsRun *self)
   self->batch_open = FALSE;
 }
 
+gboolean
+_prs_run_batch_end_whole (PrsRun *self)
+{
+  if (self->batch_open && self->unsaved != NULL)
+    {
+      g_message ("Nothing of that write of agent run %s was stored", self->row->id);
+      prs_store_batch_abandon (self->env->store);
+      self->batch_open = FALSE;
+      self->row_later = FALSE;
+    }
+  _prs_run_batch_end (self);
+  return self->unsaved == NULL;
+}
+
 char *
 _prs_run_insert_message (PrsRun     *self,
                          const char *kind,

@@ -830,6 +830,20 @@ _prs_run_call_tool_async (PrsRun              *self,
                          self->cancellable, on_invoked, g_steal_pointer (&task));
 }
 
+void
+_prs_run_await_result_async (PrsRun              *self,
+                             const char          *call_id,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, NULL, callback, user_data);
+
+  g_task_set_source_tag (task, _prs_run_call_tool_async);
+  g_task_set_task_data (task, g_strdup (call_id), g_free);
+  g_hash_table_add (self->executing, g_strdup (call_id));
+  prs_tool_invoke_await_result_async (self->env, call_id, self->cancellable, on_invoked, g_steal_pointer (&task));
+}
+
 PrsToolCallResult *
 _prs_run_call_tool_finish (PrsRun        *self,
                            GAsyncResult  *result,

@@ -34,6 +34,10 @@
  * the run; a window that shows it streaming shows it within 100 ms, and
  * every 250 ms after that */
 #define FIRST_FLUSH_MS    100
+/* A model call's end that could not be stored is stored again this long
+ * after, the wait doubling up to the most (docs/storage.md) */
+#define END_RETRY_FIRST_MS 1000
+#define END_RETRY_MAX_MS   30000
 
 G_DEFINE_FINAL_TYPE (PrsRun, prs_run, G_TYPE_OBJECT)
 
@@ -264,6 +268,7 @@ static void after_model (PrsRun          *self,
                          PrsChatResponse *response,
                          GError          *error,
                          GPtrArray       *attempts);
+static void store_model_end (PrsRun *self);
 
 static void
 on_model_done (GObject      *source,
@@ -276,10 +281,58 @@ on_model_done (GObject      *source,
   g_autoptr(GPtrArray) attempts = prs_providers_get_attempts (result);
 
   response = prs_providers_chat_finish (PRS_PROVIDERS (source), result, &error);
-  self->model_in_flight = FALSE;
   g_clear_handle_id (&self->flush_id, g_source_remove);
   if (self->detached)
-    return;
+    {
+      self->model_in_flight = FALSE;
+      return;
+    }
+  self->end_response = g_steal_pointer (&response);
+  self->end_error = g_steal_pointer (&error);
+  self->end_attempts = g_steal_pointer (&attempts);
+  store_model_end (self);
+}
+
+static gboolean
+on_end_retry (gpointer data)
+{
+  /* Resting, the run may lose its runner's reference */
+  g_autoptr(PrsRun) self = g_object_ref (data);
+
+  self->end_retry_id = 0;
+  store_model_end (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The end of the model call could not begin to be stored: nothing of it
+ * is, and the run stays as stored, working. Whoever waits for its rest
+ * hears why now (503 storage-busy); the run keeps the model's answer and
+ * stores it again 1 s later, then 2, 4 … at most 30 s apart, while
+ * Prosponsive runs — the model is not asked again (docs/storage.md).
+ * Stopped meanwhile, the next start takes the run up as after a crash */
+static void
+store_model_end_later (PrsRun       *self,
+                       const GError *error)
+{
+  GList *waiters = g_steal_pointer (&self->waiters);
+
+  self->end_retry_ms = self->end_retry_ms == 0 ? END_RETRY_FIRST_MS : MIN (self->end_retry_ms * 2, END_RETRY_MAX_MS);
+  g_message ("Agent run %s keeps its reply and stores it again in %u ms", self->row->id, self->end_retry_ms);
+  self->end_retry_id = g_timeout_add (self->end_retry_ms, on_end_retry, self);
+  for (GList *l = waiters; l != NULL; l = l->next)
+    {
+      g_task_return_error (l->data, g_error_copy (error));
+      g_object_unref (l->data);
+    }
+  g_list_free (waiters);
+}
+
+static void
+store_model_end (PrsRun *self)
+{
+  g_autoptr(PrsChatResponse) response = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) attempts = NULL;
 
   /* What the call cost (Insights), the reply, the transcript and what the
    * run does next: one transaction, on the disk before the run rests (a
@@ -287,6 +340,19 @@ on_model_done (GObject      *source,
    * write, and a start still waiting goes into that write (the row written
    * once, not inserted and then updated) */
   _prs_run_batch_begin_row_later (self, PRS_STORE_SYNC_NOW);
+  if (self->batch_lost)
+    {
+      g_autoptr(GError) unsaved = g_error_copy (self->unsaved);
+
+      _prs_run_batch_end (self);
+      store_model_end_later (self, unsaved);
+      return;
+    }
+  response = g_steal_pointer (&self->end_response);
+  error = g_steal_pointer (&self->end_error);
+  attempts = g_steal_pointer (&self->end_attempts);
+  self->end_retry_ms = 0;
+  self->model_in_flight = FALSE;
   _prs_run_hold_model_calls (self, attempts, response,
                              g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   after_model (self, response, error, attempts);
@@ -357,6 +423,36 @@ call_model (PrsRun *self)
 
 /* ---- the loop ---- */
 
+/* Settles a call with a result posted back later, in the batch begun:
+ * all of it stored, or nothing (the call then still runs, as stored).
+ * Ends the batch. FALSE when the call is not there (any more) */
+static gboolean
+settle_whole (PrsRun            *self,
+              const char        *call_id,
+              PrsToolCallResult *outcome)
+{
+  g_autoptr(PrsToolCallRow) call = NULL;
+
+  /* The batch could not begin: nothing is written one by one */
+  if (self->unsaved != NULL)
+    {
+      _prs_run_batch_end (self);
+      return TRUE;
+    }
+  if (!_prs_run_settle_call (self, call_id, outcome))
+    {
+      _prs_run_batch_end (self);
+      return FALSE;
+    }
+  if (_prs_run_batch_end_whole (self))
+    return TRUE;
+  /* Its card was told of a result that is not there: it reads the call again */
+  call = prs_store_lookup_tool_call (self->env->store, call_id, NULL);
+  if (call != NULL)
+    _prs_run_emit_message_changed (self, call->message_id);
+  return TRUE;
+}
+
 static void
 on_call_done (GObject      *source,
               GAsyncResult *result,
@@ -365,19 +461,36 @@ on_call_done (GObject      *source,
   PrsRun *self = PRS_RUN (source);
   g_autofree char *call_id = NULL;
   g_autoptr(PrsToolCallResult) outcome = _prs_run_call_tool_finish (self, result, &call_id);
+  g_autoptr(GError) unsaved = NULL;
 
   if (self->detached || outcome == NULL)
     return;
   /* The result and the call's new state: one transaction, on the disk
    * before a workflow that posted the result back hears that it was taken */
   _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
-  if (_prs_run_settle_call (self, call_id, outcome))
+  if (outcome->stored_func == NULL)
     {
+      _prs_run_settle_call (self, call_id, outcome);
       _prs_run_batch_end (self);
-      prs_tool_call_result_stored (outcome, self->unsaved, prs_store_get_last_commit (self->env->store));
+      advance (self);
+      return;
     }
-  else
-    _prs_run_batch_end (self);
+  /* A call that is gone: its sender hears so as the result is freed */
+  if (!settle_whole (self, call_id, outcome))
+    {
+      advance (self);
+      return;
+    }
+  unsaved = self->unsaved != NULL ? g_error_copy (self->unsaved) : NULL;
+  prs_tool_call_result_stored (outcome, unsaved, prs_store_get_last_commit (self->env->store));
+  /* Not stored: the run does not go on with it; the call waits again (the
+   * registry re-armed it before its sender heard why) and takes the same
+   * result posted again (docs/api.md) */
+  if (prs_tool_call_result_waits_again (unsaved))
+    {
+      _prs_run_await_result_async (self, call_id, on_call_done, NULL);
+      return;
+    }
   advance (self);
 }
 
@@ -567,6 +680,7 @@ prs_run_detach (PrsRun *self)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->flush_id, g_source_remove);
+  g_clear_handle_id (&self->end_retry_id, g_source_remove);
   _prs_run_wake_waiters (self);
 }
 
@@ -832,6 +946,7 @@ prs_run_dispose (GObject *object)
 
   g_clear_handle_id (&self->flush_id, g_source_remove);
   g_clear_handle_id (&self->start_save_id, g_source_remove);
+  g_clear_handle_id (&self->end_retry_id, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -850,6 +965,9 @@ prs_run_finalize (GObject *object)
   g_clear_pointer (&self->context, json_object_unref);
   g_clear_pointer (&self->transcript, json_array_unref);
   g_clear_pointer (&self->executing, g_hash_table_unref);
+  g_clear_pointer (&self->end_response, prs_chat_response_free);
+  g_clear_error (&self->end_error);
+  g_clear_pointer (&self->end_attempts, g_ptr_array_unref);
   g_clear_pointer (&self->env, prs_run_env_unref);
   g_clear_error (&self->unsaved);
   g_clear_error (&self->rest_unsaved);

@@ -350,6 +350,23 @@ invoke_mcp (GTask                   *task,
                                g_task_get_cancellable (task), on_mcp_done, task);
 }
 
+static GTask *
+invocation_task_new (PrsRunEnv           *env,
+                     GCancellable        *cancellable,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+  Invocation *invocation = g_new0 (Invocation, 1);
+
+  invocation->env = prs_run_env_ref (env);
+  g_task_set_source_tag (task, prs_tool_invoke_async);
+  g_task_set_task_data (task, invocation, (GDestroyNotify) invocation_free);
+  /* Every outcome is a result, a stop included */
+  g_task_set_check_cancellable (task, FALSE);
+  return task;
+}
+
 void
 prs_tool_invoke_async (PrsRunEnv                *env,
                        const PrsToolInvocation  *in,
@@ -368,16 +385,11 @@ prs_tool_invoke_async (PrsRunEnv                *env,
   g_return_if_fail (in != NULL && in->tool_name != NULL);
   PRS_ASSERT_MAIN_THREAD ();
 
-  invocation = g_new0 (Invocation, 1);
-  invocation->env = prs_run_env_ref (env);
+  task = invocation_task_new (env, cancellable, callback, user_data);
+  invocation = g_task_get_task_data (task);
   invocation->progress_func = progress_func;
   invocation->progress_data = progress_data;
   invocation->progress_destroy = progress_destroy;
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, prs_tool_invoke_async);
-  g_task_set_task_data (task, invocation, (GDestroyNotify) invocation_free);
-  /* Every outcome is a result, a stop included */
-  g_task_set_check_cancellable (task, FALSE);
 
   tool = prs_tool_lookup (env, in->tool_name);
   if (tool == NULL)
@@ -395,6 +407,27 @@ prs_tool_invoke_async (PrsRunEnv                *env,
     invoke_mcp (task, tool, in);
   else
     invoke_n8n (task, tool, in);
+}
+
+void
+prs_tool_invoke_await_result_async (PrsRunEnv           *env,
+                                    const char          *tool_call_id,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  GTask *task;
+  Invocation *invocation;
+
+  g_return_if_fail (env != NULL);
+  g_return_if_fail (tool_call_id != NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  task = invocation_task_new (env, cancellable, callback, user_data);
+  invocation = g_task_get_task_data (task);
+  invocation->tool_call_id = g_strdup (tool_call_id);
+  prs_callback_registry_wait_async (env->registry, tool_call_id, env->limits.callback_timeout, cancellable,
+                                    on_callback_done, task);
 }
 
 PrsToolCallResult *

@@ -66,6 +66,15 @@ void               prs_tool_invoke_async  (PrsRunEnv                *env,
                                            GCancellable             *cancellable,
                                            GAsyncReadyCallback       callback,
                                            gpointer                  user_data);
+/* Waits again for the result of the n8n call @tool_call_id, whose result
+ * posted back could not be stored (prs_tool_call_result_waits_again ()):
+ * the callback registry waits for it as before. Finishes as
+ * prs_tool_invoke_async () does (prs_tool_invoke_finish ()). */
+void               prs_tool_invoke_await_result_async (PrsRunEnv           *env,
+                                                       const char          *tool_call_id,
+                                                       GCancellable        *cancellable,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
 PrsToolCallResult *prs_tool_invoke_finish (GAsyncResult             *result);
 
 G_END_DECLS

@@ -720,6 +720,23 @@ prs_store_batch_end (PrsStore  *self,
   return ok;
 }
 
+void
+prs_store_batch_abandon (PrsStore *self)
+{
+  g_return_if_fail (PRS_IS_STORE (self));
+  PRS_ASSERT_OWNER (&self->owner);
+  g_return_if_fail (self->batch_depth == 1);
+
+  self->batch_depth = 0;
+  self->step_open = FALSE;
+  prs_store_rollback (self);
+  if (self->batch_unsynced)
+    {
+      self->batch_unsynced = FALSE;
+      prs_store_exec_cached (self, "PRAGMA synchronous = FULL", "Could not set up the database", NULL);
+    }
+}
+
 gboolean
 prs_store_delete_one (PrsStore    *self,
                       const char  *sql,

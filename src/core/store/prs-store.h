@@ -65,6 +65,9 @@ gboolean    prs_store_batch_begin             (PrsStore     *self,
                                                GError      **error);
 gboolean    prs_store_batch_end               (PrsStore     *self,
                                                GError      **error);
+/* Ends the outermost batch without committing any of its writes: for
+ * writes that are worth nothing unless all of them are stored */
+void        prs_store_batch_abandon           (PrsStore     *self);
 
 /* Each commit is numbered, in the order the database got them from every
  * store of this process on the same file; prs_store_get_last_commit () is
