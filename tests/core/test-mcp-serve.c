@@ -199,6 +199,27 @@ test_unanswered (Fixture       *f,
   g_assert_cmpstr (g_ptr_array_index (f->heard, 0), ==, "cancel 2");
 }
 
+/* The service's tools as the client sees them: an entry without a name is
+ * left out, and a tool without a description has none (not a null, which
+ * a client checking MCP's schema refuses with the whole list) */
+static void
+test_tools (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autoptr(JsonNode) id = json_from_string ("\"t\"", NULL);
+  g_autoptr(JsonNode) tools = json_from_string ("[{\"name\":\"a\",\"description\":\"A\",\"inputSchema\":"
+                                                "{\"type\":\"object\"}},{\"description\":\"no name\"},7,"
+                                                "{\"name\":\"b\",\"description\":null}]", NULL);
+  g_autofree char *written = NULL;
+
+  prs_mcp_serve_send_tools (f->serve, id, json_node_get_array (tools));
+  g_assert_cmpuint (f->written->len, ==, 1);
+  written = prs_json_to_string (g_ptr_array_index (f->written, 0), FALSE);
+  g_assert_cmpstr (written, ==, "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"result\":{\"tools\":["
+                   "{\"name\":\"a\",\"description\":\"A\",\"inputSchema\":{\"type\":\"object\"}},"
+                   "{\"name\":\"b\",\"inputSchema\":{}}]}}");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -209,5 +230,6 @@ main (int   argc,
   g_test_add ("/prs/mcp-serve/too-long", Fixture, NULL, fixture_set_up, test_too_long, fixture_tear_down);
   g_test_add ("/prs/mcp-serve/invalid", Fixture, NULL, fixture_set_up, test_invalid, fixture_tear_down);
   g_test_add ("/prs/mcp-serve/unanswered", Fixture, NULL, fixture_set_up, test_unanswered, fixture_tear_down);
+  g_test_add ("/prs/mcp-serve/tools", Fixture, NULL, fixture_set_up, test_tools, fixture_tear_down);
   return g_test_run ();
 }

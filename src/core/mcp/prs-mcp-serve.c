@@ -81,9 +81,13 @@ client_tool (JsonObject *tool)
 {
   JsonObject *out = json_object_new ();
   JsonObject *schema = prs_json_object_get_object (tool, "inputSchema");
+  const char *description = prs_json_object_get_string (tool, "description");
 
   json_object_set_string_member (out, "name", prs_json_object_get_string (tool, "name"));
-  json_object_set_string_member (out, "description", prs_json_object_get_string (tool, "description"));
+  /* Left out rather than null: MCP's description is an optional string,
+   * and a client that checks the schema refuses the whole list for a null */
+  if (description != NULL)
+    json_object_set_string_member (out, "description", description);
   json_object_set_object_member (out, "inputSchema", schema != NULL ? json_object_ref (schema) : json_object_new ());
   return out;
 }
