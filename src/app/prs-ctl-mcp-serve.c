@@ -7,7 +7,9 @@
  * is decided in the app (a rule, or a person), and while it waits the
  * client hears progress. The service is reached through the local API
  * with its token (docs/api.md), trusting only the certificate of the data
- * folder. Also `mcp approve|deny CALL`, the same decision through the API. */
+ * folder. Also `mcp approve|deny CALL`, the same decision through the API.
+ * What the client sends is read and answered in prs-mcp-serve.c; this file
+ * keeps what needs the service or the standard streams. */
 #include "config.h"
 
 #include <string.h>
@@ -23,10 +25,8 @@
 #include "prs-json.h"
 #include "prs-mcp-client.h"
 #include "prs-mcp-message.h"
+#include "prs-mcp-serve.h"
 
-/* A client's message: as large as ours to servers may be */
-#define MAX_LINE          PRS_MCP_DEFAULT_MAX_MESSAGE
-#define MAX_DEPTH         64
 /* How long the service holds a look at a call's state that has nothing
  * new (docs/api.md): a change is heard at once, and while nothing changes
  * the client still hears progress this often, so it knows to wait */
@@ -43,7 +43,7 @@ typedef struct
   guint            approval_timeout;
   GInputStream    *input;
   GOutputStream   *output;
-  GString         *buffer;
+  PrsMcpServe     *mcp;
   guint            in_flight;
   GPtrArray       *calls;        /* ClientCall*, not owned: the client's calls under way */
   gboolean         input_done;
@@ -67,14 +67,13 @@ typedef struct
 /* ---- standard output: protocol only ---- */
 
 static void
-send_message (Serve      *serve,
-              JsonObject *message)
+write_line (GBytes   *line,
+            gpointer  user_data)
 {
-  g_autoptr(GBytes) bytes = prs_mcp_message_serialize (message);
+  Serve *serve = user_data;
   g_autoptr(GError) error = NULL;
 
-  json_object_unref (message);
-  if (!g_output_stream_write_all (serve->output, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+  if (!g_output_stream_write_all (serve->output, g_bytes_get_data (line, NULL), g_bytes_get_size (line),
                                   NULL, NULL, &error) ||
       !g_output_stream_write_all (serve->output, "\n", 1, NULL, NULL, &error) ||
       !g_output_stream_flush (serve->output, NULL, &error))
@@ -83,15 +82,6 @@ send_message (Serve      *serve,
       g_printerr (_("mcp serve: could not write to standard output: %s\n"), error->message);
       g_main_loop_quit (serve->loop);
     }
-}
-
-static void
-send_error (Serve      *serve,
-            JsonNode   *id,
-            int         code,
-            const char *text)
-{
-  send_message (serve, prs_mcp_message_new_error (id, code, text));
 }
 
 /* ---- the local API ---- */
@@ -137,18 +127,6 @@ done_one (Serve *serve)
 
 /* ---- tools/list ---- */
 
-static JsonObject *
-client_tool (JsonObject *tool)
-{
-  JsonObject *out = json_object_new ();
-  JsonObject *schema = prs_json_object_get_object (tool, "inputSchema");
-
-  json_object_set_string_member (out, "name", prs_json_object_get_string (tool, "name"));
-  json_object_set_string_member (out, "description", prs_json_object_get_string (tool, "description"));
-  json_object_set_object_member (out, "inputSchema", schema != NULL ? json_object_ref (schema) : json_object_new ());
-  return out;
-}
-
 static void
 on_tools (Serve      *serve,
           guint       status,
@@ -158,8 +136,6 @@ on_tools (Serve      *serve,
 {
   g_autoptr(JsonNode) id = data;
   JsonArray *tools = answer != NULL ? prs_json_object_get_array (answer, "tools") : NULL;
-  JsonArray *out;
-  JsonObject *result;
 
   done_one (serve);
   if (status != SOUP_STATUS_OK || tools == NULL)
@@ -167,20 +143,20 @@ on_tools (Serve      *serve,
       g_autofree char *why = prs_ctl_api_describe_refusal (status, answer, error);
 
       g_printerr ("mcp serve: %s\n", why);
-      send_error (serve, id, PRS_MCP_RPC_INTERNAL_ERROR, why);
+      prs_mcp_serve_send_error (serve->mcp, id, PRS_MCP_RPC_INTERNAL_ERROR, why);
       return;
     }
-  out = json_array_new ();
-  for (guint i = 0; i < json_array_get_length (tools); i++)
-    {
-      JsonNode *tool = json_array_get_element (tools, i);
+  prs_mcp_serve_send_tools (serve->mcp, id, tools);
+}
 
-      if (JSON_NODE_HOLDS_OBJECT (tool) && prs_json_object_get_string (json_node_get_object (tool), "name") != NULL)
-        json_array_add_object_element (out, client_tool (json_node_get_object (tool)));
-    }
-  result = json_object_new ();
-  json_object_set_array_member (result, "tools", out);
-  send_message (serve, prs_mcp_message_new_result (id, result));
+static void
+list_tools (JsonNode *id,
+            gpointer  user_data)
+{
+  Serve *serve = user_data;
+
+  serve->in_flight++;
+  api_request (serve, SOUP_METHOD_GET, "/api/mcp/tools", NULL, on_tools, json_node_copy (id));
 }
 
 /* ---- tools/call ---- */
@@ -220,48 +196,15 @@ finish_with_text (ClientCall *call,
                   const char *text,
                   gboolean    is_error)
 {
-  JsonObject *result = json_object_new ();
-  JsonArray *content = json_array_new ();
-  JsonObject *item = json_object_new ();
-
-  json_object_set_string_member (item, "type", "text");
-  json_object_set_string_member (item, "text", text);
-  json_array_add_object_element (content, item);
-  json_object_set_array_member (result, "content", content);
-  json_object_set_boolean_member (result, "isError", is_error);
-  send_message (call->serve, prs_mcp_message_new_result (call->id, result));
+  prs_mcp_serve_send_text_result (call->serve->mcp, call->id, text, is_error);
   client_call_free (call);
 }
 
-/* An MCP tool's result keeps its text and structured content; an n8n
- * tool's JSON is given as text, and as structured content when an object */
 static void
 finish_with_result (ClientCall *call,
                     JsonNode   *value)
 {
-  JsonObject *object = value != NULL && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
-  const char *text = object != NULL ? prs_json_object_get_string (object, "text") : NULL;
-  JsonObject *structured = object != NULL ? prs_json_object_get_object (object, "structured") : NULL;
-  g_autofree char *json = NULL;
-  JsonObject *result = json_object_new ();
-  JsonArray *content = json_array_new ();
-  JsonObject *item = json_object_new ();
-
-  if (text == NULL)
-    {
-      json = value != NULL ? prs_json_to_string (value, FALSE) : g_strdup ("null");
-      text = json;
-      if (object != NULL)
-        structured = object;
-    }
-  json_object_set_string_member (item, "type", "text");
-  json_object_set_string_member (item, "text", text);
-  json_array_add_object_element (content, item);
-  json_object_set_array_member (result, "content", content);
-  if (structured != NULL)
-    json_object_set_object_member (result, "structuredContent", json_object_ref (structured));
-  json_object_set_boolean_member (result, "isError", FALSE);
-  send_message (call->serve, prs_mcp_message_new_result (call->id, result));
+  prs_mcp_serve_send_tool_result (call->serve->mcp, call->id, value);
   client_call_free (call);
 }
 
@@ -270,21 +213,14 @@ send_progress (ClientCall *call,
                const char *message,
                JsonObject *tool_progress)
 {
-  JsonObject *params;
-
   if (call->progress_token == NULL)
     return;
-  params = json_object_new ();
   /* Each notification says more than the last (the protocol asks it) */
   call->progress += 1;
   if (tool_progress != NULL && json_object_has_member (tool_progress, "progress") &&
       json_object_get_double_member (tool_progress, "progress") > call->progress)
     call->progress = json_object_get_double_member (tool_progress, "progress");
-  json_object_set_member (params, "progressToken", json_node_copy (call->progress_token));
-  json_object_set_double_member (params, "progress", call->progress);
-  if (message != NULL)
-    json_object_set_string_member (params, "message", message);
-  send_message (call->serve, prs_mcp_message_new_notification ("notifications/progress", params));
+  prs_mcp_serve_send_progress (call->serve->mcp, call->progress_token, call->progress, message);
 }
 
 static void poll_call (ClientCall *call);
@@ -349,13 +285,11 @@ send_cancel (ClientCall *call)
  * cancelled when the service says which it is. Unknown or finished
  * requests are ignored, as the protocol asks. */
 static void
-cancel_request (Serve      *serve,
-                JsonObject *params)
+cancel_request (JsonNode *request_id,
+                gpointer  user_data)
 {
-  JsonNode *request_id = params != NULL ? json_object_get_member (params, "requestId") : NULL;
+  Serve *serve = user_data;
 
-  if (request_id == NULL || !JSON_NODE_HOLDS_VALUE (request_id))
-    return;
   for (guint i = 0; i < serve->calls->len; i++)
     {
       ClientCall *call = g_ptr_array_index (serve->calls, i);
@@ -495,7 +429,7 @@ on_call_started (Serve      *serve,
     }
   if (status == SOUP_STATUS_NOT_FOUND && error == NULL)
     {
-      send_error (serve, call->id, PRS_MCP_RPC_INVALID_PARAMS,
+      prs_mcp_serve_send_error (serve->mcp, call->id, PRS_MCP_RPC_INVALID_PARAMS,
                   _("No tool of this name is offered to MCP clients by Prosponsive."));
       client_call_free (call);
       return;
@@ -514,126 +448,30 @@ on_call_started (Serve      *serve,
 }
 
 static void
-start_call (Serve      *serve,
-            JsonNode   *id,
-            JsonObject *params)
+call_tool (JsonNode   *id,
+           const char *name,
+           JsonObject *arguments,
+           JsonNode   *progress_token,
+           gpointer    user_data)
 {
-  const char *name = params != NULL ? prs_json_object_get_string (params, "name") : NULL;
-  JsonNode *arguments = params != NULL ? json_object_get_member (params, "arguments") : NULL;
-  JsonObject *meta = params != NULL ? prs_json_object_get_object (params, "_meta") : NULL;
-  JsonNode *token = meta != NULL ? json_object_get_member (meta, "progressToken") : NULL;
-  JsonObject *body;
-  ClientCall *call;
+  Serve *serve = user_data;
+  ClientCall *call = g_new0 (ClientCall, 1);
+  JsonObject *body = json_object_new ();
 
-  if (name == NULL || (arguments != NULL && !JSON_NODE_HOLDS_OBJECT (arguments) && !JSON_NODE_HOLDS_NULL (arguments)))
-    {
-      send_error (serve, id, PRS_MCP_RPC_INVALID_PARAMS,
-                  _("tools/call needs a tool name (a string) and arguments as an object."));
-      return;
-    }
-  call = g_new0 (ClientCall, 1);
   call->serve = serve;
   call->id = json_node_copy (id);
   g_ptr_array_add (serve->calls, call);
-  if (token != NULL && JSON_NODE_HOLDS_VALUE (token))
-    call->progress_token = json_node_copy (token);
-  body = json_object_new ();
+  if (progress_token != NULL)
+    call->progress_token = json_node_copy (progress_token);
   json_object_set_string_member (body, "name", name);
-  if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
-    json_object_set_object_member (body, "arguments", json_object_ref (json_node_get_object (arguments)));
+  if (arguments != NULL)
+    json_object_set_object_member (body, "arguments", json_object_ref (arguments));
   json_object_set_int_member (body, "approvalTimeoutSeconds", serve->approval_timeout);
   serve->in_flight++;
   api_request (serve, SOUP_METHOD_POST, "/api/mcp/tools/call", body, on_call_started, call);
 }
 
-/* ---- the client's messages ---- */
-
-static JsonObject *
-initialize_result (JsonObject *params)
-{
-  JsonObject *result = json_object_new ();
-  JsonObject *capabilities = json_object_new ();
-  JsonObject *tools = json_object_new ();
-  JsonObject *info = json_object_new ();
-  const char *asked = params != NULL ? prs_json_object_get_string (params, "protocolVersion") : NULL;
-
-  json_object_set_string_member (result, "protocolVersion", prs_mcp_message_negotiate_version (asked));
-  json_object_set_boolean_member (tools, "listChanged", FALSE);
-  json_object_set_object_member (capabilities, "tools", tools);
-  json_object_set_object_member (result, "capabilities", capabilities);
-  json_object_set_string_member (info, "name", "prosponsive");
-  json_object_set_string_member (info, "version", PACKAGE_VERSION);
-  json_object_set_object_member (result, "serverInfo", info);
-  json_object_set_string_member (result, "instructions",
-                                 "Tools of the user's Prosponsive: n8n workflows and shared MCP servers. "
-                                 "A call may wait until the user approves it in Prosponsive.");
-  return result;
-}
-
-static void
-handle_request (Serve      *serve,
-                JsonNode   *id,
-                const char *method,
-                JsonObject *params)
-{
-  if (strcmp (method, "initialize") == 0)
-    send_message (serve, prs_mcp_message_new_result (id, initialize_result (params)));
-  else if (strcmp (method, "ping") == 0)
-    send_message (serve, prs_mcp_message_new_result (id, NULL));
-  else if (strcmp (method, "tools/list") == 0)
-    {
-      serve->in_flight++;
-      api_request (serve, SOUP_METHOD_GET, "/api/mcp/tools", NULL, on_tools, json_node_copy (id));
-    }
-  else if (strcmp (method, "tools/call") == 0)
-    start_call (serve, id, params);
-  else
-    {
-      g_autofree char *text = g_strdup_printf ("Method not found: %s", method);
-
-      send_error (serve, id, PRS_MCP_RPC_METHOD_NOT_FOUND, text);
-    }
-}
-
-static void
-handle_line (Serve      *serve,
-             const char *line,
-             gsize       len)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
-  JsonNode *id;
-  const char *method;
-  JsonNode *params;
-
-  if (len == 0)
-    return;
-  root = prs_json_parse_strict (line, len, MAX_DEPTH, &error);
-  if (root == NULL)
-    {
-      send_error (serve, NULL, PRS_MCP_RPC_PARSE_ERROR, "Parse error: a message must be one line of JSON.");
-      return;
-    }
-  object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
-  id = object != NULL ? json_object_get_member (object, "id") : NULL;
-  method = object != NULL ? prs_json_object_get_string (object, "method") : NULL;
-  params = object != NULL ? json_object_get_member (object, "params") : NULL;
-  if (object == NULL || g_strcmp0 (prs_json_object_get_string (object, "jsonrpc"), "2.0") != 0 ||
-      (id != NULL && !JSON_NODE_HOLDS_VALUE (id)) || (params != NULL && !JSON_NODE_HOLDS_OBJECT (params)))
-    {
-      send_error (serve, id != NULL && JSON_NODE_HOLDS_VALUE (id) ? id : NULL, PRS_MCP_RPC_INVALID_REQUEST,
-                  "Invalid Request: a JSON-RPC 2.0 object was expected.");
-      return;
-    }
-  /* Notifications and answers need no answer; a cancelled request is
-   * stopped in Prosponsive too */
-  if (method != NULL && id == NULL && strcmp (method, "notifications/cancelled") == 0)
-    cancel_request (serve, params != NULL ? json_node_get_object (params) : NULL);
-  if (method == NULL || id == NULL)
-    return;
-  handle_request (serve, id, method, params != NULL ? json_node_get_object (params) : NULL);
-}
+/* ---- standard input ---- */
 
 static void read_more (Serve *serve);
 
@@ -645,34 +483,17 @@ on_read (GObject      *source,
   Serve *serve = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
-  const char *newline;
-  gsize start = 0;
 
   if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
       /* The client closed its end: finish the calls under way, then stop */
+      prs_mcp_serve_finish (serve->mcp);
       serve->input_done = TRUE;
       if (serve->in_flight == 0)
         g_main_loop_quit (serve->loop);
       return;
     }
-  g_string_append_len (serve->buffer, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes));
-  /* Every whole line, then what they took erased once: erased line by
-   * line, a read of many short lines would move the rest each time */
-  while ((newline = memchr (serve->buffer->str + start, '\n', serve->buffer->len - start)) != NULL)
-    {
-      const char *line = serve->buffer->str + start;
-      gsize len = (gsize) (newline - line);
-
-      handle_line (serve, line, len > 0 && newline[-1] == '\r' ? len - 1 : len);
-      start += len + 1;
-    }
-  g_string_erase (serve->buffer, 0, (gssize) start);
-  if (serve->buffer->len > MAX_LINE)
-    {
-      send_error (serve, NULL, PRS_MCP_RPC_PARSE_ERROR, "Parse error: a message is larger than 4 MiB.");
-      g_string_truncate (serve->buffer, 0);
-    }
+  prs_mcp_serve_feed (serve->mcp, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
   read_more (serve);
 }
 
@@ -691,8 +512,7 @@ serve_clear (Serve *serve)
   prs_ctl_api_clear (&serve->api);
   g_clear_object (&serve->input);
   g_clear_object (&serve->output);
-  if (serve->buffer != NULL)
-    g_string_free (serve->buffer, TRUE);
+  g_clear_pointer (&serve->mcp, prs_mcp_serve_free);
   g_clear_pointer (&serve->calls, g_ptr_array_unref);
 }
 
@@ -701,6 +521,7 @@ run_serve (PrsCtl *ctl,
            guint   port,
            guint   approval_timeout)
 {
+  static const PrsMcpServeBackend backend = { write_line, list_tools, call_tool, cancel_request };
   Serve serve = { 0 };
 
   if (!prs_ctl_api_open (ctl, &serve.api, port, FALSE))
@@ -710,7 +531,7 @@ run_serve (PrsCtl *ctl,
     }
   serve.approval_timeout = approval_timeout;
   serve.loop = g_main_loop_new (NULL, FALSE);
-  serve.buffer = g_string_new (NULL);
+  serve.mcp = prs_mcp_serve_new (&backend, &serve);
   serve.calls = g_ptr_array_new ();
   serve.input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
   serve.output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);

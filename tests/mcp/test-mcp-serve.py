@@ -38,7 +38,7 @@ import prsapi  # noqa: E402
 EVERYTHING = os.path.join(os.environ['PRS_MCP_PEERS'], 'node_modules', '@modelcontextprotocol',
                           'server-everything', 'dist', 'index.js')
 CLIENT = os.path.join(HERE, 'mcp-serve-client.cjs')
-PLAN = 41
+PLAN = 42
 
 _spec = importlib.util.spec_from_file_location('n8n_harness', os.path.join(HERE, '..', 'n8n', 'test-discovery.py'))
 harness = importlib.util.module_from_spec(_spec)
@@ -367,24 +367,30 @@ def test_wire(tap, app):
              '{"jsonrpc":"2.0","id":2,"method":"resources/list"}',
              '{"jsonrpc":"2.0","id":3,"method":"ping"}',
              '{"jsonrpc":"1.0","id":4,"method":"ping"}',
-             '{"jsonrpc":"2.0","method":"notifications/initialized"}']
+             '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+             '{"jsonrpc":"2.0","id":true,"method":"ping"}']
+    # The last request has no line break: the client wrote it and closed
+    last = '{"jsonrpc":"2.0","id":5,"method":"ping"}'
     res = subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'mcp', 'serve', '--port', str(app.port)],
-                         input='\n'.join(lines) + '\n', capture_output=True, text=True, env=app.env(), timeout=30)
+                         input='\n'.join(lines) + '\n' + last, capture_output=True, text=True, env=app.env(),
+                         timeout=30)
     try:
         out = [json.loads(line) for line in res.stdout.splitlines()]
     except ValueError:
         out = []
-    by_id = {m.get('id'): m for m in out}
-    tap.ok(len(out) == 5 and all(m.get('jsonrpc') == '2.0' for m in out),
+    by_id = {m.get('id'): m for m in out if m.get('id') is not None}
+    unnamed = [m.get('error', {}).get('code') for m in out if m.get('id') is None]
+    tap.ok(len(out) == 7 and all(m.get('jsonrpc') == '2.0' for m in out),
            'standard output carries JSON-RPC only, one answer per request', res.stdout + res.stderr)
     tap.ok(by_id.get(1, {}).get('result', {}).get('protocolVersion') == '2025-06-18',
            'an unknown protocol revision is answered with ours', json.dumps(by_id.get(1)))
-    tap.ok(by_id.get(None, {}).get('error', {}).get('code') == -32700, 'a line that is not JSON is a parse error',
-           json.dumps(out))
+    tap.ok(unnamed == [-32700, -32600], 'a line that is not JSON is a parse error; a request whose id is true '
+           'is refused, with no id', json.dumps(out))
     tap.ok(by_id.get(2, {}).get('error', {}).get('code') == -32601 and by_id.get(3, {}).get('result') == {},
            'an unknown method is “method not found”; ping is answered', json.dumps(out))
     tap.ok(by_id.get(4, {}).get('error', {}).get('code') == -32600, 'a message that is not JSON-RPC 2.0 is refused',
            json.dumps(out))
+    tap.ok(by_id.get(5, {}).get('result') == {}, 'a last request without a line break is answered', json.dumps(out))
 
 
 def test_stopped(tap, app):

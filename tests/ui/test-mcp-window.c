@@ -483,6 +483,19 @@ test_row_says_odd (gpointer row)
   return subtitle != NULL && strstr (subtitle, "server & <b>co</b>") != NULL && strstr (subtitle, "(MCP revision") != NULL;
 }
 
+/* The editor scrolled to its end, where the Test row is */
+static void
+screenshot_test_row (PrsPreferencesWindow *prefs,
+                     GtkWidget            *editor,
+                     const char           *name)
+{
+  GtkScrolledWindow *scrolled = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (editor, GTK_TYPE_SCROLLED_WINDOW));
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrolled);
+
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
+  prs_test_screenshot (GTK_WIDGET (prefs), name);
+}
+
 static void
 test_preferences (Fixture       *f,
                   gconstpointer  data)
@@ -531,19 +544,16 @@ test_preferences (Fixture       *f,
   prs_test_click (prs_test_find_named (editor, "mcp-test-button"));
   test_row = prs_test_find_named (editor, "mcp-test");
   g_assert_true (prs_test_wait_until (test_row_says_odd, test_row));
+  /* Its version is no text, so it has none: no gap where it would be */
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (test_row)), "<b>co</b> (MCP revision"));
+  screenshot_test_row (prefs, editor, "mcp-server-editor-no-version");
   g_assert_false (adw_preferences_row_get_use_markup (ADW_PREFERENCES_ROW (test_row)));
   prs_test_wait_frames (GTK_WIDGET (prefs), 2);
   gtk_editable_set_text (GTK_EDITABLE (mode_arg), "ok");
   prs_test_click (prs_test_find_named (editor, "mcp-test-button"));
   g_assert_true (prs_test_wait_until (test_row_says_connected, test_row));
   prs_test_screenshot (GTK_WIDGET (prefs), "mcp-server-editor");
-  {
-    GtkScrolledWindow *scrolled = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (editor, GTK_TYPE_SCROLLED_WINDOW));
-    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrolled);
-
-    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment));
-    prs_test_screenshot (GTK_WIDGET (prefs), "mcp-server-editor-test");
-  }
+  screenshot_test_row (prefs, editor, "mcp-server-editor-test");
   prs_test_click (prs_test_find_named (GTK_WIDGET (prefs), "mcp-save"));
   g_assert_true (prs_test_wait_until (is_connected, server (f, "files")));
   g_assert_cmpuint (prs_mcp_server_item_get_n_tools (server (f, "files")), ==, 2);

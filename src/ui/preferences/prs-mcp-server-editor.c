@@ -367,13 +367,22 @@ prs_mcp_server_editor_describe_test (JsonObject *info)
 {
   JsonObject *server = json_object_get_object_member (info, "serverInfo");
   gint64 n = json_object_get_int_member (info, "tools");
+  const char *name = json_object_get_string_member_with_default (server, "name", "?");
+  const char *version = json_object_get_string_member_with_default (server, "version", "");
+  const char *revision = json_object_get_string_member (info, "protocolVersion");
 
+  /* A server need not say its version (the odd one's is no text): a
+   * sentence of its own then, not the one with an empty part, which
+   * showed a double space */
+  if (*version == '\0')
+    /* Translators: the server's name as it reports it (it gave no version), its MCP revision, then "12 tools" */
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected to %s (MCP revision %s): %d tool.",
+                                         "Connected to %s (MCP revision %s): %d tools.", n),
+                            name, revision, (int) n);
   /* Translators: the server's name and version as it reports them, its MCP revision, then "12 tools" */
   return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected to %s %s (MCP revision %s): %d tool.",
                                        "Connected to %s %s (MCP revision %s): %d tools.", n),
-                          json_object_get_string_member_with_default (server, "name", "?"),
-                          json_object_get_string_member_with_default (server, "version", ""),
-                          json_object_get_string_member (info, "protocolVersion"), (int) n);
+                          name, version, revision, (int) n);
 }
 
 static void
