@@ -213,13 +213,17 @@ send_progress (ClientCall *call,
                const char *message,
                JsonObject *tool_progress)
 {
+  JsonNode *told = tool_progress != NULL ? json_object_get_member (tool_progress, "progress") : NULL;
+  GType type = told != NULL && JSON_NODE_HOLDS_VALUE (told) ? json_node_get_value_type (told) : G_TYPE_INVALID;
+
   if (call->progress_token == NULL)
     return;
-  /* Each notification says more than the last (the protocol asks it) */
+  /* Each notification says more than the last (the protocol asks it); the
+   * tool's own figure only when it is a number (the answer is not trusted
+   * to be of the shape asked for) */
   call->progress += 1;
-  if (tool_progress != NULL && json_object_has_member (tool_progress, "progress") &&
-      json_object_get_double_member (tool_progress, "progress") > call->progress)
-    call->progress = json_object_get_double_member (tool_progress, "progress");
+  if ((type == G_TYPE_DOUBLE || type == G_TYPE_INT64) && json_node_get_double (told) > call->progress)
+    call->progress = json_node_get_double (told);
   prs_mcp_serve_send_progress (call->serve->mcp, call->progress_token, call->progress, message);
 }
 
