@@ -16,41 +16,7 @@
 #include "prs-store-private.h"
 #include "prs-test-util.h"
 
-typedef struct
-{
-  char *dir;
-  char *db_path;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *fixture,
-               gconstpointer  user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fixture->dir = g_dir_make_tmp ("prs-test-conversations-XXXXXX", &error);
-  g_assert_no_error (error);
-  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
-}
-
-static void
-fixture_teardown (Fixture       *fixture,
-                  gconstpointer  user_data)
-{
-  prs_test_remove_tree (fixture->dir);
-  g_free (fixture->dir);
-  g_free (fixture->db_path);
-}
-
-static PrsStore *
-open_store (Fixture *fixture)
-{
-  g_autoptr(GError) error = NULL;
-  PrsStore *store = prs_store_new_for_path (fixture->db_path, &error);
-
-  g_assert_no_error (error);
-  return store;
-}
+typedef PrsTestStoreDir Fixture;
 
 static gint64
 count (Fixture    *fixture,
@@ -532,7 +498,7 @@ static void
 test_pin_archive (Fixture       *fixture,
                   gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) list = NULL;
   g_autoptr(JsonObject) row = NULL;
@@ -575,7 +541,7 @@ static void
 test_delete_undo (Fixture       *fixture,
                   gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) list = NULL;
   g_autoptr(JsonArray) messages = NULL;
@@ -647,7 +613,7 @@ static void
 test_delete_recover (Fixture       *fixture,
                      gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) restored = NULL;
   g_autofree char *undoable = prs_test_resolve_conversation (store, "undoable");
@@ -662,7 +628,7 @@ test_delete_recover (Fixture       *fixture,
   g_assert_no_error (error);
   g_assert_finalize_object (g_steal_pointer (&store));
 
-  store = open_store (fixture);
+  store = prs_test_store_dir_open (fixture);
   restored = prs_store_recover_deletions (store, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (restored->len, ==, 1);
@@ -692,7 +658,7 @@ static void
 test_search (Fixture       *fixture,
              gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) hits = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -832,7 +798,7 @@ static void
 test_search_markdown (Fixture       *fixture,
                       gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
   g_autoptr(GString) long_reply = g_string_new ("# Weekly digest\n\n");
   g_autofree char *plain = NULL, *match = NULL;
@@ -882,7 +848,7 @@ static void
 test_supersede (Fixture       *fixture,
                 gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) superseded = NULL;
   g_autoptr(JsonNode) node = NULL;
@@ -943,7 +909,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(path, func) \
-  g_test_add ("/prs/store-conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add ("/prs/store-conversations/" path, Fixture, NULL, prs_test_store_dir_setup, func, prs_test_store_dir_teardown)
   ADD ("migration/9", test_migration_9);
   ADD ("migration/12", test_migration_12);
   ADD ("migration/14", test_migration_14);

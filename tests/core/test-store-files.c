@@ -18,31 +18,7 @@
 #include "prs-store.h"
 #include "prs-test-util.h"
 
-typedef struct
-{
-  char *dir;
-  char *db_path;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *fixture,
-               gconstpointer  user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fixture->dir = g_dir_make_tmp ("prs-test-store-files-XXXXXX", &error);
-  g_assert_no_error (error);
-  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
-}
-
-static void
-fixture_teardown (Fixture       *fixture,
-                  gconstpointer  user_data)
-{
-  prs_test_remove_tree (fixture->dir);
-  g_free (fixture->dir);
-  g_free (fixture->db_path);
-}
+typedef PrsTestStoreDir Fixture;
 
 static PrsStore *
 open_store (Fixture *fixture)
@@ -403,7 +379,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(path, func) \
-  g_test_add ("/prs/store-files/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add ("/prs/store-files/" path, Fixture, NULL, prs_test_store_dir_setup, func, prs_test_store_dir_teardown)
 
   ADD ("locks/second-connection", test_second_connection_keeps_locks);
   ADD ("locks/other-process-sees-writes", test_other_process_sees_writes);

@@ -12,31 +12,7 @@
 #include "prs-store.h"
 #include "prs-test-util.h"
 
-typedef struct
-{
-  char *dir;
-  char *db_path;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *fixture,
-               gconstpointer  user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fixture->dir = g_dir_make_tmp ("prs-test-store-mcp-XXXXXX", &error);
-  g_assert_no_error (error);
-  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
-}
-
-static void
-fixture_teardown (Fixture       *fixture,
-                  gconstpointer  user_data)
-{
-  prs_test_remove_tree (fixture->dir);
-  g_free (fixture->dir);
-  g_free (fixture->db_path);
-}
+typedef PrsTestStoreDir Fixture;
 
 static void
 test_migration_6 (Fixture       *fixture,
@@ -439,7 +415,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(path, func) \
-  g_test_add ("/prs/store-mcp/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add ("/prs/store-mcp/" path, Fixture, NULL, prs_test_store_dir_setup, func, prs_test_store_dir_teardown)
 
   ADD ("migration/6", test_migration_6);
   ADD ("migration/10", test_migration_10);

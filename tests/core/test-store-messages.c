@@ -10,42 +10,7 @@
 #include "prs-store.h"
 #include "prs-test-util.h"
 
-typedef struct
-{
-  char *dir;
-  char *db_path;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *fixture,
-               gconstpointer  user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fixture->dir = g_dir_make_tmp ("prs-test-store-messages-XXXXXX", &error);
-  g_assert_no_error (error);
-  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
-}
-
-static void
-fixture_teardown (Fixture       *fixture,
-                  gconstpointer  user_data)
-{
-  prs_test_remove_tree (fixture->dir);
-  g_free (fixture->dir);
-  g_free (fixture->db_path);
-}
-
-static PrsStore *
-open_store (Fixture *fixture)
-{
-  g_autoptr(GError) error = NULL;
-  PrsStore *store = prs_store_new_for_path (fixture->db_path, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (store);
-  return store;
-}
+typedef PrsTestStoreDir Fixture;
 
 /* ---- Conversations -------------------------------------------------------- */
 
@@ -53,7 +18,7 @@ static void
 test_resolve_conversation (Fixture       *fixture,
                            gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) list = NULL;
   g_autofree char *id = NULL;
@@ -207,7 +172,7 @@ test_resolve_concurrent (Fixture       *fixture,
   g_assert_cmpuint (n_created, ==, 1);
 
   /* The threads also raced to create and migrate the file. */
-  store = open_store (fixture);
+  store = prs_test_store_dir_open (fixture);
   g_assert_cmpint (prs_store_get_schema_version (store), ==, prs_store_get_latest_version ());
   list = prs_store_list_conversations (store, NULL);
   g_assert_cmpuint (json_array_get_length (list), ==, 1);
@@ -268,7 +233,7 @@ static void
 test_messages (Fixture       *fixture,
                gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autofree char *conversation_id = prs_test_resolve_conversation (store, "inbox");
   g_autofree char *other_id = prs_test_resolve_conversation (store, "other");
   g_autofree char *user_id = NULL;
@@ -370,7 +335,7 @@ static void
 test_messages_refused (Fixture       *fixture,
                        gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autofree char *conversation_id = prs_test_resolve_conversation (store, "inbox");
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) list = NULL;
@@ -411,7 +376,7 @@ static void
 test_messages_orphans (Fixture       *fixture,
                        gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autofree char *conversation_id = prs_test_resolve_conversation (store, "inbox");
   g_autofree char *orphan_id = NULL;
   g_autofree char *started_id = NULL;
@@ -470,7 +435,7 @@ static void
 test_messages_dedup (Fixture       *fixture,
                      gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autofree char *conversation_id = prs_test_resolve_conversation (store, "inbox");
   g_autofree char *other_id = prs_test_resolve_conversation (store, "other");
   g_autofree char *first_id = NULL;
@@ -528,7 +493,7 @@ test_messages_paging (Fixture       *fixture,
 {
   const guint n_messages = 1000;
   const guint page_size = 64;
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autofree char *conversation_id = prs_test_resolve_conversation (store, "long");
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) conversations = NULL;
@@ -598,7 +563,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(path, func) \
-  g_test_add ("/prs/store/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add ("/prs/store/" path, Fixture, NULL, prs_test_store_dir_setup, func, prs_test_store_dir_teardown)
 
   ADD ("conversations/resolve", test_resolve_conversation);
   ADD ("conversations/resolve-concurrent", test_resolve_concurrent);

@@ -16,31 +16,7 @@
 #include "prs-store-private.h"
 #include "prs-test-util.h"
 
-typedef struct
-{
-  char *dir;
-  char *db_path;
-} Fixture;
-
-static void
-fixture_setup (Fixture       *fixture,
-               gconstpointer  user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  fixture->dir = g_dir_make_tmp ("prs-test-store-XXXXXX", &error);
-  g_assert_no_error (error);
-  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
-}
-
-static void
-fixture_teardown (Fixture       *fixture,
-                  gconstpointer  user_data)
-{
-  prs_test_remove_tree (fixture->dir);
-  g_free (fixture->dir);
-  g_free (fixture->db_path);
-}
+typedef PrsTestStoreDir Fixture;
 
 static guint
 file_mode (const char *path)
@@ -49,17 +25,6 @@ file_mode (const char *path)
 
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   return st.st_mode & 0777;
-}
-
-static PrsStore *
-open_store (Fixture *fixture)
-{
-  g_autoptr(GError) error = NULL;
-  PrsStore *store = prs_store_new_for_path (fixture->db_path, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (store);
-  return store;
 }
 
 /* A tool as discovery makes it, with every kind of parameter. */
@@ -196,7 +161,7 @@ test_open_permissions_tightened (Fixture       *fixture,
   g_assert_true (g_file_set_contents (fixture->db_path, "", 0, NULL));
   g_assert_cmpint (g_chmod (fixture->db_path, 0644), ==, 0);
 
-  store = open_store (fixture);
+  store = prs_test_store_dir_open (fixture);
   g_assert_cmpuint (file_mode (fixture->db_path), ==, 0600);
 }
 
@@ -210,7 +175,7 @@ test_pragmas (Fixture       *fixture,
     { "foreign_keys", "1" },
     { "busy_timeout", "5000" },
   };
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autofree char *version = NULL;
 
@@ -291,7 +256,7 @@ test_open_thread_owner (Fixture       *fixture,
 #if PRS_ENABLE_THREAD_CHECKS
   if (g_test_subprocess ())
     {
-      g_autoptr(PrsStore) store = open_store (fixture);
+      g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
 
       g_thread_join (g_thread_new ("not-the-owner", read_setting_thread, store));
       return;
@@ -299,7 +264,7 @@ test_open_thread_owner (Fixture       *fixture,
 
   /* The owner's own calls pass */
   {
-    g_autoptr(PrsStore) store = open_store (fixture);
+    g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
 
     g_free (prs_store_dup_setting (store, "n8n-url"));
   }
@@ -318,7 +283,7 @@ static void
 test_settings (Fixture       *fixture,
                gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
 
@@ -359,7 +324,7 @@ test_discovery_save_and_list (Fixture       *fixture,
                               gconstpointer  user_data)
 {
   static const char * const names[] = { "send_email", "create_ticket", NULL };
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GPtrArray) expected = make_tools (names);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(JsonArray) checks = NULL;
@@ -413,7 +378,7 @@ test_discovery_replaces (Fixture       *fixture,
 {
   static const char * const second[] = { "lookup_customer", NULL };
   static const char * const duplicate[] = { "a_tool", "a_tool", NULL };
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(GPtrArray) new_tools = make_tools (second);
   g_autoptr(GPtrArray) bad_tools = make_tools (duplicate);
@@ -483,7 +448,7 @@ static void
 test_discovery_failure_keeps_tools (Fixture       *fixture,
                                     gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GPtrArray) tools = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *last_error = NULL;
@@ -527,7 +492,7 @@ static void
 test_lookup_tool (Fixture       *fixture,
                   gconstpointer  user_data)
 {
-  g_autoptr(PrsStore) store = open_store (fixture);
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(PrsTool) expected = make_tool ("send_email", "wf-send_email");
   g_autoptr(PrsTool) tool = NULL;
   g_autoptr(PrsTool) missing = NULL;
@@ -846,7 +811,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(path, func) \
-  g_test_add ("/prs/store/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add ("/prs/store/" path, Fixture, NULL, prs_test_store_dir_setup, func, prs_test_store_dir_teardown)
 
   ADD ("open/creates", test_open_creates);
   ADD ("open/permissions-tightened", test_open_permissions_tightened);

@@ -583,3 +583,39 @@ prs_test_remove_tree (const char *path)
   else
     g_unlink (path);
 }
+
+/* ---- a store in a folder of its own ---- */
+
+void
+prs_test_store_dir_setup (PrsTestStoreDir *fixture,
+                          gconstpointer    data)
+{
+  g_autoptr(GError) error = NULL;
+  /* g_test_init () names the program by its whole path */
+  g_autofree char *program = g_path_get_basename (g_get_prgname ());
+  g_autofree char *template = g_strdup_printf ("%s-XXXXXX", program);
+
+  fixture->dir = g_dir_make_tmp (template, &error);
+  g_assert_no_error (error);
+  fixture->db_path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
+}
+
+void
+prs_test_store_dir_teardown (PrsTestStoreDir *fixture,
+                             gconstpointer    data)
+{
+  prs_test_remove_tree (fixture->dir);
+  g_free (fixture->dir);
+  g_free (fixture->db_path);
+}
+
+PrsStore *
+prs_test_store_dir_open (PrsTestStoreDir *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  PrsStore *store = prs_store_new_for_path (fixture->db_path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (store);
+  return store;
+}

@@ -105,6 +105,22 @@ JsonObject  *prs_test_wait_rest       (PrsRun      *run,
 
 /* ---- the store ---- */
 
+/* The store tests' fixture: a new temporary folder (named after the test
+ * program) and the path a database in it has */
+typedef struct
+{
+  char *dir;
+  char *db_path;
+} PrsTestStoreDir;
+
+void         prs_test_store_dir_setup      (PrsTestStoreDir *fixture,
+                                            gconstpointer    data);
+void         prs_test_store_dir_teardown   (PrsTestStoreDir *fixture,
+                                            gconstpointer    data);
+/* Opens the database at @fixture's db_path (made when missing); the test
+ * fails if it cannot */
+PrsStore    *prs_test_store_dir_open       (PrsTestStoreDir *fixture);
+
 /* The id of conversation @slug, made if missing; a new string. */
 char        *prs_test_resolve_conversation (PrsStore   *store,
                                             const char *slug);
