@@ -220,6 +220,142 @@ test_tools (Fixture       *f,
                    "{\"name\":\"b\",\"inputSchema\":{}}]}}");
 }
 
+static void
+initialize (Fixture    *f,
+            const char *version)
+{
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+                                           "\"params\":{\"protocolVersion\":\"%s\"}}\n", version);
+  guint before = f->written->len;
+  JsonObject *result;
+
+  /* Its answer is checked, then left out of what the test reads */
+  feed (f, line);
+  g_assert_cmpuint (f->written->len, ==, before + 1);
+  result = prs_json_object_get_object (json_node_get_object (g_ptr_array_index (f->written, before)), "result");
+  g_assert_cmpstr (prs_json_object_get_string (result, "protocolVersion"), ==, version);
+  g_ptr_array_set_size (f->written, before);
+}
+
+static int
+compare_text (gconstpointer a,
+              gconstpointer b)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
+/* The ids of the answers in batch line @i, sorted, as JSON */
+static char *
+batch_ids (Fixture *f,
+           guint    i)
+{
+  JsonNode *line;
+  JsonArray *answers;
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+
+  g_assert_cmpuint (i, <, f->written->len);
+  line = g_ptr_array_index (f->written, i);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (line));
+  answers = json_node_get_array (line);
+  for (guint j = 0; j < json_array_get_length (answers); j++)
+    {
+      JsonObject *answer = json_array_get_object_element (answers, j);
+
+      g_assert_cmpstr (prs_json_object_get_string (answer, "jsonrpc"), ==, "2.0");
+      g_ptr_array_add (ids, prs_json_to_string (json_object_get_member (answer, "id"), FALSE));
+    }
+  g_ptr_array_sort (ids, compare_text);
+  g_ptr_array_add (ids, NULL);
+  return g_strjoinv (" ", (char **) ids->pdata);
+}
+
+/* Only revision 2025-03-26 has batches: before an initialize, and with
+ * 2024-11-05 or 2025-06-18, a batch is one Invalid Request */
+static void
+test_batch_refused (Fixture       *f,
+                    gconstpointer  data)
+{
+  const char *batch = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}]\n";
+
+  feed (f, batch);
+  initialize (f, "2025-06-18");
+  feed (f, batch);
+  initialize (f, "2024-11-05");
+  feed (f, batch);
+  g_assert_cmpuint (f->heard->len, ==, 0);
+  g_assert_cmpuint (f->written->len, ==, 3);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpint (error_code (f, i, "null"), ==, PRS_MCP_RPC_INVALID_REQUEST);
+}
+
+/* A batch's answers leave together, as one array, once its last request
+ * (answered later by the service) is answered; each message in it is
+ * checked as if alone, and initialize may not be one of them */
+static void
+test_batch (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autoptr(JsonNode) list_id = json_from_string ("2", NULL);
+  g_autoptr(JsonNode) call_id = json_from_string ("\"c\"", NULL);
+  g_autoptr(JsonNode) alone_id = json_from_string ("11", NULL);
+  g_autoptr(JsonArray) tools = json_array_new ();
+  g_autofree char *ids = NULL;
+
+  initialize (f, "2025-03-26");
+  feed (f, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"},"
+           "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+           "{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}},"
+           "{\"jsonrpc\":\"1.0\",\"id\":4,\"method\":\"ping\"},5,"
+           "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"initialize\",\"params\":{}}]\n");
+  feed (f, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/list\"}\n");
+  g_assert_cmpuint (f->heard->len, ==, 3);
+  g_assert_cmpuint (f->written->len, ==, 0);
+
+  /* A request of its own is answered alone, even while a batch waits */
+  prs_mcp_serve_send_tools (f->serve, alone_id, tools);
+  g_assert_cmpuint (f->written->len, ==, 1);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (g_ptr_array_index (f->written, 0)));
+  prs_mcp_serve_send_tools (f->serve, list_id, tools);
+  g_assert_cmpuint (f->written->len, ==, 1);
+  prs_mcp_serve_send_text_result (f->serve, call_id, "done", FALSE);
+  g_assert_cmpuint (f->written->len, ==, 2);
+  ids = batch_ids (f, 1);
+  g_assert_cmpstr (ids, ==, "\"c\" 1 2 4 6 null");
+
+  /* Notifications only: nothing to answer. Empty: one Invalid Request */
+  feed (f, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]\n[]\n");
+  g_assert_cmpuint (f->written->len, ==, 3);
+  g_assert_cmpint (error_code (f, 2, "null"), ==, PRS_MCP_RPC_INVALID_REQUEST);
+}
+
+/* A call the client cancels gets no answer: its batch waits no more for
+ * it. A list is not cancelled, and is still waited for. */
+static void
+test_batch_cancelled (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(JsonNode) list_id = json_from_string ("10", NULL);
+  g_autoptr(JsonArray) tools = json_array_new ();
+  g_autofree char *ids = NULL;
+
+  initialize (f, "2025-03-26");
+  feed (f, "[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}]\n");
+  feed (f, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7}}\n");
+  g_assert_cmpuint (f->written->len, ==, 0);
+
+  feed (f, "[{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"},"
+           "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}},"
+           "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/list\"}]\n");
+  feed (f, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":9}}\n"
+           "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":10}}\n");
+  g_assert_cmpuint (f->written->len, ==, 0);
+  prs_mcp_serve_send_tools (f->serve, list_id, tools);
+  g_assert_cmpuint (f->written->len, ==, 1);
+  ids = batch_ids (f, 0);
+  g_assert_cmpstr (ids, ==, "10 8");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -231,5 +367,8 @@ main (int   argc,
   g_test_add ("/prs/mcp-serve/invalid", Fixture, NULL, fixture_set_up, test_invalid, fixture_tear_down);
   g_test_add ("/prs/mcp-serve/unanswered", Fixture, NULL, fixture_set_up, test_unanswered, fixture_tear_down);
   g_test_add ("/prs/mcp-serve/tools", Fixture, NULL, fixture_set_up, test_tools, fixture_tear_down);
+  g_test_add ("/prs/mcp-serve/batch-refused", Fixture, NULL, fixture_set_up, test_batch_refused, fixture_tear_down);
+  g_test_add ("/prs/mcp-serve/batch", Fixture, NULL, fixture_set_up, test_batch, fixture_tear_down);
+  g_test_add ("/prs/mcp-serve/batch-cancelled", Fixture, NULL, fixture_set_up, test_batch_cancelled, fixture_tear_down);
   return g_test_run ();
 }

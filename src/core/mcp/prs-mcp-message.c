@@ -59,6 +59,13 @@ GBytes *
 prs_mcp_message_serialize (JsonObject *message)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), message);
+
+  return prs_mcp_message_serialize_node (node);
+}
+
+GBytes *
+prs_mcp_message_serialize_node (JsonNode *node)
+{
   char *text = prs_json_to_string (node, FALSE);
 
   return g_bytes_new_take (text, strlen (text));

@@ -28,6 +28,8 @@ JsonObject *prs_mcp_message_new_notification (const char *method,
                                               JsonObject *params);
 /* The message's one line of JSON, without the newline */
 GBytes     *prs_mcp_message_serialize        (JsonObject *message);
+/* A message, or a batch of them (an array) */
+GBytes     *prs_mcp_message_serialize_node   (JsonNode   *node);
 
 /* The revision to answer an initialize asking for @requested: the same
  * when it is one we speak (prs_mcp_supported_versions), else our latest. */

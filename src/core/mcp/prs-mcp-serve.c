@@ -16,6 +16,20 @@
 /* Deeper than any message MCP defines; tool arguments nest far less */
 #define MAX_DEPTH 64
 
+/* A JSON-RPC batch (a line that is an array): its answers leave together,
+ * as one array, once every request in it is answered */
+typedef struct
+{
+  JsonArray *answers;
+  GPtrArray *pending;  /* Pending*: its requests not answered yet */
+} Batch;
+
+typedef struct
+{
+  JsonNode *id;
+  gboolean  call;      /* tools/call: a cancelled one gets no answer */
+} Pending;
+
 struct _PrsMcpServe
 {
   PrsMcpServeBackend  backend;
@@ -23,7 +37,25 @@ struct _PrsMcpServe
   GString            *line;       /* the start of a line not ended yet */
   gsize               max_line;
   gboolean            skipping;   /* the rest of a line over the limit */
+  gboolean            batches;    /* the revision agreed on has them */
+  Batch              *reading;    /* the batch whose line is being read */
+  GPtrArray          *waiting;    /* Batch*: read, with requests unanswered */
 };
+
+static void
+pending_free (Pending *pending)
+{
+  json_node_unref (pending->id);
+  g_free (pending);
+}
+
+static void
+batch_free (Batch *batch)
+{
+  json_array_unref (batch->answers);
+  g_ptr_array_unref (batch->pending);
+  g_free (batch);
+}
 
 PrsMcpServe *
 prs_mcp_serve_new (const PrsMcpServeBackend *backend,
@@ -35,6 +67,7 @@ prs_mcp_serve_new (const PrsMcpServeBackend *backend,
   self->user_data = user_data;
   self->line = g_string_new (NULL);
   self->max_line = PRS_MCP_DEFAULT_MAX_MESSAGE;
+  self->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) batch_free);
   return self;
 }
 
@@ -44,6 +77,7 @@ prs_mcp_serve_free (PrsMcpServe *self)
   if (self == NULL)
     return;
   g_string_free (self->line, TRUE);
+  g_ptr_array_unref (self->waiting);
   g_free (self);
 }
 
@@ -56,15 +90,99 @@ prs_mcp_serve_set_max_line (PrsMcpServe *self,
 
 /* ---- answers ---- */
 
-/* Takes @message */
+static void
+write_node (PrsMcpServe *self,
+            JsonNode    *node)
+{
+  g_autoptr(GBytes) bytes = prs_mcp_message_serialize_node (node);
+
+  self->backend.write (bytes, self->user_data);
+}
+
+/* The batch's answers, once nothing in it waits (none at all: nothing is
+ * written, as JSON-RPC 2.0 asks of a batch of notifications) */
+static gboolean
+batch_flush (PrsMcpServe *self,
+             Batch       *batch)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (batch->pending->len > 0)
+    return FALSE;
+  if (json_array_get_length (batch->answers) > 0)
+    {
+      node = json_node_init_array (json_node_alloc (), batch->answers);
+      write_node (self, node);
+    }
+  return TRUE;
+}
+
+static gboolean
+batch_take_pending (Batch    *batch,
+                    JsonNode *id,
+                    gboolean  calls_only)
+{
+  for (guint i = 0; id != NULL && i < batch->pending->len; i++)
+    {
+      Pending *pending = g_ptr_array_index (batch->pending, i);
+
+      if ((!calls_only || pending->call) && json_node_equal (pending->id, id))
+        {
+          g_ptr_array_remove_index (batch->pending, i);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* The batch still waiting for the request @id, which is answered now or
+ * (@calls_only) was a call the client cancelled */
+static Batch *
+waiting_batch_take (PrsMcpServe *self,
+                    JsonNode    *id,
+                    gboolean     calls_only,
+                    guint       *index)
+{
+  for (guint i = 0; i < self->waiting->len; i++)
+    {
+      Batch *batch = g_ptr_array_index (self->waiting, i);
+
+      if (batch_take_pending (batch, id, calls_only))
+        {
+          *index = i;
+          return batch;
+        }
+    }
+  return NULL;
+}
+
+/* Takes @message. An answer to a request of a batch joins the batch's
+ * other answers; anything else is a line of its own. */
 static void
 send_message (PrsMcpServe *self,
               JsonObject  *message)
 {
-  g_autoptr(GBytes) bytes = prs_mcp_message_serialize (message);
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), message);
+  JsonNode *id = json_object_get_member (message, "id");
+  Batch *batch = NULL;
+  guint index = 0;
 
   json_object_unref (message);
-  self->backend.write (bytes, self->user_data);
+  if (id != NULL && self->reading != NULL)
+    {
+      batch_take_pending (self->reading, id, FALSE);
+      batch = self->reading;
+    }
+  else if (id != NULL && !JSON_NODE_HOLDS_NULL (id))
+    batch = waiting_batch_take (self, id, FALSE, &index);
+  if (batch == NULL)
+    {
+      write_node (self, node);
+      return;
+    }
+  json_array_add_element (batch->answers, g_steal_pointer (&node));
+  if (batch != self->reading && batch_flush (self, batch))
+    g_ptr_array_remove_index (self->waiting, index);
 }
 
 void
@@ -238,25 +356,85 @@ call_tool (PrsMcpServe *self,
 }
 
 static void
+handle_initialize (PrsMcpServe *self,
+                   JsonNode    *id,
+                   JsonObject  *params)
+{
+  JsonObject *result;
+
+  /* MCP 2025-03-26: "The initialization request MUST NOT be part of a
+   * JSON-RPC batch" */
+  if (self->reading != NULL)
+    {
+      prs_mcp_serve_send_error (self, id, PRS_MCP_RPC_INVALID_REQUEST,
+                                "Invalid Request: initialize cannot be part of a batch.");
+      return;
+    }
+  result = initialize_result (params);
+  /* Batches are in revision 2025-03-26 only: 2024-11-05 did not define
+   * them and 2025-06-18 removed them (docs/mcp.md) */
+  self->batches = g_strcmp0 (prs_json_object_get_string (result, "protocolVersion"), "2025-03-26") == 0;
+  send_message (self, prs_mcp_message_new_result (id, result));
+}
+
+/* A request of the batch being read is answered within it */
+static void
+note_pending (PrsMcpServe *self,
+              JsonNode    *id,
+              gboolean     call)
+{
+  Pending *pending;
+
+  if (self->reading == NULL)
+    return;
+  pending = g_new0 (Pending, 1);
+  pending->id = json_node_copy (id);
+  pending->call = call;
+  g_ptr_array_add (self->reading->pending, pending);
+}
+
+static void
 handle_request (PrsMcpServe *self,
                 JsonNode    *id,
                 const char  *method,
                 JsonObject  *params)
 {
   if (strcmp (method, "initialize") == 0)
-    send_message (self, prs_mcp_message_new_result (id, initialize_result (params)));
+    handle_initialize (self, id, params);
   else if (strcmp (method, "ping") == 0)
     send_message (self, prs_mcp_message_new_result (id, NULL));
   else if (strcmp (method, "tools/list") == 0)
-    self->backend.list_tools (id, self->user_data);
+    {
+      note_pending (self, id, FALSE);
+      self->backend.list_tools (id, self->user_data);
+    }
   else if (strcmp (method, "tools/call") == 0)
-    call_tool (self, id, params);
+    {
+      note_pending (self, id, TRUE);
+      call_tool (self, id, params);
+    }
   else
     {
       g_autofree char *text = g_strdup_printf ("Method not found: %s", method);
 
       prs_mcp_serve_send_error (self, id, PRS_MCP_RPC_METHOD_NOT_FOUND, text);
     }
+}
+
+/* A call the client cancelled gets no answer (the backend sends none): a
+ * batch that waited for it waits no more */
+static void
+forget_cancelled (PrsMcpServe *self,
+                  JsonNode    *request_id)
+{
+  guint index = 0;
+  Batch *batch;
+
+  if (self->reading != NULL)
+    batch_take_pending (self->reading, request_id, TRUE);
+  batch = waiting_batch_take (self, request_id, TRUE, &index);
+  if (batch != NULL && batch_flush (self, batch))
+    g_ptr_array_remove_index (self->waiting, index);
 }
 
 /* Notifications need no answer; a cancelled request is stopped too */
@@ -268,31 +446,22 @@ handle_notification (PrsMcpServe *self,
   JsonNode *request_id = params != NULL ? json_object_get_member (params, "requestId") : NULL;
 
   if (strcmp (method, "notifications/cancelled") == 0 && is_id (request_id))
-    self->backend.cancel (request_id, self->user_data);
+    {
+      self->backend.cancel (request_id, self->user_data);
+      forget_cancelled (self, request_id);
+    }
 }
 
+/* One JSON-RPC message, alone on its line or in a batch */
 static void
-handle_line (PrsMcpServe *self,
-             const char  *line,
-             gsize        len)
+handle_message (PrsMcpServe *self,
+                JsonNode    *root)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
-  JsonNode *id, *method, *params;
+  JsonObject *object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  JsonNode *id = object != NULL ? json_object_get_member (object, "id") : NULL;
+  JsonNode *method = object != NULL ? json_object_get_member (object, "method") : NULL;
+  JsonNode *params = object != NULL ? json_object_get_member (object, "params") : NULL;
 
-  if (len == 0)
-    return;
-  root = prs_json_parse_strict (line, len, MAX_DEPTH, &error);
-  if (root == NULL)
-    {
-      prs_mcp_serve_send_error (self, NULL, PRS_MCP_RPC_PARSE_ERROR, "Parse error: a message must be one line of JSON.");
-      return;
-    }
-  object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
-  id = object != NULL ? json_object_get_member (object, "id") : NULL;
-  method = object != NULL ? json_object_get_member (object, "method") : NULL;
-  params = object != NULL ? json_object_get_member (object, "params") : NULL;
   /* An answer (we ask nothing) is never answered, whatever it holds: two
    * peers answering each other's errors would never stop */
   if (object != NULL && method == NULL &&
@@ -310,6 +479,53 @@ handle_line (PrsMcpServe *self,
     handle_notification (self, json_node_get_string (method), params != NULL ? json_node_get_object (params) : NULL);
   else
     handle_request (self, id, json_node_get_string (method), params != NULL ? json_node_get_object (params) : NULL);
+}
+
+/* JSON-RPC 2.0 batches, where the revision agreed on has them: each
+ * message handled as if alone, the answers written together */
+static void
+handle_batch (PrsMcpServe *self,
+              JsonArray   *messages)
+{
+  Batch *batch;
+
+  if (!self->batches || json_array_get_length (messages) == 0)
+    {
+      prs_mcp_serve_send_error (self, NULL, PRS_MCP_RPC_INVALID_REQUEST,
+                                self->batches ? "Invalid Request: an empty batch."
+                                              : "Invalid Request: batches are only part of MCP revision 2025-03-26.");
+      return;
+    }
+  batch = g_new0 (Batch, 1);
+  batch->answers = json_array_new ();
+  batch->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_free);
+  self->reading = batch;
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    handle_message (self, json_array_get_element (messages, i));
+  self->reading = NULL;
+  if (batch_flush (self, batch))
+    batch_free (batch);
+  else
+    g_ptr_array_add (self->waiting, batch);
+}
+
+static void
+handle_line (PrsMcpServe *self,
+             const char  *line,
+             gsize        len)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+
+  if (len == 0)
+    return;
+  root = prs_json_parse_strict (line, len, MAX_DEPTH, &error);
+  if (root == NULL)
+    prs_mcp_serve_send_error (self, NULL, PRS_MCP_RPC_PARSE_ERROR, "Parse error: a message must be one line of JSON.");
+  else if (JSON_NODE_HOLDS_ARRAY (root))
+    handle_batch (self, json_node_get_array (root));
+  else
+    handle_message (self, root);
 }
 
 /* A line ended by LF, or CRLF as some clients write on Windows */
