@@ -13,7 +13,9 @@
  * gave); every request of the input — a line that is a JSON-RPC 2.0 object
  * with a method and a string or number id — gets an answer with its id;
  * no id is answered more often than lines carry it; no line is answered
- * twice. The input's lines are split here on their own, not by the code
+ * twice. Once an initialize agreed on revision 2025-03-26, a line that is
+ * an array is a batch: its messages count as lines, and its answers come
+ * as one array of answers. The input's lines are split here on their own, not by the code
  * under test.
  *
  * Seeds (tests/fuzz/corpus/mcp-serve/, each behind its chunk-size byte):
@@ -108,6 +110,22 @@ on_write (GBytes   *line,
   g_assert_null (memchr (text, '\r', len));
   root = prs_json_parse_strict (text, len, MAX_DEPTH + 8, &error);
   g_assert_no_error (error);
+  /* A batch's answers: never empty, never a notification */
+  if (JSON_NODE_HOLDS_ARRAY (root))
+    {
+      JsonArray *answers = json_node_get_array (root);
+
+      g_assert_cmpuint (json_array_get_length (answers), >, 0);
+      for (guint i = 0; i < json_array_get_length (answers); i++)
+        {
+          JsonNode *answer = json_array_get_element (answers, i);
+
+          g_assert_true (JSON_NODE_HOLDS_OBJECT (answer));
+          g_assert_cmpstr (prs_json_object_get_string (json_node_get_object (answer), "jsonrpc"), ==, "2.0");
+          check_answer (fuzz, json_node_get_object (answer));
+        }
+      return;
+    }
   g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
   object = json_node_get_object (root);
   g_assert_cmpstr (prs_json_object_get_string (object, "jsonrpc"), ==, "2.0");
@@ -196,13 +214,48 @@ answer_calls (Fuzz *fuzz)
 
 /* ---- the oracle's own reading of the input ---- */
 
-/* @expected: the requests' ids; @carried: every id a line carries */
+typedef struct
+{
+  GHashTable *expected;   /* the requests' ids */
+  GHashTable *carried;    /* every id a message carries */
+  guint       messages;   /* lines, and the messages of batches read as such */
+  gboolean    batches;    /* revision 2025-03-26 agreed on */
+} Reading;
+
+/* One message, alone or in a batch: an initialize alone agrees on the
+ * revision, and only 2025-03-26 has batches */
+static void
+read_message (Reading  *reading,
+              JsonNode *root,
+              gboolean  alone)
+{
+  JsonObject *object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  JsonNode *id = object != NULL ? json_object_get_member (object, "id") : NULL;
+  JsonNode *params = object != NULL ? json_object_get_member (object, "params") : NULL;
+  gboolean request;
+
+  reading->messages++;
+  if (!is_id (id))
+    return;
+  count (reading->carried, id_key (id));
+  request = g_strcmp0 (prs_json_object_get_string (object, "jsonrpc"), "2.0") == 0 &&
+            prs_json_object_get_string (object, "method") != NULL &&
+            (params == NULL || JSON_NODE_HOLDS_OBJECT (params));
+  if (!request)
+    return;
+  count (reading->expected, id_key (id));
+  if (alone && g_strcmp0 (prs_json_object_get_string (object, "method"), "initialize") == 0)
+    {
+      const char *version = params != NULL ? prs_json_object_get_string (json_node_get_object (params), "protocolVersion") : NULL;
+
+      reading->batches = g_strcmp0 (version, "2025-03-26") == 0;
+    }
+}
+
 static void
 read_lines (const char *data,
             size_t      size,
-            GHashTable *expected,
-            GHashTable *carried,
-            guint      *n_lines)
+            Reading    *reading)
 {
   const char *end = data + size;
 
@@ -213,40 +266,36 @@ read_lines (const char *data,
       gsize raw = (gsize) ((newline != NULL ? newline : end) - data);
       gsize len = raw > 0 && data[raw - 1] == '\r' ? raw - 1 : raw;
       g_autoptr(JsonNode) root = NULL;
-      JsonObject *object;
-      JsonNode *id, *params;
+      JsonArray *batch;
 
       data += raw + (newline != NULL ? 1 : 0);
-      if (len > 0 || raw > MAX_LINE)
-        (*n_lines)++;
       if (len == 0 || raw > MAX_LINE)
-        continue;
+        {
+          reading->messages += raw > MAX_LINE ? 1 : 0;
+          continue;
+        }
       root = prs_json_parse_strict (line, len, MAX_DEPTH, NULL);
-      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-        continue;
-      object = json_node_get_object (root);
-      id = json_object_get_member (object, "id");
-      params = json_object_get_member (object, "params");
-      if (!is_id (id))
-        continue;
-      count (carried, id_key (id));
-      if (g_strcmp0 (prs_json_object_get_string (object, "jsonrpc"), "2.0") == 0 &&
-          prs_json_object_get_string (object, "method") != NULL &&
-          (params == NULL || JSON_NODE_HOLDS_OBJECT (params)))
-        count (expected, id_key (id));
+      batch = root != NULL && JSON_NODE_HOLDS_ARRAY (root) ? json_node_get_array (root) : NULL;
+      if (root == NULL || (batch != NULL && (!reading->batches || json_array_get_length (batch) == 0)))
+        reading->messages++;
+      else if (batch == NULL)
+        read_message (reading, root, TRUE);
+      else
+        for (guint i = 0; i < json_array_get_length (batch); i++)
+          read_message (reading, json_array_get_element (batch, i), FALSE);
     }
 }
 
 static void
-check_ids (Fuzz       *fuzz,
-           GHashTable *expected,
-           GHashTable *carried,
-           guint       n_lines)
+check_ids (Fuzz    *fuzz,
+           Reading *reading)
 {
+  GHashTable *expected = reading->expected;
+  GHashTable *carried = reading->carried;
   GHashTableIter iter;
   gpointer key, value;
 
-  g_assert_cmpuint (fuzz->answers, <=, n_lines);
+  g_assert_cmpuint (fuzz->answers, <=, reading->messages);
   g_hash_table_iter_init (&iter, expected);
   while (g_hash_table_iter_next (&iter, &key, &value))
     g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (fuzz->answered, key)), >=, GPOINTER_TO_UINT (value));
@@ -263,7 +312,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   Fuzz fuzz = { 0 };
   g_autoptr(GHashTable) expected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) carried = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  guint n_lines = 0;
+  Reading reading = { expected, carried, 0, FALSE };
   gsize chunk;
 
   if (size < 1)
@@ -282,8 +331,8 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   prs_mcp_serve_finish (fuzz.serve);
   answer_calls (&fuzz);
 
-  read_lines ((const char *) data, size, expected, carried, &n_lines);
-  check_ids (&fuzz, expected, carried, n_lines);
+  read_lines ((const char *) data, size, &reading);
+  check_ids (&fuzz, &reading);
 
   prs_mcp_serve_free (fuzz.serve);
   g_ptr_array_unref (fuzz.calls);
