@@ -38,7 +38,7 @@ import prsapi  # noqa: E402
 EVERYTHING = os.path.join(os.environ['PRS_MCP_PEERS'], 'node_modules', '@modelcontextprotocol',
                           'server-everything', 'dist', 'index.js')
 CLIENT = os.path.join(HERE, 'mcp-serve-client.cjs')
-PLAN = 42
+PLAN = 44
 
 _spec = importlib.util.spec_from_file_location('n8n_harness', os.path.join(HERE, '..', 'n8n', 'test-discovery.py'))
 harness = importlib.util.module_from_spec(_spec)
@@ -395,6 +395,30 @@ def test_wire(tap, app):
     tap.ok(by_id.get(5, {}).get('result') == {}, 'a last request without a line break is answered', json.dumps(out))
 
 
+def test_batch(tap, app):
+    """A client that agreed on revision 2025-03-26 may send a batch: one
+    array of answers comes back, the service's answers among them"""
+    lines = ['{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26",'
+             '"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
+             '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+             '[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/list"},'
+             '{"jsonrpc":"2.0","id":4,"method":"resources/list"},{"jsonrpc":"2.0","method":"notifications/x"}]']
+    res = subprocess.run([app.args.ctl, '--data-dir', app.data_dir, 'mcp', 'serve', '--port', str(app.port)],
+                         input='\n'.join(lines) + '\n', capture_output=True, text=True, env=app.env(), timeout=30)
+    try:
+        out = [json.loads(line) for line in res.stdout.splitlines()]
+    except ValueError:
+        out = []
+    batch = out[1] if len(out) == 2 and isinstance(out[1], list) else []
+    by_id = {m.get('id'): m for m in batch if isinstance(m, dict)}
+    tap.ok(len(out) == 2 and out[0].get('result', {}).get('protocolVersion') == '2025-03-26' and len(batch) == 3,
+           'a batch under revision 2025-03-26 is answered with one array, one answer per request', res.stdout + res.stderr)
+    names = [t.get('name') for t in by_id.get(3, {}).get('result', {}).get('tools', [])]
+    tap.ok(by_id.get(2, {}).get('result') == {} and 'everything__echo' in names
+           and by_id.get(4, {}).get('error', {}).get('code') == -32601,
+           'its answers: ping, the service\'s tools, and “method not found”', json.dumps(batch)[:2000])
+
+
 def test_stopped(tap, app):
     app.stop()
     answer = Client(app, 5, 'call', 'everything__echo', '{"message": "x"}').result()
@@ -414,6 +438,7 @@ def run(tap, app):
     test_latency(tap, app)
     test_restart_waiting(tap, app)
     test_wire(tap, app)
+    test_batch(tap, app)
     test_stopped(tap, app)
 
 
