@@ -5,13 +5,16 @@ provider that answers at once (tests/scripted-provider.py), minus the
 provider's own round trip measured by the same client, one of each in turn
 so that both meet the same machine. Both p50. Used by bench/bench.py."""
 
+import glob
 import http.client
 import json
 import os
+import shutil
 import socket
 import ssl
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -141,16 +144,17 @@ def import_agent(ctl, d, env, work):
         raise RuntimeError('agent import failed: ' + imp.stderr.strip())
 
 
-def start_headless(prosponsive, d, env, slug):
-    """Starts it on a free port; returns (process, client, id of conversation @slug)."""
+def start_headless(prosponsive, d, env, slug, wrapper=(), timeout=30):
+    """Starts it on a free port, under the command @wrapper (a profiler) if
+    given; returns (process, client, id of conversation @slug)."""
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1]
     log = open(os.path.join(d, 'headless.log'), 'ab')
-    app = subprocess.Popen([prosponsive, '--headless', '--data-dir', d, '--port', str(port)],
+    app = subprocess.Popen(list(wrapper) + [prosponsive, '--headless', '--data-dir', d, '--port', str(port)],
                            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env)
     log.close()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + timeout
     while True:
         try:
             with open(os.path.join(d, 'secrets.json')) as f:
@@ -162,6 +166,62 @@ def start_headless(prosponsive, d, env, slug):
                 stop_all(app)
                 raise RuntimeError('prosponsive --headless did not start')
             time.sleep(0.1)
+
+
+def start_side(build, wrapper=(), timeout=30):
+    """One build's `prosponsive --headless` with its own data folder, the
+    agent "bench" and its own instant scripted provider (bench/inference-ab,
+    bench/inference-profile)"""
+    work = tempfile.mkdtemp(prefix='inference-')
+    env = dict(os.environ)
+    env.update({'GSETTINGS_BACKEND': 'memory', 'GSETTINGS_SCHEMA_DIR': os.path.join(build, 'data'),
+                'PROSPONSIVE_SECRETS': 'file', 'NO_AT_BRIDGE': '1', 'LC_ALL': 'C.UTF-8'})
+    d = os.path.join(work, 'data')
+    os.makedirs(d)
+    ctl = os.path.join(build, 'src', 'app', 'prosponsive-ctl')
+    side = {'build': build, 'work': work, 'app': None, 'times': [], 'base': []}
+    side['provider'], side['pport'] = _provider(work)
+    try:
+        add_provider(ctl, d, env, side['pport'])
+        import_agent(ctl, d, env, work)
+        side['app'], side['client'], side['cid'] = start_headless(
+            os.path.join(build, 'src', 'app', 'prosponsive'), d, env, 'bench', wrapper, timeout)
+    except Exception:
+        stop_side(side)
+        raise
+    return side
+
+
+def stop_side(side):
+    stop_all(side['app'], side['provider'])
+    shutil.rmtree(side['work'], ignore_errors=True)
+
+
+def side_call(side, prompt, timeout=30):
+    status, body = side['client'].call('POST', '/api/ai/agent-inference',
+                                       {'prompt': prompt, 'conversationId': side['cid'], 'agentId': 'bench'},
+                                       timeout=timeout)
+    if status != 200:
+        raise RuntimeError('%s answered %d %s' % (side['build'], status, body[:200]))
+
+
+def service_tids(side):
+    """Every thread of the service (the launcher's child, or the launcher
+    itself once it has executed the service) and of the launcher"""
+    pids = [str(side['app'].pid)] + subprocess.run(['pgrep', '-P', str(side['app'].pid)],
+                                                   capture_output=True, text=True).stdout.split()
+    return [t for pid in pids for t in glob.glob('/proc/%s/task/*' % pid)]
+
+
+def service_cpu_ns(side):
+    total = 0
+    for task in service_tids(side):
+        try:
+            with open(task + '/schedstat') as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass    # a thread that ended meanwhile
+    return total
 
 
 def stop_all(*procs):
