@@ -505,6 +505,34 @@ test_start_refused_when_busy (Fixture       *fixture,
   g_assert_true (prs_runner_is_idle (fixture->runner));
 }
 
+/* A Stop while the run waits for a person, when its end cannot be
+ * stored: the run waits as it is stored, and the window, which reads the
+ * run, shows that; a Stop asked again once the database is free ends it */
+static void
+test_stop_refused_when_busy (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autofree char *message_id = wait_for_proposal (fixture, run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRunRow) row = NULL;
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "awaiting_approval");
+  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "awaiting_approval");
+  g_clear_pointer (&row, prs_run_row_free);
+
+  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "cancelled");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -527,5 +555,7 @@ main (int   argc,
               fixture_teardown);
   g_test_add ("/prs/run-acks/start-refused-when-busy", Fixture, "ask", fixture_setup,
               test_start_refused_when_busy, fixture_teardown);
+  g_test_add ("/prs/run-acks/stop-refused-when-busy", Fixture, "ask", fixture_setup, test_stop_refused_when_busy,
+              fixture_teardown);
   return g_test_run ();
 }

@@ -104,7 +104,8 @@ gboolean    _prs_run_writes_refused   (PrsRun       *self);
  * (and the rest that ends it answers with @error) */
 void        _prs_run_note_unsaved     (PrsRun       *self,
                                        const GError *error);
-void        _prs_run_batch_end        (PrsRun       *self);
+/* FALSE when the batch open was not committed */
+gboolean    _prs_run_batch_end        (PrsRun       *self);
 /* Ends the batch: committed when every write of it worked, else nothing
  * of it is stored. TRUE when it was committed */
 gboolean    _prs_run_batch_end_whole  (PrsRun       *self);

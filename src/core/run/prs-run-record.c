@@ -366,16 +366,15 @@ _prs_run_batch_begin_row_later (PrsRun       *self,
   return batch_begin (self, sync, TRUE);
 }
 
-void
+gboolean
 _prs_run_batch_end (PrsRun *self)
 {
   g_autoptr(GError) error = NULL;
-
   gboolean committed;
 
   self->batch_lost = FALSE;
   if (!self->batch_open)
-    return;
+    return TRUE;
   self->row_later = FALSE;
   committed = prs_store_batch_end (self->env->store, &error);
   if (!committed)
@@ -385,6 +384,7 @@ _prs_run_batch_end (PrsRun *self)
     }
   self->batch_open = FALSE;
   announce_batch (self, committed);
+  return committed;
 }
 
 gboolean
@@ -635,19 +635,23 @@ _prs_run_wake_waiters (PrsRun *self)
   g_list_free (waiters);
 }
 
-/* The run stops working: it ended or waits for a person. */
-void
-_prs_run_rest (PrsRun     *self,
-               const char *status)
+/* The run stops working: it ended or waits for a person. @was: what the
+ * row's stop reason and error were before _prs_run_finish () changed
+ * them (taken), NULL when they were not */
+static void
+rest (PrsRun     *self,
+      const char *status,
+      char       *was[2])
 {
   /* A handler may drop its reference (the runner forgets a finished run) */
   g_autoptr(PrsRun) keep = g_object_ref (self);
   g_autoptr(GError) error = NULL;
   /* Its writes were to be one transaction (a batch began, or could not) */
   gboolean grouped = self->batch_open || self->batch_lost;
+  g_autofree char *was_status = g_steal_pointer (&self->row->status);
   const char *trigger_status;
+  gboolean stored;
 
-  g_free (self->row->status);
   self->row->status = g_strdup (status);
 
   if (g_strcmp0 (status, PRS_RUN_COMPLETED) == 0)
@@ -661,15 +665,35 @@ _prs_run_rest (PrsRun     *self,
   if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
     trigger_status = NULL;
   g_clear_error (&self->rest_unsaved);
-  save_with_trigger (self, trigger_status, &error);
+  stored = save_with_trigger (self, trigger_status, &error);
   /* On the disk before anyone hears of the rest (the API answers then) */
-  _prs_run_batch_end (self);
+  stored = _prs_run_batch_end (self) && stored;
   /* … or, when it could not be stored, what is heard is that failure, not
    * a state the database does not hold */
   if (grouped && self->unsaved != NULL)
     self->rest_unsaved = g_error_copy (self->unsaved);
   else if (error != NULL)
     self->rest_unsaved = g_steal_pointer (&error);
+  /* A run that waited for a person (a Stop while it waits) and could not
+   * store its end waits as it is stored: what the window shows, and what
+   * a Stop asked again changes (docs/storage.md) */
+  if (!stored && g_strcmp0 (was_status, PRS_RUN_AWAITING_APPROVAL) == 0)
+    {
+      g_free (self->row->status);
+      self->row->status = g_steal_pointer (&was_status);
+      if (was != NULL)
+        {
+          g_free (self->row->stop_reason);
+          self->row->stop_reason = g_steal_pointer (&was[0]);
+          g_free (self->row->error);
+          self->row->error = g_steal_pointer (&was[1]);
+        }
+    }
+  if (was != NULL)
+    {
+      g_free (was[0]);
+      g_free (was[1]);
+    }
 
   self->working = FALSE;
   if (!self->detached)
@@ -678,16 +702,23 @@ _prs_run_rest (PrsRun     *self,
 }
 
 void
+_prs_run_rest (PrsRun     *self,
+               const char *status)
+{
+  rest (self, status, NULL);
+}
+
+void
 _prs_run_finish (PrsRun     *self,
                  const char *status,
                  const char *stop_reason,
                  const char *error)
 {
-  g_free (self->row->stop_reason);
+  char *was[2] = { g_steal_pointer (&self->row->stop_reason), g_steal_pointer (&self->row->error) };
+
   self->row->stop_reason = g_strdup (stop_reason);
-  g_free (self->row->error);
   self->row->error = g_strdup (error);
-  _prs_run_rest (self, status);
+  rest (self, status, was);
 }
 
 /* The run works (calls the model or a tool). Said after the status is

@@ -749,6 +749,10 @@ prs_run_cancel (PrsRun *self)
   /* Nothing in flight (waiting for a person): it ends here */
   if (!self->model_in_flight && g_hash_table_size (self->executing) == 0)
     _prs_run_finish (self, PRS_RUN_CANCELLED, "cancelled", NULL);
+  /* … or, when that could not be stored, waits as it is stored: a person's
+   * decision then goes on with it, a Stop asked again ends it */
+  if (!prs_run_is_finished (self) && !self->model_in_flight && g_hash_table_size (self->executing) == 0)
+    self->cancel_requested = FALSE;
 }
 
 void
