@@ -58,9 +58,11 @@ fixture_setup (Fixture       *fixture,
   fixture->dir = g_dir_make_tmp ("prs-test-run-callback-XXXXXX", &error);
   g_assert_no_error (error);
   fixture->hook = prs_test_hook_start (FALSE);
-  /* n8n's answer of a "Respond: Immediately" workflow */
+  /* n8n's answer of a "Respond: Immediately" workflow; with "sync", the
+   * workflow's own result (nobody posts one back) */
   g_free (fixture->hook->answer);
-  fixture->hook->answer = g_strdup ("{\"message\":\"Workflow was started\"}");
+  fixture->hook->answer = g_strdup (g_strcmp0 (data, "sync") == 0 ? "{\"filed\":true}"
+                                                                   : "{\"message\":\"Workflow was started\"}");
   hook_url = prs_test_hook_url (fixture->hook);
 
   env = prs_test_run_env_new (fixture->dir, "https://127.0.0.1:1/api/ai/agentic-loop-result", &fixture->store,
@@ -73,13 +75,13 @@ fixture_setup (Fixture       *fixture,
   tool->workflow_id = g_strdup ("wf-file");
   tool->webhook_path = g_strdup ("file");
   tool->webhook_method = g_strdup ("POST");
-  tool->response_mode = g_strdup ("onReceived");
+  tool->response_mode = g_strdup (g_strcmp0 (data, "sync") == 0 ? "lastNode" : "onReceived");
   tool->webhook_node_name = g_strdup ("Webhook");
   tool->webhook_id = g_strdup ("hook-file");
   g_ptr_array_add (tools, tool);
   g_assert_true (prs_store_save_discovery (fixture->store, tools, NULL, 1000, &error));
-  /* With @data the call waits for a person */
-  if (data == NULL)
+  /* With "ask" the call waits for a person */
+  if (g_strcmp0 (data, "ask") != 0)
     g_assert_true (prs_store_add_approval_rule (fixture->store, "file_mail", NULL, NULL, "approve", NULL,
                                                 &error));
   g_assert_true (prs_store_resolve_conversation (fixture->store, "inbox", &fixture->conversation_id, NULL, &error));
@@ -306,6 +308,231 @@ test_decision_when_busy (Fixture       *fixture,
   g_assert_cmpstr (call->status, ==, "denied");
 }
 
+/* The busy timeout (5 s) and a margin: another program that lets go this
+ * long after a write began waiting lets that write through */
+#define LETS_GO_MS 6500
+
+/* Another program lets go of the database after the decision found it
+ * busy: nothing of the decision is stored then, one write after another
+ * (the call stays proposed, as the answer says) */
+static void
+test_decision_whole_when_busy (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autofree char *message_id = wait_for_proposal (fixture, run);
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(PrsToolCallRow) call = NULL;
+  GThread *holder = prs_test_sql_hold (prs_store_get_path (fixture->store), LETS_GO_MS);
+
+  g_assert_false (prs_runner_deny (fixture->runner, message_id, &busy));
+  g_thread_join (holder);
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  call = prs_store_lookup_tool_call (fixture->store, message_id, NULL);
+  g_assert_cmpstr (call->status, ==, "proposed");
+  g_assert_cmpstr (prs_run_get_status (run), ==, "awaiting_approval");
+}
+
+typedef struct
+{
+  gboolean  told;
+  GError   *error;
+} Waiter;
+
+static void
+on_rest (GObject      *source,
+         GAsyncResult *result,
+         gpointer      data)
+{
+  Waiter *waiter = data;
+  g_autoptr(JsonNode) answer = prs_run_wait_rest_finish (PRS_RUN (source), result, NULL, &waiter->error);
+
+  waiter->told = TRUE;
+}
+
+/* Runs the main context until *@flag, or @seconds passed */
+static void
+iterate_until (gboolean *flag,
+               guint     seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + seconds * G_TIME_SPAN_SECOND;
+
+  while (!*flag && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}
+
+/* A workflow's own result (nobody posts it back) that finds the database
+ * busy: nothing of it is stored, whoever waits for the run hears why, and
+ * the run keeps it and stores it whole once the database is free — the
+ * tool is not called again */
+static void
+test_result_kept_when_busy (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(GPtrArray) calls = NULL;
+  Waiter waiter = { 0 };
+  gboolean finished = FALSE;
+
+  while (fixture->hook->bodies->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  /* Taken before the workflow's answer is read */
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  prs_run_wait_rest_async (run, NULL, on_rest, &waiter);
+  iterate_until (&waiter.told, 30);
+  g_assert_true (waiter.told);
+  g_assert_error (waiter.error, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_clear_error (&waiter.error);
+
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpuint (calls->len, ==, 1);
+  g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "running");
+  g_clear_pointer (&calls, g_ptr_array_unref);
+
+  while (!finished)
+    {
+      iterate_until (&finished, 1);
+      finished = prs_run_is_finished (run);
+    }
+  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "succeeded");
+  g_assert_nonnull (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->result_message_id);
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
+}
+
+/* What a listener of the run's messages heard, and whether another
+ * program found each message then */
+typedef struct
+{
+  PrsStore   *store;     /* the run's own connection */
+  const char *dir;
+  guint       results;   /* tool-result messages said to be added */
+  guint       found;     /* … of those, stored when said */
+} Listener;
+
+static void
+on_message_added (PrsRun     *run,
+                  const char *conversation_id,
+                  const char *message_id,
+                  gpointer    data)
+{
+  Listener *listener = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) other = prs_store_new (listener->dir, &error);
+  g_autoptr(JsonNode) own = prs_store_get_message (listener->store, message_id, NULL);
+  g_autoptr(JsonNode) stored = NULL;
+
+  g_assert_no_error (error);
+  if (own == NULL ||
+      g_strcmp0 (json_object_get_string_member (json_node_get_object (own), "kind"), "tool-result") != 0)
+    return;
+  listener->results++;
+  stored = prs_store_get_message (other, message_id, NULL);
+  if (stored != NULL)
+    listener->found++;
+}
+
+/* A message is said once it is stored: a listener that hears of the
+ * posted result finds it from another connection */
+static void
+test_result_said_once_stored (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) envelope = start_call (fixture, &run);
+  Listener listener = { fixture->store, fixture->dir, 0, 0 };
+
+  g_signal_connect (run, "message-added", G_CALLBACK (on_message_added), &listener);
+  post_until_stored (fixture, envelope, TRUE);
+  g_assert_cmpuint (listener.results, ==, 1);
+  g_assert_cmpuint (listener.found, ==, 1);
+}
+
+/* A batch undone (a write of it failed) says nothing of the messages it
+ * wrote first: the result's message was written, the call's new state was
+ * refused, and no window ever shows that result */
+static void
+test_undone_result_not_said (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonObject) envelope = start_call (fixture, &run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) other = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsToolCallRow) call = NULL;
+  Listener listener = { fixture->store, fixture->dir, 0, 0 };
+  Sender sender = { 0 };
+
+  prs_test_store_exec (other, "CREATE TRIGGER refuse_result BEFORE UPDATE ON tool_calls"
+                              " WHEN NEW.status = 'succeeded'"
+                              " BEGIN SELECT RAISE (ABORT, 'refused by the test'); END");
+  g_signal_connect (run, "message-added", G_CALLBACK (on_message_added), &listener);
+  g_assert_cmpint (post_result (fixture, envelope, &sender), ==, PRS_CALLBACK_DELIVERED);
+  while (!sender.told)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_nonnull (sender.error);
+  g_assert_false (sender.result_seen);
+  sender_clear (&sender);
+  g_assert_cmpuint (listener.results, ==, 0);
+  call = prs_store_lookup_tool_call (fixture->store, json_object_get_string_member (envelope, "toolCallId"), NULL);
+  g_assert_cmpstr (call->status, ==, "running");
+}
+
+/* A run stored when it starts (a reply asked for in the window) that
+ * cannot be: it does not start, and whoever asked hears why */
+static void
+test_start_refused_when_busy (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(GPtrArray) runs = NULL;
+  PrsMessageInsert message = { .conversation_id = fixture->conversation_id, .kind = "user", .content = "Hello." };
+
+  g_assert_true (prs_store_insert_message (fixture->store, &message, NULL, NULL, &error));
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  run = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &busy);
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_null (run);
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_true (prs_runner_is_idle (fixture->runner));
+}
+
+/* A Stop while the run waits for a person, when its end cannot be
+ * stored: the run waits as it is stored, and the window, which reads the
+ * run, shows that; a Stop asked again once the database is free ends it */
+static void
+test_stop_refused_when_busy (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autofree char *message_id = wait_for_proposal (fixture, run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRunRow) row = NULL;
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "awaiting_approval");
+  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "awaiting_approval");
+  g_clear_pointer (&row, prs_run_row_free);
+
+  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "cancelled");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -317,6 +544,18 @@ main (int   argc,
   g_test_add ("/prs/run-acks/result-told-when-busy", Fixture, NULL, fixture_setup, test_told_when_busy,
               fixture_teardown);
   g_test_add ("/prs/run-acks/decision-when-busy", Fixture, "ask", fixture_setup, test_decision_when_busy,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/decision-whole-when-busy", Fixture, "ask", fixture_setup,
+              test_decision_whole_when_busy, fixture_teardown);
+  g_test_add ("/prs/run-acks/result-kept-when-busy", Fixture, "sync", fixture_setup, test_result_kept_when_busy,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/result-said-once-stored", Fixture, NULL, fixture_setup, test_result_said_once_stored,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/undone-result-not-said", Fixture, NULL, fixture_setup, test_undone_result_not_said,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/start-refused-when-busy", Fixture, "ask", fixture_setup,
+              test_start_refused_when_busy, fixture_teardown);
+  g_test_add ("/prs/run-acks/stop-refused-when-busy", Fixture, "ask", fixture_setup, test_stop_refused_when_busy,
               fixture_teardown);
   return g_test_run ();
 }

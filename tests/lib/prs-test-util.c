@@ -467,6 +467,54 @@ prs_test_sql_query (const char *db_path,
   return result;
 }
 
+/* Another program that writes: BEGIN IMMEDIATE on a connection of its
+ * own, in a thread of its own, so that it lets go while the main thread
+ * waits for the database */
+typedef struct
+{
+  char     *db_path;
+  guint     ms;
+  gboolean  held;   /* atomic */
+} Holder;
+
+static void
+holder_clear (gpointer data)
+{
+  g_free (((Holder *) data)->db_path);
+}
+
+static gpointer
+hold (gpointer data)
+{
+  Holder *holder = data;
+  sqlite3 *db = sql_open (holder->db_path);
+
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+  g_atomic_int_set (&holder->held, TRUE);
+  g_usleep ((gulong) holder->ms * G_TIME_SPAN_MILLISECOND);
+  g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  g_atomic_rc_box_release_full (holder, holder_clear);
+  return NULL;
+}
+
+GThread *
+prs_test_sql_hold (const char *db_path,
+                   guint       ms)
+{
+  Holder *holder = g_atomic_rc_box_new0 (Holder);
+  GThread *thread;
+
+  holder->db_path = g_strdup (db_path);
+  holder->ms = ms;
+  /* One reference for the thread, one for the wait here */
+  thread = g_thread_new ("prs-test-holder", hold, g_atomic_rc_box_acquire (holder));
+  while (!g_atomic_int_get (&holder->held))
+    g_usleep (1000);
+  g_atomic_rc_box_release_full (holder, holder_clear);
+  return thread;
+}
+
 /* ---- HTTPS ---- */
 
 static gboolean

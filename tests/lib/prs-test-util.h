@@ -142,6 +142,12 @@ char        *prs_test_sql_message          (const char *db_path,
 char        *prs_test_sql_query            (const char *db_path,
                                             const char *sql);
 
+/* Another program holds the database's write lock (BEGIN IMMEDIATE)
+ * for @ms milliseconds from now, then lets go: a thread, returned once the
+ * lock is held; join it. */
+GThread     *prs_test_sql_hold             (const char *db_path,
+                                            guint       ms);
+
 /* ---- HTTPS, ports, folders ---- */
 
 /* Sends @msg on a new session, accepting any certificate (the local API's

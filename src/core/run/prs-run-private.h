@@ -32,8 +32,11 @@ struct _PrsRun
   gboolean      cancel_requested;
   gboolean      batch_open;    /* its writes go into one store batch (prs-run-record.c) */
   gboolean      row_later;     /* … whose first write of the row takes a waiting start */
-  gboolean      batch_lost;    /* a batch could not begin: its writes go one by one */
+  gboolean      batch_lost;    /* a batch could not begin: nothing is written until its end */
   GError       *unsaved;       /* the first write of that batch (or lost one) that failed */
+  /* What the open batch wrote, said to the views once it is committed
+   * (Announcement*, prs-run-record.c) */
+  GPtrArray    *announcements;
   GError       *rest_unsaved;  /* the last rest was not stored: its answer is this error */
   guint         start_save_id; /* a new run's row waits to be stored (prs-run-record.c) */
   /* A finished model call's attempts, recorded once the row they refer to
@@ -43,9 +46,13 @@ struct _PrsRun
   gboolean      held_cancelled;
   /* A model call whose end could not begin to be stored (the database
    * busy): kept, and stored again later (prs-run.c) */
+  gboolean      end_kept;
   PrsChatResponse *end_response;
   GError       *end_error;
   GPtrArray    *end_attempts;
+  /* … and so are the results of calls that nobody posted back
+   * (KeptResult*, prs-run.c) */
+  GPtrArray    *kept_results;
   guint         end_retry_id;
   guint         end_retry_ms;
 
@@ -81,17 +88,24 @@ void        _prs_run_save             (PrsRun       *self);
  * whichever comes first */
 void        _prs_run_defer_start      (PrsRun       *self);
 void        _prs_run_save_start       (PrsRun       *self);
-void        _prs_run_batch_begin      (PrsRun       *self,
+/* FALSE when the batch could not begin (the database busy, full):
+ * nothing is written until _prs_run_batch_end (), and the caller keeps
+ * what it was to store, or refuses, with self->unsaved (docs/storage.md) */
+gboolean    _prs_run_batch_begin      (PrsRun       *self,
                                        PrsStoreSync  sync);
 /* The same, but a start still waiting goes into the batch's first write
  * of the row, not a write of its own before it */
-void        _prs_run_batch_begin_row_later (PrsRun       *self,
+gboolean    _prs_run_batch_begin_row_later (PrsRun       *self,
                                             PrsStoreSync  sync);
+/* TRUE when the run writes nothing now: detached, or in a batch that
+ * could not begin */
+gboolean    _prs_run_writes_refused   (PrsRun       *self);
 /* A write failed: inside a batch, the batch's state is not all stored
  * (and the rest that ends it answers with @error) */
 void        _prs_run_note_unsaved     (PrsRun       *self,
                                        const GError *error);
-void        _prs_run_batch_end        (PrsRun       *self);
+/* FALSE when the batch open was not committed */
+gboolean    _prs_run_batch_end        (PrsRun       *self);
 /* Ends the batch: committed when every write of it worked, else nothing
  * of it is stored. TRUE when it was committed */
 gboolean    _prs_run_batch_end_whole  (PrsRun       *self);

@@ -111,12 +111,72 @@ _prs_run_parse_object (const char *text)
 
 /* ---- the row and the messages ---- */
 
+/* A message the run wrote, said to the views (and the runner) once it is
+ * stored: inside a batch, once the batch is committed, and never when it
+ * is not — a window shows no message the database does not hold
+ * (docs/storage.md) */
+typedef struct
+{
+  guint  signal;
+  char  *message_id;
+  char  *tool_name;   /* approval-needed */
+} Announcement;
+
+static void
+announcement_free (Announcement *announcement)
+{
+  g_free (announcement->message_id);
+  g_free (announcement->tool_name);
+  g_free (announcement);
+}
+
+static void
+announce (PrsRun     *self,
+          guint       signal,
+          const char *message_id,
+          const char *tool_name)
+{
+  Announcement *announcement;
+
+  if (self->detached)
+    return;
+  if (!self->batch_open)
+    {
+      if (signal == SIGNAL_APPROVAL_NEEDED)
+        g_signal_emit (self, signals[signal], 0, self->row->conversation_id, message_id, tool_name);
+      else
+        g_signal_emit (self, signals[signal], 0, self->row->conversation_id, message_id);
+      return;
+    }
+  if (self->announcements == NULL)
+    self->announcements = g_ptr_array_new_with_free_func ((GDestroyNotify) announcement_free);
+  announcement = g_new0 (Announcement, 1);
+  announcement->signal = signal;
+  announcement->message_id = g_strdup (message_id);
+  announcement->tool_name = g_strdup (tool_name);
+  g_ptr_array_add (self->announcements, announcement);
+}
+
+/* The batch ended: said when it was committed, dropped when it was not */
+static void
+announce_batch (PrsRun   *self,
+                gboolean  committed)
+{
+  g_autoptr(GPtrArray) announcements = g_steal_pointer (&self->announcements);
+
+  for (guint i = 0; committed && announcements != NULL && i < announcements->len; i++)
+    {
+      Announcement *announcement = g_ptr_array_index (announcements, i);
+
+      announce (self, announcement->signal, announcement->message_id, announcement->tool_name);
+    }
+}
+
 void
 _prs_run_emit_message_changed (PrsRun     *self,
                                const char *message_id)
 {
-  if (!self->detached)
-    g_signal_emit (self, signals[SIGNAL_MESSAGE_CHANGED], 0, self->row->conversation_id, message_id);
+  announce (self, SIGNAL_MESSAGE_CHANGED, message_id, NULL);
 }
 
 void
@@ -124,8 +184,7 @@ _prs_run_emit_approval_needed (PrsRun     *self,
                                const char *message_id,
                                const char *tool_name)
 {
-  if (!self->detached)
-    g_signal_emit (self, signals[SIGNAL_APPROVAL_NEEDED], 0, self->row->conversation_id, message_id, tool_name);
+  announce (self, SIGNAL_APPROVAL_NEEDED, message_id, tool_name);
 }
 
 void
@@ -144,10 +203,16 @@ save_with_trigger (PrsRun      *self,
                    GError     **out_error)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), self->transcript);
+  g_autoptr(JsonNode) node = NULL;
 
   if (self->detached)
     return TRUE;
+  if (_prs_run_writes_refused (self))
+    {
+      g_propagate_error (out_error, g_error_copy (self->unsaved));
+      return FALSE;
+    }
+  node = json_node_init_array (json_node_alloc (), self->transcript);
   /* The whole row: a start still waiting is in it */
   g_clear_handle_id (&self->start_save_id, g_source_remove);
   g_free (self->row->transcript_json);
@@ -172,16 +237,15 @@ _prs_run_save (PrsRun *self)
   save_with_trigger (self, NULL, NULL);
 }
 
+static void store_start_now (PrsRun *self);
+
 static gboolean
 on_save_start (gpointer data)
 {
   PrsRun *self = data;
 
   self->start_save_id = 0;
-  /* Told to no one yet: the commit that ends the run takes it to the disk */
-  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
-  _prs_run_save (self);
-  _prs_run_batch_end (self);
+  store_start_now (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -192,6 +256,9 @@ on_save_start (gpointer data)
  * text does, prs-run.c). Either way it is stored before anything that
  * refers to it (tool calls, model calls) */
 #define LAZY_START_MS 250
+/* … and when the database was busy, tried again this long after (each try
+ * waits the busy timeout first) */
+#define START_RETRY_MS 1000
 
 void
 _prs_run_defer_start (PrsRun *self)
@@ -201,49 +268,73 @@ _prs_run_defer_start (PrsRun *self)
   self->start_save_id = g_timeout_add (LAZY_START_MS, on_save_start, self);
 }
 
+static gboolean batch_begin (PrsRun       *self,
+                             PrsStoreSync  sync,
+                             gboolean      row_later);
+
+/* The waiting row in a transaction of its own; when that cannot begin,
+ * it waits again (a write that refers to it takes it first) */
+static void
+store_start_now (PrsRun *self)
+{
+  /* Told to no one yet: the commit that ends the run takes it to the disk */
+  if (batch_begin (self, PRS_STORE_SYNC_LATER, FALSE))
+    _prs_run_save (self);
+  else
+    self->start_save_id = g_timeout_add (START_RETRY_MS, on_save_start, self);
+  _prs_run_batch_end (self);
+}
+
 /* The row now, if it still waits (before a write that refers to it) */
 void
 _prs_run_save_start (PrsRun *self)
 {
-  if (self->start_save_id == 0)
+  if (self->start_save_id == 0 || _prs_run_writes_refused (self))
     return;
-  g_clear_handle_id (&self->start_save_id, g_source_remove);
-  if (self->batch_open || self->batch_lost)
+  if (self->batch_open)
     {
       _prs_run_save (self);
       return;
     }
-  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
-  _prs_run_save (self);
-  _prs_run_batch_end (self);
+  g_clear_handle_id (&self->start_save_id, g_source_remove);
+  store_start_now (self);
 }
 
 /* The writes until _prs_run_batch_end () (or the run rests) are one
  * transaction: a reply, the transcript and the run's state change
  * together, and one commit is one wait for the disk. PRS_STORE_SYNC_LATER
  * for progress nobody is answered about (docs/storage.md). */
-static void
+static gboolean
 batch_begin (PrsRun       *self,
              PrsStoreSync  sync,
              gboolean      row_later)
 {
   g_autoptr(GError) error = NULL;
 
-  /* Nested in one that could not begin: its writes too go one by one */
-  if (self->batch_open || self->batch_lost || self->detached)
-    return;
+  /* Nested: part of the batch open, or of the one that could not begin */
+  if (self->batch_open || self->detached)
+    return TRUE;
+  if (self->batch_lost)
+    return FALSE;
   g_clear_error (&self->unsaved);
   if (!prs_store_batch_begin (self->env->store, sync, &error))
     {
       g_message ("Could not save agent run %s: %s", self->row->id, error->message);
-      /* Its writes go one by one (each may still work), but not together */
+      /* Nothing of it is written one by one: the other program may let go
+       * partway, and part of what belongs together would be stored */
       self->batch_lost = TRUE;
       self->unsaved = g_steal_pointer (&error);
-      return;
+      return FALSE;
     }
-  self->batch_lost = FALSE;
   self->batch_open = TRUE;
   self->row_later = row_later;
+  return TRUE;
+}
+
+gboolean
+_prs_run_writes_refused (PrsRun *self)
+{
+  return self->detached || self->batch_lost;
 }
 
 /* A write of the run failed: what its batch (or the batch that could not
@@ -256,38 +347,44 @@ _prs_run_note_unsaved (PrsRun       *self,
     self->unsaved = g_error_copy (error);
 }
 
-void
+gboolean
 _prs_run_batch_begin (PrsRun       *self,
                       PrsStoreSync  sync)
 {
-  batch_begin (self, sync, FALSE);
+  if (!batch_begin (self, sync, FALSE))
+    return FALSE;
   _prs_run_save_start (self);
+  return TRUE;
 }
 
 /* The messages the batch writes before the row refer to it by id only:
  * in one transaction, they are never stored without it */
-void
+gboolean
 _prs_run_batch_begin_row_later (PrsRun       *self,
                                 PrsStoreSync  sync)
 {
-  batch_begin (self, sync, TRUE);
+  return batch_begin (self, sync, TRUE);
 }
 
-void
+gboolean
 _prs_run_batch_end (PrsRun *self)
 {
   g_autoptr(GError) error = NULL;
+  gboolean committed;
 
   self->batch_lost = FALSE;
   if (!self->batch_open)
-    return;
+    return TRUE;
   self->row_later = FALSE;
-  if (!prs_store_batch_end (self->env->store, &error))
+  committed = prs_store_batch_end (self->env->store, &error);
+  if (!committed)
     {
       g_message ("Could not save agent run %s: %s", self->row->id, error->message);
       _prs_run_note_unsaved (self, error);
     }
   self->batch_open = FALSE;
+  announce_batch (self, committed);
+  return committed;
 }
 
 gboolean
@@ -299,6 +396,7 @@ _prs_run_batch_end_whole (PrsRun *self)
       prs_store_batch_abandon (self->env->store);
       self->batch_open = FALSE;
       self->row_later = FALSE;
+      announce_batch (self, FALSE);
     }
   _prs_run_batch_end (self);
   return self->unsaved == NULL;
@@ -317,7 +415,7 @@ _prs_run_insert_message (PrsRun     *self,
   PrsMessageInsert insert = { 0 };
   gboolean assistant = g_strcmp0 (kind, "assistant") == 0;
 
-  if (self->detached)
+  if (_prs_run_writes_refused (self))
     return NULL;
   if (!self->row_later)
     _prs_run_save_start (self);
@@ -345,7 +443,7 @@ _prs_run_insert_message (PrsRun     *self,
       _prs_run_note_unsaved (self, error);
       return NULL;
     }
-  g_signal_emit (self, signals[SIGNAL_MESSAGE_ADDED], 0, self->row->conversation_id, message_id);
+  announce (self, SIGNAL_MESSAGE_ADDED, message_id, NULL);
   return message_id;
 }
 
@@ -359,7 +457,7 @@ _prs_run_update_message (PrsRun     *self,
   g_autoptr(GError) error = NULL;
   g_autofree char *extra_json = NULL;
 
-  if (message_id == NULL || self->detached)
+  if (message_id == NULL || _prs_run_writes_refused (self))
     return;
   if (!self->row_later)
     _prs_run_save_start (self);
@@ -453,7 +551,7 @@ _prs_run_record_held_model_calls (PrsRun *self)
   GPtrArray *attempts = g_steal_pointer (&self->held_attempts);
   PrsChatResponse *response = g_steal_pointer (&self->held_response);
 
-  if (attempts == NULL || self->detached)
+  if (attempts == NULL || _prs_run_writes_refused (self))
     return;
   /* Nothing wrote the row yet: a start still waiting first */
   if (self->start_save_id != 0)
@@ -537,19 +635,23 @@ _prs_run_wake_waiters (PrsRun *self)
   g_list_free (waiters);
 }
 
-/* The run stops working: it ended or waits for a person. */
-void
-_prs_run_rest (PrsRun     *self,
-               const char *status)
+/* The run stops working: it ended or waits for a person. @was: what the
+ * row's stop reason and error were before _prs_run_finish () changed
+ * them (taken), NULL when they were not */
+static void
+rest (PrsRun     *self,
+      const char *status,
+      char       *was[2])
 {
   /* A handler may drop its reference (the runner forgets a finished run) */
   g_autoptr(PrsRun) keep = g_object_ref (self);
   g_autoptr(GError) error = NULL;
   /* Its writes were to be one transaction (a batch began, or could not) */
   gboolean grouped = self->batch_open || self->batch_lost;
+  g_autofree char *was_status = g_steal_pointer (&self->row->status);
   const char *trigger_status;
+  gboolean stored;
 
-  g_free (self->row->status);
   self->row->status = g_strdup (status);
 
   if (g_strcmp0 (status, PRS_RUN_COMPLETED) == 0)
@@ -563,15 +665,35 @@ _prs_run_rest (PrsRun     *self,
   if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
     trigger_status = NULL;
   g_clear_error (&self->rest_unsaved);
-  save_with_trigger (self, trigger_status, &error);
+  stored = save_with_trigger (self, trigger_status, &error);
   /* On the disk before anyone hears of the rest (the API answers then) */
-  _prs_run_batch_end (self);
+  stored = _prs_run_batch_end (self) && stored;
   /* … or, when it could not be stored, what is heard is that failure, not
    * a state the database does not hold */
   if (grouped && self->unsaved != NULL)
     self->rest_unsaved = g_error_copy (self->unsaved);
   else if (error != NULL)
     self->rest_unsaved = g_steal_pointer (&error);
+  /* A run that waited for a person (a Stop while it waits) and could not
+   * store its end waits as it is stored: what the window shows, and what
+   * a Stop asked again changes (docs/storage.md) */
+  if (!stored && g_strcmp0 (was_status, PRS_RUN_AWAITING_APPROVAL) == 0)
+    {
+      g_free (self->row->status);
+      self->row->status = g_steal_pointer (&was_status);
+      if (was != NULL)
+        {
+          g_free (self->row->stop_reason);
+          self->row->stop_reason = g_steal_pointer (&was[0]);
+          g_free (self->row->error);
+          self->row->error = g_steal_pointer (&was[1]);
+        }
+    }
+  if (was != NULL)
+    {
+      g_free (was[0]);
+      g_free (was[1]);
+    }
 
   self->working = FALSE;
   if (!self->detached)
@@ -580,16 +702,23 @@ _prs_run_rest (PrsRun     *self,
 }
 
 void
+_prs_run_rest (PrsRun     *self,
+               const char *status)
+{
+  rest (self, status, NULL);
+}
+
+void
 _prs_run_finish (PrsRun     *self,
                  const char *status,
                  const char *stop_reason,
                  const char *error)
 {
-  g_free (self->row->stop_reason);
+  char *was[2] = { g_steal_pointer (&self->row->stop_reason), g_steal_pointer (&self->row->error) };
+
   self->row->stop_reason = g_strdup (stop_reason);
-  g_free (self->row->error);
   self->row->error = g_strdup (error);
-  _prs_run_rest (self, status);
+  rest (self, status, was);
 }
 
 /* The run works (calls the model or a tool). Said after the status is

@@ -183,10 +183,11 @@ _prs_run_save_call (PrsRun         *self,
                     JsonObject     *extra)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *extra_json = extra != NULL ? prs_json_object_to_string (extra, FALSE) : NULL;
+  g_autofree char *extra_json = NULL;
 
-  if (self->detached)
+  if (_prs_run_writes_refused (self))
     return;
+  extra_json = extra != NULL ? prs_json_object_to_string (extra, FALSE) : NULL;
   g_free (call->status);
   call->status = g_strdup (status);
   if (!prs_store_save_tool_call (self->env->store, call, status, extra_json, &error))

@@ -102,12 +102,18 @@ flush_stream (PrsRun *self)
   if (self->stream_text == NULL)
     return;
   self->last_flush = g_get_monotonic_time ();
+  /* The database busy: the text so far waits for the next flush, or the
+   * call's end, which stores it all */
+  if (!_prs_run_batch_begin (self, PRS_STORE_SYNC_LATER))
+    {
+      _prs_run_batch_end (self);
+      return;
+    }
   if (self->stream_message_id == NULL)
     {
       g_autoptr(JsonObject) extra = json_object_new ();
 
       /* The message and the run that points at it, together */
-      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
       self->stream_message_id = _prs_run_insert_message (self, "assistant", self->stream_text->str,
                                                          "streaming", extra);
       g_free (self->row->assistant_message_id);
@@ -116,7 +122,6 @@ flush_stream (PrsRun *self)
       _prs_run_batch_end (self);
       return;
     }
-  _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
   _prs_run_update_message (self, self->stream_message_id, NULL, self->stream_text->str, NULL);
   _prs_run_batch_end (self);
 }
@@ -287,11 +292,14 @@ on_model_done (GObject      *source,
       self->model_in_flight = FALSE;
       return;
     }
+  self->end_kept = TRUE;
   self->end_response = g_steal_pointer (&response);
   self->end_error = g_steal_pointer (&error);
   self->end_attempts = g_steal_pointer (&attempts);
   store_model_end (self);
 }
+
+static void store_results (PrsRun *self);
 
 static gboolean
 on_end_retry (gpointer data)
@@ -300,24 +308,29 @@ on_end_retry (gpointer data)
   g_autoptr(PrsRun) self = g_object_ref (data);
 
   self->end_retry_id = 0;
-  store_model_end (self);
+  if (self->end_kept)
+    store_model_end (self);
+  else
+    store_results (self);
   return G_SOURCE_REMOVE;
 }
 
-/* The end of the model call could not begin to be stored: nothing of it
- * is, and the run stays as stored, working. Whoever waits for its rest
- * hears why now (503 storage-busy); the run keeps the model's answer and
- * stores it again 1 s later, then 2, 4 … at most 30 s apart, while
- * Prosponsive runs — the model is not asked again (docs/storage.md).
- * Stopped meanwhile, the next start takes the run up as after a crash */
+/* The end of the model call, or the results of calls nobody posted back,
+ * could not begin to be stored: nothing of them is, and the run stays as
+ * stored, working. Whoever waits for its rest hears why now (503
+ * storage-busy); the run keeps what it has and stores it again 1 s later,
+ * then 2, 4 … at most 30 s apart, while Prosponsive runs — the model or
+ * the tool is not asked again (docs/storage.md). Stopped meanwhile, the
+ * next start takes the run up as after a crash */
 static void
-store_model_end_later (PrsRun       *self,
-                       const GError *error)
+store_later (PrsRun       *self,
+             const GError *error)
 {
   GList *waiters = g_steal_pointer (&self->waiters);
 
   self->end_retry_ms = self->end_retry_ms == 0 ? END_RETRY_FIRST_MS : MIN (self->end_retry_ms * 2, END_RETRY_MAX_MS);
-  g_message ("Agent run %s keeps its reply and stores it again in %u ms", self->row->id, self->end_retry_ms);
+  g_message ("Agent run %s keeps what it could not store and stores it again in %u ms", self->row->id,
+             self->end_retry_ms);
   self->end_retry_id = g_timeout_add (self->end_retry_ms, on_end_retry, self);
   for (GList *l = waiters; l != NULL; l = l->next)
     {
@@ -339,15 +352,15 @@ store_model_end (PrsRun *self)
    * rest ends it). The model calls refer to the run's row: they follow its
    * write, and a start still waiting goes into that write (the row written
    * once, not inserted and then updated) */
-  _prs_run_batch_begin_row_later (self, PRS_STORE_SYNC_NOW);
-  if (self->batch_lost)
+  if (!_prs_run_batch_begin_row_later (self, PRS_STORE_SYNC_NOW))
     {
       g_autoptr(GError) unsaved = g_error_copy (self->unsaved);
 
       _prs_run_batch_end (self);
-      store_model_end_later (self, unsaved);
+      store_later (self, unsaved);
       return;
     }
+  self->end_kept = FALSE;
   response = g_steal_pointer (&self->end_response);
   error = g_steal_pointer (&self->end_error);
   attempts = g_steal_pointer (&self->end_attempts);
@@ -431,8 +444,6 @@ settle_whole (PrsRun            *self,
               const char        *call_id,
               PrsToolCallResult *outcome)
 {
-  g_autoptr(PrsToolCallRow) call = NULL;
-
   /* The batch could not begin: nothing is written one by one */
   if (self->unsaved != NULL)
     {
@@ -444,13 +455,68 @@ settle_whole (PrsRun            *self,
       _prs_run_batch_end (self);
       return FALSE;
     }
-  if (_prs_run_batch_end_whole (self))
-    return TRUE;
-  /* Its card was told of a result that is not there: it reads the call again */
-  call = prs_store_lookup_tool_call (self->env->store, call_id, NULL);
-  if (call != NULL)
-    _prs_run_emit_message_changed (self, call->message_id);
+  /* Not committed, its card heard nothing of it (prs-run-record.c) */
+  _prs_run_batch_end_whole (self);
   return TRUE;
+}
+
+/* A call's result that nobody posted back, kept until it is stored */
+typedef struct
+{
+  char              *call_id;
+  PrsToolCallResult *outcome;
+} KeptResult;
+
+static void
+kept_result_free (KeptResult *kept)
+{
+  g_free (kept->call_id);
+  prs_tool_call_result_free (kept->outcome);
+  g_free (kept);
+}
+
+/* The kept results and each call's new state: one transaction, on the disk
+ * before the run goes on with them; when it cannot begin, they are kept
+ * and stored later (store_later) */
+static void
+store_results (PrsRun *self)
+{
+  g_autoptr(GPtrArray) kept = NULL;
+
+  if (self->kept_results == NULL || self->kept_results->len == 0)
+    return;
+  if (!_prs_run_batch_begin (self, PRS_STORE_SYNC_NOW))
+    {
+      g_autoptr(GError) unsaved = g_error_copy (self->unsaved);
+
+      _prs_run_batch_end (self);
+      store_later (self, unsaved);
+      return;
+    }
+  kept = g_steal_pointer (&self->kept_results);
+  self->end_retry_ms = 0;
+  for (guint i = 0; i < kept->len; i++)
+    {
+      KeptResult *result = g_ptr_array_index (kept, i);
+
+      _prs_run_settle_call (self, result->call_id, result->outcome);
+    }
+  _prs_run_batch_end (self);
+  advance (self);
+}
+
+static void
+keep_result (PrsRun             *self,
+             const char         *call_id,
+             PrsToolCallResult  *outcome)
+{
+  KeptResult *kept = g_new0 (KeptResult, 1);
+
+  kept->call_id = g_strdup (call_id);
+  kept->outcome = outcome;
+  if (self->kept_results == NULL)
+    self->kept_results = g_ptr_array_new_with_free_func ((GDestroyNotify) kept_result_free);
+  g_ptr_array_add (self->kept_results, kept);
 }
 
 static void
@@ -465,16 +531,17 @@ on_call_done (GObject      *source,
 
   if (self->detached || outcome == NULL)
     return;
+  if (outcome->stored_func == NULL)
+    {
+      keep_result (self, call_id, g_steal_pointer (&outcome));
+      /* Waiting for a retry already: this one waits with the others */
+      if (self->end_retry_id == 0)
+        store_results (self);
+      return;
+    }
   /* The result and the call's new state: one transaction, on the disk
    * before a workflow that posted the result back hears that it was taken */
   _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
-  if (outcome->stored_func == NULL)
-    {
-      _prs_run_settle_call (self, call_id, outcome);
-      _prs_run_batch_end (self);
-      advance (self);
-      return;
-    }
   /* A call that is gone: its sender hears so as the result is freed */
   if (!settle_whole (self, call_id, outcome))
     {
@@ -592,6 +659,37 @@ advance (PrsRun *self)
 
 /* ---- decisions ---- */
 
+/* A decision on waiting calls (a person's, a timer's, a client's: each
+ * call it settles, its message and the run) is one transaction, on the
+ * disk before whoever decided hears that it was taken. When it cannot
+ * begin, nothing of it is written: @decide is not even asked */
+static gboolean
+decision_begin (PrsRun *self)
+{
+  return _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
+}
+
+/* … and ends: all of it stored, or nothing, and the call still waits as
+ * it did, for a decision taken again (the error says why: busy, full) */
+static gboolean
+decision_end (PrsRun   *self,
+              gboolean  decided,
+              GError  **error)
+{
+  if (!decided)
+    {
+      _prs_run_batch_end (self);
+      return FALSE;
+    }
+  if (!_prs_run_batch_end_whole (self))
+    {
+      g_propagate_error (error, g_error_copy (self->unsaved));
+      return FALSE;
+    }
+  advance (self);
+  return TRUE;
+}
+
 gboolean
 prs_run_decide (PrsRun      *self,
                 const char  *message_id,
@@ -606,21 +704,9 @@ prs_run_decide (PrsRun      *self,
   g_return_val_if_fail (message_id != NULL && action != NULL, FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  /* The decision (each call it settles) is one transaction, on the disk
-   * before whoever decided hears that it was taken */
-  _prs_run_batch_begin (self, PRS_STORE_SYNC_NOW);
-  decided = _prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error);
-  _prs_run_batch_end (self);
-  if (!decided)
-    return FALSE;
-  /* Not stored: the call still waits as it did, for a decision taken again */
-  if (self->unsaved != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->unsaved));
-      return FALSE;
-    }
-  advance (self);
-  return TRUE;
+  decided = !decision_begin (self) ||
+            _prs_run_decide_call (self, message_id, action, arguments_json, whole_turn, error);
+  return decision_end (self, decided, error);
 }
 
 gboolean
@@ -633,10 +719,8 @@ prs_run_expire_call (PrsRun      *self,
   g_return_val_if_fail (message_id != NULL, FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  if (!_prs_run_expire_call (self, message_id, seconds, error))
-    return FALSE;
-  advance (self);
-  return TRUE;
+  return decision_end (self, !decision_begin (self) || _prs_run_expire_call (self, message_id, seconds, error),
+                       error);
 }
 
 gboolean
@@ -648,10 +732,7 @@ prs_run_withdraw_call (PrsRun      *self,
   g_return_val_if_fail (message_id != NULL, FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
-  if (!_prs_run_withdraw_call (self, message_id, error))
-    return FALSE;
-  advance (self);
-  return TRUE;
+  return decision_end (self, !decision_begin (self) || _prs_run_withdraw_call (self, message_id, error), error);
 }
 
 void
@@ -668,6 +749,10 @@ prs_run_cancel (PrsRun *self)
   /* Nothing in flight (waiting for a person): it ends here */
   if (!self->model_in_flight && g_hash_table_size (self->executing) == 0)
     _prs_run_finish (self, PRS_RUN_CANCELLED, "cancelled", NULL);
+  /* … or, when that could not be stored, waits as it is stored: a person's
+   * decision then goes on with it, a Stop asked again ends it */
+  if (!prs_run_is_finished (self) && !self->model_in_flight && g_hash_table_size (self->executing) == 0)
+    self->cancel_requested = FALSE;
 }
 
 void
@@ -789,9 +874,14 @@ prs_run_new (PrsRunEnv            *env,
   /* An MCP client's call is proposed at once, referring to its row */
   if (!options->store_lazily || _prs_run_is_mcp_client (self))
     {
-      _prs_run_batch_begin (self, PRS_STORE_SYNC_LATER);
-      _prs_run_save (self);
-      _prs_run_batch_end (self);
+      /* Not stored, the run is not started: whoever asked hears why */
+      if (_prs_run_batch_begin (self, PRS_STORE_SYNC_LATER))
+        _prs_run_save (self);
+      if (!_prs_run_batch_end_whole (self))
+        {
+          g_propagate_error (error, g_error_copy (self->unsaved));
+          return NULL;
+        }
     }
   else
     _prs_run_defer_start (self);
@@ -968,6 +1058,8 @@ prs_run_finalize (GObject *object)
   g_clear_pointer (&self->end_response, prs_chat_response_free);
   g_clear_error (&self->end_error);
   g_clear_pointer (&self->end_attempts, g_ptr_array_unref);
+  g_clear_pointer (&self->kept_results, g_ptr_array_unref);
+  g_clear_pointer (&self->announcements, g_ptr_array_unref);
   g_clear_pointer (&self->env, prs_run_env_unref);
   g_clear_error (&self->unsaved);
   g_clear_error (&self->rest_unsaved);

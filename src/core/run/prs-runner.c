@@ -15,6 +15,10 @@
 #include "prs-runner.h"
 #include "prs-thread.h"
 
+/* A waiting call whose time is up but whose end could not be stored is
+ * ended again this long after */
+#define EXPIRY_RETRY_S 1
+
 struct _PrsRunner
 {
   GObject              parent_instance;
@@ -533,6 +537,7 @@ on_expiry (gpointer user_data)
 {
   Expiry *expiry = user_data;
   g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (expiry->runner->env->store, expiry->run_id, NULL);
+  gboolean again = FALSE;
 
   for (guint i = 0; calls != NULL && i < calls->len; i++)
     {
@@ -541,8 +546,16 @@ on_expiry (gpointer user_data)
 
       if (g_strcmp0 (call->status, "proposed") == 0 &&
           !prs_runner_expire_call (expiry->runner, call->id, expiry->timeout, &error))
-        g_message ("Could not end the waiting tool call %s: %s", call->id, error->message);
+        {
+          g_message ("Could not end the waiting tool call %s: %s", call->id, error->message);
+          /* Nothing was stored (the database busy, full): nothing else
+           * would ever end it, so it is tried again */
+          again = again || g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_BUSY) ||
+                  g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_FULL);
+        }
     }
+  if (again)
+    prs_runner_expire_calls_after (expiry->runner, expiry->run_id, expiry->timeout, EXPIRY_RETRY_S);
   return G_SOURCE_REMOVE;
 }
 
