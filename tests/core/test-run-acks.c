@@ -533,6 +533,42 @@ test_stop_refused_when_busy (Fixture       *fixture,
   g_assert_cmpstr (row->status, ==, "cancelled");
 }
 
+/* The model proposed a call whose commit failed (here a deferred foreign
+ * key that SQLite checks only at COMMIT, as a disk that fills at the
+ * commit would): nothing may act on a call that is not stored, and the
+ * model is not asked again as if it had been made. The run ends, failed,
+ * saying why. */
+static void
+test_proposal_not_committed (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) other = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(PrsRunRow) row = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(JsonArray) requests = NULL;
+
+  prs_test_store_exec (other, "CREATE TABLE refusal (id INTEGER PRIMARY KEY)");
+  prs_test_store_exec (other, "CREATE TABLE refused (refusal INTEGER REFERENCES refusal (id)"
+                              " DEFERRABLE INITIALLY DEFERRED)");
+  prs_test_store_exec (other, "CREATE TRIGGER refuse_call AFTER INSERT ON tool_calls"
+                              " BEGIN INSERT INTO refused VALUES (1); END");
+  run = start_run (fixture);
+  while (!prs_run_is_finished (run))
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "failed");
+  requests = prs_test_provider_requests (fixture->provider);
+  g_assert_cmpuint (json_array_get_length (requests), ==, 1);
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (calls->len, ==, 0);
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "failed");
+  g_assert_nonnull (strstr (row->error, "FOREIGN KEY"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -556,6 +592,8 @@ main (int   argc,
   g_test_add ("/prs/run-acks/start-refused-when-busy", Fixture, "ask", fixture_setup,
               test_start_refused_when_busy, fixture_teardown);
   g_test_add ("/prs/run-acks/stop-refused-when-busy", Fixture, "ask", fixture_setup, test_stop_refused_when_busy,
+              fixture_teardown);
+  g_test_add ("/prs/run-acks/proposal-not-committed", Fixture, NULL, fixture_setup, test_proposal_not_committed,
               fixture_teardown);
   return g_test_run ();
 }

@@ -405,8 +405,17 @@ after_model (PrsRun          *self,
     }
 
   _prs_run_propose_calls (self, response);
-  /* A call's side effects begin only once it is stored as proposed */
-  _prs_run_batch_end (self);
+  /* A call's side effects begin only once it is stored as proposed. When
+   * that commit failed, nothing of this answer is stored: the run cannot
+   * go on with calls the database does not hold (nor ask the model again
+   * as if they had been made), and ends saying why (docs/storage.md) */
+  if (!_prs_run_batch_end (self))
+    {
+      g_autofree char *why = g_strdup (self->unsaved != NULL ? self->unsaved->message : NULL);
+
+      _prs_run_finish (self, PRS_RUN_FAILED, "store-error", why);
+      return;
+    }
   advance (self);
 }
 
