@@ -521,6 +521,7 @@ static const PrsExchangeOps chat_ops = {
   chat_on_event,
   chat_on_end,
   error_message,
+  NULL,
 };
 
 static gboolean
@@ -563,7 +564,14 @@ static const PrsExchangeOps models_ops = {
   NULL,
   NULL,
   error_message,
+  NULL,
 };
+
+const PrsExchangeOps *
+prs_provider_gemini_get_chat_ops (void)
+{
+  return &chat_ops;
+}
 
 /* ---- PrsProvider -------------------------------------------------------- */
 

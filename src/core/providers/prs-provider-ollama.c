@@ -267,6 +267,7 @@ static const PrsExchangeOps chat_ops = {
   chat_on_event,
   chat_on_end,
   error_message,
+  NULL,
 };
 
 static gboolean
@@ -299,7 +300,14 @@ static const PrsExchangeOps models_ops = {
   NULL,
   NULL,
   error_message,
+  NULL,
 };
+
+const PrsExchangeOps *
+prs_provider_ollama_get_chat_ops (void)
+{
+  return &chat_ops;
+}
 
 /* ---- PrsProvider -------------------------------------------------------- */
 
