@@ -607,6 +607,10 @@ take_response (PrsExchange *ex)
   response->text = g_string_free (g_steal_pointer (&ex->text), FALSE);
   if (response->model == NULL)
     response->model = g_strdup (ex->model);
+  /* A count below zero is no count (docs/providers.md#streaming): usage
+   * is added up across a run's calls and would otherwise subtract. */
+  response->input_tokens = MAX (response->input_tokens, 0);
+  response->output_tokens = MAX (response->output_tokens, 0);
   if (response->stop_reason == NULL)
     prs_chat_response_set_stop (response, PRS_STOP_OTHER, response->raw_stop_reason);
   /* Several providers say "stop" when they stopped to call tools. */
