@@ -88,6 +88,46 @@ test_negative_usage (void)
     }
 }
 
+static void
+assert_no_control_chars (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p++)
+    g_assert_false (g_ascii_iscntrl (*p));
+}
+
+/* Error messages are shown and logged: what the provider sent is quoted
+ * without its control characters, also when a parser or a tool name quotes
+ * it (docs/providers.md). */
+static void
+test_bad_response_clean (void)
+{
+  static const struct
+  {
+    const char *kind;
+    PrsWire     wire;
+    const char *body;
+  } cases[] = {
+    /* json-glib's message names the character it stopped at */
+    { "openai", PRS_WIRE_SSE, "data: {\"choices\":\x05\x1b[2J}\n\n" },
+    { "ollama", PRS_WIRE_NDJSON, "{\"message\":\x07}\n" },
+    /* the tool's name is the provider's */
+    { "openai", PRS_WIRE_JSON,
+      "{\"choices\":[{\"message\":{\"tool_calls\":[{\"id\":\"c\",\"function\":"
+      "{\"name\":\"f\\u001b[2J\\u0007\",\"arguments\":\"[1]\"}}]},\"finish_reason\":\"tool_calls\"}]}" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrsChatResponse) response = answer (cases[i].kind, cases[i].wire, 3, cases[i].body, &error);
+
+      g_assert_null (response);
+      g_assert_error (error, PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE);
+      g_test_message ("%s", error->message);
+      assert_no_control_chars (error->message);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -95,6 +135,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/prs/provider-answers/negative-usage", test_negative_usage);
+  g_test_add_func ("/prs/provider-answers/bad-response-clean", test_bad_response_clean);
 
   return g_test_run ();
 }

@@ -385,9 +385,14 @@ prs_exchange_bad_response (PrsExchange  *ex,
                            GError      **error,
                            const char   *what)
 {
+  /* @what may quote the provider: a parser's message shows the byte it
+   * stopped at, a tool call's name is the provider's (docs/providers.md:
+   * control characters removed) */
+  g_autofree char *clean = prs_http_clean_text (what, MAX_QUOTED_MESSAGE);
+
   g_set_error (error, PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE,
                _("%s at %s sent an answer Prosponsive cannot read: %s."),
-               label (ex), ex->config->base_url, what);
+               label (ex), ex->config->base_url, clean != NULL ? clean : _("no details"));
   return FALSE;
 }
 
