@@ -515,6 +515,19 @@ on_headers (PrsHttpRequest *request,
   prs_http_request_stream_body (request, on_chunk, ex);
 }
 
+static PrsExchange *
+exchange_alloc (PrsProviderConfig    *config,
+                const PrsExchangeOps *ops,
+                PrsWire               wire)
+{
+  PrsExchange *ex = g_new0 (PrsExchange, 1);
+
+  ex->config = config;
+  ex->ops = ops;
+  ex->wire = wire;
+  return ex;
+}
+
 PrsExchange *
 prs_exchange_new (PrsProviderConfig    *config,
                   GTask                *task,
@@ -524,13 +537,10 @@ prs_exchange_new (PrsProviderConfig    *config,
                   const char           *path,
                   JsonNode             *body)
 {
-  PrsExchange *ex = g_new0 (PrsExchange, 1);
+  PrsExchange *ex = exchange_alloc (config, ops, wire);
   g_autofree char *url = g_strconcat (config->base_url, path, NULL);
 
-  ex->config = config;
   ex->task = task;
-  ex->ops = ops;
-  ex->wire = wire;
 
   ex->request = prs_http_request_new (config->session, method, url);
   g_assert (ex->request != NULL);  /* the base URL was validated */
@@ -758,11 +768,8 @@ prs_exchange_new_detached (PrsProviderConfig    *config,
                            PrsChatDeltaFunc      delta_func,
                            gpointer              delta_data)
 {
-  PrsExchange *ex = g_new0 (PrsExchange, 1);
+  PrsExchange *ex = exchange_alloc (config, ops, wire);
 
-  ex->config = config;
-  ex->ops = ops;
-  ex->wire = wire;
   prs_exchange_set_chat (ex, model, delta_func, delta_data, NULL);
   if (wire != PRS_WIRE_JSON)
     start_stream (ex);
