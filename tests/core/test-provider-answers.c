@@ -37,7 +37,7 @@ answer (const char  *kind,
   for (gsize at = 0; wire != PRS_WIRE_JSON && fed && at < len; at += chunk)
     fed = prs_exchange_feed (ex, body + at, MIN (chunk, len - at), error);
   if (fed)
-    response = prs_exchange_finish (ex, body, len, error);
+    response = prs_exchange_finish (ex, body, len, "application/json", error);
   prs_exchange_free (ex);
   prs_provider_config_free (config);
   return response;

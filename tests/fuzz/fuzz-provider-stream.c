@@ -7,7 +7,9 @@
  *
  * The first byte picks the backend (bits 0-1: OpenAI, Anthropic, Gemini,
  * Ollama), the wire (bits 2-3: one JSON document, an SSE stream, an NDJSON
- * stream, an error answer's body) and, for an error, the status (bits 4-6);
+ * stream, an error answer's body), for an error the status (bits 4-6) and
+ * for a JSON document whether it comes without a content type (bit 7: read
+ * as a server that is not the provider, e.g. an HTML page, would be);
  * the second byte is the chunk size (0: all at once). The rest is the body.
  *
  * Oracles: a response has valid UTF-8 text equal to its streamed deltas
@@ -57,8 +59,7 @@ check_error (const GError *error)
 
 static void
 check_response (PrsChatResponse *response,
-                GString         *deltas,
-                PrsWire          wire)
+                GString         *deltas)
 {
   g_assert_true (g_utf8_validate (response->text, -1, NULL));
   g_assert_cmpstr (response->text, ==, deltas->str);
@@ -86,6 +87,7 @@ run (PrsProviderConfig    *config,
      const PrsExchangeOps *ops,
      PrsWire               wire,
      gsize                 chunk,
+     const char           *type,
      const char           *body,
      gsize                 len)
 {
@@ -98,11 +100,11 @@ run (PrsProviderConfig    *config,
   for (gsize at = 0; wire != PRS_WIRE_JSON && fed && at < len; at += chunk)
     fed = prs_exchange_feed (ex, body + at, MIN (chunk, len - at), &error);
   if (fed)
-    response = prs_exchange_finish (ex, body, len, &error);
+    response = prs_exchange_finish (ex, body, len, type, &error);
   if (response != NULL)
     {
       g_assert_null (error);
-      check_response (response, deltas, wire);
+      check_response (response, deltas);
     }
   else
     check_error (error);
@@ -143,6 +145,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
       prs_exchange_free (ex);
       return 0;
     }
-  run (configs[kind], chat_ops (kind), (PrsWire) wire, chunk, body, len);
+  run (configs[kind], chat_ops (kind), (PrsWire) wire, chunk,
+       (data[0] & 0x80) != 0 ? NULL : "application/json", body, len);
   return 0;
 }

@@ -145,7 +145,8 @@ JsonNode    *prs_exchange_parse      (PrsExchange          *ex,
 /* An exchange without a socket, for the tests and the fuzz target: a chat
  * exchange whose answer the caller hands over. Streams (@wire SSE or
  * NDJSON) are fed in chunks of any size, then finished; a JSON answer is
- * given whole to prs_exchange_finish() (@body is ignored for streams). */
+ * given whole to prs_exchange_finish() with its content type @type (may be
+ * NULL); @body and @type are ignored for streams. */
 PrsExchange     *prs_exchange_new_detached (PrsProviderConfig    *config,
                                             const PrsExchangeOps *ops,
                                             PrsWire               wire,
@@ -159,6 +160,7 @@ gboolean         prs_exchange_feed         (PrsExchange          *ex,
 PrsChatResponse *prs_exchange_finish       (PrsExchange          *ex,
                                             const char           *body,
                                             gsize                 len,
+                                            const char           *type,
                                             GError              **error);
 /* The error for a failed @status whose body is @body (may be NULL). */
 GError          *prs_exchange_status_error (PrsExchange          *ex,

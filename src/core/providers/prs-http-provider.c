@@ -791,6 +791,7 @@ PrsChatResponse *
 prs_exchange_finish (PrsExchange  *ex,
                      const char   *body,
                      gsize         len,
+                     const char   *type,
                      GError      **error)
 {
   gboolean ok;
@@ -798,7 +799,7 @@ prs_exchange_finish (PrsExchange  *ex,
   if (ex->parser != NULL)
     ok = prs_event_stream_finish (ex->parser, error) && ex->ops->on_end (ex, error);
   else
-    ok = finish_json (ex, body, len, "application/json", error);
+    ok = finish_json (ex, body, len, type, error);
   return ok ? take_response (ex) : NULL;
 }
 
