@@ -128,6 +128,30 @@ test_bad_response_clean (void)
     }
 }
 
+/* A flag that is an object or an array is no flag: read as absent, with
+ * no critical warning from json-glib (fatal in the tests). */
+static void
+test_flag_not_boolean (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsChatResponse) ollama = NULL;
+  g_autoptr(PrsChatResponse) gemini = NULL;
+
+  ollama = answer ("ollama", PRS_WIRE_NDJSON, 4,
+                   "{\"message\":{\"content\":\"a\"},\"done\":[true]}\n"
+                   "{\"message\":{\"content\":\"b\"},\"done\":true,\"done_reason\":\"stop\"}\n",
+                   &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ollama->text, ==, "ab");
+
+  gemini = answer ("gemini", PRS_WIRE_JSON, 0,
+                   "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"hi\",\"thought\":{}}]},"
+                   "\"finishReason\":\"STOP\"}]}",
+                   &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (gemini->text, ==, "hi");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -136,6 +160,7 @@ main (int    argc,
 
   g_test_add_func ("/prs/provider-answers/negative-usage", test_negative_usage);
   g_test_add_func ("/prs/provider-answers/bad-response-clean", test_bad_response_clean);
+  g_test_add_func ("/prs/provider-answers/flag-not-boolean", test_flag_not_boolean);
 
   return g_test_run ();
 }
