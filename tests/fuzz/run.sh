@@ -7,7 +7,7 @@
 # leaves its input in _build-fuzz/fuzz-artifacts/ and fails the script.
 # The corpus grows in _build-fuzz/fuzz-corpus/<target>/ (seeds in
 # tests/fuzz/corpus/<target>/ are never modified). --parallel runs all the
-# targets at once (the full run on a machine with cores to spare: seven hours
+# targets at once (the full run on a machine with cores to spare: eight hours
 # become one).
 set -euo pipefail
 
@@ -21,7 +21,7 @@ for arg in "$@"; do
 done
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${PROSPONSIVE_FUZZ_BUILD_DIR:-$top/_build-fuzz}
-targets=(api-request layout param-scan discovery agent-file mcp-message mcp-serve)
+targets=(api-request layout param-scan discovery agent-file mcp-message mcp-serve provider-stream)
 
 if ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang is missing (apt install clang)" >&2

@@ -68,6 +68,8 @@ typedef struct
   char    *(*error_message) (JsonNode     *body,
                              gboolean     *model_not_found,
                              gboolean     *bad_key);
+  /* Chat exchanges: sets up impl_data (may be NULL). */
+  void     (*chat_init)     (PrsExchange  *ex);
 } PrsExchangeOps;
 
 struct _PrsExchange
@@ -139,6 +141,39 @@ JsonNode    *prs_exchange_parse      (PrsExchange          *ex,
                                       const char           *data,
                                       gsize                 len,
                                       GError              **error);
+
+/* An exchange without a socket, for the tests and the fuzz target: a chat
+ * exchange whose answer the caller hands over. Streams (@wire SSE or
+ * NDJSON) are fed in chunks of any size, then finished; a JSON answer is
+ * given whole to prs_exchange_finish() with its content type @type (may be
+ * NULL); @body and @type are ignored for streams. */
+PrsExchange     *prs_exchange_new_detached (PrsProviderConfig    *config,
+                                            const PrsExchangeOps *ops,
+                                            PrsWire               wire,
+                                            const char           *model,
+                                            PrsChatDeltaFunc      delta_func,
+                                            gpointer              delta_data);
+gboolean         prs_exchange_feed         (PrsExchange          *ex,
+                                            const char           *data,
+                                            gsize                 len,
+                                            GError              **error);
+PrsChatResponse *prs_exchange_finish       (PrsExchange          *ex,
+                                            const char           *body,
+                                            gsize                 len,
+                                            const char           *type,
+                                            GError              **error);
+/* The error for a failed @status whose body is @body (may be NULL). */
+GError          *prs_exchange_status_error (PrsExchange          *ex,
+                                            guint                 status,
+                                            const char           *body,
+                                            gsize                 len);
+void             prs_exchange_free         (PrsExchange          *ex);
+
+/* Each backend's chat ops, for the same callers. */
+const PrsExchangeOps *prs_provider_openai_get_chat_ops    (void);
+const PrsExchangeOps *prs_provider_anthropic_get_chat_ops (void);
+const PrsExchangeOps *prs_provider_gemini_get_chat_ops    (void);
+const PrsExchangeOps *prs_provider_ollama_get_chat_ops    (void);
 
 /* A tool call id for providers that send none. */
 char        *prs_provider_make_call_id (void);

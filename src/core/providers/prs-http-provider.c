@@ -295,12 +295,15 @@ label (PrsExchange *ex)
   return prs_provider_kind_get_label (ex->config->kind);
 }
 
+/* A failed status with its error body (@data may be NULL); a 429's
+ * Retry-After is read into ex->retry_after before. */
 static GError *
-status_error (PrsExchange *ex)
+describe_status (PrsExchange *ex,
+                 guint        status,
+                 const char  *reason,
+                 const char  *data,
+                 gsize        len)
 {
-  guint status = prs_http_request_get_status (ex->request);
-  const char *reason = prs_http_request_get_reason (ex->request);
-  GBytes *bytes = prs_http_request_get_body (ex->request);
   g_autoptr(JsonNode) body = NULL;
   g_autofree char *raw_message = NULL;
   g_autofree char *message = NULL;
@@ -308,9 +311,8 @@ status_error (PrsExchange *ex)
   gboolean model_not_found = FALSE;
   gboolean bad_key = FALSE;
 
-  if (bytes != NULL && g_bytes_get_size (bytes) > 0)
-    body = prs_json_parse_bounded (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
-                                   PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
+  if (data != NULL && len > 0)
+    body = prs_json_parse_bounded (data, len, PRS_JSON_DEFAULT_MAX_DEPTH, NULL);
   raw_message = ex->ops->error_message (body, &model_not_found, &bad_key);
   message = prs_http_clean_text (raw_message, MAX_QUOTED_MESSAGE);
   said = message != NULL ? g_strdup_printf (": “%s”", message) : g_strdup ("");
@@ -323,7 +325,6 @@ status_error (PrsExchange *ex)
 
   if (status == 429)
     {
-      ex->retry_after = prs_http_request_get_retry_after (ex->request, MAX_RETRY_AFTER);
       if (ex->retry_after > 0)
         return g_error_new (PRS_ERROR, PRS_ERROR_PROVIDER_RATE_LIMITED,
                             g_dngettext (GETTEXT_PACKAGE,
@@ -366,14 +367,32 @@ status_error (PrsExchange *ex)
                       label (ex), ex->config->base_url, status, reason, said);
 }
 
+static GError *
+status_error (PrsExchange *ex)
+{
+  guint status = prs_http_request_get_status (ex->request);
+  GBytes *bytes = prs_http_request_get_body (ex->request);
+
+  if (status == 429)
+    ex->retry_after = prs_http_request_get_retry_after (ex->request, MAX_RETRY_AFTER);
+  return describe_status (ex, status, prs_http_request_get_reason (ex->request),
+                          bytes != NULL ? g_bytes_get_data (bytes, NULL) : NULL,
+                          bytes != NULL ? g_bytes_get_size (bytes) : 0);
+}
+
 gboolean
 prs_exchange_bad_response (PrsExchange  *ex,
                            GError      **error,
                            const char   *what)
 {
+  /* @what may quote the provider: a parser's message shows the byte it
+   * stopped at, a tool call's name is the provider's (docs/providers.md:
+   * control characters removed) */
+  g_autofree char *clean = prs_http_clean_text (what, MAX_QUOTED_MESSAGE);
+
   g_set_error (error, PRS_ERROR, PRS_ERROR_PROVIDER_BAD_RESPONSE,
                _("%s at %s sent an answer Prosponsive cannot read: %s."),
-               label (ex), ex->config->base_url, what);
+               label (ex), ex->config->base_url, clean != NULL ? clean : _("no details"));
   return FALSE;
 }
 
@@ -470,6 +489,15 @@ on_chunk (const char  *data,
   return prs_event_stream_feed (ex->parser, data, len, error);
 }
 
+static void
+start_stream (PrsExchange *ex)
+{
+  ex->parser = prs_event_stream_new (ex->wire == PRS_WIRE_SSE ? PRS_EVENT_STREAM_SSE
+                                                              : PRS_EVENT_STREAM_NDJSON,
+                                     PRS_EVENT_STREAM_DEFAULT_MAX_LINE,
+                                     on_stream_event, ex);
+}
+
 /* A server asked to stream may still answer with one JSON document (some
  * OpenAI-compatible servers ignore "stream"); that is read as such. */
 static void
@@ -482,12 +510,22 @@ on_headers (PrsHttpRequest *request,
       (ex->wire == PRS_WIRE_SSE && prs_http_request_has_content_type (request, "application/json")))
     return;
 
-  ex->parser = prs_event_stream_new (ex->wire == PRS_WIRE_SSE ? PRS_EVENT_STREAM_SSE
-                                                              : PRS_EVENT_STREAM_NDJSON,
-                                     PRS_EVENT_STREAM_DEFAULT_MAX_LINE,
-                                     on_stream_event, ex);
+  start_stream (ex);
   prs_http_request_set_limits (request, MAX_STREAM_BYTES, MAX_ERROR_BODY);
   prs_http_request_stream_body (request, on_chunk, ex);
+}
+
+static PrsExchange *
+exchange_alloc (PrsProviderConfig    *config,
+                const PrsExchangeOps *ops,
+                PrsWire               wire)
+{
+  PrsExchange *ex = g_new0 (PrsExchange, 1);
+
+  ex->config = config;
+  ex->ops = ops;
+  ex->wire = wire;
+  return ex;
 }
 
 PrsExchange *
@@ -499,13 +537,10 @@ prs_exchange_new (PrsProviderConfig    *config,
                   const char           *path,
                   JsonNode             *body)
 {
-  PrsExchange *ex = g_new0 (PrsExchange, 1);
+  PrsExchange *ex = exchange_alloc (config, ops, wire);
   g_autofree char *url = g_strconcat (config->base_url, path, NULL);
 
-  ex->config = config;
   ex->task = task;
-  ex->ops = ops;
-  ex->wire = wire;
 
   ex->request = prs_http_request_new (config->session, method, url);
   g_assert (ex->request != NULL);  /* the base URL was validated */
@@ -539,6 +574,8 @@ prs_exchange_set_chat (PrsExchange      *ex,
   ex->delta_func = delta_func;
   ex->delta_data = delta_data;
   ex->delta_destroy = delta_destroy;
+  if (ex->ops->chat_init != NULL)
+    ex->ops->chat_init (ex);
 }
 
 void
@@ -575,28 +612,37 @@ prs_exchange_add_text (PrsExchange *ex,
     ex->delta_func (text, ex->delta_data);
 }
 
+/* The chat response once the answer is whole. */
+static PrsChatResponse *
+take_response (PrsExchange *ex)
+{
+  PrsChatResponse *response = g_steal_pointer (&ex->response);
+
+  g_free (response->text);
+  response->text = g_string_free (g_steal_pointer (&ex->text), FALSE);
+  if (response->model == NULL)
+    response->model = g_strdup (ex->model);
+  /* A count below zero is no count (docs/providers.md#streaming): usage
+   * is added up across a run's calls and would otherwise subtract. */
+  response->input_tokens = MAX (response->input_tokens, 0);
+  response->output_tokens = MAX (response->output_tokens, 0);
+  if (response->stop_reason == NULL)
+    prs_chat_response_set_stop (response, PRS_STOP_OTHER, response->raw_stop_reason);
+  /* Several providers say "stop" when they stopped to call tools. */
+  if (response->tool_calls->len > 0 && g_str_equal (response->stop_reason, PRS_STOP_END))
+    {
+      g_free (response->stop_reason);
+      response->stop_reason = g_strdup (PRS_STOP_TOOL_CALLS);
+    }
+  return response;
+}
+
 static void
 return_result (GTask       *task,
                PrsExchange *ex)
 {
   if (ex->is_chat)
-    {
-      PrsChatResponse *response = g_steal_pointer (&ex->response);
-
-      g_free (response->text);
-      response->text = g_string_free (g_steal_pointer (&ex->text), FALSE);
-      if (response->model == NULL)
-        response->model = g_strdup (ex->model);
-      if (response->stop_reason == NULL)
-        prs_chat_response_set_stop (response, PRS_STOP_OTHER, response->raw_stop_reason);
-      /* Several providers say "stop" when they stopped to call tools. */
-      if (response->tool_calls->len > 0 && g_str_equal (response->stop_reason, PRS_STOP_END))
-        {
-          g_free (response->stop_reason);
-          response->stop_reason = g_strdup (PRS_STOP_TOOL_CALLS);
-        }
-      g_task_return_pointer (task, response, (GDestroyNotify) prs_chat_response_free);
-    }
+    g_task_return_pointer (task, take_response (ex), (GDestroyNotify) prs_chat_response_free);
   else
     {
       GPtrArray *models = ex->models != NULL ? g_steal_pointer (&ex->models)
@@ -606,12 +652,35 @@ return_result (GTask       *task,
     }
 }
 
+/* A whole JSON answer; @type is its content type (may be NULL). */
+static gboolean
+finish_json (PrsExchange  *ex,
+             const char   *data,
+             gsize         len,
+             const char   *type,
+             GError      **error)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  if (len == 0)
+    return prs_exchange_bad_response (ex, error, _("an empty body"));
+  if ((type == NULL || g_ascii_strcasecmp (type, "application/json") != 0) &&
+      (data[0] == '<' || !g_utf8_validate (data, len, NULL)))
+    {
+      g_autofree char *what = g_strdup_printf (_("an answer that is not JSON (%s); check the base URL"),
+                                               type != NULL ? type : _("no content type"));
+
+      return prs_exchange_bad_response (ex, error, what);
+    }
+  root = prs_exchange_parse (ex, data, len, error);
+  return root != NULL && ex->ops->on_json (ex, root, error);
+}
+
 /* A whole JSON answer, or the end of a stream. */
 static gboolean
 finish_body (PrsExchange  *ex,
              GError      **error)
 {
-  g_autoptr(JsonNode) root = NULL;
   GBytes *body;
   const char *data;
   gsize len;
@@ -621,19 +690,7 @@ finish_body (PrsExchange  *ex,
 
   body = prs_http_request_get_body (ex->request);
   data = g_bytes_get_data (body, &len);
-  if (len == 0)
-    return prs_exchange_bad_response (ex, error, _("an empty body"));
-  if (!prs_http_request_has_content_type (ex->request, "application/json") &&
-      (data[0] == '<' || !g_utf8_validate (data, len, NULL)))
-    {
-      const char *type = prs_http_request_get_content_type (ex->request);
-      g_autofree char *what = g_strdup_printf (_("an answer that is not JSON (%s); check the base URL"),
-                                               type != NULL ? type : _("no content type"));
-
-      return prs_exchange_bad_response (ex, error, what);
-    }
-  root = prs_exchange_parse (ex, data, len, error);
-  return root != NULL && ex->ops->on_json (ex, root, error);
+  return finish_json (ex, data, len, prs_http_request_get_content_type (ex->request), error);
 }
 
 static GError *
@@ -695,4 +752,68 @@ prs_exchange_send (PrsExchange *ex)
 
   prs_http_request_send_async (ex->request, g_task_get_cancellable (ex->task), on_done,
                                g_object_ref (ex->task));
+}
+
+/* ---- Without a socket --------------------------------------------------- */
+
+/* The same exchange as prs_exchange_new() + prs_exchange_set_chat(), for the
+ * tests and tests/fuzz/fuzz-provider-stream.c: the answer's bytes come from
+ * the caller instead of a PrsHttpRequest, and go through the same parser and
+ * the same backend ops. */
+PrsExchange *
+prs_exchange_new_detached (PrsProviderConfig    *config,
+                           const PrsExchangeOps *ops,
+                           PrsWire               wire,
+                           const char           *model,
+                           PrsChatDeltaFunc      delta_func,
+                           gpointer              delta_data)
+{
+  PrsExchange *ex = exchange_alloc (config, ops, wire);
+
+  prs_exchange_set_chat (ex, model, delta_func, delta_data, NULL);
+  if (wire != PRS_WIRE_JSON)
+    start_stream (ex);
+  return ex;
+}
+
+gboolean
+prs_exchange_feed (PrsExchange  *ex,
+                   const char   *data,
+                   gsize         len,
+                   GError      **error)
+{
+  g_return_val_if_fail (ex->parser != NULL, FALSE);
+
+  return prs_event_stream_feed (ex->parser, data, len, error);
+}
+
+PrsChatResponse *
+prs_exchange_finish (PrsExchange  *ex,
+                     const char   *body,
+                     gsize         len,
+                     const char   *type,
+                     GError      **error)
+{
+  gboolean ok;
+
+  if (ex->parser != NULL)
+    ok = prs_event_stream_finish (ex->parser, error) && ex->ops->on_end (ex, error);
+  else
+    ok = finish_json (ex, body, len, type, error);
+  return ok ? take_response (ex) : NULL;
+}
+
+GError *
+prs_exchange_status_error (PrsExchange *ex,
+                           guint        status,
+                           const char  *body,
+                           gsize        len)
+{
+  return describe_status (ex, status, soup_status_get_phrase (status), body, len);
+}
+
+void
+prs_exchange_free (PrsExchange *ex)
+{
+  exchange_free (ex);
 }

@@ -477,11 +477,19 @@ error_message (JsonNode *body,
   return g_strdup (prs_json_object_get_string (err, "message"));
 }
 
+static void
+chat_init (PrsExchange *ex)
+{
+  ex->impl_data = g_ptr_array_new_with_free_func (block_free);
+  ex->impl_destroy = (GDestroyNotify) g_ptr_array_unref;
+}
+
 static const PrsExchangeOps chat_ops = {
   chat_on_json,
   chat_on_event,
   chat_on_end,
   error_message,
+  chat_init,
 };
 
 static gboolean
@@ -511,7 +519,14 @@ static const PrsExchangeOps models_ops = {
   NULL,
   NULL,
   error_message,
+  NULL,
 };
+
+const PrsExchangeOps *
+prs_provider_anthropic_get_chat_ops (void)
+{
+  return &chat_ops;
+}
 
 /* ---- PrsProvider -------------------------------------------------------- */
 
@@ -547,8 +562,6 @@ anthropic_chat_async (PrsProvider         *provider,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", "/v1/messages", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
-  ex->impl_data = g_ptr_array_new_with_free_func (block_free);
-  ex->impl_destroy = (GDestroyNotify) g_ptr_array_unref;
   add_headers (self, ex);
   if (request->stream)
     prs_exchange_set_header (ex, "Accept", "text/event-stream");

@@ -452,7 +452,7 @@ read_response (PrsExchange  *ex,
             id = made_id = prs_provider_make_call_id ();
           g_ptr_array_add (ex->response->tool_calls, prs_tool_call_new (id, name, args));
         }
-      else if (!json_object_get_boolean_member_with_default (part, "thought", FALSE))
+      else if (!prs_json_object_get_bool (part, "thought", FALSE))
         prs_exchange_add_text (ex, prs_json_object_get_string (part, "text"));
     }
 
@@ -521,6 +521,7 @@ static const PrsExchangeOps chat_ops = {
   chat_on_event,
   chat_on_end,
   error_message,
+  NULL,
 };
 
 static gboolean
@@ -563,7 +564,14 @@ static const PrsExchangeOps models_ops = {
   NULL,
   NULL,
   error_message,
+  NULL,
 };
+
+const PrsExchangeOps *
+prs_provider_gemini_get_chat_ops (void)
+{
+  return &chat_ops;
+}
 
 /* ---- PrsProvider -------------------------------------------------------- */
 

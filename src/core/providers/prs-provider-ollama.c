@@ -199,7 +199,7 @@ read_part (PrsExchange  *ex,
       g_ptr_array_add (ex->response->tool_calls, prs_tool_call_new (id, name, arguments));
     }
 
-  if (json_object_has_member (root, "done") && json_object_get_boolean_member_with_default (root, "done", FALSE))
+  if (prs_json_object_get_bool (root, "done", FALSE))
     {
       const char *reason = prs_json_object_get_string (root, "done_reason");
 
@@ -267,6 +267,7 @@ static const PrsExchangeOps chat_ops = {
   chat_on_event,
   chat_on_end,
   error_message,
+  NULL,
 };
 
 static gboolean
@@ -299,7 +300,14 @@ static const PrsExchangeOps models_ops = {
   NULL,
   NULL,
   error_message,
+  NULL,
 };
+
+const PrsExchangeOps *
+prs_provider_ollama_get_chat_ops (void)
+{
+  return &chat_ops;
+}
 
 /* ---- PrsProvider -------------------------------------------------------- */
 

@@ -419,11 +419,19 @@ error_message (JsonNode *body,
   return g_strdup (message);
 }
 
+static void
+chat_init (PrsExchange *ex)
+{
+  ex->impl_data = g_ptr_array_new_with_free_func (partial_call_free);
+  ex->impl_destroy = (GDestroyNotify) g_ptr_array_unref;
+}
+
 static const PrsExchangeOps chat_ops = {
   chat_on_json,
   chat_on_event,
   chat_on_end,
   error_message,
+  chat_init,
 };
 
 static gboolean
@@ -453,7 +461,14 @@ static const PrsExchangeOps models_ops = {
   NULL,
   NULL,
   error_message,
+  NULL,
 };
+
+const PrsExchangeOps *
+prs_provider_openai_get_chat_ops (void)
+{
+  return &chat_ops;
+}
 
 /* ---- PrsProvider -------------------------------------------------------- */
 
@@ -480,8 +495,6 @@ openai_chat_async (PrsProvider         *provider,
                          request->stream ? PRS_WIRE_SSE : PRS_WIRE_JSON,
                          "POST", "/chat/completions", body);
   prs_exchange_set_chat (ex, model, delta_func, delta_data, delta_destroy);
-  ex->impl_data = g_ptr_array_new_with_free_func (partial_call_free);
-  ex->impl_destroy = (GDestroyNotify) g_ptr_array_unref;
   prs_exchange_set_bearer (ex);
   if (request->stream)
     prs_exchange_set_header (ex, "Accept", "text/event-stream");
