@@ -676,6 +676,14 @@ finish_json (PrsExchange  *ex,
   return root != NULL && ex->ops->on_json (ex, root, error);
 }
 
+/* The end of a stream: its last event, then the backend's check */
+static gboolean
+finish_stream (PrsExchange  *ex,
+               GError      **error)
+{
+  return prs_event_stream_finish (ex->parser, error) && ex->ops->on_end (ex, error);
+}
+
 /* A whole JSON answer, or the end of a stream. */
 static gboolean
 finish_body (PrsExchange  *ex,
@@ -686,7 +694,7 @@ finish_body (PrsExchange  *ex,
   gsize len;
 
   if (ex->parser != NULL)
-    return prs_event_stream_finish (ex->parser, error) && ex->ops->on_end (ex, error);
+    return finish_stream (ex, error);
 
   body = prs_http_request_get_body (ex->request);
   data = g_bytes_get_data (body, &len);
@@ -797,7 +805,7 @@ prs_exchange_finish (PrsExchange  *ex,
   gboolean ok;
 
   if (ex->parser != NULL)
-    ok = prs_event_stream_finish (ex->parser, error) && ex->ops->on_end (ex, error);
+    ok = finish_stream (ex, error);
   else
     ok = finish_json (ex, body, len, type, error);
   return ok ? take_response (ex) : NULL;
