@@ -45,8 +45,8 @@ struct _PrsRun
   PrsChatResponse *held_response;
   gboolean      held_cancelled;
   /* A model call whose end could not begin to be stored (the database
-   * busy): kept, and stored again later (prs-run.c) */
-  gboolean      end_kept;
+   * busy): kept, and stored again later (prs-run.c); one of the
+   * answer and the error is set while it is kept */
   PrsChatResponse *end_response;
   GError       *end_error;
   GPtrArray    *end_attempts;

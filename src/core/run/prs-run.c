@@ -292,7 +292,6 @@ on_model_done (GObject      *source,
       self->model_in_flight = FALSE;
       return;
     }
-  self->end_kept = TRUE;
   self->end_response = g_steal_pointer (&response);
   self->end_error = g_steal_pointer (&error);
   self->end_attempts = g_steal_pointer (&attempts);
@@ -308,7 +307,8 @@ on_end_retry (gpointer data)
   g_autoptr(PrsRun) self = g_object_ref (data);
 
   self->end_retry_id = 0;
-  if (self->end_kept)
+  /* A model's answer (or its failure) kept, else kept tool results */
+  if (self->end_response != NULL || self->end_error != NULL)
     store_model_end (self);
   else
     store_results (self);
@@ -360,7 +360,6 @@ store_model_end (PrsRun *self)
       store_later (self, unsaved);
       return;
     }
-  self->end_kept = FALSE;
   response = g_steal_pointer (&self->end_response);
   error = g_steal_pointer (&self->end_error);
   attempts = g_steal_pointer (&self->end_attempts);
