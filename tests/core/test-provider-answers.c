@@ -152,6 +152,24 @@ test_flag_not_boolean (void)
   g_assert_cmpstr (gemini->text, ==, "hi");
 }
 
+/* An escaped lone surrogate, which json-glib reads into bytes that are not
+ * UTF-8, reaches neither the reply nor its streamed pieces as such: they
+ * are replacement characters */
+static void
+test_lone_surrogate (void)
+{
+  g_autoptr(GError) error = NULL;
+  PrsChatResponse *response = answer ("openai", PRS_WIRE_SSE, 7,
+                                      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok \\ud8300\"},"
+                                      "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_utf8_validate (response->text, -1, NULL));
+  /* How many bytes json-glib made of it is its own; each is replaced */
+  g_assert_true (g_str_has_prefix (response->text, "ok \xef\xbf\xbd"));
+  prs_chat_response_free (response);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -161,6 +179,7 @@ main (int    argc,
   g_test_add_func ("/prs/provider-answers/negative-usage", test_negative_usage);
   g_test_add_func ("/prs/provider-answers/bad-response-clean", test_bad_response_clean);
   g_test_add_func ("/prs/provider-answers/flag-not-boolean", test_flag_not_boolean);
+  g_test_add_func ("/prs/provider-answers/lone-surrogate", test_lone_surrogate);
 
   return g_test_run ();
 }

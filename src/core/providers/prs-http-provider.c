@@ -603,8 +603,14 @@ void
 prs_exchange_add_text (PrsExchange *ex,
                        const char  *text)
 {
+  g_autofree char *valid = NULL;
+
   if (text == NULL || text[0] == '\0')
     return;
+  /* json-glib reads an escaped lone surrogate into bytes that are not
+   * UTF-8: what the window shows and the database keeps is text */
+  if (!g_utf8_validate (text, -1, NULL))
+    text = valid = g_utf8_make_valid (text, -1);
 
   g_string_append (ex->text, text);
   ex->streamed_text = TRUE;
