@@ -233,6 +233,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
         with streams_lock:
             streams.append(self.wfile)
+        # Only now does a list_changed reach this client: the test waits for this line.
+        log({"listening": True})
         threading.Event().wait(600)
 
     def do_DELETE(self):

@@ -600,6 +600,24 @@ test_http_progress_stream (void)
 }
 
 /* Over HTTP the server says its tools changed on its own GET stream. */
+/* The server pushes list_changed only to GET streams it has registered; under
+ * load the client's GET can come after a tool is added, and a real server
+ * would drop that notification too. */
+static gboolean
+stream_registered (gpointer data)
+{
+  g_autoptr(GPtrArray) entries = prs_mcp_test_read_log (data);
+
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      JsonObject *entry = json_node_get_object (g_ptr_array_index (entries, i));
+
+      if (json_object_get_boolean_member_with_default (entry, "listening", FALSE))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 test_http_list_changed (void)
 {
@@ -615,6 +633,7 @@ test_http_list_changed (void)
   prs_mcp_test_connect (client, &error);
   g_assert_no_error (error);
   g_assert_null (prs_mcp_client_find_tool (client, "hostile-http__added_later"));
+  g_assert_true (prs_mcp_test_wait_until (stream_registered, server->log_path, 10000));
 
   result = prs_mcp_test_call (client, "add_tool", NULL, NULL, NULL, &error);
   g_assert_no_error (error);
