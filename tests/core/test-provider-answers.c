@@ -7,6 +7,7 @@
 
 #include "prs-error.h"
 #include "prs-http-provider-private.h"
+#include "prs-http-request.h"
 
 static const PrsExchangeOps *
 ops_for (const char *kind)
@@ -170,6 +171,52 @@ test_lone_surrogate (void)
   prs_chat_response_free (response);
 }
 
+/* A model list's ids go into agent files, requests and URLs: one that is
+ * not UTF-8 (an escaped lone surrogate), holds a control character or is
+ * absurdly long is left out; a display name is cleaned */
+static void
+test_model_list_ids (void)
+{
+  g_autofree char *long_id = g_strnfill (300, 'm');
+  g_autofree char *body = g_strdup_printf ("{\"data\":[{\"id\":\"bad \\ud8300\"},{\"id\":\"a\\nb\"},"
+                                           "{\"id\":\"%s\"},{\"id\":42},"
+                                           "{\"id\":\"good\",\"name\":\"Good\\tone \\ud8300\"}]}",
+                                           long_id);
+  PrsProviderConfig *config = prs_provider_config_new ("openai", "https://provider.example", "m", NULL);
+  PrsExchange *ex = prs_exchange_new_detached (config, prs_provider_openai_get_models_ops (),
+                                               PRS_WIRE_JSON, NULL, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) models = prs_exchange_finish_models (ex, body, strlen (body), "application/json", &error);
+  PrsModelInfo *info;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (models->len, ==, 1);
+  info = g_ptr_array_index (models, 0);
+  g_assert_cmpstr (info->id, ==, "good");
+  g_assert_true (g_utf8_validate (info->name, -1, NULL));
+  g_assert_true (g_str_has_prefix (info->name, "Good one "));
+  prs_exchange_free (ex);
+  prs_provider_config_free (config);
+}
+
+static void
+test_retry_after (void)
+{
+  g_autoptr(GDateTime) later = g_date_time_add_seconds (g_date_time_new_now_utc (), 90);
+  g_autofree char *date = g_date_time_format (later, "%a, %d %b %Y %H:%M:%S GMT");
+  guint seconds;
+
+  g_assert_cmpuint (prs_http_parse_retry_after (NULL, 60), ==, 0);
+  g_assert_cmpuint (prs_http_parse_retry_after ("  7", 60), ==, 7);
+  g_assert_cmpuint (prs_http_parse_retry_after ("1.5", 60), ==, 2);
+  g_assert_cmpuint (prs_http_parse_retry_after ("99999999999999999999999", 60), ==, 60);
+  g_assert_cmpuint (prs_http_parse_retry_after ("soon", 60), ==, 0);
+  g_assert_cmpuint (prs_http_parse_retry_after ("Wed, 21 Oct 2015 07:28:00 GMT", 60), ==, 0);
+  seconds = prs_http_parse_retry_after (date, 3600);
+  g_assert_cmpuint (seconds, >=, 85);
+  g_assert_cmpuint (seconds, <=, 91);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -180,6 +227,8 @@ main (int    argc,
   g_test_add_func ("/prs/provider-answers/bad-response-clean", test_bad_response_clean);
   g_test_add_func ("/prs/provider-answers/flag-not-boolean", test_flag_not_boolean);
   g_test_add_func ("/prs/provider-answers/lone-surrogate", test_lone_surrogate);
+  g_test_add_func ("/prs/provider-answers/model-list-ids", test_model_list_ids);
+  g_test_add_func ("/prs/provider-answers/retry-after", test_retry_after);
 
   return g_test_run ();
 }

@@ -9,17 +9,23 @@
  * Ollama), the wire (bits 2-3: one JSON document, an SSE stream, an NDJSON
  * stream, an error answer's body), for an error the status (bits 4-6) and
  * for a JSON document whether it comes without a content type (bit 7: read
- * as a server that is not the provider, e.g. an HTML page, would be);
- * the second byte is the chunk size (0: all at once). The rest is the body.
+ * as a server that is not the provider, e.g. an HTML page, would be) and
+ * whether it answers the model list instead of a chat (bit 4); for an error
+ * with bit 7, the body up to its first NUL is the answer's Retry-After
+ * header instead; the second byte is the chunk size (0: all at once). The
+ * rest is the body.
  *
  * Oracles: a response has valid UTF-8 text equal to its streamed deltas
  * joined, tool calls with a name and an object of arguments, a normalised
- * stop reason and non-negative usage; a failure is a PRS_ERROR with a
- * message in words (valid UTF-8, no control characters). */
+ * stop reason and non-negative usage; a model list has ids that are UTF-8
+ * without control characters and UTF-8 names; a Retry-After is at most the
+ * cap, and a plain number is read as itself; a failure is a PRS_ERROR with
+ * a message in words (valid UTF-8, no control characters). */
 #include <string.h>
 
 #include "prs-error.h"
 #include "prs-http-provider-private.h"
+#include "prs-http-request.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 
@@ -35,6 +41,18 @@ chat_ops (guint kind)
     case 1: return prs_provider_anthropic_get_chat_ops ();
     case 2: return prs_provider_gemini_get_chat_ops ();
     default: return prs_provider_ollama_get_chat_ops ();
+    }
+}
+
+static const PrsExchangeOps *
+models_ops (guint kind)
+{
+  switch (kind)
+    {
+    case 0: return prs_provider_openai_get_models_ops ();
+    case 1: return prs_provider_anthropic_get_models_ops ();
+    case 2: return prs_provider_gemini_get_models_ops ();
+    default: return prs_provider_ollama_get_models_ops ();
     }
 }
 
@@ -111,6 +129,51 @@ run (PrsProviderConfig    *config,
   prs_exchange_free (ex);
 }
 
+static void
+run_models (PrsProviderConfig    *config,
+            const PrsExchangeOps *ops,
+            const char           *type,
+            const char           *body,
+            gsize                 len)
+{
+  g_autoptr(GError) error = NULL;
+  PrsExchange *ex = prs_exchange_new_detached (config, ops, PRS_WIRE_JSON, NULL, NULL, NULL);
+  g_autoptr(GPtrArray) models = prs_exchange_finish_models (ex, body, len, type, &error);
+
+  prs_exchange_free (ex);
+  if (models == NULL)
+    {
+      check_error (error);
+      return;
+    }
+  g_assert_null (error);
+  for (guint i = 0; i < models->len; i++)
+    {
+      PrsModelInfo *info = g_ptr_array_index (models, i);
+
+      g_assert_true (info->id[0] != '\0' && g_utf8_validate (info->id, -1, NULL));
+      for (const char *p = info->id; *p != '\0'; p++)
+        g_assert_false (g_ascii_iscntrl (*p));
+      g_assert_true (info->name != NULL && g_utf8_validate (info->name, -1, NULL));
+    }
+}
+
+#define MAX_RETRY_AFTER 3600
+
+static void
+run_retry_after (const char *body,
+                 gsize       len)
+{
+  g_autofree char *value = g_strndup (body, len);
+  guint seconds = prs_http_parse_retry_after (value, MAX_RETRY_AFTER);
+  const char *digits = value + strspn (value, " \t\n\v\f\r");
+
+  g_assert_cmpuint (seconds, <=, MAX_RETRY_AFTER);
+  /* A plain number of up to four digits is the number itself. */
+  if (digits[0] != '\0' && strspn (digits, "0123456789") == strlen (digits) && strlen (digits) <= 4)
+    g_assert_cmpuint (seconds, ==, MIN (g_ascii_strtoull (digits, NULL, 10), MAX_RETRY_AFTER));
+}
+
 int
 LLVMFuzzerTestOneInput (const guint8 *data,
                         size_t        size)
@@ -134,6 +197,17 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   if (configs[kind] == NULL)
     configs[kind] = prs_provider_config_new (kinds[kind], "https://provider.example", "model", NULL);
 
+  if (wire == 3 && (data[0] & 0x80) != 0)
+    {
+      run_retry_after (body, len);
+      return 0;
+    }
+  if (wire == 0 && (data[0] & 0x10) != 0)
+    {
+      run_models (configs[kind], models_ops (kind), (data[0] & 0x80) != 0 ? NULL : "application/json",
+                  body, len);
+      return 0;
+    }
   if (wire == 3)
     {
       PrsExchange *ex = prs_exchange_new_detached (configs[kind], chat_ops (kind), PRS_WIRE_JSON,

@@ -652,7 +652,13 @@ guint
 prs_http_request_get_retry_after (PrsHttpRequest *self,
                                   guint           max)
 {
-  const char *value = prs_http_request_get_response_header (self, "Retry-After");
+  return prs_http_parse_retry_after (prs_http_request_get_response_header (self, "Retry-After"), max);
+}
+
+guint
+prs_http_parse_retry_after (const char *value,
+                            guint       max)
+{
   g_autoptr(GDateTime) when = NULL;
   g_autoptr(GDateTime) now = NULL;
   GTimeSpan span;

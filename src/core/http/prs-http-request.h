@@ -128,6 +128,10 @@ const char     *prs_http_request_get_response_header (PrsHttpRequest *self,
  * @max; 0 when absent or unreadable. */
 guint           prs_http_request_get_retry_after (PrsHttpRequest    *self,
                                                  guint               max);
+/* A Retry-After value (seconds, with or without a fraction, or an HTTP date)
+ * as whole seconds from now, at most @max; 0 for NULL or what is neither. */
+guint           prs_http_parse_retry_after      (const char         *value,
+                                                 guint               max);
 /* The body as read (cut at the error cap for an error answer); NULL while
  * sending, and for a body streamed to a chunk function. */
 GBytes         *prs_http_request_get_body       (PrsHttpRequest     *self);

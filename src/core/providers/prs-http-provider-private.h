@@ -126,6 +126,10 @@ void         prs_exchange_send       (PrsExchange          *ex);
 /* Appends streamed text and passes it to the delta callback. */
 void         prs_exchange_add_text   (PrsExchange          *ex,
                                       const char           *text);
+/* Adds a model of a model list; leaves out an id that could not be used. */
+void         prs_exchange_add_model  (PrsExchange          *ex,
+                                      const char           *id,
+                                      const char           *name);
 /* Fails with PRS_ERROR_PROVIDER_BAD_RESPONSE: "… sent an answer Prosponsive
  * cannot read: @what". */
 gboolean     prs_exchange_bad_response (PrsExchange        *ex,
@@ -146,7 +150,9 @@ JsonNode    *prs_exchange_parse      (PrsExchange          *ex,
  * exchange whose answer the caller hands over. Streams (@wire SSE or
  * NDJSON) are fed in chunks of any size, then finished; a JSON answer is
  * given whole to prs_exchange_finish() with its content type @type (may be
- * NULL); @body and @type are ignored for streams. */
+ * NULL); @body and @type are ignored for streams. With @model NULL it is a
+ * model list's exchange instead (@wire JSON, a models ops), finished with
+ * prs_exchange_finish_models(). */
 PrsExchange     *prs_exchange_new_detached (PrsProviderConfig    *config,
                                             const PrsExchangeOps *ops,
                                             PrsWire               wire,
@@ -162,6 +168,11 @@ PrsChatResponse *prs_exchange_finish       (PrsExchange          *ex,
                                             gsize                 len,
                                             const char           *type,
                                             GError              **error);
+GPtrArray       *prs_exchange_finish_models (PrsExchange         *ex,
+                                             const char          *body,
+                                             gsize                len,
+                                             const char          *type,
+                                             GError             **error);
 /* The error for a failed @status whose body is @body (may be NULL). */
 GError          *prs_exchange_status_error (PrsExchange          *ex,
                                             guint                 status,
@@ -174,6 +185,11 @@ const PrsExchangeOps *prs_provider_openai_get_chat_ops    (void);
 const PrsExchangeOps *prs_provider_anthropic_get_chat_ops (void);
 const PrsExchangeOps *prs_provider_gemini_get_chat_ops    (void);
 const PrsExchangeOps *prs_provider_ollama_get_chat_ops    (void);
+/* … and their model lists' ops. */
+const PrsExchangeOps *prs_provider_openai_get_models_ops    (void);
+const PrsExchangeOps *prs_provider_anthropic_get_models_ops (void);
+const PrsExchangeOps *prs_provider_gemini_get_models_ops    (void);
+const PrsExchangeOps *prs_provider_ollama_get_models_ops    (void);
 
 /* A tool call id for providers that send none. */
 char        *prs_provider_make_call_id (void);

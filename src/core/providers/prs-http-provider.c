@@ -618,6 +618,30 @@ prs_exchange_add_text (PrsExchange *ex,
     ex->delta_func (text, ex->delta_data);
 }
 
+/* A model id is shown in the agent editor, written into agent files and sent
+ * back in requests and URLs: one that is not UTF-8, holds a control
+ * character or is longer than any real model's name is left out rather than
+ * repaired, since a repaired id would name a model the provider does not
+ * have. The display name is only shown, so it is cleaned instead. */
+#define MAX_MODEL_ID 256
+
+void
+prs_exchange_add_model (PrsExchange *ex,
+                        const char  *id,
+                        const char  *name)
+{
+  g_autofree char *valid_name = name != NULL ? g_utf8_make_valid (name, -1) : NULL;
+  g_autofree char *clean_name = NULL;
+
+  if (id == NULL || id[0] == '\0' || strlen (id) > MAX_MODEL_ID ||
+      !g_utf8_validate (id, -1, NULL) || prs_http_has_control_chars (id))
+    return;
+  clean_name = prs_http_clean_text (valid_name, MAX_MODEL_ID);
+  if (ex->models == NULL)
+    ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
+  g_ptr_array_add (ex->models, prs_model_info_new (id, clean_name));
+}
+
 /* The chat response once the answer is whole. */
 static PrsChatResponse *
 take_response (PrsExchange *ex)
@@ -784,7 +808,8 @@ prs_exchange_new_detached (PrsProviderConfig    *config,
 {
   PrsExchange *ex = exchange_alloc (config, ops, wire);
 
-  prs_exchange_set_chat (ex, model, delta_func, delta_data, NULL);
+  if (model != NULL)
+    prs_exchange_set_chat (ex, model, delta_func, delta_data, NULL);
   if (wire != PRS_WIRE_JSON)
     start_stream (ex);
   return ex;
@@ -815,6 +840,21 @@ prs_exchange_finish (PrsExchange  *ex,
   else
     ok = finish_json (ex, body, len, type, error);
   return ok ? take_response (ex) : NULL;
+}
+
+GPtrArray *
+prs_exchange_finish_models (PrsExchange  *ex,
+                            const char   *body,
+                            gsize         len,
+                            const char   *type,
+                            GError      **error)
+{
+  g_return_val_if_fail (!ex->is_chat && ex->parser == NULL, NULL);
+
+  if (!finish_json (ex, body, len, type, error))
+    return NULL;
+  return ex->models != NULL ? g_steal_pointer (&ex->models)
+                            : g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
 }
 
 GError *

@@ -554,7 +554,7 @@ models_on_json (PrsExchange  *ex,
       if (g_str_has_prefix (name, "models/"))
         name += strlen ("models/");
       if (name[0] != '\0')
-        g_ptr_array_add (ex->models, prs_model_info_new (name, prs_json_object_get_string (model, "displayName")));
+        prs_exchange_add_model (ex, name, prs_json_object_get_string (model, "displayName"));
     }
   return TRUE;
 }
@@ -571,6 +571,12 @@ const PrsExchangeOps *
 prs_provider_gemini_get_chat_ops (void)
 {
   return &chat_ops;
+}
+
+const PrsExchangeOps *
+prs_provider_gemini_get_models_ops (void)
+{
+  return &models_ops;
 }
 
 /* ---- PrsProvider -------------------------------------------------------- */

@@ -290,7 +290,7 @@ models_on_json (PrsExchange  *ex,
       if (id == NULL || id[0] == '\0')
         id = name;
       if (id != NULL && id[0] != '\0')
-        g_ptr_array_add (ex->models, prs_model_info_new (id, name));
+        prs_exchange_add_model (ex, id, name);
     }
   return TRUE;
 }
@@ -307,6 +307,12 @@ const PrsExchangeOps *
 prs_provider_ollama_get_chat_ops (void)
 {
   return &chat_ops;
+}
+
+const PrsExchangeOps *
+prs_provider_ollama_get_models_ops (void)
+{
+  return &models_ops;
 }
 
 /* ---- PrsProvider -------------------------------------------------------- */

@@ -451,7 +451,7 @@ models_on_json (PrsExchange  *ex,
       const char *id = prs_json_object_get_string (model, "id");
 
       if (id != NULL && id[0] != '\0')
-        g_ptr_array_add (ex->models, prs_model_info_new (id, prs_json_object_get_string (model, "name")));
+        prs_exchange_add_model (ex, id, prs_json_object_get_string (model, "name"));
     }
   return TRUE;
 }
@@ -468,6 +468,12 @@ const PrsExchangeOps *
 prs_provider_openai_get_chat_ops (void)
 {
   return &chat_ops;
+}
+
+const PrsExchangeOps *
+prs_provider_openai_get_models_ops (void)
+{
+  return &models_ops;
 }
 
 /* ---- PrsProvider -------------------------------------------------------- */
