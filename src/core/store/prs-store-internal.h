@@ -88,7 +88,7 @@ typedef sqlite3_stmt PrsStmt;
 void          prs_stmt_release            (PrsStmt      *stmt);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsStmt, prs_stmt_release)
 
-/* @sql must be a string literal: it is the cache key. */
+/* @sql must be a string literal: its address is the cache key. */
 PrsStmt      *prs_store_prepare_cached    (PrsStore     *self,
                                            const char   *sql,
                                            GError      **error);

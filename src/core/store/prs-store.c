@@ -799,7 +799,12 @@ prs_store_class_init (PrsStoreClass *klass)
 static void
 prs_store_init (PrsStore *self)
 {
-  self->statements = g_hash_table_new_full (g_str_hash, g_str_equal,
+  /* Keyed by the literal's address, not its text: hashing the text of a
+   * statement (hundreds of bytes) at each of the ~30 look-ups of an
+   * agent-inference call cost more than the look-up itself
+   * (bench/RESULTS.md). Two equal literals at two addresses only prepare
+   * one statement twice. */
+  self->statements = g_hash_table_new_full (g_direct_hash, g_direct_equal,
                                             NULL, stmt_finalize);
 }
 
