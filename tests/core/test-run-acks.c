@@ -518,22 +518,71 @@ test_stop_refused_when_busy (Fixture       *fixture,
   g_autoptr(PrsRun) run = start_run (fixture);
   g_autofree char *message_id = wait_for_proposal (fixture, run);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GError) busy = NULL;
   g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
   g_autoptr(PrsRunRow) row = NULL;
 
   g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
-  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_false (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &busy));
   g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
   g_assert_cmpstr (prs_run_get_status (run), ==, "awaiting_approval");
   g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
   row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
   g_assert_cmpstr (row->status, ==, "awaiting_approval");
   g_clear_pointer (&row, prs_run_row_free);
 
-  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &error));
+  g_assert_no_error (error);
   g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
   row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
   g_assert_cmpstr (row->status, ==, "cancelled");
+}
+
+/* A Stop of a run that waits for a slot (four others work), when its end
+ * cannot be stored: the run waits for its slot as it is stored, and
+ * whoever pressed Stop hears why; a Stop asked again ends it */
+static void
+test_stop_queued_refused_when_busy (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(PrsRunRow) row = NULL;
+  g_autoptr(JsonArray) requests = NULL;
+  PrsMessageInsert message = { .conversation_id = fixture->conversation_id, .kind = "user", .content = "Hello." };
+  guint reserved = 0;
+
+  while (prs_runner_try_reserve (fixture->runner))
+    reserved++;
+  g_assert_true (prs_store_insert_message (fixture->store, &message, NULL, NULL, &error));
+  run = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  g_assert_false (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &busy));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "running");
+  g_clear_pointer (&row, prs_run_row_free);
+
+  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "cancelled");
+  while (reserved-- > 0)
+    prs_runner_release_reservation (fixture->runner);
+  /* Never begun: the model was not asked */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  requests = prs_test_provider_requests (fixture->provider);
+  g_assert_cmpuint (json_array_get_length (requests), ==, 0);
 }
 
 /* Every commit of a transaction that inserts into @table (the rows for
@@ -776,6 +825,8 @@ main (int   argc,
               test_start_refused_when_busy, fixture_teardown);
   g_test_add ("/prs/run-acks/stop-refused-when-busy", Fixture, "ask", fixture_setup, test_stop_refused_when_busy,
               fixture_teardown);
+  g_test_add ("/prs/run-acks/stop-queued-refused-when-busy", Fixture, NULL, fixture_setup,
+              test_stop_queued_refused_when_busy, fixture_teardown);
   g_test_add ("/prs/run-acks/reply-kept-when-not-committed", Fixture, "reply", fixture_setup,
               test_reply_kept_when_not_committed, fixture_teardown);
   g_test_add ("/prs/run-acks/proposal-kept-when-not-committed", Fixture, "sync", fixture_setup,

@@ -759,10 +759,10 @@ rest (PrsRun     *self,
     self->rest_unsaved = g_error_copy (self->unsaved);
   else if (error != NULL)
     self->rest_unsaved = g_steal_pointer (&error);
-  /* A run that waited for a person (a Stop while it waits) and could not
-   * store its end waits as it is stored: what the window shows, and what
-   * a Stop asked again changes (docs/storage.md) */
-  if (!stored && g_strcmp0 (was_status, PRS_RUN_AWAITING_APPROVAL) == 0)
+  /* A run that waited — for a person, or for a slot (a Stop while it
+   * waits) — and could not store its end waits as it is stored: what the
+   * window shows, and what a Stop asked again changes (docs/storage.md) */
+  if (!stored && (g_strcmp0 (was_status, PRS_RUN_AWAITING_APPROVAL) == 0 || !self->working))
     {
       g_free (self->row->status);
       self->row->status = g_steal_pointer (&was_status);

@@ -791,24 +791,32 @@ prs_run_withdraw_call (PrsRun      *self,
   return decision_end (self, !decision_begin (self) || _prs_run_withdraw_call (self, message_id, error), error);
 }
 
-void
-prs_run_cancel (PrsRun *self)
+gboolean
+prs_run_cancel (PrsRun  *self,
+                GError **error)
 {
-  g_return_if_fail (PRS_IS_RUN (self));
+  g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
   if (prs_run_is_finished (self))
-    return;
+    return TRUE;
   self->cancel_requested = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
-  /* Nothing in flight (waiting for a person): it ends here */
+  /* Nothing in flight (waiting for a person, or for a slot): it ends here */
   if (!self->model_in_flight && g_hash_table_size (self->executing) == 0)
     _prs_run_finish (self, PRS_RUN_CANCELLED, "cancelled", NULL);
   /* … or, when that could not be stored, waits as it is stored: a person's
-   * decision then goes on with it, a Stop asked again ends it */
+   * decision then goes on with it, a Stop asked again ends it, and whoever
+   * stopped it hears why it did not stop */
   if (!prs_run_is_finished (self) && !self->model_in_flight && g_hash_table_size (self->executing) == 0)
-    self->cancel_requested = FALSE;
+    {
+      self->cancel_requested = FALSE;
+      g_assert (self->rest_unsaved != NULL);
+      g_propagate_error (error, g_error_copy (self->rest_unsaved));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void
