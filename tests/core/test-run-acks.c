@@ -508,15 +508,14 @@ test_start_refused_when_busy (Fixture       *fixture,
   g_assert_true (prs_runner_is_idle (fixture->runner));
 }
 
-/* A Stop while the run waits for a person, when its end cannot be
- * stored: the run waits as it is stored, and the window, which reads the
- * run, shows that; a Stop asked again once the database is free ends it */
+/* Stop, pressed while another program holds the database: refused,
+ * saying so, and @run waits as it is stored (@waiting); pressed again once
+ * the database is free, it ends the run */
 static void
-test_stop_refused_when_busy (Fixture       *fixture,
-                             gconstpointer  data)
+stop_refused_then_stopped (Fixture    *fixture,
+                           PrsRun     *run,
+                           const char *waiting)
 {
-  g_autoptr(PrsRun) run = start_run (fixture);
-  g_autofree char *message_id = wait_for_proposal (fixture, run);
   g_autoptr(GError) error = NULL;
   g_autoptr(GError) busy = NULL;
   g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
@@ -526,10 +525,10 @@ test_stop_refused_when_busy (Fixture       *fixture,
   g_assert_false (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &busy));
   g_assert_true (prs_store_batch_end (holder, &error));
   g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "awaiting_approval");
+  g_assert_cmpstr (prs_run_get_status (run), ==, waiting);
   g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
   row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
-  g_assert_cmpstr (row->status, ==, "awaiting_approval");
+  g_assert_cmpstr (row->status, ==, waiting);
   g_clear_pointer (&row, prs_run_row_free);
 
   g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &error));
@@ -537,6 +536,19 @@ test_stop_refused_when_busy (Fixture       *fixture,
   g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
   row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
   g_assert_cmpstr (row->status, ==, "cancelled");
+}
+
+/* A Stop while the run waits for a person, when its end cannot be
+ * stored: the run waits as it is stored, and the window, which reads the
+ * run, shows that; a Stop asked again once the database is free ends it */
+static void
+test_stop_refused_when_busy (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autofree char *message_id = wait_for_proposal (fixture, run);
+
+  stop_refused_then_stopped (fixture, run, "awaiting_approval");
 }
 
 /* A Stop of a run that waits for a slot (four others work), when its end
@@ -547,10 +559,7 @@ test_stop_queued_refused_when_busy (Fixture       *fixture,
                                     gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GError) busy = NULL;
-  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
   g_autoptr(PrsRun) run = NULL;
-  g_autoptr(PrsRunRow) row = NULL;
   g_autoptr(JsonArray) requests = NULL;
   PrsMessageInsert message = { .conversation_id = fixture->conversation_id, .kind = "user", .content = "Hello." };
   guint reserved = 0;
@@ -560,22 +569,7 @@ test_stop_queued_refused_when_busy (Fixture       *fixture,
   g_assert_true (prs_store_insert_message (fixture->store, &message, NULL, NULL, &error));
   run = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &error);
   g_assert_no_error (error);
-
-  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
-  g_assert_false (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &busy));
-  g_assert_true (prs_store_batch_end (holder, &error));
-  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
-  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
-  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
-  g_assert_cmpstr (row->status, ==, "running");
-  g_clear_pointer (&row, prs_run_row_free);
-
-  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &error));
-  g_assert_no_error (error);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
-  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
-  g_assert_cmpstr (row->status, ==, "cancelled");
+  stop_refused_then_stopped (fixture, run, "running");
   while (reserved-- > 0)
     prs_runner_release_reservation (fixture->runner);
   /* Never begun: the model was not asked */
@@ -671,6 +665,47 @@ count_replies (PrsRunRow *row)
   return n;
 }
 
+/* Starts a run whose commits that insert into @table (@when) fail:
+ * whoever waits for it hears why, and it still runs */
+static PrsRun *
+start_not_committed (Fixture    *fixture,
+                     const char *table,
+                     const char *when)
+{
+  g_autoptr(GError) told = NULL;
+  PrsRun *run;
+
+  refuse_commits (fixture, table, when);
+  run = start_run (fixture);
+  told = wait_told (run);
+  g_assert_nonnull (told);
+  g_assert_nonnull (strstr (told->message, "FOREIGN KEY"));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
+  return run;
+}
+
+/* … then lets the commits work: the run ends, completed, the model asked
+ * @asked times in all; its tool calls */
+static GPtrArray *
+finish_committed (Fixture *fixture,
+                  PrsRun  *run,
+                  guint    asked)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) requests = NULL;
+  GPtrArray *calls;
+
+  allow_commits (fixture);
+  wait_finished (run);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
+  requests = prs_test_provider_requests (fixture->provider);
+  g_assert_cmpuint (json_array_get_length (requests), ==, asked);
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
+  g_assert_no_error (error);
+  return calls;
+}
+
 /* The commit that ends a run with the model's plain reply fails (here a
  * deferred foreign key; the disk filling at the commit does the same):
  * whoever waits hears why at once, nothing of it is stored, and the run
@@ -683,36 +718,23 @@ test_reply_kept_when_not_committed (Fixture       *fixture,
                                     gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GError) told = NULL;
-  g_autoptr(PrsRun) run = NULL;
-  g_autoptr(PrsRunRow) row = NULL;
-  g_autoptr(JsonArray) requests = NULL;
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
+  g_autoptr(PrsRunRow) row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), NULL);
+  g_autoptr(GPtrArray) calls = NULL;
   g_autoptr(JsonArray) messages = NULL;
   g_autoptr(JsonNode) answer = NULL;
   guint status = 0;
   guint replies = 0;
 
-  refuse_commits (fixture, "messages", "WHEN NEW.kind = 'assistant'");
-  run = start_run (fixture);
-  told = wait_told (run);
-  g_assert_nonnull (told);
-  g_assert_nonnull (strstr (told->message, "FOREIGN KEY"));
-  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
-  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
   /* Its row, written before the end or not, says it still runs */
-  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), NULL);
   g_assert_true (row == NULL || g_strcmp0 (row->status, "running") == 0);
   g_clear_pointer (&row, prs_run_row_free);
-
   /* The first try again (1 s later) fails too; the next (2 s after it) works */
   iterate_for (1500);
   g_assert_cmpstr (prs_run_get_status (run), ==, "running");
-  allow_commits (fixture);
-  wait_finished (run);
+  calls = finish_committed (fixture, run, 1);
+  g_assert_cmpuint (calls->len, ==, 0);
 
-  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
-  requests = prs_test_provider_requests (fixture->provider);
-  g_assert_cmpuint (json_array_get_length (requests), ==, 1);
   row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
   g_assert_no_error (error);
   g_assert_cmpstr (row->status, ==, "completed");
@@ -737,30 +759,15 @@ static void
 test_proposal_kept_when_not_committed (Fixture       *fixture,
                                        gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GError) told = NULL;
-  g_autoptr(PrsRun) run = NULL;
-  g_autoptr(GPtrArray) calls = NULL;
-  g_autoptr(JsonArray) requests = NULL;
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "tool_calls", "");
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), NULL);
 
-  refuse_commits (fixture, "tool_calls", "");
-  run = start_run (fixture);
-  told = wait_told (run);
-  g_assert_nonnull (told);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
-  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
-  g_assert_no_error (error);
   g_assert_cmpuint (calls->len, ==, 0);
   g_clear_pointer (&calls, g_ptr_array_unref);
 
-  allow_commits (fixture);
-  wait_finished (run);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
-  requests = prs_test_provider_requests (fixture->provider);
-  g_assert_cmpuint (json_array_get_length (requests), ==, 2);
+  calls = finish_committed (fixture, run, 2);
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
-  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
   g_assert_cmpuint (calls->len, ==, 1);
   g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "succeeded");
 }
@@ -773,32 +780,18 @@ static void
 test_result_kept_when_not_committed (Fixture       *fixture,
                                      gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GError) told = NULL;
-  g_autoptr(PrsRun) run = NULL;
-  g_autoptr(GPtrArray) calls = NULL;
-  g_autoptr(JsonArray) requests = NULL;
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'tool-result'");
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), NULL);
 
-  refuse_commits (fixture, "messages", "WHEN NEW.kind = 'tool-result'");
-  run = start_run (fixture);
-  told = wait_told (run);
-  g_assert_nonnull (told);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
-  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
   g_assert_cmpuint (calls->len, ==, 1);
   g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "running");
   g_assert_null (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->result_message_id);
   g_clear_pointer (&calls, g_ptr_array_unref);
 
-  allow_commits (fixture);
-  wait_finished (run);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
-  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
+  calls = finish_committed (fixture, run, 2);
   g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "succeeded");
   g_assert_nonnull (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->result_message_id);
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
-  requests = prs_test_provider_requests (fixture->provider);
-  g_assert_cmpuint (json_array_get_length (requests), ==, 2);
 }
 
 int
