@@ -87,10 +87,15 @@ fixture_setup (Fixture       *fixture,
   g_assert_true (prs_store_resolve_conversation (fixture->store, "inbox", &fixture->conversation_id, NULL, &error));
   g_assert_no_error (error);
 
-  /* With "reply" the model answers at once, with no tool call */
-  fixture->provider = prs_test_provider_start (g_strcmp0 (data, "reply") == 0
-                                               ? "{'kind':'openai','turns':[{'response':{'text':'Done.'}}]}"
-                                               : "{'kind':'openai','turns':["
+  /* With "reply" the model answers at once, with no tool call; with
+   * "slow-reply" a second later */
+  if (g_strcmp0 (data, "reply") == 0)
+    fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'text':'Done.'}}]}");
+  else if (g_strcmp0 (data, "slow-reply") == 0)
+    fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'text':'Done.',"
+                                                 "'stream':false,'initial_delay':1.0}}]}");
+  else
+    fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':["
                                                  "{'response':{'tool_calls':[{'id':'call_1','name':'file_mail',"
                                                  "'arguments':{}}]}},"
                                                  "{'response':{'text':'Filed.'}}]}");
@@ -794,6 +799,28 @@ test_result_kept_when_not_committed (Fixture       *fixture,
   g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
 }
 
+/* The run's conversation is deleted (prosponsive-ctl conversation
+ * delete) while its model answers: the end's writes are refused, and
+ * would be at every try, so the run ends saying why instead of keeping
+ * an answer it can never store */
+static void
+test_end_refused_for_good (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) other = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autoptr(GError) told = NULL;
+  g_autofree char *sql = g_strdup_printf ("DELETE FROM conversations WHERE id = '%s'", fixture->conversation_id);
+
+  g_assert_no_error (error);
+  prs_test_store_exec (other, sql);
+  told = wait_told (run);
+  g_assert_nonnull (told);
+  g_assert_true (prs_run_is_finished (run));
+  g_assert_null (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -822,6 +849,8 @@ main (int   argc,
               test_stop_queued_refused_when_busy, fixture_teardown);
   g_test_add ("/prs/run-acks/reply-kept-when-not-committed", Fixture, "reply", fixture_setup,
               test_reply_kept_when_not_committed, fixture_teardown);
+  g_test_add ("/prs/run-acks/end-refused-for-good", Fixture, "slow-reply", fixture_setup,
+              test_end_refused_for_good, fixture_teardown);
   g_test_add ("/prs/run-acks/proposal-kept-when-not-committed", Fixture, "sync", fixture_setup,
               test_proposal_kept_when_not_committed, fixture_teardown);
   g_test_add ("/prs/run-acks/result-kept-when-not-committed", Fixture, "sync", fixture_setup,

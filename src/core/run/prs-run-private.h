@@ -162,11 +162,13 @@ void        _prs_run_wake_waiters     (PrsRun       *self);
 void        _prs_run_rest             (PrsRun       *self,
                                        const char   *status);
 /* The model call's end rested the run (@undo) in a transaction now
- * committed (@committed: the rest is said) or not (the row's status,
- * stop reason and error are put back) */
+ * ended: with @said, the rest is said (its answer @refused, the error
+ * that kept part of it from being stored, or NULL); else the row's
+ * status, stop reason and error are put back */
 void        _prs_run_end_rest         (PrsRun        *self,
                                        PrsRunEndUndo *undo,
-                                       gboolean       committed);
+                                       gboolean       said,
+                                       const GError  *refused);
 void        _prs_run_finish           (PrsRun       *self,
                                        const char   *status,
                                        const char   *stop_reason,

@@ -691,13 +691,16 @@ rest_with_end (PrsRun      *self,
 void
 _prs_run_end_rest (PrsRun        *self,
                    PrsRunEndUndo *undo,
-                   gboolean       committed)
+                   gboolean       said,
+                   const GError  *refused)
 {
   if (!undo->rested)
     return;
-  if (committed)
+  if (said)
     {
       g_clear_error (&self->rest_unsaved);
+      if (refused != NULL)
+        self->rest_unsaved = g_error_copy (refused);
       for (guint i = 0; i < G_N_ELEMENTS (undo->was); i++)
         g_clear_pointer (&undo->was[i], g_free);
       say_rested (self);

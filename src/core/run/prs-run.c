@@ -366,13 +366,55 @@ put_back_end (PrsRun        *self,
       g_free (self->row->transcript_json);
       self->row->transcript_json = g_steal_pointer (&undo->transcript_json);
     }
-  _prs_run_end_rest (self, undo, FALSE);
+  _prs_run_end_rest (self, undo, FALSE, NULL);
   /* Its row, when it waited to go with this end, is stored on its own again */
   if (undo->start_waiting && self->start_save_id == 0)
     _prs_run_defer_start (self);
   self->held_attempts = NULL;
   self->held_response = NULL;
   self->model_in_flight = TRUE;
+}
+
+/* A write of the batch open was refused for a reason that trying again
+ * would meet again (the run's conversation deleted meanwhile), not for
+ * lack of room or time: what it was to store is not kept for later */
+static gboolean
+refused_for_good (PrsRun *self)
+{
+  return self->unsaved != NULL && !g_error_matches (self->unsaved, PRS_ERROR, PRS_ERROR_STORE_FULL) &&
+         !g_error_matches (self->unsaved, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+}
+
+/* The model call's end is over, stored or not: nothing of it is kept */
+static void
+forget_end (PrsRun        *self,
+            PrsRunEndUndo *undo)
+{
+  g_clear_pointer (&self->end_response, prs_chat_response_free);
+  g_clear_error (&self->end_error);
+  g_clear_pointer (&self->end_attempts, g_ptr_array_unref);
+  g_clear_pointer (&undo->assistant_message_id, g_free);
+  g_clear_pointer (&undo->transcript_json, g_free);
+  self->end_retry_ms = 0;
+  clear_stream (self);
+}
+
+/* … not stored, for good: what of it was written is committed, and the
+ * run ends saying why — a rest it made answers with the error, and
+ * proposed calls the database does not hold are not made, nor is the
+ * model asked again as if they had been */
+static void
+end_refused (PrsRun        *self,
+             PrsRunEndUndo *undo)
+{
+  g_autoptr(GError) refused = g_error_copy (self->unsaved);
+
+  _prs_run_batch_end (self);
+  forget_end (self, undo);
+  if (undo->rested)
+    _prs_run_end_rest (self, undo, TRUE, refused);
+  else
+    _prs_run_finish (self, PRS_RUN_FAILED, "store-error", refused->message);
 }
 
 static void
@@ -403,6 +445,11 @@ store_model_end (PrsRun *self)
   after_model (self, self->end_response, self->end_error, self->end_attempts);
   _prs_run_record_held_model_calls (self);
   self->end_undo = NULL;
+  if (refused_for_good (self))
+    {
+      end_refused (self, &undo);
+      return;
+    }
   /* Not all stored (the commit failed: the disk full, an I/O error): none
    * of it is, and the run keeps the answer and stores it later, as when
    * the transaction could not begin (docs/storage.md) */
@@ -412,16 +459,10 @@ store_model_end (PrsRun *self)
       store_later (self, self->unsaved);
       return;
     }
-  g_clear_pointer (&self->end_response, prs_chat_response_free);
-  g_clear_error (&self->end_error);
-  g_clear_pointer (&self->end_attempts, g_ptr_array_unref);
-  g_free (undo.assistant_message_id);
-  g_free (undo.transcript_json);
-  self->end_retry_ms = 0;
-  clear_stream (self);
+  forget_end (self, &undo);
   /* A call's side effects begin only once it is stored as proposed */
   if (undo.rested)
-    _prs_run_end_rest (self, &undo, TRUE);
+    _prs_run_end_rest (self, &undo, TRUE, NULL);
   else
     advance (self);
 }
@@ -547,8 +588,11 @@ store_results (PrsRun *self)
       _prs_run_settle_call (self, result->call_id, result->outcome);
     }
   /* Not all stored (the commit failed): none of it is, the calls still
-   * run as stored, and their results are kept for the next try */
-  if (!_prs_run_batch_end_whole (self))
+   * run as stored, and their results are kept for the next try — unless a
+   * write was refused for good: then what worked is stored, as it is */
+  if (refused_for_good (self))
+    _prs_run_batch_end (self);
+  else if (!_prs_run_batch_end_whole (self))
     {
       for (guint i = 0; i < self->kept_results->len; i++)
         g_hash_table_add (self->executing,
