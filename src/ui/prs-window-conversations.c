@@ -93,8 +93,9 @@ delete_conversations (PrsWindow          *self,
     {
       PrsRun *run = prs_runner_get_conversation_run (runner, ids[i]);
 
+      /* Refused (the database busy), the deletion below is too, and says so */
       if (run != NULL && !prs_run_is_finished (run))
-        prs_runner_cancel (runner, prs_run_get_id (run));
+        prs_runner_cancel (runner, prs_run_get_id (run), NULL);
     }
   if (!prs_conversation_list_delete (_prs_window_conversations (self), (const char * const *) ids, &error))
     {

@@ -10,6 +10,7 @@
 #include "prs-agents-page.h"
 #include "prs-conversation-row.h"
 #include "prs-conversation-view.h"
+#include "prs-error.h"
 #include "prs-frame-trace.h"
 #include "prs-insights-page.h"
 #include "prs-preferences-window.h"
@@ -819,19 +820,42 @@ on_composer_send (PrsComposer *composer,
   update_busy (self);
 }
 
+/* A Stop the database refused (the run waited, and its end could not be
+ * stored): the run waits on as stored, and the person hears why, not
+ * silence (docs/storage.md) */
+static void
+say_not_stopped (PrsWindow    *self,
+                 const GError *error)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *text = NULL;
+
+  if (g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_BUSY))
+    {
+      prs_window_show_toast (self, _("Could not stop the run: the database is busy. Try again."));
+      return;
+    }
+  /* A toast's title is Pango markup */
+  why = g_markup_escape_text (error->message, -1);
+  /* Translators: a toast; %s says why, in a sentence */
+  text = g_strdup_printf (_("Could not stop the run: %s"), why);
+  prs_window_show_toast (self, text);
+}
+
 static void
 on_composer_stop (PrsComposer *composer,
                   PrsWindow   *self)
 {
   PrsConversation *conversation = prs_conversation_view_get_conversation (self->conversation_view);
   PrsRunner *runner = prs_service_get_runner (self->service);
+  g_autoptr(GError) error = NULL;
   PrsRun *run;
 
   if (runner == NULL || conversation == NULL)
     return;
   run = prs_runner_get_conversation_run (runner, prs_conversation_get_id (conversation));
-  if (run != NULL)
-    prs_runner_cancel (runner, prs_run_get_id (run));
+  if (run != NULL && !prs_runner_cancel (runner, prs_run_get_id (run), &error))
+    say_not_stopped (self, error);
   update_busy (self);
 }
 

@@ -87,10 +87,18 @@ fixture_setup (Fixture       *fixture,
   g_assert_true (prs_store_resolve_conversation (fixture->store, "inbox", &fixture->conversation_id, NULL, &error));
   g_assert_no_error (error);
 
-  fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':["
-                                               "{'response':{'tool_calls':[{'id':'call_1','name':'file_mail',"
-                                               "'arguments':{}}]}},"
-                                               "{'response':{'text':'Filed.'}}]}");
+  /* With "reply" the model answers at once, with no tool call; with
+   * "slow-reply" a second later */
+  if (g_strcmp0 (data, "reply") == 0)
+    fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'text':'Done.'}}]}");
+  else if (g_strcmp0 (data, "slow-reply") == 0)
+    fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':[{'response':{'text':'Done.',"
+                                                 "'stream':false,'initial_delay':1.0}}]}");
+  else
+    fixture->provider = prs_test_provider_start ("{'kind':'openai','turns':["
+                                                 "{'response':{'tool_calls':[{'id':'call_1','name':'file_mail',"
+                                                 "'arguments':{}}]}},"
+                                                 "{'response':{'text':'Filed.'}}]}");
   provider_url = prs_test_provider_base_url (fixture->provider, "openai");
   prs_providers_add (fixture->providers, "openai", "Scripted", provider_url, "model-a", 0, "sk-test", NULL,
                      &error);
@@ -505,6 +513,36 @@ test_start_refused_when_busy (Fixture       *fixture,
   g_assert_true (prs_runner_is_idle (fixture->runner));
 }
 
+/* Stop, pressed while another program holds the database: refused,
+ * saying so, and @run waits as it is stored (@waiting); pressed again once
+ * the database is free, it ends the run */
+static void
+stop_refused_then_stopped (Fixture    *fixture,
+                           PrsRun     *run,
+                           const char *waiting)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRunRow) row = NULL;
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  g_assert_false (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &busy));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_cmpstr (prs_run_get_status (run), ==, waiting);
+  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, waiting);
+  g_clear_pointer (&row, prs_run_row_free);
+
+  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_cmpstr (row->status, ==, "cancelled");
+}
+
 /* A Stop while the run waits for a person, when its end cannot be
  * stored: the run waits as it is stored, and the window, which reads the
  * run, shows that; a Stop asked again once the database is free ends it */
@@ -514,59 +552,273 @@ test_stop_refused_when_busy (Fixture       *fixture,
 {
   g_autoptr(PrsRun) run = start_run (fixture);
   g_autofree char *message_id = wait_for_proposal (fixture, run);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
-  g_autoptr(PrsRunRow) row = NULL;
 
-  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
-  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
-  g_assert_true (prs_store_batch_end (holder, &error));
-  g_assert_cmpstr (prs_run_get_status (run), ==, "awaiting_approval");
-  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
-  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
-  g_assert_cmpstr (row->status, ==, "awaiting_approval");
-  g_clear_pointer (&row, prs_run_row_free);
-
-  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
-  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
-  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
-  g_assert_cmpstr (row->status, ==, "cancelled");
+  stop_refused_then_stopped (fixture, run, "awaiting_approval");
 }
 
-/* The model proposed a call whose commit failed (here a deferred foreign
- * key that SQLite checks only at COMMIT, as a disk that fills at the
- * commit would): nothing may act on a call that is not stored, and the
- * model is not asked again as if it had been made. The run ends, failed,
- * saying why. */
+/* A Stop of a run that waits for a slot (four others work), when its end
+ * cannot be stored: the run waits for its slot as it is stored, and
+ * whoever pressed Stop hears why; a Stop asked again ends it */
 static void
-test_proposal_not_committed (Fixture       *fixture,
-                             gconstpointer  data)
+test_stop_queued_refused_when_busy (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = NULL;
+  g_autoptr(JsonArray) requests = NULL;
+  PrsMessageInsert message = { .conversation_id = fixture->conversation_id, .kind = "user", .content = "Hello." };
+  guint reserved = 0;
+
+  while (prs_runner_try_reserve (fixture->runner))
+    reserved++;
+  g_assert_true (prs_store_insert_message (fixture->store, &message, NULL, NULL, &error));
+  run = prs_runner_start_chat (fixture->runner, fixture->conversation_id, NULL, &error);
+  g_assert_no_error (error);
+  stop_refused_then_stopped (fixture, run, "running");
+  while (reserved-- > 0)
+    prs_runner_release_reservation (fixture->runner);
+  /* Never begun: the model was not asked */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  requests = prs_test_provider_requests (fixture->provider);
+  g_assert_cmpuint (json_array_get_length (requests), ==, 0);
+}
+
+/* Every commit of a transaction that inserts into @table (the rows for
+ * which @when holds) fails, as a disk that fills at the commit would: a
+ * deferred foreign key, which SQLite checks only at COMMIT, refuses it
+ * (and the transaction is rolled back whole) */
+static void
+refuse_commits (Fixture    *fixture,
+                const char *table,
+                const char *when)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsStore) other = prs_store_new (fixture->dir, &error);
-  g_autoptr(PrsRun) run = NULL;
-  g_autoptr(PrsRunRow) row = NULL;
-  g_autoptr(GPtrArray) calls = NULL;
-  g_autoptr(JsonArray) requests = NULL;
+  g_autofree char *trigger = g_strdup_printf ("CREATE TRIGGER refuse_commit AFTER INSERT ON %s %s"
+                                              " BEGIN INSERT INTO refused VALUES (1); END", table, when);
 
+  g_assert_no_error (error);
   prs_test_store_exec (other, "CREATE TABLE refusal (id INTEGER PRIMARY KEY)");
   prs_test_store_exec (other, "CREATE TABLE refused (refusal INTEGER REFERENCES refusal (id)"
                               " DEFERRABLE INITIALLY DEFERRED)");
-  prs_test_store_exec (other, "CREATE TRIGGER refuse_call AFTER INSERT ON tool_calls"
-                              " BEGIN INSERT INTO refused VALUES (1); END");
+  prs_test_store_exec (other, trigger);
+}
+
+static void
+allow_commits (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) other = prs_store_new (fixture->dir, &error);
+
+  g_assert_no_error (error);
+  prs_test_store_exec (other, "DROP TRIGGER refuse_commit");
+}
+
+/* Waits until whoever waits for @run's rest is told; the error told */
+static GError *
+wait_told (PrsRun *run)
+{
+  Waiter waiter = { 0 };
+
+  prs_run_wait_rest_async (run, NULL, on_rest, &waiter);
+  iterate_until (&waiter.told, 30);
+  g_assert_true (waiter.told);
+  return waiter.error;
+}
+
+static void
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* Runs the main context for @ms milliseconds */
+static void
+iterate_for (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add_once (ms, set_flag, &done);
+  iterate_until (&done, ms / 1000 + 5);
+}
+
+static void
+wait_finished (PrsRun *run)
+{
+  gboolean finished = FALSE;
+
+  while (!finished)
+    {
+      iterate_until (&finished, 1);
+      finished = prs_run_is_finished (run);
+    }
+}
+
+/* How many assistant entries @row's stored transcript has */
+static guint
+count_replies (PrsRunRow *row)
+{
+  g_autoptr(JsonNode) node = json_from_string (row->transcript_json, NULL);
+  JsonArray *array = json_node_get_array (node);
+  guint n = 0;
+
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (array, i), "role"),
+                   "assistant") == 0)
+      n++;
+  return n;
+}
+
+/* Starts a run whose commits that insert into @table (@when) fail:
+ * whoever waits for it hears why, and it still runs */
+static PrsRun *
+start_not_committed (Fixture    *fixture,
+                     const char *table,
+                     const char *when)
+{
+  g_autoptr(GError) told = NULL;
+  PrsRun *run;
+
+  refuse_commits (fixture, table, when);
   run = start_run (fixture);
-  while (!prs_run_is_finished (run))
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpstr (prs_run_get_status (run), ==, "failed");
+  told = wait_told (run);
+  g_assert_nonnull (told);
+  g_assert_nonnull (strstr (told->message, "FOREIGN KEY"));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  g_assert_true (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)) == run);
+  return run;
+}
+
+/* … then lets the commits work: the run ends, completed, the model asked
+ * @asked times in all; its tool calls */
+static GPtrArray *
+finish_committed (Fixture *fixture,
+                  PrsRun  *run,
+                  guint    asked)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) requests = NULL;
+  GPtrArray *calls;
+
+  allow_commits (fixture);
+  wait_finished (run);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
   requests = prs_test_provider_requests (fixture->provider);
-  g_assert_cmpuint (json_array_get_length (requests), ==, 1);
-  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+  g_assert_cmpuint (json_array_get_length (requests), ==, asked);
   calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), &error);
   g_assert_no_error (error);
+  return calls;
+}
+
+/* The commit that ends a run with the model's plain reply fails (here a
+ * deferred foreign key; the disk filling at the commit does the same):
+ * whoever waits hears why at once, nothing of it is stored, and the run
+ * has not ended: it keeps the reply and stores it again later, while it
+ * runs, without asking the model again — after another failed try, once
+ * the commit works. Then the request's answer is that reply, completed,
+ * stored once (docs/storage.md) */
+static void
+test_reply_kept_when_not_committed (Fixture       *fixture,
+                                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
+  g_autoptr(PrsRunRow) row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), NULL);
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_autoptr(JsonNode) answer = NULL;
+  guint status = 0;
+  guint replies = 0;
+
+  /* Its row, written before the end or not, says it still runs */
+  g_assert_true (row == NULL || g_strcmp0 (row->status, "running") == 0);
+  g_clear_pointer (&row, prs_run_row_free);
+  /* The first try again (1 s later) fails too; the next (2 s after it) works */
+  iterate_for (1500);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  calls = finish_committed (fixture, run, 1);
   g_assert_cmpuint (calls->len, ==, 0);
+
   row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
-  g_assert_cmpstr (row->status, ==, "failed");
-  g_assert_nonnull (strstr (row->error, "FOREIGN KEY"));
+  g_assert_no_error (error);
+  g_assert_cmpstr (row->status, ==, "completed");
+  g_assert_cmpuint (count_replies (row), ==, 1);
+  answer = prs_run_build_answer (fixture->store, prs_run_get_trigger_message_id (run), &status);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (answer), "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (answer), "content"), ==, "Done.");
+  messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"),
+                   "assistant") == 0)
+      replies++;
+  g_assert_cmpuint (replies, ==, 1);
+}
+
+/* The model proposed a call whose commit failed: nothing may act on a
+ * call that is not stored, and the model is not asked again as if it had
+ * been made. The run keeps the answer and stores it again later; once
+ * that works, the call runs (once) and the run goes on */
+static void
+test_proposal_kept_when_not_committed (Fixture       *fixture,
+                                       gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "tool_calls", "");
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), NULL);
+
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+  g_assert_cmpuint (calls->len, ==, 0);
+  g_clear_pointer (&calls, g_ptr_array_unref);
+
+  calls = finish_committed (fixture, run, 2);
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
+  g_assert_cmpuint (calls->len, ==, 1);
+  g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "succeeded");
+}
+
+/* A workflow's own result (nobody posts it back) whose commit fails:
+ * nothing of it is stored, whoever waits hears why, the call still runs
+ * as stored, and the run keeps the result and stores it once it can —
+ * the tool is not called again */
+static void
+test_result_kept_when_not_committed (Fixture       *fixture,
+                                     gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'tool-result'");
+  g_autoptr(GPtrArray) calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), NULL);
+
+  g_assert_cmpuint (calls->len, ==, 1);
+  g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "running");
+  g_assert_null (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->result_message_id);
+  g_clear_pointer (&calls, g_ptr_array_unref);
+
+  calls = finish_committed (fixture, run, 2);
+  g_assert_cmpstr (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->status, ==, "succeeded");
+  g_assert_nonnull (((PrsToolCallRow *) g_ptr_array_index (calls, 0))->result_message_id);
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 1);
+}
+
+/* The run's conversation is deleted (prosponsive-ctl conversation
+ * delete) while its model answers: the end's writes are refused, and
+ * would be at every try, so the run ends saying why instead of keeping
+ * an answer it can never store */
+static void
+test_end_refused_for_good (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) other = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autoptr(GError) told = NULL;
+  g_autofree char *sql = g_strdup_printf ("DELETE FROM conversations WHERE id = '%s'", fixture->conversation_id);
+
+  g_assert_no_error (error);
+  prs_test_store_exec (other, sql);
+  told = wait_told (run);
+  g_assert_nonnull (told);
+  g_assert_true (prs_run_is_finished (run));
+  g_assert_null (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)));
 }
 
 int
@@ -593,7 +845,15 @@ main (int   argc,
               test_start_refused_when_busy, fixture_teardown);
   g_test_add ("/prs/run-acks/stop-refused-when-busy", Fixture, "ask", fixture_setup, test_stop_refused_when_busy,
               fixture_teardown);
-  g_test_add ("/prs/run-acks/proposal-not-committed", Fixture, NULL, fixture_setup, test_proposal_not_committed,
-              fixture_teardown);
+  g_test_add ("/prs/run-acks/stop-queued-refused-when-busy", Fixture, NULL, fixture_setup,
+              test_stop_queued_refused_when_busy, fixture_teardown);
+  g_test_add ("/prs/run-acks/reply-kept-when-not-committed", Fixture, "reply", fixture_setup,
+              test_reply_kept_when_not_committed, fixture_teardown);
+  g_test_add ("/prs/run-acks/end-refused-for-good", Fixture, "slow-reply", fixture_setup,
+              test_end_refused_for_good, fixture_teardown);
+  g_test_add ("/prs/run-acks/proposal-kept-when-not-committed", Fixture, "sync", fixture_setup,
+              test_proposal_kept_when_not_committed, fixture_teardown);
+  g_test_add ("/prs/run-acks/result-kept-when-not-committed", Fixture, "sync", fixture_setup,
+              test_result_kept_when_not_committed, fixture_teardown);
   return g_test_run ();
 }

@@ -1017,7 +1017,7 @@ test_stop_running_call (Fixture       *fixture,
   run = start_run (fixture, "Weather?", NULL, NULL);
   while (fixture->hook->bodies->len == 0)
     g_main_context_iteration (NULL, TRUE);
-  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), NULL));
   answer = prs_test_wait_rest (run, NULL);
   fixture->hook->hang = FALSE;
 

@@ -484,7 +484,7 @@ test_stop (Fixture       *fixture,
   JsonObject *extra;
 
   g_assert_true (prs_mcp_test_wait_until (call_running, fixture, 10000));
-  prs_runner_cancel (fixture->runner, prs_run_get_id (run));
+  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), NULL));
   answer = prs_test_wait_rest (run, NULL);
   g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
   call = only_call (fixture, answer);

@@ -5,6 +5,7 @@
  * built in the editor binding its tool's parameters from the Request
  * Context, Retry on an inbound message whose run failed
  * (docs/api.md), Send then Stop in the composer while the answer streams,
+ * a Stop the database refused said in a toast (docs/storage.md),
  * and the agent a conversation remembers (docs/conversations.md). Waits are main-loop conditions, never sleeps. */
 #include "config.h"
 
@@ -684,6 +685,85 @@ test_send_stop (Fixture       *f,
   g_assert_null (strstr (json_object_get_string_member (answer, "content"), "ten."));
 }
 
+/* ---- a Stop the database refused ---- */
+
+#define NOT_STOPPED "Could not stop the run: the database is busy. Try again."
+/* The busy timeout (5 s) and a margin: Stop, pressed at once, waits for
+ * the database that long and is refused */
+#define HOLD_MS 8000
+
+static gboolean
+is_stop_button (GtkWidget *widget,
+                gpointer   data)
+{
+  return g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "composer.stop") == 0;
+}
+
+static gboolean
+toast_shown (gpointer data)
+{
+  return prs_test_find_label (data, NOT_STOPPED) != NULL;
+}
+
+/* The run was not stopped: it waits for its slot as stored */
+static void
+assert_still_waits (Fixture *f,
+                    PrsRun  *run)
+{
+  g_autoptr(PrsRunRow) row = prs_store_lookup_run (store_of (f), prs_run_get_id (run), NULL);
+
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  g_assert_nonnull (row);
+  g_assert_cmpstr (row->status, ==, "running");
+}
+
+/* Four runs work elsewhere, so the one Send starts waits for a slot; Stop,
+ * pressed while another program holds the database past the busy
+ * timeout, cannot store the run's end: the run waits on as stored, the
+ * composer still offers Stop, and a toast says why. Pressed again once the
+ * database is free, Stop stops it (docs/storage.md) */
+static void
+test_stop_refused (Fixture       *f,
+                   gconstpointer  data)
+{
+  PrsRunner *runner = prs_service_get_runner (f->service);
+  g_autofree char *db_path = g_build_filename (f->data_dir, "prosponsive.db", NULL);
+  PrsComposer *composer;
+  GtkWidget *stop;
+  GThread *holder;
+  g_autoptr(PrsRun) run = NULL;
+  guint reserved = 0;
+
+  configure_provider (f, "{'kind':'openai','turns':[{'response':{'text':'Hello.'}}]}");
+  open_conversation (f);
+  composer = prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window));
+  while (prs_runner_try_reserve (runner))
+    reserved++;
+  prs_composer_set_text (composer, "Hello?");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  g_assert_true (prs_test_wait_until (composer_shows_stop, composer));
+  run = g_object_ref (prs_runner_get_conversation_run (runner, f->conversation_id));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  stop = prs_test_find_widget (GTK_WIDGET (composer), GTK_TYPE_BUTTON, is_stop_button, NULL);
+  g_assert_nonnull (stop);
+
+  holder = prs_test_sql_hold (db_path, HOLD_MS);
+  prs_test_click_pointer (stop, 1);
+  g_assert_true (prs_test_wait_until (toast_shown, f->window));
+  g_thread_join (holder);
+  assert_still_waits (f, run);
+  g_assert_true (prs_runner_lookup_run (runner, prs_run_get_id (run)) == run);
+  g_assert_cmpstr (composer_button (composer), ==, "stop");
+  prs_test_screenshot (GTK_WIDGET (f->window), "stop-refused");
+
+  prs_test_click_pointer (stop, 1);
+  g_assert_true (prs_test_wait_until (runner_is_idle, runner));
+  g_assert_cmpstr (composer_button (composer), ==, "send");
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  while (reserved-- > 0)
+    prs_runner_release_reservation (runner);
+}
+
 /* ---- a conversation remembers its agent ---- */
 
 static gboolean
@@ -841,6 +921,7 @@ main (int   argc,
   ADD ("/ui/agent-runs/editor-agent-binds-context", test_editor_agent_binds_context, "mail");
   ADD ("/ui/agent-runs/retry-inbound", test_retry_inbound, "weather");
   ADD ("/ui/agent-runs/send-stop", test_send_stop, "weather");
+  ADD ("/ui/agent-runs/stop-refused", test_stop_refused, "weather");
   ADD ("/ui/agent-runs/conversation-agent", test_conversation_agent, "weather");
 #undef ADD
 

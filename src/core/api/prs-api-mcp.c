@@ -627,7 +627,12 @@ cancel_on_main (gpointer user_data)
         g_message ("Could not withdraw the waiting tool call %s: %s", call->id, error->message);
     }
   if (!withdrawn)
-    prs_runner_cancel (request->runner, request->run_id);
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!prs_runner_cancel (request->runner, request->run_id, &error))
+        g_message ("Could not stop the run of call %s: %s", request->run_id, error->message);
+    }
 
   json_object_set_string_member (answer, "callId", request->run_id);
   prs_api_task_return_answer (task, SOUP_STATUS_OK, success_node (answer));

@@ -12,6 +12,25 @@
 
 G_BEGIN_DECLS
 
+/* What storing a model call's end changes of the run in memory before its
+ * transaction is committed, to put back when it is not: the run then
+ * keeps the answer and stores it again later (prs-run.c, store_model_end).
+ * The strings are the run's own, taken, not copied: nothing is allocated
+ * for an end whose commit works */
+typedef struct
+{
+  guint     transcript_length;
+  int       round;
+  gboolean  start_waiting;        /* the run's row waited to be stored with it */
+  gboolean  message_replaced;     /* … the row's reply message was replaced: */
+  char     *assistant_message_id; /* the one before */
+  gboolean  transcript_replaced;  /* … the row's stored transcript text was: */
+  char     *transcript_json;      /* the one before */
+  gboolean  rested;               /* the end rests the run: said once committed */
+  gboolean  finished;             /* … and changed its stop reason and error */
+  char     *was[3];               /* … the row's status, stop reason, error before */
+} PrsRunEndUndo;
+
 struct _PrsRun
 {
   GObject       parent_instance;
@@ -50,6 +69,7 @@ struct _PrsRun
   PrsChatResponse *end_response;
   GError       *end_error;
   GPtrArray    *end_attempts;
+  PrsRunEndUndo *end_undo;     /* while such an end's transaction is open */
   /* … and so are the results of calls that nobody posted back
    * (KeptResult*, prs-run.c) */
   GPtrArray    *kept_results;
@@ -141,6 +161,14 @@ void        _prs_run_note_model_call  (PrsRun       *self,
 void        _prs_run_wake_waiters     (PrsRun       *self);
 void        _prs_run_rest             (PrsRun       *self,
                                        const char   *status);
+/* The model call's end rested the run (@undo) in a transaction now
+ * ended: with @said, the rest is said (its answer @refused, the error
+ * that kept part of it from being stored, or NULL); else the row's
+ * status, stop reason and error are put back */
+void        _prs_run_end_rest         (PrsRun        *self,
+                                       PrsRunEndUndo *undo,
+                                       gboolean       said,
+                                       const GError  *refused);
 void        _prs_run_finish           (PrsRun       *self,
                                        const char   *status,
                                        const char   *stop_reason,

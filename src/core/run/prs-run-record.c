@@ -215,6 +215,13 @@ save_with_trigger (PrsRun      *self,
   node = json_node_init_array (json_node_alloc (), self->transcript);
   /* The whole row: a start still waiting is in it */
   g_clear_handle_id (&self->start_save_id, g_source_remove);
+  /* A model call's end keeps the text before, to put back when its
+   * transaction is not committed */
+  if (self->end_undo != NULL && !self->end_undo->transcript_replaced)
+    {
+      self->end_undo->transcript_replaced = TRUE;
+      self->end_undo->transcript_json = g_steal_pointer (&self->row->transcript_json);
+    }
   g_free (self->row->transcript_json);
   self->row->transcript_json = prs_json_to_string (node, FALSE);
   if (!prs_store_save_run_and_trigger (self->env->store, self->row, trigger_status, &error))
@@ -635,6 +642,82 @@ _prs_run_wake_waiters (PrsRun *self)
   g_list_free (waiters);
 }
 
+/* The rest is heard: by the runner (which forgets a finished run), then
+ * by whoever waits for it */
+static void
+say_rested (PrsRun *self)
+{
+  /* A handler may drop its reference (the runner forgets a finished run) */
+  g_autoptr(PrsRun) keep = g_object_ref (self);
+
+  self->working = FALSE;
+  if (!self->detached)
+    g_signal_emit (self, signals[SIGNAL_RESTED], 0);
+  _prs_run_wake_waiters (self);
+}
+
+/* A rest inside a model call's end: stored with it, and said only once
+ * that is committed (_prs_run_end_rest); @was_status and @was are taken */
+static void
+rest_with_end (PrsRun      *self,
+               const char  *trigger_status,
+               char       **was_status,
+               char        *was[2])
+{
+  PrsRunEndUndo *undo = self->end_undo;
+
+  if (!undo->rested)
+    {
+      undo->rested = TRUE;
+      undo->was[0] = g_steal_pointer (was_status);
+      /* _prs_run_finish () changed these too */
+      undo->finished = was != NULL;
+      if (was != NULL)
+        {
+          undo->was[1] = g_steal_pointer (&was[0]);
+          undo->was[2] = g_steal_pointer (&was[1]);
+        }
+    }
+  if (was != NULL)
+    {
+      g_free (was[0]);
+      g_free (was[1]);
+    }
+  g_free (*was_status);
+  *was_status = NULL;
+  save_with_trigger (self, trigger_status, NULL);
+}
+
+void
+_prs_run_end_rest (PrsRun        *self,
+                   PrsRunEndUndo *undo,
+                   gboolean       said,
+                   const GError  *refused)
+{
+  if (!undo->rested)
+    return;
+  if (said)
+    {
+      g_clear_error (&self->rest_unsaved);
+      if (refused != NULL)
+        self->rest_unsaved = g_error_copy (refused);
+      for (guint i = 0; i < G_N_ELEMENTS (undo->was); i++)
+        g_clear_pointer (&undo->was[i], g_free);
+      say_rested (self);
+      return;
+    }
+  g_free (self->row->status);
+  self->row->status = g_steal_pointer (&undo->was[0]);
+  if (undo->finished)
+    {
+      g_free (self->row->stop_reason);
+      self->row->stop_reason = g_steal_pointer (&undo->was[1]);
+      g_free (self->row->error);
+      self->row->error = g_steal_pointer (&undo->was[2]);
+    }
+  undo->rested = FALSE;
+}
+
 /* The run stops working: it ended or waits for a person. @was: what the
  * row's stop reason and error were before _prs_run_finish () changed
  * them (taken), NULL when they were not */
@@ -664,6 +747,11 @@ rest (PrsRun     *self,
    * keeps its own status) */
   if (g_strcmp0 (self->row->origin, PRS_RUN_ORIGIN_CHAT) == 0)
     trigger_status = NULL;
+  if (self->end_undo != NULL)
+    {
+      rest_with_end (self, trigger_status, &was_status, was);
+      return;
+    }
   g_clear_error (&self->rest_unsaved);
   stored = save_with_trigger (self, trigger_status, &error);
   /* On the disk before anyone hears of the rest (the API answers then) */
@@ -674,10 +762,10 @@ rest (PrsRun     *self,
     self->rest_unsaved = g_error_copy (self->unsaved);
   else if (error != NULL)
     self->rest_unsaved = g_steal_pointer (&error);
-  /* A run that waited for a person (a Stop while it waits) and could not
-   * store its end waits as it is stored: what the window shows, and what
-   * a Stop asked again changes (docs/storage.md) */
-  if (!stored && g_strcmp0 (was_status, PRS_RUN_AWAITING_APPROVAL) == 0)
+  /* A run that waited — for a person, or for a slot (a Stop while it
+   * waits) — and could not store its end waits as it is stored: what the
+   * window shows, and what a Stop asked again changes (docs/storage.md) */
+  if (!stored && (g_strcmp0 (was_status, PRS_RUN_AWAITING_APPROVAL) == 0 || !self->working))
     {
       g_free (self->row->status);
       self->row->status = g_steal_pointer (&was_status);
@@ -694,11 +782,7 @@ rest (PrsRun     *self,
       g_free (was[0]);
       g_free (was[1]);
     }
-
-  self->working = FALSE;
-  if (!self->detached)
-    g_signal_emit (self, signals[SIGNAL_RESTED], 0);
-  _prs_run_wake_waiters (self);
+  say_rested (self);
 }
 
 void

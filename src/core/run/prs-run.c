@@ -231,7 +231,10 @@ store_reply (PrsRun          *self,
     {
       g_autofree char *id = _prs_run_insert_message (self, "assistant", text, "completed", extra);
 
-      g_free (self->row->assistant_message_id);
+      /* Put back when the end's transaction is not committed */
+      g_assert (self->end_undo != NULL && !self->end_undo->message_replaced);
+      self->end_undo->message_replaced = TRUE;
+      self->end_undo->assistant_message_id = g_steal_pointer (&self->row->assistant_message_id);
       self->row->assistant_message_id = g_steal_pointer (&id);
     }
 }
@@ -316,9 +319,10 @@ on_end_retry (gpointer data)
 }
 
 /* The end of the model call, or the results of calls nobody posted back,
- * could not begin to be stored: nothing of them is, and the run stays as
- * stored, working. Whoever waits for its rest hears why now (503
- * storage-busy); the run keeps what it has and stores it again 1 s later,
+ * could not be stored (the transaction could not begin, or its commit
+ * failed): nothing of them is, and the run stays as stored, working.
+ * Whoever waits for its rest hears why now (503 storage-busy, 507
+ * storage-full); the run keeps what it has and stores it again 1 s later,
  * then 2, 4 … at most 30 s apart, while Prosponsive runs — the model or
  * the tool is not asked again (docs/storage.md). Stopped meanwhile, the
  * next start takes the run up as after a crash */
@@ -340,16 +344,87 @@ store_later (PrsRun       *self,
   g_list_free (waiters);
 }
 
+/* The model call's end was not committed: nothing of it is stored, and
+ * the run is put back as it was before it, the model still answering as
+ * far as it knows */
+static void
+put_back_end (PrsRun        *self,
+              PrsRunEndUndo *undo)
+{
+  guint n;
+
+  while ((n = json_array_get_length (self->transcript)) > undo->transcript_length)
+    json_array_remove_element (self->transcript, n - 1);
+  self->row->round = undo->round;
+  if (undo->message_replaced)
+    {
+      g_free (self->row->assistant_message_id);
+      self->row->assistant_message_id = g_steal_pointer (&undo->assistant_message_id);
+    }
+  if (undo->transcript_replaced)
+    {
+      g_free (self->row->transcript_json);
+      self->row->transcript_json = g_steal_pointer (&undo->transcript_json);
+    }
+  _prs_run_end_rest (self, undo, FALSE, NULL);
+  /* Its row, when it waited to go with this end, is stored on its own again */
+  if (undo->start_waiting && self->start_save_id == 0)
+    _prs_run_defer_start (self);
+  self->held_attempts = NULL;
+  self->held_response = NULL;
+  self->model_in_flight = TRUE;
+}
+
+/* A write of the batch open was refused for a reason that trying again
+ * would meet again (the run's conversation deleted meanwhile), not for
+ * lack of room or time: what it was to store is not kept for later */
+static gboolean
+refused_for_good (PrsRun *self)
+{
+  return self->unsaved != NULL && !g_error_matches (self->unsaved, PRS_ERROR, PRS_ERROR_STORE_FULL) &&
+         !g_error_matches (self->unsaved, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+}
+
+/* The model call's end is over, stored or not: nothing of it is kept */
+static void
+forget_end (PrsRun        *self,
+            PrsRunEndUndo *undo)
+{
+  g_clear_pointer (&self->end_response, prs_chat_response_free);
+  g_clear_error (&self->end_error);
+  g_clear_pointer (&self->end_attempts, g_ptr_array_unref);
+  g_clear_pointer (&undo->assistant_message_id, g_free);
+  g_clear_pointer (&undo->transcript_json, g_free);
+  self->end_retry_ms = 0;
+  clear_stream (self);
+}
+
+/* … not stored, for good: what of it was written is committed, and the
+ * run ends saying why — a rest it made answers with the error, and
+ * proposed calls the database does not hold are not made, nor is the
+ * model asked again as if they had been */
+static void
+end_refused (PrsRun        *self,
+             PrsRunEndUndo *undo)
+{
+  g_autoptr(GError) refused = g_error_copy (self->unsaved);
+
+  _prs_run_batch_end (self);
+  forget_end (self, undo);
+  if (undo->rested)
+    _prs_run_end_rest (self, undo, TRUE, refused);
+  else
+    _prs_run_finish (self, PRS_RUN_FAILED, "store-error", refused->message);
+}
+
 static void
 store_model_end (PrsRun *self)
 {
-  g_autoptr(PrsChatResponse) response = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) attempts = NULL;
+  PrsRunEndUndo undo = { 0 };
 
   /* What the call cost (Insights), the reply, the transcript and what the
-   * run does next: one transaction, on the disk before the run rests (a
-   * rest ends it). The model calls refer to the run's row: they follow its
+   * run does next: one transaction, on the disk before the run rests or
+   * goes on. The model calls refer to the run's row: they follow its
    * write, and a start still waiting goes into that write (the row written
    * once, not inserted and then updated) */
   if (!_prs_run_batch_begin_row_later (self, PRS_STORE_SYNC_NOW))
@@ -360,18 +435,41 @@ store_model_end (PrsRun *self)
       store_later (self, unsaved);
       return;
     }
-  response = g_steal_pointer (&self->end_response);
-  error = g_steal_pointer (&self->end_error);
-  attempts = g_steal_pointer (&self->end_attempts);
-  self->end_retry_ms = 0;
+  undo.transcript_length = json_array_get_length (self->transcript);
+  undo.round = self->row->round;
+  undo.start_waiting = self->start_save_id != 0;
+  self->end_undo = &undo;
   self->model_in_flight = FALSE;
-  _prs_run_hold_model_calls (self, attempts, response,
-                             g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
-  after_model (self, response, error, attempts);
+  _prs_run_hold_model_calls (self, self->end_attempts, self->end_response,
+                             g_error_matches (self->end_error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  after_model (self, self->end_response, self->end_error, self->end_attempts);
   _prs_run_record_held_model_calls (self);
-  _prs_run_batch_end (self);
+  self->end_undo = NULL;
+  if (refused_for_good (self))
+    {
+      end_refused (self, &undo);
+      return;
+    }
+  /* Not all stored (the commit failed: the disk full, an I/O error): none
+   * of it is, and the run keeps the answer and stores it later, as when
+   * the transaction could not begin (docs/storage.md) */
+  if (!_prs_run_batch_end_whole (self))
+    {
+      put_back_end (self, &undo);
+      store_later (self, self->unsaved);
+      return;
+    }
+  forget_end (self, &undo);
+  /* A call's side effects begin only once it is stored as proposed */
+  if (undo.rested)
+    _prs_run_end_rest (self, &undo, TRUE, NULL);
+  else
+    advance (self);
 }
 
+/* What the model's answer (or its failure) makes of the run, written in
+ * the end's transaction; the run rests or goes on once that is committed
+ * (store_model_end) */
 static void
 after_model (PrsRun          *self,
              PrsChatResponse *response,
@@ -384,17 +482,14 @@ after_model (PrsRun          *self,
         {
           if (self->stream_message_id != NULL)
             _prs_run_update_message (self, self->stream_message_id, "stopped", self->stream_text->str, NULL);
-          clear_stream (self);
           _prs_run_finish (self, PRS_RUN_CANCELLED, "cancelled", NULL);
           return;
         }
       model_failed (self, error);
-      clear_stream (self);
       return;
     }
 
   store_reply (self, response, attempts);
-  clear_stream (self);
   json_array_add_object_element (self->transcript, transcript_entry (response));
 
   if (response->tool_calls->len == 0)
@@ -402,20 +497,7 @@ after_model (PrsRun          *self,
       _prs_run_finish (self, PRS_RUN_COMPLETED, response->stop_reason, NULL);
       return;
     }
-
   _prs_run_propose_calls (self, response);
-  /* A call's side effects begin only once it is stored as proposed. When
-   * that commit failed, nothing of this answer is stored: the run cannot
-   * go on with calls the database does not hold (nor ask the model again
-   * as if they had been made), and ends saying why (docs/storage.md) */
-  if (!_prs_run_batch_end (self))
-    {
-      g_autofree char *why = g_strdup (self->unsaved != NULL ? self->unsaved->message : NULL);
-
-      _prs_run_finish (self, PRS_RUN_FAILED, "store-error", why);
-      return;
-    }
-  advance (self);
 }
 
 static void
@@ -484,13 +566,11 @@ kept_result_free (KeptResult *kept)
 }
 
 /* The kept results and each call's new state: one transaction, on the disk
- * before the run goes on with them; when it cannot begin, they are kept
- * and stored later (store_later) */
+ * before the run goes on with them; when it cannot begin, or is not
+ * committed, they are kept and stored later (store_later) */
 static void
 store_results (PrsRun *self)
 {
-  g_autoptr(GPtrArray) kept = NULL;
-
   if (self->kept_results == NULL || self->kept_results->len == 0)
     return;
   if (!_prs_run_batch_begin (self, PRS_STORE_SYNC_NOW))
@@ -501,15 +581,27 @@ store_results (PrsRun *self)
       store_later (self, unsaved);
       return;
     }
-  kept = g_steal_pointer (&self->kept_results);
-  self->end_retry_ms = 0;
-  for (guint i = 0; i < kept->len; i++)
+  for (guint i = 0; i < self->kept_results->len; i++)
     {
-      KeptResult *result = g_ptr_array_index (kept, i);
+      KeptResult *result = g_ptr_array_index (self->kept_results, i);
 
       _prs_run_settle_call (self, result->call_id, result->outcome);
     }
-  _prs_run_batch_end (self);
+  /* Not all stored (the commit failed): none of it is, the calls still
+   * run as stored, and their results are kept for the next try — unless a
+   * write was refused for good: then what worked is stored, as it is */
+  if (refused_for_good (self))
+    _prs_run_batch_end (self);
+  else if (!_prs_run_batch_end_whole (self))
+    {
+      for (guint i = 0; i < self->kept_results->len; i++)
+        g_hash_table_add (self->executing,
+                          g_strdup (((KeptResult *) g_ptr_array_index (self->kept_results, i))->call_id));
+      store_later (self, self->unsaved);
+      return;
+    }
+  g_clear_pointer (&self->kept_results, g_ptr_array_unref);
+  self->end_retry_ms = 0;
   advance (self);
 }
 
@@ -743,24 +835,32 @@ prs_run_withdraw_call (PrsRun      *self,
   return decision_end (self, !decision_begin (self) || _prs_run_withdraw_call (self, message_id, error), error);
 }
 
-void
-prs_run_cancel (PrsRun *self)
+gboolean
+prs_run_cancel (PrsRun  *self,
+                GError **error)
 {
-  g_return_if_fail (PRS_IS_RUN (self));
+  g_return_val_if_fail (PRS_IS_RUN (self), FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
   if (prs_run_is_finished (self))
-    return;
+    return TRUE;
   self->cancel_requested = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
-  /* Nothing in flight (waiting for a person): it ends here */
+  /* Nothing in flight (waiting for a person, or for a slot): it ends here */
   if (!self->model_in_flight && g_hash_table_size (self->executing) == 0)
     _prs_run_finish (self, PRS_RUN_CANCELLED, "cancelled", NULL);
   /* … or, when that could not be stored, waits as it is stored: a person's
-   * decision then goes on with it, a Stop asked again ends it */
+   * decision then goes on with it, a Stop asked again ends it, and whoever
+   * stopped it hears why it did not stop */
   if (!prs_run_is_finished (self) && !self->model_in_flight && g_hash_table_size (self->executing) == 0)
-    self->cancel_requested = FALSE;
+    {
+      self->cancel_requested = FALSE;
+      g_assert (self->rest_unsaved != NULL);
+      g_propagate_error (error, g_error_copy (self->rest_unsaved));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void

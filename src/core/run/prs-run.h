@@ -130,8 +130,11 @@ gboolean    prs_run_expire_call         (PrsRun               *self,
 gboolean    prs_run_withdraw_call       (PrsRun               *self,
                                          const char           *message_id,
                                          GError              **error);
-/* Stops the run: its model call and tool calls are cancelled. */
-void        prs_run_cancel              (PrsRun               *self);
+/* Stops the run: its model call and tool calls are cancelled. FALSE when
+ * it waited (for a person, or for a slot) and its end could not be
+ * stored: it waits as it is stored, and @error says why (docs/storage.md). */
+gboolean    prs_run_cancel              (PrsRun               *self,
+                                         GError              **error);
 /* Whoever owns the run goes away: nothing is written or emitted any more,
  * what is stored is what a restart finds, and waiters are woken. */
 void        prs_run_detach              (PrsRun               *self);

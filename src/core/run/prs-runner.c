@@ -806,23 +806,37 @@ prs_runner_tool_action (PrsRunner   *self,
   return FALSE;
 }
 
-void
-prs_runner_cancel (PrsRunner  *self,
-                   const char *run_id)
+gboolean
+prs_runner_cancel (PrsRunner   *self,
+                   const char  *run_id,
+                   GError     **error)
 {
   PrsRun *run;
   g_autoptr(PrsRun) keep = NULL;
+  int queued;
 
-  g_return_if_fail (PRS_IS_RUNNER (self));
+  g_return_val_if_fail (PRS_IS_RUNNER (self), FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
   run = prs_runner_lookup_run (self, run_id);
   if (run == NULL)
-    return;
+    return TRUE;
   keep = g_object_ref (run);
-  if (g_queue_remove (&self->queue, run))
+  /* Out of the queue while it ends, so that the slot its rest frees does
+   * not start it */
+  queued = g_queue_index (&self->queue, run);
+  if (queued >= 0)
+    g_queue_pop_nth (&self->queue, queued);
+  if (!prs_run_cancel (run, error))
+    {
+      /* Not stopped: it waits for its slot where it was */
+      if (queued >= 0)
+        g_queue_push_nth (&self->queue, run, queued);
+      return FALSE;
+    }
+  if (queued >= 0)
     g_object_unref (run);
-  prs_run_cancel (run);
+  return TRUE;
 }
 
 gboolean

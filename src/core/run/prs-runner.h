@@ -128,9 +128,12 @@ gboolean    prs_runner_tool_action           (PrsRunner   *self,
                                               const char  *action,
                                               const char  *arguments_json,
                                               GError     **error);
-/* Stops a run: its model call and tool calls are cancelled. */
-void        prs_runner_cancel                (PrsRunner   *self,
-                                              const char  *run_id);
+/* Stops a run: its model call and tool calls are cancelled. FALSE when
+ * the run waited and its end could not be stored (prs_run_cancel ()): a
+ * queued run stays queued. TRUE for a run that is not there (any more). */
+gboolean    prs_runner_cancel                (PrsRunner   *self,
+                                              const char  *run_id,
+                                              GError     **error);
 
 /* Waits until no run is active (tests, shutdown). */
 gboolean    prs_runner_is_idle               (PrsRunner  *self);
