@@ -126,7 +126,8 @@ void         prs_exchange_send       (PrsExchange          *ex);
 /* Appends streamed text and passes it to the delta callback. */
 void         prs_exchange_add_text   (PrsExchange          *ex,
                                       const char           *text);
-/* Adds a model of a model list; leaves out an id that could not be used. */
+/* Adds a model to the exchange's model list (made by the first): leaves out
+ * an id that could not be used, an empty or missing one included. */
 void         prs_exchange_add_model  (PrsExchange          *ex,
                                       const char           *id,
                                       const char           *name);

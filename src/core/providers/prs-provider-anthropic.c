@@ -502,14 +502,12 @@ models_on_json (PrsExchange  *ex,
   if (data == NULL)
     return prs_exchange_bad_response (ex, error, _("no list of models (data)"));
 
-  ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
   for (guint i = 0; i < json_array_get_length (data); i++)
     {
       JsonObject *model = prs_json_node_get_object (json_array_get_element (data, i));
       const char *id = prs_json_object_get_string (model, "id");
 
-      if (id != NULL && id[0] != '\0')
-        prs_exchange_add_model (ex, id, prs_json_object_get_string (model, "display_name"));
+      prs_exchange_add_model (ex, id, prs_json_object_get_string (model, "display_name"));
     }
   return TRUE;
 }

@@ -534,7 +534,6 @@ models_on_json (PrsExchange  *ex,
   if (models == NULL)
     return prs_exchange_bad_response (ex, error, _("no list of models (models)"));
 
-  ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
   for (guint i = 0; i < json_array_get_length (models); i++)
     {
       JsonObject *model = prs_json_node_get_object (json_array_get_element (models, i));
@@ -553,8 +552,7 @@ models_on_json (PrsExchange  *ex,
         continue;
       if (g_str_has_prefix (name, "models/"))
         name += strlen ("models/");
-      if (name[0] != '\0')
-        prs_exchange_add_model (ex, name, prs_json_object_get_string (model, "displayName"));
+      prs_exchange_add_model (ex, name, prs_json_object_get_string (model, "displayName"));
     }
   return TRUE;
 }

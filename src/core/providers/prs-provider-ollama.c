@@ -280,17 +280,13 @@ models_on_json (PrsExchange  *ex,
   if (models == NULL)
     return prs_exchange_bad_response (ex, error, _("no list of models (models)"));
 
-  ex->models = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_model_info_free);
   for (guint i = 0; i < json_array_get_length (models); i++)
     {
       JsonObject *model = prs_json_node_get_object (json_array_get_element (models, i));
       const char *id = prs_json_object_get_string (model, "model");
       const char *name = prs_json_object_get_string (model, "name");
 
-      if (id == NULL || id[0] == '\0')
-        id = name;
-      if (id != NULL && id[0] != '\0')
-        prs_exchange_add_model (ex, id, name);
+      prs_exchange_add_model (ex, id != NULL && id[0] != '\0' ? id : name, name);
     }
   return TRUE;
 }
