@@ -43,54 +43,6 @@ G_DEFINE_FINAL_TYPE (PrsRun, prs_run, G_TYPE_OBJECT)
 
 static void advance (PrsRun *self);
 
-/* ---- waiting for a rest ---- */
-
-void
-prs_run_wait_rest_async (PrsRun              *self,
-                         GCancellable        *cancellable,
-                         GAsyncReadyCallback  callback,
-                         gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (PRS_IS_RUN (self));
-  PRS_ASSERT_MAIN_THREAD ();
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, prs_run_wait_rest_async);
-  if (prs_run_is_resting (self) || self->detached)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-  self->waiters = g_list_append (self->waiters, g_steal_pointer (&task));
-}
-
-JsonNode *
-prs_run_wait_rest_finish (PrsRun        *self,
-                          GAsyncResult  *result,
-                          guint         *out_http_status,
-                          GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  PRS_ASSERT_MAIN_THREAD ();
-
-  if (!g_task_propagate_boolean (G_TASK (result), error))
-    return NULL;
-  if (self->detached)
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
-      return NULL;
-    }
-  /* An answer says what is stored: a rest that could not be says that */
-  if (self->rest_unsaved != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->rest_unsaved));
-      return NULL;
-    }
-  return _prs_run_build_answer (self, out_http_status);
-}
-
 /* ---- the model ---- */
 
 /* The streamed reply so far: the message is stored at the first flush,
