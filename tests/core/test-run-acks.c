@@ -821,6 +821,130 @@ test_end_refused_for_good (Fixture       *fixture,
   g_assert_null (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)));
 }
 
+/* How many assistant messages @fixture's conversation holds */
+static guint
+count_reply_messages (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
+  guint replies = 0;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"),
+                   "assistant") == 0)
+      replies++;
+  return replies;
+}
+
+/* Stop, pressed while @run keeps a model's answer it could not store:
+ * accepted, and stored at once, whole — the run ends cancelled, not
+ * completed when the answer is stored later; @let_write lets the database
+ * write again (the kept end's next try would find it free) */
+static void
+stop_kept_end (Fixture *fixture,
+               PrsRun  *run,
+               void   (*let_write) (Fixture *fixture))
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRunRow) row = NULL;
+  g_autoptr(JsonNode) answer = NULL;
+  JsonObject *object;
+  guint status = 0;
+
+  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  g_assert_null (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)));
+  if (let_write != NULL)
+    let_write (fixture);
+  /* Past the kept end's next try */
+  iterate_for (2500);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (row->status, ==, "cancelled");
+  g_assert_cmpstr (row->stop_reason, ==, "cancelled");
+  g_assert_cmpuint (count_replies (row), ==, 0);
+  g_assert_cmpuint (count_reply_messages (fixture), ==, 0);
+  /* The same request asked again hears what a stopped run answers */
+  answer = prs_run_build_answer (fixture->store, prs_run_get_trigger_message_id (run), &status);
+  object = json_node_get_object (answer);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_cmpstr (json_object_get_string_member (object, "status"), ==, "failed");
+  g_assert_cmpstr (json_object_get_string_member (object, "code"), ==, "cancelled");
+}
+
+/* A plain reply kept after its commit failed, then Stop */
+static void
+test_stop_kept_reply (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
+  g_autoptr(JsonArray) requests = NULL;
+
+  stop_kept_end (fixture, run, allow_commits);
+  requests = prs_test_provider_requests (fixture->provider);
+  g_assert_cmpuint (json_array_get_length (requests), ==, 1);
+}
+
+/* A plain reply kept after the database was busy when its end began,
+ * then Stop once it is free */
+static void
+test_stop_kept_busy_reply (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autoptr(GError) told = NULL;
+
+  /* Taken before the model answers (a second later) */
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  told = wait_told (run);
+  g_assert_error (told, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  stop_kept_end (fixture, run, NULL);
+}
+
+/* Proposed tool calls kept after their commit failed, then Stop: none
+ * is stored, none runs */
+static void
+test_stop_kept_proposal (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "tool_calls", "");
+  g_autoptr(GPtrArray) calls = NULL;
+
+  stop_kept_end (fixture, run, allow_commits);
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), NULL);
+  g_assert_cmpuint (calls->len, ==, 0);
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+}
+
+/* Stop while a reply is kept, refused too (another program holds the
+ * database): refused as any Stop the database refuses, saying why, and
+ * the run goes on as it was — it stores the reply once it can */
+static void
+test_stop_kept_refused (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
+  g_autoptr(GPtrArray) calls = NULL;
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  g_assert_false (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &busy));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  calls = finish_committed (fixture, run, 1);
+  g_assert_cmpuint (count_reply_messages (fixture), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -847,13 +971,21 @@ main (int   argc,
               fixture_teardown);
   g_test_add ("/prs/run-acks/stop-queued-refused-when-busy", Fixture, NULL, fixture_setup,
               test_stop_queued_refused_when_busy, fixture_teardown);
-  g_test_add ("/prs/run-acks/reply-kept-when-not-committed", Fixture, "reply", fixture_setup,
+  g_test_add ("/prs/run-kept/reply-kept-when-not-committed", Fixture, "reply", fixture_setup,
               test_reply_kept_when_not_committed, fixture_teardown);
-  g_test_add ("/prs/run-acks/end-refused-for-good", Fixture, "slow-reply", fixture_setup,
+  g_test_add ("/prs/run-kept/end-refused-for-good", Fixture, "slow-reply", fixture_setup,
               test_end_refused_for_good, fixture_teardown);
-  g_test_add ("/prs/run-acks/proposal-kept-when-not-committed", Fixture, "sync", fixture_setup,
+  g_test_add ("/prs/run-kept/proposal-kept-when-not-committed", Fixture, "sync", fixture_setup,
               test_proposal_kept_when_not_committed, fixture_teardown);
-  g_test_add ("/prs/run-acks/result-kept-when-not-committed", Fixture, "sync", fixture_setup,
+  g_test_add ("/prs/run-kept/result-kept-when-not-committed", Fixture, "sync", fixture_setup,
               test_result_kept_when_not_committed, fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-reply", Fixture, "reply", fixture_setup, test_stop_kept_reply,
+              fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-busy-reply", Fixture, "slow-reply", fixture_setup,
+              test_stop_kept_busy_reply, fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-proposal", Fixture, "sync", fixture_setup, test_stop_kept_proposal,
+              fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-refused", Fixture, "reply", fixture_setup, test_stop_kept_refused,
+              fixture_teardown);
   return g_test_run ();
 }

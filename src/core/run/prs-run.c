@@ -347,6 +347,8 @@ forget_end (PrsRun        *self,
   g_clear_pointer (&self->end_attempts, g_ptr_array_unref);
   g_clear_pointer (&undo->assistant_message_id, g_free);
   g_clear_pointer (&undo->transcript_json, g_free);
+  /* A Stop stores it before its next try (prs_run_cancel) */
+  g_clear_handle_id (&self->end_retry_id, g_source_remove);
   self->end_retry_ms = 0;
   clear_stream (self);
 }
@@ -369,10 +371,20 @@ end_refused (PrsRun        *self,
     _prs_run_finish (self, PRS_RUN_FAILED, "store-error", refused->message);
 }
 
-static void
-store_model_end (PrsRun *self)
+/* Writes the kept end of the model call — or, @stopped, a Stop in its
+ * place: the run ends cancelled as a Stop during the call ends it
+ * (after_model), so an answer that waited is dropped (a reply that was
+ * streaming is kept as far as it came, marked stopped) and a person told
+ * that the run stopped never sees it complete later; what the call cost
+ * is recorded as it was (docs/runs.md#limits). FALSE when nothing of it
+ * is stored (self->unsaved says why): the end is still kept, and the run
+ * as it was before it */
+static gboolean
+write_model_end (PrsRun   *self,
+                 gboolean  stopped)
 {
   PrsRunEndUndo undo = { 0 };
+  g_autoptr(GError) stop = NULL;
 
   /* What the call cost (Insights), the reply, the transcript and what the
    * run does next: one transaction, on the disk before the run rests or
@@ -381,11 +393,8 @@ store_model_end (PrsRun *self)
    * once, not inserted and then updated) */
   if (!_prs_run_batch_begin_row_later (self, PRS_STORE_SYNC_NOW))
     {
-      g_autoptr(GError) unsaved = g_error_copy (self->unsaved);
-
       _prs_run_batch_end (self);
-      store_later (self, unsaved);
-      return;
+      return FALSE;
     }
   undo.transcript_length = json_array_get_length (self->transcript);
   undo.round = self->row->round;
@@ -394,13 +403,15 @@ store_model_end (PrsRun *self)
   self->model_in_flight = FALSE;
   _prs_run_hold_model_calls (self, self->end_attempts, self->end_response,
                              g_error_matches (self->end_error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
-  after_model (self, self->end_response, self->end_error, self->end_attempts);
+  if (stopped)
+    stop = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "stopped"); /* matched, never shown */
+  after_model (self, stopped ? NULL : self->end_response, stopped ? stop : self->end_error, self->end_attempts);
   _prs_run_record_held_model_calls (self);
   self->end_undo = NULL;
   if (refused_for_good (self))
     {
       end_refused (self, &undo);
-      return;
+      return TRUE;
     }
   /* Not all stored (the commit failed: the disk full, an I/O error): none
    * of it is, and the run keeps the answer and stores it later, as when
@@ -408,8 +419,7 @@ store_model_end (PrsRun *self)
   if (!_prs_run_batch_end_whole (self))
     {
       put_back_end (self, &undo);
-      store_later (self, self->unsaved);
-      return;
+      return FALSE;
     }
   forget_end (self, &undo);
   /* A call's side effects begin only once it is stored as proposed */
@@ -417,6 +427,18 @@ store_model_end (PrsRun *self)
     _prs_run_end_rest (self, &undo, TRUE, NULL);
   else
     advance (self);
+  return TRUE;
+}
+
+static void
+store_model_end (PrsRun *self)
+{
+  g_autoptr(GError) unsaved = NULL;
+
+  if (write_model_end (self, FALSE))
+    return;
+  unsaved = g_error_copy (self->unsaved);
+  store_later (self, unsaved);
 }
 
 /* What the model's answer (or its failure) makes of the run, written in
@@ -796,6 +818,16 @@ prs_run_cancel (PrsRun  *self,
 
   if (prs_run_is_finished (self))
     return TRUE;
+  /* The model's end kept (not stored yet, docs/storage.md): the Stop is
+   * stored in its place now, or refused as any Stop the database refuses
+   * (below) — the end then stays kept, to be stored as it was */
+  if (self->end_retry_id != 0 && (self->end_response != NULL || self->end_error != NULL))
+    {
+      if (write_model_end (self, TRUE))
+        return TRUE;
+      g_propagate_error (error, g_error_copy (self->unsaved));
+      return FALSE;
+    }
   self->cancel_requested = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
