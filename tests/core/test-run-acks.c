@@ -12,6 +12,7 @@
 
 #include "prs-discovery.h"
 #include "prs-error.h"
+#include "prs-store-insights.h"
 #include "prs-json.h"
 #include "prs-providers.h"
 #include "prs-run.h"
@@ -945,6 +946,73 @@ test_stop_kept_refused (Fixture       *fixture,
   g_assert_cmpuint (count_reply_messages (fixture), ==, 1);
 }
 
+/* The reply's own timing, as its message keeps it */
+static JsonObject *
+reply_timing (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member (message, "kind"), "assistant") == 0)
+        return json_object_ref (json_object_get_object_member (json_object_get_object_member (message, "extra"),
+                                                               "timing"));
+    }
+  g_assert_not_reached ();
+}
+
+/* A reply kept while another program held the database (seconds: a busy
+ * wait, then the back-off) and stored after: its time in Insights and in
+ * its message is the model's (about a second), not the wait */
+static void
+test_kept_time_is_the_model_s (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = start_run (fixture);
+  g_autoptr(GError) told = NULL;
+  g_autoptr(JsonObject) timing = NULL;
+  g_autoptr(PrsInsights) insights = NULL;
+  g_autofree char *path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
+  g_autofree char *total_ms = NULL;
+  g_autofree char *waited = NULL;
+  gint64 held = g_get_monotonic_time ();
+  PrsInsightsModel *model;
+
+  /* Taken before the model answers (a second later) */
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  told = wait_told (run);
+  g_assert_error (told, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_true (prs_store_batch_end (holder, &error));
+  wait_finished (run);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
+  /* The end waited more than 3 s to be stored */
+  g_assert_cmpint (g_get_monotonic_time () - held, >, 3 * G_TIME_SPAN_SECOND);
+
+  /* … and counted when the model answered, not when it was stored */
+  waited = prs_test_sql_query (path, "SELECT CAST ((julianday (m.created_at) - julianday (c.created_at)) * 86400000"
+                                     " AS INTEGER) FROM model_calls c, messages m WHERE m.kind = 'assistant'");
+  g_assert_cmpint (g_ascii_strtoll (waited, NULL, 10), >=, 3000);
+  total_ms = prs_test_sql_query (path, "SELECT total_ms FROM model_calls");
+  g_assert_cmpint (g_ascii_strtoll (total_ms, NULL, 10), >=, 1000);
+  g_assert_cmpint (g_ascii_strtoll (total_ms, NULL, 10), <, 3000);
+  insights = prs_store_read_insights (fixture->store, PRS_INSIGHTS_ALL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (insights->models->len, ==, 1);
+  model = g_ptr_array_index (insights->models, 0);
+  g_assert_cmpuint (model->total.timed, ==, 1);
+  g_assert_cmpint (model->total.p50_ms, <, 3000);
+  timing = reply_timing (fixture);
+  g_assert_cmpint (json_object_get_int_member (timing, "totalMs"), >=, 1000);
+  g_assert_cmpint (json_object_get_int_member (timing, "totalMs"), <, 3000);
+  g_assert_cmpint (json_object_get_int_member (timing, "firstTokenMs"), <, 3000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -987,5 +1055,7 @@ main (int   argc,
               fixture_teardown);
   g_test_add ("/prs/run-kept/stop-refused", Fixture, "reply", fixture_setup, test_stop_kept_refused,
               fixture_teardown);
+  g_test_add ("/prs/run-kept/time-is-the-model-s", Fixture, "slow-reply", fixture_setup,
+              test_kept_time_is_the_model_s, fixture_teardown);
   return g_test_run ();
 }

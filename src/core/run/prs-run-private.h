@@ -83,6 +83,7 @@ struct _PrsRun
   guint         flush_id;
   gint64        model_started;   /* monotonic µs: the model call went out */
   gint64        first_token;     /* … its first text came; 0 before */
+  gint64        model_ended;     /* … its answer or failure came (not when stored) */
 };
 
 /* The files of a run, each calling only those below it:

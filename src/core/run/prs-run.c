@@ -241,6 +241,7 @@ on_model_done (GObject      *source,
   g_autoptr(GPtrArray) attempts = prs_providers_get_attempts (result);
 
   response = prs_providers_chat_finish (PRS_PROVIDERS (source), result, &error);
+  self->model_ended = g_get_monotonic_time ();
   g_clear_handle_id (&self->flush_id, g_source_remove);
   if (self->detached)
     {
