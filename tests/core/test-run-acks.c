@@ -712,6 +712,22 @@ finish_committed (Fixture *fixture,
   return calls;
 }
 
+/* How many assistant messages @fixture's conversation holds */
+static guint
+count_reply_messages (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
+  guint replies = 0;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"),
+                   "assistant") == 0)
+      replies++;
+  return replies;
+}
+
 /* The commit that ends a run with the model's plain reply fails (here a
  * deferred foreign key; the disk filling at the commit does the same):
  * whoever waits hears why at once, nothing of it is stored, and the run
@@ -727,10 +743,8 @@ test_reply_kept_when_not_committed (Fixture       *fixture,
   g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
   g_autoptr(PrsRunRow) row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), NULL);
   g_autoptr(GPtrArray) calls = NULL;
-  g_autoptr(JsonArray) messages = NULL;
   g_autoptr(JsonNode) answer = NULL;
   guint status = 0;
-  guint replies = 0;
 
   /* Its row, written before the end or not, says it still runs */
   g_assert_true (row == NULL || g_strcmp0 (row->status, "running") == 0);
@@ -749,12 +763,7 @@ test_reply_kept_when_not_committed (Fixture       *fixture,
   g_assert_cmpuint (status, ==, 200);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (answer), "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (answer), "content"), ==, "Done.");
-  messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
-  for (guint i = 0; i < json_array_get_length (messages); i++)
-    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"),
-                   "assistant") == 0)
-      replies++;
-  g_assert_cmpuint (replies, ==, 1);
+  g_assert_cmpuint (count_reply_messages (fixture), ==, 1);
 }
 
 /* The model proposed a call whose commit failed: nothing may act on a
@@ -822,22 +831,6 @@ test_end_refused_for_good (Fixture       *fixture,
   g_assert_null (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)));
 }
 
-/* How many assistant messages @fixture's conversation holds */
-static guint
-count_reply_messages (Fixture *fixture)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
-  guint replies = 0;
-
-  g_assert_no_error (error);
-  for (guint i = 0; i < json_array_get_length (messages); i++)
-    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"),
-                   "assistant") == 0)
-      replies++;
-  return replies;
-}
-
 /* Stop, pressed while @run keeps a model's answer it could not store:
  * accepted, and stored at once, whole — the run ends cancelled, not
  * completed when the answer is stored later; @let_write lets the database
@@ -889,23 +882,33 @@ test_stop_kept_reply (Fixture       *fixture,
   g_assert_cmpuint (json_array_get_length (requests), ==, 1);
 }
 
+/* Starts a run whose model answers a second later, when another program
+ * holds the database: whoever waits for it hears so, and the run keeps
+ * the answer, still running, once the database is free again */
+static PrsRun *
+start_kept_busy (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(GError) told = NULL;
+  PrsRun *run = start_run (fixture);
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  told = wait_told (run);
+  g_assert_error (told, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  return run;
+}
+
 /* A plain reply kept after the database was busy when its end began,
  * then Stop once it is free */
 static void
 test_stop_kept_busy_reply (Fixture       *fixture,
                            gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
-  g_autoptr(PrsRun) run = start_run (fixture);
-  g_autoptr(GError) told = NULL;
+  g_autoptr(PrsRun) run = start_kept_busy (fixture);
 
-  /* Taken before the model answers (a second later) */
-  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
-  told = wait_told (run);
-  g_assert_error (told, PRS_ERROR, PRS_ERROR_STORE_BUSY);
-  g_assert_true (prs_store_batch_end (holder, &error));
-  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
   stop_kept_end (fixture, run, NULL);
 }
 
@@ -973,22 +976,15 @@ test_kept_time_is_the_model_s (Fixture       *fixture,
                                gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
-  g_autoptr(PrsRun) run = start_run (fixture);
-  g_autoptr(GError) told = NULL;
+  gint64 held = g_get_monotonic_time ();
+  g_autoptr(PrsRun) run = start_kept_busy (fixture);
   g_autoptr(JsonObject) timing = NULL;
   g_autoptr(PrsInsights) insights = NULL;
   g_autofree char *path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
   g_autofree char *total_ms = NULL;
   g_autofree char *waited = NULL;
-  gint64 held = g_get_monotonic_time ();
   PrsInsightsModel *model;
 
-  /* Taken before the model answers (a second later) */
-  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
-  told = wait_told (run);
-  g_assert_error (told, PRS_ERROR, PRS_ERROR_STORE_BUSY);
-  g_assert_true (prs_store_batch_end (holder, &error));
   wait_finished (run);
   g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
   /* The end waited more than 3 s to be stored */
