@@ -12,6 +12,7 @@
 
 #include "prs-discovery.h"
 #include "prs-error.h"
+#include "prs-store-insights.h"
 #include "prs-json.h"
 #include "prs-providers.h"
 #include "prs-run.h"
@@ -711,6 +712,22 @@ finish_committed (Fixture *fixture,
   return calls;
 }
 
+/* How many assistant messages @fixture's conversation holds */
+static guint
+count_reply_messages (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
+  guint replies = 0;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"),
+                   "assistant") == 0)
+      replies++;
+  return replies;
+}
+
 /* The commit that ends a run with the model's plain reply fails (here a
  * deferred foreign key; the disk filling at the commit does the same):
  * whoever waits hears why at once, nothing of it is stored, and the run
@@ -726,10 +743,8 @@ test_reply_kept_when_not_committed (Fixture       *fixture,
   g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
   g_autoptr(PrsRunRow) row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), NULL);
   g_autoptr(GPtrArray) calls = NULL;
-  g_autoptr(JsonArray) messages = NULL;
   g_autoptr(JsonNode) answer = NULL;
   guint status = 0;
-  guint replies = 0;
 
   /* Its row, written before the end or not, says it still runs */
   g_assert_true (row == NULL || g_strcmp0 (row->status, "running") == 0);
@@ -748,12 +763,7 @@ test_reply_kept_when_not_committed (Fixture       *fixture,
   g_assert_cmpuint (status, ==, 200);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (answer), "status"), ==, "completed");
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (answer), "content"), ==, "Done.");
-  messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
-  for (guint i = 0; i < json_array_get_length (messages); i++)
-    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (messages, i), "kind"),
-                   "assistant") == 0)
-      replies++;
-  g_assert_cmpuint (replies, ==, 1);
+  g_assert_cmpuint (count_reply_messages (fixture), ==, 1);
 }
 
 /* The model proposed a call whose commit failed: nothing may act on a
@@ -821,6 +831,184 @@ test_end_refused_for_good (Fixture       *fixture,
   g_assert_null (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)));
 }
 
+/* Stop, pressed while @run keeps a model's answer it could not store:
+ * accepted, and stored at once, whole — the run ends cancelled, not
+ * completed when the answer is stored later; @let_write lets the database
+ * write again (the kept end's next try would find it free) */
+static void
+stop_kept_end (Fixture *fixture,
+               PrsRun  *run,
+               void   (*let_write) (Fixture *fixture))
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsRunRow) row = NULL;
+  g_autoptr(JsonNode) answer = NULL;
+  JsonObject *object;
+  guint status = 0;
+
+  g_assert_true (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  g_assert_null (prs_runner_lookup_run (fixture->runner, prs_run_get_id (run)));
+  if (let_write != NULL)
+    let_write (fixture);
+  /* Past the kept end's next try */
+  iterate_for (2500);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "cancelled");
+  row = prs_store_lookup_run (fixture->store, prs_run_get_id (run), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (row->status, ==, "cancelled");
+  g_assert_cmpstr (row->stop_reason, ==, "cancelled");
+  g_assert_cmpuint (count_replies (row), ==, 0);
+  g_assert_cmpuint (count_reply_messages (fixture), ==, 0);
+  /* The same request asked again hears what a stopped run answers */
+  answer = prs_run_build_answer (fixture->store, prs_run_get_trigger_message_id (run), &status);
+  object = json_node_get_object (answer);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_cmpstr (json_object_get_string_member (object, "status"), ==, "failed");
+  g_assert_cmpstr (json_object_get_string_member (object, "code"), ==, "cancelled");
+}
+
+/* A plain reply kept after its commit failed, then Stop */
+static void
+test_stop_kept_reply (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
+  g_autoptr(JsonArray) requests = NULL;
+
+  stop_kept_end (fixture, run, allow_commits);
+  requests = prs_test_provider_requests (fixture->provider);
+  g_assert_cmpuint (json_array_get_length (requests), ==, 1);
+}
+
+/* Starts a run whose model answers a second later, when another program
+ * holds the database: whoever waits for it hears so, and the run keeps
+ * the answer, still running, once the database is free again */
+static PrsRun *
+start_kept_busy (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(GError) told = NULL;
+  PrsRun *run = start_run (fixture);
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  told = wait_told (run);
+  g_assert_error (told, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  return run;
+}
+
+/* A plain reply kept after the database was busy when its end began,
+ * then Stop once it is free */
+static void
+test_stop_kept_busy_reply (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_kept_busy (fixture);
+
+  stop_kept_end (fixture, run, NULL);
+}
+
+/* Proposed tool calls kept after their commit failed, then Stop: none
+ * is stored, none runs */
+static void
+test_stop_kept_proposal (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "tool_calls", "");
+  g_autoptr(GPtrArray) calls = NULL;
+
+  stop_kept_end (fixture, run, allow_commits);
+  calls = prs_store_list_tool_calls (fixture->store, prs_run_get_id (run), NULL);
+  g_assert_cmpuint (calls->len, ==, 0);
+  g_assert_cmpuint (fixture->hook->bodies->len, ==, 0);
+}
+
+/* Stop while a reply is kept, refused too (another program holds the
+ * database): refused as any Stop the database refuses, saying why, and
+ * the run goes on as it was — it stores the reply once it can */
+static void
+test_stop_kept_refused (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) busy = NULL;
+  g_autoptr(PrsStore) holder = prs_store_new (fixture->dir, &error);
+  g_autoptr(PrsRun) run = start_not_committed (fixture, "messages", "WHEN NEW.kind = 'assistant'");
+  g_autoptr(GPtrArray) calls = NULL;
+
+  g_assert_true (prs_store_batch_begin (holder, PRS_STORE_SYNC_NOW, &error));
+  g_assert_false (prs_runner_cancel (fixture->runner, prs_run_get_id (run), &busy));
+  g_assert_true (prs_store_batch_end (holder, &error));
+  g_assert_error (busy, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "running");
+  calls = finish_committed (fixture, run, 1);
+  g_assert_cmpuint (count_reply_messages (fixture), ==, 1);
+}
+
+/* The reply's own timing, as its message keeps it */
+static JsonObject *
+reply_timing (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) messages = prs_store_list_messages (fixture->store, fixture->conversation_id, 0, 100, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      if (g_strcmp0 (json_object_get_string_member (message, "kind"), "assistant") == 0)
+        return json_object_ref (json_object_get_object_member (json_object_get_object_member (message, "extra"),
+                                                               "timing"));
+    }
+  g_assert_not_reached ();
+}
+
+/* A reply kept while another program held the database (seconds: a busy
+ * wait, then the back-off) and stored after: its time in Insights and in
+ * its message is the model's (about a second), not the wait */
+static void
+test_kept_time_is_the_model_s (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 held = g_get_monotonic_time ();
+  g_autoptr(PrsRun) run = start_kept_busy (fixture);
+  g_autoptr(JsonObject) timing = NULL;
+  g_autoptr(PrsInsights) insights = NULL;
+  g_autofree char *path = g_build_filename (fixture->dir, "prosponsive.db", NULL);
+  g_autofree char *total_ms = NULL;
+  g_autofree char *waited = NULL;
+  PrsInsightsModel *model;
+
+  wait_finished (run);
+  g_assert_cmpstr (prs_run_get_status (run), ==, "completed");
+  /* The end waited more than 3 s to be stored */
+  g_assert_cmpint (g_get_monotonic_time () - held, >, 3 * G_TIME_SPAN_SECOND);
+
+  /* … and counted when the model answered, not when it was stored */
+  waited = prs_test_sql_query (path, "SELECT CAST ((julianday (m.created_at) - julianday (c.created_at)) * 86400000"
+                                     " AS INTEGER) FROM model_calls c, messages m WHERE m.kind = 'assistant'");
+  g_assert_cmpint (g_ascii_strtoll (waited, NULL, 10), >=, 3000);
+  total_ms = prs_test_sql_query (path, "SELECT total_ms FROM model_calls");
+  g_assert_cmpint (g_ascii_strtoll (total_ms, NULL, 10), >=, 1000);
+  g_assert_cmpint (g_ascii_strtoll (total_ms, NULL, 10), <, 3000);
+  insights = prs_store_read_insights (fixture->store, PRS_INSIGHTS_ALL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (insights->models->len, ==, 1);
+  model = g_ptr_array_index (insights->models, 0);
+  g_assert_cmpuint (model->total.timed, ==, 1);
+  g_assert_cmpint (model->total.p50_ms, <, 3000);
+  timing = reply_timing (fixture);
+  g_assert_cmpint (json_object_get_int_member (timing, "totalMs"), >=, 1000);
+  g_assert_cmpint (json_object_get_int_member (timing, "totalMs"), <, 3000);
+  g_assert_cmpint (json_object_get_int_member (timing, "firstTokenMs"), <, 3000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -847,13 +1035,23 @@ main (int   argc,
               fixture_teardown);
   g_test_add ("/prs/run-acks/stop-queued-refused-when-busy", Fixture, NULL, fixture_setup,
               test_stop_queued_refused_when_busy, fixture_teardown);
-  g_test_add ("/prs/run-acks/reply-kept-when-not-committed", Fixture, "reply", fixture_setup,
+  g_test_add ("/prs/run-kept/reply-kept-when-not-committed", Fixture, "reply", fixture_setup,
               test_reply_kept_when_not_committed, fixture_teardown);
-  g_test_add ("/prs/run-acks/end-refused-for-good", Fixture, "slow-reply", fixture_setup,
+  g_test_add ("/prs/run-kept/end-refused-for-good", Fixture, "slow-reply", fixture_setup,
               test_end_refused_for_good, fixture_teardown);
-  g_test_add ("/prs/run-acks/proposal-kept-when-not-committed", Fixture, "sync", fixture_setup,
+  g_test_add ("/prs/run-kept/proposal-kept-when-not-committed", Fixture, "sync", fixture_setup,
               test_proposal_kept_when_not_committed, fixture_teardown);
-  g_test_add ("/prs/run-acks/result-kept-when-not-committed", Fixture, "sync", fixture_setup,
+  g_test_add ("/prs/run-kept/result-kept-when-not-committed", Fixture, "sync", fixture_setup,
               test_result_kept_when_not_committed, fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-reply", Fixture, "reply", fixture_setup, test_stop_kept_reply,
+              fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-busy-reply", Fixture, "slow-reply", fixture_setup,
+              test_stop_kept_busy_reply, fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-proposal", Fixture, "sync", fixture_setup, test_stop_kept_proposal,
+              fixture_teardown);
+  g_test_add ("/prs/run-kept/stop-refused", Fixture, "reply", fixture_setup, test_stop_kept_refused,
+              fixture_teardown);
+  g_test_add ("/prs/run-kept/time-is-the-model-s", Fixture, "slow-reply", fixture_setup,
+              test_kept_time_is_the_model_s, fixture_teardown);
   return g_test_run ();
 }

@@ -842,6 +842,71 @@ test_search_markdown (Fixture       *fixture,
   g_assert_cmpstr (plain, ==, "what is 2*3*4 for **mortgages**?");
 }
 
+/* A reply longer than 64 KiB: @line repeated to past that, then @tail */
+static char *
+make_long_reply (const char *line,
+                 const char *tail)
+{
+  GString *text = g_string_new ("# Weekly digest\n\n");
+
+  while (text->len <= 70 * 1024)
+    g_string_append (text, line);
+  g_string_append (text, tail);
+  return g_string_free (text, FALSE);
+}
+
+/* A long reply's snippet shows plain words too: md4c reads a window of it
+ * from a block's start, not FTS5's fragment, whose cut Markdown would show */
+static void
+test_search_long_markdown (Fixture       *fixture,
+                           gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
+  g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
+  g_autofree char *lines = make_long_reply ("**Item:** filler words with `code` and [a link](https://example.org/a)\n",
+                                       "**Status:** reconciled with `ledger` at [the bank](https://bank.example) "
+                                       "and *more* words after it **here**\n\nLast paragraph.\n");
+  g_autofree char *paragraphs = make_long_reply ("A paragraph has **bold words** and `code`\nover two lines.\n\n",
+                                            "The end *says* the ledger was **balanced** in [the books]"
+                                            "(https://books.example) today.\n");
+  g_autofree char *code = make_long_reply ("Step: run `make` and **check**.\n\n",
+                                      "```sh\nmake check\nmake dist **distcheck** `x`\n```\n\nDone.\n");
+  g_autofree char *one_line = make_long_reply ("some **bold** and `code` words ",
+                                                "some **bold** and quarterly totals and some **bold** and `code` words "
+                                                "some **bold** and `code` words some **bold** and `code` words "
+                                                "some **bold** and `code` words some **bold** and `code` words");
+  g_autofree char *plain = NULL, *match = NULL;
+
+  g_free (add_message (store, chat, "assistant", lines, NULL, NULL));
+  plain = first_snippet (store, "reconciled", &match);
+  g_assert_cmpstr (match, ==, "reconciled");
+  g_assert_cmpstr (plain, ==, "…code and a link Status: reconciled with ledger at the bank and more words after it…");
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+
+  g_free (add_message (store, chat, "assistant", paragraphs, NULL, NULL));
+  plain = first_snippet (store, "balanced", &match);
+  g_assert_cmpstr (match, ==, "balanced");
+  g_assert_cmpstr (plain, ==, "…end says the ledger was balanced in the books today.");
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+
+  /* In a fenced block, the code as it is, as in a short reply */
+  g_free (add_message (store, chat, "assistant", code, NULL, NULL));
+  plain = first_snippet (store, "distcheck", &match);
+  g_assert_cmpstr (match, ==, "distcheck");
+  g_assert_cmpstr (plain, ==, "…make check make dist **distcheck** `x`…");
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+
+  /* One line longer than the window on each side: cut between words */
+  g_free (add_message (store, chat, "assistant", one_line, NULL, NULL));
+  plain = first_snippet (store, "quarterly", &match);
+  g_assert_cmpstr (match, ==, "quarterly");
+  g_assert_cmpstr (plain, ==, "…code words some bold and quarterly totals and some bold and code words some bold "
+                              "and…");
+}
+
 /* ---- Regenerate, Edit and Resend ---- */
 
 static void
@@ -918,6 +983,7 @@ main (int   argc,
   ADD ("delete-recover", test_delete_recover);
   ADD ("search", test_search);
   ADD ("search-markdown", test_search_markdown);
+  ADD ("search-long-markdown", test_search_long_markdown);
   ADD ("supersede", test_supersede);
 #undef ADD
   g_test_add_func ("/prs/store-conversations/plain-query", test_plain_query);

@@ -2,15 +2,18 @@
 /* prs-run-answer.c: the answer of the inference endpoints (docs/api.md)
  * for a run: read from the store alone, so the API thread can give it for
  * a finished run without the main thread, or, when the run rests, from
- * what the run holds (the same row and transcript it just committed). */
+ * what the run holds (the same row and transcript it just committed) for
+ * whoever waited for that rest (prs_run_wait_rest_async ()). */
 #include "config.h"
 
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
 
+#include "prs-error.h"
 #include "prs-json.h"
 #include "prs-run-private.h"
+#include "prs-thread.h"
 
 /* What the model said over the whole run: its last reply, who gave it,
  * and the tokens of every reply */
@@ -197,9 +200,11 @@ prs_run_build_answer (PrsStore   *store,
                        calls, out_http_status);
 }
 
-JsonNode *
-_prs_run_build_answer (PrsRun *self,
-                       guint  *out_http_status)
+/* From what a resting run holds: the same as prs_run_build_answer () would
+ * read back */
+static JsonNode *
+build_run_answer (PrsRun *self,
+                  guint  *out_http_status)
 {
   g_autoptr(GPtrArray) calls = NULL;
 
@@ -208,4 +213,52 @@ _prs_run_build_answer (PrsRun *self,
     if (json_object_has_member (json_array_get_object_element (self->transcript, i), "toolCalls"))
       calls = prs_store_list_tool_calls (self->env->store, self->row->id, NULL);
   return build_answer (self->row, self->transcript, calls, out_http_status);
+}
+
+/* ---- waiting for a rest ---- */
+
+void
+prs_run_wait_rest_async (PrsRun              *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PRS_IS_RUN (self));
+  PRS_ASSERT_MAIN_THREAD ();
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_run_wait_rest_async);
+  if (prs_run_is_resting (self) || self->detached)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  self->waiters = g_list_append (self->waiters, g_steal_pointer (&task));
+}
+
+JsonNode *
+prs_run_wait_rest_finish (PrsRun        *self,
+                          GAsyncResult  *result,
+                          guint         *out_http_status,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return NULL;
+  if (self->detached)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
+      return NULL;
+    }
+  /* An answer says what is stored: a rest that could not be says that */
+  if (self->rest_unsaved != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->rest_unsaved));
+      return NULL;
+    }
+  return build_run_answer (self, out_http_status);
 }

@@ -83,13 +83,15 @@ struct _PrsRun
   guint         flush_id;
   gint64        model_started;   /* monotonic µs: the model call went out */
   gint64        first_token;     /* … its first text came; 0 before */
+  gint64        model_ended;     /* … its answer or failure came (not when stored) */
 };
 
 /* The files of a run, each calling only those below it:
  *   prs-run.c          the GObject, the state machine, the model call
  *   prs-run-prompt.c   what is sent to the model
  *   prs-run-tools.c    the tool round, the hygiene
- *   prs-run-answer.c   the API's answer, from the store or the run
+ *   prs-run-answer.c   the API's answer, from the store or the run, and
+ *                      waiting for a rest to give it
  *   prs-run-record.c   what the run writes, and the signals that say so */
 
 /* prs-run-record.c */
@@ -230,11 +232,6 @@ gboolean    _prs_run_settle_call      (PrsRun            *self,
                                        PrsToolCallResult *result);
 void        _prs_run_feed_results     (PrsRun          *self,
                                        GPtrArray       *calls);
-
-/* prs-run-answer.c: the API's answer from what the run holds (it rests:
- * the same as prs_run_build_answer () would read back) */
-JsonNode       *_prs_run_build_answer     (PrsRun   *self,
-                                           guint    *out_http_status);
 
 /* prs-run-prompt.c */
 PrsChatRequest *_prs_run_build_request    (PrsRun     *self);

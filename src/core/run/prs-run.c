@@ -43,54 +43,6 @@ G_DEFINE_FINAL_TYPE (PrsRun, prs_run, G_TYPE_OBJECT)
 
 static void advance (PrsRun *self);
 
-/* ---- waiting for a rest ---- */
-
-void
-prs_run_wait_rest_async (PrsRun              *self,
-                         GCancellable        *cancellable,
-                         GAsyncReadyCallback  callback,
-                         gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (PRS_IS_RUN (self));
-  PRS_ASSERT_MAIN_THREAD ();
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, prs_run_wait_rest_async);
-  if (prs_run_is_resting (self) || self->detached)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-  self->waiters = g_list_append (self->waiters, g_steal_pointer (&task));
-}
-
-JsonNode *
-prs_run_wait_rest_finish (PrsRun        *self,
-                          GAsyncResult  *result,
-                          guint         *out_http_status,
-                          GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  PRS_ASSERT_MAIN_THREAD ();
-
-  if (!g_task_propagate_boolean (G_TASK (result), error))
-    return NULL;
-  if (self->detached)
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED, _("Prosponsive is stopping."));
-      return NULL;
-    }
-  /* An answer says what is stored: a rest that could not be says that */
-  if (self->rest_unsaved != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->rest_unsaved));
-      return NULL;
-    }
-  return _prs_run_build_answer (self, out_http_status);
-}
-
 /* ---- the model ---- */
 
 /* The streamed reply so far: the message is stored at the first flush,
@@ -289,6 +241,7 @@ on_model_done (GObject      *source,
   g_autoptr(GPtrArray) attempts = prs_providers_get_attempts (result);
 
   response = prs_providers_chat_finish (PRS_PROVIDERS (source), result, &error);
+  self->model_ended = g_get_monotonic_time ();
   g_clear_handle_id (&self->flush_id, g_source_remove);
   if (self->detached)
     {
@@ -395,6 +348,8 @@ forget_end (PrsRun        *self,
   g_clear_pointer (&self->end_attempts, g_ptr_array_unref);
   g_clear_pointer (&undo->assistant_message_id, g_free);
   g_clear_pointer (&undo->transcript_json, g_free);
+  /* A Stop stores it before its next try (prs_run_cancel) */
+  g_clear_handle_id (&self->end_retry_id, g_source_remove);
   self->end_retry_ms = 0;
   clear_stream (self);
 }
@@ -417,10 +372,20 @@ end_refused (PrsRun        *self,
     _prs_run_finish (self, PRS_RUN_FAILED, "store-error", refused->message);
 }
 
-static void
-store_model_end (PrsRun *self)
+/* Writes the kept end of the model call — or, @stopped, a Stop in its
+ * place: the run ends cancelled as a Stop during the call ends it
+ * (after_model), so an answer that waited is dropped (a reply that was
+ * streaming is kept as far as it came, marked stopped) and a person told
+ * that the run stopped never sees it complete later; what the call cost
+ * is recorded as it was (docs/runs.md#limits). FALSE when nothing of it
+ * is stored (self->unsaved says why): the end is still kept, and the run
+ * as it was before it */
+static gboolean
+write_model_end (PrsRun   *self,
+                 gboolean  stopped)
 {
   PrsRunEndUndo undo = { 0 };
+  g_autoptr(GError) stop = NULL;
 
   /* What the call cost (Insights), the reply, the transcript and what the
    * run does next: one transaction, on the disk before the run rests or
@@ -429,11 +394,8 @@ store_model_end (PrsRun *self)
    * once, not inserted and then updated) */
   if (!_prs_run_batch_begin_row_later (self, PRS_STORE_SYNC_NOW))
     {
-      g_autoptr(GError) unsaved = g_error_copy (self->unsaved);
-
       _prs_run_batch_end (self);
-      store_later (self, unsaved);
-      return;
+      return FALSE;
     }
   undo.transcript_length = json_array_get_length (self->transcript);
   undo.round = self->row->round;
@@ -442,13 +404,15 @@ store_model_end (PrsRun *self)
   self->model_in_flight = FALSE;
   _prs_run_hold_model_calls (self, self->end_attempts, self->end_response,
                              g_error_matches (self->end_error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
-  after_model (self, self->end_response, self->end_error, self->end_attempts);
+  if (stopped)
+    stop = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "stopped"); /* matched, never shown */
+  after_model (self, stopped ? NULL : self->end_response, stopped ? stop : self->end_error, self->end_attempts);
   _prs_run_record_held_model_calls (self);
   self->end_undo = NULL;
   if (refused_for_good (self))
     {
       end_refused (self, &undo);
-      return;
+      return TRUE;
     }
   /* Not all stored (the commit failed: the disk full, an I/O error): none
    * of it is, and the run keeps the answer and stores it later, as when
@@ -456,8 +420,7 @@ store_model_end (PrsRun *self)
   if (!_prs_run_batch_end_whole (self))
     {
       put_back_end (self, &undo);
-      store_later (self, self->unsaved);
-      return;
+      return FALSE;
     }
   forget_end (self, &undo);
   /* A call's side effects begin only once it is stored as proposed */
@@ -465,6 +428,18 @@ store_model_end (PrsRun *self)
     _prs_run_end_rest (self, &undo, TRUE, NULL);
   else
     advance (self);
+  return TRUE;
+}
+
+static void
+store_model_end (PrsRun *self)
+{
+  g_autoptr(GError) unsaved = NULL;
+
+  if (write_model_end (self, FALSE))
+    return;
+  unsaved = g_error_copy (self->unsaved);
+  store_later (self, unsaved);
 }
 
 /* What the model's answer (or its failure) makes of the run, written in
@@ -844,6 +819,16 @@ prs_run_cancel (PrsRun  *self,
 
   if (prs_run_is_finished (self))
     return TRUE;
+  /* The model's end kept (not stored yet, docs/storage.md): the Stop is
+   * stored in its place now, or refused as any Stop the database refuses
+   * (below) — the end then stays kept, to be stored as it was */
+  if (self->end_retry_id != 0 && (self->end_response != NULL || self->end_error != NULL))
+    {
+      if (write_model_end (self, TRUE))
+        return TRUE;
+      g_propagate_error (error, g_error_copy (self->unsaved));
+      return FALSE;
+    }
   self->cancel_requested = TRUE;
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);

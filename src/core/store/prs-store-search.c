@@ -21,13 +21,17 @@
 #define SNIPPET_TOKENS 16
 /* Words of a reply's snippet before its first match */
 #define SNIPPET_WORDS_BEFORE 5
-/* A reply longer than this is not read whole for its snippet: md4c parses
- * FTS5's snippet of it instead (a fragment's cut Markdown may show) */
+/* A reply longer than this is not read whole for its snippet: md4c reads
+ * a window of it around the first match instead (long_reply_window) */
 #define SNIPPET_MAX_MARKDOWN (64 * 1024)
+/* … the most of it that window takes on each side of the match, in bytes:
+ * more than a snippet's words ever need, and a bounded cost per hit */
+#define SNIPPET_WINDOW 4096
 /* How a reply's matches are marked while md4c reads it: U+E000, U+E001
- * (the query below names them in decimal) */
+ * (the query below names them in decimal), and the first's UTF-8 */
 #define MARKDOWN_MARK_START 0xE000
 #define MARKDOWN_MARK_END   0xE001
+#define MARKDOWN_MARK_START_UTF8 "\xee\x80\x80"
 /* The newest matches ranked (see collect_hits) */
 #define PRS_SEARCH_CANDIDATES 10000
 
@@ -233,9 +237,12 @@ read_hit (PrsStore     *self,
 }
 
 /* The words around the first match of @plain (one line, matches marked),
- * "…" where it was cut */
+ * "…" where it was cut, or where @plain itself was (@cut_before,
+ * @cut_after: a window of a longer text) */
 static char *
-cut_around_match (const char *plain)
+cut_around_match (const char *plain,
+                  gboolean    cut_before,
+                  gboolean    cut_after)
 {
   g_auto(GStrv) words = g_strsplit (plain, " ", -1);
   g_autoptr(GString) out = g_string_new (NULL);
@@ -247,11 +254,11 @@ cut_around_match (const char *plain)
     return NULL;
   start = first > SNIPPET_WORDS_BEFORE ? first - SNIPPET_WORDS_BEFORE : 0;
   end = MIN (n, start + SNIPPET_TOKENS);
-  if (start > 0)
+  if (start > 0 || cut_before)
     g_string_append (out, "…");
   for (guint i = start; i < end; i++)
     g_string_append_printf (out, "%s%s", i > start ? " " : "", words[i]);
-  if (end < n)
+  if (end < n || cut_after)
     g_string_append (out, "…");
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
@@ -276,26 +283,162 @@ swap_marks (const char *text)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* A reply's snippet as a reader sees its text: its Markdown read by md4c,
- * then cut around the first match. @highlighted is the whole text with its
- * matches marked by characters of the private use area, which Markdown
- * reads as letters (control characters would end a link's address and
- * leave the link unread); @snippet is FTS5's snippet. */
+/* The character of the fence @line (to @end) is — ``` or ~~~ after at
+ * most three spaces (CommonMark) — else 0; the same character closes the
+ * fenced code block it opens */
+static char
+fence_of (const char *line,
+          const char *end)
+{
+  guint indent = 0;
+
+  while (line < end && *line == ' ' && indent < 4)
+    line++, indent++;
+  if (indent < 4 && end - line >= 3 && (line[0] == '`' || line[0] == '~') && line[1] == line[0] &&
+      line[2] == line[0])
+    return line[0];
+  return 0;
+}
+
+static gboolean
+is_blank (const char *line,
+          const char *end)
+{
+  for (; line < end; line++)
+    if (*line != ' ' && *line != '\t' && *line != '\r')
+      return FALSE;
+  return TRUE;
+}
+
+/* @p moved back (@step -1) or on (+1) to the nearest white space within
+ * @min..@max, else to a character's start: a window's edge cuts between
+ * words where it can */
+static const char *
+word_edge (const char *p,
+           const char *min,
+           const char *max,
+           int         step)
+{
+  for (const char *q = p; q > min && q < max; q += step)
+    if (*q == ' ' || *q == '\n')
+      return q;
+  while (p > min && p < max && (*p & 0xC0) == 0x80)
+    p += step;
+  return p;
+}
+
+/* The part of a long reply (@text, @length bytes, its matches marked) its
+ * snippet reads with md4c, NULL when no match is marked: FTS5's own
+ * snippet is a window of tokens whose cut Markdown shows (a lone "**", a
+ * backtick, half a link), and reading the whole reply for every hit is
+ * what SNIPPET_MAX_MARKDOWN spares. The window starts where a block starts
+ * before the first match — a line after a blank one, outside a fenced
+ * code block, or the fence that holds the match, so that its code reads
+ * as code — and ends at the blank line (or the fence's end) after it,
+ * each at most SNIPPET_WINDOW away: past that, at the first line's start
+ * within it (or a word's edge in a line that long), where an emphasis or
+ * link open across the cut may still show. One pass over the lines before
+ * the match, no parse: the fences are all it needs to know. */
+static char *
+long_reply_window (const char *text,
+                   gsize       length,
+                   gboolean   *cut_before,
+                   gboolean   *cut_after)
+{
+  const char *end = text + length;
+  const char *mark = strstr (text, MARKDOWN_MARK_START_UTF8);
+  const char *block = text, *fence = NULL, *line = text, *near = NULL, *start, *stop;
+  char fence_char = 0;
+  gboolean after_blank = TRUE;
+  g_autoptr(GString) window = NULL;
+
+  if (mark == NULL)
+    return NULL;
+  for (const char *eol; (eol = memchr (line, '\n', mark - line)) != NULL; line = eol + 1)
+    {
+      char line_fence = fence_of (line, eol);
+
+      if (near == NULL && mark - line <= SNIPPET_WINDOW)
+        near = line;
+      if (fence != NULL)
+        {
+          fence = line_fence == fence_char ? NULL : fence;
+          after_blank = fence == NULL;
+        }
+      else if (line_fence != 0)
+        {
+          block = fence = line;
+          fence_char = line_fence;
+        }
+      else
+        {
+          if (after_blank && !is_blank (line, eol))
+            block = line;
+          after_blank = is_blank (line, eol);
+        }
+    }
+  /* @line: the match's own line */
+  start = fence != NULL ? fence : block;
+  if (mark - start > SNIPPET_WINDOW)
+    start = near != NULL ? near
+            : mark - line > SNIPPET_WINDOW ? word_edge (mark - SNIPPET_WINDOW, line, mark, 1) : line;
+
+  stop = mark;
+  for (const char *eol; stop < end && stop - mark <= SNIPPET_WINDOW; stop = eol + 1)
+    {
+      eol = memchr (stop, '\n', end - stop);
+      if (eol == NULL)
+        eol = end;
+      if (stop > mark && (fence != NULL ? fence_of (stop, eol) == fence_char : is_blank (stop, eol)))
+        {
+          stop = eol;
+          break;
+        }
+      if (eol == end)
+        {
+          stop = end;
+          break;
+        }
+    }
+  if (stop - mark > SNIPPET_WINDOW)
+    stop = word_edge (mark + SNIPPET_WINDOW, mark, end, -1);
+
+  *cut_before = start > text;
+  *cut_after = stop < end;
+  window = g_string_sized_new (stop - start + 8);
+  /* A fence far above the match still makes its lines code */
+  if (fence != NULL && start != fence)
+    g_string_append_len (window, fence, strchr (fence, '\n') + 1 - fence);
+  g_string_append_len (window, start, stop - start);
+  return g_string_free (g_steal_pointer (&window), FALSE);
+}
+
+/* A reply's snippet as a reader sees its text: its Markdown read by md4c
+ * (a long reply's window of it), then cut around the first match.
+ * @highlighted is the whole text with its matches marked by characters of
+ * the private use area, which Markdown reads as letters (control
+ * characters would end a link's address and leave the link unread);
+ * @snippet is FTS5's snippet. */
 static char *
 reply_snippet (const char *highlighted,
                const char *snippet)
 {
+  g_autofree char *window = NULL;
   g_autofree char *plain = NULL;
   g_autofree char *marked = NULL;
+  gsize length = highlighted != NULL ? strlen (highlighted) : 0;
+  gboolean cut_before = FALSE, cut_after = FALSE;
   char *cut;
 
-  if (highlighted != NULL && strlen (highlighted) <= SNIPPET_MAX_MARKDOWN)
+  if (length > SNIPPET_MAX_MARKDOWN)
+    window = long_reply_window (highlighted, length, &cut_before, &cut_after);
+  if (window != NULL || (highlighted != NULL && length <= SNIPPET_MAX_MARKDOWN))
     {
-      marked = prs_markdown_to_plain_text (highlighted, -1);
+      marked = prs_markdown_to_plain_text (window != NULL ? window : highlighted, -1);
       plain = swap_marks (marked);
       /* A match only in what a reader does not see (an image's text, raw
        * HTML) keeps FTS5's snippet, Markdown stripped */
-      if ((cut = cut_around_match (plain)) != NULL)
+      if ((cut = cut_around_match (plain, cut_before, cut_after)) != NULL)
         return cut;
     }
   return prs_markdown_to_plain_text (snippet, -1);

@@ -1082,10 +1082,16 @@ prs_store_collect_rows (PrsStore         *self,
 }
 
 char *
+prs_store_time_iso8601 (gint64 real_us)
+{
+  g_autoptr(GDateTime) at = g_date_time_new_from_unix_utc (real_us / G_USEC_PER_SEC);
+  g_autofree char *seconds = g_date_time_format (at, "%Y-%m-%dT%H:%M:%S");
+
+  return g_strdup_printf ("%s.%03dZ", seconds, (int) (real_us % G_USEC_PER_SEC / 1000));
+}
+
+char *
 prs_store_now_iso8601 (void)
 {
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-
-  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+  return prs_store_time_iso8601 (g_get_real_time ());
 }

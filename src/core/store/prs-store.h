@@ -102,6 +102,10 @@ void        prs_store_set_storage_full_handler (GMainContext *context,
                                                GObject      *data);
 void        prs_store_clear_storage_full_handler (GObject    *data);
 
+/* @real_us (g_get_real_time ()) as the store writes times: ISO 8601 UTC
+ * with milliseconds */
+char       *prs_store_time_iso8601            (gint64       real_us);
+
 /* Settings: small key → value strings (the n8n URL, …). Never secrets.
  * The keys: */
 /* The n8n instance's base URL, as prs_n8n_client_normalize_base_url writes it. */
