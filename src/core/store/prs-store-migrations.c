@@ -787,20 +787,20 @@ prs_store_migrate (PrsStore                    *self,
 /* ---- On a worker thread -------------------------------------------------- */
 
 /* Where the worker's reports go: the caller's context and function, shared
- * by the reports on their way (g_rc_box) */
+ * by the sources on their way (g_rc_box). One source at most is pending
+ * and gives the latest fraction when it runs, so a fast migration never
+ * floods the caller's loop (its frames wait behind sources of default
+ * priority). */
 typedef struct
 {
   GMainContext         *context;
   PrsStoreProgressFunc  func;
   gpointer              data;
   GDestroyNotify        notify;
+  GMutex                lock;
+  double                latest;   /* under lock */
+  gboolean              pending;  /* under lock: a source is on its way */
 } ProgressTarget;
-
-typedef struct
-{
-  ProgressTarget *target;
-  double          fraction;
-} ProgressReport;
 
 static void
 progress_target_clear (gpointer data)
@@ -810,6 +810,7 @@ progress_target_clear (gpointer data)
   if (target->notify != NULL)
     target->notify (target->data);
   g_main_context_unref (target->context);
+  g_mutex_clear (&target->lock);
 }
 
 static void
@@ -818,41 +819,44 @@ progress_target_release (gpointer data)
   g_rc_box_release_full (data, progress_target_clear);
 }
 
-static void
-progress_report_free (gpointer data)
-{
-  ProgressReport *report = data;
-
-  progress_target_release (report->target);
-  g_free (report);
-}
-
 static gboolean
 deliver_progress (gpointer data)
 {
-  ProgressReport *report = data;
+  ProgressTarget *target = data;
+  double fraction;
 
-  report->target->func (report->fraction, report->target->data);
+  g_mutex_lock (&target->lock);
+  fraction = target->latest;
+  target->pending = FALSE;
+  g_mutex_unlock (&target->lock);
+  target->func (fraction, target->data);
   return G_SOURCE_REMOVE;
 }
 
 /* On the worker. An idle source of the caller's context, not
  * g_main_context_invoke (): that runs the function on the worker itself
- * whenever it can acquire a context nobody iterates at that moment. */
+ * whenever it can acquire a context nobody iterates at that moment. Of
+ * default priority, as the task's end is: the last report comes first. */
 static void
 post_progress (double   fraction,
                gpointer user_data)
 {
   ProgressTarget *target = user_data;
-  ProgressReport *report = g_new (ProgressReport, 1);
-  g_autoptr(GSource) source = g_idle_source_new ();
+  g_autoptr(GSource) source = NULL;
 
-  report->target = g_rc_box_acquire (target);
-  report->fraction = fraction;
-  g_source_set_priority (source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (source, deliver_progress, report, progress_report_free);
-  g_source_set_static_name (source, "[prosponsive] migration progress");
-  g_source_attach (source, target->context);
+  g_mutex_lock (&target->lock);
+  target->latest = fraction;
+  if (!target->pending)
+    {
+      target->pending = TRUE;
+      source = g_idle_source_new ();
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, deliver_progress, g_rc_box_acquire (target), progress_target_release);
+      g_source_set_static_name (source, "[prosponsive] migration progress");
+    }
+  g_mutex_unlock (&target->lock);
+  if (source != NULL)
+    g_source_attach (source, target->context);
 }
 
 typedef struct
@@ -937,6 +941,7 @@ prs_store_migrate_async (const char            *data_dir,
       migrate->target->func = progress;
       migrate->target->data = progress_data;
       migrate->target->notify = progress_notify;
+      g_mutex_init (&migrate->target->lock);
     }
   g_task_set_task_data (task, migrate, migrate_data_free);
   g_task_run_in_thread (task, migrate_in_thread);
