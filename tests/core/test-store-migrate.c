@@ -3,9 +3,13 @@
  * (prs_store_migrate_async, docs/storage.md "Migrations"): its progress
  * reaches the caller's thread, only grows and ends at 1.0; the history is
  * intact after it; a cancelled one leaves the database as it was; an
- * up-to-date or new database opens at once without it. */
+ * up-to-date or new database opens at once without it. prosponsive-ctl
+ * says it updates the database; prosponsive --headless logs how far it
+ * has come and starts its API after (both from the build, beside). */
 #include "config.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <glib/gstdio.h>
 
@@ -258,6 +262,84 @@ test_new_and_current (Fixture       *fixture,
   g_assert_cmpuint (calls, >=, 2);
 }
 
+/* prosponsive-ctl opens the database per command: before a migration
+ * that takes a step it says so on standard error, once; not otherwise */
+static void
+test_ctl_says (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autofree char *ctl = g_test_build_filename (G_TEST_BUILT, "..", "src", "app", "prosponsive-ctl", NULL);
+
+  g_free (prs_test_sql_old_history (fixture->db_path, 13, "inbox", 100));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *out = NULL, *err = NULL;
+      const char *argv[] = { ctl, "--data-dir", fixture->dir, "conversation", "list", NULL };
+      int status = 0;
+
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      g_assert_nonnull (strstr (out, "inbox"));
+      /* The first time only: the database is up to date after it */
+      if (i == 0)
+        g_assert_cmpstr (err, ==, "Updating the database…\n");
+      else
+        g_assert_cmpstr (err, ==, "");
+    }
+  g_assert_cmpint (version_of (fixture), ==, prs_store_get_latest_version ());
+}
+
+/* prosponsive --headless: a line every tenth of the way, and the service
+ * (its API) only once the database is up to date */
+static void
+test_headless_logs (Fixture       *fixture,
+                    gconstpointer  user_data)
+{
+  g_autofree char *service = g_test_build_filename (G_TEST_BUILT, "..", "src", "app", "prosponsive-service",
+                                                    NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) lines = NULL;
+  g_autofree char *port = g_strdup_printf ("%u", prs_test_free_port ());
+  g_autoptr(GString) said = g_string_new (NULL);
+  int last_percent = 0;
+  guint progress_lines = 0;
+  gboolean running = FALSE;
+
+  g_free (prs_test_sql_old_history (fixture->db_path, 13, "inbox", HISTORY_MESSAGES));
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                              service, "--data-dir", fixture->dir, "--port", port, NULL);
+  g_assert_no_error (error);
+  lines = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  while (!running)
+    {
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (lines, NULL, NULL, &error);
+      int percent;
+
+      g_assert_no_error (error);
+      g_assert_nonnull (line);
+      g_string_append_printf (said, "%s\n", line);
+      if (sscanf (line, "Updating the database: %d %% done.", &percent) == 1)
+        {
+          g_assert_cmpint (percent, >, last_percent);
+          last_percent = percent;
+          progress_lines++;
+          /* Not serving yet */
+          g_assert_false (running);
+        }
+      running = g_str_has_prefix (line, "Prosponsive is running without a window");
+    }
+  g_assert_true (g_str_has_prefix (said->str, "Updating the database of an older version"));
+  g_assert_cmpint (last_percent, ==, 100);
+  g_assert_cmpuint (progress_lines, >=, 2);
+  g_assert_cmpint (version_of (fixture), ==, prs_store_get_latest_version ());
+  g_subprocess_send_signal (process, SIGTERM);
+  g_subprocess_wait (process, NULL, &error);
+  g_assert_no_error (error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -271,6 +353,8 @@ main (int   argc,
   ADD ("worker-cancelled", test_worker_cancelled);
   ADD ("worker-fails", test_worker_fails);
   ADD ("new-and-current", test_new_and_current);
+  ADD ("ctl-says", test_ctl_says);
+  ADD ("headless-logs", test_headless_logs);
 #undef ADD
 
   return g_test_run ();
