@@ -65,16 +65,6 @@ find_main_window (Run *run)
   return NULL;
 }
 
-static gboolean
-give_up (gpointer user_data)
-{
-  Run *run = user_data;
-
-  run->timed_out = TRUE;
-  g_application_quit (G_APPLICATION (run->app));
-  return G_SOURCE_REMOVE;
-}
-
 static void
 run_app (Run         *run,
          GSourceFunc  after_activate)
@@ -82,17 +72,10 @@ run_app (Run         *run,
   g_autofree char *port = g_strdup_printf ("%u", prs_test_free_port ());
   char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", run->dir, (char *) "--port", port, NULL };
   GThread *holder = run->hold_ms > 0 ? prs_test_sql_hold (run->db_path, run->hold_ms) : NULL;
-  guint timeout;
-
 
   run->app = prs_application_new ();
-  timeout = g_timeout_add_seconds (PRS_TEST_WAIT_SECONDS, give_up, run);
-  /* Before the migration's end (a source of default priority too, made
-   * later) */
-  g_idle_add_full (G_PRIORITY_DEFAULT, after_activate, run, NULL);
-  g_assert_cmpint (g_application_run (G_APPLICATION (run->app), G_N_ELEMENTS (argv) - 1, argv), ==, 0);
-  if (!run->timed_out)
-    g_source_remove (timeout);
+  /* after_activate runs before the migration's end */
+  run->timed_out = prs_test_run_app (G_APPLICATION (run->app), argv, after_activate, run);
   g_clear_handle_id (&run->poll_id, g_source_remove);
   if (holder != NULL)
     g_thread_join (holder);
