@@ -239,6 +239,7 @@ test_new_and_current (Fixture       *fixture,
   g_autoptr(PrsStore) store = NULL;
   g_autofree char *old_dir = g_build_filename (fixture->dir, "old", NULL);
   g_autofree char *old_path = g_build_filename (old_dir, "prosponsive.db", NULL);
+  g_autofree char *new_dir = g_build_filename (fixture->dir, "new", NULL);
   gboolean outdated = TRUE;
   guint calls = 0;
 
@@ -247,6 +248,14 @@ test_new_and_current (Fixture       *fixture,
   g_assert_nonnull (store);
   g_assert_false (outdated);
   g_assert_cmpint (prs_store_get_schema_version (store), ==, prs_store_get_latest_version ());
+  g_clear_object (&store);
+
+  /* Made new with someone listening: still not a word */
+  g_assert_cmpint (g_mkdir (new_dir, 0700), ==, 0);
+  store = prs_store_new_with_progress (new_dir, count_call, &calls, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, prs_store_get_latest_version ());
+  g_assert_cmpuint (calls, ==, 0);
   g_clear_object (&store);
 
   store = prs_store_new_with_progress (fixture->dir, count_call, &calls, &error);

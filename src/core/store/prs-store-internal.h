@@ -165,7 +165,7 @@ typedef struct
 
 /* Brings a database at @version up to @target_version, one numbered
  * migration at a time (prs-store-migrations.c), telling @watch (may be
- * NULL) how far it has come. */
+ * NULL) how far it has come unless the database is new (@version 0). */
 gboolean      prs_store_migrate           (PrsStore                    *self,
                                            int                          version,
                                            int                          target_version,

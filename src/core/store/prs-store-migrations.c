@@ -745,7 +745,8 @@ prs_store_migrate (PrsStore                    *self,
   Progress progress = { watch, 0, 0, 0, 0, 0, -1.0 };
   gboolean ok = TRUE;
 
-  for (guint i = 0; watch != NULL && i < G_N_ELEMENTS (migrations); i++)
+  /* A new database (version 0) holds nothing to copy: made without a word */
+  for (guint i = 0; watch != NULL && version > 0 && i < G_N_ELEMENTS (migrations); i++)
     if (is_pending (&migrations[i], version, target_version))
       {
         weights[i] = 1 + count_rows (self, migrations[i].rows_sql);

@@ -31,8 +31,9 @@ PrsStore   *prs_store_new                     (const char  *data_dir,
 typedef void (*PrsStoreProgressFunc) (double   fraction,
                                       gpointer user_data);
 /* prs_store_new (), telling @progress how far a migration has come, on
- * this thread; it is called only when a step runs (prosponsive-ctl says
- * that it updates the database). */
+ * this thread; it is called only when a database an older version wrote
+ * is migrated, not for a new one (prosponsive-ctl says that it updates
+ * the database). */
 PrsStore   *prs_store_new_with_progress       (const char            *data_dir,
                                                PrsStoreProgressFunc   progress,
                                                gpointer               user_data,
