@@ -388,6 +388,7 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(GError) error = NULL;
+  gboolean outdated = FALSE;
   g_autoptr(PrsService) service = NULL;
   PrsWindow *window;
   const char *mode;
@@ -406,9 +407,11 @@ main (int   argc,
   adw_init ();
 
   service = prs_service_new (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
-  /* as the app starts its window's service */
+  /* as the app starts its window's service: the database's version read
+   * first (an up-to-date one is not migrated on a worker) */
   prs_service_set_windowed (service, TRUE);
-  if (!prs_service_start (service, &error))
+  if (!prs_service_open (service, &outdated, &error) ||
+      !prs_service_start (service, &error))
     {
       g_printerr ("bench-ui: %s\n", error->message);
       return 1;

@@ -11,6 +11,7 @@
 #include "prs-application.h"
 #include "prs-first-run.h"
 #include "prs-frame-trace.h"
+#include "prs-migration-window.h"
 #include "prs-window.h"
 
 struct _PrsApplication
@@ -24,6 +25,11 @@ struct _PrsApplication
   gboolean        held;          /* keep-running-in-background */
   gboolean        keyring_held;  /* until the first frame is drawn */
   guint           keyring_release_id;
+  /* An older version's database, migrated before the service starts
+   * (docs/storage.md "Migrations"): the window saying so, and the
+   * migration's while it runs */
+  PrsMigrationWindow *migration_window;
+  GCancellable   *migrating;
 };
 
 /* Nothing reaches the keyring before the first frame: a keyring that must
@@ -248,11 +254,98 @@ release_keyring_after_paint (PrsApplication *self,
   gtk_widget_queue_draw (GTK_WIDGET (window));
 }
 
+/* The service's start failed: said in a dialog on activation */
+static void
+keep_start_error (PrsApplication *self,
+                  GError         *error)
+{
+  g_printerr ("prosponsive: %s\n", error->message);
+  self->exit_status = EXIT_FAILURE;
+  self->start_error = error;
+  g_clear_object (&self->service);
+}
+
+/* On an up-to-date database: at once in startup, as before any migration
+ * existed; after one, when it is done */
+static gboolean
+start_service (PrsApplication *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!prs_service_start (self->service, &error))
+    {
+      keep_start_error (self, g_steal_pointer (&error));
+      return FALSE;
+    }
+
+  g_signal_connect_object (prs_service_get_settings (self->service), "changed::keep-running-in-background",
+                           G_CALLBACK (on_keep_running_changed), self, 0);
+  g_signal_connect_object (self->service, "approval-needed",
+                           G_CALLBACK (on_approval_needed), self, 0);
+  update_hold (self);
+  if (self->held)
+    request_background (self);
+  return TRUE;
+}
+
+static void
+on_migration_progress (double   fraction,
+                       gpointer user_data)
+{
+  PrsApplication *self = user_data;
+
+  if (self->migration_window != NULL)
+    prs_migration_window_set_fraction (self->migration_window, fraction);
+}
+
+static void present_main_window (PrsApplication *self);
+static void show_start_error    (PrsApplication *self);
+
+static void
+on_migrated (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(PrsApplication) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean done = prs_store_migrate_finish (result, &error);
+  GtkWindow *page = GTK_WINDOW (self->migration_window);
+
+  g_clear_object (&self->migrating);
+  g_application_release (G_APPLICATION (self));
+  /* Quit during the migration: its running step was undone */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_application_quit (G_APPLICATION (self));
+      return;
+    }
+  if (!done)
+    {
+      /* Said on the page, which stays until Quit */
+      g_printerr ("prosponsive: %s\n", error->message);
+      self->exit_status = EXIT_FAILURE;
+      if (self->migration_window != NULL)
+        prs_migration_window_show_error (self->migration_window, error);
+      g_clear_object (&self->service);
+      return;
+    }
+
+  /* The normal window replaces the page, or the dialog saying why the
+   * service did not start does */
+  if (start_service (self))
+    present_main_window (self);
+  else
+    show_start_error (self);
+  if (page != NULL)
+    gtk_window_destroy (page);
+}
+
 static void
 prs_application_startup (GApplication *app)
 {
   PrsApplication *self = PRS_APPLICATION (app);
   g_autoptr(GError) error = NULL;
+  gboolean outdated = FALSE;
 
   G_APPLICATION_CLASS (prs_application_parent_class)->startup (app);
 
@@ -268,23 +361,25 @@ prs_application_startup (GApplication *app)
    * Preferences says so (and where to change the port) */
   prs_service_set_api_optional (self->service, TRUE);
   prs_service_set_windowed (self->service, TRUE);
-  if (!prs_service_start (self->service, &error))
+  if (!prs_service_open (self->service, &outdated, &error))
     {
-      g_printerr ("prosponsive: %s\n", error->message);
-      self->exit_status = EXIT_FAILURE;
-      self->start_error = g_steal_pointer (&error);
-      g_clear_object (&self->service);
+      keep_start_error (self, g_steal_pointer (&error));
+      return;
+    }
+  if (!outdated)
+    {
+      start_service (self);
       return;
     }
 
-  g_signal_connect_object (prs_service_get_settings (self->service), "changed::keep-running-in-background",
-                           G_CALLBACK (on_keep_running_changed), self, 0);
-  g_signal_connect_object (self->service, "approval-needed",
-                           G_CALLBACK (on_approval_needed), self, 0);
-  update_hold (self);
-  if (self->held)
-    request_background (self);
-
+  /* A database an older version wrote: migrated on a worker while the
+   * window shows how far it has come (activate presents it); the service
+   * starts once it is done */
+  self->migrating = g_cancellable_new ();
+  g_application_hold (app);
+  prs_store_migrate_async (prs_service_get_data_dir (self->service),
+                           on_migration_progress, g_object_ref (self), g_object_unref,
+                           self->migrating, on_migrated, g_object_ref (self));
 }
 
 /* Started from the desktop, stderr is seen by nobody: say why in a window
@@ -305,10 +400,35 @@ show_start_error (PrsApplication *self)
 }
 
 static void
+present_main_window (PrsApplication *self)
+{
+  GtkWindow *window = GTK_WINDOW (prs_window_new (self, self->service));
+
+  prs_frame_trace_begin (GTK_WIDGET (window), "window-first-frame");
+  gtk_window_present (window);
+  release_keyring_after_paint (self, window);
+  /* Nothing set up yet: the guided setup, over the window. */
+  if (prs_first_run_is_needed (self->service))
+    gtk_window_present (GTK_WINDOW (prs_first_run_new (window, self->service)));
+}
+
+static void
 prs_application_activate (GApplication *app)
 {
   PrsApplication *self = PRS_APPLICATION (app);
   GtkWindow *window;
+
+  if (self->migrating != NULL || self->migration_window != NULL)
+    {
+      if (self->migration_window == NULL)
+        {
+          self->migration_window = prs_migration_window_new (GTK_APPLICATION (self),
+                                                             prs_service_get_settings (self->service));
+          g_object_add_weak_pointer (G_OBJECT (self->migration_window), (gpointer *) &self->migration_window);
+        }
+      gtk_window_present (GTK_WINDOW (self->migration_window));
+      return;
+    }
 
   if (self->service == NULL)
     {
@@ -326,13 +446,7 @@ prs_application_activate (GApplication *app)
   window = gtk_application_get_active_window (GTK_APPLICATION (app));
   if (window == NULL)
     {
-      window = GTK_WINDOW (prs_window_new (self, self->service));
-      prs_frame_trace_begin (GTK_WIDGET (window), "window-first-frame");
-      gtk_window_present (window);
-      release_keyring_after_paint (self, window);
-      /* Nothing set up yet: the guided setup, over the window. */
-      if (prs_first_run_is_needed (self->service))
-        gtk_window_present (GTK_WINDOW (prs_first_run_new (window, self->service)));
+      present_main_window (self);
       return;
     }
 
@@ -345,6 +459,9 @@ prs_application_shutdown (GApplication *app)
   PrsApplication *self = PRS_APPLICATION (app);
 
   release_keyring (self);
+  /* The worker stops within its step, which is undone */
+  if (self->migrating != NULL)
+    g_cancellable_cancel (self->migrating);
   if (self->service != NULL)
     prs_service_stop (self->service);
 
@@ -356,7 +473,13 @@ quit_activated (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  PrsApplication *self = user_data;
+
+  /* A migration stops first (its running step undone): on_migrated quits */
+  if (self->migrating != NULL)
+    g_cancellable_cancel (self->migrating);
+  else
+    g_application_quit (G_APPLICATION (self));
 }
 
 static void
@@ -396,6 +519,7 @@ prs_application_finalize (GObject *object)
   PrsApplication *self = PRS_APPLICATION (object);
 
   g_clear_object (&self->service);
+  g_clear_object (&self->migrating);
   g_clear_error (&self->start_error);
   prs_app_options_clear (&self->options);
 

@@ -30,7 +30,7 @@ open_servers (PrsCtl         *ctl,
 {
   g_autoptr(PrsSecrets) secrets = NULL;
 
-  *out_store = prs_store_new (ctl->data_dir, error);
+  *out_store = prs_ctl_open_store (ctl, error);
   if (*out_store == NULL)
     return FALSE;
   secrets = prs_secrets_new (ctl->data_dir);
@@ -225,7 +225,7 @@ mcp_list (PrsCtl   *ctl,
           gboolean  json)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) store = prs_store_new (ctl->data_dir, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
   g_autoptr(GPtrArray) rows = store != NULL ? prs_store_list_mcp_servers (store, &error) : NULL;
   g_autoptr(JsonArray) array = json_array_new ();
 

@@ -345,7 +345,7 @@ run_setup (PrsCtl          *ctl,
   gboolean ok;
 
   if (!prs_paths_ensure_data_dir (ctl->data_dir, &error) ||
-      (store = prs_store_new (ctl->data_dir, &error)) == NULL)
+      (store = prs_ctl_open_store (ctl, &error)) == NULL)
     return prs_ctl_fail (error);
   if (args->agent_id != NULL && (agent = prs_store_lookup_agent (store, args->agent_id, &error)) == NULL)
     {
@@ -472,7 +472,7 @@ prs_ctl_cmd_n8n_setup (PrsCtl  *ctl,
 void
 prs_ctl_n8n_note_rotation (PrsCtl *ctl)
 {
-  g_autoptr(PrsStore) store = prs_store_new (ctl->data_dir, NULL);
+  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, NULL);
   g_autofree char *id = store != NULL ? prs_store_dup_setting (store, PRS_SETTING_N8N_CREDENTIAL_ID) : NULL;
 
   if (id != NULL && id[0] != '\0')

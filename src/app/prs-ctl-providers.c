@@ -23,7 +23,7 @@ open_providers (PrsCtl         *ctl,
 {
   g_autoptr(PrsSecrets) secrets = NULL;
 
-  *out_store = prs_store_new (ctl->data_dir, error);
+  *out_store = prs_ctl_open_store (ctl, error);
   if (*out_store == NULL)
     return FALSE;
   secrets = prs_secrets_new (ctl->data_dir);

@@ -36,7 +36,7 @@ rule_add (PrsCtl         *ctl,
   if (g_strcmp0 (action, "approve") != 0 && g_strcmp0 (action, "deny") != 0)
     return prs_ctl_usage_error (context, _("--action is approve or deny."));
 
-  store = prs_store_new (ctl->data_dir, &error);
+  store = prs_ctl_open_store (ctl, &error);
   if (store == NULL || !prs_store_add_approval_rule (store, tool, agent, conversation, action, &id, &error))
     return prs_ctl_fail (error);
   id_text = g_strdup_printf ("%" G_GINT64_FORMAT, id);
@@ -51,7 +51,7 @@ rule_list (PrsCtl   *ctl,
            gboolean  json)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) store = prs_store_new (ctl->data_dir, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
   g_autoptr(JsonArray) rules = NULL;
 
   if (store != NULL)
@@ -96,7 +96,7 @@ rule_remove (PrsCtl         *ctl,
   if (!g_ascii_string_to_unsigned (id_text, 10, 1, G_MAXINT64, &id, NULL))
     return prs_ctl_usage_error (context, _("A rule is removed by its number (see “rule list”)."));
 
-  store = prs_store_new (ctl->data_dir, &error);
+  store = prs_ctl_open_store (ctl, &error);
   if (store == NULL || !prs_store_remove_approval_rule (store, (gint64) id, &error))
     return prs_ctl_fail (error);
   g_print (_("Rule %s removed\n"), id_text);

@@ -182,7 +182,7 @@ schedule_add (PrsCtl        *ctl,
   row->enabled = TRUE;
   row->missed = g_strdup (options->missed != NULL ? options->missed : PRS_SCHEDULE_MISSED_RUN);
 
-  if ((store = prs_store_new (ctl->data_dir, &error)) == NULL)
+  if ((store = prs_ctl_open_store (ctl, &error)) == NULL)
     return prs_ctl_fail (error);
   if (!prs_schedule_prepare (row, NULL, store, prs_clock_get_now_seconds (clock), &error))
     return fail_input (error);
@@ -271,7 +271,7 @@ schedule_list (PrsCtl   *ctl,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsClock) clock = prs_clock_new_from_environment ();
-  g_autoptr(PrsStore) store = prs_store_new (ctl->data_dir, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
   g_autoptr(GPtrArray) rows = NULL;
   GTimeZone *tz = prs_clock_get_timezone (clock);
 
@@ -386,7 +386,7 @@ schedule_one (PrsCtl     *ctl,
               const char *name)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) store = prs_store_new (ctl->data_dir, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
   g_autoptr(PrsScheduleRow) row = NULL;
 
   if (store == NULL || (row = find (store, name, &error)) == NULL)

@@ -109,11 +109,25 @@ prs_ctl_read_input (const char  *path,
   return TRUE;
 }
 
-static PrsStore *
-open_store (Ctl     *ctl,
-            GError **error)
+static void
+say_updating (double   fraction,
+              gpointer user_data)
 {
-  return prs_store_new (ctl->data_dir, error);
+  gboolean *said = user_data;
+
+  if (*said)
+    return;
+  *said = TRUE;
+  g_printerr ("%s\n", _("Updating the database…"));
+}
+
+PrsStore *
+prs_ctl_open_store (PrsCtl  *ctl,
+                    GError **error)
+{
+  gboolean said = FALSE;
+
+  return prs_store_new_with_progress (ctl->data_dir, say_updating, &said, error);
 }
 
 /* ---------------------------------------------------------------- check-workflow */
@@ -329,7 +343,7 @@ cmd_n8n_webhook_auth (Ctl   *ctl,
       return EXIT_USAGE;
     }
 
-  if ((store = open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
       !prs_store_set_setting (store, PRS_SETTING_WEBHOOK_AUTH_HEADER, header, &error))
     return prs_ctl_fail (error);
 
@@ -396,7 +410,7 @@ cmd_n8n (Ctl   *ctl,
       return EXIT_USAGE;
     }
 
-  if ((store = open_store (ctl, &error)) == NULL)
+  if ((store = prs_ctl_open_store (ctl, &error)) == NULL)
     return prs_ctl_fail (error);
 
   if (url != NULL && !prs_store_set_setting (store, PRS_SETTING_N8N_URL, url, &error))
@@ -500,7 +514,7 @@ cmd_discover (Ctl   *ctl,
   if (argc != 1)
     return prs_ctl_usage_error (context, _("discover takes no arguments."));
 
-  if ((store = open_store (ctl, &error)) == NULL)
+  if ((store = prs_ctl_open_store (ctl, &error)) == NULL)
     return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
@@ -550,7 +564,7 @@ cmd_tools (Ctl   *ctl,
 
   /* The MCP servers' as each listed them last (docs/mcp.md), of the
    * servers switched on: the tools agents can use */
-  if ((store = open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL ||
       (mcp = prs_mcp_catalog_list (store, TRUE, &error)) == NULL)
     return prs_ctl_fail (error);
@@ -607,7 +621,7 @@ cmd_backup (Ctl   *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("backup takes exactly one file."));
 
-  if ((store = open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
       !prs_store_backup (store, argv[1], &error))
     return prs_ctl_fail (error);
 

@@ -6,6 +6,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "prs-store.h"
+
 G_BEGIN_DECLS
 
 #define PRS_CTL_EXIT_NEGATIVE 1
@@ -19,6 +21,12 @@ typedef struct
   char *data_dir;   /* resolved, absolute */
 } PrsCtl;
 
+/* The database, for a command that reads or writes it: a database an
+ * older version wrote is migrated first, and standard error says so
+ * before the first step (it may take a while: docs/storage.md
+ * "Migrations"). */
+PrsStore *prs_ctl_open_store (PrsCtl  *ctl,
+                              GError **error);
 /* Prints @node as pretty JSON on standard output. */
 void prs_ctl_print_json  (JsonNode       *node);
 /* The exit status for a failed operation: PRS_CTL_EXIT_BUSY when the

@@ -19,9 +19,12 @@
 
 typedef struct
 {
+  GApplication  *app;
   PrsAppOptions  options;
   PrsService    *service;
   int            exit_status;
+  GCancellable  *migrating;     /* while an older database is migrated */
+  int            logged_tenths; /* of the migration, said so far */
 } Headless;
 
 static int
@@ -32,11 +35,79 @@ headless_handle_local_options (GApplication *app,
   return prs_app_options_read (app, options, &headless->options);
 }
 
+static void
+headless_fail (Headless     *headless,
+               const GError *error)
+{
+  g_printerr ("prosponsive: %s\n", error->message);
+  headless->exit_status = EXIT_FAILURE;
+  g_clear_object (&headless->service);
+}
+
+/* SIGTERM and SIGINT end it cleanly (connections closed, the store's last
+ * transaction done); during a migration, once its running step is undone */
 static gboolean
 on_terminate (gpointer user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  Headless *headless = user_data;
+
+  if (headless->migrating != NULL)
+    g_cancellable_cancel (headless->migrating);
+  else
+    g_application_quit (headless->app);
   return G_SOURCE_CONTINUE;
+}
+
+/* The service starts, the API with it: only on an up-to-date database */
+static gboolean
+headless_serve (Headless *headless)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!prs_service_start (headless->service, &error))
+    {
+      headless_fail (headless, error);
+      return FALSE;
+    }
+  g_print (_("Prosponsive is running without a window (data folder %s, port %u).\n"),
+           prs_service_get_data_dir (headless->service), prs_service_get_port (headless->service));
+  return TRUE;
+}
+
+/* A line every tenth of the way: a log, not a progress bar */
+static void
+on_migration_progress (double   fraction,
+                       gpointer user_data)
+{
+  Headless *headless = user_data;
+  int tenths = (int) (fraction * 10);
+
+  if (tenths <= headless->logged_tenths)
+    return;
+  headless->logged_tenths = tenths;
+  /* Translators: %d is a percentage; %% is the sign */
+  g_print (_("Updating the database: %d %% done.\n"), tenths * 10);
+}
+
+static void
+on_migrated (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Headless *headless = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_object (&headless->migrating);
+  if (!prs_store_migrate_finish (result, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_print (_("Stopped before the database was updated; it is as it was before the last step.\n"));
+      else
+        headless_fail (headless, error);
+      g_application_quit (headless->app);
+    }
+  else if (!headless_serve (headless))
+    g_application_quit (headless->app);
 }
 
 static void
@@ -44,23 +115,32 @@ headless_startup (GApplication *app,
                   Headless     *headless)
 {
   g_autoptr(GError) error = NULL;
+  gboolean outdated = FALSE;
 
   headless->service = prs_service_new (headless->options.data_dir, headless->options.port);
-  if (!prs_service_start (headless->service, &error))
+  if (!prs_service_open (headless->service, &outdated, &error))
     {
-      g_printerr ("prosponsive: %s\n", error->message);
-      headless->exit_status = EXIT_FAILURE;
-      g_clear_object (&headless->service);
+      headless_fail (headless, error);
       return;
     }
 
-  /* No window will ever hold the application. SIGTERM and SIGINT end it
-   * cleanly (connections closed, the store's last transaction done). */
+  /* No window will ever hold the application */
   g_application_hold (app);
-  g_unix_signal_add (SIGTERM, on_terminate, app);
-  g_unix_signal_add (SIGINT, on_terminate, app);
-  g_print (_("Prosponsive is running without a window (data folder %s, port %u).\n"),
-           prs_service_get_data_dir (headless->service), prs_service_get_port (headless->service));
+  g_unix_signal_add (SIGTERM, on_terminate, headless);
+  g_unix_signal_add (SIGINT, on_terminate, headless);
+
+  /* An older version's database is migrated on a worker before the
+   * service (and its API) starts, saying how far it has come
+   * (docs/storage.md "Migrations") */
+  if (outdated)
+    {
+      g_print (_("Updating the database of an older version of Prosponsive; the API answers once it is done.\n"));
+      headless->migrating = g_cancellable_new ();
+      prs_store_migrate_async (prs_service_get_data_dir (headless->service), on_migration_progress, headless,
+                               NULL, headless->migrating, on_migrated, headless);
+      return;
+    }
+  headless_serve (headless);
 }
 
 static void
@@ -116,6 +196,7 @@ main (int   argc,
   g_set_prgname ("prosponsive");
 
   app = g_application_new (APP_ID, G_APPLICATION_DEFAULT_FLAGS);
+  headless.app = app;
   prs_app_options_add (app);
   g_signal_connect (app, "handle-local-options", G_CALLBACK (headless_handle_local_options), &headless);
   g_signal_connect (app, "startup", G_CALLBACK (headless_startup), &headless);
@@ -125,6 +206,7 @@ main (int   argc,
   status = g_application_run (app, argc, argv);
 
   g_clear_object (&headless.service);
+  g_clear_object (&headless.migrating);
   prs_app_options_clear (&headless.options);
 
   return status != 0 ? status : headless.exit_status;

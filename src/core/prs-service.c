@@ -586,10 +586,12 @@ prs_service_get_api_error (PrsService *self)
 }
 
 gboolean
-prs_service_start (PrsService  *self,
-                   GError     **error)
+prs_service_open (PrsService  *self,
+                  gboolean    *out_outdated,
+                  GError     **error)
 {
   g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+  g_return_val_if_fail (self->lock_fd < 0, FALSE);
   PRS_ASSERT_MAIN_THREAD ();
 
   if (!prs_paths_ensure_data_dir (self->data_dir, error) ||
@@ -598,8 +600,24 @@ prs_service_start (PrsService  *self,
 
   prs_store_set_storage_full_handler (g_main_context_get_thread_default (),
                                       on_storage_full_changed, G_OBJECT (self));
-  self->store = prs_store_new (self->data_dir, error);
-  if (self->store == NULL)
+  if (out_outdated == NULL)
+    self->store = prs_store_new (self->data_dir, error);
+  else
+    self->store = prs_store_new_unless_outdated (self->data_dir, out_outdated, error);
+  return self->store != NULL || (out_outdated != NULL && *out_outdated);
+}
+
+gboolean
+prs_service_start (PrsService  *self,
+                   GError     **error)
+{
+  g_return_val_if_fail (PRS_IS_SERVICE (self), FALSE);
+  PRS_ASSERT_MAIN_THREAD ();
+
+  if (self->lock_fd < 0 && !prs_service_open (self, NULL, error))
+    return FALSE;
+  /* Opened outdated, then migrated on a worker (docs/storage.md "Migrations") */
+  if (self->store == NULL && (self->store = prs_store_new (self->data_dir, error)) == NULL)
     return FALSE;
 
   self->secrets = prs_secrets_new (self->data_dir);

@@ -41,7 +41,17 @@ const GError *prs_service_get_api_error  (PrsService *self);
 /* A window paints on the main thread: the API thread's wake-ups no longer
  * preempt it (prs_api_server_give_way ()). */
 void        prs_service_give_way_to_window (PrsService *self);
-/* Opens the store, then starts discovery's schedule and the API server. */
+/* Before start, once: takes the data folder (its lock: one instance) and
+ * opens its database. With @out_outdated, a database an older version
+ * wrote is left closed and untouched (*@out_outdated TRUE): the caller
+ * migrates it with prs_store_migrate_async (), showing how far it has
+ * come, before start; without, it is migrated here (docs/storage.md
+ * "Migrations"). */
+gboolean    prs_service_open         (PrsService  *self,
+                                      gboolean    *out_outdated,
+                                      GError     **error);
+/* Opens the store (prs_service_open () unless called), then starts
+ * discovery's schedule and the API server. */
 gboolean    prs_service_start        (PrsService  *self,
                                       GError     **error);
 void        prs_service_stop         (PrsService  *self);

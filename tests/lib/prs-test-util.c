@@ -422,6 +422,42 @@ prs_test_sql_conversation (const char *db_path,
 }
 
 char *
+prs_test_sql_old_history (const char *db_path,
+                          int         version,
+                          const char *slug,
+                          guint       n)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = prs_store_new_at_version (db_path, version, &error);
+  g_autofree char *sql = NULL;
+  char *id;
+  sqlite3 *db;
+
+  g_assert_no_error (error);
+  g_clear_object (&store);
+  id = prs_test_sql_conversation (db_path, slug);
+  sql = g_strdup_printf (
+    "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %u)"
+    " INSERT INTO messages (id, conversation_id, seq, kind, content, created_at)"
+    " SELECT 'm' || i, '%s', i, CASE i %% 2 WHEN 1 THEN 'user' ELSE 'assistant' END,"
+    "  'Message ' || i || ': the hangar door report for flight ' || (i * 7919 %% 10007) ||"
+    "  ' lists the parts checked, the crew on duty and what the next shift should look at first.'"
+    "  || ' Inspection ' || hex (randomblob (8)) || ' passed; torque values within limits, seals'"
+    "  || ' replaced on the left gear, the logbook signed and the spare wheel returned to stores.',"
+    "  strftime ('%%Y-%%m-%%dT%%H:%%M:%%fZ', '2026-01-01', '+' || i || ' seconds')"
+    " FROM n;"
+    "UPDATE conversations SET message_count = %u WHERE id = '%s';",
+    n, id, n, id);
+  db = sql_open (db_path);
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN", NULL, NULL, NULL), ==, SQLITE_OK);
+  if (sqlite3_exec (db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    g_error ("Could not seed the history: %s", sqlite3_errmsg (db));
+  g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  return id;
+}
+
+char *
 prs_test_sql_message (const char             *db_path,
                       const PrsMessageInsert *message,
                       gint64                  seq)

@@ -138,6 +138,15 @@ char        *prs_test_sql_conversation     (const char *db_path,
 char        *prs_test_sql_message          (const char *db_path,
                                             const PrsMessageInsert *message,
                                             gint64      seq);
+/* A database at @db_path at schema @version (13 or earlier, from 9 on)
+ * with @n messages of a few hundred bytes in conversation @slug,
+ * alternating user and assistant, written in one transaction and indexed
+ * for search by that version's triggers: what a migration of a large
+ * history copies. Returns the conversation's id. */
+char        *prs_test_sql_old_history      (const char *db_path,
+                                            int         version,
+                                            const char *slug,
+                                            guint       n);
 /* The first column of the first row of @sql, or NULL. */
 char        *prs_test_sql_query            (const char *db_path,
                                             const char *sql);

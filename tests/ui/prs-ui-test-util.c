@@ -314,6 +314,38 @@ prs_test_press_keys (GtkWidget  *widget,
   settle (widget, x);
 }
 
+typedef struct
+{
+  GApplication *app;
+  gboolean      timed_out;
+} AppRun;
+
+static gboolean
+give_up_app (gpointer data)
+{
+  AppRun *run = data;
+
+  run->timed_out = TRUE;
+  g_application_quit (run->app);
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+prs_test_run_app (GApplication *app,
+                  char        **argv,
+                  GSourceFunc   after_activate,
+                  gpointer      data)
+{
+  AppRun run = { app, FALSE };
+  guint timeout = g_timeout_add_seconds (PRS_TEST_WAIT_SECONDS, give_up_app, &run);
+
+  g_idle_add_full (G_PRIORITY_DEFAULT, after_activate, data, NULL);
+  g_assert_cmpint (g_application_run (app, (int) g_strv_length (argv), argv), ==, 0);
+  if (!run.timed_out)
+    g_source_remove (timeout);
+  return run.timed_out;
+}
+
 void
 prs_test_screenshot (GtkWidget  *window,
                      const char *name)

@@ -63,6 +63,16 @@ void       prs_test_screenshot     (GtkWidget   *window,
  * (gtk_widget_activate () on a button clicks 250 ms later). */
 void       prs_test_click          (GtkWidget   *button);
 
+/* Runs @app (a PrsApplication: these tests compile its sources in) with
+ * the NULL-terminated @argv, which must succeed. @after_activate runs with
+ * @data once it is activated (a source of default priority, before any the
+ * application makes after); the run is ended after PRS_TEST_WAIT_SECONDS.
+ * TRUE when it had to be ended so. */
+gboolean   prs_test_run_app        (GApplication *app,
+                                    char        **argv,
+                                    GSourceFunc   after_activate,
+                                    gpointer      data);
+
 /* The screenshot programs' start: GTK and libadwaita in the environment's
  * language (the build's catalogues with PRS_TEST_LOCALEDIR=BUILD/po), dark
  * when @dark, the application's stylesheet and icons, a started service on

@@ -29,7 +29,6 @@ typedef struct
   char            *call_status;
   char            *answer;
   guint            inference_status;
-  gboolean         timed_out;
 } Run;
 
 /* The data folder the application opens: the tool, an agent allowed it,
@@ -132,22 +131,11 @@ drive (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean
-give_up (gpointer data)
-{
-  Run *run = data;
-
-  run->timed_out = TRUE;
-  g_application_quit (G_APPLICATION (run->app));
-  return G_SOURCE_REMOVE;
-}
-
 static void
 test_notification_approve (void)
 {
   Run run = { 0 };
   g_autofree char *port = NULL;
-  guint timeout;
 
   prepare (&run);
   run.port = prs_test_free_port ();
@@ -156,12 +144,8 @@ test_notification_approve (void)
     char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", run.dir, (char *) "--port", port, NULL };
 
     run.app = prs_application_new ();
-    timeout = g_timeout_add_seconds (60, give_up, &run);
-    g_idle_add (drive, &run);
-    g_assert_cmpint (g_application_run (G_APPLICATION (run.app), G_N_ELEMENTS (argv) - 1, argv), ==, 0);
+    g_assert_false (prs_test_run_app (G_APPLICATION (run.app), argv, drive, &run));
   }
-  g_assert_false (run.timed_out);
-  g_source_remove (timeout);
   g_clear_object (&run.app);
 
   g_assert_cmpuint (run.inference_status, ==, 200);

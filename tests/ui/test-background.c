@@ -90,24 +90,12 @@ close_only (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean
-give_up (gpointer user_data)
-{
-  Run *run = user_data;
-
-  run->timed_out = TRUE;
-  g_application_quit (G_APPLICATION (run->app));
-  return G_SOURCE_REMOVE;
-}
-
 static void
 run_app_in (Run         *run,
             const char  *dir,
             GSourceFunc  after_activate)
 {
   g_autofree char *port = NULL;
-  guint timeout;
-  int status;
 
   run->port = prs_test_free_port ();
   port = g_strdup_printf ("%u", run->port);
@@ -115,13 +103,8 @@ run_app_in (Run         *run,
     char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", (char *) dir, (char *) "--port", port, NULL };
 
     run->app = prs_application_new ();
-    timeout = g_timeout_add_seconds (30, give_up, run);
-    g_idle_add (after_activate, run);
-    status = g_application_run (G_APPLICATION (run->app), G_N_ELEMENTS (argv) - 1, argv);
+    run->timed_out = prs_test_run_app (G_APPLICATION (run->app), argv, after_activate, run);
   }
-  g_assert_cmpint (status, ==, 0);
-  if (!run->timed_out)
-    g_source_remove (timeout);
   run->exit_status = prs_application_get_exit_status (run->app);
   g_clear_object (&run->app);
 }

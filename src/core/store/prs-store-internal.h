@@ -153,12 +153,31 @@ gboolean      prs_store_update_conversation (PrsStore   *self,
 gboolean      prs_store_read_user_version (PrsStore     *self,
                                            int          *out_version,
                                            GError      **error);
+/* Who hears how far a migration has come, on the migrating thread;
+ * cancelling @cancellable (may be NULL) stops it between steps or within
+ * one (whose transaction is then undone). */
+typedef struct
+{
+  PrsStoreProgressFunc  func;
+  gpointer              data;
+  GCancellable         *cancellable;
+} PrsStoreMigrateWatch;
+
 /* Brings a database at @version up to @target_version, one numbered
- * migration at a time (prs-store-migrations.c). */
-gboolean      prs_store_migrate           (PrsStore     *self,
-                                           int           version,
-                                           int           target_version,
-                                           GError      **error);
+ * migration at a time (prs-store-migrations.c), telling @watch (may be
+ * NULL) how far it has come unless the database is new (@version 0). */
+gboolean      prs_store_migrate           (PrsStore                    *self,
+                                           int                          version,
+                                           int                          target_version,
+                                           const PrsStoreMigrateWatch  *watch,
+                                           GError                     **error);
+/* Opens the database of @data_dir (prs_store_new ()), migrating it with
+ * @watch (may be NULL) watching; with @out_outdated, a database an older
+ * version wrote is left as it is (prs_store_new_unless_outdated ()). */
+PrsStore     *prs_store_open_watched      (const char                  *data_dir,
+                                           gboolean                    *out_outdated,
+                                           const PrsStoreMigrateWatch  *watch,
+                                           GError                     **error);
 /* prs_store_insert_message () inside a transaction the caller began and
  * ends (several rows that must be written together); no field discovery. */
 gboolean      prs_store_insert_message_locked (PrsStore                *self,

@@ -21,7 +21,14 @@ typedef struct
    * that dropping the old table cascades nothing, and every reference is
    * checked before the step commits. */
   gboolean    rebuilds;
+  /* Counts the rows the step copies or scans (NULL: it changes the schema
+   * alone), read before the first step: the step's share of a migration's
+   * progress (docs/storage.md "Migrations") */
+  const char *rows_sql;
 } PrsMigration;
+
+#define COUNT_MESSAGES "SELECT count (*) FROM messages"
+#define COUNT_RUNS "SELECT count (*) FROM runs"
 
 /* What the search index holds of each message (migration 9, made again
  * with the table in 14) */
@@ -243,7 +250,8 @@ static const PrsMigration migrations[] = {
     "               'agent-inference')"
     "  || ':' || conversation_id || ':' || COALESCE (agent_id, '') || ':' || substr (dedup_key, 6)"
     " WHERE substr (dedup_key, 1, 5) IN ('idem:', 'exec:');"
-    "PRAGMA user_version = 5;" },
+    "PRAGMA user_version = 5;",
+    FALSE, COUNT_MESSAGES },
 
   { 6,
     /* MCP servers the user added (src/core/mcp/). Secrets are not here:
@@ -383,7 +391,7 @@ static const PrsMigration migrations[] = {
     "  DELETE FROM message_search WHERE rowid = old.rowid;"
     "END;"
     "PRAGMA user_version = 9;",
-    TRUE },
+    TRUE, COUNT_MESSAGES },
 
   { 10,
     /* The tools each MCP server listed last (docs/mcp.md), so that they
@@ -417,7 +425,7 @@ static const PrsMigration migrations[] = {
     "  ON CONFLICT (day, agent_id) DO UPDATE SET runs = runs + 1;"
     "END;"
     "PRAGMA user_version = 11;",
-    TRUE },
+    TRUE, COUNT_RUNS },
 
   { 12,
     /* The conversation list's order (prs-store-conversations.c), so the
@@ -428,7 +436,8 @@ static const PrsMigration migrations[] = {
 
   /* Insights' tables and runs with checks that fill no temporary table on
    * every row a model call writes (prs-store-insights.c) */
-  { 13, prs_store_insights_checks_schema, TRUE },
+  { 13, prs_store_insights_checks_schema, TRUE,
+    "SELECT (SELECT count (*) FROM runs) + (SELECT count (*) FROM model_calls)" },
 
   { 14,
     /* Fewer pages written per message and per run (docs/storage.md):
@@ -507,7 +516,7 @@ static const PrsMigration migrations[] = {
     "  DELETE FROM message_search WHERE rowid = old.rowid;"
     "END;"
     "PRAGMA user_version = 14;",
-    TRUE },
+    TRUE, COUNT_MESSAGES },
 };
 
 int
@@ -635,22 +644,315 @@ run_migration (PrsStore            *self,
   return ok;
 }
 
+/* ---- Progress ------------------------------------------------------------ */
+
+/* A migration's progress (docs/storage.md "Migrations"). Each pending step
+ * weighs the rows it copies or scans, counted before the first step (a
+ * count reads one b-tree: milliseconds for a million rows), plus one for
+ * its schema changes. Within a step, SQLite's progress handler counts the
+ * virtual machine instructions run against what its rows take; the step's
+ * share stops short of its end until it commits, so the fraction only
+ * grows and reaches 1.0 with the last commit. */
+
+/* SQLite calls the progress handler every this many instructions: a few
+ * hundred times a second, so a cancelled migration stops at once */
+#define PROGRESS_INSTRUCTIONS 1000
+/* About how many instructions a step runs for each row it counts:
+ * migration 14 ran 67 a message (20,000 messages of 300 bytes with their
+ * search index, tests/core/test-store-migrate.c's history), the time
+ * following them within a tenth but for the index's pages copied whole
+ * (a quarter of the time, few instructions) and the commit */
+#define INSTRUCTIONS_PER_ROW 70.0
+/* Where a step's share stops until it commits */
+#define STEP_SHARE_BEFORE_COMMIT 0.95
+/* Reported only when it grew by this much (at most a thousand reports) */
+#define PROGRESS_GRAIN 0.001
+
+typedef struct
+{
+  const PrsStoreMigrateWatch *watch;
+  double  total;              /* the pending steps' weights */
+  double  done;               /* the weights of the steps committed */
+  double  step_weight;
+  double  step_instructions;  /* what the running step is expected to run */
+  guint64 ticks;              /* progress handler calls in the running step */
+  double  reported;
+} Progress;
+
+static void
+progress_report (Progress *progress,
+                 double    fraction)
+{
+  if (fraction <= progress->reported ||
+      (fraction < 1.0 && fraction < progress->reported + PROGRESS_GRAIN))
+    return;
+  progress->reported = fraction;
+  progress->watch->func (fraction, progress->watch->data);
+}
+
+static int
+on_sqlite_progress (void *data)
+{
+  Progress *progress = data;
+  double within;
+
+  /* Non-zero interrupts the statement: the step's transaction is undone */
+  if (g_cancellable_is_cancelled (progress->watch->cancellable))
+    return 1;
+  progress->ticks++;
+  if (progress->step_instructions <= 0)
+    return 0;
+  within = MIN (progress->ticks * (double) PROGRESS_INSTRUCTIONS / progress->step_instructions,
+                STEP_SHARE_BEFORE_COMMIT);
+  progress_report (progress, (progress->done + within * progress->step_weight) / progress->total);
+  return 0;
+}
+
+/* The rows @sql counts; 0 when its table does not exist yet (an earlier
+ * pending step makes it, empty) */
+static double
+count_rows (PrsStore   *self,
+            const char *sql)
+{
+  sqlite3_stmt *stmt = NULL;
+  double rows = 0;
+
+  if (sql != NULL &&
+      sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW)
+    rows = MAX (sqlite3_column_int64 (stmt, 0), 0);
+  sqlite3_finalize (stmt);
+  return rows;
+}
+
+static gboolean
+is_pending (const PrsMigration *migration,
+            int                 version,
+            int                 target_version)
+{
+  return migration->version > version && migration->version <= target_version;
+}
+
 /* Runs every migration after @version up to @target_version. */
 gboolean
-prs_store_migrate (PrsStore  *self,
-                   int        version,
-                   int        target_version,
-                   GError   **error)
+prs_store_migrate (PrsStore                    *self,
+                   int                          version,
+                   int                          target_version,
+                   const PrsStoreMigrateWatch  *watch,
+                   GError                     **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (migrations); i++)
+  double weights[G_N_ELEMENTS (migrations)] = { 0 };
+  Progress progress = { watch, 0, 0, 0, 0, 0, -1.0 };
+  gboolean ok = TRUE;
+
+  /* A new database (version 0) holds nothing to copy: made without a word */
+  for (guint i = 0; watch != NULL && version > 0 && i < G_N_ELEMENTS (migrations); i++)
+    if (is_pending (&migrations[i], version, target_version))
+      {
+        weights[i] = 1 + count_rows (self, migrations[i].rows_sql);
+        progress.total += weights[i];
+      }
+  if (progress.total > 0)
     {
-      if (migrations[i].version <= version)
-        continue;
-      if (migrations[i].version > target_version)
-        break;
-      if (!run_migration (self, &migrations[i], error))
-        return FALSE;
+      progress_report (&progress, 0.0);
+      sqlite3_progress_handler (self->db, PROGRESS_INSTRUCTIONS, on_sqlite_progress, &progress);
     }
 
-  return TRUE;
+  for (guint i = 0; ok && i < G_N_ELEMENTS (migrations); i++)
+    {
+      if (!is_pending (&migrations[i], version, target_version))
+        continue;
+      if (watch != NULL && g_cancellable_set_error_if_cancelled (watch->cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      progress.step_weight = weights[i];
+      progress.step_instructions = (weights[i] - 1) * INSTRUCTIONS_PER_ROW;
+      progress.ticks = 0;
+      ok = run_migration (self, &migrations[i], error);
+      progress.done += weights[i];
+      if (ok && progress.total > 0)
+        progress_report (&progress, MIN (progress.done / progress.total, 1.0));
+    }
+
+  if (progress.total > 0)
+    {
+      sqlite3_progress_handler (self->db, 0, NULL, NULL);
+      if (ok)
+        progress_report (&progress, 1.0);
+    }
+  return ok;
+}
+
+/* ---- On a worker thread -------------------------------------------------- */
+
+/* Where the worker's reports go: the caller's context and function, shared
+ * by the sources on their way (g_rc_box). One source at most is pending
+ * and gives the latest fraction when it runs, so a fast migration never
+ * floods the caller's loop (its frames wait behind sources of default
+ * priority). */
+typedef struct
+{
+  GMainContext         *context;
+  PrsStoreProgressFunc  func;
+  gpointer              data;
+  GDestroyNotify        notify;
+  GMutex                lock;
+  double                latest;   /* under lock */
+  gboolean              pending;  /* under lock: a source is on its way */
+} ProgressTarget;
+
+static void
+progress_target_clear (gpointer data)
+{
+  ProgressTarget *target = data;
+
+  if (target->notify != NULL)
+    target->notify (target->data);
+  g_main_context_unref (target->context);
+  g_mutex_clear (&target->lock);
+}
+
+static void
+progress_target_release (gpointer data)
+{
+  g_rc_box_release_full (data, progress_target_clear);
+}
+
+static gboolean
+deliver_progress (gpointer data)
+{
+  ProgressTarget *target = data;
+  double fraction;
+
+  g_mutex_lock (&target->lock);
+  fraction = target->latest;
+  target->pending = FALSE;
+  g_mutex_unlock (&target->lock);
+  target->func (fraction, target->data);
+  return G_SOURCE_REMOVE;
+}
+
+/* On the worker. An idle source of the caller's context, not
+ * g_main_context_invoke (): that runs the function on the worker itself
+ * whenever it can acquire a context nobody iterates at that moment. Of
+ * default priority, as the task's end is: the last report comes first. */
+static void
+post_progress (double   fraction,
+               gpointer user_data)
+{
+  ProgressTarget *target = user_data;
+  g_autoptr(GSource) source = NULL;
+
+  g_mutex_lock (&target->lock);
+  target->latest = fraction;
+  if (!target->pending)
+    {
+      target->pending = TRUE;
+      source = g_idle_source_new ();
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, deliver_progress, g_rc_box_acquire (target), progress_target_release);
+      g_source_set_static_name (source, "[prosponsive] migration progress");
+    }
+  g_mutex_unlock (&target->lock);
+  if (source != NULL)
+    g_source_attach (source, target->context);
+}
+
+typedef struct
+{
+  char           *data_dir;
+  ProgressTarget *target;   /* NULL: nobody listens */
+} MigrateData;
+
+static gboolean
+do_nothing (gpointer data)
+{
+  return G_SOURCE_REMOVE;
+}
+
+/* The task may end on the worker: its hold on the target is let go on the
+ * caller's context, after the reports posted before it, so that
+ * @progress_notify runs there */
+static void
+migrate_data_free (gpointer data)
+{
+  MigrateData *migrate = data;
+
+  g_free (migrate->data_dir);
+  if (migrate->target != NULL)
+    {
+      g_autoptr(GSource) source = g_idle_source_new ();
+
+      g_source_set_callback (source, do_nothing, migrate->target, progress_target_release);
+      g_source_attach (source, migrate->target->context);
+    }
+  g_free (migrate);
+}
+
+static void
+migrate_in_thread (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  MigrateData *migrate = task_data;
+  PrsStoreMigrateWatch watch = { post_progress, migrate->target, cancellable };
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* This thread's connection, closed on this thread before the task returns */
+  store = prs_store_open_watched (migrate->data_dir, NULL, migrate->target != NULL ? &watch : NULL, &error);
+  if (store == NULL && g_cancellable_is_cancelled (cancellable))
+    {
+      /* Whatever SQLite said of the statement it was told to stop */
+      g_clear_error (&error);
+      g_cancellable_set_error_if_cancelled (cancellable, &error);
+    }
+  g_clear_object (&store);
+  if (error != NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+prs_store_migrate_async (const char            *data_dir,
+                         PrsStoreProgressFunc   progress,
+                         gpointer               progress_data,
+                         GDestroyNotify         progress_notify,
+                         GCancellable          *cancellable,
+                         GAsyncReadyCallback    callback,
+                         gpointer               user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  MigrateData *migrate;
+
+  g_return_if_fail (data_dir != NULL);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, prs_store_migrate_async);
+  migrate = g_new0 (MigrateData, 1);
+  migrate->data_dir = g_strdup (data_dir);
+  if (progress != NULL)
+    {
+      migrate->target = g_rc_box_new0 (ProgressTarget);
+      migrate->target->context = g_main_context_ref_thread_default ();
+      migrate->target->func = progress;
+      migrate->target->data = progress_data;
+      migrate->target->notify = progress_notify;
+      g_mutex_init (&migrate->target->lock);
+    }
+  g_task_set_task_data (task, migrate, migrate_data_free);
+  g_task_run_in_thread (task, migrate_in_thread);
+}
+
+gboolean
+prs_store_migrate_finish (GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -882,10 +882,15 @@ check_database_files (const char  *db_path,
   return TRUE;
 }
 
+/* With @out_outdated, a database an older version wrote (schema above 0,
+ * below @target_version) is closed untouched; a new one (0) is made at
+ * once: it holds nothing to copy. */
 static PrsStore *
-store_open (const char  *db_path,
-            int          target_version,
-            GError     **error)
+store_open (const char                  *db_path,
+            int                          target_version,
+            gboolean                    *out_outdated,
+            const PrsStoreMigrateWatch  *watch,
+            GError                     **error)
 {
   g_autoptr(PrsStore) self = NULL;
   int version;
@@ -948,8 +953,15 @@ store_open (const char  *db_path,
       return NULL;
     }
 
+  if (out_outdated != NULL)
+    {
+      *out_outdated = version > 0 && version < target_version;
+      if (*out_outdated)
+        return NULL;
+    }
+
   /* A migration may rewrite whole tables: its journals keep the file */
-  if (!prs_store_migrate (self, version, target_version, error) ||
+  if (!prs_store_migrate (self, version, target_version, watch, error) ||
       !set_journal_in_memory (self, TRUE, error))
     return NULL;
 
@@ -957,19 +969,56 @@ store_open (const char  *db_path,
 }
 
 PrsStore *
-prs_store_new (const char  *data_dir,
-               GError     **error)
+prs_store_open_watched (const char                  *data_dir,
+                        gboolean                    *out_outdated,
+                        const PrsStoreMigrateWatch  *watch,
+                        GError                     **error)
 {
   g_autofree char *path = NULL;
-
-  g_return_val_if_fail (data_dir != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!prs_paths_ensure_data_dir (data_dir, error))
     return NULL;
 
   path = g_build_filename (data_dir, DB_FILE_NAME, NULL);
-  return store_open (path, prs_store_get_latest_version (), error);
+  return store_open (path, prs_store_get_latest_version (), out_outdated, watch, error);
+}
+
+PrsStore *
+prs_store_new (const char  *data_dir,
+               GError     **error)
+{
+  g_return_val_if_fail (data_dir != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return prs_store_open_watched (data_dir, NULL, NULL, error);
+}
+
+PrsStore *
+prs_store_new_with_progress (const char            *data_dir,
+                             PrsStoreProgressFunc   progress,
+                             gpointer               user_data,
+                             GError               **error)
+{
+  PrsStoreMigrateWatch watch = { progress, user_data, NULL };
+
+  g_return_val_if_fail (data_dir != NULL, NULL);
+  g_return_val_if_fail (progress != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return prs_store_open_watched (data_dir, NULL, &watch, error);
+}
+
+PrsStore *
+prs_store_new_unless_outdated (const char  *data_dir,
+                               gboolean    *out_outdated,
+                               GError     **error)
+{
+  g_return_val_if_fail (data_dir != NULL, NULL);
+  g_return_val_if_fail (out_outdated != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *out_outdated = FALSE;
+  return prs_store_open_watched (data_dir, out_outdated, NULL, error);
 }
 
 PrsStore *
@@ -979,7 +1028,7 @@ prs_store_new_for_path (const char  *db_path,
   g_return_val_if_fail (db_path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return store_open (db_path, prs_store_get_latest_version (), error);
+  return store_open (db_path, prs_store_get_latest_version (), NULL, NULL, error);
 }
 
 PrsStore *
@@ -991,7 +1040,7 @@ prs_store_new_at_version (const char  *db_path,
   g_return_val_if_fail (version >= 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return store_open (db_path, version, error);
+  return store_open (db_path, version, NULL, NULL, error);
 }
 
 int

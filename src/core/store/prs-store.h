@@ -26,6 +26,42 @@ void        prs_store_configure_library       (void);
  * foreign keys on, busy timeout, then runs every pending migration. */
 PrsStore   *prs_store_new                     (const char  *data_dir,
                                                GError     **error);
+/* How far a migration has come: from 0.0, before its first step, up to
+ * 1.0, once its last step committed; it only grows. */
+typedef void (*PrsStoreProgressFunc) (double   fraction,
+                                      gpointer user_data);
+/* prs_store_new (), telling @progress how far a migration has come, on
+ * this thread; it is called only when a database an older version wrote
+ * is migrated, not for a new one (prosponsive-ctl says that it updates
+ * the database). */
+PrsStore   *prs_store_new_with_progress       (const char            *data_dir,
+                                               PrsStoreProgressFunc   progress,
+                                               gpointer               user_data,
+                                               GError               **error);
+/* prs_store_new (), unless an older version of Prosponsive wrote the
+ * database (its schema version is above 0 and below this build's): then
+ * NULL, with *@out_outdated TRUE and no error, the database untouched and
+ * closed, for prs_store_migrate_async (). Reading the version is all it
+ * costs an up-to-date database (docs/storage.md "Migrations"). */
+PrsStore   *prs_store_new_unless_outdated     (const char  *data_dir,
+                                               gboolean    *out_outdated,
+                                               GError     **error);
+/* Migrates the database of @data_dir to this build's schema on a worker
+ * thread, with a connection of its own that is closed before @callback
+ * runs. @progress hears how far it has come on the thread-default main
+ * context of the caller, @progress_notify frees @progress_data after its
+ * last call. Cancelling stops it within the running step, whose
+ * transaction is undone (the steps before it stay done): then
+ * G_IO_ERROR_CANCELLED. Callable from any thread. */
+void        prs_store_migrate_async           (const char            *data_dir,
+                                               PrsStoreProgressFunc   progress,
+                                               gpointer               progress_data,
+                                               GDestroyNotify         progress_notify,
+                                               GCancellable          *cancellable,
+                                               GAsyncReadyCallback    callback,
+                                               gpointer               user_data);
+gboolean    prs_store_migrate_finish          (GAsyncResult          *result,
+                                               GError               **error);
 /* Same, for an explicit database file (tests). */
 PrsStore   *prs_store_new_for_path            (const char  *db_path,
                                                GError     **error);
