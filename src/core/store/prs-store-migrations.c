@@ -687,7 +687,8 @@ progress_report (Progress *progress,
       (fraction < 1.0 && fraction < progress->reported + PROGRESS_GRAIN))
     return;
   progress->reported = fraction;
-  progress->watch->func (fraction, progress->watch->data);
+  if (progress->watch->func != NULL)
+    progress->watch->func (fraction, progress->watch->data);
 }
 
 static int
@@ -898,12 +899,14 @@ migrate_in_thread (GTask        *task,
                    GCancellable *cancellable)
 {
   MigrateData *migrate = task_data;
-  PrsStoreMigrateWatch watch = { post_progress, migrate->target, cancellable };
+  /* Watched even when nobody listens: the watch is what stops it when
+   * @cancellable is cancelled */
+  PrsStoreMigrateWatch watch = { migrate->target != NULL ? post_progress : NULL, migrate->target, cancellable };
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(GError) error = NULL;
 
   /* This thread's connection, closed on this thread before the task returns */
-  store = prs_store_open_watched (migrate->data_dir, NULL, migrate->target != NULL ? &watch : NULL, &error);
+  store = prs_store_open_watched (migrate->data_dir, NULL, &watch, &error);
   if (store == NULL && g_cancellable_is_cancelled (cancellable))
     {
       /* Whatever SQLite said of the statement it was told to stop */
