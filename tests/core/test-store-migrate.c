@@ -222,6 +222,28 @@ test_worker_fails (Fixture       *fixture,
   watch_clear (&watch);
 }
 
+/* A caller that stops iterating in its callback (the application quits
+ * there when the migration was stopped or failed) has heard
+ * progress_notify by then: what it frees (the application's reference)
+ * is not left to a source that never runs */
+static void
+test_worker_notified_by_callback (Fixture       *fixture,
+                                  gconstpointer  user_data)
+{
+  Watch watch = { 0 };
+
+  g_free (prs_test_sql_old_history (fixture->db_path, 13, "inbox", 100));
+  watch.fractions = g_array_new (FALSE, FALSE, sizeof (double));
+  watch.thread = g_thread_self ();
+  prs_store_migrate_async (fixture->dir, on_progress, &watch, on_progress_notify, NULL, on_migrated, &watch);
+  while (!watch.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (watch.notified);
+  g_assert_true (watch.ok);
+  g_assert_false (watch.wrong_thread);
+  watch_clear (&watch);
+}
+
 static void
 on_migrated_unwatched (GObject      *source,
                        GAsyncResult *result,
@@ -389,6 +411,7 @@ main (int   argc,
   ADD ("worker-progress", test_worker_progress);
   ADD ("worker-cancelled", test_worker_cancelled);
   ADD ("worker-cancelled-unwatched", test_worker_cancelled_unwatched);
+  ADD ("worker-notified-by-callback", test_worker_notified_by_callback);
   ADD ("worker-fails", test_worker_fails);
   ADD ("new-and-current", test_new_and_current);
   ADD ("ctl-says", test_ctl_says);
