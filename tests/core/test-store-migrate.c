@@ -222,6 +222,56 @@ test_worker_fails (Fixture       *fixture,
   watch_clear (&watch);
 }
 
+/* A caller that stops iterating in its callback (the application quits
+ * there when the migration was stopped or failed) has heard
+ * progress_notify by then: what it frees (the application's reference)
+ * is not left to a source that never runs */
+static void
+test_worker_notified_by_callback (Fixture       *fixture,
+                                  gconstpointer  user_data)
+{
+  Watch watch = { 0 };
+
+  g_free (prs_test_sql_old_history (fixture->db_path, 13, "inbox", 100));
+  watch.fractions = g_array_new (FALSE, FALSE, sizeof (double));
+  watch.thread = g_thread_self ();
+  prs_store_migrate_async (fixture->dir, on_progress, &watch, on_progress_notify, NULL, on_migrated, &watch);
+  while (!watch.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (watch.notified);
+  g_assert_true (watch.ok);
+  g_assert_false (watch.wrong_thread);
+  watch_clear (&watch);
+}
+
+static void
+on_migrated_unwatched (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  GError **error = user_data;
+
+  g_assert_false (prs_store_migrate_finish (result, error));
+}
+
+/* Nobody listening to the progress: cancelling still stops it, and the
+ * database stays as it was (prs-store.h) */
+static void
+test_worker_cancelled_unwatched (Fixture       *fixture,
+                                 gconstpointer  user_data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_free (prs_test_sql_old_history (fixture->db_path, 13, "inbox", 100));
+  g_cancellable_cancel (cancellable);
+  prs_store_migrate_async (fixture->dir, NULL, NULL, NULL, cancellable, on_migrated_unwatched, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (version_of (fixture), ==, 13);
+}
+
 static void
 count_call (double   fraction,
             gpointer user_data)
@@ -360,6 +410,8 @@ main (int   argc,
               prs_test_store_dir_teardown)
   ADD ("worker-progress", test_worker_progress);
   ADD ("worker-cancelled", test_worker_cancelled);
+  ADD ("worker-cancelled-unwatched", test_worker_cancelled_unwatched);
+  ADD ("worker-notified-by-callback", test_worker_notified_by_callback);
   ADD ("worker-fails", test_worker_fails);
   ADD ("new-and-current", test_new_and_current);
   ADD ("ctl-says", test_ctl_says);

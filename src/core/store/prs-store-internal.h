@@ -153,9 +153,9 @@ gboolean      prs_store_update_conversation (PrsStore   *self,
 gboolean      prs_store_read_user_version (PrsStore     *self,
                                            int          *out_version,
                                            GError      **error);
-/* Who hears how far a migration has come, on the migrating thread;
- * cancelling @cancellable (may be NULL) stops it between steps or within
- * one (whose transaction is then undone). */
+/* Who hears how far a migration has come, on the migrating thread (@func
+ * may be NULL: nobody); cancelling @cancellable (may be NULL) stops it
+ * between steps or within one (whose transaction is then undone). */
 typedef struct
 {
   PrsStoreProgressFunc  func;

@@ -687,7 +687,8 @@ progress_report (Progress *progress,
       (fraction < 1.0 && fraction < progress->reported + PROGRESS_GRAIN))
     return;
   progress->reported = fraction;
-  progress->watch->func (fraction, progress->watch->data);
+  if (progress->watch->func != NULL)
+    progress->watch->func (fraction, progress->watch->data);
 }
 
 static int
@@ -872,9 +873,22 @@ do_nothing (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* The task may end on the worker: its hold on the target is let go on the
- * caller's context, after the reports posted before it, so that
- * @progress_notify runs there */
+/* The worker's hold on the target, let go on the caller's context after
+ * the reports posted before it, so that @progress_notify runs there. Of
+ * default priority and posted before the task returns: it runs before the
+ * task's callback, so a caller that stops iterating there (quits) has
+ * heard @progress_notify all the same. */
+static void
+release_on_caller (ProgressTarget *target)
+{
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, do_nothing, target, progress_target_release);
+  g_source_set_static_name (source, "[prosponsive] migration progress end");
+  g_source_attach (source, target->context);
+}
+
 static void
 migrate_data_free (gpointer data)
 {
@@ -882,12 +896,7 @@ migrate_data_free (gpointer data)
 
   g_free (migrate->data_dir);
   if (migrate->target != NULL)
-    {
-      g_autoptr(GSource) source = g_idle_source_new ();
-
-      g_source_set_callback (source, do_nothing, migrate->target, progress_target_release);
-      g_source_attach (source, migrate->target->context);
-    }
+    release_on_caller (migrate->target);
   g_free (migrate);
 }
 
@@ -898,12 +907,14 @@ migrate_in_thread (GTask        *task,
                    GCancellable *cancellable)
 {
   MigrateData *migrate = task_data;
-  PrsStoreMigrateWatch watch = { post_progress, migrate->target, cancellable };
+  /* Watched even when nobody listens: the watch is what stops it when
+   * @cancellable is cancelled */
+  PrsStoreMigrateWatch watch = { migrate->target != NULL ? post_progress : NULL, migrate->target, cancellable };
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(GError) error = NULL;
 
   /* This thread's connection, closed on this thread before the task returns */
-  store = prs_store_open_watched (migrate->data_dir, NULL, migrate->target != NULL ? &watch : NULL, &error);
+  store = prs_store_open_watched (migrate->data_dir, NULL, &watch, &error);
   if (store == NULL && g_cancellable_is_cancelled (cancellable))
     {
       /* Whatever SQLite said of the statement it was told to stop */
@@ -911,6 +922,8 @@ migrate_in_thread (GTask        *task,
       g_cancellable_set_error_if_cancelled (cancellable, &error);
     }
   g_clear_object (&store);
+  if (migrate->target != NULL)
+    release_on_caller (g_steal_pointer (&migrate->target));
   if (error != NULL)
     g_task_return_error (task, g_steal_pointer (&error));
   else
