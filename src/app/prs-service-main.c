@@ -101,7 +101,7 @@ on_migrated (GObject      *source,
   if (!prs_store_migrate_finish (result, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_print (_("Stopped before the database was updated; it is as it was before the last step.\n"));
+        g_print (_("Stopped while the database was being updated: the steps already done are kept, the rest are done at the next start.\n"));
       else
         headless_fail (headless, error);
       g_application_quit (headless->app);

@@ -92,8 +92,8 @@ prs_migration_window_show_error (PrsMigrationWindow *self,
   adw_status_page_set_icon_name (self->status_page, "dialog-error-symbolic");
   adw_status_page_set_title (self->status_page, _("Your Conversations Could Not Be Updated"));
   /* Translators: %s is why, as the database said it */
-  description = g_markup_printf_escaped (_("Your conversations are as they were before the update, and "
-                                           "this version cannot open them until it succeeds.\n\n%s"),
+  description = g_markup_printf_escaped (_("Nothing in your conversations is lost, but this version "
+                                           "cannot open them until the update succeeds.\n\n%s"),
                                          error->message);
   adw_status_page_set_description (self->status_page, description);
   gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), FALSE);

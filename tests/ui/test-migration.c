@@ -255,7 +255,7 @@ answer_failure (gpointer user_data)
   g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (status)), ==,
                    "Your Conversations Could Not Be Updated");
   g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "messages_new"));
-  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "as they were"));
+  g_assert_nonnull (strstr (adw_status_page_get_description (ADW_STATUS_PAGE (status)), "Nothing in your conversations is lost"));
   g_assert_false (gtk_widget_get_visible (prs_test_find_named (GTK_WIDGET (page), "migration-progress")));
   g_assert_null (find_main_window (run));
   prs_test_wait_frames (GTK_WIDGET (page), 1);
