@@ -272,6 +272,43 @@ test_worker_cancelled_unwatched (Fixture       *fixture,
   g_assert_cmpint (version_of (fixture), ==, 13);
 }
 
+static gboolean
+cancel_now (gpointer cancellable)
+{
+  g_cancellable_cancel (cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+/* Another program holds the write lock: a Quit meanwhile stops the
+ * migration at once, not when SQLite's wait for the lock ends (the
+ * progress handler does not run while SQLite waits) */
+static void
+test_worker_cancelled_while_locked (Fixture       *fixture,
+                                    gconstpointer  user_data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  GThread *hold;
+  gint64 start;
+
+  g_free (prs_test_sql_old_history (fixture->db_path, 13, "inbox", 100));
+  before = prs_test_sql_query (fixture->db_path, HISTORY_DIGEST);
+  hold = prs_test_sql_hold (fixture->db_path, 4000);
+  start = g_get_monotonic_time ();
+  prs_store_migrate_async (fixture->dir, NULL, NULL, NULL, cancellable, on_migrated_unwatched, &error);
+  g_timeout_add (300, cancel_now, cancellable);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  /* Cancelled after 0.3 s; the lock is let go after 4 s */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_thread_join (hold);
+  g_assert_cmpint (version_of (fixture), ==, 13);
+  after = prs_test_sql_query (fixture->db_path, HISTORY_DIGEST);
+  g_assert_cmpstr (after, ==, before);
+}
+
 static void
 count_call (double   fraction,
             gpointer user_data)
@@ -411,6 +448,7 @@ main (int   argc,
   ADD ("worker-progress", test_worker_progress);
   ADD ("worker-cancelled", test_worker_cancelled);
   ADD ("worker-cancelled-unwatched", test_worker_cancelled_unwatched);
+  ADD ("worker-cancelled-while-locked", test_worker_cancelled_while_locked);
   ADD ("worker-notified-by-callback", test_worker_notified_by_callback);
   ADD ("worker-fails", test_worker_fails);
   ADD ("new-and-current", test_new_and_current);

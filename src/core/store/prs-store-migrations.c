@@ -667,6 +667,11 @@ run_migration (PrsStore            *self,
 #define STEP_SHARE_BEFORE_COMMIT 0.95
 /* Reported only when it grew by this much (at most a thousand reports) */
 #define PROGRESS_GRAIN 0.001
+/* While another program holds the write lock, a watched migration looks
+ * for a cancel this often (SQLite's own wait, sqlite3_busy_timeout (),
+ * sleeps up to 100 ms at a time and never looks), for as long in all */
+#define BUSY_POLL_MS 10
+#define BUSY_POLLS (PRS_STORE_BUSY_TIMEOUT_MS / BUSY_POLL_MS)
 
 typedef struct
 {
@@ -707,6 +712,22 @@ on_sqlite_progress (void *data)
                 STEP_SHARE_BEFORE_COMMIT);
   progress_report (progress, (progress->done + within * progress->step_weight) / progress->total);
   return 0;
+}
+
+/* SQLite's busy handler of a watched migration: the progress handler does
+ * not run while SQLite waits for a lock, so Quit (or SIGTERM) would wait
+ * for the whole busy timeout; zero gives up the wait, and the step's
+ * statement fails (then G_IO_ERROR_CANCELLED, prs_store_migrate_async) */
+static int
+on_busy_unless_cancelled (void *data,
+                          int   count)
+{
+  const PrsStoreMigrateWatch *watch = data;
+
+  if (g_cancellable_is_cancelled (watch->cancellable) || count >= BUSY_POLLS)
+    return 0;
+  g_usleep (BUSY_POLL_MS * G_TIME_SPAN_MILLISECOND);
+  return 1;
 }
 
 /* The rows @sql counts; 0 when its table does not exist yet (an earlier
@@ -753,6 +774,8 @@ prs_store_migrate (PrsStore                    *self,
         weights[i] = 1 + count_rows (self, migrations[i].rows_sql);
         progress.total += weights[i];
       }
+  if (watch != NULL && watch->cancellable != NULL)
+    sqlite3_busy_handler (self->db, on_busy_unless_cancelled, (gpointer) watch);
   if (progress.total > 0)
     {
       progress_report (&progress, 0.0);
@@ -783,6 +806,8 @@ prs_store_migrate (PrsStore                    *self,
       if (ok)
         progress_report (&progress, 1.0);
     }
+  if (watch != NULL && watch->cancellable != NULL)
+    sqlite3_busy_timeout (self->db, PRS_STORE_BUSY_TIMEOUT_MS);
   return ok;
 }
 
