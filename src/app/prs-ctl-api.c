@@ -38,14 +38,15 @@ wipe (char **secret)
 }
 
 static gboolean
-read_control_key (PrsCtl    *ctl,
-                  PrsCtlApi *api)
+read_control_key (PrsCtl     *ctl,
+                  PrsSecrets *secrets,
+                  PrsCtlApi  *api)
 {
   g_autoptr(GError) error = NULL;
 
-  if (prs_api_control_read (ctl->data_dir, &api->control_key, &error))
+  if (prs_api_control_read (secrets, &api->control_key, &error))
     return TRUE;
-  if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     g_printerr (_("Prosponsive has not made the control key of the data folder %s yet: "
                   "start this version of Prosponsive first.\n"), ctl->data_dir);
   else
@@ -80,9 +81,9 @@ prs_ctl_api_open (PrsCtl    *ctl,
                     "start it first.\n"), ctl->data_dir);
       return FALSE;
     }
-  if (with_control_key && !read_control_key (ctl, api))
-    return FALSE;
   secrets = prs_secrets_new (ctl->data_dir);
+  if (with_control_key && !read_control_key (ctl, secrets, api))
+    return FALSE;
   if (!prs_api_token_ensure (secrets, ctl->data_dir, &api->token, &error))
     {
       g_printerr (_("Could not read the local API's token: %s\n"), error->message);

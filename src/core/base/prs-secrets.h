@@ -24,6 +24,8 @@ G_BEGIN_DECLS
 #define PRS_SECRET_API_TOKEN   "api-token"
 /* The value of the n8n Header Auth that tool webhooks expect (docs/workflows.md) */
 #define PRS_SECRET_WEBHOOK_AUTH "n8n-webhook-auth"
+/* The key that deciding tool calls through the API needs (prs-api-control.h) */
+#define PRS_SECRET_CONTROL_KEY  "control-key"
 
 /* In the data folder: bumped by every write, so others drop what they kept */
 #define PRS_SECRETS_STAMP_FILE "secrets.stamp"
