@@ -37,14 +37,14 @@ wipe (char **secret)
   g_clear_pointer (secret, g_free);
 }
 
-static gboolean
-read_control_key (PrsCtl     *ctl,
-                  PrsSecrets *secrets,
-                  PrsCtlApi  *api)
+gboolean
+prs_ctl_api_read_control_key (PrsCtl      *ctl,
+                              PrsSecrets  *secrets,
+                              char       **out_key)
 {
   g_autoptr(GError) error = NULL;
 
-  if (prs_api_control_read (secrets, &api->control_key, &error))
+  if (prs_api_control_read (secrets, out_key, &error))
     return TRUE;
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     g_printerr (_("Prosponsive has not made the control key of the data folder %s yet: "
@@ -82,7 +82,7 @@ prs_ctl_api_open (PrsCtl    *ctl,
       return FALSE;
     }
   secrets = prs_secrets_new (ctl->data_dir);
-  if (with_control_key && !read_control_key (ctl, secrets, api))
+  if (with_control_key && !prs_ctl_api_read_control_key (ctl, secrets, &api->control_key))
     return FALSE;
   if (!prs_api_token_ensure (secrets, ctl->data_dir, &api->token, &error))
     {

@@ -5,7 +5,8 @@ data folder like the API token, in the Secret Service with --keyring (run
 inside tests/run-with-keyring.sh), else in the fallback file secrets.json.
 The file control-key an older version wrote is moved there on the first
 start, value unchanged, and removed; prosponsive-ctl goes on working with
-it; with no key stored, ctl says the service has not made it yet."""
+it, and `prosponsive-ctl control-key` prints it; with no key stored, ctl
+says the service has not made it yet."""
 
 import json
 import os
@@ -14,7 +15,7 @@ import subprocess
 
 from prsapi import run_suite
 
-PLAN = 14
+PLAN = 16
 
 OLD_KEY = secrets.token_urlsafe(32)
 
@@ -65,6 +66,9 @@ def test_moved(tap, app):
            'without the key → 403 control-key-required, as before', r)
     res = app.ctl('approvals')
     tap.ok(res.returncode == 0, 'prosponsive-ctl approvals works with the key from the store', res.stdout + res.stderr)
+    res = app.ctl('control-key')
+    tap.ok(res.returncode == 0 and res.stdout == OLD_KEY + '\n', 'prosponsive-ctl control-key prints it',
+           res.stdout + res.stderr)
 
 
 def test_restart(tap, app):
@@ -84,6 +88,9 @@ def test_unmade(tap, app):
     res = app.ctl('approvals')
     tap.ok(res.returncode == 1 and 'has not made the control key' in res.stderr,
            'with no key stored, prosponsive-ctl says the service has not made it yet', res.stdout + res.stderr)
+    res = app.ctl('control-key')
+    tap.ok(res.returncode == 1 and res.stdout == '' and 'has not made the control key' in res.stderr,
+           'and control-key prints nothing but that', res.stdout + res.stderr)
     app.start()
     key = app.secret('control-key') or ''
     tap.ok(len(key) >= 43 and key != OLD_KEY, 'a start with no key and no file makes a new one', key)
