@@ -29,14 +29,6 @@ typedef struct
   char          *url;
 } ApiCall;
 
-static void
-wipe (char **secret)
-{
-  if (*secret != NULL)
-    memset (*secret, 0, strlen (*secret));
-  g_clear_pointer (secret, g_free);
-}
-
 gboolean
 prs_ctl_api_read_control_key (PrsCtl      *ctl,
                               PrsSecrets  *secrets,
@@ -99,8 +91,8 @@ prs_ctl_api_clear (PrsCtlApi *api)
   g_clear_object (&api->session);
   g_clear_object (&api->certificate);
   g_clear_pointer (&api->base_url, g_free);
-  wipe (&api->token);
-  wipe (&api->control_key);
+  prs_secrets_wipe (&api->token);
+  prs_secrets_wipe (&api->control_key);
 }
 
 /* The service's own certificate, and nothing else, is trusted */

@@ -17,14 +17,6 @@
  * shorter value is not one the service made */
 #define CONTROL_MIN_LENGTH 32
 
-static void
-wipe (char **secret)
-{
-  if (*secret != NULL)
-    memset (*secret, 0, strlen (*secret));
-  g_clear_pointer (secret, g_free);
-}
-
 /* The key an older version wrote (checked like every file of the data
  * folder, docs/storage.md): G_FILE_ERROR_NOENT when there is none */
 static gboolean
@@ -56,6 +48,20 @@ remove_old_file (const char *path)
     g_message ("Could not remove the old control key file %s: %s", path, g_strerror (errno));
 }
 
+/* The stored key; NULL without an error when there is none, or a value
+ * too short to be one the service made */
+static char *
+lookup_key (PrsSecrets    *secrets,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  char *key = prs_secrets_lookup_sync (secrets, PRS_SECRET_CONTROL_KEY, cancellable, error);
+
+  if (key != NULL && strlen (key) < CONTROL_MIN_LENGTH)
+    prs_secrets_wipe (&key);
+  return key;
+}
+
 gboolean
 prs_api_control_read (PrsSecrets  *secrets,
                       char       **out_key,
@@ -66,15 +72,14 @@ prs_api_control_read (PrsSecrets  *secrets,
 
   g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
 
-  key = prs_secrets_lookup_sync (secrets, PRS_SECRET_CONTROL_KEY, NULL, &local_error);
+  key = lookup_key (secrets, NULL, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, local_error);
       return FALSE;
     }
-  if (key == NULL || strlen (key) < CONTROL_MIN_LENGTH)
+  if (key == NULL)
     {
-      wipe (&key);
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No control key is stored");
       return FALSE;
     }
@@ -117,15 +122,14 @@ prs_api_control_ensure (PrsSecrets    *secrets,
   g_return_val_if_fail (data_dir != NULL, FALSE);
 
   path = g_build_filename (data_dir, PRS_API_CONTROL_FILE, NULL);
-  key = prs_secrets_lookup_sync (secrets, PRS_SECRET_CONTROL_KEY, cancellable, &local_error);
+  key = lookup_key (secrets, cancellable, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, local_error);
       return FALSE;
     }
-  if (key == NULL || strlen (key) < CONTROL_MIN_LENGTH)
+  if (key == NULL)
     {
-      wipe (&key);
       key = first_key (path, error);
       if (key == NULL)
         return FALSE;
@@ -133,7 +137,7 @@ prs_api_control_ensure (PrsSecrets    *secrets,
       if (!prs_secrets_store_sync (secrets, PRS_SECRET_CONTROL_KEY, CONTROL_LABEL, key,
                                    cancellable, error))
         {
-          wipe (&key);
+          prs_secrets_wipe (&key);
           return FALSE;
         }
     }

@@ -91,6 +91,10 @@ gboolean    prs_secrets_clear_finish      (PrsSecrets          *self,
                                            GAsyncResult        *result,
                                            GError             **error);
 
+/* Zeroes a secret's bytes, frees it and sets *@secret to NULL (NULL is
+ * fine): a secret does not stay behind in freed memory. Any thread. */
+void        prs_secrets_wipe              (char       **secret);
+
 /* TRUE once the keyring failed and the fallback file is in use. */
 gboolean    prs_secrets_is_using_fallback (PrsSecrets  *self);
 
