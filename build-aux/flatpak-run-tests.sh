@@ -10,7 +10,9 @@
 # on the host (test-args shares the X11 socket) and the suite runs too;
 # without a display it is left out with a note. The n8n suite is never run
 # here: it installs n8n from npm and needs Node.js, which the SDK lacks.
-# test-secrets-keyring needs gnome-keyring-daemon, which the SDK lacks too.
+# The tests named *-keyring (test-secrets-keyring, the api suite's
+# test-api-approvals-keyring and test-api-control-key-keyring, the ui suite's
+# test-slow-keyring) need gnome-keyring-daemon, which the SDK lacks too.
 set -eu
 
 skip_suites="--no-suite n8n"
@@ -22,8 +24,8 @@ fi
 # shellcheck disable=SC2086
 tests=$(meson test --no-rebuild --list $skip_suites 2>/dev/null | sed -n 's|^.* / ||p')
 if ! command -v gnome-keyring-daemon >/dev/null 2>&1 || ! command -v dbus-run-session >/dev/null 2>&1; then
-  echo "flatpak-run-tests: no gnome-keyring-daemon in the SDK; test-secrets-keyring is skipped"
-  tests=$(printf '%s\n' "$tests" | grep -v '^test-secrets-keyring$' || true)
+  echo "flatpak-run-tests: no gnome-keyring-daemon in the SDK; the *-keyring tests are skipped"
+  tests=$(printf '%s\n' "$tests" | grep -v -- '-keyring$' || true)
 fi
 
 if [ -z "$tests" ]; then

@@ -29,23 +29,16 @@ typedef struct
   char          *url;
 } ApiCall;
 
-static void
-wipe (char **secret)
-{
-  if (*secret != NULL)
-    memset (*secret, 0, strlen (*secret));
-  g_clear_pointer (secret, g_free);
-}
-
-static gboolean
-read_control_key (PrsCtl    *ctl,
-                  PrsCtlApi *api)
+gboolean
+prs_ctl_api_read_control_key (PrsCtl      *ctl,
+                              PrsSecrets  *secrets,
+                              char       **out_key)
 {
   g_autoptr(GError) error = NULL;
 
-  if (prs_api_control_read (ctl->data_dir, &api->control_key, &error))
+  if (prs_api_control_read (secrets, out_key, &error))
     return TRUE;
-  if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     g_printerr (_("Prosponsive has not made the control key of the data folder %s yet: "
                   "start this version of Prosponsive first.\n"), ctl->data_dir);
   else
@@ -80,9 +73,9 @@ prs_ctl_api_open (PrsCtl    *ctl,
                     "start it first.\n"), ctl->data_dir);
       return FALSE;
     }
-  if (with_control_key && !read_control_key (ctl, api))
-    return FALSE;
   secrets = prs_secrets_new (ctl->data_dir);
+  if (with_control_key && !prs_ctl_api_read_control_key (ctl, secrets, &api->control_key))
+    return FALSE;
   if (!prs_api_token_ensure (secrets, ctl->data_dir, &api->token, &error))
     {
       g_printerr (_("Could not read the local API's token: %s\n"), error->message);
@@ -98,8 +91,8 @@ prs_ctl_api_clear (PrsCtlApi *api)
   g_clear_object (&api->session);
   g_clear_object (&api->certificate);
   g_clear_pointer (&api->base_url, g_free);
-  wipe (&api->token);
-  wipe (&api->control_key);
+  prs_secrets_wipe (&api->token);
+  prs_secrets_wipe (&api->control_key);
 }
 
 /* The service's own certificate, and nothing else, is trusted */

@@ -8,6 +8,7 @@
 #include <libsoup/soup.h>
 
 #include "prs-ctl.h"
+#include "prs-secrets.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,11 @@ gboolean  prs_ctl_api_open     (PrsCtl      *ctl,
                                 guint        port,
                                 gboolean     with_control_key);
 void      prs_ctl_api_clear    (PrsCtlApi   *api);
+/* The control key the service stored in @secrets (blocks on the keyring);
+ * FALSE after saying why on standard error (not made yet, unreadable). */
+gboolean  prs_ctl_api_read_control_key (PrsCtl      *ctl,
+                                        PrsSecrets  *secrets,
+                                        char       **out_key);
 /* @method @path with @body (taken; NULL: none) */
 void      prs_ctl_api_request  (PrsCtlApi     *api,
                                 const char    *method,

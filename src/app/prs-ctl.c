@@ -15,6 +15,7 @@
 #include "prs-api-token.h"
 #include "prs-checklist.h"
 #include "prs-ctl.h"
+#include "prs-ctl-api.h"
 #include "prs-discovery.h"
 #include "prs-error.h"
 #include "prs-http-request.h"
@@ -675,6 +676,34 @@ cmd_token (Ctl   *ctl,
   return EXIT_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- control-key */
+
+/* For curl and scripts of the same user (docs/api.md#deciding-tool-calls):
+ * the key is read where the service keeps it, never made here */
+static int
+cmd_control_key (Ctl   *ctl,
+                 int    argc,
+                 char **argv)
+{
+  g_autoptr(GOptionContext) context =
+    g_option_context_new (_("— print the control key that deciding tool calls through the local API needs"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsSecrets) secrets = NULL;
+  g_autofree char *key = NULL;
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  if (argc != 1)
+    return prs_ctl_usage_error (context, _("control-key takes no arguments."));
+
+  secrets = prs_secrets_new (ctl->data_dir);
+  if (!prs_ctl_api_read_control_key (ctl, secrets, &key))
+    return EXIT_FAILURE;
+  g_print ("%s\n", key);
+  memset (key, 0, strlen (key));
+  return EXIT_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- cert */
 
 static int
@@ -725,6 +754,7 @@ static const Command commands[] = {
   { "backup", cmd_backup, N_("Write a consistent copy of the database to FILE, also while Prosponsive runs") },
   { "cert", cmd_cert, N_("Print the local API certificate's SHA-256 fingerprint (or --pem)") },
   { "check-workflow", cmd_check_workflow, N_("Check an exported workflow (FILE.json) offline") },
+  { "control-key", cmd_control_key, N_("Print the control key that deciding tool calls through the local API needs") },
   { "conversation", prs_ctl_cmd_conversation, N_("The conversations (conversation list [--json], rename SLUG NEW, delete SLUG, archive SLUG, pin SLUG)") },
   { "deny", prs_ctl_cmd_approvals, N_("Deny a waiting tool call (deny CALL)") },
   { "discover", cmd_discover, N_("Discover tools on the configured n8n now") },

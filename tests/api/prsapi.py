@@ -28,6 +28,9 @@ def parse_args():
     parser.add_argument('--prosponsive', required=True)
     parser.add_argument('--ctl', required=True)
     parser.add_argument('--keep', action='store_true', help='keep the data folder')
+    parser.add_argument('--keyring', action='store_true',
+                        help='keep secrets in the Secret Service of tests/run-with-keyring.sh, '
+                             'not in the fallback file')
     return parser.parse_args()
 
 
@@ -107,7 +110,10 @@ class App:
 
     def env(self):
         env = dict(os.environ)
-        env.setdefault('PROSPONSIVE_SECRETS', 'file')
+        if getattr(self.args, 'keyring', False):
+            env.pop('PROSPONSIVE_SECRETS', None)
+        else:
+            env.setdefault('PROSPONSIVE_SECRETS', 'file')
         env.setdefault('GSETTINGS_BACKEND', 'memory')
         env['PROSPONSIVE_DATA_DIR'] = self.data_dir
         return env
@@ -191,6 +197,21 @@ class App:
                 with open(os.path.join(self.data_dir, 'secrets.json')) as f:
                     self._token = json.load(f)['api-token']
         return self._token
+
+    def secret(self, name):
+        """The secret @name of this data folder as the app stored it (None when
+        there is none): from the keyring with --keyring, else from the
+        fallback file secrets.json."""
+        if getattr(self.args, 'keyring', False):
+            res = subprocess.run(['secret-tool', 'lookup', 'name', name,
+                                  'data-dir', os.path.abspath(self.data_dir)],
+                                 capture_output=True, text=True, env=self.env(), timeout=30)
+            return res.stdout.strip() if res.returncode == 0 and res.stdout.strip() else None
+        try:
+            with open(os.path.join(self.data_dir, 'secrets.json')) as f:
+                return json.load(f).get(name)
+        except FileNotFoundError:
+            return None
 
     def forget_token(self):
         self._token = None

@@ -5,7 +5,9 @@ over real HTTPS against `prosponsive --headless` with the scripted model:
 the waiting calls listed and decided with the control key, refused (403)
 with the token alone — the token n8n holds — 404 and 409, and the same
 through `prosponsive-ctl approvals|approve|deny`, which find the port the
-service was started with (`--port`) in the data folder's api-port."""
+service was started with (`--port`) in the data folder's api-port. The
+control key is a secret like the token: with --keyring in the Secret
+Service, else in the fallback file; never a file of its own."""
 
 import json
 import os
@@ -32,8 +34,7 @@ def setup(app):
 
 
 def control_key(app):
-    with open(os.path.join(app.data_dir, 'control-key')) as f:
-        return f.read().strip()
+    return app.secret('control-key') or ''
 
 
 def propose(app, cid, prompt):
@@ -53,10 +54,12 @@ known_messages = {}
 
 
 def test_key(tap, app):
-    path = os.path.join(app.data_dir, 'control-key')
-    mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else None
-    tap.ok(mode == 0o600 and len(control_key(app)) >= 43,
-           'the service made a control key in the data folder, readable by its user alone', oct(mode or 0))
+    # A workflow that reads the user's files must not find it
+    files = sorted(os.listdir(app.data_dir))
+    tap.ok(len(control_key(app)) >= 43 and 'control-key' not in files
+           and (not app.args.keyring or 'secrets.json' not in files),
+           'the service made a control key among its secrets (%s), in no file of its own'
+           % ('the keyring' if app.args.keyring else 'the fallback file'), files)
 
 
 def test_refused(tap, app, call_a):

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,22 +10,28 @@
 #include "prs-paths.h"
 #include "prs-random.h"
 
+#define CONTROL_LABEL "Prosponsive control key"
 /* A key and a newline, with room to spare */
 #define CONTROL_MAX_SIZE 256
+/* prs_random_token: 256 bits in unpadded base64url are 43 characters; a
+ * shorter value is not one the service made */
+#define CONTROL_MIN_LENGTH 32
 
-gboolean
-prs_api_control_read (const char  *data_dir,
-                      char       **out_key,
-                      GError     **error)
+/* The key an older version wrote (checked like every file of the data
+ * folder, docs/storage.md): G_FILE_ERROR_NOENT when there is none */
+static gboolean
+read_old_file (const char  *path,
+               char       **out_key,
+               GError     **error)
 {
-  g_autofree char *path = g_build_filename (data_dir, PRS_API_CONTROL_FILE, NULL);
   g_autofree char *contents = NULL;
 
   if (!prs_paths_read_file (path, CONTROL_MAX_SIZE, &contents, NULL, error))
     return FALSE;
   g_strstrip (contents);
-  if (strlen (contents) < 32)
+  if (strlen (contents) < CONTROL_MIN_LENGTH)
     {
+      memset (contents, 0, strlen (contents));
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s holds no key", path);
       return FALSE;
     }
@@ -34,60 +39,110 @@ prs_api_control_read (const char  *data_dir,
   return TRUE;
 }
 
-/* A new file only (O_EXCL): two starts never overwrite each other's key */
-static gboolean
-write_new (const char  *path,
-           const char  *key,
-           GError     **error)
+/* Once the key is in PrsSecrets the file has no reader left: a failure
+ * only leaves it for the next start to remove */
+static void
+remove_old_file (const char *path)
 {
-  g_autofree char *line = g_strconcat (key, "\n", NULL);
-  gsize len = strlen (line);
-  int fd = prs_paths_open_file (path, O_WRONLY | O_CREAT | O_EXCL, error);
-  gboolean ok;
-  int saved_errno;
+  if (unlink (path) != 0 && errno != ENOENT)
+    g_message ("Could not remove the old control key file %s: %s", path, g_strerror (errno));
+}
 
-  if (fd < 0)
-    return FALSE;
-  ok = write (fd, line, len) == (gssize) len && fsync (fd) == 0;
-  saved_errno = errno;
-  if (!ok)
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                 "Could not write %s: %s", path, g_strerror (saved_errno));
-  close (fd);
-  if (!ok)
-    unlink (path);
-  memset (line, 0, len);
-  return ok;
+/* The stored key; NULL without an error when there is none, or a value
+ * too short to be one the service made */
+static char *
+lookup_key (PrsSecrets    *secrets,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  char *key = prs_secrets_lookup_sync (secrets, PRS_SECRET_CONTROL_KEY, cancellable, error);
+
+  if (key != NULL && strlen (key) < CONTROL_MIN_LENGTH)
+    prs_secrets_wipe (&key);
+  return key;
 }
 
 gboolean
-prs_api_control_ensure (const char  *data_dir,
-                        char       **out_key,
-                        GError     **error)
+prs_api_control_read (PrsSecrets  *secrets,
+                      char       **out_key,
+                      GError     **error)
 {
-  g_autofree char *path = g_build_filename (data_dir, PRS_API_CONTROL_FILE, NULL);
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *key = NULL;
+  GError *local_error = NULL;
+  char *key;
 
-  if (prs_api_control_read (data_dir, out_key, &local_error))
-    return TRUE;
+  g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
+
+  key = lookup_key (secrets, NULL, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  if (key == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No control key is stored");
+      return FALSE;
+    }
+  *out_key = key;
+  return TRUE;
+}
+
+/* The key to store when none is: an older version's, kept so that the
+ * prosponsive-ctl of an upgrade goes on working with the same key, else a
+ * new one */
+static char *
+first_key (const char  *path,
+           GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  char *key = NULL;
+
+  if (read_old_file (path, &key, &local_error))
+    return key;
   if (!g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
+      return NULL;
     }
-  g_clear_error (&local_error);
-  key = prs_random_token (error);
-  if (key == NULL)
-    return FALSE;
-  if (!write_new (path, key, &local_error))
+  return prs_random_token (error);
+}
+
+gboolean
+prs_api_control_ensure (PrsSecrets    *secrets,
+                        const char    *data_dir,
+                        char         **out_key,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *key = NULL;
+  GError *local_error = NULL;
+
+  g_return_val_if_fail (PRS_IS_SECRETS (secrets), FALSE);
+  g_return_val_if_fail (data_dir != NULL, FALSE);
+
+  path = g_build_filename (data_dir, PRS_API_CONTROL_FILE, NULL);
+  key = lookup_key (secrets, cancellable, &local_error);
+  if (local_error != NULL)
     {
-      /* Made by someone else meanwhile: theirs is the key */
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_EXIST))
-        return prs_api_control_read (data_dir, out_key, error);
-      g_propagate_error (error, g_steal_pointer (&local_error));
+      g_propagate_error (error, local_error);
       return FALSE;
     }
+  if (key == NULL)
+    {
+      key = first_key (path, error);
+      if (key == NULL)
+        return FALSE;
+      /* Stored before the file goes: a failure here loses nothing */
+      if (!prs_secrets_store_sync (secrets, PRS_SECRET_CONTROL_KEY, CONTROL_LABEL, key,
+                                   cancellable, error))
+        {
+          prs_secrets_wipe (&key);
+          return FALSE;
+        }
+    }
+  /* Also what a start stopped between the two steps left behind */
+  remove_old_file (path);
   *out_key = g_steal_pointer (&key);
   return TRUE;
 }

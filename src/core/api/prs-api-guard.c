@@ -309,7 +309,7 @@ prs_api_guard_check (PrsApiGuard       *guard,
     {
       if (guard->control_key == NULL)
         return reject (rejection, SOUP_STATUS_SERVICE_UNAVAILABLE, "control-unavailable",
-                       "The control key could not be read from the data folder.");
+                       "The control key could not be made or read in the keyring.");
       if (!control_is_valid (guard, soup_message_headers_get_one (headers, PRS_API_CONTROL_HEADER)))
         return reject (rejection, SOUP_STATUS_FORBIDDEN, "control-key-required",
                        "Deciding tool calls needs the control key of this computer's user "

@@ -148,11 +148,34 @@ on_conversation_created (gpointer    data,
 
 /* ---- the thread ---- */
 
+/* Made on the first start (or moved from an older version's file), in the
+ * keyring the token was just read from; without it only the routes that
+ * decide tool calls are closed (503), the rest of the API works */
+static void
+set_control_key (ApiThread *t)
+{
+  PrsApiServer *self = t->server;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+
+  if (!prs_api_control_ensure (t->secrets, self->config.data_dir, &key,
+                               self->config.cancellable, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_message ("The control key could not be made or read; tool calls cannot be decided "
+                   "through the API: %s", error->message);
+      return;
+    }
+  prs_api_guard_set_control_key (t->guard, key);
+  memset (key, 0, strlen (key));
+}
+
 #define TOKEN_RETRY_SECONDS 10
 
-/* The token, from the keyring: this thread waits for it (the window's
- * main loop never does), before the first connection is served. Until it
- * is read, requests that need it get 503, and it is tried again. */
+/* The token, from the keyring, then the control key: this thread waits for
+ * them (the window's main loop never does), before the first connection
+ * is served. Until the token is read, requests that need it get 503, and
+ * it is tried again. */
 static gboolean
 load_token (gpointer data)
 {
@@ -166,6 +189,7 @@ load_token (gpointer data)
   if (watch != NULL)
     {
       prs_api_guard_set_token_watch (t->guard, watch);
+      set_control_key (t);
       t->token_retry_id = 0;
       return G_SOURCE_REMOVE;
     }
@@ -187,25 +211,6 @@ load_token (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Made on the first start; without it only the routes that decide tool
- * calls are closed (503), the rest of the API works */
-static void
-set_control_key (PrsApiGuard *guard,
-                 const char  *data_dir)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *key = NULL;
-
-  if (!prs_api_control_ensure (data_dir, &key, &error))
-    {
-      g_message ("The control key could not be made or read; tool calls cannot be decided "
-                 "through the API: %s", error->message);
-      return;
-    }
-  prs_api_guard_set_control_key (guard, key);
-  memset (key, 0, strlen (key));
-}
-
 static gboolean
 thread_setup (ApiThread  *t,
               GError    **error)
@@ -221,10 +226,10 @@ thread_setup (ApiThread  *t,
     return FALSE;
 
   /* This thread's own secrets object: PrsSecrets is not shared across
-   * threads. The token is read once the start is reported (load_token) */
+   * threads. The token and the control key are read once the start is
+   * reported (load_token) */
   t->secrets = prs_secrets_new (self->config.data_dir);
   t->guard = prs_api_guard_new (self->config.port, NULL);
-  set_control_key (t->guard, self->config.data_dir);
   prs_api_guard_set_lan (t->guard, self->config.lan);
   prs_api_guard_set_origins (t->guard, (const char * const *) self->config.origins);
 

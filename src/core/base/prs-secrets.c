@@ -65,6 +65,16 @@ _prs_secrets_value_free (gpointer value)
   g_free (value);
 }
 
+void
+prs_secrets_wipe (char **secret)
+{
+  g_return_if_fail (secret != NULL);
+
+  if (*secret != NULL)
+    memset (*secret, 0, strlen (*secret));
+  g_clear_pointer (secret, g_free);
+}
+
 static void
 prs_secrets_finalize (GObject *object)
 {

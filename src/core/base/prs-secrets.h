@@ -24,6 +24,8 @@ G_BEGIN_DECLS
 #define PRS_SECRET_API_TOKEN   "api-token"
 /* The value of the n8n Header Auth that tool webhooks expect (docs/workflows.md) */
 #define PRS_SECRET_WEBHOOK_AUTH "n8n-webhook-auth"
+/* The key that deciding tool calls through the API needs (prs-api-control.h) */
+#define PRS_SECRET_CONTROL_KEY  "control-key"
 
 /* In the data folder: bumped by every write, so others drop what they kept */
 #define PRS_SECRETS_STAMP_FILE "secrets.stamp"
@@ -88,6 +90,10 @@ void        prs_secrets_clear_async       (PrsSecrets          *self,
 gboolean    prs_secrets_clear_finish      (PrsSecrets          *self,
                                            GAsyncResult        *result,
                                            GError             **error);
+
+/* Zeroes a secret's bytes, frees it and sets *@secret to NULL (NULL is
+ * fine): a secret does not stay behind in freed memory. Any thread. */
+void        prs_secrets_wipe              (char       **secret);
 
 /* TRUE once the keyring failed and the fallback file is in use. */
 gboolean    prs_secrets_is_using_fallback (PrsSecrets  *self);

@@ -9,6 +9,7 @@
 
 #include "prs-error.h"
 #include "prs-random.h"
+#include "prs-secrets.h"
 #include "prs-tool-call-private.h"
 #include "prs-tool-call-registry.h"
 
@@ -54,15 +55,6 @@ struct _PrsCallbackRegistry
 
 G_DEFINE_FINAL_TYPE (PrsCallbackRegistry, prs_callback_registry, G_TYPE_OBJECT)
 
-/* A secret does not stay behind in freed memory */
-static void
-clear_secret (char **secret)
-{
-  if (*secret != NULL)
-    memset (*secret, 0, strlen (*secret));
-  g_clear_pointer (secret, g_free);
-}
-
 static void
 entry_free (gpointer data)
 {
@@ -75,7 +67,7 @@ entry_free (gpointer data)
   g_clear_object (&entry->task);
   g_clear_pointer (&entry->result, json_node_unref);
   g_free (entry->error);
-  clear_secret (&entry->secret);
+  prs_secrets_wipe (&entry->secret);
   g_free (entry);
 }
 
@@ -138,7 +130,7 @@ prs_callback_registry_expect (PrsCallbackRegistry *self,
 
   g_mutex_lock (&self->lock);
   entry = ensure_entry (self, tool_call_id);
-  clear_secret (&entry->secret);
+  prs_secrets_wipe (&entry->secret);
   entry->secret = g_strdup (secret);
   entry->wrong_secrets = 0;
   g_mutex_unlock (&self->lock);
@@ -383,7 +375,7 @@ on_unconfirmed_told (const GError *error,
     }
   unconfirmed->func (error, commit, unconfirmed->data);
 
-  clear_secret (&unconfirmed->secret);
+  prs_secrets_wipe (&unconfirmed->secret);
   g_free (unconfirmed->tool_call_id);
   g_object_unref (unconfirmed->registry);
   g_free (unconfirmed);
