@@ -405,6 +405,12 @@ subtitle_changed (gpointer row)
   return !subtitle_is_expected (row);
 }
 
+static gboolean
+widget_is_sensitive (gpointer widget)
+{
+  return gtk_widget_get_sensitive (widget);
+}
+
 static void
 test_token_rotation (Fixture       *f,
                      gconstpointer  data)
@@ -413,7 +419,7 @@ test_token_rotation (Fixture       *f,
   g_autofree char *old_token = NULL;
   g_autofree char *new_token = NULL;
   PrsPreferencesWindow *prefs;
-  GtkWidget *row;
+  GtkWidget *row, *reveal;
   AdwMessageDialog *dialog;
 
   g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &old_token, &error));
@@ -423,7 +429,13 @@ test_token_rotation (Fixture       *f,
   gtk_window_present (GTK_WINDOW (prefs));
   prs_test_wait_frames (GTK_WIDGET (prefs), 2);
   row = prs_test_find_named (GTK_WIDGET (prefs), "api-token");
-  /* Read from the keyring without waiting on it */
+  reveal = prs_test_find_named (GTK_WIDGET (prefs), "api-token-reveal");
+  /* Read from the keyring without waiting on it, and shown hidden: a
+   * shared screen does not give the token away */
+  g_assert_true (prs_test_wait_until (widget_is_sensitive, reveal));
+  g_assert_null (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), old_token));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (reveal), ==, "Show Token");
+  prs_test_click (reveal);
   g_object_set_data (G_OBJECT (row), "expected", old_token);
   g_assert_true (prs_test_wait_until (subtitle_is_expected, row));
   g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, old_token);
