@@ -593,6 +593,31 @@ test_screenshots (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
+/* The page switcher tells every page apart by its icon too: at a narrow
+ * width it shows icons alone */
+static void
+test_pages_told_apart (Fixture       *f,
+                       gconstpointer  data)
+{
+  static const char * const pages[] = { "general", "n8n", "providers", "mcp", "api", "runs", NULL };
+  g_autoptr(GHashTable) icons = g_hash_table_new (g_str_hash, g_str_equal);
+  PrsPreferencesWindow *prefs = prs_preferences_window_new (NULL, f->service);
+
+  gtk_window_present (GTK_WINDOW (prefs));
+  for (guint i = 0; pages[i] != NULL; i++)
+    {
+      AdwPreferencesPage *page;
+
+      adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), pages[i]);
+      page = adw_preferences_window_get_visible_page (ADW_PREFERENCES_WINDOW (prefs));
+      g_assert_cmpstr (adw_preferences_page_get_name (page), ==, pages[i]);
+      g_assert_nonnull (adw_preferences_page_get_icon_name (page));
+      g_assert_false (g_hash_table_contains (icons, adw_preferences_page_get_icon_name (page)));
+      g_hash_table_add (icons, (gpointer) adw_preferences_page_get_icon_name (page));
+    }
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
 /* ---- size and maximized state, remembered across runs ---- */
 
 static PrsWindow *
@@ -681,6 +706,7 @@ main (int   argc,
   ADD ("/ui/prefs/token-rotation", test_token_rotation);
   ADD ("/ui/prefs/allowed-origins", test_allowed_origins);
   ADD ("/ui/prefs/tools-page", test_tools_page);
+  ADD ("/ui/prefs/pages-told-apart", test_pages_told_apart);
   ADD ("/ui/prefs/window-size-remembered", test_window_size_remembered);
   ADD ("/ui/prefs/screenshots", test_screenshots);
 #undef ADD
