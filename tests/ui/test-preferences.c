@@ -618,6 +618,27 @@ test_pages_told_apart (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
+static gboolean
+pointer_is_null (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* Escape leaves the first-run window, as Skip does */
+static void
+test_first_run_escape (Fixture       *f,
+                       gconstpointer  data)
+{
+  PrsFirstRun *first_run = prs_first_run_new (NULL, f->service);
+
+  g_object_add_weak_pointer (G_OBJECT (first_run), (gpointer *) &first_run);
+  gtk_window_present (GTK_WINDOW (first_run));
+  prs_test_wait_frames (GTK_WIDGET (first_run), 2);
+  prs_test_click (prs_test_find_named (GTK_WIDGET (first_run), "first-run-next"));
+  prs_test_press_keys (GTK_WIDGET (first_run), "Escape");
+  g_assert_true (prs_test_wait_until (pointer_is_null, &first_run));
+}
+
 /* ---- size and maximized state, remembered across runs ---- */
 
 static PrsWindow *
@@ -707,6 +728,7 @@ main (int   argc,
   ADD ("/ui/prefs/allowed-origins", test_allowed_origins);
   ADD ("/ui/prefs/tools-page", test_tools_page);
   ADD ("/ui/prefs/pages-told-apart", test_pages_told_apart);
+  ADD ("/ui/prefs/first-run-escape", test_first_run_escape);
   ADD ("/ui/prefs/window-size-remembered", test_window_size_remembered);
   ADD ("/ui/prefs/screenshots", test_screenshots);
 #undef ADD

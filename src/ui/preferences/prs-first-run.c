@@ -846,6 +846,8 @@ prs_first_run_class_init (PrsFirstRunClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsFirstRun, toast_overlay);
   gtk_widget_class_bind_template_callback (widget_class, on_back_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_next_clicked);
+  /* As Skip does: what earlier steps saved stays, the rest waits for Preferences */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
 static void
