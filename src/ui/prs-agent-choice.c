@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-agent-choice.c: the Agent submenu of the conversation menu. A
- * stateful action whose state is the conversation's agent id ("" when it
- * has none), so the menu shows the current one checked; the list is read
+ * stateful action whose state is the conversation's agent id (the default
+ * agent's when it has none, the one its composer offers and a run takes:
+ * docs/conversations.md#its-agent), so the menu shows the current one checked; the list is read
  * again each time the menu opens, since agents come and go on the Agents
  * page and through prosponsive-ctl. */
 #include "config.h"
@@ -30,7 +31,7 @@ update_state (PrsAgentChoice *self)
 {
   const char *agent = self->conversation != NULL ? prs_conversation_get_default_agent (self->conversation) : NULL;
 
-  g_simple_action_set_state (self->action, g_variant_new_string (agent != NULL ? agent : ""));
+  g_simple_action_set_state (self->action, g_variant_new_string (agent != NULL ? agent : PRS_AGENT_DEFAULT_ID));
   g_simple_action_set_enabled (self->action, self->conversation != NULL);
 }
 

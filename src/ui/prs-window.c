@@ -331,6 +331,20 @@ on_conversation_activate (GtkListView *list,
     adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
 }
 
+/* A row clicked (prs-conversation-row.c): the selected one is shown again,
+ * since selecting it changes nothing; another is left to the selection */
+static void
+conversation_clicked_activated (GtkWidget  *widget,
+                                const char *action_name,
+                                GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  PrsConversation *selected = gtk_single_selection_get_selected_item (self->selection);
+
+  if (selected != NULL && g_strcmp0 (prs_conversation_get_id (selected), g_variant_get_string (parameter, NULL)) == 0)
+    prs_window_select_conversation (self, prs_conversation_get_id (selected));
+}
+
 static void
 update_sidebar_page (PrsWindow *self)
 {
@@ -1054,6 +1068,7 @@ prs_window_class_init (PrsWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.conversation-clicked", "s", conversation_clicked_activated);
   gtk_widget_class_install_action (widget_class, "win.show-tools", NULL, show_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.show-agents", NULL, show_agents_activated);
   gtk_widget_class_install_action (widget_class, "win.show-schedules", NULL, show_schedules_activated);

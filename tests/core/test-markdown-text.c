@@ -28,11 +28,31 @@ test_to_text (void)
     }
 }
 
+/* Folded, as search snippets show a reply: the reader's words, no markers */
+static void
+test_to_plain_text (void)
+{
+  const struct { const char *markdown; const char *text; } cases[] = {
+    { "**Subject:** Re: Q3\n**From:** alice", "Subject: Re: Q3 From: alice" },
+    { "| Time | Event |\n| --- | --- |\n| 13:00 | Q3 planning |\n| 16:00 | Call |",
+      "Time Event 13:00 Q3 planning 16:00 Call" },
+    { "See [the agenda](https://example.com/a).", "See the agenda." },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = prs_markdown_to_plain_text (cases[i].markdown, -1);
+
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/prs/markdown-text/to-text", test_to_text);
+  g_test_add_func ("/prs/markdown-text/to-plain-text", test_to_plain_text);
   return g_test_run ();
 }

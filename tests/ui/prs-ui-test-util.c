@@ -248,11 +248,15 @@ settle (GtkWidget *widget,
 {
   gboolean waited = FALSE;
 
+  GtkWidget *native = GTK_WIDGET (gtk_widget_get_native (widget));
+
   XSync (x, False);
   g_timeout_add (150, done_waiting, &waited);
   while (!waited)
     g_main_context_iteration (NULL, TRUE);
-  prs_test_wait_frames (GTK_WIDGET (gtk_widget_get_native (widget)), 2);
+  /* A key may have closed the window (Escape): it paints no more frames */
+  if (gtk_widget_get_mapped (native))
+    prs_test_wait_frames (native, 2);
 }
 
 void
@@ -295,6 +299,7 @@ prs_test_press_keys (GtkWidget  *widget,
   g_assert_true (gtk_accelerator_parse (accelerator, &keyval, &modifiers));
   x = gdk_x11_display_get_xdisplay (display);
 
+  g_object_ref (native);
   XSetInputFocus (x, gdk_x11_surface_get_xid (gtk_native_get_surface (native)), RevertToParent, CurrentTime);
   if (modifiers & GDK_CONTROL_MASK)
     send_key (x, XK_Control_L, True);
@@ -310,8 +315,10 @@ prs_test_press_keys (GtkWidget  *widget,
     send_key (x, XK_Shift_L, False);
   if (modifiers & GDK_CONTROL_MASK)
     send_key (x, XK_Control_L, False);
-  /* The events come back through GDK's X source */
-  settle (widget, x);
+  /* The events come back through GDK's X source; the window is kept alive
+   * until then, should the key close it */
+  settle (GTK_WIDGET (native), x);
+  g_object_unref (native);
 }
 
 typedef struct

@@ -897,7 +897,8 @@ test_conversation_agent (Fixture       *f,
   g_clear_pointer (&row, json_object_unref);
   g_assert_cmpstr (stored_agent (f, f->conversation_id, &row), ==, "weather-agent");
 
-  /* Another conversation, without an agent: nothing checked */
+  /* Another conversation, without an agent: the default agent checked, the
+   * one its composer offers */
   g_assert_cmpuint (prs_test_api_post (prs_service_get_secrets (f->service), f->data_dir,
                                        prs_service_get_port (f->service), "/api/conversations/resolve",
                                        "{\"slug\":\"Notes\"}", &resolved), ==, 200);
@@ -905,7 +906,7 @@ test_conversation_agent (Fixture       *f,
   prs_window_select_conversation (f->window, other);
   prs_test_wait_frames (GTK_WIDGET (f->window), 4);
   state = g_action_group_get_action_state (group, "set");
-  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, "");
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, PRS_AGENT_DEFAULT_ID);
 }
 
 int

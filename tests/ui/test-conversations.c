@@ -333,10 +333,15 @@ test_main_menu_and_pages (Fixture       *f,
   g_autofree char *a = prs_test_resolve_conversation (store, "alpha");
   GtkWidget *popover, *button;
 
+  GtkWidget *list;
+  int sidebar_width;
+
   g_free (add_message (store, a, "user", "First", NULL));
   g_clear_object (&store);
   fixture_open (f);
   g_assert_cmpstr (shown_page (f), ==, "conversation");
+  list = gtk_widget_get_ancestor (conversation_row (f, a), GTK_TYPE_LIST_VIEW);
+  sidebar_width = gtk_widget_get_width (list);
 
   /* F10 opens the main menu, whose popover is made when it first opens */
   prs_test_press_keys (GTK_WIDGET (f->window), "F10");
@@ -350,6 +355,8 @@ test_main_menu_and_pages (Fixture       *f,
   g_assert_null (open_popover (GTK_WIDGET (f->window)));
   g_assert_cmpstr (shown_page (f), ==, "tools");
   g_assert_nonnull (prs_test_find_named (GTK_WIDGET (f->window), "tools-status"));
+  /* The sidebar keeps its width beside every page */
+  g_assert_cmpint (gtk_widget_get_width (list), ==, sidebar_width);
 
   /* Again: the same menu, now to the Schedules page */
   prs_test_press_keys (GTK_WIDGET (f->window), "F10");
@@ -368,6 +375,12 @@ test_main_menu_and_pages (Fixture       *f,
   prs_test_press_keys (GTK_WIDGET (f->window), "<Control>t");
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   g_assert_cmpstr (shown_page (f), ==, "tools");
+  g_assert_cmpint (gtk_widget_get_width (list), ==, sidebar_width);
+
+  /* A click on the conversation still selected in the sidebar goes back to it */
+  prs_test_click_pointer (conversation_row (f, a), 1);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_cmpstr (shown_page (f), ==, "conversation");
 
   /* The conversation's menu: made when it first opens, with its Agent item */
   prs_window_select_conversation (f->window, a);

@@ -405,6 +405,12 @@ subtitle_changed (gpointer row)
   return !subtitle_is_expected (row);
 }
 
+static gboolean
+widget_is_sensitive (gpointer widget)
+{
+  return gtk_widget_get_sensitive (widget);
+}
+
 static void
 test_token_rotation (Fixture       *f,
                      gconstpointer  data)
@@ -413,7 +419,7 @@ test_token_rotation (Fixture       *f,
   g_autofree char *old_token = NULL;
   g_autofree char *new_token = NULL;
   PrsPreferencesWindow *prefs;
-  GtkWidget *row;
+  GtkWidget *row, *reveal;
   AdwMessageDialog *dialog;
 
   g_assert_true (prs_api_token_ensure (prs_service_get_secrets (f->service), f->data_dir, &old_token, &error));
@@ -423,7 +429,13 @@ test_token_rotation (Fixture       *f,
   gtk_window_present (GTK_WINDOW (prefs));
   prs_test_wait_frames (GTK_WIDGET (prefs), 2);
   row = prs_test_find_named (GTK_WIDGET (prefs), "api-token");
-  /* Read from the keyring without waiting on it */
+  reveal = prs_test_find_named (GTK_WIDGET (prefs), "api-token-reveal");
+  /* Read from the keyring without waiting on it, and shown hidden: a
+   * shared screen does not give the token away */
+  g_assert_true (prs_test_wait_until (widget_is_sensitive, reveal));
+  g_assert_null (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), old_token));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (reveal), ==, "Show Token");
+  prs_test_click (reveal);
   g_object_set_data (G_OBJECT (row), "expected", old_token);
   g_assert_true (prs_test_wait_until (subtitle_is_expected, row));
   g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, old_token);
@@ -581,6 +593,52 @@ test_screenshots (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (prefs));
 }
 
+/* The page switcher tells every page apart by its icon too: at a narrow
+ * width it shows icons alone */
+static void
+test_pages_told_apart (Fixture       *f,
+                       gconstpointer  data)
+{
+  static const char * const pages[] = { "general", "n8n", "providers", "mcp", "api", "runs", NULL };
+  g_autoptr(GHashTable) icons = g_hash_table_new (g_str_hash, g_str_equal);
+  PrsPreferencesWindow *prefs = prs_preferences_window_new (NULL, f->service);
+
+  gtk_window_present (GTK_WINDOW (prefs));
+  for (guint i = 0; pages[i] != NULL; i++)
+    {
+      AdwPreferencesPage *page;
+
+      adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (prefs), pages[i]);
+      page = adw_preferences_window_get_visible_page (ADW_PREFERENCES_WINDOW (prefs));
+      g_assert_cmpstr (adw_preferences_page_get_name (page), ==, pages[i]);
+      g_assert_nonnull (adw_preferences_page_get_icon_name (page));
+      g_assert_false (g_hash_table_contains (icons, adw_preferences_page_get_icon_name (page)));
+      g_hash_table_add (icons, (gpointer) adw_preferences_page_get_icon_name (page));
+    }
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
+static gboolean
+pointer_is_null (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* Escape leaves the first-run window, as Skip does */
+static void
+test_first_run_escape (Fixture       *f,
+                       gconstpointer  data)
+{
+  PrsFirstRun *first_run = prs_first_run_new (NULL, f->service);
+
+  g_object_add_weak_pointer (G_OBJECT (first_run), (gpointer *) &first_run);
+  gtk_window_present (GTK_WINDOW (first_run));
+  prs_test_wait_frames (GTK_WIDGET (first_run), 2);
+  prs_test_click (prs_test_find_named (GTK_WIDGET (first_run), "first-run-next"));
+  prs_test_press_keys (GTK_WIDGET (first_run), "Escape");
+  g_assert_true (prs_test_wait_until (pointer_is_null, &first_run));
+}
+
 /* ---- size and maximized state, remembered across runs ---- */
 
 static PrsWindow *
@@ -669,6 +727,8 @@ main (int   argc,
   ADD ("/ui/prefs/token-rotation", test_token_rotation);
   ADD ("/ui/prefs/allowed-origins", test_allowed_origins);
   ADD ("/ui/prefs/tools-page", test_tools_page);
+  ADD ("/ui/prefs/pages-told-apart", test_pages_told_apart);
+  ADD ("/ui/prefs/first-run-escape", test_first_run_escape);
   ADD ("/ui/prefs/window-size-remembered", test_window_size_remembered);
   ADD ("/ui/prefs/screenshots", test_screenshots);
 #undef ADD

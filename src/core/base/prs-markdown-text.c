@@ -284,7 +284,9 @@ to_text (const char *markdown,
   PlainText pt = { 0 };
   MD_PARSER parser = {
     .abi_version = 0,
-    .flags = MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTMLBLOCKS,
+    /* Tables as the conversation shows them, also when folded: a search
+     * snippet reads a table's cells, not its pipes */
+    .flags = MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTMLBLOCKS | MD_FLAG_TABLES,
     .enter_block = on_enter_block,
     .leave_block = on_leave_block,
     .enter_span = on_enter_span,
@@ -294,9 +296,6 @@ to_text (const char *markdown,
 
   if (len < 0)
     len = strlen (markdown);
-  if (keep_lines)
-    parser.flags |= MD_FLAG_TABLES;
-
   pt.out = g_string_sized_new (len);
   pt.keep_lines = keep_lines;
   pt.lists = g_array_new (FALSE, FALSE, sizeof (guint));

@@ -7,8 +7,9 @@
 G_BEGIN_DECLS
 
 /* The plain text of @markdown: emphasis markers, code ticks and link
- * syntax removed (a link keeps its text), images and raw HTML dropped, line
- * breaks and runs of white space folded into single spaces, trimmed. */
+ * syntax removed (a link keeps its text), images and raw HTML dropped, a
+ * table's cells apart by a space, line breaks and runs of white space
+ * folded into single spaces, trimmed. */
 char *prs_markdown_to_plain_text      (const char *markdown,
                                        gssize      len);
 

@@ -260,7 +260,10 @@ on_secondary_pressed (GtkGestureClick    *gesture,
   prs_conversation_row_request_menu (self, x, y);
 }
 
-/* In selection mode a click toggles the row, before the list sees it */
+/* In selection mode a click toggles the row, before the list sees it.
+ * Otherwise the window hears of it: the list only tells of a change of
+ * selection, and a click on the row already selected must still open its
+ * conversation (from the Tools page, or the folded sidebar) */
 static void
 on_primary_pressed (GtkGestureClick    *gesture,
                     int                 n_press,
@@ -269,7 +272,12 @@ on_primary_pressed (GtkGestureClick    *gesture,
                     PrsConversationRow *self)
 {
   if (!in_selection_mode (self))
-    return;
+    {
+      if (self->conversation != NULL)
+        gtk_widget_activate_action (GTK_WIDGET (self), "win.conversation-clicked", "s",
+                                    prs_conversation_get_id (self->conversation));
+      return;
+    }
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   gtk_widget_activate_action (GTK_WIDGET (self), "listitem.select", "(bb)", TRUE, FALSE);
 }

@@ -16,6 +16,7 @@
 #include "prs-provider-editor.h"
 #include "prs-status-row.h"
 #include "prs-tls.h"
+#include "prs-token-row.h"
 
 static const char * const steps[] = { "n8n", "provider", "api", NULL };
 
@@ -673,14 +674,14 @@ on_token (GObject      *source,
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->service == NULL)
         return;
       toast (self, error->message);
-      adw_action_row_set_subtitle (self->token_row, _("Not available"));
+      prs_token_row_set (self->token_row, NULL, _("Not available"));
       return;
     }
   if (self->token != NULL)
     memset (self->token, 0, strlen (self->token));
   g_free (self->token);
   self->token = token;
-  adw_action_row_set_subtitle (self->token_row, token);
+  prs_token_row_set (self->token_row, token, NULL);
 }
 
 static GtkWidget *
@@ -703,11 +704,11 @@ build_api_page (PrsFirstRun *self)
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (api_group), row);
 
   /* From the keyring, without waiting on it (made on a first run) */
-  row = action_row (_("Bearer Token"), _("Reading the keyring…"), "first-run-token");
+  row = prs_token_row_new (_("Bearer Token"), "first-run-token");
   self->token_row = ADW_ACTION_ROW (row);
+  prs_token_row_set (self->token_row, NULL, _("Reading the keyring…"));
   prs_api_token_ensure_async (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
                               self->cancellable, on_token, g_object_ref (self));
-  gtk_widget_add_css_class (row, "monospace-subtitle");
   copy_button (self, row, _("Copy Token"), NULL);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (api_group), row);
 
@@ -845,6 +846,8 @@ prs_first_run_class_init (PrsFirstRunClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsFirstRun, toast_overlay);
   gtk_widget_class_bind_template_callback (widget_class, on_back_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_next_clicked);
+  /* As Skip does: what earlier steps saved stays, the rest waits for Preferences */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
 static void

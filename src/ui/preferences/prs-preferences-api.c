@@ -13,11 +13,12 @@
 #include "prs-preferences-window-private.h"
 #include "prs-status-row.h"
 #include "prs-tls.h"
+#include "prs-token-row.h"
 
 static void
 show_token (PrsPreferencesWindow *self)
 {
-  adw_action_row_set_subtitle (self->token_row, self->token != NULL ? self->token : _("Not available"));
+  prs_token_row_set (self->token_row, self->token, _("Not available"));
 }
 
 void
@@ -305,17 +306,15 @@ prs_preferences_build_api (PrsPreferencesWindow *self)
                              prs_preferences_spin_row (self, _("Port"), _("Applies the next time Prosponsive starts"),
                                                        "api-port", 1, 65535, 1, 0));
 
-  row = prs_preferences_action_row (_("Bearer Token"), NULL);
+  row = prs_token_row_new (_("Bearer Token"), "api-token");
   self->token_row = ADW_ACTION_ROW (row);
-  gtk_widget_set_name (row, "api-token");
-  gtk_widget_add_css_class (row, "monospace-subtitle");
   button = prs_preferences_icon_button ("edit-copy-symbolic", _("Copy Token"), "api-token-copy");
   g_signal_connect_swapped (button, "clicked", G_CALLBACK (on_copy_token_clicked), self);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
   prs_preferences_suffix_button (row, _("R_otate…"), "api-token-rotate", G_CALLBACK (on_rotate_clicked), self);
   adw_preferences_group_add (self->token_group, row);
   /* From the keyring, without waiting on it */
-  adw_action_row_set_subtitle (self->token_row, _("Reading the keyring…"));
+  prs_token_row_set (self->token_row, NULL, _("Reading the keyring…"));
   prs_api_token_ensure_async (prs_service_get_secrets (self->service), prs_service_get_data_dir (self->service),
                               self->cancellable, on_token_read, g_object_ref (self));
 
