@@ -656,7 +656,7 @@ long_reply_window (const char *text,
 
   /* The block ends where the next starts, at a blank line after a
    * paragraph, or with its closing fence */
-  for (line = stop + 1; line < end && stop - mark <= SNIPPET_WINDOW;)
+  for (line = stop < end ? stop + 1 : end; line < end && stop - mark <= SNIPPET_WINDOW;)
     {
       eol = line_end (line, end);
       blocks_read (&blocks, line, eol);
