@@ -322,6 +322,7 @@ static const PrsMigration migrations[] = {
    * daily totals and the triggers that keep them; the SQL is long and
    * lives beside its queries */
   { 8, prs_store_insights_schema, FALSE,
+    /* It reads every run's transcript and tool call */
     "SELECT (SELECT count (*) FROM runs) + (SELECT count (*) FROM tool_calls)" },
 
   { 9,
@@ -657,10 +658,10 @@ run_migration (PrsStore            *self,
  * weighs the rows it copies or scans, counted before the first step (a
  * count reads one b-tree: milliseconds for a million rows; a table an
  * earlier pending step makes is estimated from what it is made of), plus
- * one for its schema changes. Within a step, SQLite's progress handler counts the
- * virtual machine instructions run against what its rows take; the step's
- * share stops short of its end until it commits, so the fraction only
- * grows and reaches 1.0 with the last commit. */
+ * one for its schema changes. Within a step, SQLite's progress handler
+ * counts the virtual machine instructions run against what its rows take;
+ * the step's share stops short of its end until it commits, so the
+ * fraction only grows and reaches 1.0 with the last commit. */
 
 /* SQLite calls the progress handler every this many instructions: a few
  * hundred times a second, so a cancelled migration stops at once */
