@@ -907,6 +907,63 @@ test_search_long_markdown (Fixture       *fixture,
                               "and…");
 }
 
+/* The first snippet of a long reply made of filler, then @tail, found by
+ * @word, and its match */
+static char *
+long_snippet (PrsStore   *store,
+              const char *chat,
+              const char *tail,
+              const char *word)
+{
+  g_autofree char *reply = make_long_reply ("Step: run `make` and **check**.\n\n", tail);
+  g_autofree char *match = NULL;
+  char *plain;
+
+  g_free (add_message (store, chat, "assistant", reply, NULL, NULL));
+  plain = first_snippet (store, word, &match);
+  g_assert_cmpstr (match, ==, word);
+  return plain;
+}
+
+/* A long reply's window is the block md4c sees the match in (CommonMark's
+ * rules): the code of a fenced block closed only by a fence as long, of
+ * indented code across its blank lines, a list item's paragraph as text;
+ * a reference link reads as its text with its definition far below */
+static void
+test_search_long_blocks (Fixture       *fixture,
+                         gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
+  g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
+  struct { const char *tail, *word, *snippet; } cases[] = {
+    /* A ``` line does not close a ```` block, nor a fence with text after it */
+    { "````md\n```sh\nmake check\n```\n\nThen **distcheck** here\n````\n\nDone.\n",
+      "distcheck", "…```sh make check ``` Then **distcheck** here…" },
+    { "```\nstep one\n``` not a close\n\nmore code\n\nthe **fenced** words\n```\n\nDone.\n",
+      "fenced", "…a close more code the **fenced** words…" },
+    /* Indented code goes on past its blank lines */
+    { "Run this:\n\n    ./configure\n\n    make **installcheck** now\n\n    echo done\n\nDone.\n",
+      "installcheck", "…./configure make **installcheck** now echo done…" },
+    /* … but a list item's paragraph indented as much is no code */
+    { "1. Step one\n\n    Run the tests\n    before the **release**\n\nDone.\n",
+      "release", "…Run the tests before the release…" },
+    /* HTML is no block of its own to md4c here (MD_FLAG_NOHTMLBLOCKS):
+     * a paragraph, its tags unseen */
+    { "<div>\nThe **markup** words\n</div>\n\nDone.\n",
+      "markup", "…The markup words…" },
+    /* A reference's definition, far below the window, comes with it */
+    { "See [The Bank][B1] for **reconciled** totals.\n\nDone.\n\n[b1]: https://bank.example\n",
+      "reconciled", "…See The Bank for reconciled totals.…" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *plain = long_snippet (store, chat, cases[i].tail, cases[i].word);
+
+      g_assert_cmpstr (plain, ==, cases[i].snippet);
+    }
+}
+
 /* ---- Regenerate, Edit and Resend ---- */
 
 static void
@@ -984,6 +1041,7 @@ main (int   argc,
   ADD ("search", test_search);
   ADD ("search-markdown", test_search_markdown);
   ADD ("search-long-markdown", test_search_long_markdown);
+  ADD ("search-long-blocks", test_search_long_blocks);
   ADD ("supersede", test_supersede);
 #undef ADD
   g_test_add_func ("/prs/store-conversations/plain-query", test_plain_query);

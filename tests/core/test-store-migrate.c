@@ -22,6 +22,8 @@ typedef PrsTestStoreDir Fixture;
 /* Enough rows that migration 14 runs long enough to report from within
  * (a few hundred milliseconds here) */
 #define HISTORY_MESSAGES 20000
+/* … and runs that migrations 8 and 13 do (each with a model call) */
+#define HISTORY_RUNS 5000
 
 /* What must survive a migration: every message's columns and what the
  * search index finds */
@@ -168,6 +170,76 @@ test_worker_progress (Fixture       *fixture,
   g_assert_nonnull (store);
   g_assert_false (outdated);
   watch_clear (&watch);
+}
+
+typedef struct
+{
+  const char *db_path;
+  GArray     *fractions;
+  GArray     *versions;   /* int: the version committed at each report */
+} Versioned;
+
+/* Told on the migrating thread, within its step: another connection reads
+ * the version committed so far (the running step's is not yet) */
+static void
+on_versioned_progress (double   fraction,
+                       gpointer user_data)
+{
+  Versioned *versioned = user_data;
+  g_autofree char *text = prs_test_sql_query (versioned->db_path, "PRAGMA user_version");
+  int version = (int) g_ascii_strtoll (text, NULL, 10);
+
+  g_array_append_val (versioned->fractions, fraction);
+  g_array_append_val (versioned->versions, version);
+}
+
+/* The reports while step @step ran: those after step @step - 1 committed,
+ * before @step did — its start's own report the first of them, at most */
+static guint
+reports_during (Versioned *versioned,
+                int        step)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < versioned->versions->len; i++)
+    if (g_array_index (versioned->versions, int, i) == step - 1)
+      n++;
+  return n;
+}
+
+/* A database older than model_calls (version 4, the first with runs):
+ * migration 8 makes the model calls of the runs' transcripts, and 13
+ * copies them with the runs. Counted before the first step, the table was
+ * not there; the bar moves all the same while each of them runs, grows at
+ * every report and ends at 1.0 */
+static void
+test_progress_counted_late (Fixture       *fixture,
+                            gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autofree char *chat = prs_test_sql_old_history (fixture->db_path, 4, "inbox", 10);
+  g_autofree char *calls = NULL;
+  Versioned versioned = { fixture->db_path, g_array_new (FALSE, FALSE, sizeof (double)),
+                          g_array_new (FALSE, FALSE, sizeof (int)) };
+
+  prs_test_sql_old_runs (fixture->db_path, chat, HISTORY_RUNS);
+  store = prs_store_new_with_progress (fixture->dir, on_versioned_progress, &versioned, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_schema_version (store), ==, prs_store_get_latest_version ());
+  calls = prs_test_sql_query (fixture->db_path, "SELECT count (*) FROM model_calls");
+  g_assert_cmpstr (calls, ==, G_STRINGIFY (HISTORY_RUNS));
+
+  g_assert_cmpfloat (g_array_index (versioned.fractions, double, 0), ==, 0.0);
+  g_assert_cmpfloat (g_array_index (versioned.fractions, double, versioned.fractions->len - 1), ==, 1.0);
+  for (guint i = 1; i < versioned.fractions->len; i++)
+    g_assert_cmpfloat (g_array_index (versioned.fractions, double, i), >,
+                       g_array_index (versioned.fractions, double, i - 1));
+  /* Reports strictly between the step's start and its commit */
+  g_assert_cmpuint (reports_during (&versioned, 13), >=, 3);
+  g_assert_cmpuint (reports_during (&versioned, 8), >=, 3);
+  g_array_unref (versioned.fractions);
+  g_array_unref (versioned.versions);
 }
 
 /* Stopped within its step (Quit on the page, SIGTERM headless): the step's
@@ -446,6 +518,7 @@ main (int   argc,
   g_test_add ("/prs/store-migrate/" path, Fixture, NULL, prs_test_store_dir_setup, func, \
               prs_test_store_dir_teardown)
   ADD ("worker-progress", test_worker_progress);
+  ADD ("progress-counted-late", test_progress_counted_late);
   ADD ("worker-cancelled", test_worker_cancelled);
   ADD ("worker-cancelled-unwatched", test_worker_cancelled_unwatched);
   ADD ("worker-cancelled-while-locked", test_worker_cancelled_while_locked);

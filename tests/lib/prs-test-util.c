@@ -457,6 +457,34 @@ prs_test_sql_old_history (const char *db_path,
   return id;
 }
 
+void
+prs_test_sql_old_runs (const char *db_path,
+                       const char *conversation_id,
+                       guint       n)
+{
+  g_autofree char *sql = g_strdup_printf (
+    "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %u)"
+    " INSERT INTO runs (id, conversation_id, agent_id, origin, status, transcript_json, created_at, updated_at)"
+    " SELECT 'r' || i, '%s', 'prosponsive', 'chat', 'succeeded',"
+    "  json_array (json_object ('role', 'user', 'content', 'Which parts were checked on flight ' || i || '?'),"
+    "              json_object ('role', 'assistant', 'content', 'The left gear and its seals.',"
+    "                           'providerId', 'p1', 'providerName', 'Provider', 'model', 'model-1',"
+    "                           'inputTokens', 120, 'outputTokens', 30)),"
+    "  strftime ('%%Y-%%m-%%dT%%H:%%M:%%fZ', '2026-01-01', '+' || i || ' seconds'),"
+    "  strftime ('%%Y-%%m-%%dT%%H:%%M:%%fZ', '2026-01-01', '+' || i || ' seconds')"
+    " FROM n;"
+    "INSERT INTO tool_calls (id, run_id, message_id, round, position, name, arguments_json, status,"
+    "                        created_at, updated_at)"
+    " SELECT 't' || substr (id, 2), id, 'm1', 0, 0, 'lookup', '{}', 'succeeded', created_at, updated_at"
+    " FROM runs;",
+    n, conversation_id);
+  sqlite3 *db = sql_open (db_path);
+
+  if (sqlite3_exec (db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    g_error ("Could not seed the runs: %s", sqlite3_errmsg (db));
+  sqlite3_close (db);
+}
+
 char *
 prs_test_sql_message (const char             *db_path,
                       const PrsMessageInsert *message,

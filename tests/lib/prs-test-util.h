@@ -138,7 +138,7 @@ char        *prs_test_sql_conversation     (const char *db_path,
 char        *prs_test_sql_message          (const char *db_path,
                                             const PrsMessageInsert *message,
                                             gint64      seq);
-/* A database at @db_path at schema @version (13 or earlier, from 9 on)
+/* A database at @db_path at schema @version (13 or earlier, from 2 on)
  * with @n messages of a few hundred bytes in conversation @slug,
  * alternating user and assistant, written in one transaction and indexed
  * for search by that version's triggers: what a migration of a large
@@ -146,6 +146,12 @@ char        *prs_test_sql_message          (const char *db_path,
 char        *prs_test_sql_old_history      (const char *db_path,
                                             int         version,
                                             const char *slug,
+                                            guint       n);
+/* @n runs in conversation @conversation_id of a database at schema
+ * version 4 to 13, each with a transcript of a question and an answer by
+ * a model (what migration 8 made model calls of) and a tool call. */
+void         prs_test_sql_old_runs         (const char *db_path,
+                                            const char *conversation_id,
                                             guint       n);
 /* The first column of the first row of @sql, or NULL. */
 char        *prs_test_sql_query            (const char *db_path,

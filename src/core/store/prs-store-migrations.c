@@ -25,6 +25,9 @@ typedef struct
    * alone), read before the first step: the step's share of a migration's
    * progress (docs/storage.md "Migrations") */
   const char *rows_sql;
+  /* … when that table is not there yet (a pending step before makes it),
+   * about as many, counted in what it will be made of */
+  const char *rows_estimate_sql;
 } PrsMigration;
 
 #define COUNT_MESSAGES "SELECT count (*) FROM messages"
@@ -318,7 +321,9 @@ static const PrsMigration migrations[] = {
   /* Insights (docs/insights.md): model calls, tool call start times, the
    * daily totals and the triggers that keep them; the SQL is long and
    * lives beside its queries */
-  { 8, prs_store_insights_schema },
+  { 8, prs_store_insights_schema, FALSE,
+    /* It reads every run's transcript and tool call */
+    "SELECT (SELECT count (*) FROM runs) + (SELECT count (*) FROM tool_calls)" },
 
   { 9,
     /* Conversations can be pinned, archived and deleted (docs/conversations.md).
@@ -437,7 +442,10 @@ static const PrsMigration migrations[] = {
   /* Insights' tables and runs with checks that fill no temporary table on
    * every row a model call writes (prs-store-insights.c) */
   { 13, prs_store_insights_checks_schema, TRUE,
-    "SELECT (SELECT count (*) FROM runs) + (SELECT count (*) FROM model_calls)" },
+    "SELECT (SELECT count (*) FROM runs) + (SELECT count (*) FROM model_calls)",
+    /* Before 8, the runs twice: 8 makes a model call of each answer in a
+     * run's transcript */
+    "SELECT 2 * count (*) FROM runs" },
 
   { 14,
     /* Fewer pages written per message and per run (docs/storage.md):
@@ -648,11 +656,12 @@ run_migration (PrsStore            *self,
 
 /* A migration's progress (docs/storage.md "Migrations"). Each pending step
  * weighs the rows it copies or scans, counted before the first step (a
- * count reads one b-tree: milliseconds for a million rows), plus one for
- * its schema changes. Within a step, SQLite's progress handler counts the
- * virtual machine instructions run against what its rows take; the step's
- * share stops short of its end until it commits, so the fraction only
- * grows and reaches 1.0 with the last commit. */
+ * count reads one b-tree: milliseconds for a million rows; a table an
+ * earlier pending step makes is estimated from what it is made of), plus
+ * one for its schema changes. Within a step, SQLite's progress handler
+ * counts the virtual machine instructions run against what its rows take;
+ * the step's share stops short of its end until it commits, so the
+ * fraction only grows and reaches 1.0 with the last commit. */
 
 /* SQLite calls the progress handler every this many instructions: a few
  * hundred times a second, so a cancelled migration stops at once */
@@ -730,20 +739,28 @@ on_busy_unless_cancelled (void *data,
   return 1;
 }
 
-/* The rows @sql counts; 0 when its table does not exist yet (an earlier
- * pending step makes it, empty) */
+/* The rows @migration copies or scans. Before a pending step that makes
+ * its table, they are not there to count, but what it is made of is
+ * (rows_estimate_sql); else they are none yet (it is made empty). */
 static double
-count_rows (PrsStore   *self,
-            const char *sql)
+count_rows (PrsStore           *self,
+            const PrsMigration *migration)
 {
-  sqlite3_stmt *stmt = NULL;
+  const char *sql[] = { migration->rows_sql, migration->rows_estimate_sql };
   double rows = 0;
 
-  if (sql != NULL &&
-      sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) == SQLITE_OK &&
-      sqlite3_step (stmt) == SQLITE_ROW)
-    rows = MAX (sqlite3_column_int64 (stmt, 0), 0);
-  sqlite3_finalize (stmt);
+  for (guint i = 0; i < G_N_ELEMENTS (sql) && sql[i] != NULL; i++)
+    {
+      sqlite3_stmt *stmt = NULL;
+      gboolean counted = sqlite3_prepare_v2 (self->db, sql[i], -1, &stmt, NULL) == SQLITE_OK &&
+                         sqlite3_step (stmt) == SQLITE_ROW;
+
+      if (counted)
+        rows = MAX (sqlite3_column_int64 (stmt, 0), 0);
+      sqlite3_finalize (stmt);
+      if (counted)
+        break;
+    }
   return rows;
 }
 
@@ -771,7 +788,7 @@ prs_store_migrate (PrsStore                    *self,
   for (guint i = 0; watch != NULL && version > 0 && i < G_N_ELEMENTS (migrations); i++)
     if (is_pending (&migrations[i], version, target_version))
       {
-        weights[i] = 1 + count_rows (self, migrations[i].rows_sql);
+        weights[i] = 1 + count_rows (self, &migrations[i]);
         progress.total += weights[i];
       }
   if (watch != NULL && watch->cancellable != NULL)

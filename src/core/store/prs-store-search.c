@@ -27,6 +27,9 @@
 /* … the most of it that window takes on each side of the match, in bytes:
  * more than a snippet's words ever need, and a bounded cost per hit */
 #define SNIPPET_WINDOW 4096
+/* … and the most lines of it that may be link reference definitions it
+ * looks at (carried_definitions) */
+#define SNIPPET_DEFINITIONS 256
 /* How a reply's matches are marked while md4c reads it: U+E000, U+E001
  * (the query below names them in decimal), and the first's UTF-8 */
 #define MARKDOWN_MARK_START 0xE000
@@ -283,31 +286,226 @@ swap_marks (const char *text)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* The character of the fence @line (to @end) is — ``` or ~~~ after at
- * most three spaces (CommonMark) — else 0; the same character closes the
- * fenced code block it opens */
-static char
-fence_of (const char *line,
-          const char *end)
-{
-  guint indent = 0;
-
-  while (line < end && *line == ' ' && indent < 4)
-    line++, indent++;
-  if (indent < 4 && end - line >= 3 && (line[0] == '`' || line[0] == '~') && line[1] == line[0] &&
-      line[2] == line[0])
-    return line[0];
-  return 0;
-}
-
 static gboolean
 is_blank (const char *line,
           const char *end)
 {
   for (; line < end; line++)
-    if (*line != ' ' && *line != '\t' && *line != '\r')
+    if (*line != ' ' && *line != '\t' && *line != '\r' && *line != '\n')
       return FALSE;
   return TRUE;
+}
+
+/* The columns of @line's indentation (a tab to the next multiple of
+ * four, CommonMark 2.2); *@text: where the rest of it starts */
+static guint
+indent_of (const char  *line,
+           const char  *end,
+           const char **text)
+{
+  guint columns = 0;
+
+  for (; line < end && (*line == ' ' || *line == '\t'); line++)
+    columns = *line == '\t' ? columns + 4 - columns % 4 : columns + 1;
+  *text = line;
+  return columns;
+}
+
+static guint
+run_of (const char *text,
+        const char *end,
+        char        c)
+{
+  guint n = 0;
+
+  while (text + n < end && text[n] == c)
+    n++;
+  return n;
+}
+
+/* Whether @text (past a line's indentation) opens a fenced code block —
+ * three or more ` or ~, a backtick fence's info string without a
+ * backtick (CommonMark 4.5) — and *@c, *@length: its fence */
+static gboolean
+opens_fence (const char *text,
+             const char *end,
+             char       *c,
+             guint      *length)
+{
+  guint n;
+
+  if (text >= end || (*text != '`' && *text != '~'))
+    return FALSE;
+  n = run_of (text, end, *text);
+  if (n < 3 || (*text == '`' && memchr (text + n, '`', end - text - n) != NULL))
+    return FALSE;
+  *c = *text;
+  *length = n;
+  return TRUE;
+}
+
+/* A line alone a block: an ATX heading, or a thematic break (---, * * *) */
+static gboolean
+is_line_block (const char *text,
+               const char *end)
+{
+  guint hashes = run_of (text, end, '#'), marks = 0;
+
+  if (hashes >= 1 && hashes <= 6)
+    return text + hashes == end || text[hashes] == ' ' || text[hashes] == '\t' || text[hashes] == '\r';
+  if (text >= end || (*text != '-' && *text != '*' && *text != '_'))
+    return FALSE;
+  for (const char *p = text; p < end; p++)
+    {
+      if (*p == *text)
+        marks++;
+      else if (*p != ' ' && *p != '\t' && *p != '\r')
+        return FALSE;
+    }
+  return marks >= 3;
+}
+
+/* The column where the content of the list item @text (at column @indent)
+ * starts (CommonMark 5.2), 0 when @text starts none */
+static guint
+list_item_content (const char *text,
+                   const char *end,
+                   guint       indent)
+{
+  const char *p = text;
+  guint spaces;
+
+  if (p < end && (*p == '-' || *p == '+' || *p == '*'))
+    p++;
+  else
+    {
+      while (p < end && p - text < 9 && g_ascii_isdigit (*p))
+        p++;
+      if (p == text || p >= end || (*p != '.' && *p != ')'))
+        return 0;
+      p++;
+    }
+  if (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+    return 0;
+  spaces = run_of (p, end, ' ');
+  if (spaces == 0 || spaces > 4 || is_blank (p, end))
+    spaces = 1;
+  return indent + (p - text) + spaces;
+}
+
+/* Whether @text (past a line's indentation) may be a link reference
+ * definition, "[label]: destination": md4c decides (carried_definitions) */
+static gboolean
+may_define (const char *text,
+            const char *end)
+{
+  const char *close = text < end && *text == '[' ? memchr (text, ']', end - text) : NULL;
+
+  return close != NULL && close + 1 < end && close[1] == ':';
+}
+
+#define MAX_LIST_DEPTH 8
+
+typedef enum
+{
+  BLOCK_NONE,        /* between blocks: the next line starts one */
+  BLOCK_PARAGRAPH,
+  BLOCK_FENCED,
+  BLOCK_INDENTED,
+} BlockKind;
+
+/* What the window needs of a long reply's blocks, read a line at a time:
+ * where the block each line is in starts, as md4c reads it with our flags
+ * (CommonMark: fenced and indented code, paragraphs, headings, list items;
+ * no HTML blocks — MD_FLAG_NOHTMLBLOCKS, prs-markdown-text.c — so HTML is
+ * a paragraph's text and ends where a paragraph does) */
+typedef struct
+{
+  BlockKind   kind;           /* of the last line read */
+  const char *start;          /* where its block starts */
+  guint       container;      /* the column its block's lines start at (a list item's content) */
+  char        fence;          /* an open fenced code block's character … */
+  guint       fence_length;   /* … and length */
+  guint       lists[MAX_LIST_DEPTH];   /* the content columns of the list items open */
+  guint       depth;
+  GArray     *definitions;    /* const char *: lines that may be link reference definitions */
+} Blocks;
+
+/* A line that is no paragraph's continuation ends the list items it is
+ * not indented into */
+static guint
+close_lists (Blocks *blocks,
+             guint   indent)
+{
+  while (blocks->depth > 0 && indent < blocks->lists[blocks->depth - 1])
+    blocks->depth--;
+  return blocks->depth > 0 ? blocks->lists[blocks->depth - 1] : 0;
+}
+
+static void
+start_block (Blocks     *blocks,
+             const char *line,
+             BlockKind   kind,
+             guint       container)
+{
+  blocks->start = line;
+  blocks->kind = kind;
+  blocks->container = container;
+}
+
+/* Reads the line @line..@end (without its line break) into @blocks */
+static void
+blocks_read (Blocks     *blocks,
+             const char *line,
+             const char *end)
+{
+  const char *text;
+  guint indent = indent_of (line, end, &text), container, item;
+  gboolean continues = blocks->kind == BLOCK_PARAGRAPH;
+
+  if (blocks->kind == BLOCK_FENCED)
+    {
+      /* Closed by a fence of its character at least as long, indented
+       * less than code, nothing after it but spaces */
+      if (indent < blocks->container + 4 && run_of (text, end, blocks->fence) >= blocks->fence_length &&
+          is_blank (text + run_of (text, end, blocks->fence), end))
+        blocks->kind = BLOCK_NONE;
+      return;
+    }
+  if (is_blank (text, end))
+    {
+      /* Blank lines end a paragraph; indented code goes on past them */
+      if (continues)
+        blocks->kind = BLOCK_NONE;
+      return;
+    }
+  container = continues ? blocks->container : close_lists (blocks, indent);
+  if (indent >= container + 4)
+    {
+      /* Indented code, unless it is a paragraph's next line */
+      if (!continues && blocks->kind != BLOCK_INDENTED)
+        start_block (blocks, line, BLOCK_INDENTED, container);
+      return;
+    }
+  if (opens_fence (text, end, &blocks->fence, &blocks->fence_length))
+    start_block (blocks, line, BLOCK_FENCED, container);
+  else if (is_line_block (text, end))
+    start_block (blocks, line, BLOCK_NONE, container);
+  else if ((item = list_item_content (text, end, indent)) > 0)
+    {
+      start_block (blocks, line, BLOCK_PARAGRAPH, close_lists (blocks, indent));
+      if (blocks->depth < MAX_LIST_DEPTH)
+        blocks->lists[blocks->depth++] = item;
+    }
+  else if (!continues && may_define (text, end))
+    {
+      /* A definition is no paragraph: another may follow it */
+      start_block (blocks, line, BLOCK_NONE, container);
+      if (blocks->definitions != NULL && blocks->definitions->len < SNIPPET_DEFINITIONS)
+        g_array_append_val (blocks->definitions, line);
+    }
+  else if (!continues)
+    start_block (blocks, line, BLOCK_PARAGRAPH, container);
 }
 
 /* @p moved back (@step -1) or on (+1) to the nearest white space within
@@ -327,18 +525,105 @@ word_edge (const char *p,
   return p;
 }
 
+static const char *
+line_end (const char *line,
+          const char *end)
+{
+  const char *eol = memchr (line, '\n', end - line);
+
+  return eol != NULL ? eol : end;
+}
+
+/* @from..@to appended to @out with @columns of each line's indentation
+ * taken off: lines in a list item read alone as they read in it */
+static void
+append_dedented (GString    *out,
+                 const char *from,
+                 const char *to,
+                 guint       columns)
+{
+  for (const char *line = from, *eol; line < to; line = eol + 1)
+    {
+      guint column = 0;
+
+      eol = line_end (line, to);
+      for (; line < eol && column < columns && (*line == ' ' || *line == '\t'); line++)
+        column = *line == '\t' ? column + 4 - column % 4 : column + 1;
+      /* A tab past the columns leaves the rest of its width */
+      for (; column > columns; column--)
+        g_string_append_c (out, ' ');
+      g_string_append_len (out, line, eol - line);
+      if (eol < to)
+        g_string_append_c (out, '\n');
+    }
+}
+
+/* The reply's link reference definitions a window's references need
+ * (@definitions: lines outside @start..@stop that may be one), as Markdown
+ * to read before the window: a reference whose definition is outside it
+ * would otherwise read as its brackets, not as the link's text the
+ * conversation shows. md4c decides what a definition is and what it
+ * defines: a line is carried when md4c reads it (or it with the next
+ * line, where a destination or title may be) as nothing but definitions,
+ * and when the window holds its label in brackets (a cheap guess at the
+ * references md4c will match, ignoring case as labels do); at most
+ * SNIPPET_WINDOW bytes of them. */
+static GString *
+carried_definitions (GArray     *definitions,
+                     const char *start,
+                     const char *stop,
+                     const char *end)
+{
+  g_autofree char *folded = NULL;
+  GString *carried = g_string_new (NULL);
+
+  if (definitions->len == 0 || memchr (start, ']', stop - start) == NULL)
+    return carried;
+  folded = g_utf8_casefold (start, stop - start);
+  for (guint i = 0; i < definitions->len; i++)
+    {
+      const char *line = g_array_index (definitions, const char *, i);
+      const char *eol = line_end (line, end), *label_start = strchr (line, '['), *label_end;
+      g_autofree char *label = NULL;
+
+      if (line >= start && line < stop)
+        continue;
+      label_end = memchr (label_start, ']', eol - label_start);
+      label = g_utf8_casefold (label_start, label_end + 1 - label_start);
+      if (strstr (folded, label) == NULL)
+        continue;
+      for (guint lines = 0; lines < 2; lines++)
+        {
+          g_autofree char *plain = prs_markdown_to_plain_text (line, eol - line);
+
+          if (plain[0] == '\0')
+            {
+              if (carried->len + (eol - line) + 1 <= SNIPPET_WINDOW)
+                g_string_append_printf (carried, "%.*s\n", (int) (eol - line), line);
+              break;
+            }
+          if (eol == end)
+            break;
+          eol = line_end (eol + 1, end);
+        }
+    }
+  if (carried->len > 0)
+    g_string_append_c (carried, '\n');
+  return carried;
+}
+
 /* The part of a long reply (@text, @length bytes, its matches marked) its
  * snippet reads with md4c, NULL when no match is marked: FTS5's own
  * snippet is a window of tokens whose cut Markdown shows (a lone "**", a
  * backtick, half a link), and reading the whole reply for every hit is
- * what SNIPPET_MAX_MARKDOWN spares. The window starts where a block starts
- * before the first match — a line after a blank one, outside a fenced
- * code block, or the fence that holds the match, so that its code reads
- * as code — and ends at the blank line (or the fence's end) after it,
- * each at most SNIPPET_WINDOW away: past that, at the first line's start
+ * what SNIPPET_MAX_MARKDOWN spares. The window is the block that holds
+ * the first match (blocks_read: a paragraph, a list item, fenced or
+ * indented code — whose code reads as code), each edge at most
+ * SNIPPET_WINDOW from the match: past that, at the first line's start
  * within it (or a word's edge in a line that long), where an emphasis or
- * link open across the cut may still show. One pass over the lines before
- * the match, no parse: the fences are all it needs to know. */
+ * link open across the cut may still show. Lines in a list item lose the
+ * item's indentation, and the definitions of its link references come
+ * with it (carried_definitions). One pass over the lines, no parse. */
 static char *
 long_reply_window (const char *text,
                    gsize       length,
@@ -347,69 +632,60 @@ long_reply_window (const char *text,
 {
   const char *end = text + length;
   const char *mark = strstr (text, MARKDOWN_MARK_START_UTF8);
-  const char *block = text, *fence = NULL, *line = text, *near = NULL, *start, *stop;
-  char fence_char = 0;
-  gboolean after_blank = TRUE;
+  const char *line = text, *eol, *near = NULL, *start, *stop;
+  g_autoptr(GArray) definitions = g_array_new (FALSE, FALSE, sizeof (const char *));
+  Blocks blocks = { BLOCK_NONE, text, .definitions = definitions }, held;
   g_autoptr(GString) window = NULL;
 
   if (mark == NULL)
     return NULL;
-  for (const char *eol; (eol = memchr (line, '\n', mark - line)) != NULL; line = eol + 1)
+  for (; (eol = memchr (line, '\n', mark - line)) != NULL; line = eol + 1)
     {
-      char line_fence = fence_of (line, eol);
-
       if (near == NULL && mark - line <= SNIPPET_WINDOW)
         near = line;
-      if (fence != NULL)
-        {
-          fence = line_fence == fence_char ? NULL : fence;
-          after_blank = fence == NULL;
-        }
-      else if (line_fence != 0)
-        {
-          block = fence = line;
-          fence_char = line_fence;
-        }
-      else
-        {
-          if (after_blank && !is_blank (line, eol))
-            block = line;
-          after_blank = is_blank (line, eol);
-        }
+      blocks_read (&blocks, line, eol);
     }
-  /* @line: the match's own line */
-  start = fence != NULL ? fence : block;
+  /* @line: the match's own line, which may start its block */
+  stop = line_end (line, end);
+  blocks_read (&blocks, line, stop);
+  held = blocks;
+  start = held.start;
   if (mark - start > SNIPPET_WINDOW)
     start = near != NULL ? near
             : mark - line > SNIPPET_WINDOW ? word_edge (mark - SNIPPET_WINDOW, line, mark, 1) : line;
 
-  stop = mark;
-  for (const char *eol; stop < end && stop - mark <= SNIPPET_WINDOW; stop = eol + 1)
+  /* The block ends where the next starts, at a blank line after a
+   * paragraph, or with its closing fence */
+  for (line = stop < end ? stop + 1 : end; line < end && stop - mark <= SNIPPET_WINDOW;)
     {
-      eol = memchr (stop, '\n', end - stop);
-      if (eol == NULL)
-        eol = end;
-      if (stop > mark && (fence != NULL ? fence_of (stop, eol) == fence_char : is_blank (stop, eol)))
-        {
-          stop = eol;
-          break;
-        }
-      if (eol == end)
-        {
-          stop = end;
-          break;
-        }
+      eol = line_end (line, end);
+      blocks_read (&blocks, line, eol);
+      line = eol + 1;
+      if (blocks.start != held.start || (blocks.kind == BLOCK_NONE && held.kind != BLOCK_FENCED))
+        break;
+      stop = eol;
+      if (blocks.kind == BLOCK_NONE)
+        break;
     }
   if (stop - mark > SNIPPET_WINDOW)
     stop = word_edge (mark + SNIPPET_WINDOW, mark, end, -1);
+  /* The definitions after it */
+  if (memchr (start, ']', stop - start) != NULL)
+    for (; line < end; line = eol + 1)
+      blocks_read (&blocks, line, eol = line_end (line, end));
 
   *cut_before = start > text;
-  *cut_after = stop < end;
-  window = g_string_sized_new (stop - start + 8);
+  /* (What is left after a reply's last block is white space) */
+  *cut_after = !is_blank (stop, end);
+  window = carried_definitions (definitions, start, stop, end);
   /* A fence far above the match still makes its lines code */
-  if (fence != NULL && start != fence)
-    g_string_append_len (window, fence, strchr (fence, '\n') + 1 - fence);
-  g_string_append_len (window, start, stop - start);
+  if (held.kind == BLOCK_FENCED && start != held.start)
+    append_dedented (window, held.start, line_end (held.start, end) + 1, held.container);
+  /* A paragraph's line alone would be code if indented as much */
+  else if (held.kind == BLOCK_PARAGRAPH && start != held.start)
+    while (start < stop && (*start == ' ' || *start == '\t'))
+      start++;
+  append_dedented (window, start, stop, held.container);
   return g_string_free (g_steal_pointer (&window), FALSE);
 }
 
