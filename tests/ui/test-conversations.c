@@ -6,8 +6,8 @@
  * archiving, the selection mode, search (Ctrl+K, Enter) opening message 1
  * of 100,000 at its place, a reply's details and failover notice, copying, Regenerate
  * and Edit and Resend against the scripted provider, and export through
- * the file chooser; Tab entering a long conversation at the messages on
- * screen. Keys and clicks go through
+ * the file chooser; Tab leaving the sidebar in one step and entering a
+ * long conversation at the messages on screen. Keys and clicks go through
  * the X server (XTest). */
 #include "config.h"
 
@@ -322,6 +322,51 @@ press_until_in (Fixture    *f,
       presses++;
     }
   return focus_is_in (f, widget) ? presses : most + 1;
+}
+
+static void
+test_tab_leaves_sidebar (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *newest = NULL;
+  GtkWidget *list, *view;
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("talk-%02u", i);
+
+      g_free (newest);
+      newest = prs_test_resolve_conversation (store, slug);
+      g_free (add_message (store, newest, "user", slug, NULL));
+    }
+  g_clear_object (&store);
+  fixture_open (f);
+  g_assert_cmpuint (position_of (f, newest), ==, 0);
+  prs_window_select_conversation (f->window, newest);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  list = GTK_WIDGET (prs_window_get_conversation_list (f->window));
+  view = GTK_WIDGET (prs_window_get_conversation_view (f->window));
+
+  /* Arrows move between the rows… */
+  focus_row (f, newest);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_true (focus_is_in (f, list));
+  g_assert_false (focus_is_in (f, gtk_widget_get_parent (conversation_row (f, newest))));
+  /* …Tab leaves the list at once, for the conversation a few steps on */
+  focus_row (f, newest);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+  g_assert_false (focus_is_in (f, list));
+  g_assert_cmpuint (press_until_in (f, "Tab", view, 4), <=, 4);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (f->window)));
+  prs_test_screenshot (GTK_WIDGET (f->window), "sidebar-tab-left");
+
+  /* Shift+Tab comes back to the row the list had */
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 6), <=, 6);
+  g_assert_true (focus_is_in (f, gtk_widget_get_parent (conversation_row (f, newest))));
+  /* …and leaves it backwards in one step too */
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+  g_assert_false (focus_is_in (f, list));
 }
 
 /* ---- the main menu and the pages it reaches, built when first wanted ---- */
@@ -937,6 +982,7 @@ main (int   argc,
 
 #define ADD(path, func) g_test_add ("/ui/conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("menu-and-keys", test_menu_and_keys);
+  ADD ("tab-leaves-sidebar", test_tab_leaves_sidebar);
   ADD ("tab-in-long-conversation", test_tab_in_long_conversation);
   ADD ("main-menu-and-pages", test_main_menu_and_pages);
   ADD ("delete-undo", test_delete_undo);
