@@ -253,6 +253,28 @@ runner_is_idle (gpointer data)
   return prs_runner_is_idle (data);
 }
 
+/* Runs the weather agent on "Weather in Paris?" against the provider
+ * @script, in the open conversation, until its tool card shows the
+ * proposal; @call then finds the card's row. */
+static PrsRun *
+start_until_proposed (Fixture    *f,
+                      const char *script,
+                      char      **trigger_id,
+                      RowQuery   *call)
+{
+  PrsRun *run;
+
+  configure_provider (f, script);
+  open_conversation (f);
+  run = prs_test_start_inference (prs_service_get_runner (f->service), store_of (f), f->conversation_id,
+                                  "weather-agent", "Weather in Paris?", NULL, trigger_id);
+  call->f = f;
+  call->kind = PRS_MESSAGE_KIND_TOOL_CALL;
+  call->status = "proposed";
+  g_assert_true (prs_test_wait_until (card_has_status, call));
+  return run;
+}
+
 /* ---- approving a tool card through its action runs the call ---- */
 
 static void
@@ -270,21 +292,13 @@ test_approve_tool_card (Fixture       *f,
   GtkWidget *card;
   RowQuery call = { 0 }, answer = { 0 };
 
-  configure_provider (f,
-                      "{'kind':'openai','turns':["
-                      "{'response':{'text':'Let me look.','tool_calls':["
-                      "{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
-                      "{'response':{'chunks':['It is ','sunny ','in Paris.']}}]}");
-  open_conversation (f);
-
-  run = prs_test_start_inference (runner, store_of (f), f->conversation_id, "weather-agent", "Weather in Paris?",
-                                  NULL, &trigger_id);
-
   /* The card shows the proposal, waiting for approval */
-  call.f = f;
-  call.kind = PRS_MESSAGE_KIND_TOOL_CALL;
-  call.status = "proposed";
-  g_assert_true (prs_test_wait_until (card_has_status, &call));
+  run = start_until_proposed (f,
+                              "{'kind':'openai','turns':["
+                              "{'response':{'text':'Let me look.','tool_calls':["
+                              "{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
+                              "{'response':{'chunks':['It is ','sunny ','in Paris.']}}]}",
+                              &trigger_id, &call);
   row = find_row (&call);
   call_message_id = prs_message_get_id (prs_message_row_get_message (row));
   call.message_id = call_message_id = g_strdup (call_message_id);
@@ -365,21 +379,15 @@ test_approve_by_keyboard (Fixture       *f,
   GtkWidget *header_menu, *approve, *focus = NULL;
   g_autofree char *call_id = NULL;
   RowQuery call = { 0 }, answer = { 0 };
-  gboolean on_link = FALSE;
+  GtkWidget *link_text = NULL;
   guint presses;
 
-  configure_provider (f,
-                      "{'kind':'openai','turns':["
-                      "{'response':{'text':'Let me look at [the forecast](https://example.org/paris).',"
-                      "'tool_calls':[{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
-                      "{'response':{'text':'It is sunny in Paris.'}}]}");
-  open_conversation (f);
-  run = prs_test_start_inference (runner, store_of (f), f->conversation_id, "weather-agent", "Weather in Paris?",
-                                  NULL, &trigger_id);
-  call.f = f;
-  call.kind = PRS_MESSAGE_KIND_TOOL_CALL;
-  call.status = "proposed";
-  g_assert_true (prs_test_wait_until (card_has_status, &call));
+  run = start_until_proposed (f,
+                              "{'kind':'openai','turns':["
+                              "{'response':{'text':'Let me look at [the forecast](https://example.org/paris).',"
+                              "'tool_calls':[{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
+                              "{'response':{'text':'It is sunny in Paris.'}}]}",
+                              &trigger_id, &call);
   prs_test_wait_frames (GTK_WIDGET (f->window), 4);
   approve = prs_test_find_widget (prs_message_row_get_tool_card (find_row (&call)), GTK_TYPE_BUTTON,
                                   has_action, (gpointer) "tool-card.approve");
@@ -406,14 +414,29 @@ test_approve_by_keyboard (Fixture       *f,
           g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (focus), NULL, NULL));
           g_assert_cmpstr (gtk_label_get_current_uri (GTK_LABEL (focus)), ==, "https://example.org/paris");
           prs_test_screenshot (GTK_WIDGET (f->window), "link-by-keyboard");
-          on_link = TRUE;
+          link_text = focus;
         }
     }
-  g_assert_true (on_link);
+  g_assert_nonnull (link_text);
   g_assert_true (focus == approve);
+  /* The text is not focusable once Tab has left it: a click on text
+   * leaves the focus where it is */
+  g_assert_false (gtk_widget_get_focusable (link_text));
   g_assert_true (on_screen (f, approve));
   g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (f->window)));
   prs_test_screenshot (GTK_WIDGET (f->window), "approve-by-keyboard");
+
+  /* Shift+Tab goes back the same way, to the link, and Tab forward again */
+  for (presses = 0; presses < 6 && focus != link_text; presses++)
+    {
+      prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+      focus = gtk_root_get_focus (GTK_ROOT (f->window));
+    }
+  g_assert_true (focus == link_text);
+  g_assert_cmpstr (gtk_label_get_current_uri (GTK_LABEL (link_text)), ==, "https://example.org/paris");
+  for (guint i = 0; i < presses; i++)
+    prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == approve);
 
   /* Return on it approves: the run goes on to the answer */
   prs_test_press_keys (GTK_WIDGET (f->window), "Return");

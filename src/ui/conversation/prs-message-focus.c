@@ -82,6 +82,56 @@ reveal (GtkWidget *list,
     gtk_adjustment_set_value (adjustment, gtk_adjustment_get_value (adjustment) + delta);
 }
 
+static void
+on_link_text_leave (GtkEventControllerFocus *controller,
+                    gpointer                 data)
+{
+  gtk_widget_set_focusable (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller)), FALSE);
+}
+
+/* Text with links (selectable labels that can-focus, prs-text.c) is not
+ * focusable, so that a click on it leaves the focus where it is; while Tab
+ * passes through its message it is, and it stops being so when the focus
+ * leaves it. */
+static void
+set_link_text_focusable (GtkWidget *widget,
+                         gboolean   focusable)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!GTK_IS_LABEL (child))
+        set_link_text_focusable (child, focusable);
+      else if (gtk_widget_get_can_focus (child) && gtk_label_get_selectable (GTK_LABEL (child)) &&
+               (focusable || !gtk_widget_has_focus (child)))
+        {
+          if (focusable && g_object_get_data (G_OBJECT (child), "prs-link-text") == NULL)
+            {
+              GtkEventController *controller = gtk_event_controller_focus_new ();
+
+              g_signal_connect (controller, "leave", G_CALLBACK (on_link_text_leave), NULL);
+              gtk_widget_add_controller (child, controller);
+              g_object_set_data (G_OBJECT (child), "prs-link-text", controller);
+            }
+          gtk_widget_set_focusable (child, focusable);
+        }
+    }
+}
+
+/* Focus moved within @item (a row of the list), its text with links a
+ * stop on the way */
+static gboolean
+item_focus (GtkWidget        *item,
+            GtkDirectionType  direction)
+{
+  gboolean moved;
+
+  set_link_text_focusable (item, TRUE);
+  moved = gtk_widget_child_focus (item, direction);
+  set_link_text_focusable (item, FALSE);
+  return moved;
+}
+
 /* Text with links (the only text that takes the focus: prs-text.c) is
  * selected whole when Tab reaches it (gtk-label-select-on-focus), and from
  * a whole selection the next Tab leaves it: its links could not be
@@ -151,7 +201,7 @@ move_in_list (GtkWidget        *list,
 
       if (gtk_widget_is_ancestor (focus, item))
         {
-          if (gtk_widget_child_focus (item, direction))
+          if (item_focus (item, direction))
             return focused (list, viewport, direction);
           i = (int) k + step;
           break;
@@ -160,7 +210,7 @@ move_in_list (GtkWidget        *list,
 
   for (; i >= 0 && i < (int) items->len; i += step)
     {
-      if (gtk_widget_child_focus (g_array_index (items, Item, i).item, direction))
+      if (item_focus (g_array_index (items, Item, i).item, direction))
         return focused (list, viewport, direction);
     }
   return FALSE;
