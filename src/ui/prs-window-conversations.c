@@ -420,6 +420,24 @@ show_archived_changed (GSimpleAction *action,
 
 /* ---- the sidebar's keys ---- */
 
+/* Tab leaves the list in one step, for what follows it, as in any GNOME
+ * sidebar; arrows move between the rows. GTK 4.8's list view moves Tab
+ * from row to row (GTK 4.12's tab-behavior fixes it; 4.8 has nothing), so
+ * with hundreds of conversations nothing after the list could be reached.
+ * The window moves the focus as Tab would with the list out of the focus
+ * chain for that one step (a widget that cannot take focus is passed
+ * over); coming back, the list focuses the row it had. */
+static void
+leave_list (PrsWindow        *self,
+            GtkDirectionType  direction)
+{
+  GtkWidget *list = GTK_WIDGET (self->conversation_list);
+
+  gtk_widget_set_can_focus (list, FALSE);
+  gtk_widget_child_focus (GTK_WIDGET (self), direction);
+  gtk_widget_set_can_focus (list, TRUE);
+}
+
 static gboolean
 sidebar_key (GtkWidget *widget,
              GVariant  *args,
@@ -445,6 +463,10 @@ sidebar_key (GtkWidget *widget,
     gtk_selection_model_select_all (GTK_SELECTION_MODEL (self->multi_selection));
   else if (g_str_equal (what, "leave") && in_selection_mode (self))
     set_selection_mode (self, FALSE);
+  else if (g_str_equal (what, "next"))
+    leave_list (self, GTK_DIR_TAB_FORWARD);
+  else if (g_str_equal (what, "previous"))
+    leave_list (self, GTK_DIR_TAB_BACKWARD);
   else
     return FALSE;
   return TRUE;
@@ -476,6 +498,10 @@ add_sidebar_keys (PrsWindow *self)
   add_sidebar_key (keys, self, "F2", "rename");
   add_sidebar_key (keys, self, "<Control>a", "select-all");
   add_sidebar_key (keys, self, "Escape", "leave");
+  add_sidebar_key (keys, self, "Tab", "next");
+  add_sidebar_key (keys, self, "KP_Tab", "next");
+  add_sidebar_key (keys, self, "<Shift>Tab", "previous");
+  add_sidebar_key (keys, self, "<Shift>ISO_Left_Tab", "previous");
   gtk_widget_add_controller (GTK_WIDGET (self->conversation_list), controller);
 }
 

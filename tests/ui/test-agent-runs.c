@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-agent-runs.c: agent runs seen through the real window under a real
  * X server, driven end to end by tests/scripted-provider.py and a scripted
- * n8n webhook: a tool card approved through its action, an agent
+ * n8n webhook: a tool card approved through its action, and by keyboard
+ * (Tab from the header through the reply's link to Approve, Return), an agent
  * built in the editor binding its tool's parameters from the Request
  * Context, Retry on an inbound message whose run failed
  * (docs/api.md), Send then Stop in the composer while the answer streams,
@@ -252,6 +253,28 @@ runner_is_idle (gpointer data)
   return prs_runner_is_idle (data);
 }
 
+/* Runs the weather agent on "Weather in Paris?" against the provider
+ * @script, in the open conversation, until its tool card shows the
+ * proposal; @call then finds the card's row. */
+static PrsRun *
+start_until_proposed (Fixture    *f,
+                      const char *script,
+                      char      **trigger_id,
+                      RowQuery   *call)
+{
+  PrsRun *run;
+
+  configure_provider (f, script);
+  open_conversation (f);
+  run = prs_test_start_inference (prs_service_get_runner (f->service), store_of (f), f->conversation_id,
+                                  "weather-agent", "Weather in Paris?", NULL, trigger_id);
+  call->f = f;
+  call->kind = PRS_MESSAGE_KIND_TOOL_CALL;
+  call->status = "proposed";
+  g_assert_true (prs_test_wait_until (card_has_status, call));
+  return run;
+}
+
 /* ---- approving a tool card through its action runs the call ---- */
 
 static void
@@ -269,21 +292,13 @@ test_approve_tool_card (Fixture       *f,
   GtkWidget *card;
   RowQuery call = { 0 }, answer = { 0 };
 
-  configure_provider (f,
-                      "{'kind':'openai','turns':["
-                      "{'response':{'text':'Let me look.','tool_calls':["
-                      "{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
-                      "{'response':{'chunks':['It is ','sunny ','in Paris.']}}]}");
-  open_conversation (f);
-
-  run = prs_test_start_inference (runner, store_of (f), f->conversation_id, "weather-agent", "Weather in Paris?",
-                                  NULL, &trigger_id);
-
   /* The card shows the proposal, waiting for approval */
-  call.f = f;
-  call.kind = PRS_MESSAGE_KIND_TOOL_CALL;
-  call.status = "proposed";
-  g_assert_true (prs_test_wait_until (card_has_status, &call));
+  run = start_until_proposed (f,
+                              "{'kind':'openai','turns':["
+                              "{'response':{'text':'Let me look.','tool_calls':["
+                              "{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
+                              "{'response':{'chunks':['It is ','sunny ','in Paris.']}}]}",
+                              &trigger_id, &call);
   row = find_row (&call);
   call_message_id = prs_message_get_id (prs_message_row_get_message (row));
   call.message_id = call_message_id = g_strdup (call_message_id);
@@ -321,6 +336,119 @@ test_approve_tool_card (Fixture       *f,
   messages = prs_store_list_messages (store_of (f), f->conversation_id, 0, 100, NULL);
   g_assert_cmpuint (json_array_get_length (messages), ==, 5);
   g_free ((char *) call_message_id);
+}
+
+/* ---- the keyboard reaches the card: Tab from the header, Return ---- */
+
+static gboolean
+has_action (GtkWidget *widget,
+            gpointer   data)
+{
+  return g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), data) == 0;
+}
+
+static gboolean
+has_tooltip (GtkWidget *widget,
+             gpointer   data)
+{
+  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), data) == 0;
+}
+
+/* TRUE when @widget is wholly inside the message list's scrolled window */
+static gboolean
+on_screen (Fixture   *f,
+           GtkWidget *widget)
+{
+  PrsConversationView *view = prs_window_get_conversation_view (f->window);
+  GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (view));
+  GtkWidget *scroller = gtk_widget_get_parent (list);
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_compute_bounds (widget, scroller, &bounds));
+  return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller);
+}
+
+static void
+test_approve_by_keyboard (Fixture       *f,
+                          gconstpointer  data)
+{
+  PrsRunner *runner = prs_service_get_runner (f->service);
+  g_autoptr(PrsRun) run = NULL;
+  g_autofree char *trigger_id = NULL;
+  GtkWidget *list = GTK_WIDGET (prs_conversation_view_get_list_view (prs_window_get_conversation_view (f->window)));
+  GtkWidget *header_menu, *approve, *focus = NULL;
+  g_autofree char *call_id = NULL;
+  RowQuery call = { 0 }, answer = { 0 };
+  GtkWidget *link_text = NULL;
+  guint presses;
+
+  run = start_until_proposed (f,
+                              "{'kind':'openai','turns':["
+                              "{'response':{'text':'Let me look at [the forecast](https://example.org/paris).',"
+                              "'tool_calls':[{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
+                              "{'response':{'text':'It is sunny in Paris.'}}]}",
+                              &trigger_id, &call);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  approve = prs_test_find_widget (prs_message_row_get_tool_card (find_row (&call)), GTK_TYPE_BUTTON,
+                                  has_action, (gpointer) "tool-card.approve");
+  g_assert_nonnull (approve);
+  call_id = g_strdup (prs_message_get_id (prs_message_row_get_message (find_row (&call))));
+
+  /* From the header's menu button, Tab walks the messages' controls in
+   * order — each on screen, the focus drawn — to Approve */
+  header_menu = prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON,
+                                      has_tooltip, (gpointer) "Conversation Menu");
+  g_assert_true (gtk_widget_grab_focus (header_menu));
+  for (presses = 0; presses < 20 && focus != approve; presses++)
+    {
+      prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+      focus = gtk_root_get_focus (GTK_ROOT (f->window));
+      g_assert_nonnull (focus);
+      g_assert_true (gtk_widget_get_mapped (focus));
+      if (gtk_widget_is_ancestor (focus, list))
+        g_assert_true (on_screen (f, focus));
+      /* the reply's link is a stop: on the link, not its text selected whole */
+      if (GTK_IS_LABEL (focus))
+        {
+          g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (focus)), "the forecast"));
+          g_assert_false (gtk_label_get_selection_bounds (GTK_LABEL (focus), NULL, NULL));
+          g_assert_cmpstr (gtk_label_get_current_uri (GTK_LABEL (focus)), ==, "https://example.org/paris");
+          prs_test_screenshot (GTK_WIDGET (f->window), "link-by-keyboard");
+          link_text = focus;
+        }
+    }
+  g_assert_nonnull (link_text);
+  g_assert_true (focus == approve);
+  /* The text is not focusable once Tab has left it: a click on text
+   * leaves the focus where it is */
+  g_assert_false (gtk_widget_get_focusable (link_text));
+  g_assert_true (on_screen (f, approve));
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (f->window)));
+  prs_test_screenshot (GTK_WIDGET (f->window), "approve-by-keyboard");
+
+  /* Shift+Tab goes back the same way, to the link, and Tab forward again */
+  for (presses = 0; presses < 6 && focus != link_text; presses++)
+    {
+      prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+      focus = gtk_root_get_focus (GTK_ROOT (f->window));
+    }
+  g_assert_true (focus == link_text);
+  g_assert_cmpstr (gtk_label_get_current_uri (GTK_LABEL (link_text)), ==, "https://example.org/paris");
+  for (guint i = 0; i < presses; i++)
+    prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == approve);
+
+  /* Return on it approves: the run goes on to the answer */
+  prs_test_press_keys (GTK_WIDGET (f->window), "Return");
+  call.message_id = call_id;
+  call.status = "succeeded";
+  g_assert_true (prs_test_wait_until (card_has_status, &call));
+  answer.f = f;
+  answer.kind = PRS_MESSAGE_KIND_ASSISTANT;
+  answer.content = "It is sunny in Paris.";
+  wait_row (&answer);
+  g_assert_true (prs_test_wait_until (runner_is_idle, runner));
+  g_assert_cmpstr (prs_run_get_status (run), ==, PRS_RUN_COMPLETED);
 }
 
 /* ---- an agent built in the editor binds from the Request Context ---- */
@@ -919,6 +1047,7 @@ main (int   argc,
 
 #define ADD(path, func, data) g_test_add (path, Fixture, data, fixture_setup, func, fixture_teardown)
   ADD ("/ui/agent-runs/approve-tool-card", test_approve_tool_card, "weather");
+  ADD ("/ui/agent-runs/approve-by-keyboard", test_approve_by_keyboard, "weather");
   ADD ("/ui/agent-runs/editor-agent-binds-context", test_editor_agent_binds_context, "mail");
   ADD ("/ui/agent-runs/retry-inbound", test_retry_inbound, "weather");
   ADD ("/ui/agent-runs/send-stop", test_send_stop, "weather");

@@ -6,13 +6,17 @@
  * archiving, the selection mode, search (Ctrl+K, Enter) opening message 1
  * of 100,000 at its place, a reply's details and failover notice, copying, Regenerate
  * and Edit and Resend against the scripted provider, and export through
- * the file chooser. Keys and clicks go through the X server (XTest). */
+ * the file chooser; Tab leaving the sidebar in one step and entering a
+ * long conversation at the messages on screen. Keys and clicks go through
+ * the X server (XTest). */
 #include "config.h"
 
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "prs-composer.h"
 #include "prs-conversation-row.h"
+#include "prs-conversation-view.h"
 #include "prs-json.h"
 #include "prs-markdown-text.h"
 #include "prs-message-row.h"
@@ -289,6 +293,80 @@ test_menu_and_keys (Fixture       *f,
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   g_assert_cmpuint (position_of (f, b), ==, 2);
   g_assert_nonnull (prs_test_find_label (conversation_row (f, b), "Archived"));
+}
+
+/* ---- Tab: where the keyboard focus goes ---- */
+
+static gboolean
+focus_is_in (Fixture   *f,
+             GtkWidget *widget)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  return focus != NULL && (focus == widget || gtk_widget_is_ancestor (focus, widget));
+}
+
+/* Presses @accelerator until the focus is in @widget, at most @most
+ * times; how many it took (@most + 1: never) */
+static guint
+press_until_in (Fixture    *f,
+                const char *accelerator,
+                GtkWidget  *widget,
+                guint       most)
+{
+  guint presses = 0;
+
+  while (presses <= most && !focus_is_in (f, widget))
+    {
+      prs_test_press_keys (GTK_WIDGET (f->window), accelerator);
+      presses++;
+    }
+  return focus_is_in (f, widget) ? presses : most + 1;
+}
+
+static void
+test_tab_leaves_sidebar (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *newest = NULL;
+  GtkWidget *list, *view;
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("talk-%02u", i);
+
+      g_free (newest);
+      newest = prs_test_resolve_conversation (store, slug);
+      g_free (add_message (store, newest, "user", slug, NULL));
+    }
+  g_clear_object (&store);
+  fixture_open (f);
+  g_assert_cmpuint (position_of (f, newest), ==, 0);
+  prs_window_select_conversation (f->window, newest);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  list = GTK_WIDGET (prs_window_get_conversation_list (f->window));
+  view = GTK_WIDGET (prs_window_get_conversation_view (f->window));
+
+  /* Arrows move between the rows… */
+  focus_row (f, newest);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_true (focus_is_in (f, list));
+  g_assert_false (focus_is_in (f, gtk_widget_get_parent (conversation_row (f, newest))));
+  /* …Tab leaves the list at once, for the conversation a few steps on */
+  focus_row (f, newest);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+  g_assert_false (focus_is_in (f, list));
+  g_assert_cmpuint (press_until_in (f, "Tab", view, 4), <=, 4);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (f->window)));
+  prs_test_screenshot (GTK_WIDGET (f->window), "sidebar-tab-left");
+
+  /* Shift+Tab comes back to the row the list had */
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 6), <=, 6);
+  g_assert_true (focus_is_in (f, gtk_widget_get_parent (conversation_row (f, newest))));
+  /* …and leaves it backwards in one step too */
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+  g_assert_false (focus_is_in (f, list));
 }
 
 /* ---- the main menu and the pages it reaches, built when first wanted ---- */
@@ -825,6 +903,68 @@ test_export (Fixture       *f,
   g_assert_nonnull (strstr (contents, "| **Status** | done |"));
 }
 
+/* ---- Tab into a long conversation: the messages on screen ---- */
+
+static gboolean
+in_view (GtkWidget *widget,
+         GtkWidget *scroller)
+{
+  graphene_rect_t bounds;
+
+  return gtk_widget_compute_bounds (widget, scroller, &bounds) && bounds.origin.y >= 0 &&
+         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller);
+}
+
+/* Presses @accelerator; the focus must then be on a control of a message,
+ * wholly on screen. */
+static void
+press_onto_message (Fixture    *f,
+                    const char *accelerator,
+                    GtkWidget  *list)
+{
+  GtkWidget *focus;
+
+  prs_test_press_keys (GTK_WIDGET (f->window), accelerator);
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_true (focus_is_in (f, list));
+  g_assert_true (in_view (focus, gtk_widget_get_parent (list)));
+}
+
+static void
+test_tab_in_long_conversation (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *id = prs_test_resolve_conversation (store, "long");
+  g_autofree char *db_path = g_strdup (prs_store_get_path (store));
+  PrsConversationView *view;
+  GtkWidget *list;
+
+  g_clear_object (&store);
+  prs_test_seed_messages (db_path, id, 2000);
+  fixture_open (f);
+  prs_window_select_conversation (f->window, id);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 10);
+  view = prs_window_get_conversation_view (f->window);
+  list = GTK_WIDGET (prs_conversation_view_get_list_view (view));
+
+  /* From the header, Tab goes to the messages on screen (the newest), not
+   * to the first of 2,000 far above, and on through them */
+  g_assert_true (gtk_widget_grab_focus (prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON,
+                                                              has_tooltip, (gpointer) "Conversation Menu")));
+  for (guint i = 0; i < 4; i++)
+    press_onto_message (f, "Tab", list);
+  prs_test_screenshot (GTK_WIDGET (f->window), "long-conversation-tab");
+
+  /* Back from the composer (past its agent picker and the jump button),
+   * Shift+Tab does the same from the bottom */
+  prs_composer_focus (prs_conversation_view_get_composer (view));
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 4), <=, 4);
+  g_assert_true (in_view (gtk_root_get_focus (GTK_ROOT (f->window)), gtk_widget_get_parent (list)));
+  for (guint i = 0; i < 3; i++)
+    press_onto_message (f, "<Shift>Tab", list);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -842,6 +982,8 @@ main (int   argc,
 
 #define ADD(path, func) g_test_add ("/ui/conversations/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("menu-and-keys", test_menu_and_keys);
+  ADD ("tab-leaves-sidebar", test_tab_leaves_sidebar);
+  ADD ("tab-in-long-conversation", test_tab_in_long_conversation);
   ADD ("main-menu-and-pages", test_main_menu_and_pages);
   ADD ("delete-undo", test_delete_undo);
   ADD ("selection-mode", test_selection_mode);

@@ -30,6 +30,7 @@
 #include "prs-composer.h"
 #include "prs-conversation-view.h"
 #include "prs-launcher.h"
+#include "prs-message-focus.h"
 #include "prs-message-row.h"
 
 /* How close to the bottom counts as "at the bottom", in pixels. */
@@ -972,6 +973,34 @@ prs_conversation_view_size_allocate (GtkWidget *widget,
   self->allocating = FALSE;
 }
 
+/* Tab: every control of the messages on screen, the jump button, then the
+ * composer (prs-message-focus.c says why the list view cannot); arrows and
+ * the rest as GTK moves them */
+static gboolean
+prs_conversation_view_focus (GtkWidget        *widget,
+                             GtkDirectionType  direction)
+{
+  PrsConversationView *self = PRS_CONVERSATION_VIEW (widget);
+  GtkWidget *parts[] = {
+    GTK_WIDGET (self->list_view),
+    gtk_revealer_get_child (self->jump_revealer),
+    GTK_WIDGET (self->composer),
+  };
+
+  GtkAdjustment *adj = vadjustment (self);
+
+  if (direction != GTK_DIR_TAB_FORWARD && direction != GTK_DIR_TAB_BACKWARD)
+    return GTK_WIDGET_CLASS (prs_conversation_view_parent_class)->focus (widget, direction);
+  if (!prs_message_focus_move (parts, G_N_ELEMENTS (parts), direction))
+    return FALSE;
+  /* A control scrolled into view a little above the bottom (within
+   * BOTTOM_SLACK) is where the keyboard is: the view no longer follows
+   * the bottom, which would scroll it away again */
+  if (self->sticky && gtk_adjustment_get_value (adj) < gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj) - 0.5)
+    set_sticky (self, FALSE);
+  return TRUE;
+}
+
 static void
 prs_conversation_view_realize (GtkWidget *widget)
 {
@@ -1053,6 +1082,7 @@ prs_conversation_view_class_init (PrsConversationViewClass *klass)
 
   widget_class->measure = prs_conversation_view_measure;
   widget_class->size_allocate = prs_conversation_view_size_allocate;
+  widget_class->focus = prs_conversation_view_focus;
   widget_class->realize = prs_conversation_view_realize;
   widget_class->unrealize = prs_conversation_view_unrealize;
 

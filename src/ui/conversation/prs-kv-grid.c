@@ -55,7 +55,7 @@ prs_kv_grid_new (GArray *rows)
       gtk_label_set_xalign (GTK_LABEL (key), 0.0);
       gtk_label_set_yalign (GTK_LABEL (key), 0.0);
       gtk_label_set_selectable (GTK_LABEL (key), TRUE);
-      gtk_widget_set_focusable (key, FALSE);
+      gtk_widget_set_can_focus (key, FALSE);
       gtk_widget_set_valign (key, GTK_ALIGN_START);
       gtk_widget_add_css_class (key, "kv-key");
 

@@ -42,7 +42,7 @@ add_row (GtkGrid    *grid,
   gtk_label_set_selectable (GTK_LABEL (text), TRUE);
   gtk_label_set_wrap (GTK_LABEL (text), TRUE);
   gtk_label_set_max_width_chars (GTK_LABEL (text), 36);
-  gtk_widget_set_focusable (text, FALSE);
+  gtk_widget_set_can_focus (text, FALSE);
   gtk_accessible_update_relation (GTK_ACCESSIBLE (text), GTK_ACCESSIBLE_RELATION_LABELLED_BY, name, NULL, -1);
   gtk_grid_attach (grid, name, 0, row, 1, 1);
   gtk_grid_attach (grid, text, 1, row, 1, 1);
@@ -114,7 +114,7 @@ prs_message_details_new (PrsMessage *message)
       gtk_label_set_max_width_chars (GTK_LABEL (label), 44);
       gtk_label_set_xalign (GTK_LABEL (label), 0.0);
       gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-      gtk_widget_set_focusable (label, FALSE);
+      gtk_widget_set_can_focus (label, FALSE);
       gtk_widget_add_css_class (label, "warning");
       gtk_box_append (GTK_BOX (box), label);
     }
@@ -194,7 +194,7 @@ prs_message_failover_notice_new (PrsMessage *message)
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (label), 0.0);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_set_focusable (label, FALSE);
+  gtk_widget_set_can_focus (label, FALSE);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_widget_add_css_class (label, "caption");
   gtk_box_append (GTK_BOX (box), icon);

@@ -513,7 +513,7 @@ build_inbound (PrsMessageRow *self)
   label = caption_label (origin);
   gtk_widget_set_tooltip_text (label, origin);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_set_focusable (label, FALSE);
+  gtk_widget_set_can_focus (label, FALSE);
   gtk_box_append (GTK_BOX (header), label);
   label = caption_label (time);
   gtk_widget_set_hexpand (label, TRUE);
@@ -542,7 +542,7 @@ build_inbound (PrsMessageRow *self)
       gtk_label_set_lines (GTK_LABEL (label), 4);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
       gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-      gtk_widget_set_focusable (label, FALSE);
+      gtk_widget_set_can_focus (label, FALSE);
       gtk_widget_add_css_class (label, "inbound-prompt");
       gtk_box_append (GTK_BOX (box), label);
     }

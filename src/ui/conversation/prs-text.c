@@ -114,8 +114,15 @@ prs_text_label_new_markup (const char *markup)
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 0.0);
   gtk_widget_set_halign (label, GTK_ALIGN_FILL);
-  /* Selectable labels grab focus on click; keep Tab moving through links. */
+  /* Selectable labels grab the focus on click: not focusable, a click
+   * leaves it where it is. GtkLabel's focus handler reports the focus
+   * taken even when the label cannot take it, which stops Tab dead: text
+   * without links is out of the Tab chain altogether (can-focus); text
+   * with links is made focusable while Tab passes through its message
+   * (prs-message-focus.c), so that its links are reached. */
   gtk_widget_set_focusable (label, FALSE);
+  if (strstr (markup, "<a ") == NULL)
+    gtk_widget_set_can_focus (label, FALSE);
   g_signal_connect (label, "activate-link", G_CALLBACK (on_activate_link), NULL);
   return label;
 }

@@ -161,7 +161,7 @@ rebuild_arguments (PrsToolCard *self)
           gtk_label_set_wrap (GTK_LABEL (value), TRUE);
           gtk_label_set_wrap_mode (GTK_LABEL (value), PANGO_WRAP_WORD_CHAR);
           gtk_label_set_selectable (GTK_LABEL (value), TRUE);
-          gtk_widget_set_focusable (value, FALSE);
+          gtk_widget_set_can_focus (value, FALSE);
         }
       gtk_widget_set_hexpand (value, TRUE);
       gtk_widget_add_css_class (value, "tool-argument-value");
