@@ -166,7 +166,11 @@ run_retry_after (const char *body,
 {
   g_autofree char *value = g_strndup (body, len);
   guint seconds = prs_http_parse_retry_after (value, MAX_RETRY_AFTER);
-  const char *digits = value + strspn (value, " \t\n\v\f\r");
+  const char *digits = value;
+
+  /* The white space the parser skips: g_ascii_isspace's, which has no \v */
+  while (g_ascii_isspace (*digits))
+    digits++;
 
   g_assert_cmpuint (seconds, <=, MAX_RETRY_AFTER);
   /* A plain number of up to four digits is the number itself. */
