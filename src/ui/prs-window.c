@@ -816,10 +816,9 @@ on_message_changed (PrsService *service,
 
 /* After the view stored the user's message: an in-app run answers it */
 static void
-on_composer_send (PrsComposer *composer,
-                  const char  *text,
-                  const char  *agent_id,
-                  PrsWindow   *self)
+on_message_sent (PrsConversationView *view,
+                 const char          *agent_id,
+                 PrsWindow           *self)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsRun) run = NULL;
@@ -945,8 +944,7 @@ prs_window_new (gpointer    application,
   g_signal_connect_object (service, "message-changed", G_CALLBACK (on_message_changed), self, 0);
   if (prs_service_get_runner (service) != NULL)
     g_signal_connect_object (prs_service_get_runner (service), "run-changed", G_CALLBACK (on_run_changed), self, 0);
-  g_signal_connect_object (prs_conversation_view_get_composer (self->conversation_view), "send",
-                           G_CALLBACK (on_composer_send), self, G_CONNECT_AFTER);
+  g_signal_connect_object (self->conversation_view, "message-sent", G_CALLBACK (on_message_sent), self, 0);
   g_signal_connect_object (prs_conversation_view_get_composer (self->conversation_view), "stop",
                            G_CALLBACK (on_composer_stop), self, 0);
   g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (update_busy), self,

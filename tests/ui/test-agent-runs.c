@@ -892,6 +892,55 @@ test_stop_refused (Fixture       *f,
     prs_runner_release_reservation (runner);
 }
 
+/* ---- a message the database refused is not answered ---- */
+
+#define NOT_SAVED_HOLD_MS 6500
+
+/* The conversation holds an earlier question; Send, while another program
+ * holds the database past the busy timeout, cannot store the new one: the
+ * text goes back to the composer, and no run starts — not one that would
+ * answer the earlier question once the database is free, nor one that
+ * says there is nothing to answer */
+static void
+test_send_refused (Fixture       *f,
+                   gconstpointer  data)
+{
+  PrsRunner *runner = prs_service_get_runner (f->service);
+  g_autofree char *db_path = g_build_filename (f->data_dir, "prosponsive.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autofree char *text = NULL;
+  PrsMessageInsert earlier = { 0 };
+  PrsComposer *composer;
+  GThread *holder;
+  gboolean later = FALSE;
+
+  configure_provider (f, "{'kind':'openai','turns':[{'response':{'text':'Hello.'}}]}");
+  earlier.conversation_id = f->conversation_id;
+  earlier.kind = "user";
+  earlier.content = "An earlier question";
+  g_assert_true (prs_service_add_message (f->service, &earlier, NULL, &error));
+  g_assert_no_error (error);
+  open_conversation (f);
+  composer = prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window));
+
+  holder = prs_test_sql_hold (db_path, NOT_SAVED_HOLD_MS);
+  prs_composer_set_text (composer, "Hello?");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  g_thread_join (holder);
+
+  /* The run a wrong Send would start had its second and more to show */
+  g_timeout_add_once (1500, set_flag, &later);
+  g_assert_true (prs_test_wait_for (&later));
+  g_assert_true (prs_runner_is_idle (runner));
+  g_assert_null (prs_runner_get_conversation_run (runner, f->conversation_id));
+  answer = assistant_message (f);
+  g_assert_null (answer);
+  text = prs_composer_dup_text (composer);
+  g_assert_cmpstr (text, ==, "Hello?");
+  g_assert_cmpstr (composer_button (composer), ==, "send");
+}
+
 /* ---- a conversation remembers its agent ---- */
 
 static gboolean
@@ -1052,6 +1101,7 @@ main (int   argc,
   ADD ("/ui/agent-runs/retry-inbound", test_retry_inbound, "weather");
   ADD ("/ui/agent-runs/send-stop", test_send_stop, "weather");
   ADD ("/ui/agent-runs/stop-refused", test_stop_refused, "weather");
+  ADD ("/ui/agent-runs/send-refused", test_send_refused, "weather");
   ADD ("/ui/agent-runs/conversation-agent", test_conversation_agent, "weather");
 #undef ADD
 

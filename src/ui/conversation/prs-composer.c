@@ -187,8 +187,10 @@ send_activated (GtkWidget  *widget,
   if (self->busy || stripped[0] == '\0')
     return;
 
-  g_signal_emit (self, signals[SIGNAL_SEND], 0, text, prs_composer_get_agent (self));
+  /* Emptied first: a handler that could not store the message puts the
+   * text back, and nothing may empty it after that */
   prs_composer_set_text (self, "");
+  g_signal_emit (self, signals[SIGNAL_SEND], 0, text, prs_composer_get_agent (self));
 }
 
 static void

@@ -252,6 +252,7 @@ enum
 {
   SIGNAL_TOOL_ACTION,
   SIGNAL_MESSAGE_ACTION,
+  SIGNAL_MESSAGE_SENT,
   N_SIGNALS
 };
 
@@ -646,7 +647,11 @@ on_composer_send (PrsComposer         *composer,
     {
       gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", error->message);
       prs_composer_set_text (composer, text);
+      return;
     }
+  /* Only a stored message is answered: a run started after a refused
+   * insert would answer an older question, or say there is none */
+  g_signal_emit (self, signals[SIGNAL_MESSAGE_SENT], 0, agent_id);
 }
 
 static void
@@ -1109,6 +1114,16 @@ prs_conversation_view_class_init (PrsConversationViewClass *klass)
   signals[SIGNAL_MESSAGE_ACTION] =
     g_signal_new ("message-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * PrsConversationView::message-sent:
+   * @agent_id: (nullable): the agent the composer chose
+   *
+   * The person's message from the composer was stored; the window starts
+   * the run that answers it.
+   */
+  signals[SIGNAL_MESSAGE_SENT] =
+    g_signal_new ("message-sent", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-conversation-view.ui");
   gtk_widget_class_bind_template_child (widget_class, PrsConversationView, box);
