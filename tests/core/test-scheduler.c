@@ -446,6 +446,38 @@ test_agent_deleted (Fixture       *fixture,
   g_assert_cmpuint (prompts->len, ==, 1);
 }
 
+/* An agent given a new id keeps its schedules: they run with it */
+static void
+test_agent_renamed (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsAgent) agent = prs_agent_new ("helper", "Helper");
+  g_autoptr(PrsAgent) renamed = prs_agent_new ("briefer", "Helper");
+  g_autofree char *id = NULL;
+  g_autoptr(PrsScheduleRow) row = NULL;
+  g_autoptr(GPtrArray) notices = NULL;
+  g_autoptr(GPtrArray) prompts = NULL;
+
+  g_assert_true (prs_store_save_agent (fixture->store, agent, NULL, &error));
+  g_assert_no_error (error);
+  id = add_schedule (fixture, "Briefing", "helper", "{\"kind\":\"every\",\"minutes\":30}", "run");
+  g_assert_true (prs_store_save_agent (fixture->store, renamed, "helper", &error));
+  g_assert_no_error (error);
+  row = lookup (fixture, id);
+  g_assert_cmpstr (row->agent_id, ==, "briefer");
+
+  prs_clock_advance (fixture->clock, HOUR);
+  notices = messages_of (fixture, "notice");
+  prompts = messages_of (fixture, "inbound");
+  g_assert_cmpuint (notices->len, ==, 0);
+  g_assert_cmpuint (prompts->len, >=, 1);
+  g_clear_pointer (&row, prs_schedule_row_free);
+  row = lookup (fixture, id);
+  g_assert_true (row->enabled);
+  g_assert_null (row->problem);
+}
+
 static void
 test_conversation_deleted (Fixture       *fixture,
                            gconstpointer  data)
@@ -762,6 +794,7 @@ main (int   argc,
   ADD ("dst-autumn", test_dst, GINT_TO_POINTER (TRUE));
   ADD ("clock-jump", test_clock_jump, NULL);
   ADD ("agent-deleted", test_agent_deleted, NULL);
+  ADD ("agent-renamed", test_agent_renamed, NULL);
   ADD ("conversation-deleted", test_conversation_deleted, NULL);
   ADD ("run-now", test_run_now, NULL);
   ADD ("run-requested-elsewhere", test_run_requested_elsewhere, NULL);

@@ -13,6 +13,7 @@
 #include "prs-field-picker.h"
 #include "prs-guidance-builder.h"
 #include "prs-service.h"
+#include "prs-store-schedules.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
 
@@ -496,6 +497,27 @@ test_allowed_tools (Fixture       *f,
 /* ---- deleting ---- */
 
 static void
+add_schedule (PrsStore   *store,
+              const char *name,
+              const char *agent_id,
+              gboolean    enabled)
+{
+  g_autoptr(GError) error = NULL;
+  PrsScheduleRow row = { 0 };
+
+  row.name = (char *) name;
+  row.conversation_slug = (char *) "Inbox";
+  row.agent_id = (char *) agent_id;
+  row.prompt = (char *) "Anything new?";
+  row.recurrence_json = (char *) "{\"kind\":\"every\",\"minutes\":60}";
+  row.enabled = enabled;
+  row.missed = (char *) PRS_SCHEDULE_MISSED_RUN;
+  row.base_at = g_get_real_time () / G_USEC_PER_SEC;
+  g_assert_true (prs_store_add_schedule (store, &row, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
 test_delete_confirmed (Fixture       *f,
                        gconstpointer  data)
 {
@@ -505,11 +527,18 @@ test_delete_confirmed (Fixture       *f,
   g_autoptr(PrsAgent) agent = NULL;
   AdwMessageDialog *dialog;
 
+  add_schedule (store, "Triage hourly", "mail-triage", TRUE);
+  add_schedule (store, "Triage paused", "mail-triage", FALSE);
+  add_schedule (store, "Briefing", PRS_AGENT_DEFAULT_ID, TRUE);
   g_assert_true (gtk_widget_is_sensitive (button));
   g_assert_true (gtk_widget_activate (button));
   dialog = wait_for_message_dialog ();
   g_assert_nonnull (dialog);
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Delete “Mail Triage”?");
+  /* The schedules it turns off are named; one that is off already is not */
+  g_assert_cmpstr (adw_message_dialog_get_body (dialog), ==,
+                   "Conversations that use this agent switch to the default agent, and its schedule "
+                   "“Triage hourly” will be turned off. Export it first to keep a copy.");
   /* Nothing is deleted until the user says so. */
   agent = prs_store_lookup_agent (store, "mail-triage", NULL);
   g_assert_nonnull (agent);

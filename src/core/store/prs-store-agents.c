@@ -264,6 +264,28 @@ move_conversation_defaults (PrsStore    *self,
   return prs_store_step_done (self, stmt, "Could not update the conversations' agents", error);
 }
 
+/* A schedule names its agent by id: a renamed agent takes its schedules
+ * along, or they would be turned off at their next time as if it had been
+ * deleted (docs/schedules.md) */
+static gboolean
+move_schedules (PrsStore    *self,
+                const char  *from_id,
+                const char  *to_id,
+                GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self,
+                                                      "UPDATE schedules SET agent_id = ?2"
+                                                      " WHERE agent_id = ?1",
+                                                      error);
+
+  if (stmt == NULL)
+    return FALSE;
+
+  prs_store_bind_text (stmt, 1, from_id);
+  prs_store_bind_text (stmt, 2, to_id);
+  return prs_store_step_done (self, stmt, "Could not update the schedules' agents", error);
+}
+
 static gboolean
 delete_agent_row (PrsStore    *self,
                   const char  *id,
@@ -323,6 +345,7 @@ prs_store_save_agent (PrsStore        *self,
 
   if (renaming &&
       (!move_conversation_defaults (self, previous_id, agent->id, error) ||
+       !move_schedules (self, previous_id, agent->id, error) ||
        !delete_agent_row (self, previous_id, error)))
     goto fail;
 

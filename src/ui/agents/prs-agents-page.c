@@ -13,6 +13,7 @@
 #include "prs-agents-page.h"
 #include "prs-dialogs.h"
 #include "prs-error.h"
+#include "prs-store-schedules.h"
 
 struct _PrsAgentsPage
 {
@@ -290,6 +291,36 @@ on_delete_response (AdwMessageDialog *dialog,
   toast (self, text);
 }
 
+/* What deleting @agent_id does beyond the agent: its conversations move to
+ * the default agent, and the schedules that are on and use it are turned
+ * off at their next time (docs/schedules.md), so they are named here */
+static char *
+delete_body (PrsAgentsPage *self,
+             const char    *agent_id)
+{
+  g_autoptr(GPtrArray) schedules = prs_store_list_schedules (store (self), NULL);
+  g_autoptr(GString) names = g_string_new (NULL);
+  guint count = 0;
+
+  for (guint i = 0; schedules != NULL && i < schedules->len; i++)
+    {
+      PrsScheduleRow *row = g_ptr_array_index (schedules, i);
+
+      if (!row->enabled || g_strcmp0 (row->agent_id, agent_id) != 0)
+        continue;
+      /* Translators: a schedule's name in a list of them */
+      g_string_append_printf (names, count++ == 0 ? _("“%s”") : _(", “%s”"), row->name);
+    }
+  if (count == 0)
+    return g_strdup (_("Conversations that use this agent switch to the default agent. Export it first to keep a copy."));
+  /* Translators: %s is one or more schedules' names, each in quotes */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "Conversations that use this agent switch to the default agent, and its schedule %s will be turned off. Export it first to keep a copy.",
+                                       "Conversations that use this agent switch to the default agent, and its schedules %s will be turned off. Export it first to keep a copy.",
+                                       count),
+                          names->str);
+}
+
 static void
 delete_activated (GtkWidget  *widget,
                   const char *action_name,
@@ -300,6 +331,7 @@ delete_activated (GtkWidget  *widget,
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsAgent) agent = NULL;
   g_autofree char *heading = NULL;
+  g_autofree char *body = NULL;
   GtkWidget *dialog;
 
   if (g_strcmp0 (agent_id, PRS_AGENT_DEFAULT_ID) == 0)
@@ -316,8 +348,8 @@ delete_activated (GtkWidget  *widget,
 
   /* Translators: %s is an agent's name */
   heading = g_strdup_printf (_("Delete “%s”?"), agent->name);
-  dialog = GTK_WIDGET (prs_dialogs_new_delete (parent_window (self), heading,
-                                               _("Conversations that use this agent switch to the default agent. Export it first to keep a copy.")));
+  body = delete_body (self, agent->id);
+  dialog = GTK_WIDGET (prs_dialogs_new_delete (parent_window (self), heading, body));
   g_object_set_data_full (G_OBJECT (dialog), "agent-id", g_strdup (agent->id), g_free);
   g_object_set_data_full (G_OBJECT (dialog), "agent-name", g_strdup (agent->name), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_delete_response), self, 0);
