@@ -358,6 +358,11 @@ test_id_validation (Fixture       *f,
   name = prs_agent_editor_get_name_entry (editor);
   id = prs_agent_editor_get_id_entry (editor);
 
+  /* Nothing typed yet: nothing shown as wrong, nothing to discard */
+  g_assert_nonnull (prs_agent_editor_get_problem (editor));
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (id), "error"));
+  g_assert_false (prs_agent_editor_get_modified (editor));
+
   /* The id follows the name. */
   gtk_editable_set_text (name, "Mail Triage");
   g_assert_cmpstr (gtk_editable_get_text (id), ==, "mail-triage-2");
@@ -394,6 +399,24 @@ test_id_validation (Fixture       *f,
   gtk_widget_activate_action (GTK_WIDGET (editor), "editor.save", NULL);
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   g_assert_nonnull (prs_agents_page_get_row (page (f), "triage"));
+}
+
+/* A new agent closed before anything was typed closes without asking */
+static void
+test_new_untouched_closes (Fixture       *f,
+                           gconstpointer  data)
+{
+  PrsAgentEditor *editor;
+
+  gtk_widget_activate_action (GTK_WIDGET (page (f)), "agents.new", NULL);
+  editor = prs_agents_page_edit (page (f), NULL);
+  g_assert_nonnull (editor);
+  g_object_add_weak_pointer (G_OBJECT (editor), (gpointer *) &editor);
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  gtk_window_close (GTK_WINDOW (editor));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_assert_null (find_message_dialog ());
+  g_assert_null (editor);
 }
 
 /* Renaming an agent's id keeps one agent. */
@@ -796,6 +819,7 @@ main (int   argc,
   ADD ("/ui/agent-editor/guidance-through-picker", test_guidance_through_picker);
   ADD ("/ui/agent-editor/constant", test_constant);
   ADD ("/ui/agent-editor/id-validation", test_id_validation);
+  ADD ("/ui/agent-editor/new-untouched-closes", test_new_untouched_closes);
   ADD ("/ui/agent-editor/rename-id", test_rename_id);
   ADD ("/ui/agent-editor/unsaved-changes", test_unsaved_changes);
   ADD ("/ui/agent-editor/allowed-tools", test_allowed_tools);

@@ -81,8 +81,7 @@ prs_agent_editor_get_modified (PrsAgentEditor *self)
 
   g_return_val_if_fail (PRS_IS_AGENT_EDITOR (self), FALSE);
 
-  if (self->stored_id == NULL)
-    return TRUE;
+  /* A new agent is compared with the blank one it opened as */
   print = fingerprint (self->working);
   return g_strcmp0 (print, self->stored_print) != 0;
 }
@@ -123,7 +122,9 @@ update_state (PrsAgentEditor *self)
   else if (name_blank)
     self->problem = g_strdup (_("The agent needs a name."));
 
-  if (id_problem != NULL)
+  /* A new agent opens without an id: that is not an error to show
+   * before the person typed anything (Save stays off and says why) */
+  if (id_problem != NULL && (self->stored_id != NULL || modified))
     {
       gtk_widget_add_css_class (GTK_WIDGET (self->id_row), "error");
       gtk_widget_remove_css_class (GTK_WIDGET (self->id_message), "dim-label");
@@ -615,7 +616,7 @@ prs_agent_editor_new (GtkWindow   *parent,
   self->service = g_object_ref (service);
   self->working = agent;
   self->stored_id = g_strdup (agent_id);
-  self->stored_print = agent_id != NULL ? fingerprint (agent) : NULL;
+  self->stored_print = fingerprint (agent);
   self->other_ids = list_other_ids (store, agent_id);
 
   self->tools = list_tools (service);
