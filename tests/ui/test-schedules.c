@@ -308,6 +308,53 @@ test_run_now (Fixture       *f,
   }
 }
 
+static gboolean
+is_save_button (GtkWidget *widget,
+                gpointer   data)
+{
+  return g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "editor.save") == 0;
+}
+
+/* Save is offered once something changed; a schedule whose agent is gone
+ * says so where the agent is chosen, and choosing another one fixes it */
+static void
+test_editor_save_needs_change (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsScheduleRow) orphan = row_for ("Old digest", "Digests", "{\"kind\":\"every\",\"minutes\":60}");
+  g_autofree char *orphan_id = NULL;
+  PrsScheduleEditor *editor = prs_schedules_page_edit (page (f), f->briefing, NULL, NULL);
+  GtkWidget *save = prs_test_find_widget (GTK_WIDGET (editor), GTK_TYPE_BUTTON, is_save_button, NULL);
+  const char *gone = "The agent “digest-writer” no longer exists. Choose another agent.";
+
+  g_assert_nonnull (save);
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  g_assert_null (prs_schedule_editor_get_problem (editor));
+  g_assert_false (gtk_widget_is_sensitive (save));
+  gtk_editable_set_text (prs_schedule_editor_get_name_entry (editor), "Renamed briefing");
+  g_assert_true (gtk_widget_is_sensitive (save));
+  gtk_editable_set_text (prs_schedule_editor_get_name_entry (editor), "Briefing");
+  g_assert_false (gtk_widget_is_sensitive (save));
+  gtk_window_destroy (GTK_WINDOW (editor));
+
+  g_free (orphan->agent_id);
+  orphan->agent_id = g_strdup ("digest-writer");
+  g_assert_true (prs_store_add_schedule (store (f), orphan, &orphan_id, &error));
+  g_assert_no_error (error);
+  editor = prs_schedules_page_edit (page (f), orphan_id, NULL, NULL);
+  save = prs_test_find_widget (GTK_WIDGET (editor), GTK_TYPE_BUTTON, is_save_button, NULL);
+  prs_test_wait_frames (GTK_WIDGET (editor), 2);
+  g_assert_cmpstr (prs_schedule_editor_get_problem (editor), ==, gone);
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (editor), gone));
+  g_assert_false (gtk_widget_is_sensitive (save));
+  adw_combo_row_set_selected (prs_schedule_editor_get_agent_row (editor), 0);
+  g_assert_null (prs_schedule_editor_get_problem (editor));
+  g_assert_null (prs_test_find_label (GTK_WIDGET (editor), gone));
+  g_assert_true (gtk_widget_is_sensitive (save));
+  gtk_window_destroy (GTK_WINDOW (editor));
+}
+
 /* Closing with unsaved changes asks first: Discard leaves the store as it
  * was, Save stores them; the editor goes either way */
 static void
@@ -380,6 +427,7 @@ main (int   argc,
   ADD ("editor-preview", test_editor_preview);
   ADD ("run-now", test_run_now);
   ADD ("editor-discard", test_editor_discard);
+  ADD ("editor-save-needs-change", test_editor_save_needs_change);
   ADD ("delete-asks", test_delete_asks);
 
 #undef ADD

@@ -19,6 +19,7 @@ struct _PrsScheduleEditor
   PrsService          *service;
   PrsScheduleRow      *stored;          /* NULL until a new schedule is saved */
   GPtrArray           *agent_ids;       /* char*, in agent_row's order */
+  char                *missing_agent;   /* the stored agent id that no agent has, or NULL */
   char                *initial_print;
   char                *problem;
   GPtrArray           *preview_rows;    /* AdwActionRow*, PRS_SCHEDULE_EDITOR_PREVIEW of them */
@@ -257,9 +258,21 @@ update_state (PrsScheduleEditor *self)
   g_autofree char *prompt = g_strstrip (buffer_text (self->prompt_view));
   PrsRecurrence recurrence;
   gboolean valid;
+  g_autofree char *agent_problem = NULL;
+  guint agent = adw_combo_row_get_selected (self->agent_row);
 
   if (self->loading)
     return;
+  /* Said where the agent is chosen, not only when Save is refused */
+  if (self->missing_agent != NULL && agent < self->agent_ids->len &&
+      g_str_equal (g_ptr_array_index (self->agent_ids, agent), self->missing_agent))
+    /* Translators: %s is the id of an agent that was deleted */
+    agent_problem = g_strdup_printf (_("The agent “%s” no longer exists. Choose another agent."), self->missing_agent);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->agent_row), agent_problem != NULL ? agent_problem : "");
+  if (agent_problem != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (self->agent_row), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->agent_row), "error");
   show_kind_rows (self);
   valid = read_recurrence (self, &recurrence, &error);
   show_preview (self, valid ? &recurrence : NULL, valid ? NULL : error->message);
@@ -274,13 +287,17 @@ update_state (PrsScheduleEditor *self)
     self->problem = g_strdup (_("The schedule needs a name."));
   else if (slug[0] == '\0')
     self->problem = g_strdup (_("The schedule needs a conversation."));
+  else if (agent_problem != NULL)
+    self->problem = g_steal_pointer (&agent_problem);
   else if (prompt[0] == '\0')
     self->problem = g_strdup (_("The schedule needs a prompt."));
   else if (!valid)
     self->problem = g_strdup (error->message);
   else if (context_error != NULL)
     self->problem = g_strdup (context_error->message);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->save_button), self->problem == NULL);
+  /* A stored schedule saves only what changed */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "editor.save",
+                                 self->problem == NULL && (self->stored == NULL || prs_schedule_editor_get_modified (self)));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->save_button), self->problem);
 }
 
@@ -321,6 +338,8 @@ load_agents (PrsScheduleEditor *self,
 
       gtk_string_list_append (names, missing);
       g_ptr_array_add (self->agent_ids, g_strdup (selected));
+      g_free (self->missing_agent);
+      self->missing_agent = g_strdup (selected);
       position = self->agent_ids->len - 1;
     }
   adw_combo_row_set_model (self->agent_row, G_LIST_MODEL (names));
@@ -488,6 +507,7 @@ prs_schedule_editor_save (PrsScheduleEditor  *self,
   self->stored = prs_store_lookup_schedule (prs_service_get_store (self->service), id, NULL);
   g_free (self->initial_print);
   self->initial_print = fingerprint (self);
+  update_state (self);
   g_signal_emit (self, signals[SAVED], 0, id);
   return TRUE;
 }
@@ -584,6 +604,13 @@ prs_schedule_editor_get_context_buffer (PrsScheduleEditor *self)
 }
 
 AdwComboRow *
+prs_schedule_editor_get_agent_row (PrsScheduleEditor *self)
+{
+  g_return_val_if_fail (PRS_IS_SCHEDULE_EDITOR (self), NULL);
+  return self->agent_row;
+}
+
+AdwComboRow *
 prs_schedule_editor_get_kind_row (PrsScheduleEditor *self)
 {
   g_return_val_if_fail (PRS_IS_SCHEDULE_EDITOR (self), NULL);
@@ -671,6 +698,7 @@ prs_schedule_editor_finalize (GObject *object)
   g_clear_pointer (&self->preview_rows, g_ptr_array_unref);
   g_free (self->initial_print);
   g_free (self->problem);
+  g_free (self->missing_agent);
 
   G_OBJECT_CLASS (prs_schedule_editor_parent_class)->finalize (object);
 }

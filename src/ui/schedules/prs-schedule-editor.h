@@ -45,6 +45,7 @@ GtkEditable       *prs_schedule_editor_get_at_entry           (PrsScheduleEditor
 GtkTextBuffer     *prs_schedule_editor_get_prompt_buffer      (PrsScheduleEditor *self);
 GtkTextBuffer     *prs_schedule_editor_get_context_buffer     (PrsScheduleEditor *self);
 AdwComboRow       *prs_schedule_editor_get_kind_row           (PrsScheduleEditor *self);
+AdwComboRow       *prs_schedule_editor_get_agent_row          (PrsScheduleEditor *self);
 GtkSpinButton     *prs_schedule_editor_get_every_spin         (PrsScheduleEditor *self);
 /* Monday is 0 */
 GtkToggleButton   *prs_schedule_editor_get_day_button         (PrsScheduleEditor *self,
