@@ -1035,7 +1035,23 @@ test_storage_full (Fixture       *f,
   while (prs_service_add_message (f->service, &message, NULL, &error))
     g_assert_cmpuint (++attempts, <, 100);
   g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE_FULL);
+  /* Said as what to do, not as SQLite's words */
+  g_assert_true (g_str_has_prefix (error->message, "The disk that holds Prosponsive’s data ("));
+  g_assert_true (g_str_has_suffix (error->message, ") is full. Free some space, then try again."));
   g_clear_error (&error);
+
+  /* A start on the full disk says the same (the "Cannot Start" dialog) */
+  {
+    g_autofree char *other = g_build_filename (f->data_dir, "other", NULL);
+    g_autoptr(PrsStore) refused = NULL;
+
+    g_assert_cmpint (g_mkdir (other, 0700), ==, 0);
+    refused = prs_store_new (other, &error);
+    g_assert_null (refused);
+    g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE_FULL);
+    g_assert_true (g_str_has_suffix (error->message, ") is full. Free some space, then try again."));
+    g_clear_error (&error);
+  }
 
   g_assert_true (prs_test_wait_until (banner_shown, banner));
   g_assert_true (prs_service_get_storage_full (f->service));

@@ -426,6 +426,29 @@ prs_store_set_busy_error (PrsStore  *self,
                self->path, BUSY_TIMEOUT_MS / 1000);
 }
 
+/* SQLite says "database or disk is full" or, when the WAL cannot grow,
+ * "disk I/O error": the system's errno tells which it was */
+static gboolean
+db_is_full (sqlite3 *db)
+{
+  return (sqlite3_extended_errcode (db) & 0xff) == SQLITE_FULL ||
+         sqlite3_system_errno (db) == ENOSPC ||
+         sqlite3_system_errno (db) == EDQUOT;
+}
+
+/* One sentence a person can act on, whatever the write was (the API
+ * answers 507 and the window shows its banner: docs/storage.md) */
+static void
+set_full_error (PrsStore    *self,
+                GError     **error,
+                const char  *what)
+{
+  g_debug ("%s: %s", what, sqlite3_errmsg (self->db));
+  g_set_error (error, PRS_ERROR, PRS_ERROR_STORE_FULL,
+               _("The disk that holds Prosponsive’s data (%s) is full. Free some space, then try again."),
+               self->path);
+}
+
 void
 prs_store_set_error (PrsStore    *self,
                   GError     **error,
@@ -433,9 +456,7 @@ prs_store_set_error (PrsStore    *self,
 {
   /* A full disk is its own code: the API answers 507 and the window says
    * so, instead of "internal error" */
-  gboolean full = (sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_FULL ||
-                  sqlite3_system_errno (self->db) == ENOSPC ||
-                  sqlite3_system_errno (self->db) == EDQUOT;
+  gboolean full = db_is_full (self->db);
 
   if ((sqlite3_extended_errcode (self->db) & 0xff) == SQLITE_BUSY)
     {
@@ -443,8 +464,10 @@ prs_store_set_error (PrsStore    *self,
       return;
     }
 
-  g_set_error (error, PRS_ERROR, full ? PRS_ERROR_STORE_FULL : PRS_ERROR_STORE, "%s: %s",
-               what, sqlite3_errmsg (self->db));
+  if (full)
+    set_full_error (self, error, what);
+  else
+    g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, "%s: %s", what, sqlite3_errmsg (self->db));
   if (full && g_atomic_int_compare_and_exchange (&storage_full, 0, 1))
     storage_full_changed ();
 }
@@ -853,9 +876,11 @@ enable_wal (PrsStore  *self,
 
       if ((rc & 0xff) == SQLITE_BUSY)
         prs_store_set_busy_error (self, error);
+      else if (db_is_full (self->db))
+        set_full_error (self, error, "Could not open the database");
       else
         g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                     "Could not open the database “%s”: %s",
+                     _("Could not open the database “%s”: %s"),
                      self->path, sqlite3_errmsg (self->db));
       sqlite3_finalize (stmt);
       return FALSE;
@@ -911,9 +936,12 @@ store_open (const char                  *db_path,
                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
                        NULL) != SQLITE_OK)
     {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not open the database “%s”: %s", db_path,
-                   self->db != NULL ? sqlite3_errmsg (self->db) : "out of memory");
+      if (self->db != NULL && db_is_full (self->db))
+        set_full_error (self, error, "Could not open the database");
+      else
+        g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                     _("Could not open the database “%s”: %s"), db_path,
+                     self->db != NULL ? sqlite3_errmsg (self->db) : "out of memory");
       return NULL;
     }
 
