@@ -3,6 +3,8 @@
  * made with GnuTLS, renewed when fewer than 30 days remain. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
@@ -33,7 +35,7 @@ set_gnutls_error (GError     **error,
                   const char  *what)
 {
   g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
-               "Could not make the TLS certificate (%s): %s",
+               _("Could not make the TLS certificate (%s): %s"),
                what, gnutls_strerror (ret));
   return FALSE;
 }
@@ -253,7 +255,7 @@ write_private_file (const char  *path,
                                  &local_error))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
-                   "Could not write “%s”: %s", path, local_error->message);
+                   _("Could not write “%s”: %s"), path, local_error->message);
       return FALSE;
     }
 
@@ -312,7 +314,7 @@ prs_tls_ensure_certificate (const char  *data_dir,
   if (certificate == NULL)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_FAILED,
-                   "Could not load the TLS certificate: %s", local_error->message);
+                   _("Could not load the TLS certificate: %s"), local_error->message);
       return NULL;
     }
 

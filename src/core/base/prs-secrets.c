@@ -10,6 +10,8 @@
  * prs-secrets-async.c. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 #include <sys/stat.h>
 #include <json-glib/json-glib.h>
@@ -159,7 +161,7 @@ fallback_read (PrsSecrets  *self,
         }
 
       g_set_error (error, PRS_ERROR, PRS_ERROR_SECRETS,
-                   "Could not read the secrets file “%s”: %s",
+                   _("Could not read the secrets file “%s”: %s"),
                    self->fallback_path, local_error->message);
       return NULL;
     }
@@ -169,7 +171,7 @@ fallback_read (PrsSecrets  *self,
     {
       /* Deliberately no parser message: it could quote a secret. */
       g_set_error (error, PRS_ERROR, PRS_ERROR_SECRETS,
-                   "The secrets file “%s” is damaged (not a JSON object)",
+                   _("The secrets file “%s” is damaged (not a JSON object)"),
                    self->fallback_path);
       return NULL;
     }
@@ -217,7 +219,7 @@ fallback_write (PrsSecrets  *self,
                                  0600, &local_error))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_SECRETS,
-                   "Could not write the secrets file “%s”: %s",
+                   _("Could not write the secrets file “%s”: %s"),
                    self->fallback_path, local_error->message);
       return FALSE;
     }
@@ -427,7 +429,7 @@ _prs_secrets_switch_to_fallback (PrsSecrets  *self,
   if (!is_no_service_error (keyring_error))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_SECRETS,
-                   "The keyring refused: %s", keyring_error->message);
+                   _("The keyring refused: %s"), keyring_error->message);
       return FALSE;
     }
 

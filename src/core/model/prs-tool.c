@@ -2,6 +2,8 @@
 /* prs-tool.c: a discovered tool, its JSON Schema and its public JSON form. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 #include <libsoup/soup.h>
 
@@ -382,7 +384,7 @@ prs_tool_new_from_json (JsonNode  *node,
 
 invalid:
   g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                       "The stored tool is not in the expected form");
+                       _("The stored tool is not in the expected form."));
   return NULL;
 }
 

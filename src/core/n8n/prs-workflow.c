@@ -2,6 +2,8 @@
 /* prs-workflow.c: reading an n8n workflow out of untrusted JSON. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "prs-error.h"
@@ -76,7 +78,7 @@ prs_workflow_new_from_json (JsonNode  *node,
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "This is not an n8n workflow: the JSON is not an object");
+                           _("This is not an n8n workflow: the JSON is not an object."));
       return NULL;
     }
 

@@ -178,7 +178,7 @@ write_row (PrsStore              *self,
       row->prompt == NULL || row->recurrence_json == NULL)
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "A schedule needs a name, a conversation, an agent, a prompt and a recurrence");
+                           _("A schedule needs a name, a conversation, an agent, a prompt and a recurrence."));
       return FALSE;
     }
   if (!prs_store_begin_immediate (self, error))

@@ -308,8 +308,7 @@ delete_body (PrsAgentsPage *self,
 
       if (!row->enabled || g_strcmp0 (row->agent_id, agent_id) != 0)
         continue;
-      /* Translators: a schedule's name in a list of them */
-      g_string_append_printf (names, count++ == 0 ? _("“%s”") : _(", “%s”"), row->name);
+      g_string_append_printf (names, count++ == 0 ? "“%s”" : ", “%s”", row->name);
     }
   if (count == 0)
     return g_strdup (_("Conversations that use this agent switch to the default agent. Export it first to keep a copy."));
