@@ -532,6 +532,10 @@ test_tools_page (Fixture       *f,
   tool_row = prs_test_find_named (GTK_WIDGET (page), "tool-row");
   g_assert_nonnull (prs_test_find_label (tool_row, "email_move_to_folder"));
   g_assert_nonnull (prs_test_find_label (tool_row, "string · optional, default INBOX — The mailbox"));
+  /* The webhook, and what its result is in words, not n8n's identifier */
+  g_assert_nonnull (prs_test_find_label (tool_row, "POST /webhook/email-move-to-folder"));
+  g_assert_nonnull (prs_test_find_label (tool_row, "The result is the output of the last node."));
+  g_assert_null (prs_test_find_label (tool_row, "Description"));
   g_assert_nonnull (prs_test_find_label (GTK_WIDGET (page), "Nightly Report"));
   g_assert_nonnull (prs_test_find_label (GTK_WIDGET (page),
                                          "Not a tool: There is no Webhook trigger. Add a Webhook node with the HTTP method POST and a path."));

@@ -502,22 +502,44 @@ check_parameters (Checks            *checks,
     add_check (checks, PHRASE_NO_CODE_NODES);
 }
 
+/* n8n's response mode, as the checklist and the Tools page say it */
+static Phrase
+response_mode_phrase (const char *mode)
+{
+  if (g_strcmp0 (mode, "onReceived") == 0)
+    return PHRASE_RESPONDS_IMMEDIATELY;
+  if (g_strcmp0 (mode, "responseNode") == 0)
+    return PHRASE_RESPONSE_NODE;
+  if (g_strcmp0 (mode, "lastNode") == 0)
+    return PHRASE_LAST_NODE;
+  return PHRASE_RESPONSE_MODE;
+}
+
+char *
+prs_checklist_describe_response_mode (const char *mode)
+{
+  Phrase phrase = response_mode_phrase (mode);
+
+  g_return_val_if_fail (mode != NULL, NULL);
+
+  if (phrase == PHRASE_RESPONSE_MODE)
+    return g_strdup_printf (_("The webhook responds in the mode “%s”."), mode);
+  return g_strdup (_(phrase_defs[phrase].message));
+}
+
 static void
 check_response_mode (Checks            *checks,
                      const PrsAnalysis *analysis)
 {
   const char *mode = analysis->tool->response_mode;
+  Phrase phrase = response_mode_phrase (mode);
 
   if (!analysis->has_webhook)
     add_check (checks, PHRASE_NOTHING_TO_ANSWER_FROM);
-  else if (g_strcmp0 (mode, "onReceived") == 0)
-    add_check (checks, PHRASE_RESPONDS_IMMEDIATELY);
-  else if (g_strcmp0 (mode, "responseNode") == 0)
-    add_check (checks, PHRASE_RESPONSE_NODE);
-  else if (g_strcmp0 (mode, "lastNode") == 0)
-    add_check (checks, PHRASE_LAST_NODE);
+  else if (phrase == PHRASE_RESPONSE_MODE)
+    add_check_with (checks, phrase, mode, NULL);
   else
-    add_check_with (checks, PHRASE_RESPONSE_MODE, mode, NULL);
+    add_check (checks, phrase);
 }
 
 static void

@@ -50,6 +50,10 @@ typedef struct
 PrsChecklists *prs_checklists_new           (GPtrArray          *analyses,
                                              PrsChecklistDrafts *drafts);
 void           prs_checklists_free          (PrsChecklists      *checklists);
+
+/* What n8n's response mode @mode ("lastNode", …) means for a tool's
+ * result, in the checklist's words. */
+char          *prs_checklist_describe_response_mode (const char *mode);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsChecklists, prs_checklists_free)
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-checklist.h"
 #include "prs-json.h"
 #include "prs-launcher.h"
 #include "prs-tools-page-private.h"
@@ -136,6 +137,7 @@ tool_row (PrsToolsPage  *self,
 {
   GtkWidget *expander = adw_expander_row_new ();
   g_autofree char *webhook = NULL;
+  g_autofree char *result = NULL;
   GtkWidget *row;
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (expander), FALSE);
@@ -143,8 +145,7 @@ tool_row (PrsToolsPage  *self,
   adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), tool->description);
   gtk_widget_set_name (expander, "tool-row");
 
-  adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), prs_tools_page_text_row (_("Description"), tool->description));
-
+  /* The description is the row's subtitle, whole (it wraps) */
   if (tool->params == NULL || tool->params->len == 0)
     adw_expander_row_add_row (ADW_EXPANDER_ROW (expander),
                               prs_tools_page_text_row (_("Parameters"), _("None: the tool is called without arguments")));
@@ -158,12 +159,13 @@ tool_row (PrsToolsPage  *self,
       adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), row);
     }
 
-  /* Translators: HTTP method, webhook path, n8n's response mode */
-  webhook = g_strdup_printf (_("%s /webhook/%s · response mode %s"),
+  /* Translators: HTTP method, then the webhook's path */
+  webhook = g_strdup_printf (_("%s /webhook/%s"),
                              tool->webhook_method != NULL ? tool->webhook_method : "POST",
-                             tool->webhook_path != NULL ? tool->webhook_path : "",
-                             tool->response_mode != NULL ? tool->response_mode : "onReceived");
+                             tool->webhook_path != NULL ? tool->webhook_path : "");
   adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), prs_tools_page_text_row (_("Webhook"), webhook));
+  result = prs_checklist_describe_response_mode (tool->response_mode != NULL ? tool->response_mode : "onReceived");
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), prs_tools_page_text_row (_("Result"), result));
 
   row = prs_tools_page_text_row (_("Workflow"), tool->workflow_name);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), open_button (self, n8n_url, tool->workflow_id));
