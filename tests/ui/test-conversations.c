@@ -702,6 +702,100 @@ test_search_opens_at_hit (Fixture       *f,
   g_assert_cmpstr (prs_conversation_view_get_highlighted (prs_window_get_conversation_view (f->window)), ==, first_id);
 }
 
+/* ---- the search results by keyboard ---- */
+
+/* The snippet of the hit in the results row that has the keyboard focus
+ * (NULL when the focus is not in a row of @list) */
+static const char *
+focused_snippet (Fixture   *f,
+                 GtkWidget *list)
+{
+  GtkWidget *row = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  while (row != NULL && gtk_widget_get_parent (row) != list)
+    row = gtk_widget_get_parent (row);
+  if (row == NULL)
+    return NULL;
+  return gtk_label_get_text (GTK_LABEL (prs_test_find_widget (row, GTK_TYPE_LABEL, is_snippet, NULL)));
+}
+
+static char *
+hit_snippet (PrsSearchList *results,
+             guint          position)
+{
+  g_autoptr(PrsSearchItem) item = g_list_model_get_item (G_LIST_MODEL (results), position);
+
+  return prs_search_snippet_to_text (prs_search_item_get_hit (item)->snippet, NULL);
+}
+
+static void
+test_search_results_keys (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  PrsSearchList *results;
+  GtkWidget *entry, *list;
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("found-%02u", i);
+      g_autofree char *id = prs_test_resolve_conversation (store, slug);
+      g_autofree char *text = g_strdup_printf ("needle number %u", i);
+
+      g_free (add_message (store, id, "user", text, NULL));
+    }
+  g_clear_object (&store);
+  fixture_open (f);
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Control>k");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 20);
+  entry = prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_SEARCH_ENTRY, NULL, NULL);
+  results = prs_search_panel_get_results (PRS_SEARCH_PANEL (prs_test_find_widget (GTK_WIDGET (f->window),
+                                                                                  PRS_TYPE_SEARCH_PANEL,
+                                                                                  NULL, NULL)));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "needle");
+  g_assert_true (prs_test_wait_until (search_answered, results));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (results)), >, 20);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  list = prs_test_find_widget (prs_test_find_widget (GTK_WIDGET (f->window), PRS_TYPE_SEARCH_PANEL, NULL, NULL),
+                               GTK_TYPE_LIST_VIEW, NULL, NULL);
+  first = hit_snippet (results, 0);
+  second = hit_snippet (results, 1);
+
+  /* Down from the entry: the first hit, and Down again the next */
+  g_assert_true (focus_is_in (f, entry));
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, first);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, second);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (f->window)));
+  prs_test_screenshot (GTK_WIDGET (f->window), "search-results-keys");
+
+  /* Tab leaves the 60 hits at once; Shift+Tab comes back to the one left */
+  prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+  g_assert_false (focus_is_in (f, list));
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 4), <=, 4);
+  g_assert_cmpstr (focused_snippet (f, list), ==, second);
+  /* …and leaves backwards in one step too, for the entry */
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+  g_assert_false (focus_is_in (f, list));
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", entry, 3), <=, 3);
+  /* Down from the entry is the first hit again, not the row left */
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, first);
+
+  /* A new query: Down goes to its first hit */
+  gtk_widget_grab_focus (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "needle number 7");
+  g_assert_true (prs_test_wait_until (search_answered, results));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_free (first);
+  first = hit_snippet (results, 0);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, first);
+}
+
 /* ---- a reply's details; copying ---- */
 
 static void
@@ -988,6 +1082,7 @@ main (int   argc,
   ADD ("delete-undo", test_delete_undo);
   ADD ("selection-mode", test_selection_mode);
   ADD ("search-opens-at-hit", test_search_opens_at_hit);
+  ADD ("search-results-keys", test_search_results_keys);
   ADD ("details-and-copy", test_details_and_copy);
   ADD ("regenerate-and-edit", test_regenerate_and_edit);
   ADD ("export", test_export);
