@@ -1059,6 +1059,68 @@ test_tab_in_long_conversation (Fixture       *f,
     press_onto_message (f, "<Shift>Tab", list);
 }
 
+/* ---- Shift+Tab visits the stops Tab visits ---- */
+
+/* Where the focus is: the link of a text, or the widget */
+static char *
+stop_name (Fixture *f)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  if (GTK_IS_LABEL (focus))
+    return g_strdup_printf ("%p %s", focus, gtk_label_get_current_uri (GTK_LABEL (focus)));
+  return g_strdup_printf ("%p %s", focus, G_OBJECT_TYPE_NAME (focus));
+}
+
+static void
+test_tab_back_same_stops (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *id = prs_test_resolve_conversation (store, "links");
+  g_autoptr(GPtrArray) stops = g_ptr_array_new_with_free_func (g_free);
+  PrsConversationView *view;
+  GtkWidget *list, *composer;
+
+  /* Two texts that end with a link: yours, and a reply */
+  g_free (add_message (store, id, "user", "Compare https://example.org/one with https://example.org/two", NULL));
+  g_free (add_message (store, id, "assistant", "Both are here: https://example.org/three", NULL));
+  g_clear_object (&store);
+  fixture_open (f);
+  prs_window_select_conversation (f->window, id);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 6);
+  view = prs_window_get_conversation_view (f->window);
+  list = GTK_WIDGET (prs_conversation_view_get_list_view (view));
+  composer = GTK_WIDGET (prs_conversation_view_get_composer (view));
+
+  /* Tab from the header through the messages' stops to the composer */
+  g_assert_true (gtk_widget_grab_focus (prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON,
+                                                              has_tooltip, (gpointer) "Conversation Menu")));
+  while (!focus_is_in (f, composer) && stops->len < 20)
+    {
+      prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+      if (focus_is_in (f, list))
+        g_ptr_array_add (stops, stop_name (f));
+    }
+  g_assert_true (focus_is_in (f, composer));
+  g_assert_true (g_ptr_array_find_with_equal_func (stops, "https://example.org/two", (GEqualFunc) g_str_has_suffix, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (stops, "https://example.org/three", (GEqualFunc) g_str_has_suffix, NULL));
+
+  /* Shift+Tab back: the same stops, the last link of each text too */
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 3), <=, 3);
+  for (guint i = stops->len; i > 0; i--)
+    {
+      g_autofree char *stop = NULL;
+
+      if (i < stops->len)
+        prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+      stop = stop_name (f);
+      g_assert_cmpstr (stop, ==, g_ptr_array_index (stops, i - 1));
+    }
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+  g_assert_false (focus_is_in (f, list));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1078,6 +1140,7 @@ main (int   argc,
   ADD ("menu-and-keys", test_menu_and_keys);
   ADD ("tab-leaves-sidebar", test_tab_leaves_sidebar);
   ADD ("tab-in-long-conversation", test_tab_in_long_conversation);
+  ADD ("tab-back-same-stops", test_tab_back_same_stops);
   ADD ("main-menu-and-pages", test_main_menu_and_pages);
   ADD ("delete-undo", test_delete_undo);
   ADD ("selection-mode", test_selection_mode);
