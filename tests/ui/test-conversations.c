@@ -775,6 +775,7 @@ test_search_results_keys (Fixture       *f,
   /* Tab leaves the 60 hits at once; Shift+Tab comes back to the one left */
   prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
   g_assert_false (focus_is_in (f, list));
+  prs_test_screenshot (GTK_WIDGET (f->window), "search-results-tab-left");
   g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 4), <=, 4);
   g_assert_cmpstr (focused_snippet (f, list), ==, second);
   /* …and leaves backwards in one step too, for the entry */
@@ -1116,6 +1117,8 @@ test_tab_back_same_stops (Fixture       *f,
         prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
       stop = stop_name (f);
       g_assert_cmpstr (stop, ==, g_ptr_array_index (stops, i - 1));
+      if (g_str_has_suffix (stop, "https://example.org/two"))
+        prs_test_screenshot (GTK_WIDGET (f->window), "link-ending-text-shift-tab");
     }
   prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
   g_assert_false (focus_is_in (f, list));
