@@ -1099,7 +1099,13 @@ test_tab_back_same_stops (Fixture       *f,
                                                               has_tooltip, (gpointer) "Conversation Menu")));
   while (!focus_is_in (f, composer) && stops->len < 20)
     {
+      GtkWidget *focus;
+
       prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+      focus = gtk_root_get_focus (GTK_ROOT (f->window));
+      /* text is a stop only on one of its links, never a focus unseen */
+      if (GTK_IS_LABEL (focus))
+        g_assert_nonnull (gtk_label_get_current_uri (GTK_LABEL (focus)));
       if (focus_is_in (f, list))
         g_ptr_array_add (stops, stop_name (f));
     }
