@@ -126,6 +126,19 @@ add_message (PrsStore   *store,
   return id;
 }
 
+/* Opens the window on conversation @id, once what was added through
+ * *@store is written (the store is closed) */
+static void
+open_on (Fixture     *f,
+         PrsStore   **store,
+         const char  *id)
+{
+  g_clear_object (store);
+  fixture_open (f);
+  prs_window_select_conversation (f->window, id);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 6);
+}
+
 static PrsConversationList *
 conversations (Fixture *f)
 {
@@ -839,10 +852,7 @@ test_details_and_copy (Fixture       *f,
   g_autofree char *copied = NULL;
   GtkWidget *row, *button, *popover;
 
-  g_clear_object (&store);
-  fixture_open (f);
-  prs_window_select_conversation (f->window, chat);
-  prs_test_wait_frames (GTK_WIDGET (f->window), 6);
+  open_on (f, &store, chat);
   row = GTK_WIDGET (message_row (f, reply));
 
   /* The failover is said in the bubble */
@@ -974,10 +984,7 @@ test_export (Fixture       *f,
 
   g_free (add_message (store, chat, "user", "Hello", NULL));
   g_free (add_message (store, chat, "assistant", "Status: done\nOwner: Ann", NULL));
-  g_clear_object (&store);
-  fixture_open (f);
-  prs_window_select_conversation (f->window, chat);
-  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  open_on (f, &store, chat);
 
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.export-markdown", NULL);
   prs_test_wait_frames (GTK_WIDGET (f->window), 4);
@@ -1086,10 +1093,7 @@ test_tab_back_same_stops (Fixture       *f,
   /* Two texts that end with a link: yours, and a reply */
   g_free (add_message (store, id, "user", "Compare https://example.org/one with https://example.org/two", NULL));
   g_free (add_message (store, id, "assistant", "Both are here: https://example.org/three", NULL));
-  g_clear_object (&store);
-  fixture_open (f);
-  prs_window_select_conversation (f->window, id);
-  prs_test_wait_frames (GTK_WIDGET (f->window), 6);
+  open_on (f, &store, id);
   view = prs_window_get_conversation_view (f->window);
   list = GTK_WIDGET (prs_conversation_view_get_list_view (view));
   composer = GTK_WIDGET (prs_conversation_view_get_composer (view));
