@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-conversation-row.h"
+#include "prs-list-focus.h"
 #include "prs-window-private.h"
 
 static void _prs_window_export (PrsWindow       *self,
@@ -420,24 +421,6 @@ show_archived_changed (GSimpleAction *action,
 
 /* ---- the sidebar's keys ---- */
 
-/* Tab leaves the list in one step, for what follows it, as in any GNOME
- * sidebar; arrows move between the rows. GTK 4.8's list view moves Tab
- * from row to row (GTK 4.12's tab-behavior fixes it; 4.8 has nothing), so
- * with hundreds of conversations nothing after the list could be reached.
- * The window moves the focus as Tab would with the list out of the focus
- * chain for that one step (a widget that cannot take focus is passed
- * over); coming back, the list focuses the row it had. */
-static void
-leave_list (PrsWindow        *self,
-            GtkDirectionType  direction)
-{
-  GtkWidget *list = GTK_WIDGET (self->conversation_list);
-
-  gtk_widget_set_can_focus (list, FALSE);
-  gtk_widget_child_focus (GTK_WIDGET (self), direction);
-  gtk_widget_set_can_focus (list, TRUE);
-}
-
 static gboolean
 sidebar_key (GtkWidget *widget,
              GVariant  *args,
@@ -463,10 +446,6 @@ sidebar_key (GtkWidget *widget,
     gtk_selection_model_select_all (GTK_SELECTION_MODEL (self->multi_selection));
   else if (g_str_equal (what, "leave") && in_selection_mode (self))
     set_selection_mode (self, FALSE);
-  else if (g_str_equal (what, "next"))
-    leave_list (self, GTK_DIR_TAB_FORWARD);
-  else if (g_str_equal (what, "previous"))
-    leave_list (self, GTK_DIR_TAB_BACKWARD);
   else
     return FALSE;
   return TRUE;
@@ -498,11 +477,9 @@ add_sidebar_keys (PrsWindow *self)
   add_sidebar_key (keys, self, "F2", "rename");
   add_sidebar_key (keys, self, "<Control>a", "select-all");
   add_sidebar_key (keys, self, "Escape", "leave");
-  add_sidebar_key (keys, self, "Tab", "next");
-  add_sidebar_key (keys, self, "KP_Tab", "next");
-  add_sidebar_key (keys, self, "<Shift>Tab", "previous");
-  add_sidebar_key (keys, self, "<Shift>ISO_Left_Tab", "previous");
   gtk_widget_add_controller (GTK_WIDGET (self->conversation_list), controller);
+  /* Tab leaves the list in one step, for what follows it (prs-list-focus.c) */
+  prs_list_focus_tab_leaves (GTK_WIDGET (self->conversation_list));
 }
 
 /* ---- search ---- */
@@ -554,6 +531,16 @@ on_search_down (GtkSearchEntry *entry,
   prs_search_panel_focus_results (_prs_window_search_panel (self));
 }
 
+/* Down in the entry goes to the first hit, as in GNOME's search pages
+ * (GtkSearchEntry binds only Ctrl+G, next-match, to that) */
+static gboolean
+search_entry_down (GtkWidget *widget,
+                   GVariant  *args,
+                   gpointer   user_data)
+{
+  return prs_search_panel_focus_results (_prs_window_search_panel (PRS_WINDOW (user_data)));
+}
+
 static void
 on_hit_activated (PrsSearchPanel *panel,
                   const char     *conversation_id,
@@ -595,6 +582,7 @@ static void
 setup_search (PrsWindow *self)
 {
   GtkEventController *ctrl_f = gtk_shortcut_controller_new ();
+  GtkEventController *down;
 
   g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
@@ -603,6 +591,13 @@ setup_search (PrsWindow *self)
   g_signal_connect_object (self->search_entry, "search-changed", G_CALLBACK (on_search_changed), self, 0);
   g_signal_connect_object (self->search_entry, "activate", G_CALLBACK (on_search_activate), self, 0);
   g_signal_connect_object (self->search_entry, "next-match", G_CALLBACK (on_search_down), self, 0);
+  down = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (down),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("Down|KP_Down"),
+                                                          gtk_callback_action_new (search_entry_down, self, NULL)));
+  /* before the entry's text, whose Down moves its cursor */
+  gtk_event_controller_set_propagation_phase (down, GTK_PHASE_CAPTURE);
+  gtk_widget_add_controller (GTK_WIDGET (self->search_entry), down);
 
   /* Ctrl+F where the conversations are; Ctrl+K anywhere (a class key) */
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (ctrl_f),

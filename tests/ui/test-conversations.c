@@ -126,6 +126,19 @@ add_message (PrsStore   *store,
   return id;
 }
 
+/* Opens the window on conversation @id, once what was added through
+ * *@store is written (the store is closed) */
+static void
+open_on (Fixture     *f,
+         PrsStore   **store,
+         const char  *id)
+{
+  g_clear_object (store);
+  fixture_open (f);
+  prs_window_select_conversation (f->window, id);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 6);
+}
+
 static PrsConversationList *
 conversations (Fixture *f)
 {
@@ -702,6 +715,101 @@ test_search_opens_at_hit (Fixture       *f,
   g_assert_cmpstr (prs_conversation_view_get_highlighted (prs_window_get_conversation_view (f->window)), ==, first_id);
 }
 
+/* ---- the search results by keyboard ---- */
+
+/* The snippet of the hit in the results row that has the keyboard focus
+ * (NULL when the focus is not in a row of @list) */
+static const char *
+focused_snippet (Fixture   *f,
+                 GtkWidget *list)
+{
+  GtkWidget *row = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  while (row != NULL && gtk_widget_get_parent (row) != list)
+    row = gtk_widget_get_parent (row);
+  if (row == NULL)
+    return NULL;
+  return gtk_label_get_text (GTK_LABEL (prs_test_find_widget (row, GTK_TYPE_LABEL, is_snippet, NULL)));
+}
+
+static char *
+hit_snippet (PrsSearchList *results,
+             guint          position)
+{
+  g_autoptr(PrsSearchItem) item = g_list_model_get_item (G_LIST_MODEL (results), position);
+
+  return prs_search_snippet_to_text (prs_search_item_get_hit (item)->snippet, NULL);
+}
+
+static void
+test_search_results_keys (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  PrsSearchList *results;
+  GtkWidget *entry, *list;
+
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *slug = g_strdup_printf ("found-%02u", i);
+      g_autofree char *id = prs_test_resolve_conversation (store, slug);
+      g_autofree char *text = g_strdup_printf ("needle number %u", i);
+
+      g_free (add_message (store, id, "user", text, NULL));
+    }
+  g_clear_object (&store);
+  fixture_open (f);
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Control>k");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 20);
+  entry = prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_SEARCH_ENTRY, NULL, NULL);
+  results = prs_search_panel_get_results (PRS_SEARCH_PANEL (prs_test_find_widget (GTK_WIDGET (f->window),
+                                                                                  PRS_TYPE_SEARCH_PANEL,
+                                                                                  NULL, NULL)));
+  gtk_editable_set_text (GTK_EDITABLE (entry), "needle");
+  g_assert_true (prs_test_wait_until (search_answered, results));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (results)), >, 20);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  list = prs_test_find_widget (prs_test_find_widget (GTK_WIDGET (f->window), PRS_TYPE_SEARCH_PANEL, NULL, NULL),
+                               GTK_TYPE_LIST_VIEW, NULL, NULL);
+  first = hit_snippet (results, 0);
+  second = hit_snippet (results, 1);
+
+  /* Down from the entry: the first hit, and Down again the next */
+  g_assert_true (focus_is_in (f, entry));
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, first);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, second);
+  g_assert_true (gtk_window_get_focus_visible (GTK_WINDOW (f->window)));
+  prs_test_screenshot (GTK_WIDGET (f->window), "search-results-keys");
+
+  /* Tab leaves the 60 hits at once; Shift+Tab comes back to the one left */
+  prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+  g_assert_false (focus_is_in (f, list));
+  prs_test_screenshot (GTK_WIDGET (f->window), "search-results-tab-left");
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 4), <=, 4);
+  g_assert_cmpstr (focused_snippet (f, list), ==, second);
+  /* …and leaves backwards in one step too, for the entry */
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+  g_assert_false (focus_is_in (f, list));
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", entry, 3), <=, 3);
+  /* Down from the entry is the first hit again, not the row left */
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, first);
+
+  /* A new query: Down goes to its first hit */
+  gtk_widget_grab_focus (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "needle number 7");
+  g_assert_true (prs_test_wait_until (search_answered, results));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  g_free (first);
+  first = hit_snippet (results, 0);
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_cmpstr (focused_snippet (f, list), ==, first);
+}
+
 /* ---- a reply's details; copying ---- */
 
 static void
@@ -744,10 +852,7 @@ test_details_and_copy (Fixture       *f,
   g_autofree char *copied = NULL;
   GtkWidget *row, *button, *popover;
 
-  g_clear_object (&store);
-  fixture_open (f);
-  prs_window_select_conversation (f->window, chat);
-  prs_test_wait_frames (GTK_WIDGET (f->window), 6);
+  open_on (f, &store, chat);
   row = GTK_WIDGET (message_row (f, reply));
 
   /* The failover is said in the bubble */
@@ -879,10 +984,7 @@ test_export (Fixture       *f,
 
   g_free (add_message (store, chat, "user", "Hello", NULL));
   g_free (add_message (store, chat, "assistant", "Status: done\nOwner: Ann", NULL));
-  g_clear_object (&store);
-  fixture_open (f);
-  prs_window_select_conversation (f->window, chat);
-  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  open_on (f, &store, chat);
 
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.export-markdown", NULL);
   prs_test_wait_frames (GTK_WIDGET (f->window), 4);
@@ -965,6 +1067,73 @@ test_tab_in_long_conversation (Fixture       *f,
     press_onto_message (f, "<Shift>Tab", list);
 }
 
+/* ---- Shift+Tab visits the stops Tab visits ---- */
+
+/* Where the focus is: the link of a text, or the widget */
+static char *
+stop_name (Fixture *f)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  if (GTK_IS_LABEL (focus))
+    return g_strdup_printf ("%p %s", focus, gtk_label_get_current_uri (GTK_LABEL (focus)));
+  return g_strdup_printf ("%p %s", focus, G_OBJECT_TYPE_NAME (focus));
+}
+
+static void
+test_tab_back_same_stops (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *id = prs_test_resolve_conversation (store, "links");
+  g_autoptr(GPtrArray) stops = g_ptr_array_new_with_free_func (g_free);
+  PrsConversationView *view;
+  GtkWidget *list, *composer;
+
+  /* Two texts that end with a link: yours, and a reply */
+  g_free (add_message (store, id, "user", "Compare https://example.org/one with https://example.org/two", NULL));
+  g_free (add_message (store, id, "assistant", "Both are here: https://example.org/three", NULL));
+  open_on (f, &store, id);
+  view = prs_window_get_conversation_view (f->window);
+  list = GTK_WIDGET (prs_conversation_view_get_list_view (view));
+  composer = GTK_WIDGET (prs_conversation_view_get_composer (view));
+
+  /* Tab from the header through the messages' stops to the composer */
+  g_assert_true (gtk_widget_grab_focus (prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON,
+                                                              has_tooltip, (gpointer) "Conversation Menu")));
+  while (!focus_is_in (f, composer) && stops->len < 20)
+    {
+      GtkWidget *focus;
+
+      prs_test_press_keys (GTK_WIDGET (f->window), "Tab");
+      focus = gtk_root_get_focus (GTK_ROOT (f->window));
+      /* text is a stop only on one of its links, never a focus unseen */
+      if (GTK_IS_LABEL (focus))
+        g_assert_nonnull (gtk_label_get_current_uri (GTK_LABEL (focus)));
+      if (focus_is_in (f, list))
+        g_ptr_array_add (stops, stop_name (f));
+    }
+  g_assert_true (focus_is_in (f, composer));
+  g_assert_true (g_ptr_array_find_with_equal_func (stops, "https://example.org/two", (GEqualFunc) g_str_has_suffix, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (stops, "https://example.org/three", (GEqualFunc) g_str_has_suffix, NULL));
+
+  /* Shift+Tab back: the same stops, the last link of each text too */
+  g_assert_cmpuint (press_until_in (f, "<Shift>Tab", list, 3), <=, 3);
+  for (guint i = stops->len; i > 0; i--)
+    {
+      g_autofree char *stop = NULL;
+
+      if (i < stops->len)
+        prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+      stop = stop_name (f);
+      g_assert_cmpstr (stop, ==, g_ptr_array_index (stops, i - 1));
+      if (g_str_has_suffix (stop, "https://example.org/two"))
+        prs_test_screenshot (GTK_WIDGET (f->window), "link-ending-text-shift-tab");
+    }
+  prs_test_press_keys (GTK_WIDGET (f->window), "<Shift>Tab");
+  g_assert_false (focus_is_in (f, list));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -984,10 +1153,12 @@ main (int   argc,
   ADD ("menu-and-keys", test_menu_and_keys);
   ADD ("tab-leaves-sidebar", test_tab_leaves_sidebar);
   ADD ("tab-in-long-conversation", test_tab_in_long_conversation);
+  ADD ("tab-back-same-stops", test_tab_back_same_stops);
   ADD ("main-menu-and-pages", test_main_menu_and_pages);
   ADD ("delete-undo", test_delete_undo);
   ADD ("selection-mode", test_selection_mode);
   ADD ("search-opens-at-hit", test_search_opens_at_hit);
+  ADD ("search-results-keys", test_search_results_keys);
   ADD ("details-and-copy", test_details_and_copy);
   ADD ("regenerate-and-edit", test_regenerate_and_edit);
   ADD ("export", test_export);

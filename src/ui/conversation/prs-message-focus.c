@@ -137,8 +137,10 @@ item_focus (GtkWidget        *item,
  * a whole selection the next Tab leaves it: its links could not be
  * reached. The focus goes on to its first link instead (going back, its
  * last), and Tab moves from link to link. A link at the very start is
- * where the cursor already is; one at the very end is not reached going
- * back (GTK looks for links ending before the cursor). */
+ * where the cursor already is. Going back, GTK moves only to a link that
+ * ends before the cursor, so from the end of the text a link that ends it
+ * would be skipped: the cursor goes to the last link by stepping forward
+ * from the start, as Tab does, until no link follows. */
 static void
 settle_on_link (GtkWidget        *focus,
                 GtkDirectionType  direction)
@@ -148,16 +150,16 @@ settle_on_link (GtkWidget        *focus,
   if (!GTK_IS_LABEL (focus) || !gtk_label_get_selection_bounds (GTK_LABEL (focus), NULL, NULL))
     return;
   label = GTK_LABEL (focus);
+  gtk_label_select_region (label, 0, 0);
   if (direction == GTK_DIR_TAB_FORWARD)
     {
-      gtk_label_select_region (label, 0, 0);
       if (!g_str_has_prefix (gtk_label_get_label (label), "<a "))
         gtk_widget_child_focus (focus, direction);
     }
   else
     {
-      gtk_label_select_region (label, -1, -1);
-      gtk_widget_child_focus (focus, direction);
+      while (gtk_widget_child_focus (focus, GTK_DIR_TAB_FORWARD))
+        ;
     }
 }
 

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-conversation-row.h"
+#include "prs-list-focus.h"
 #include "prs-search-panel.h"
 
 /* Typing more than this often does not search more often */
@@ -97,6 +98,7 @@ setup_hit (GtkSignalListItemFactory *factory,
   g_object_set_data (G_OBJECT (box), "title", title);
   g_object_set_data (G_OBJECT (box), "time", time);
   g_object_set_data (G_OBJECT (box), "snippet", snippet);
+  g_object_set_data (G_OBJECT (box), "list-item", item);
   gtk_list_item_set_child (item, box);
 }
 
@@ -190,14 +192,30 @@ prs_search_panel_activate_first (PrsSearchPanel *self)
     emit_hit (self, 0);
 }
 
+/* The list view focuses the row it had when the focus comes back to it
+ * (and GTK 4.8 has no call to focus a position): the first hit's row is
+ * looked for among the rows it made, after scrolling to the top, which
+ * makes that row if it was not (list.scroll-to-item) */
 gboolean
 prs_search_panel_focus_results (PrsSearchPanel *self)
 {
+  GtkWidget *list;
+
   g_return_val_if_fail (PRS_IS_SEARCH_PANEL (self), FALSE);
 
   if (self->results == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->results)) == 0)
     return FALSE;
-  return gtk_widget_child_focus (GTK_WIDGET (self->list_view), GTK_DIR_TAB_FORWARD);
+  list = GTK_WIDGET (self->list_view);
+  gtk_widget_activate_action (list, "list.scroll-to-item", "u", 0);
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *box = gtk_widget_get_first_child (row);
+      GtkListItem *item = box != NULL ? g_object_get_data (G_OBJECT (box), "list-item") : NULL;
+
+      if (item != NULL && gtk_list_item_get_position (item) == 0)
+        return gtk_widget_grab_focus (row);
+    }
+  return gtk_widget_child_focus (list, GTK_DIR_TAB_FORWARD);
 }
 
 PrsSearchList *
@@ -265,5 +283,7 @@ prs_search_panel_init (PrsSearchPanel *self)
   gtk_list_view_set_factory (self->list_view, factory);
   g_object_unref (factory);
   g_signal_connect (self->list_view, "activate", G_CALLBACK (on_activate), self);
+  /* With many hits, what follows the list stays in reach of Tab */
+  prs_list_focus_tab_leaves (GTK_WIDGET (self->list_view));
   update_page (self);
 }
