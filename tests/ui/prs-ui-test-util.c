@@ -163,6 +163,13 @@ label_has_text (GtkWidget *widget,
   return g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), data) == 0;
 }
 
+gboolean
+prs_test_label_markup_contains (GtkWidget *widget,
+                                gpointer   data)
+{
+  return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
+}
+
 GtkWidget *
 prs_test_find_label (GtkWidget  *root,
                      const char *text)

@@ -38,6 +38,9 @@ GtkWidget *prs_test_find_widget    (GtkWidget   *root,
                                     GType        type,
                                     gboolean   (*match) (GtkWidget *widget, gpointer data),
                                     gpointer     data);
+/* For prs_test_find_widget () on GtkLabels: its markup holds @data (a string). */
+gboolean   prs_test_label_markup_contains (GtkWidget *widget,
+                                           gpointer   data);
 /* A GtkLabel under @root whose text is @text. */
 GtkWidget *prs_test_find_label     (GtkWidget   *root,
                                     const char  *text);

@@ -2,7 +2,7 @@
 /* test-window.c: the chat window with real widgets under a real X server
  * (Xvfb): a seeded store, conversations arriving through the HTTPS API,
  * replies with context and links, key-value grids, tool cards, the
- * composer, and a 100,000-message conversation. Waits are frame-clock
+ * composer, a 100,000-message conversation and a full disk. Waits are frame-clock
  * frames or main-loop conditions, never sleeps. */
 #include "config.h"
 
@@ -18,7 +18,6 @@
 #include "prs-conversation-view.h"
 #include "prs-kv-grid.h"
 #include "prs-launcher.h"
-#include "prs-markdown-view.h"
 #include "prs-message-row.h"
 #include "prs-service.h"
 #include "prs-tool-card.h"
@@ -386,13 +385,6 @@ file_exists (gpointer path)
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
-static gboolean
-label_markup_contains (GtkWidget *widget,
-                       gpointer   data)
-{
-  return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
-}
-
 /* Whether a label of the row of @message_id has @text in its markup */
 static gboolean
 row_has (Fixture    *f,
@@ -400,7 +392,7 @@ row_has (Fixture    *f,
          const char *text)
 {
   return prs_test_find_widget (GTK_WIDGET (find_message_row (f, message_id)), GTK_TYPE_LABEL,
-                               label_markup_contains, (gpointer) text) != NULL;
+                               prs_test_label_markup_contains, (gpointer) text) != NULL;
 }
 
 static void
@@ -518,7 +510,7 @@ test_context_and_link (Fixture       *f,
    * opens, an https one (as an older label may hold it) does not */
   prs_launcher_set_hook (on_launch, launched);
   label = prs_test_find_widget (GTK_WIDGET (find_message_row (f, note_id)), GTK_TYPE_LABEL,
-                                label_markup_contains, (gpointer) "obsidian://open?vault=Work");
+                                prs_test_label_markup_contains, (gpointer) "obsidian://open?vault=Work");
   g_assert_nonnull (label);
   {
     gboolean handled = FALSE;
@@ -895,76 +887,6 @@ test_stick_to_bottom (Fixture       *f,
   g_assert_nonnull (find_message_row (f, newer_id));
 }
 
-/* ---- Markdown ---- */
-
-static void
-test_markdown (void)
-{
-  GtkWidget *window = gtk_window_new ();
-  GtkWidget *view = prs_markdown_view_new ("# Title\n\n"
-                                           "Some *em*, **strong** and `code` & more.\n\n"
-                                           "- one\n- two\n\n"
-                                           "3. three\n4. four\n\n"
-                                           "```\nx = 1 < 2\n```\n\n"
-                                           "| A | B |\n|---|---|\n| 1 | 2 |\n\n"
-                                           "[site](https://example.org) and [bad](javascript:alert(1)) "
-                                           "![a chart](https://example.org/chart.png)");
-  GtkWidget *code;
-
-  gtk_window_set_child (GTK_WINDOW (window), view);
-  gtk_window_present (GTK_WINDOW (window));
-  prs_test_wait_frames (window, 1);
-
-  g_assert_true (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
-  g_assert_nonnull (prs_test_find_label (view, "Title"));
-  g_assert_true (gtk_widget_has_css_class (prs_test_find_label (view, "Title"), "title-3"));
-  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<i>em</i>"));
-  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<b>strong</b>"));
-  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<tt>code</tt> &amp; more"));
-  g_assert_nonnull (prs_test_find_label (view, "•"));
-  g_assert_nonnull (prs_test_find_label (view, "4."));
-  code = prs_test_find_label (view, "x = 1 < 2");
-  g_assert_nonnull (code);
-  g_assert_true (gtk_widget_has_css_class (code, "monospace"));
-  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_GRID, NULL, NULL));
-  g_assert_nonnull (prs_test_find_label (view, "B"));
-  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains,
-                                          (gpointer) "<a href=\"https://example.org\">site</a>"));
-  /* Schemes off the allowlist are not links; images are their alt text. */
-  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "javascript"));
-  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, label_markup_contains, (gpointer) "<i>[a chart]</i>"));
-  g_assert_null (prs_test_find_widget (view, GTK_TYPE_PICTURE, NULL, NULL));
-  g_assert_null (prs_test_find_widget (view, GTK_TYPE_IMAGE, NULL, NULL));
-
-  gtk_window_destroy (GTK_WINDOW (window));
-}
-
-static void
-test_markdown_huge (void)
-{
-  GString *text = g_string_new (NULL);
-  GtkWidget *window = gtk_window_new ();
-  GtkWidget *view;
-  gint64 started;
-
-  while (text->len < 1024 * 1024)
-    g_string_append (text, "A line of a very long reply with **bold** words and https://example.org/ links.\n");
-
-  started = g_get_monotonic_time ();
-  view = prs_markdown_view_new (text->str);
-  gtk_window_set_child (GTK_WINDOW (window), view);
-  gtk_window_present (GTK_WINDOW (window));
-  prs_test_wait_frames (window, 1);
-  g_test_message ("1 MiB reply: first frame after %.1f ms", (g_get_monotonic_time () - started) / 1000.0);
-
-  g_assert_false (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
-  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_TEXT_VIEW, NULL, NULL));
-  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, NULL, NULL));
-
-  gtk_window_destroy (GTK_WINDOW (window));
-  g_string_free (text, TRUE);
-}
-
 /* ---- the disk fills up: a banner, and back when there is room ---- */
 
 static gboolean
@@ -1204,8 +1126,6 @@ main (int   argc,
   ADD ("/ui/window/storage-full", test_storage_full);
   ADD ("/ui/window/ctl-beside", test_ctl_beside);
 #undef ADD
-  g_test_add_func ("/ui/markdown/render", test_markdown);
-  g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
 
   return g_test_run ();
 }
