@@ -89,6 +89,21 @@ def http_node(name, url, json_body, position):
     }
 
 
+def finished_executions(n8n, workflow_id, timeout=60):
+    """The workflow's executions with their data, once n8n lists one. The
+    public API leaves out the executions still active: the webhook may have
+    answered (or, for a callback tool, the app may have taken the result)
+    while n8n is still finishing and saving the execution, so a single read
+    can find none — more likely while the machine is loaded."""
+    deadline = time.monotonic() + timeout
+    while True:
+        execs = n8n.api("GET", "/executions?workflowId=%s&includeData=true&limit=5"
+                        % urllib.parse.quote(workflow_id, safe="")).get("data", [])
+        if execs or time.monotonic() >= deadline:
+            return execs
+        time.sleep(0.2)
+
+
 class App:
     def __init__(self, exe, ctl, work_dir):
         self.exe, self.ctl_path = exe, ctl
@@ -239,7 +254,7 @@ def callback_scenario(app, n8n, provider, later_id):
     TAP.ok("Receipts" in last_request and "forged" not in last_request,
            "the model got the workflow's result, never the forged one", last_request[:1200])
 
-    execs = n8n.api("GET", "/executions?workflowId=%s&includeData=true&limit=5" % later_id).get("data", [])
+    execs = finished_executions(n8n, later_id)
     envelope = {}
     try:
         envelope = execs[0]["data"]["resultData"]["runData"]["Webhook"][0]["data"]["main"][0][0]["json"]["body"]["prosponsive"]
@@ -376,7 +391,7 @@ def scenario(app, n8n, work_dir):
            "the final answer carries the Request Context", final)
 
     # 7. The webhook call as n8n saw it, and the model's requests.
-    execs = n8n.api("GET", "/executions?workflowId=%s&includeData=true&limit=5" % tool_id).get("data", [])
+    execs = finished_executions(n8n, tool_id)
     hook_body = {}
     try:
         run_data = execs[0]["data"]["resultData"]["runData"]

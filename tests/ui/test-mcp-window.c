@@ -496,6 +496,36 @@ screenshot_test_row (PrsPreferencesWindow *prefs,
   prs_test_screenshot (GTK_WIDGET (prefs), name);
 }
 
+/* The Preferences rows name the hub's servers, in the hub's order. The
+ * page rebuilds them from the main loop after the hub's items-changed
+ * (prs-preferences-mcp.c), so a wait on the hub alone (a server
+ * connected) may end while the page still shows its old rows. */
+static gboolean
+rows_follow_hub (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  GtkWidget *prefs = ((gpointer *) data)[1];
+  GListModel *servers = prs_mcp_hub_get_servers (prs_service_get_mcp_hub (f->service));
+  GtkWidget *row = prs_test_find_named (prefs, "mcp-server-row");
+  guint n = g_list_model_get_n_items (servers);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PrsMcpServerItem) item = g_list_model_get_item (servers, i);
+
+      while (row != NULL && !named (row, (gpointer) "mcp-server-row"))
+        row = gtk_widget_get_next_sibling (row);
+      if (row == NULL || g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)),
+                                    prs_mcp_server_item_get_row (item)->name) != 0)
+        return FALSE;
+      row = gtk_widget_get_next_sibling (row);
+    }
+  for (; row != NULL; row = gtk_widget_get_next_sibling (row))
+    if (named (row, (gpointer) "mcp-server-row"))
+      return FALSE;
+  return TRUE;
+}
+
 static void
 test_preferences (Fixture       *f,
                   gconstpointer  data)
@@ -557,6 +587,8 @@ test_preferences (Fixture       *f,
   prs_test_click (prs_test_find_named (GTK_WIDGET (prefs), "mcp-save"));
   g_assert_true (prs_test_wait_until (is_connected, server (f, "files")));
   g_assert_cmpuint (prs_mcp_server_item_get_n_tools (server (f, "files")), ==, 2);
+  /* The page shows the saved server among the others, by name */
+  g_assert_true (prs_test_wait_until (rows_follow_hub, (gpointer[]) { f, prefs }));
 
   /* Off, from its row */
   row = prs_test_find_named (GTK_WIDGET (prefs), "mcp-server-row");
