@@ -17,7 +17,12 @@ test_to_text (void)
     { "Items:\n\n- one\n- two\n  - deeper\n\n1. first\n2. second", "Items:\n\n• one\n• two\n  • deeper\n\n1. first\n2. second" },
     { "```\ncode *kept*\n  indented\n```", "code *kept*\n  indented" },
     { "| a | b |\n| --- | --- |\n| 1 | 2 |", "a | b\n1 | 2" },
-    { "![image](http://remote/x.png) &amp; <b>html</b>", "& html" },
+    /* Raw HTML reads as the conversation shows it: as its text */
+    { "![image](http://remote/x.png) &amp; <b>html</b>", "& <b>html</b>" },
+    /* Bare addresses are links whose text says where they go */
+    { "Write to a@b.io or see www.example.com.", "Write to a@b.io or see www.example.com." },
+    /* Task items show their box, in a numbered list too */
+    { "- [ ] todo\n- [x] done\n\n1. [ ] first", "☐ todo\n☑ done\n\n☐ first" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -37,6 +42,9 @@ test_to_plain_text (void)
     { "| Time | Event |\n| --- | --- |\n| 13:00 | Q3 planning |\n| 16:00 | Call |",
       "Time Event 13:00 Q3 planning 16:00 Call" },
     { "See [the agenda](https://example.com/a).", "See the agenda." },
+    { "Use <b>bold</b> or <span class=\"x\">this</span>.", "Use <b>bold</b> or <span class=\"x\">this</span>." },
+    { "<div>\nblock\n</div>", "<div> block </div>" },
+    { "- [ ] todo\n- [x] done", "☐ todo ☑ done" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -47,6 +55,15 @@ test_to_plain_text (void)
     }
 }
 
+/* A Sticky Note's first paragraph reads as the conversation would show it */
+static void
+test_first_paragraph (void)
+{
+  g_autofree char *text = prs_markdown_first_paragraph ("# Tool\n\nLooks up <customer-id> in the CRM.\n\nMore.");
+
+  g_assert_cmpstr (text, ==, "Looks up <customer-id> in the CRM.");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -54,5 +71,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/prs/markdown-text/to-text", test_to_text);
   g_test_add_func ("/prs/markdown-text/to-plain-text", test_to_plain_text);
+  g_test_add_func ("/prs/markdown-text/first-paragraph", test_first_paragraph);
   return g_test_run ();
 }

@@ -947,10 +947,12 @@ test_search_long_blocks (Fixture       *fixture,
     /* … but a list item's paragraph indented as much is no code */
     { "1. Step one\n\n    Run the tests\n    before the **release**\n\nDone.\n",
       "release", "…Run the tests before the release…" },
-    /* HTML is no block of its own to md4c here (MD_FLAG_NOHTMLBLOCKS):
-     * a paragraph, its tags unseen */
+    /* HTML is no block of its own to md4c here (MD_FLAG_NOHTML): a
+     * paragraph whose tags read as the conversation shows them, as text */
     { "<div>\nThe **markup** words\n</div>\n\nDone.\n",
-      "markup", "…The markup words…" },
+      "markup", "…<div> The markup words </div>…" },
+    { "Press <kbd>**Ctrl**</kbd> and go.\n\nDone.\n",
+      "Ctrl", "…Press <kbd>Ctrl</kbd> and go.…" },
     /* A reference's definition, far below the window, comes with it */
     { "See [The Bank][B1] for **reconciled** totals.\n\nDone.\n\n[b1]: https://bank.example\n",
       "reconciled", "…See The Bank for reconciled totals.…" },

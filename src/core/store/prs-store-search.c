@@ -417,8 +417,9 @@ typedef enum
 /* What the window needs of a long reply's blocks, read a line at a time:
  * where the block each line is in starts, as md4c reads it with our flags
  * (CommonMark: fenced and indented code, paragraphs, headings, list items;
- * no HTML blocks — MD_FLAG_NOHTMLBLOCKS, prs-markdown-text.c — so HTML is
- * a paragraph's text and ends where a paragraph does) */
+ * no HTML blocks — MD_FLAG_NOHTML in PRS_MARKDOWN_FLAGS, as the
+ * conversation reads it — so HTML is a paragraph's text and ends where a
+ * paragraph does) */
 typedef struct
 {
   BlockKind   kind;           /* of the last line read */
