@@ -55,15 +55,6 @@ test_to_plain_text (void)
     }
 }
 
-/* A Sticky Note's first paragraph reads as the conversation would show it */
-static void
-test_first_paragraph (void)
-{
-  g_autofree char *text = prs_markdown_first_paragraph ("# Tool\n\nLooks up <customer-id> in the CRM.\n\nMore.");
-
-  g_assert_cmpstr (text, ==, "Looks up <customer-id> in the CRM.");
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -71,6 +62,5 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/prs/markdown-text/to-text", test_to_text);
   g_test_add_func ("/prs/markdown-text/to-plain-text", test_to_plain_text);
-  g_test_add_func ("/prs/markdown-text/first-paragraph", test_first_paragraph);
   return g_test_run ();
 }

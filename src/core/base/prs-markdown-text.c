@@ -252,6 +252,10 @@ on_text (MD_TEXTTYPE    type,
 
   switch (type)
     {
+    case MD_TEXT_HTML:
+      /* Only a Sticky Note's, which n8n shows as markup: a reply's reads
+       * as text (PRS_MARKDOWN_FLAGS) */
+      break;
     case MD_TEXT_BR:
     case MD_TEXT_SOFTBR:
       append_text (pt, pt->keep_lines ? "\n" : " ", 1);
@@ -263,7 +267,6 @@ on_text (MD_TEXTTYPE    type,
       break;
     case MD_TEXT_NORMAL:
     case MD_TEXT_CODE:
-    case MD_TEXT_HTML:      /* never with MD_FLAG_NOHTML: HTML is text */
     case MD_TEXT_LATEXMATH:
     default:
       append_text (pt, text, size);
@@ -299,15 +302,13 @@ append_text (PlainText  *pt,
 static char *
 to_text (const char *markdown,
          gssize      len,
-         gboolean    keep_lines)
+         gboolean    keep_lines,
+         unsigned    flags)
 {
   PlainText pt = { 0 };
   MD_PARSER parser = {
     .abi_version = 0,
-    /* As the conversation reads it, also when folded: a search snippet
-     * reads a table's cells, not its pipes, and raw HTML as the text the
-     * view shows */
-    .flags = PRS_MARKDOWN_FLAGS,
+    .flags = flags,
     .enter_block = on_enter_block,
     .leave_block = on_leave_block,
     .enter_span = on_enter_span,
@@ -345,7 +346,10 @@ prs_markdown_to_plain_text (const char *markdown,
                             gssize      len)
 {
   g_return_val_if_fail (markdown != NULL, NULL);
-  return to_text (markdown, len, FALSE);
+  /* As the conversation reads it, also when folded: a search snippet
+   * reads a table's cells, not its pipes, and raw HTML as the text the
+   * view shows */
+  return to_text (markdown, len, FALSE, PRS_MARKDOWN_FLAGS);
 }
 
 char *
@@ -353,7 +357,7 @@ prs_markdown_to_text (const char *markdown,
                       gssize      len)
 {
   g_return_val_if_fail (markdown != NULL, NULL);
-  return to_text (markdown, len, TRUE);
+  return to_text (markdown, len, TRUE, PRS_MARKDOWN_FLAGS);
 }
 
 /* The line of @text at @start: its length without the line break, and
@@ -432,7 +436,9 @@ prs_markdown_first_paragraph (const char *markdown)
       g_string_append_c (paragraph, '\n');
     }
 
-  text = prs_markdown_to_plain_text (paragraph->str, paragraph->len);
+  /* Written in n8n, whose Sticky Notes show raw HTML as markup (its
+   * tags unseen), not as the conversation shows a reply's */
+  text = to_text (paragraph->str, paragraph->len, FALSE, PRS_MARKDOWN_FLAGS & ~MD_FLAG_NOHTMLSPANS);
   if (text[0] == '\0')
     return NULL;
 

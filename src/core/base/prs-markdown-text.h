@@ -31,8 +31,8 @@ char *prs_markdown_to_text            (const char *markdown,
                                        gssize      len);
 
 /* A Sticky Note's first paragraph (docs/workflows.md): skip leading blank lines and
- * heading lines, take the lines up to the next blank line, strip Markdown,
- * join with single spaces. NULL when that leaves nothing. */
+ * heading lines, take the lines up to the next blank line, strip Markdown
+ * and raw HTML's tags (which n8n shows as markup), join with single spaces. NULL when that leaves nothing. */
 char *prs_markdown_first_paragraph    (const char *markdown);
 
 G_END_DECLS
