@@ -184,6 +184,12 @@ subtitle_starts (gpointer data)
   return subtitle != NULL && g_str_has_prefix (subtitle, wait->prefix);
 }
 
+static gboolean
+discovery_idle (gpointer data)
+{
+  return !prs_discovery_get_running (data);
+}
+
 /* The n8n health row says what is wrong and the one fix for that failure
  * (no key: add it; no connection: the URL, or n8n itself), never a second,
  * generic fix after the message's own advice */
@@ -198,6 +204,9 @@ test_n8n_health_fix (Fixture       *f,
   SubtitleWait wait = { NULL, NULL };
   const char *subtitle;
 
+  /* The discovery the service starts with (no URL yet) is over: Check
+   * Health starts none while one runs */
+  g_assert_true (prs_test_wait_until (discovery_idle, prs_service_get_discovery (f->service)));
   g_assert_true (prs_store_set_setting (prs_service_get_store (f->service), PRS_SETTING_N8N_URL, url, &error));
   g_assert_no_error (error);
   prefs = prs_preferences_window_new (NULL, f->service);
@@ -207,6 +216,9 @@ test_n8n_health_fix (Fixture       *f,
   prs_preferences_window_check_health (prefs);
   wait.prefix = "No n8n API key";
   g_assert_true (prs_test_wait_until (subtitle_starts, &wait));
+  /* Check Health asks the local API too: its answer comes before the next
+   * check, or the service's stop, which waits for its connection */
+  g_assert_true (wait_row_state (prs_test_find_named (GTK_WIDGET (prefs), "health-api"), "ok"));
   subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (health));
   g_assert_cmpstr (subtitle, ==, "No n8n API key is stored. Fix: add the key on the n8n page.");
   g_assert_cmpstr (g_object_get_data (G_OBJECT (health), "state"), ==, "error");
@@ -215,9 +227,11 @@ test_n8n_health_fix (Fixture       *f,
   g_assert_true (prs_secrets_store_sync (prs_service_get_secrets (f->service), PRS_SECRET_N8N_API_KEY,
                                          "n8n API key", "a-key", NULL, &error));
   g_assert_no_error (error);
+  g_assert_true (prs_test_wait_until (discovery_idle, prs_service_get_discovery (f->service)));
   prs_preferences_window_check_health (prefs);
   wait.prefix = "Could not reach n8n";
   g_assert_true (prs_test_wait_until (subtitle_starts, &wait));
+  g_assert_true (wait_row_state (prs_test_find_named (GTK_WIDGET (prefs), "health-api"), "ok"));
   subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (health));
   g_assert_nonnull (strstr (subtitle, url));
   g_assert_nonnull (strstr (subtitle, "Fix: check the URL on the n8n page, and that n8n is running."));

@@ -344,6 +344,20 @@ opens_fence (const char *text,
   return TRUE;
 }
 
+/* Whether @text (past a line's indentation, less than code's) closes the
+ * fenced code block of @c, @length: a fence of its character at least as
+ * long, nothing after it but spaces */
+static gboolean
+closes_fence (const char *text,
+              const char *end,
+              char        c,
+              guint       length)
+{
+  guint n = run_of (text, end, c);
+
+  return n >= length && is_blank (text + n, end);
+}
+
 /* A line alone a block: an ATX heading, or a thematic break (---, * * *) */
 static gboolean
 is_line_block (const char *text,
@@ -419,9 +433,9 @@ typedef enum
  * where the block each line is in starts, as md4c reads it with our flags
  * (CommonMark: fenced and indented code, paragraphs, headings, list items,
  * block quotes — read as one block, with the fences and paragraphs inside
- * them that decide where they end; no HTML blocks — MD_FLAG_NOHTML in PRS_MARKDOWN_FLAGS, as the
- * conversation reads it — so HTML is a paragraph's text and ends where a
- * paragraph does) */
+ * them that decide where they end; no HTML blocks — MD_FLAG_NOHTML in
+ * PRS_MARKDOWN_FLAGS, as the conversation reads it — so HTML is a
+ * paragraph's text and ends where a paragraph does) */
 typedef struct
 {
   BlockKind   kind;           /* of the last line read */
@@ -511,8 +525,7 @@ quote_read (Blocks     *blocks,
   indent = indent_of (content, end, &text);
   if (blocks->quote_fence != 0)
     {
-      if (indent < 4 && run_of (text, end, blocks->quote_fence) >= blocks->quote_fence_length &&
-          is_blank (text + run_of (text, end, blocks->quote_fence), end))
+      if (indent < 4 && closes_fence (text, end, blocks->quote_fence, blocks->quote_fence_length))
         blocks->quote_fence = 0;
     }
   else if (is_blank (text, end))
@@ -549,10 +562,7 @@ blocks_read (Blocks     *blocks,
 
   if (blocks->kind == BLOCK_FENCED)
     {
-      /* Closed by a fence of its character at least as long, indented
-       * less than code, nothing after it but spaces */
-      if (indent < blocks->container + 4 && run_of (text, end, blocks->fence) >= blocks->fence_length &&
-          is_blank (text + run_of (text, end, blocks->fence), end))
+      if (indent < blocks->container + 4 && closes_fence (text, end, blocks->fence, blocks->fence_length))
         blocks->kind = BLOCK_NONE;
       return;
     }
