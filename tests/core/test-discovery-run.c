@@ -297,6 +297,7 @@ test_failures_keep_tools (Fixture       *fixture,
   prs_store_get_discovery_status (fixture->store, &attempt, &success, &last_error);
   g_assert_cmpint (attempt, >=, success);
   g_assert_nonnull (strstr (last_error, "key"));
+  g_assert_cmpint (prs_store_get_discovery_failure (fixture->store), ==, PRS_DISCOVERY_FAILURE_KEY_REFUSED);
   g_clear_pointer (&last_error, g_free);
 
   /* n8n is gone. */
@@ -309,6 +310,7 @@ test_failures_keep_tools (Fixture       *fixture,
   assert_tools_kept (fixture);
   prs_store_get_discovery_status (fixture->store, NULL, NULL, &last_error);
   g_assert_nonnull (last_error);
+  g_assert_cmpint (prs_store_get_discovery_failure (fixture->store), ==, PRS_DISCOVERY_FAILURE_UNREACHABLE);
 }
 
 static JsonObject *

@@ -17,7 +17,12 @@ test_to_text (void)
     { "Items:\n\n- one\n- two\n  - deeper\n\n1. first\n2. second", "Items:\n\n• one\n• two\n  • deeper\n\n1. first\n2. second" },
     { "```\ncode *kept*\n  indented\n```", "code *kept*\n  indented" },
     { "| a | b |\n| --- | --- |\n| 1 | 2 |", "a | b\n1 | 2" },
-    { "![image](http://remote/x.png) &amp; <b>html</b>", "& html" },
+    /* Raw HTML reads as the conversation shows it: as its text */
+    { "![image](http://remote/x.png) &amp; <b>html</b>", "& <b>html</b>" },
+    /* Bare addresses are links whose text says where they go */
+    { "Write to a@b.io or see www.example.com.", "Write to a@b.io or see www.example.com." },
+    /* Task items show their box, in a numbered list too */
+    { "- [ ] todo\n- [x] done\n\n1. [ ] first", "☐ todo\n☑ done\n\n☐ first" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -37,6 +42,9 @@ test_to_plain_text (void)
     { "| Time | Event |\n| --- | --- |\n| 13:00 | Q3 planning |\n| 16:00 | Call |",
       "Time Event 13:00 Q3 planning 16:00 Call" },
     { "See [the agenda](https://example.com/a).", "See the agenda." },
+    { "Use <b>bold</b> or <span class=\"x\">this</span>.", "Use <b>bold</b> or <span class=\"x\">this</span>." },
+    { "<div>\nblock\n</div>", "<div> block </div>" },
+    { "- [ ] todo\n- [x] done", "☐ todo ☑ done" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

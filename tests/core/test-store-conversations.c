@@ -947,13 +947,23 @@ test_search_long_blocks (Fixture       *fixture,
     /* … but a list item's paragraph indented as much is no code */
     { "1. Step one\n\n    Run the tests\n    before the **release**\n\nDone.\n",
       "release", "…Run the tests before the release…" },
-    /* HTML is no block of its own to md4c here (MD_FLAG_NOHTMLBLOCKS):
-     * a paragraph, its tags unseen */
+    /* HTML is no block of its own to md4c here (MD_FLAG_NOHTML): a
+     * paragraph whose tags read as the conversation shows them, as text */
     { "<div>\nThe **markup** words\n</div>\n\nDone.\n",
-      "markup", "…The markup words…" },
+      "markup", "…<div> The markup words </div>…" },
+    { "Press <kbd>**Ctrl**</kbd> and go.\n\nDone.\n",
+      "Ctrl", "…Press <kbd>Ctrl</kbd> and go.…" },
     /* A reference's definition, far below the window, comes with it */
     { "See [The Bank][B1] for **reconciled** totals.\n\nDone.\n\n[b1]: https://bank.example\n",
       "reconciled", "…See The Bank for reconciled totals.…" },
+    /* A block quote is the block, also when it breaks a paragraph, with
+     * its lazy continuation lines, blank lines and headings in it */
+    { "Intro words\n> The **quoted** words\n> go on\nlazily here\n\nDone.\n",
+      "quoted", "…The quoted words go on lazily here…" },
+    { "> # Notes\n>\n> First one\n>\n> The **qpara** line\n# After\n",
+      "qpara", "…Notes First one The qpara line…" },
+    { "- Item\n\n  > quoted **qitem** text\n  > more\n\nDone.\n",
+      "qitem", "…quoted qitem text more…" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -962,6 +972,24 @@ test_search_long_blocks (Fixture       *fixture,
 
       g_assert_cmpstr (plain, ==, cases[i].snippet);
     }
+}
+
+/* A long block quote's window, cut far below its start, still reads its
+ * fenced code as code: the fence's line comes first */
+static void
+test_search_long_quote (Fixture       *fixture,
+                        gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
+  g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
+  g_autoptr(GString) tail = g_string_new ("> Before the code\n>\n> ```\n");
+  g_autofree char *plain = NULL;
+
+  for (guint i = 0; i < 100; i++)
+    g_string_append_printf (tail, "> code line %03u with some filler words to fill the quote\n", i);
+  g_string_append (tail, "> the *qfenced* line\n> ```\n> After *emphasis* words\n\nDone.\n");
+  plain = long_snippet (store, chat, tail->str, "qfenced");
+  g_assert_true (g_str_has_suffix (plain, "to fill the quote the *qfenced* line After emphasis words…"));
 }
 
 /* ---- Regenerate, Edit and Resend ---- */
@@ -1042,6 +1070,7 @@ main (int   argc,
   ADD ("search-markdown", test_search_markdown);
   ADD ("search-long-markdown", test_search_long_markdown);
   ADD ("search-long-blocks", test_search_long_blocks);
+  ADD ("search-long-quote", test_search_long_quote);
   ADD ("supersede", test_supersede);
 #undef ADD
   g_test_add_func ("/prs/store-conversations/plain-query", test_plain_query);

@@ -461,8 +461,9 @@ test_discovery_failure_keeps_tools (Fixture       *fixture,
   prs_store_get_discovery_status (store, NULL, NULL, NULL);
 
   /* A failure before any success. */
-  g_assert_true (prs_store_record_discovery_failure (store, "n8n is not running", 500, &error));
+  g_assert_true (prs_store_record_discovery_failure (store, PRS_DISCOVERY_FAILURE_UNREACHABLE, "n8n is not running", 500, &error));
   g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_discovery_failure (store), ==, PRS_DISCOVERY_FAILURE_UNREACHABLE);
   prs_store_get_discovery_status (store, &attempt, &success, &last_error);
   g_assert_cmpint (attempt, ==, 500);
   g_assert_cmpint (success, ==, 0);
@@ -474,9 +475,12 @@ test_discovery_failure_keeps_tools (Fixture       *fixture,
   g_assert_cmpint (attempt, ==, 1000);
   g_assert_cmpint (success, ==, 1000);
   g_assert_null (last_error);
+  /* A success leaves no kind of failure behind */
+  g_assert_cmpint (prs_store_get_discovery_failure (store), ==, PRS_DISCOVERY_FAILURE_OTHER);
 
-  g_assert_true (prs_store_record_discovery_failure (store, "The API key was rejected", 2000, &error));
+  g_assert_true (prs_store_record_discovery_failure (store, PRS_DISCOVERY_FAILURE_KEY_REFUSED, "The API key was rejected", 2000, &error));
   g_assert_no_error (error);
+  g_assert_cmpint (prs_store_get_discovery_failure (store), ==, PRS_DISCOVERY_FAILURE_KEY_REFUSED);
 
   tools = prs_store_list_tools (store, &error);
   g_assert_no_error (error);
@@ -559,7 +563,7 @@ test_migration_2 (Fixture       *fixture,
   g_assert_true (prs_store_set_setting (store, "n8n-url", "http://n8n:5678", &error));
   g_assert_no_error (error);
   save_two_tools (store, 1000);
-  g_assert_true (prs_store_record_discovery_failure (store, "down", 2000, &error));
+  g_assert_true (prs_store_record_discovery_failure (store, PRS_DISCOVERY_FAILURE_OTHER, "down", 2000, &error));
   g_assert_no_error (error);
   g_assert_false (prs_store_resolve_conversation (store, "inbox", &id, NULL, &error));
   g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);

@@ -157,6 +157,92 @@ has_provider_row (gpointer root)
   return prs_test_find_widget (root, GTK_TYPE_WIDGET, is_named, (gpointer) "provider-row") != NULL;
 }
 
+/* How many times @needle is in @haystack */
+static guint
+count_of (const char *haystack,
+          const char *needle)
+{
+  guint n = 0;
+
+  for (const char *at = strstr (haystack, needle); at != NULL; at = strstr (at + 1, needle))
+    n++;
+  return n;
+}
+
+typedef struct
+{
+  GtkWidget  *row;
+  const char *prefix;
+} SubtitleWait;
+
+static gboolean
+subtitle_starts (gpointer data)
+{
+  SubtitleWait *wait = data;
+  const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (wait->row));
+
+  return subtitle != NULL && g_str_has_prefix (subtitle, wait->prefix);
+}
+
+static gboolean
+discovery_idle (gpointer data)
+{
+  return !prs_discovery_get_running (data);
+}
+
+/* The n8n health row says what is wrong and the one fix for that failure
+ * (no key: add it; no connection: the URL, or n8n itself), never a second,
+ * generic fix after the message's own advice */
+static void
+test_n8n_health_fix (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", prs_test_free_port ());
+  PrsPreferencesWindow *prefs = NULL;
+  GtkWidget *health;
+  SubtitleWait wait = { NULL, NULL };
+  const char *subtitle;
+
+  /* The discovery the service starts with (no URL yet) is over: Check
+   * Health starts none while one runs */
+  g_assert_true (prs_test_wait_until (discovery_idle, prs_service_get_discovery (f->service)));
+  g_assert_true (prs_store_set_setting (prs_service_get_store (f->service), PRS_SETTING_N8N_URL, url, &error));
+  g_assert_no_error (error);
+  prefs = prs_preferences_window_new (NULL, f->service);
+  gtk_window_present (GTK_WINDOW (prefs));
+  health = wait.row = prs_test_find_named (GTK_WIDGET (prefs), "health-n8n");
+
+  prs_preferences_window_check_health (prefs);
+  wait.prefix = "No n8n API key";
+  g_assert_true (prs_test_wait_until (subtitle_starts, &wait));
+  /* Check Health asks the local API too: its answer comes before the next
+   * check, or the service's stop, which waits for its connection */
+  g_assert_true (wait_row_state (prs_test_find_named (GTK_WIDGET (prefs), "health-api"), "ok"));
+  subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (health));
+  g_assert_cmpstr (subtitle, ==, "No n8n API key is stored. Fix: add the key on the n8n page.");
+  g_assert_cmpstr (g_object_get_data (G_OBJECT (health), "state"), ==, "error");
+
+  /* A key, and nothing listening at the URL */
+  g_assert_true (prs_secrets_store_sync (prs_service_get_secrets (f->service), PRS_SECRET_N8N_API_KEY,
+                                         "n8n API key", "a-key", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (prs_test_wait_until (discovery_idle, prs_service_get_discovery (f->service)));
+  prs_preferences_window_check_health (prefs);
+  wait.prefix = "Could not reach n8n";
+  g_assert_true (prs_test_wait_until (subtitle_starts, &wait));
+  g_assert_true (wait_row_state (prs_test_find_named (GTK_WIDGET (prefs), "health-api"), "ok"));
+  subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (health));
+  g_assert_nonnull (strstr (subtitle, url));
+  g_assert_nonnull (strstr (subtitle, "Fix: check the URL on the n8n page, and that n8n is running."));
+  g_assert_cmpuint (count_of (subtitle, "Fix:"), ==, 1);
+  g_assert_cmpuint (count_of (subtitle, "?"), ==, 0);
+  /* The message prosponsive-ctl and the Tools page show is one hover away */
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (health), "connection refused"));
+
+  gtk_window_destroy (GTK_WINDOW (prefs));
+}
+
 static void
 test_provider_wrong_key (Fixture       *f,
                          gconstpointer  data)
@@ -728,6 +814,7 @@ main (int   argc,
   g_test_add_func ("/ui/prefs/api-port", test_api_port);
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("/ui/prefs/provider-wrong-key", test_provider_wrong_key);
+  ADD ("/ui/prefs/n8n-health-fix", test_n8n_health_fix);
   ADD ("/ui/prefs/token-rotation", test_token_rotation);
   ADD ("/ui/prefs/allowed-origins", test_allowed_origins);
   ADD ("/ui/prefs/tools-page", test_tools_page);

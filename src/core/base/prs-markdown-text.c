@@ -18,7 +18,15 @@ typedef struct
   GArray  *lists;         /* guint: 0 for a bullet list, else the next number */
   gboolean cell_started;
   gboolean in_code;
+  gsize    link_start;    /* where the text of the link being read starts in @out */
 } PlainText;
+
+/* A task list item's box, as the conversation shows it */
+static const char *
+task_box (MD_BLOCK_LI_DETAIL *li)
+{
+  return li->task_mark == ' ' ? "☐ " : "☑ ";
+}
 
 static void
 append_text (PlainText  *pt,
@@ -58,7 +66,10 @@ on_enter_block_lines (PlainText    *pt,
       break_line (pt->out, FALSE);
       for (guint i = 1; i < pt->lists->len; i++)
         g_string_append (pt->out, "  ");
-      if (pt->lists->len > 0 && g_array_index (pt->lists, guint, pt->lists->len - 1) > 0)
+      /* A task's box takes its number's place (prs-markdown-view.c) */
+      if (((MD_BLOCK_LI_DETAIL *) detail)->is_task)
+        g_string_append (pt->out, task_box (detail));
+      else if (pt->lists->len > 0 && g_array_index (pt->lists, guint, pt->lists->len - 1) > 0)
         g_string_append_printf (pt->out, "%u. ", g_array_index (pt->lists, guint, pt->lists->len - 1)++);
       else
         g_string_append (pt->out, "• ");
@@ -126,6 +137,8 @@ on_enter_block (MD_BLOCKTYPE  type,
   /* Blocks are separated by a space when their text is joined. */
   if (type != MD_BLOCK_DOC)
     append_folded (pt->out, " ", 1);
+  if (type == MD_BLOCK_LI && ((MD_BLOCK_LI_DETAIL *) detail)->is_task)
+    append_folded (pt->out, task_box (detail), strlen (task_box (detail)));
 
   return 0;
 }
@@ -153,6 +166,8 @@ on_enter_span (MD_SPANTYPE  type,
 
   if (type == MD_SPAN_IMG)
     pt->image_depth++;
+  else if (type == MD_SPAN_A)
+    pt->link_start = pt->out->len;
 
   return 0;
 }
@@ -167,13 +182,19 @@ on_leave_span (MD_SPANTYPE  type,
   if (type == MD_SPAN_IMG && pt->image_depth > 0)
     pt->image_depth--;
 
-  /* A link keeps where it goes, unless its text says it already */
+  /* A link keeps where it goes, unless its text says it already: also
+   * a bare "www." or e-mail address, whose link md4c makes with
+   * "http://" or "mailto:" before it */
   if (type == MD_SPAN_A && pt->keep_lines && pt->image_depth == 0)
     {
       MD_SPAN_A_DETAIL *a = detail;
       g_autofree char *href = g_strndup (a->href.text, a->href.size);
+      const char *shown = pt->out->str + MIN (pt->link_start, pt->out->len);
+      const char *bare = g_str_has_prefix (href, "http://") ? href + strlen ("http://")
+                         : g_str_has_prefix (href, "mailto:") ? href + strlen ("mailto:") : NULL;
 
-      if (href[0] != '\0' && !g_str_has_suffix (pt->out->str, href))
+      if (href[0] != '\0' && !g_str_has_suffix (pt->out->str, href) &&
+          (bare == NULL || strcmp (bare, shown) != 0))
         g_string_append_printf (pt->out, " (%s)", href);
     }
 
@@ -232,6 +253,8 @@ on_text (MD_TEXTTYPE    type,
   switch (type)
     {
     case MD_TEXT_HTML:
+      /* Only a Sticky Note's, which n8n shows as markup: a reply's reads
+       * as text (PRS_MARKDOWN_FLAGS) */
       break;
     case MD_TEXT_BR:
     case MD_TEXT_SOFTBR:
@@ -279,14 +302,13 @@ append_text (PlainText  *pt,
 static char *
 to_text (const char *markdown,
          gssize      len,
-         gboolean    keep_lines)
+         gboolean    keep_lines,
+         unsigned    flags)
 {
   PlainText pt = { 0 };
   MD_PARSER parser = {
     .abi_version = 0,
-    /* Tables as the conversation shows them, also when folded: a search
-     * snippet reads a table's cells, not its pipes */
-    .flags = MD_FLAG_STRIKETHROUGH | MD_FLAG_NOHTMLBLOCKS | MD_FLAG_TABLES,
+    .flags = flags,
     .enter_block = on_enter_block,
     .leave_block = on_leave_block,
     .enter_span = on_enter_span,
@@ -324,7 +346,10 @@ prs_markdown_to_plain_text (const char *markdown,
                             gssize      len)
 {
   g_return_val_if_fail (markdown != NULL, NULL);
-  return to_text (markdown, len, FALSE);
+  /* As the conversation reads it, also when folded: a search snippet
+   * reads a table's cells, not its pipes, and raw HTML as the text the
+   * view shows */
+  return to_text (markdown, len, FALSE, PRS_MARKDOWN_FLAGS);
 }
 
 char *
@@ -332,7 +357,7 @@ prs_markdown_to_text (const char *markdown,
                       gssize      len)
 {
   g_return_val_if_fail (markdown != NULL, NULL);
-  return to_text (markdown, len, TRUE);
+  return to_text (markdown, len, TRUE, PRS_MARKDOWN_FLAGS);
 }
 
 /* The line of @text at @start: its length without the line break, and
@@ -411,7 +436,9 @@ prs_markdown_first_paragraph (const char *markdown)
       g_string_append_c (paragraph, '\n');
     }
 
-  text = prs_markdown_to_plain_text (paragraph->str, paragraph->len);
+  /* Written in n8n, whose Sticky Notes show raw HTML as markup (its
+   * tags unseen), not as the conversation shows a reply's */
+  text = to_text (paragraph->str, paragraph->len, FALSE, PRS_MARKDOWN_FLAGS & ~MD_FLAG_NOHTMLSPANS);
   if (text[0] == '\0')
     return NULL;
 

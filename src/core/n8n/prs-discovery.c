@@ -599,14 +599,41 @@ set_running (PrsDiscovery *self,
 
 static void rediscover_if_asked (PrsDiscovery *self);
 
+/* The kind of failure @error is, as the store keeps it for the fix each
+ * place shows (prs-n8n-client.c gives each failure its code) */
+static PrsDiscoveryFailure
+failure_of (const GError *error)
+{
+  if (error->domain != PRS_ERROR)
+    return PRS_DISCOVERY_FAILURE_OTHER;
+  switch (error->code)
+    {
+    case PRS_ERROR_NOT_CONFIGURED:
+      return PRS_DISCOVERY_FAILURE_NOT_SET_UP;
+    case PRS_ERROR_N8N_UNAUTHORIZED:
+      return PRS_DISCOVERY_FAILURE_KEY_REFUSED;
+    case PRS_ERROR_N8N_UNREACHABLE:
+    case PRS_ERROR_TIMEOUT:
+      return PRS_DISCOVERY_FAILURE_UNREACHABLE;
+    case PRS_ERROR_N8N_NOT_FOUND:
+    case PRS_ERROR_N8N_BAD_RESPONSE:
+    case PRS_ERROR_N8N_HTTP:
+    case PRS_ERROR_TOO_LARGE:
+      return PRS_DISCOVERY_FAILURE_BAD_ANSWER;
+    default:
+      return PRS_DISCOVERY_FAILURE_OTHER;
+    }
+}
+
 static void
-run_fail (GTask  *task,
-          GError *error)
+run_fail_as (GTask               *task,
+             PrsDiscoveryFailure  kind,
+             GError              *error)
 {
   PrsDiscovery *self = g_task_get_source_object (task);
   g_autoptr(GError) store_error = NULL;
 
-  if (!prs_store_record_discovery_failure (self->store, error->message,
+  if (!prs_store_record_discovery_failure (self->store, kind, error->message,
                                            g_get_real_time () / G_USEC_PER_SEC, &store_error))
     g_message ("Could not record the failed discovery: %s", store_error->message);
 
@@ -616,6 +643,13 @@ run_fail (GTask  *task,
   g_signal_emit (self, signals[FINISHED], 0, error);
   g_task_return_error (task, error);
   rediscover_if_asked (self);
+}
+
+static void
+run_fail (GTask  *task,
+          GError *error)
+{
+  run_fail_as (task, failure_of (error), error);
 }
 
 static void
@@ -830,8 +864,9 @@ key_cb (GObject      *source,
     }
   if (data->api_key == NULL || data->api_key[0] == '\0')
     {
-      run_fail (task, g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
-                                           _("No n8n API key is stored. Add the key in Preferences or with “prosponsive-ctl n8n set”.")));
+      run_fail_as (task, PRS_DISCOVERY_FAILURE_NO_KEY,
+                   g_error_new_literal (PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
+                                        _("No n8n API key is stored. Add the key in Preferences or with “prosponsive-ctl n8n set”.")));
       return;
     }
 

@@ -144,7 +144,8 @@ prs_store_save_discovery (PrsStore   *self,
   if (stmt == NULL)
     goto fail;
   sqlite3_bind_int64 (stmt, 1, when);
-  if (!prs_store_step_done (self, stmt, "Could not record the discovery", error))
+  if (!prs_store_step_done (self, stmt, "Could not record the discovery", error) ||
+      !prs_store_write_setting (self, PRS_SETTING_DISCOVERY_FAILURE, NULL, error))
     goto fail;
 
   return prs_store_commit (self, error);
@@ -154,9 +155,17 @@ fail:
   return FALSE;
 }
 
+/* PrsDiscoveryFailure by index, as PRS_SETTING_DISCOVERY_FAILURE keeps it:
+ * names, so that the enum's order is free to change */
+static const char *const failure_names[] = {
+  NULL, "not-set-up", "no-key", "key-refused", "unreachable", "bad-answer",
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (failure_names) == PRS_DISCOVERY_FAILURE_BAD_ANSWER + 1);
+
 gboolean
-prs_store_record_discovery_failure (PrsStore    *self,
-                                    const char  *message,
+prs_store_record_discovery_failure (PrsStore            *self,
+                                    PrsDiscoveryFailure  kind,
+                                    const char          *message,
                                     gint64       when,
                                     GError     **error)
 {
@@ -179,7 +188,10 @@ prs_store_record_discovery_failure (PrsStore    *self,
     goto fail;
   sqlite3_bind_int64 (stmt, 1, when);
   prs_store_bind_text (stmt, 2, message != NULL ? message : "Discovery failed");
-  if (!prs_store_step_done (self, stmt, "Could not record the failed discovery", error))
+  if (!prs_store_step_done (self, stmt, "Could not record the failed discovery", error) ||
+      !prs_store_write_setting (self, PRS_SETTING_DISCOVERY_FAILURE,
+                                (guint) kind < G_N_ELEMENTS (failure_names) ? failure_names[kind] : NULL,
+                                error))
     goto fail;
 
   return prs_store_commit (self, error);
@@ -344,4 +356,16 @@ prs_store_get_discovery_status (PrsStore  *self,
     *last_success = sqlite3_column_int64 (stmt, 1);
   if (last_error != NULL)
     *last_error = g_strdup (prs_store_column_text (stmt, 2));
+}
+
+PrsDiscoveryFailure
+prs_store_get_discovery_failure (PrsStore *self)
+{
+  g_autofree char *name = prs_store_dup_setting (self, PRS_SETTING_DISCOVERY_FAILURE);
+
+  for (guint i = 1; name != NULL && i < G_N_ELEMENTS (failure_names); i++)
+    if (g_str_equal (name, failure_names[i]))
+      return i;
+  /* None, or a name a newer version wrote */
+  return PRS_DISCOVERY_FAILURE_OTHER;
 }

@@ -186,6 +186,11 @@ gboolean      prs_store_insert_message_locked (PrsStore                *self,
                                            gint64                  *out_seq,
                                            GError                 **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
+/* prs_store_set_setting () within the caller's transaction */
+gboolean      prs_store_write_setting     (PrsStore     *self,
+                                           const char   *key,
+                                           const char   *value,
+                                           GError      **error);
 gboolean      prs_store_begin_immediate   (PrsStore     *self,
                                            GError      **error);
 /* BEGIN IMMEDIATE for a write that may change many rows at once (a

@@ -344,6 +344,20 @@ opens_fence (const char *text,
   return TRUE;
 }
 
+/* Whether @text (past a line's indentation, less than code's) closes the
+ * fenced code block of @c, @length: a fence of its character at least as
+ * long, nothing after it but spaces */
+static gboolean
+closes_fence (const char *text,
+              const char *end,
+              char        c,
+              guint       length)
+{
+  guint n = run_of (text, end, c);
+
+  return n >= length && is_blank (text + n, end);
+}
+
 /* A line alone a block: an ATX heading, or a thematic break (---, * * *) */
 static gboolean
 is_line_block (const char *text,
@@ -412,13 +426,16 @@ typedef enum
   BLOCK_PARAGRAPH,
   BLOCK_FENCED,
   BLOCK_INDENTED,
+  BLOCK_QUOTE,       /* a block quote, whatever it holds: the window's block */
 } BlockKind;
 
 /* What the window needs of a long reply's blocks, read a line at a time:
  * where the block each line is in starts, as md4c reads it with our flags
- * (CommonMark: fenced and indented code, paragraphs, headings, list items;
- * no HTML blocks — MD_FLAG_NOHTMLBLOCKS, prs-markdown-text.c — so HTML is
- * a paragraph's text and ends where a paragraph does) */
+ * (CommonMark: fenced and indented code, paragraphs, headings, list items,
+ * block quotes — read as one block, with the fences and paragraphs inside
+ * them that decide where they end; no HTML blocks — MD_FLAG_NOHTML in
+ * PRS_MARKDOWN_FLAGS, as the conversation reads it — so HTML is a
+ * paragraph's text and ends where a paragraph does) */
 typedef struct
 {
   BlockKind   kind;           /* of the last line read */
@@ -429,7 +446,37 @@ typedef struct
   guint       lists[MAX_LIST_DEPTH];   /* the content columns of the list items open */
   guint       depth;
   GArray     *definitions;    /* const char *: lines that may be link reference definitions */
+  /* In a block quote: its last line leaves a paragraph open (a line
+   * without ">" goes on with it: a lazy continuation line, CommonMark
+   * 5.1), … */
+  gboolean    quote_lazy;
+  char        quote_fence;          /* … a fenced code block in it is open … */
+  guint       quote_fence_length;
+  const char *quote_fence_line;     /* … from this line */
 } Blocks;
+
+/* Past the ">" markers @text starts with (each with up to three spaces
+ * before it and one after it, CommonMark 5.1), NULL when it starts with
+ * none */
+static const char *
+quote_content (const char *text,
+               const char *end)
+{
+  const char *content = NULL;
+
+  for (const char *p = text; p < end;)
+    {
+      guint spaces = run_of (p, end, ' ');
+
+      if (spaces > 3 || p + spaces >= end || p[spaces] != '>')
+        break;
+      p += spaces + 1;
+      if (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+      content = p;
+    }
+  return content;
+}
 
 /* A line that is no paragraph's continuation ends the list items it is
  * not indented into */
@@ -453,6 +500,48 @@ start_block (Blocks     *blocks,
   blocks->container = container;
 }
 
+/* Reads the line @line (@text past its @indent) of the block quote
+ * @blocks is in; FALSE when the line ends the quote: no ">" and no lazy
+ * continuation of its paragraph */
+static gboolean
+quote_read (Blocks     *blocks,
+            const char *line,
+            const char *text,
+            const char *end,
+            guint       indent)
+{
+  const char *content = indent < blocks->container + 4 ? quote_content (text, end) : NULL;
+  char fence;
+  guint length;
+
+  if (content == NULL)
+    /* Lazy: text that starts no block of its own (indented code does not
+     * break a paragraph) */
+    return blocks->quote_lazy && !is_blank (text, end) &&
+           (indent >= blocks->container + 4 ||
+            (!opens_fence (text, end, &fence, &length) && !is_line_block (text, end) &&
+             list_item_content (text, end, indent) == 0));
+
+  indent = indent_of (content, end, &text);
+  if (blocks->quote_fence != 0)
+    {
+      if (indent < 4 && closes_fence (text, end, blocks->quote_fence, blocks->quote_fence_length))
+        blocks->quote_fence = 0;
+    }
+  else if (is_blank (text, end))
+    blocks->quote_lazy = FALSE;
+  else if (indent >= 4)
+    ; /* a paragraph's next line, or indented code: no paragraph */
+  else if (opens_fence (text, end, &blocks->quote_fence, &blocks->quote_fence_length))
+    {
+      blocks->quote_fence_line = line;
+      blocks->quote_lazy = FALSE;
+    }
+  else
+    blocks->quote_lazy = !is_line_block (text, end);
+  return TRUE;
+}
+
 /* Reads the line @line..@end (without its line break) into @blocks */
 static void
 blocks_read (Blocks     *blocks,
@@ -461,14 +550,19 @@ blocks_read (Blocks     *blocks,
 {
   const char *text;
   guint indent = indent_of (line, end, &text), container, item;
-  gboolean continues = blocks->kind == BLOCK_PARAGRAPH;
+  gboolean continues;
+
+  if (blocks->kind == BLOCK_QUOTE)
+    {
+      if (quote_read (blocks, line, text, end, indent))
+        return;
+      blocks->kind = BLOCK_NONE;
+    }
+  continues = blocks->kind == BLOCK_PARAGRAPH;
 
   if (blocks->kind == BLOCK_FENCED)
     {
-      /* Closed by a fence of its character at least as long, indented
-       * less than code, nothing after it but spaces */
-      if (indent < blocks->container + 4 && run_of (text, end, blocks->fence) >= blocks->fence_length &&
-          is_blank (text + run_of (text, end, blocks->fence), end))
+      if (indent < blocks->container + 4 && closes_fence (text, end, blocks->fence, blocks->fence_length))
         blocks->kind = BLOCK_NONE;
       return;
     }
@@ -487,7 +581,16 @@ blocks_read (Blocks     *blocks,
         start_block (blocks, line, BLOCK_INDENTED, container);
       return;
     }
-  if (opens_fence (text, end, &blocks->fence, &blocks->fence_length))
+  if (quote_content (text, end) != NULL)
+    {
+      /* A quote breaks a paragraph, and is in the list items it is
+       * indented into */
+      start_block (blocks, line, BLOCK_QUOTE, close_lists (blocks, indent));
+      blocks->quote_fence = 0;
+      blocks->quote_lazy = FALSE;
+      quote_read (blocks, line, text, end, indent);
+    }
+  else if (opens_fence (text, end, &blocks->fence, &blocks->fence_length))
     start_block (blocks, line, BLOCK_FENCED, container);
   else if (is_line_block (text, end))
     start_block (blocks, line, BLOCK_NONE, container);
@@ -681,8 +784,11 @@ long_reply_window (const char *text,
   /* A fence far above the match still makes its lines code */
   if (held.kind == BLOCK_FENCED && start != held.start)
     append_dedented (window, held.start, line_end (held.start, end) + 1, held.container);
+  else if (held.kind == BLOCK_QUOTE && held.quote_fence != 0 && held.quote_fence_line < start)
+    append_dedented (window, held.quote_fence_line, line_end (held.quote_fence_line, end) + 1,
+                     held.container);
   /* A paragraph's line alone would be code if indented as much */
-  else if (held.kind == BLOCK_PARAGRAPH && start != held.start)
+  if ((held.kind == BLOCK_PARAGRAPH || held.kind == BLOCK_QUOTE) && start != held.start)
     while (start < stop && (*start == ' ' || *start == '\t'))
       start++;
   append_dedented (window, start, stop, held.container);

@@ -35,8 +35,6 @@ prs_store_set_setting (PrsStore    *self,
                        const char  *value,
                        GError     **error)
 {
-  g_autoptr(PrsStmt) stmt = NULL;
-
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (key != NULL, FALSE);
@@ -44,6 +42,21 @@ prs_store_set_setting (PrsStore    *self,
 
   if (!prs_store_begin_immediate (self, error))
     return FALSE;
+  if (!prs_store_write_setting (self, key, value, error))
+    {
+      prs_store_rollback (self);
+      return FALSE;
+    }
+  return prs_store_commit (self, error);
+}
+
+gboolean
+prs_store_write_setting (PrsStore    *self,
+                         const char  *key,
+                         const char  *value,
+                         GError     **error)
+{
+  g_autoptr(PrsStmt) stmt = NULL;
 
   if (value != NULL)
     stmt = prs_store_prepare_cached (self,
@@ -53,17 +66,10 @@ prs_store_set_setting (PrsStore    *self,
   else
     stmt = prs_store_prepare_cached (self, "DELETE FROM settings WHERE key = ?1", error);
   if (stmt == NULL)
-    goto fail;
+    return FALSE;
 
   prs_store_bind_text (stmt, 1, key);
   if (value != NULL)
     prs_store_bind_text (stmt, 2, value);
-  if (!prs_store_step_done (self, stmt, "Could not save a setting", error))
-    goto fail;
-
-  return prs_store_commit (self, error);
-
-fail:
-  prs_store_rollback (self);
-  return FALSE;
+  return prs_store_step_done (self, stmt, "Could not save a setting", error);
 }

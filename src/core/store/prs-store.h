@@ -154,6 +154,9 @@ char       *prs_store_time_iso8601            (gint64       real_us);
 /* The header name of the n8n Header Auth sent to tool webhooks; its value
  * is the secret PRS_SECRET_WEBHOOK_AUTH */
 #define PRS_SETTING_WEBHOOK_AUTH_HEADER "n8n-webhook-auth-header"
+/* The kind of the last discovery's failure (PrsDiscoveryFailure by name;
+ * absent after a success), written with discovery_state */
+#define PRS_SETTING_DISCOVERY_FAILURE   "n8n-discovery-failure"
 
 char       *prs_store_dup_setting             (PrsStore    *self,
                                                const char  *key);
@@ -183,8 +186,23 @@ gboolean    prs_store_save_discovery          (PrsStore    *self,
                                                GArray      *checklists,
                                                gint64       when,
                                                GError     **error);
-/* Records a failed discovery; the stored tools stay as they are. */
+/* What kind of failure the last discovery was, kept beside its message so
+ * that each place that shows it can give the one fix that fits
+ * (docs/storage.md "Settings") */
+typedef enum
+{
+  PRS_DISCOVERY_FAILURE_OTHER,       /* none of these, or no failure */
+  PRS_DISCOVERY_FAILURE_NOT_SET_UP,  /* no n8n URL */
+  PRS_DISCOVERY_FAILURE_NO_KEY,      /* no n8n API key stored */
+  PRS_DISCOVERY_FAILURE_KEY_REFUSED, /* n8n answered 401 or 403 */
+  PRS_DISCOVERY_FAILURE_UNREACHABLE, /* no connection, TLS, DNS, no answer in time */
+  PRS_DISCOVERY_FAILURE_BAD_ANSWER,  /* n8n answered what Prosponsive cannot read */
+} PrsDiscoveryFailure;
+
+/* Records a failed discovery and its @kind; the stored tools stay as they
+ * are. */
 gboolean    prs_store_record_discovery_failure (PrsStore   *self,
+                                               PrsDiscoveryFailure kind,
                                                const char  *message,
                                                gint64       when,
                                                GError     **error);
@@ -201,6 +219,8 @@ void        prs_store_get_discovery_status    (PrsStore    *self,
                                                gint64      *last_attempt,
                                                gint64      *last_success,
                                                char       **last_error);
+/* The kind of the last discovery's failure: OTHER after a success. */
+PrsDiscoveryFailure prs_store_get_discovery_failure (PrsStore *self);
 
 /* ---- Conversations and messages (docs/conversations.md, docs/api.md) ---- */
 

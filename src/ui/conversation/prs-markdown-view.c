@@ -8,6 +8,7 @@
 #include <md4c.h>
 
 #include "prs-launcher.h"
+#include "prs-markdown-text.h"
 #include "prs-markdown-view.h"
 #include "prs-text.h"
 
@@ -518,7 +519,7 @@ prs_markdown_view_new (const char *markdown)
   gsize len = strlen (text);
   MD_PARSER parser = {
     .abi_version = 0,
-    .flags = MD_DIALECT_GITHUB | MD_FLAG_NOHTML,
+    .flags = PRS_MARKDOWN_FLAGS,
     .enter_block = on_enter_block,
     .leave_block = on_leave_block,
     .enter_span = on_enter_span,

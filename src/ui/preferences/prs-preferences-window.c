@@ -164,6 +164,36 @@ prs_preferences_dup_api_url (PrsPreferencesWindow *self)
 
 /* ---- health ---- */
 
+/* What the last discovery's failure of @kind was, and the one fix for it:
+ * the stored message (prosponsive-ctl's and the Tools page's words, which
+ * carry their own advice) stays in the row's tooltip. NULL for a kind with
+ * no fix of its own. */
+static char *
+dup_n8n_failure_text (PrsDiscoveryFailure  kind,
+                      const char          *url)
+{
+  switch (kind)
+    {
+    case PRS_DISCOVERY_FAILURE_NO_KEY:
+      return g_strdup (_("No n8n API key is stored. Fix: add the key on the n8n page."));
+    case PRS_DISCOVERY_FAILURE_KEY_REFUSED:
+      /* Translators: %s is the n8n URL */
+      return g_strdup_printf (_("n8n at %s refused the API key. Fix: check the key on the n8n page."), url);
+    case PRS_DISCOVERY_FAILURE_UNREACHABLE:
+      /* Translators: %s is the n8n URL */
+      return g_strdup_printf (_("Could not reach n8n at %s. Fix: check the URL on the n8n page, and that n8n is running."),
+                              url);
+    case PRS_DISCOVERY_FAILURE_BAD_ANSWER:
+      /* Translators: %s is the n8n URL */
+      return g_strdup_printf (_("n8n at %s answered with something Prosponsive cannot read. "
+                                "Fix: check that the URL on the n8n page is n8n’s own address."), url);
+    case PRS_DISCOVERY_FAILURE_NOT_SET_UP:
+    case PRS_DISCOVERY_FAILURE_OTHER:
+    default:
+      return NULL;
+    }
+}
+
 static void
 update_n8n_health (PrsPreferencesWindow *self)
 {
@@ -172,6 +202,7 @@ update_n8n_health (PrsPreferencesWindow *self)
   g_autofree char *url = prs_store_dup_setting (store, PRS_SETTING_N8N_URL);
   gint64 attempt = 0, success = 0;
   g_autofree char *last_error = NULL;
+  const char *detail = NULL;
 
   prs_store_get_discovery_status (store, &attempt, &success, &last_error);
 
@@ -183,9 +214,21 @@ update_n8n_health (PrsPreferencesWindow *self)
     prs_status_row_set_state (self->health_n8n, "idle", _("Not checked yet"));
   else if (last_error != NULL && attempt > success)
     {
-      g_autofree char *text = g_strdup_printf (_("%s Fix: check the URL and key on the n8n page."), last_error);
+      PrsDiscoveryFailure kind = prs_store_get_discovery_failure (store);
+      g_autofree char *text = dup_n8n_failure_text (kind, url);
 
-      prs_status_row_set_state (self->health_n8n, "error", text);
+      if (kind == PRS_DISCOVERY_FAILURE_NOT_SET_UP)
+        /* The URL was entered since: the discovery it starts checks it */
+        prs_status_row_set_state (self->health_n8n, "idle", _("Not checked yet"));
+      else if (text != NULL)
+        {
+          prs_status_row_set_state (self->health_n8n, "error", text);
+          detail = last_error;
+        }
+      else
+        /* A failure of no kind above (the keyring, the database): its
+         * message says what to do */
+        prs_status_row_set_state (self->health_n8n, "error", last_error);
     }
   else
     {
@@ -194,6 +237,7 @@ update_n8n_health (PrsPreferencesWindow *self)
 
       prs_status_row_set_state (self->health_n8n, "ok", text);
     }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->health_n8n), detail);
 }
 
 static void
