@@ -5,7 +5,8 @@
  * conversations are being updated and how far it has come; the normal
  * window replaces it when the migration is done. Quit (Ctrl+Q) during the
  * migration stops it and leaves the database as it was; a migration that
- * fails says why on the page, whose Quit ends the application.
+ * fails says why on the page, whose Quit ends the application. Steps
+ * that change the schema alone are made at once, with no page.
  * PRS_TEST_MIGRATION_MESSAGES sets the history's size (screenshots of the
  * page, with PRS_SCREENSHOT_DIR, need a longer migration). */
 #include "config.h"
@@ -282,6 +283,42 @@ test_failure_said (void)
   run_clear (&run);
 }
 
+static gboolean
+see_windows (gpointer user_data)
+{
+  Run *run = user_data;
+
+  run->saw_page = find_page (run) != NULL;
+  run->saw_window = find_main_window (run) != NULL;
+  g_application_quit (G_APPLICATION (run->app));
+  return G_SOURCE_REMOVE;
+}
+
+/* Steps that change the schema alone (15 makes a table) take
+ * milliseconds: made at once, with no page flashing by */
+static void
+test_schema_only_at_once (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  Run run = { 0 };
+
+  run.dir = g_dir_make_tmp ("prs-migration-XXXXXX", &error);
+  g_assert_no_error (error);
+  run.db_path = g_build_filename (run.dir, "prosponsive.db", NULL);
+  store = prs_store_new_at_version (run.db_path, 14, &error);
+  g_assert_no_error (error);
+  g_clear_object (&store);
+
+  run_app (&run, see_windows);
+  g_assert_false (run.timed_out);
+  g_assert_false (run.saw_page);
+  g_assert_true (run.saw_window);
+  g_assert_cmpint (run.exit_status, ==, 0);
+  g_assert_cmpint (run.version_after, ==, prs_store_get_latest_version ());
+  run_clear (&run);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -291,6 +328,7 @@ main (int   argc,
   g_test_add_func ("/prs/migration/failure-said", test_failure_said);
   g_test_add_func ("/prs/migration/page-then-window", test_page_then_window);
   g_test_add_func ("/prs/migration/quit-during", test_quit_during);
+  g_test_add_func ("/prs/migration/schema-only-at-once", test_schema_only_at_once);
 
   return g_test_run ();
 }

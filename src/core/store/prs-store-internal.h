@@ -171,9 +171,15 @@ gboolean      prs_store_migrate           (PrsStore                    *self,
                                            int                          target_version,
                                            const PrsStoreMigrateWatch  *watch,
                                            GError                     **error);
+/* Whether a step after @version up to @target_version copies or scans
+ * rows (the ones that take time on a long history); the others change
+ * the schema alone. */
+gboolean      prs_store_migrations_copy_rows (int                       version,
+                                           int                          target_version);
 /* Opens the database of @data_dir (prs_store_new ()), migrating it with
  * @watch (may be NULL) watching; with @out_outdated, a database an older
- * version wrote is left as it is (prs_store_new_unless_outdated ()). */
+ * version wrote is left as it is (prs_store_new_unless_outdated ()),
+ * unless its pending steps change the schema alone. */
 PrsStore     *prs_store_open_watched      (const char                  *data_dir,
                                            gboolean                    *out_outdated,
                                            const PrsStoreMigrateWatch  *watch,
@@ -185,6 +191,11 @@ gboolean      prs_store_insert_message_locked (PrsStore                *self,
                                            char                   **out_message_id,
                                            gint64                  *out_seq,
                                            GError                 **error);
+/* Forgets @conversation_id's draft within the caller's transaction (the
+ * person's message that sends it) */
+gboolean      prs_store_clear_draft_locked (PrsStore    *self,
+                                           const char   *conversation_id,
+                                           GError      **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 /* prs_store_set_setting () within the caller's transaction */
 gboolean      prs_store_write_setting     (PrsStore     *self,

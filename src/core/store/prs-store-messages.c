@@ -651,6 +651,11 @@ prs_store_insert_message_locked (PrsStore                *self,
       !next_message_seq (self, message->conversation_id, &seq, error) ||
       !write_message (self, message, id, seq, now, error))
     return FALSE;
+  /* What the person wrote is sent: its draft goes with the same commit
+   * (docs/conversations.md "Drafts"), so it never comes back after a crash */
+  if (g_str_equal (message->kind, "user") &&
+      !prs_store_clear_draft_locked (self, message->conversation_id, error))
+    return FALSE;
 
   if (out_message_id != NULL)
     *out_message_id = g_steal_pointer (&id);

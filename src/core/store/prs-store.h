@@ -39,10 +39,12 @@ PrsStore   *prs_store_new_with_progress       (const char            *data_dir,
                                                gpointer               user_data,
                                                GError               **error);
 /* prs_store_new (), unless an older version of Prosponsive wrote the
- * database (its schema version is above 0 and below this build's): then
- * NULL, with *@out_outdated TRUE and no error, the database untouched and
- * closed, for prs_store_migrate_async (). Reading the version is all it
- * costs an up-to-date database (docs/storage.md "Migrations"). */
+ * database (its schema version is above 0 and below this build's) and a
+ * step it needs copies or scans rows: then NULL, with *@out_outdated TRUE
+ * and no error, the database untouched and closed, for
+ * prs_store_migrate_async (). Steps that change the schema alone are run
+ * at once. Reading the version is all it costs an up-to-date database
+ * (docs/storage.md "Migrations"). */
 PrsStore   *prs_store_new_unless_outdated     (const char  *data_dir,
                                                gboolean    *out_outdated,
                                                GError     **error);
@@ -283,6 +285,18 @@ gboolean    prs_store_adopt_conversation_agent (PrsStore    *self,
 /* Sets the unread count back to 0 (the conversation was shown). */
 gboolean    prs_store_mark_conversation_read  (PrsStore    *self,
                                                const char  *conversation_id,
+                                               GError     **error);
+
+/* ---- Drafts (docs/conversations.md; prs-store-drafts.c) ---- */
+
+/* The text written in @conversation_id's composer and not sent, or NULL. */
+char       *prs_store_dup_draft               (PrsStore    *self,
+                                               const char  *conversation_id);
+/* Keeps @text as @conversation_id's draft; NULL or "" forgets it. A
+ * person's message (kind "user") forgets it in its own transaction. */
+gboolean    prs_store_set_draft               (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               const char  *text,
                                                GError     **error);
 
 /* ---- Keeping conversations in order (prs-store-conversations.c) ---- */
