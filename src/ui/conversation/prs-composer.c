@@ -32,6 +32,7 @@ enum
 {
   SIGNAL_SEND,
   SIGNAL_STOP,
+  SIGNAL_CHANGED,
   N_SIGNALS
 };
 
@@ -59,7 +60,10 @@ prs_composer_set_text (PrsComposer *self,
                        const char  *text)
 {
   g_return_if_fail (PRS_IS_COMPOSER (self));
+  /* Not undoable: Ctrl+Z must not bring back another conversation's draft */
+  gtk_text_buffer_begin_irreversible_action (buffer (self));
   gtk_text_buffer_set_text (buffer (self), text != NULL ? text : "", -1);
+  gtk_text_buffer_end_irreversible_action (buffer (self));
 }
 
 void
@@ -223,6 +227,7 @@ on_buffer_changed (GtkTextBuffer *text_buffer,
                    PrsComposer   *self)
 {
   update_send_enabled (self);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
 static void
@@ -269,6 +274,14 @@ prs_composer_class_init (PrsComposerClass *klass)
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
   signals[SIGNAL_STOP] =
     g_signal_new ("stop", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * PrsComposer::changed:
+   *
+   * The text changed, by typing or by prs_composer_set_text ().
+   */
+  signals[SIGNAL_CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-composer.ui");

@@ -28,6 +28,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-composer.h"
+#include "prs-drafts.h"
 #include "prs-conversation-view.h"
 #include "prs-launcher.h"
 #include "prs-message-focus.h"
@@ -221,6 +222,7 @@ struct _PrsConversationView
   PrsMessageList  *messages;
   PrsTailModel    *tail;          /* what the list view shows of messages */
   GHashTable      *agent_names;   /* id → name */
+  PrsDrafts       *drafts;        /* the composer's text, per conversation */
 
   gboolean         sticky;
   guint            programmatic;
@@ -741,6 +743,9 @@ prs_conversation_view_set_service (PrsConversationView *self,
       g_signal_handlers_disconnect_by_data (prs_service_get_settings (self->service), self);
     }
   g_set_object (&self->service, service);
+  g_clear_pointer (&self->drafts, prs_drafts_free);
+  if (prs_service_get_store (service) != NULL)
+    self->drafts = prs_drafts_new (prs_service_get_store (service), self->composer);
   g_signal_connect_object (service, "message-added", G_CALLBACK (on_message_added), self, 0);
   settings = prs_service_get_settings (service);
   g_signal_connect_object (settings, "changed::open-link-schemes", G_CALLBACK (on_link_schemes_changed), self, 0);
@@ -814,6 +819,8 @@ load (PrsConversationView *self,
   g_clear_object (&self->tail);
   g_clear_object (&self->messages);
   g_set_object (&self->conversation, conversation);
+  if (self->drafts != NULL)
+    prs_drafts_switch (self->drafts, conversation != NULL ? prs_conversation_get_id (conversation) : NULL);
   self->laid_out = FALSE;
   g_clear_pointer (&self->highlight_id, g_free);
   g_clear_pointer (&self->last_user_id, g_free);
@@ -1051,6 +1058,8 @@ prs_conversation_view_dispose (GObject *object)
   g_clear_handle_id (&self->last_turn_id, g_source_remove);
   if (self->list_view != NULL)
     gtk_list_view_set_model (self->list_view, NULL);
+  /* Saves what was written, while the composer is still there */
+  g_clear_pointer (&self->drafts, prs_drafts_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_CONVERSATION_VIEW);
   /* The template's unnamed top child too. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
