@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-dialogs.h"
 #include "prs-conversation-row.h"
 #include "prs-list-focus.h"
 #include "prs-window-private.h"
@@ -106,7 +107,7 @@ delete_conversations (PrsWindow          *self,
   for (guint i = 0; ids[i] != NULL; i++)
     g_hash_table_add (self->pending_deletions, g_strdup (ids[i]));
 
-  toast = adw_toast_new (title);
+  toast = prs_dialogs_new_toast (title);
   adw_toast_set_button_label (toast, _("_Undo"));
   adw_toast_set_action_name (toast, "win.undo-delete");
   adw_toast_set_action_target_value (toast, g_variant_new_strv ((const char * const *) ids, -1));
