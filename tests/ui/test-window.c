@@ -638,6 +638,8 @@ test_tool_card_approve (Fixture       *f,
   card = prs_message_row_get_tool_card (row);
   g_assert_nonnull (card);
   g_assert_cmpstr (prs_tool_card_get_status (PRS_TOOL_CARD (card)), ==, "proposed");
+  /* A narrow window breaks the name anywhere, but adds no hyphen to it */
+  g_assert_true (prs_test_label_adds_no_hyphens (prs_test_find_label (card, "email_move_to_folder")));
   g_assert_nonnull (prs_test_find_label (card, "email_move_to_folder"));
   g_assert_nonnull (prs_test_find_label (card, "from Request Context “uid”"));
   g_assert_nonnull (prs_test_find_label (card, "the tool’s default"));
