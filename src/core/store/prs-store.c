@@ -988,9 +988,11 @@ store_open (const char                  *given_path,
 
   if (version > prs_store_get_latest_version ())
     {
+      /* Reaches the "Cannot Start" dialog: what to do, in words */
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "The database “%s” was written by a newer version of Prosponsive "
-                   "(schema version %d; this one knows up to %d)",
+                   _("The database “%s” was written by a newer version of Prosponsive (schema version "
+                     "%d; this one knows up to %d). Start the newer version again, or restore a backup "
+                     "this version made."),
                    db_path, version, prs_store_get_latest_version ());
       return NULL;
     }
