@@ -526,7 +526,7 @@ about_activated (GSimpleAction *action,
                  gpointer       user_data)
 {
   GtkApplication *app = GTK_APPLICATION (user_data);
-  static const char *developers[] = { "The Prosponsive contributors", NULL };
+  const char *developers[] = { _("The Prosponsive contributors"), NULL };
   GtkWidget *about;
 
   about = g_object_new (ADW_TYPE_ABOUT_WINDOW,

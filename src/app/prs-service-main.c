@@ -24,6 +24,7 @@ typedef struct
   PrsService    *service;
   int            exit_status;
   GCancellable  *migrating;     /* while an older database is migrated */
+  gboolean       serving;       /* said it runs: says it stopped */
   int            logged_tenths; /* of the migration, said so far */
 } Headless;
 
@@ -71,6 +72,7 @@ headless_serve (Headless *headless)
     }
   g_print (_("Prosponsive is running without a window (data folder %s, port %u).\n"),
            prs_service_get_data_dir (headless->service), prs_service_get_port (headless->service));
+  headless->serving = TRUE;
   return TRUE;
 }
 
@@ -157,6 +159,10 @@ headless_shutdown (GApplication *app,
 {
   if (headless->service != NULL)
     prs_service_stop (headless->service);
+  /* Whoever stopped it (Ctrl+C, systemd) reads that it is done: the API's
+   * connections closed and the last transaction written */
+  if (headless->serving)
+    g_print (_("Prosponsive has stopped.\n"));
 }
 
 int

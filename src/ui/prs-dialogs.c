@@ -31,7 +31,7 @@ on_discard_response (AdwMessageDialog *dialog,
   g_autoptr(GError) error = NULL;
 
   if (g_strcmp0 (response, "save") == 0 && save != NULL && !save (editor, &error))
-    adw_toast_overlay_add_toast (toasts, adw_toast_new (error->message));
+    adw_toast_overlay_add_toast (toasts, prs_dialogs_new_toast (error->message));
   else if (g_strcmp0 (response, "save") == 0 || g_strcmp0 (response, "discard") == 0)
     destroy_soon (editor);
 }
@@ -75,4 +75,12 @@ prs_dialogs_new_delete (GtkWindow  *parent,
   adw_message_dialog_set_default_response (dialog, "cancel");
   adw_message_dialog_set_close_response (dialog, "cancel");
   return dialog;
+}
+
+AdwToast *
+prs_dialogs_new_toast (const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+  return adw_toast_new (escaped);
 }

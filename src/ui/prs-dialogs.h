@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-dialogs.h: the questions editors and pages ask the same way —
  * "Discard Changes?" when an editor with unsaved changes is closed, and
- * "Delete “X”?" before something goes. */
+ * "Delete “X”?" before something goes — and the toasts they all show. */
 #pragma once
 
 #include <adwaita.h>
@@ -26,5 +26,10 @@ void              prs_dialogs_ask_discard (GtkWindow          *editor,
 AdwMessageDialog *prs_dialogs_new_delete  (GtkWindow          *parent,
                                            const char         *heading,
                                            const char         *body);
+
+/* A toast that shows @text as it is: libadwaita 1.2 reads a toast's
+ * title as Pango markup, and a title with "&" or "<" (a conversation's
+ * name, an error naming a file) showed nothing at all. */
+AdwToast         *prs_dialogs_new_toast   (const char         *text);
 
 G_END_DECLS

@@ -4,11 +4,12 @@
  * key, Shift+F10) to rename, pin, archive, export and delete; the keyboard
  * (F2, Delete); a selection mode to delete several; Undo for a while after
  * each deletion; archived conversations on request; searching everything
- * (Ctrl+K, Ctrl+F in the sidebar) and opening a hit at its message. */
+ * (Ctrl+K or Ctrl+F anywhere) and opening a hit at its message. */
 #include "config.h"
 
 #include <glib/gi18n.h>
 
+#include "prs-dialogs.h"
 #include "prs-conversation-row.h"
 #include "prs-list-focus.h"
 #include "prs-window-private.h"
@@ -106,7 +107,7 @@ delete_conversations (PrsWindow          *self,
   for (guint i = 0; ids[i] != NULL; i++)
     g_hash_table_add (self->pending_deletions, g_strdup (ids[i]));
 
-  toast = adw_toast_new (title);
+  toast = prs_dialogs_new_toast (title);
   adw_toast_set_button_label (toast, _("_Undo"));
   adw_toast_set_action_name (toast, "win.undo-delete");
   adw_toast_set_action_target_value (toast, g_variant_new_strv ((const char * const *) ids, -1));
@@ -581,7 +582,6 @@ _prs_window_search_panel (PrsWindow *self)
 static void
 setup_search (PrsWindow *self)
 {
-  GtkEventController *ctrl_f = gtk_shortcut_controller_new ();
   GtkEventController *down;
 
   g_object_bind_property (self->search_button, "active", self->search_bar, "search-mode-enabled",
@@ -598,12 +598,6 @@ setup_search (PrsWindow *self)
   /* before the entry's text, whose Down moves its cursor */
   gtk_event_controller_set_propagation_phase (down, GTK_PHASE_CAPTURE);
   gtk_widget_add_controller (GTK_WIDGET (self->search_entry), down);
-
-  /* Ctrl+F where the conversations are; Ctrl+K anywhere (a class key) */
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (ctrl_f),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>f"),
-                                                          gtk_named_action_new ("win.search")));
-  gtk_widget_add_controller (gtk_widget_get_parent (GTK_WIDGET (self->sidebar_stack)), ctrl_f);
 }
 
 /* ---- export ---- */
@@ -845,7 +839,11 @@ _prs_window_conversations_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.undo-delete", "as", undo_delete_activated);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
 
+  /* Both anywhere in the window: the main menu shows one of them beside
+   * Search Everything, and what a menu shows must work wherever it is
+   * opened from */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.search", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
 }
 
 void

@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-dialogs.h"
 #include "prs-agent-choice.h"
 #include "prs-agents-page.h"
 #include "prs-conversation-row.h"
@@ -26,7 +27,7 @@ prs_window_show_toast (PrsWindow  *self,
                        const char *text)
 {
   g_return_if_fail (PRS_IS_WINDOW (self));
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+  adw_toast_overlay_add_toast (self->toast_overlay, prs_dialogs_new_toast (text));
 }
 
 PrsConversationView *
@@ -840,7 +841,6 @@ static void
 say_not_stopped (PrsWindow    *self,
                  const GError *error)
 {
-  g_autofree char *why = NULL;
   g_autofree char *text = NULL;
 
   if (g_error_matches (error, PRS_ERROR, PRS_ERROR_STORE_BUSY))
@@ -848,10 +848,8 @@ say_not_stopped (PrsWindow    *self,
       prs_window_show_toast (self, _("Could not stop the run: the database is busy. Try again."));
       return;
     }
-  /* A toast's title is Pango markup */
-  why = g_markup_escape_text (error->message, -1);
   /* Translators: a toast; %s says why, in a sentence */
-  text = g_strdup_printf (_("Could not stop the run: %s"), why);
+  text = g_strdup_printf (_("Could not stop the run: %s"), error->message);
   prs_window_show_toast (self, text);
 }
 

@@ -10,7 +10,7 @@ import subprocess
 
 from prsapi import App, run_suite
 
-PLAN = 7
+PLAN = 8
 UI_LIBRARIES = ('libgtk-4', 'libadwaita-1', 'libpango', 'libcairo', 'libgdk_pixbuf', 'libharfbuzz')
 
 
@@ -55,6 +55,11 @@ def run(tap, app):
                           capture_output=True, text=True, env=app.env(), timeout=30)
     tap.ok(proc.returncode == 0 and proc.stdout.startswith('prosponsive '),
            '--headless --version', (proc.returncode, proc.stdout, proc.stderr))
+
+    # SIGTERM (Ctrl+C, systemd): it ends cleanly and says so, last
+    app.stop()
+    tap.ok(app.proc.returncode == 0 and app.log().rstrip().endswith('Prosponsive has stopped.'),
+           'a stop is said once it is done', (app.proc.returncode, app.log()[-300:]))
 
 
 if __name__ == '__main__':

@@ -284,6 +284,42 @@ test_planted_links_refused (Fixture       *fixture,
     }
 }
 
+/* A link ABOVE the data folder is the person's own layout (a home folder
+ * that is a link, as /home is on Fedora Silverblue): the database opens
+ * through it, and a backup is written through one, while a link planted
+ * as the database itself is still refused (above) */
+static void
+test_linked_folder_opens (Fixture       *fixture,
+                          gconstpointer  user_data)
+{
+  g_autofree char *real = g_build_filename (fixture->dir, "real", NULL);
+  g_autofree char *link = g_build_filename (fixture->dir, "home", NULL);
+  g_autofree char *data_dir = g_build_filename (link, "data", NULL);
+  g_autofree char *copy = g_build_filename (link, "backup.db", NULL);
+  g_autofree char *real_copy = g_build_filename (real, "backup.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autofree char *id = NULL, *slug = NULL;
+
+  g_assert_cmpint (g_chmod (fixture->dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (real, 0700), ==, 0);
+  g_assert_cmpint (symlink (real, link), ==, 0);
+
+  store = prs_store_new (data_dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (store);
+  id = prs_test_resolve_conversation (store, "inbox");
+  g_assert_true (prs_store_backup (store, copy, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (real_copy, G_FILE_TEST_IS_REGULAR));
+  {
+    g_autofree char *sql = g_strdup_printf ("SELECT slug FROM conversations WHERE id = '%s'", id);
+
+    slug = prs_test_sql_query (real_copy, sql);
+  }
+  g_assert_cmpstr (slug, ==, "inbox");
+}
+
 /* A WAL another user left beside the database would be replayed into it */
 static void
 test_foreign_wal_refused (Fixture       *fixture,
@@ -387,6 +423,7 @@ main (int   argc,
   ADD ("modes/private-whatever-the-umask", test_private_whatever_the_umask);
   ADD ("busy/says-so", test_busy_says_so);
   ADD ("planted/links-refused", test_planted_links_refused);
+  ADD ("planted/linked-folder-opens", test_linked_folder_opens);
   ADD ("planted/foreign-wal-refused", test_foreign_wal_refused);
   ADD ("library/no-memory-statistics", test_no_memory_statistics);
 

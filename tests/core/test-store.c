@@ -240,6 +240,30 @@ test_open_missing_folder (Fixture       *fixture,
   g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
 }
 
+/* A database a newer version wrote is refused, with what to do */
+static void
+test_open_newer (Fixture       *fixture,
+                 gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = prs_store_new (fixture->dir, &error);
+  g_autofree char *sql = NULL, *version = NULL;
+
+  g_assert_no_error (error);
+  g_clear_object (&store);
+  sql = g_strdup_printf ("PRAGMA user_version = %d", prs_store_get_latest_version () + 1);
+  g_free (prs_test_sql_query (fixture->db_path, sql));
+  store = prs_store_new (fixture->dir, &error);
+  g_assert_null (store);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+  g_assert_nonnull (strstr (error->message, "written by a newer version of Prosponsive"));
+  g_assert_true (g_str_has_suffix (error->message, "Start the newer version again, or restore a backup "
+                                                   "this version made."));
+  /* Left as it was */
+  version = prs_test_sql_query (fixture->db_path, "PRAGMA user_version");
+  g_assert_cmpint (atoi (version), ==, prs_store_get_latest_version () + 1);
+}
+
 static gpointer
 read_setting_thread (gpointer data)
 {
@@ -822,6 +846,7 @@ main (int   argc,
   ADD ("open/pragmas", test_pragmas);
   ADD ("open/corrupt-file", test_corrupt_file);
   ADD ("open/missing-folder", test_open_missing_folder);
+  ADD ("open/newer-version", test_open_newer);
   ADD ("open/thread-owner", test_open_thread_owner);
   ADD ("settings", test_settings);
   ADD ("discovery/save-and-list", test_discovery_save_and_list);

@@ -170,6 +170,26 @@ prs_test_label_markup_contains (GtkWidget *widget,
   return strstr (gtk_label_get_label (GTK_LABEL (widget)), data) != NULL;
 }
 
+gboolean
+prs_test_label_adds_no_hyphens (GtkWidget *label)
+{
+  PangoAttrList *attrs = gtk_label_get_attributes (GTK_LABEL (label));
+  g_autoptr(GSList) all = attrs != NULL ? pango_attr_list_get_attributes (attrs) : NULL;
+  gboolean found = FALSE;
+
+  for (GSList *l = all; l != NULL; l = l->next)
+    {
+      PangoAttribute *attr = l->data;
+
+      if (attr->klass->type == PANGO_ATTR_INSERT_HYPHENS && !((PangoAttrInt *) attr)->value &&
+          attr->start_index == PANGO_ATTR_INDEX_FROM_TEXT_BEGINNING &&
+          attr->end_index == PANGO_ATTR_INDEX_TO_TEXT_END)
+        found = TRUE;
+      pango_attribute_destroy (attr);
+    }
+  return found;
+}
+
 GtkWidget *
 prs_test_find_label (GtkWidget  *root,
                      const char *text)

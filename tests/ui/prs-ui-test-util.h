@@ -41,6 +41,9 @@ GtkWidget *prs_test_find_widget    (GtkWidget   *root,
 /* For prs_test_find_widget () on GtkLabels: its markup holds @data (a string). */
 gboolean   prs_test_label_markup_contains (GtkWidget *widget,
                                            gpointer   data);
+/* Whether @label breaks its text with no hyphen added (an insert-hyphens
+ * attribute, off, over the whole of it). */
+gboolean   prs_test_label_adds_no_hyphens (GtkWidget *label);
 /* A GtkLabel under @root whose text is @text. */
 GtkWidget *prs_test_find_label     (GtkWidget   *root,
                                     const char  *text);

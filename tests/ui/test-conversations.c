@@ -518,13 +518,16 @@ test_delete_undo (Fixture       *f,
   g_free (add_message (store, a, "user", "First", NULL));
   g_free (add_message (store, c, "user", "Third", NULL));
   g_free (add_message (store, c, "assistant", "Answer", NULL));
+  g_assert_true (prs_store_rename_conversation (store, c, "R&D <Q3> plan", NULL));
   g_clear_object (&store);
   fixture_open (f);
 
-  /* The Delete key in the sidebar: gone from the list, kept in the store */
+  /* The Delete key in the sidebar: gone from the list, kept in the store;
+   * the toast names it as it is (a toast's title is markup) */
   focus_row (f, c);
   prs_test_press_keys (GTK_WIDGET (f->window), "Delete");
   g_assert_null (find_conversation (f, c));
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (f->window), "“R&D <Q3> plan” deleted"));
   g_assert_cmpint (count (f, "SELECT count(*) FROM messages"), ==, 3);
   g_assert_cmpint (count (f, "SELECT count(*) FROM conversations WHERE deleted_at IS NOT NULL"), ==, 1);
 

@@ -37,6 +37,7 @@ test_markdown (void)
   code = prs_test_find_label (view, "x = 1 < 2");
   g_assert_nonnull (code);
   g_assert_true (gtk_widget_has_css_class (code, "monospace"));
+  g_assert_true (prs_test_label_adds_no_hyphens (code));
   g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_GRID, NULL, NULL));
   g_assert_nonnull (prs_test_find_label (view, "B"));
   g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, prs_test_label_markup_contains,

@@ -638,6 +638,8 @@ test_tool_card_approve (Fixture       *f,
   card = prs_message_row_get_tool_card (row);
   g_assert_nonnull (card);
   g_assert_cmpstr (prs_tool_card_get_status (PRS_TOOL_CARD (card)), ==, "proposed");
+  /* A narrow window breaks the name anywhere, but adds no hyphen to it */
+  g_assert_true (prs_test_label_adds_no_hyphens (prs_test_find_label (card, "email_move_to_folder")));
   g_assert_nonnull (prs_test_find_label (card, "email_move_to_folder"));
   g_assert_nonnull (prs_test_find_label (card, "from Request Context “uid”"));
   g_assert_nonnull (prs_test_find_label (card, "the tool’s default"));
@@ -722,6 +724,13 @@ test_composer_sends (Fixture       *f,
 
   prs_test_wait_frames (GTK_WIDGET (f->window), 3);
   g_assert_nonnull (find_message_row (f, prs_message_get_id (last)));
+
+  /* Ctrl+F, which the main menu shows beside Search Everything, works
+   * from the composer too, not only in the sidebar */
+  prs_test_press_keys (prs_test_find_widget (GTK_WIDGET (composer), GTK_TYPE_TEXT_VIEW, NULL, NULL), "<Control>f");
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (
+    prs_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_SEARCH_BAR, NULL, NULL))));
 }
 
 /* ---- long histories ---- */

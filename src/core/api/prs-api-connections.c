@@ -807,23 +807,33 @@ prs_api_connections_stop (ApiThread *t)
     }
   g_clear_pointer (&t->listeners, g_ptr_array_unref);
 
-  /* Close every fd now */
-  while (t->conns.head != NULL)
+  /* Close every fd now. A connection in its handshake is the
+   * handshake callback's to destroy: it is cancelled and shut down here
+   * (glib-networking then ends the handshake at once, whatever the peer
+   * does: its thread waits on the socket with the cancellable, and the
+   * shutdown ends a read with EOF), and the wait below is on the
+   * thread's count of running handshakes, never on the Conn, which the
+   * callback frees (reading conn->handshake_pending after it ran read
+   * freed memory: with MALLOC_PERTURB_, as meson's tests run, the stop
+   * waited forever). Every other connection, the queued ones too, is
+   * destroyed before the wait, so no callback starts another handshake. */
+  for (GList *l = t->conns.head; l != NULL;)
     {
-      Conn *conn = t->conns.head->data;
+      Conn *conn = l->data;
 
+      l = l->next;
       if (conn->handshake_pending)
         {
+          conn->state = CONN_CLOSING;
           g_cancellable_cancel (conn->cancellable);
           g_socket_shutdown (conn->socket, TRUE, TRUE, NULL);
-          conn->state = CONN_CLOSING;
-          /* Let the handshake callback run and destroy it */
-          while (conn->handshake_pending)
-            g_main_context_iteration (t->context, TRUE);
-          continue;
         }
-      conn_destroy (conn);
+      else
+        conn_destroy (conn);
     }
+  while (t->handshakes_running > 0)
+    g_main_context_iteration (t->context, TRUE);
+  g_assert (t->conns.length == 0);
 
   /* libsoup's objects go with their servers */
   prs_api_generations_stop (t);

@@ -207,6 +207,16 @@ log_tightened (const char        *path,
                path, (guint) (st->st_mode & 07777));
 }
 
+char *
+prs_paths_real_folder_of (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *real = realpath (dir, NULL);
+
+  return real != NULL ? g_build_filename (real, base, NULL) : NULL;
+}
+
 gboolean
 prs_paths_check_file (const char  *path,
                       GError     **error)

@@ -21,6 +21,11 @@ gboolean  prs_paths_ensure_data_dir  (const char  *data_dir,
  * one others may read or write is made 0600. */
 gboolean  prs_paths_check_file       (const char  *path,
                                       GError     **error);
+/* @path with its folder named by its real name (realpath: no link, no
+ * "..") and its last part as it is, for SQLite's SQLITE_OPEN_NOFOLLOW,
+ * which refuses a link anywhere in a name; NULL with errno set when the
+ * folder cannot be resolved. */
+char     *prs_paths_real_folder_of   (const char  *path);
 /* Opens a file of the data folder (never one of the database's) without
  * following a link (O_NOFOLLOW) and checks what was opened as above, with
  * fstat; with O_CREAT it is created 0600. Returns the descriptor, or -1

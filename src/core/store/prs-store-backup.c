@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "prs-atomic-file.h"
+#include "prs-paths.h"
 #include "prs-store-internal.h"
 
 /* The live database's own files: a backup never goes over one of them. */
@@ -125,6 +126,7 @@ prs_store_backup (PrsStore    *self,
                   GError     **error)
 {
   g_autoptr(PrsAtomicFile) file = NULL;
+  g_autofree char *real_tmp_path = NULL;
   const char *tmp_path;
   struct stat st;
   sqlite3 *dest = NULL;
@@ -151,7 +153,17 @@ prs_store_backup (PrsStore    *self,
     return FALSE;
   tmp_path = prs_atomic_file_get_temp_path (file);
 
-  if (sqlite3_open_v2 (tmp_path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
+  /* By its folder's real name, as the database is (store_open ()) */
+  real_tmp_path = prs_paths_real_folder_of (tmp_path);
+  if (real_tmp_path == NULL)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("Could not back up to “%s”: %s"),
+                   dest_path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (sqlite3_open_v2 (real_tmp_path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("Could not back up to “%s”: %s"),
                    dest_path, dest != NULL ? sqlite3_errmsg (dest) : "out of memory");

@@ -911,15 +911,29 @@ check_database_files (const char  *db_path,
  * below @target_version) whose pending steps copy or scan rows is closed
  * untouched; a new one (0) is made at once: it holds nothing to copy. */
 static PrsStore *
-store_open (const char                  *db_path,
+store_open (const char                  *given_path,
             int                          target_version,
             gboolean                    *out_outdated,
             const PrsStoreMigrateWatch  *watch,
             GError                     **error)
 {
   g_autoptr(PrsStore) self = NULL;
+  g_autofree char *db_path = NULL;
   int version;
 
+  /* The folder by its real name: SQLITE_OPEN_NOFOLLOW refuses a link
+   * anywhere in the name, and a home folder may be one (/home is a link
+   * to /var/home on Fedora Silverblue); the file itself is still never
+   * opened through a link */
+  db_path = prs_paths_real_folder_of (given_path);
+  if (db_path == NULL)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("Could not open the database “%s”: %s"),
+                   given_path, g_strerror (saved_errno));
+      return NULL;
+    }
   if (!check_database_files (db_path, error))
     return NULL;
 
@@ -974,9 +988,11 @@ store_open (const char                  *db_path,
 
   if (version > prs_store_get_latest_version ())
     {
+      /* Reaches the "Cannot Start" dialog: what to do, in words */
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "The database “%s” was written by a newer version of Prosponsive "
-                   "(schema version %d; this one knows up to %d)",
+                   _("The database “%s” was written by a newer version of Prosponsive (schema version "
+                     "%d; this one knows up to %d). Start the newer version again, or restore a backup "
+                     "this version made."),
                    db_path, version, prs_store_get_latest_version ());
       return NULL;
     }

@@ -689,7 +689,7 @@ save_activated (GtkWidget  *widget,
 
   if (!prs_agent_editor_save (self, &error))
     {
-      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
+      adw_toast_overlay_add_toast (self->toast_overlay, prs_dialogs_new_toast (error->message));
       return;
     }
   self->close_confirmed = TRUE;
@@ -710,7 +710,7 @@ show_toast_activated (GtkWidget  *widget,
                       GVariant   *parameter)
 {
   adw_toast_overlay_add_toast (PRS_AGENT_EDITOR (widget)->toast_overlay,
-                               adw_toast_new (g_variant_get_string (parameter, NULL)));
+                               prs_dialogs_new_toast (g_variant_get_string (parameter, NULL)));
 }
 
 static gboolean

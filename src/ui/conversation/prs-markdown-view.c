@@ -170,6 +170,7 @@ flush_block (Renderer *r)
       break;
     case BLOCK_CODE:
       gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_CHAR);
+      prs_text_label_no_hyphens (GTK_LABEL (label));
       gtk_widget_add_css_class (label, "monospace");
       gtk_widget_add_css_class (label, "md-code");
       break;

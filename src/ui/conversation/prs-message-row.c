@@ -209,6 +209,7 @@ on_context_expanded (GtkExpander *expander,
   gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_CHAR);
+  prs_text_view_no_hyphens (GTK_TEXT_VIEW (view));
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 8);

@@ -174,3 +174,24 @@ prs_text_new (const char *text,
       }
     }
 }
+
+void
+prs_text_label_no_hyphens (GtkLabel *label)
+{
+  PangoAttrList *old = gtk_label_get_attributes (label);
+  g_autoptr(PangoAttrList) attrs = old != NULL ? pango_attr_list_copy (old) : pango_attr_list_new ();
+
+  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+  gtk_label_set_attributes (label, attrs);
+}
+
+void
+prs_text_view_no_hyphens (GtkTextView *view)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
+  GtkTextTag *tag = gtk_text_buffer_create_tag (buffer, NULL, "insert-hyphens", FALSE, NULL);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_apply_tag (buffer, tag, &start, &end);
+}

@@ -22,4 +22,11 @@ GtkWidget *prs_text_new             (const char *text,
 /* A label with markup whose links go through the launcher. */
 GtkWidget *prs_text_label_new_markup (const char *markup);
 
+/* Names, JSON and code break anywhere when narrow, but with no hyphen
+ * added at the break (Pango adds one inside a word): "email_mov-e_to_fold-er"
+ * reads as another name, "ex-ample.org" as another address. */
+void       prs_text_label_no_hyphens (GtkLabel   *label);
+/* The same for the whole text @view holds now. */
+void       prs_text_view_no_hyphens  (GtkTextView *view);
+
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-json.h"
+#include "prs-text.h"
 #include "prs-tool-card.h"
 
 /* A result preview longer than this is cut (the full result is stored). */
@@ -160,6 +161,7 @@ rebuild_arguments (PrsToolCard *self)
           gtk_label_set_xalign (GTK_LABEL (value), 0.0);
           gtk_label_set_wrap (GTK_LABEL (value), TRUE);
           gtk_label_set_wrap_mode (GTK_LABEL (value), PANGO_WRAP_WORD_CHAR);
+          prs_text_label_no_hyphens (GTK_LABEL (value));
           gtk_label_set_selectable (GTK_LABEL (value), TRUE);
           gtk_widget_set_can_focus (value, FALSE);
         }
@@ -602,6 +604,8 @@ prs_tool_card_init (PrsToolCard *self)
 {
   self->entries = g_ptr_array_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
+  prs_text_label_no_hyphens (GTK_LABEL (self->name_label));
+  prs_text_label_no_hyphens (GTK_LABEL (self->result_label));
   gtk_widget_add_css_class (GTK_WIDGET (self), "card");
   update_status (self);
 }

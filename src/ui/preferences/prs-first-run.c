@@ -8,6 +8,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "prs-dialogs.h"
 #include "prs-api-token.h"
 #include "prs-error.h"
 #include "prs-first-run.h"
@@ -69,7 +70,7 @@ static void
 toast (PrsFirstRun *self,
        const char  *text)
 {
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+  adw_toast_overlay_add_toast (self->toast_overlay, prs_dialogs_new_toast (text));
 }
 
 static GtkWidget *

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <libsoup/soup.h>
 
+#include "prs-dialogs.h"
 #include "prs-api-token.h"
 #include "prs-error.h"
 #include "prs-n8n-client.h"
@@ -23,7 +24,7 @@ void
 prs_preferences_toast (PrsPreferencesWindow *self,
                        const char           *text)
 {
-  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), adw_toast_new (text));
+  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), prs_dialogs_new_toast (text));
 }
 
 GtkWidget *

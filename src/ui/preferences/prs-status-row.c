@@ -21,6 +21,9 @@ prs_status_row_set_state (AdwActionRow *row,
     {
       icon = gtk_image_new ();
       spinner = gtk_spinner_new ();
+      /* The subtitle may carry outside text (an n8n URL's "&", a server's
+       * error): shown as it is, not read as markup */
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
       adw_action_row_add_prefix (row, icon);
       adw_action_row_add_prefix (row, spinner);
       g_object_set_data (G_OBJECT (row), "state-icon", icon);

@@ -522,7 +522,7 @@ save_activated (GtkWidget  *widget,
 
   if (!prs_schedule_editor_save (self, &error))
     {
-      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
+      adw_toast_overlay_add_toast (self->toast_overlay, prs_dialogs_new_toast (error->message));
       return;
     }
   self->close_confirmed = TRUE;
