@@ -11,6 +11,7 @@
 #include "prs-application.h"
 #include "prs-first-run.h"
 #include "prs-frame-trace.h"
+#include "prs-json.h"
 #include "prs-migration-window.h"
 #include "prs-window.h"
 
@@ -30,6 +31,9 @@ struct _PrsApplication
    * migration's while it runs */
   PrsMigrationWindow *migration_window;
   GCancellable   *migrating;
+  /* The tool-call messages whose approval notification is up: each is
+   * withdrawn when its call is decided or expires, whoever decided */
+  GHashTable     *notified;
 };
 
 /* Nothing reaches the keyring before the first frame: a keyring that must
@@ -158,6 +162,28 @@ on_approval_needed (PrsService     *service,
   g_notification_add_button_with_target (notification, _("Deny"), "app.deny-tool-call", "s", message_id);
   g_notification_add_button_with_target (notification, _("Open"), "app.open-conversation", "s", conversation_id);
   g_application_send_notification (G_APPLICATION (self), message_id, notification);
+  g_hash_table_add (self->notified, g_strdup (message_id));
+}
+
+/* A call no longer waits (approved or denied in the window, by
+ * prosponsive-ctl, the API or the notification; expired; its conversation
+ * gone): its notification goes, or its Approve would fail (docs/runs.md) */
+static void
+on_message_changed (PrsService     *service,
+                    const char     *conversation_id,
+                    const char     *message_id,
+                    PrsApplication *self)
+{
+  g_autoptr(JsonNode) message = NULL;
+
+  if (!g_hash_table_contains (self->notified, message_id))
+    return;
+  message = prs_store_get_message (prs_service_get_store (service), message_id, NULL);
+  if (message != NULL &&
+      g_strcmp0 (prs_json_object_get_string (prs_json_node_get_object (message), "status"), "proposed") == 0)
+    return;
+  g_application_withdraw_notification (G_APPLICATION (self), message_id);
+  g_hash_table_remove (self->notified, message_id);
 }
 
 /* The notification's buttons: approve or deny the call (prs-runner.h) */
@@ -172,8 +198,18 @@ decide_tool_call (PrsApplication *self,
   if (self->service == NULL || prs_service_get_runner (self->service) == NULL)
     return;
   g_application_withdraw_notification (G_APPLICATION (self), message_id);
+  g_hash_table_remove (self->notified, message_id);
   if (!prs_runner_tool_action (prs_service_get_runner (self->service), message_id, action, NULL, &error))
-    g_message ("Could not %s the tool call: %s", action, error->message);
+    {
+      /* Pressed on the desktop, so said there: the window may be closed */
+      g_autoptr(GNotification) failed = g_notification_new (g_str_equal (action, "approve")
+                                                             ? _("The tool call could not be approved")
+                                                             : _("The tool call could not be denied"));
+
+      g_message ("Could not %s the tool call: %s", action, error->message);
+      g_notification_set_body (failed, error->message);
+      g_application_send_notification (G_APPLICATION (self), "tool-call-decision-failed", failed);
+    }
 }
 
 static void
@@ -282,6 +318,8 @@ start_service (PrsApplication *self)
                            G_CALLBACK (on_keep_running_changed), self, 0);
   g_signal_connect_object (self->service, "approval-needed",
                            G_CALLBACK (on_approval_needed), self, 0);
+  g_signal_connect_object (self->service, "message-changed",
+                           G_CALLBACK (on_message_changed), self, 0);
   update_hold (self);
   if (self->held)
     request_background (self);
@@ -521,6 +559,7 @@ prs_application_finalize (GObject *object)
   g_clear_object (&self->service);
   g_clear_object (&self->migrating);
   g_clear_error (&self->start_error);
+  g_clear_pointer (&self->notified, g_hash_table_unref);
   prs_app_options_clear (&self->options);
 
   G_OBJECT_CLASS (prs_application_parent_class)->finalize (object);
@@ -545,6 +584,7 @@ prs_application_init (PrsApplication *self)
 {
   static const char *quit_accels[] = { "<Control>q", NULL };
 
+  self->notified = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   prs_app_options_add (G_APPLICATION (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);

@@ -4,6 +4,7 @@
  * no image fetched; a 1 MiB reply shown as plain text at once. */
 #include "config.h"
 
+#include "prs-launcher.h"
 #include "prs-markdown-view.h"
 #include "prs-ui-test-util.h"
 
@@ -76,6 +77,57 @@ test_markdown_huge (void)
   g_string_free (text, TRUE);
 }
 
+/* ---- a link no app opens ---- */
+
+static void
+on_show_toast (GSimpleAction *action,
+               GVariant      *parameter,
+               gpointer       data)
+{
+  char **toast = data;
+
+  g_free (*toast);
+  *toast = g_variant_dup_string (parameter, NULL);
+}
+
+static gboolean
+is_set (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
+/* No app handles the scheme (GTK 4.8 without a portal asks
+ * g_app_info_launch_default_for_uri): the window's toast says so, naming
+ * the link's kind, and no GTK dialog opens */
+static void
+test_link_no_app (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *label = gtk_label_new ("A link");
+  g_autoptr(GSimpleActionGroup) group = g_simple_action_group_new ();
+  g_autoptr(GSimpleAction) action = g_simple_action_new ("show-toast", G_VARIANT_TYPE_STRING);
+  g_autofree char *toast = NULL;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n_toplevels;
+
+  g_signal_connect (action, "activate", G_CALLBACK (on_show_toast), &toast);
+  g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (action));
+  gtk_widget_insert_action_group (window, "win", G_ACTION_GROUP (group));
+  gtk_window_set_child (GTK_WINDOW (window), label);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (window, 1);
+  n_toplevels = g_list_model_get_n_items (toplevels);
+
+  g_unsetenv ("PRS_TEST_LAUNCH_LOG");
+  prs_launcher_open_uri (label, "prs-no-app-opens-this:inbox");
+  g_assert_true (prs_test_wait_until (is_set, &toast));
+  g_assert_cmpstr (toast, ==, "No app is set up to open “prs-no-app-opens-this:” links.");
+  prs_test_wait_frames (window, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (toplevels), ==, n_toplevels);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -86,6 +138,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
+  g_test_add_func ("/ui/markdown/link-no-app", test_link_no_app);
 
   return g_test_run ();
 }

@@ -373,6 +373,37 @@ test_client_cancelled (Fixture       *f,
   prs_test_screenshot (GTK_WIDGET (f->window), "mcp-client-cancelled");
 }
 
+/* Tool cards drawn (mapped) under @root */
+static guint
+count_cards (GtkWidget *root)
+{
+  guint n = PRS_IS_TOOL_CARD (root) && gtk_widget_get_mapped (root) ? 1 : 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    n += count_cards (child);
+  return n;
+}
+
+/* Message rows hidden whose list row is no taller than nothing */
+static guint
+count_empty_rows (GtkWidget *root)
+{
+  guint n = 0;
+
+  if (PRS_IS_MESSAGE_ROW (root) && !gtk_widget_get_visible (root))
+    {
+      graphene_rect_t bounds;
+
+      /* Its border box: padding included */
+      g_assert_true (gtk_widget_compute_bounds (gtk_widget_get_parent (root), gtk_widget_get_parent (root), &bounds));
+      g_assert_cmpfloat (bounds.size.height, ==, 0);
+      return 1;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    n += count_empty_rows (child);
+  return n;
+}
+
 static void
 test_progress_card (Fixture       *f,
                     gconstpointer  data)
@@ -402,6 +433,39 @@ test_progress_card (Fixture       *f,
   g_assert_true (prs_test_wait_until (card_has_status, &done));
   bar = prs_test_find_widget (tool_card (f), GTK_TYPE_PROGRESS_BAR, NULL, NULL);
   g_assert_false (gtk_widget_get_visible (bar));
+
+  /* One call, one card: its answer (a tool-result message) is on the card,
+   * and the answer's own row shows nothing and takes no height */
+  g_assert_true (prs_test_wait_until ((gboolean (*) (gpointer)) prs_run_is_finished, run));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 4);
+  g_assert_nonnull (prs_test_find_label (tool_card (f), "Result"));
+  g_assert_cmpuint (count_cards (GTK_WIDGET (prs_conversation_view_get_list_view (
+                      prs_window_get_conversation_view (f->window)))), ==, 1);
+  g_assert_cmpuint (count_empty_rows (GTK_WIDGET (prs_conversation_view_get_list_view (
+                      prs_window_get_conversation_view (f->window)))), ==, 1);
+  prs_test_screenshot (GTK_WIDGET (f->window), "mcp-one-card");
+
+  /* Opened at the answer (a search hit of its text): the call's card */
+  {
+    g_autoptr(JsonArray) messages = prs_store_list_messages (prs_service_get_store (f->service),
+                                                             f->conversation_id, 0, 100, NULL);
+    const char *call_id = NULL, *result_id = NULL;
+
+    for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
+      {
+        JsonObject *message = json_array_get_object_element (messages, i);
+        const char *kind = json_object_get_string_member (message, "kind");
+
+        if (g_str_equal (kind, "tool-call"))
+          call_id = json_object_get_string_member (message, "id");
+        else if (g_str_equal (kind, "tool-result"))
+          result_id = json_object_get_string_member (message, "id");
+      }
+    g_assert_nonnull (result_id);
+    prs_window_open_conversation_at (f->window, f->conversation_id, result_id);
+    g_assert_cmpstr (prs_conversation_view_get_highlighted (prs_window_get_conversation_view (f->window)), ==,
+                     call_id);
+  }
 }
 
 static gboolean
@@ -621,6 +685,14 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   gtk_init ();
   adw_init ();
+  {
+    /* The application's style sheet: a tool's answer takes no height with it */
+    g_autoptr(GtkCssProvider) css = gtk_css_provider_new ();
+
+    gtk_css_provider_load_from_resource (css, RESOURCE_PREFIX "/style.css");
+    gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  }
 
 #define ADD(path, func) \
   g_test_add ("/ui/mcp/" path, Fixture, NULL, NULL, func, fixture_teardown)

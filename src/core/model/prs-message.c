@@ -199,6 +199,17 @@ prs_message_get_extra_string (PrsMessage *self,
   return prs_json_object_get_string (prs_json_node_get_object (self->extra), member);
 }
 
+const char *
+prs_message_get_shown_id (PrsMessage *self)
+{
+  const char *call;
+
+  g_return_val_if_fail (PRS_IS_MESSAGE (self), NULL);
+  call = prs_message_is_kind (self, PRS_MESSAGE_KIND_TOOL_RESULT)
+           ? prs_message_get_extra_string (self, "toolCallMessageId") : NULL;
+  return call != NULL ? call : self->id;
+}
+
 GDateTime *
 prs_message_get_created_at (PrsMessage *self)
 {

@@ -43,6 +43,10 @@ const char  *prs_message_get_execution_string (PrsMessage *self,
                                                const char *member);
 const char  *prs_message_get_extra_string     (PrsMessage *self,
                                                const char *member);
+/* The message whose row shows @self: a tool's answer (tool-result) is on
+ * its call's card (docs/conversations.md#messages), so its call; any
+ * other message itself */
+const char  *prs_message_get_shown_id         (PrsMessage *self);
 /* Local time, or NULL. */
 GDateTime   *prs_message_get_created_at       (PrsMessage *self);
 /* When Regenerate or Edit and Resend replaced it (local time), or NULL

@@ -839,8 +839,14 @@ load (PrsConversationView *self,
       n = g_list_model_get_n_items (G_LIST_MODEL (self->messages));
       if (message_id != NULL)
         {
-          self->highlight_id = g_strdup (message_id);
+          g_autoptr(PrsMessage) hit = NULL;
+
           position = position_of (self, message_id);
+          hit = position != G_MAXUINT ? g_list_model_get_item (G_LIST_MODEL (self->messages), position) : NULL;
+          /* A tool's answer is shown on its call's card: opened there */
+          if (hit != NULL && g_strcmp0 (prs_message_get_shown_id (hit), message_id) != 0)
+            position = position_of (self, prs_message_get_shown_id (hit));
+          self->highlight_id = g_strdup (hit != NULL ? prs_message_get_shown_id (hit) : message_id);
         }
       /* Within the last screenful, it opens at the bottom as usual */
       at_message = position != G_MAXUINT && position + screen < n;

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
 #include "prs-context.h"
@@ -69,6 +70,56 @@ append_to_log (const char *path,
   fclose (file);
 }
 
+typedef struct
+{
+  GtkWidget *window;   /* may be NULL */
+  char      *uri;
+} Shown;
+
+static Shown *
+shown_new (GtkWidget  *window,
+           const char *uri)
+{
+  Shown *shown = g_new0 (Shown, 1);
+
+  shown->window = window != NULL ? g_object_ref (window) : NULL;
+  shown->uri = g_strdup (uri);
+  return shown;
+}
+
+/* A link no app opens is said in the window, in words naming its kind,
+ * not GTK's dialog ("Could not show link — Operation not supported") */
+static void
+on_shown (GObject      *source,
+          GAsyncResult *result,
+          gpointer      data)
+{
+  Shown *shown = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!gtk_show_uri_full_finish (GTK_WINDOW (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *scheme = g_uri_parse_scheme (shown->uri);
+      g_autofree char *text = NULL;
+
+      g_message ("Could not open a link: %s", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ||
+          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        /* Translators: %s is a link's scheme, as “mailto” or “ms-outlook” */
+        text = g_strdup_printf (_("No app is set up to open “%s:” links."), scheme != NULL ? scheme : "");
+      else
+        /* Translators: the first %s is a link's scheme, the second why it failed */
+        text = g_strdup_printf (_("The “%s:” link could not be opened: %s"), scheme != NULL ? scheme : "",
+                                error->message);
+      if (shown->window != NULL)
+        gtk_widget_activate_action (shown->window, "win.show-toast", "s", text);
+    }
+  g_clear_object (&shown->window);
+  g_free (shown->uri);
+  g_free (shown);
+}
+
 void
 prs_launcher_open_uri (GtkWidget  *widget,
                        const char *uri)
@@ -92,5 +143,6 @@ prs_launcher_open_uri (GtkWidget  *widget,
     }
 
   root = widget != NULL ? gtk_widget_get_root (widget) : NULL;
-  gtk_show_uri (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, uri, GDK_CURRENT_TIME);
+  gtk_show_uri_full (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, uri, GDK_CURRENT_TIME, NULL, on_shown,
+                     shown_new (GTK_IS_WINDOW (root) ? GTK_WIDGET (root) : NULL, uri));
 }

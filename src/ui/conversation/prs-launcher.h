@@ -10,8 +10,9 @@ G_BEGIN_DECLS
 typedef void (*PrsLaunchHook) (const char *uri,
                                gpointer    user_data);
 
-/* Opens @uri with the default application (gtk_show_uri on GTK 4.8, the
- * OpenURI portal inside the sandbox). When the environment variable
+/* Opens @uri with the default application (gtk_show_uri_full on GTK 4.8, the
+ * OpenURI portal inside the sandbox); when no app opens it, the window's
+ * toast (win.show-toast) says so in words. When the environment variable
  * PRS_TEST_LAUNCH_LOG names a file, the URI is appended to it (one a line)
  * instead; when a hook is set, the hook gets it instead. */
 void     prs_launcher_open_uri           (GtkWidget     *widget,

@@ -411,7 +411,6 @@ build_tool (PrsMessageRow *self)
   PrsMessage *message = self->message;
   const char *name = prs_message_get_extra_string (message, "name");
   JsonNode *result = extra_member (message, "result");
-  g_autoptr(JsonNode) content_result = NULL;
   const char *status = prs_message_get_status (message);
   GtkWidget *card = prs_tool_card_new ();
   JsonObject *progress;
@@ -419,15 +418,6 @@ build_tool (PrsMessageRow *self)
 
   if (name == NULL)
     name = prs_message_get_extra_string (message, "tool");
-  if (result == NULL && prs_message_is_kind (message, PRS_MESSAGE_KIND_TOOL_RESULT) &&
-      prs_message_get_content (message) != NULL)
-    {
-      content_result = json_node_new (JSON_NODE_VALUE);
-      json_node_set_string (content_result, prs_message_get_content (message));
-      result = content_result;
-    }
-  if (status == NULL && prs_message_is_kind (message, PRS_MESSAGE_KIND_TOOL_RESULT))
-    status = "succeeded";
   /* An MCP client's call its client cancelled before anyone decided it is
    * no person's No */
   if (g_strcmp0 (status, "denied") == 0 && (cancelled = extra_member (message, "cancelledByClient")) != NULL &&
@@ -706,8 +696,7 @@ build_content (PrsMessageRow *self,
     return build_bubble (self, agent_name);
   if (g_strcmp0 (kind, PRS_MESSAGE_KIND_INBOUND) == 0)
     return build_inbound (self);
-  if (g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_CALL) == 0 ||
-      g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_RESULT) == 0)
+  if (g_strcmp0 (kind, PRS_MESSAGE_KIND_TOOL_CALL) == 0)
     return build_tool (self);
   return build_notice (self);
 }
@@ -778,7 +767,12 @@ prs_message_row_set_message (PrsMessageRow      *self,
                                  flags & PRS_MESSAGE_ROW_CAN_REGENERATE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "message-row.edit", flags & PRS_MESSAGE_ROW_CAN_EDIT);
 
-  if (message != NULL)
+  /* A tool's answer is already on its call's card (docs/conversations.md#messages):
+   * its row shows nothing, and with no margin of its own (style.css) the list
+   * row it sits in is no taller than nothing */
+  gtk_widget_set_visible (GTK_WIDGET (self),
+                          message == NULL || !prs_message_is_kind (message, PRS_MESSAGE_KIND_TOOL_RESULT));
+  if (message != NULL && gtk_widget_get_visible (GTK_WIDGET (self)))
     {
       const char *kind = prs_message_get_kind (message);
 
