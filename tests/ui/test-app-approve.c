@@ -5,7 +5,9 @@
  * approval notification's Approve button activates app.approve-tool-call
  * with the tool-call message's id (prs-application.c), and activating that
  * action runs the call: the webhook gets it and the run goes on to the
- * answer. Waits are main-loop conditions, never sleeps. */
+ * answer. Under dunst, a real notification daemon: the notification goes
+ * once the call is decided elsewhere, and an Approve pressed too late is
+ * said in another. Waits are main-loop conditions, never sleeps. */
 #include "config.h"
 
 #include <string.h>
@@ -165,65 +167,67 @@ test_notification_approve (void)
 
 /* ---- the notification withdrawn, whoever decides ---- */
 
-/* A desktop's notification server (org.gtk.Notifications, what GApplication's
- * "gtk" backend talks to) on a session bus of the test's own: what the
- * application shows and withdraws */
+/* dunst, a real notification daemon (org.freedesktop.Notifications, what
+ * GApplication's "freedesktop" backend talks to), on a session bus of the
+ * test's own under Xvfb, asked through dunstctl what it shows and what it
+ * closed (its history), as tests/email's chain does */
 typedef struct
 {
-  Run        run;
-  GPtrArray *shown;      /* "id\ttitle\tbody" */
-  GPtrArray *withdrawn;  /* ids */
+  Run          run;
+  GSubprocess *dunst;
   GSubprocess *ctl;
-  gboolean    ctl_exited;
-  GtkWidget  *elsewhere;  /* not the application's */
+  gboolean     ctl_exited;
+  GtkWidget   *elsewhere;  /* not the application's */
 } Desk;
 
-static const char notifications_xml[] =
-  "<node><interface name='org.gtk.Notifications'>"
-  "<method name='AddNotification'><arg type='s' direction='in'/><arg type='s' direction='in'/>"
-  "<arg type='a{sv}' direction='in'/></method>"
-  "<method name='RemoveNotification'><arg type='s' direction='in'/><arg type='s' direction='in'/></method>"
-  "</interface></node>";
-
-static void
-on_notifications_call (GDBusConnection       *connection,
-                       const char            *sender,
-                       const char            *path,
-                       const char            *interface,
-                       const char            *method,
-                       GVariant              *parameters,
-                       GDBusMethodInvocation *invocation,
-                       gpointer               data)
+/* dunstctl's answer to @command (and @arg), or NULL when it failed */
+static char *
+dunstctl (const char *command,
+          const char *arg)
 {
-  Desk *desk = data;
-  const char *id = NULL;
+  const char *argv[] = { "dunstctl", command, arg, NULL };
+  g_autofree char *out = NULL;
+  int status = 0;
 
-  if (g_str_equal (method, "AddNotification"))
-    {
-      g_autoptr(GVariant) notification = NULL;
-      const char *title = "", *body = "";
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL, &out, NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    return NULL;
+  return g_strstrip (g_steal_pointer (&out));
+}
 
-      g_variant_get (parameters, "(&s&s@a{sv})", NULL, &id, &notification);
-      g_variant_lookup (notification, "title", "&s", &title);
-      g_variant_lookup (notification, "body", "&s", &body);
-      g_ptr_array_add (desk->shown, g_strdup_printf ("%s\t%s\t%s", id, title, body));
-    }
-  else
-    {
-      g_variant_get (parameters, "(&s&s)", NULL, &id);
-      g_ptr_array_add (desk->withdrawn, g_strdup (id));
-    }
-  g_dbus_method_invocation_return_value (invocation, NULL);
+/* dunst's state changes with no event in this process: the main loop is
+ * woken this often while a wait asks it */
+static gboolean
+wake (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
-has_entry (GPtrArray  *entries,
-           const char *prefix)
+dunst_answers (gpointer data)
 {
-  for (guint i = 0; i < entries->len; i++)
-    if (g_str_has_prefix (g_ptr_array_index (entries, i), prefix))
-      return TRUE;
-  return FALSE;
+  g_autofree char *paused = dunstctl ("is-paused", NULL);
+
+  return paused != NULL;
+}
+
+static guint
+displayed (void)
+{
+  g_autofree char *count = dunstctl ("count", "displayed");
+
+  return count != NULL ? (guint) g_ascii_strtoull (count, NULL, 10) : 0;
+}
+
+/* A notification with @summary was closed (withdrawn, or closed here) */
+static gboolean
+closed_with (const char *summary)
+{
+  g_autofree char *history = dunstctl ("history", NULL);
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", summary);
+
+  return history != NULL && strstr (history, quoted) != NULL;
 }
 
 static gboolean
@@ -231,7 +235,7 @@ call_shown (gpointer data)
 {
   Desk *desk = data;
 
-  return read_call (&desk->run) && has_entry (desk->shown, desk->run.call_message_id);
+  return read_call (&desk->run) && displayed () == 1;
 }
 
 static gboolean
@@ -240,13 +244,19 @@ call_withdrawn (gpointer data)
   Desk *desk = data;
 
   return read_call (&desk->run) && g_strcmp0 (desk->run.call_status, "denied") == 0 &&
-         has_entry (desk->withdrawn, desk->run.call_message_id);
+         displayed () == 0 && closed_with ("A tool call is waiting for approval");
 }
 
 static gboolean
 failure_shown (gpointer data)
 {
-  return has_entry (((Desk *) data)->shown, "tool-call-decision-failed\tThe tool call could not be approved\t");
+  return displayed () == 1;
+}
+
+static gboolean
+failure_said (gpointer data)
+{
+  return displayed () == 0 && closed_with ("The tool call could not be approved");
 }
 
 static void
@@ -305,6 +315,8 @@ drive_desk (gpointer data)
   g_action_group_activate_action (G_ACTION_GROUP (run->app), "approve-tool-call",
                                   g_variant_new_string (run->call_message_id));
   g_assert_true (prs_test_wait_until (failure_shown, desk));
+  g_free (dunstctl ("close-all", NULL));
+  g_assert_true (prs_test_wait_until (failure_said, desk));
 
   gtk_window_destroy (GTK_WINDOW (desk->elsewhere));
   g_action_group_activate_action (G_ACTION_GROUP (run->app), "quit", NULL);
@@ -315,17 +327,27 @@ static void
 test_notification_withdrawn (void)
 {
   GTestDBus *bus;
-  g_autoptr(GDBusConnection) connection = NULL;
-  g_autoptr(GDBusNodeInfo) node = g_dbus_node_info_new_for_xml (notifications_xml, NULL);
-  GDBusInterfaceVTable vtable = { on_notifications_call, NULL, NULL, { 0 } };
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GError) error = NULL;
   Desk desk = { { 0 } };
   g_autofree char *port = NULL;
   g_autofree char *display = NULL;
-  guint owner, object;
+  g_autofree char *config_dir = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *dunst_path = NULL, *dunstctl_path = NULL;
+  g_autoptr(GDBusConnection) connection = NULL;
+  guint waker;
 
   if (g_getenv ("PRS_TEST_CTL") == NULL)
     {
       g_test_skip ("prosponsive-ctl is not built");
+      return;
+    }
+  dunst_path = g_find_program_in_path ("dunst");
+  dunstctl_path = g_find_program_in_path ("dunstctl");
+  if (dunst_path == NULL || dunstctl_path == NULL)
+    {
+      g_test_skip ("dunst is not installed (build-aux/install-deps.sh installs it)");
       return;
     }
   /* A process of its own: the session bus GLib connected to before (a
@@ -338,20 +360,30 @@ test_notification_withdrawn (void)
       return;
     }
   bus = g_test_dbus_new (G_TEST_DBUS_NONE);
-  desk.shown = g_ptr_array_new_with_free_func (g_free);
-  desk.withdrawn = g_ptr_array_new_with_free_func (g_free);
-  /* GTestDBus unsets DISPLAY: the window still needs Xvfb's */
+  /* GTestDBus unsets DISPLAY: the window and dunst still need Xvfb's */
   display = g_strdup (g_getenv ("DISPLAY"));
   g_test_dbus_up (bus);
   if (display != NULL)
     g_setenv ("DISPLAY", display, TRUE);
-  g_setenv ("GNOTIFICATION_BACKEND", "gtk", TRUE);
-  connection = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
-  g_assert_nonnull (connection);
-  object = g_dbus_connection_register_object (connection, "/org/gtk/Notifications", node->interfaces[0],
-                                              &vtable, &desk, NULL, NULL);
-  owner = g_bus_own_name_on_connection (connection, "org.gtk.Notifications", G_BUS_NAME_OWNER_FLAGS_NONE,
-                                        NULL, NULL, NULL, NULL);
+  g_setenv ("GNOTIFICATION_BACKEND", "freedesktop", TRUE);
+
+  config_dir = g_dir_make_tmp ("prs-dunst-XXXXXX", &error);
+  g_assert_no_error (error);
+  config = g_build_filename (config_dir, "dunstrc", NULL);
+  /* Nothing expires by itself: only a withdrawal or the test closes one */
+  g_assert_true (g_file_set_contents (config,
+                                      "[global]\n    browser = /bin/false\n"
+                                      "[urgency_low]\n    timeout = 0\n"
+                                      "[urgency_normal]\n    timeout = 0\n"
+                                      "[urgency_critical]\n    timeout = 0\n", -1, NULL));
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  /* dunst is not ours: our tests' fatal warnings are not for it */
+  g_subprocess_launcher_unsetenv (launcher, "G_DEBUG");
+  desk.dunst = g_subprocess_launcher_spawn (launcher, &error, "dunst", "-config", config, NULL);
+  g_assert_no_error (error);
+  waker = g_timeout_add (20, wake, NULL);
+  g_assert_true (prs_test_wait_until (dunst_answers, NULL));
+
   prepare (&desk.run);
   desk.run.port = prs_test_free_port ();
   port = g_strdup_printf ("%u", desk.run.port);
@@ -362,29 +394,32 @@ test_notification_withdrawn (void)
     g_assert_false (prs_test_run_app (G_APPLICATION (desk.run.app), argv, drive_desk, &desk));
   }
   g_clear_object (&desk.run.app);
+  g_source_remove (waker);
   g_assert_cmpuint (desk.run.inference_status, ==, 200);
   /* Denied: the tool never ran */
   g_assert_cmpuint (desk.run.hook->bodies->len, ==, 0);
 
-  g_bus_unown_name (owner);
-  g_dbus_connection_unregister_object (connection, object);
+  g_subprocess_force_exit (desk.dunst);
+  g_assert_true (g_subprocess_wait (desk.dunst, NULL, NULL));
+  g_clear_object (&desk.dunst);
+  g_clear_object (&desk.ctl);
   /* GTK and libadwaita keep the bus for good (their portal proxies): the
    * bus is stopped without waiting for its connection to be freed, and
    * @bus kept (freeing it would wait) until this process ends */
-  g_dbus_connection_set_exit_on_close (connection, FALSE);
+  connection = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+  if (connection != NULL)
+    g_dbus_connection_set_exit_on_close (connection, FALSE);
   g_clear_object (&connection);
-  g_clear_object (&desk.ctl);
   g_test_dbus_stop (bus);
   prs_test_hook_stop (desk.run.hook);
   prs_test_provider_stop (desk.run.provider);
   prs_test_remove_tree (desk.run.dir);
+  prs_test_remove_tree (config_dir);
   g_free (desk.run.dir);
   g_free (desk.run.conversation_id);
   g_free (desk.run.call_message_id);
   g_free (desk.run.call_status);
   g_free (desk.run.answer);
-  g_ptr_array_unref (desk.shown);
-  g_ptr_array_unref (desk.withdrawn);
 }
 
 int
