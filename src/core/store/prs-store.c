@@ -907,6 +907,24 @@ check_database_files (const char  *db_path,
   return TRUE;
 }
 
+/* @given_path under its folder's real name, its files checked: NOFOLLOW refuses a link
+ * anywhere in a name, and /home may be one (Fedora Silverblue); the file never is one */
+static char *
+real_db_path (const char  *given_path,
+              GError     **error)
+{
+  g_autofree char *db_path = prs_paths_real_folder_of (given_path);
+
+  int saved_errno = errno;
+
+  if (db_path == NULL)
+    g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("Could not open the database “%s”: %s"),
+                 given_path, g_strerror (saved_errno));
+  if (db_path == NULL || !check_database_files (db_path, error))
+    return NULL;
+  return g_steal_pointer (&db_path);
+}
+
 /* With @out_outdated, a database an older version wrote (schema above 0,
  * below @target_version) whose pending steps copy or scan rows is closed
  * untouched; a new one (0) is made at once: it holds nothing to copy. */
@@ -921,20 +939,8 @@ store_open (const char                  *given_path,
   g_autofree char *db_path = NULL;
   int version;
 
-  /* The folder by its real name: SQLITE_OPEN_NOFOLLOW refuses a link
-   * anywhere in the name, and a home folder may be one (/home is a link
-   * to /var/home on Fedora Silverblue); the file itself is still never
-   * opened through a link */
-  db_path = prs_paths_real_folder_of (given_path);
+  db_path = real_db_path (given_path, error);
   if (db_path == NULL)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("Could not open the database “%s”: %s"),
-                   given_path, g_strerror (saved_errno));
-      return NULL;
-    }
-  if (!check_database_files (db_path, error))
     return NULL;
 
   self = g_object_new (PRS_TYPE_STORE, NULL);
