@@ -28,16 +28,33 @@ prs_store_dup_draft (PrsStore   *self,
 }
 
 gboolean
-prs_store_clear_draft_locked (PrsStore    *self,
-                              const char  *conversation_id,
-                              GError     **error)
+prs_store_write_draft (PrsStore    *self,
+                       const char  *conversation_id,
+                       const char  *text,
+                       GError     **error)
 {
-  g_autoptr(PrsStmt) stmt = prs_store_prepare_cached (self, "DELETE FROM drafts WHERE conversation_id = ?1",
-                                                      error);
+  gboolean keep = text != NULL && text[0] != '\0';
+  g_autoptr(PrsStmt) stmt = NULL;
+  g_autofree char *now = NULL;
 
+  if (keep)
+    stmt = prs_store_prepare_cached (self,
+                                     "INSERT INTO drafts (conversation_id, text, updated_at) VALUES (?1, ?2, ?3)"
+                                     " ON CONFLICT (conversation_id) DO UPDATE"
+                                     " SET text = excluded.text, updated_at = excluded.updated_at",
+                                     error);
+  else
+    stmt = prs_store_prepare_cached (self, "DELETE FROM drafts WHERE conversation_id = ?1", error);
   if (stmt == NULL)
     return FALSE;
+
   prs_store_bind_text (stmt, 1, conversation_id);
+  if (keep)
+    {
+      now = prs_store_now_iso8601 ();
+      prs_store_bind_text (stmt, 2, text);
+      prs_store_bind_text (stmt, 3, now);
+    }
   return prs_store_step_done (self, stmt, "Could not save a draft", error);
 }
 
@@ -47,10 +64,6 @@ prs_store_set_draft (PrsStore    *self,
                      const char  *text,
                      GError     **error)
 {
-  g_autoptr(PrsStmt) stmt = NULL;
-  g_autofree char *now = NULL;
-  gboolean ok;
-
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
@@ -58,26 +71,7 @@ prs_store_set_draft (PrsStore    *self,
 
   if (!prs_store_begin_immediate (self, error))
     return FALSE;
-  if (text == NULL || text[0] == '\0')
-    ok = prs_store_clear_draft_locked (self, conversation_id, error);
-  else
-    {
-      stmt = prs_store_prepare_cached (self,
-                                       "INSERT INTO drafts (conversation_id, text, updated_at) VALUES (?1, ?2, ?3)"
-                                       " ON CONFLICT (conversation_id) DO UPDATE"
-                                       " SET text = excluded.text, updated_at = excluded.updated_at",
-                                       error);
-      ok = stmt != NULL;
-      if (ok)
-        {
-          now = prs_store_now_iso8601 ();
-          prs_store_bind_text (stmt, 1, conversation_id);
-          prs_store_bind_text (stmt, 2, text);
-          prs_store_bind_text (stmt, 3, now);
-          ok = prs_store_step_done (self, stmt, "Could not save a draft", error);
-        }
-    }
-  if (!ok)
+  if (!prs_store_write_draft (self, conversation_id, text, error))
     {
       prs_store_rollback (self);
       return FALSE;

@@ -191,10 +191,11 @@ gboolean      prs_store_insert_message_locked (PrsStore                *self,
                                            char                   **out_message_id,
                                            gint64                  *out_seq,
                                            GError                 **error);
-/* Forgets @conversation_id's draft within the caller's transaction (the
- * person's message that sends it) */
-gboolean      prs_store_clear_draft_locked (PrsStore    *self,
+/* prs_store_set_draft () within the caller's transaction (the person's
+ * message that sends the draft forgets it with NULL) */
+gboolean      prs_store_write_draft       (PrsStore     *self,
                                            const char   *conversation_id,
+                                           const char   *text,
                                            GError      **error);
 /* Every write runs between these: BEGIN IMMEDIATE … COMMIT. */
 /* prs_store_set_setting () within the caller's transaction */

@@ -654,7 +654,7 @@ prs_store_insert_message_locked (PrsStore                *self,
   /* What the person wrote is sent: its draft goes with the same commit
    * (docs/conversations.md "Drafts"), so it never comes back after a crash */
   if (g_str_equal (message->kind, "user") &&
-      !prs_store_clear_draft_locked (self, message->conversation_id, error))
+      !prs_store_write_draft (self, message->conversation_id, NULL, error))
     return FALSE;
 
   if (out_message_id != NULL)
