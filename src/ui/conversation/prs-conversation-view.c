@@ -651,6 +651,8 @@ on_composer_send (PrsComposer         *composer,
       prs_composer_set_text (composer, text);
       return;
     }
+  if (self->drafts != NULL)
+    prs_drafts_sent (self->drafts);
   /* Only a stored message is answered: a run started after a refused
    * insert would answer an older question, or say there is none */
   g_signal_emit (self, signals[SIGNAL_MESSAGE_SENT], 0, agent_id);

@@ -96,6 +96,18 @@ prs_drafts_save (PrsDrafts *self)
 }
 
 void
+prs_drafts_sent (PrsDrafts *self)
+{
+  g_return_if_fail (self != NULL);
+
+  /* The emptied composer then matches what the store holds: no second
+   * (synced) commit deletes the draft again */
+  g_clear_pointer (&self->saved, g_free);
+  if (self->conversation_id != NULL)
+    g_hash_table_remove (self->unsaved, self->conversation_id);
+}
+
+void
 prs_drafts_switch (PrsDrafts  *self,
                    const char *conversation_id)
 {

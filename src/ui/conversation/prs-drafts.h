@@ -19,6 +19,9 @@ PrsDrafts *prs_drafts_new    (PrsStore    *store,
  * @conversation_id's draft (NULL: none) in the composer. */
 void       prs_drafts_switch (PrsDrafts   *self,
                               const char  *conversation_id);
+/* The composer's message was stored, which forgot its draft in the same
+ * transaction: nothing is left to delete. */
+void       prs_drafts_sent   (PrsDrafts   *self);
 /* Saves what is not saved yet, now. */
 void       prs_drafts_save   (PrsDrafts   *self);
 /* Saves, then lets the composer go. */
