@@ -9,8 +9,8 @@
 
 #include <glib/gi18n.h>
 
-#include "prs-dialogs.h"
 #include "prs-conversation-row.h"
+#include "prs-dialogs.h"
 #include "prs-list-focus.h"
 #include "prs-window-private.h"
 

@@ -6,11 +6,11 @@
 
 #include <glib/gi18n.h>
 
-#include "prs-dialogs.h"
 #include "prs-agent-choice.h"
 #include "prs-agents-page.h"
 #include "prs-conversation-row.h"
 #include "prs-conversation-view.h"
+#include "prs-dialogs.h"
 #include "prs-error.h"
 #include "prs-frame-trace.h"
 #include "prs-insights-page.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
-#include "prs-dialogs.h"
 #include "prs-api-token.h"
+#include "prs-dialogs.h"
 #include "prs-error.h"
 #include "prs-first-run.h"
 #include "prs-n8n-client.h"

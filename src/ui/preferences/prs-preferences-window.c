@@ -9,8 +9,8 @@
 #include <glib/gi18n.h>
 #include <libsoup/soup.h>
 
-#include "prs-dialogs.h"
 #include "prs-api-token.h"
+#include "prs-dialogs.h"
 #include "prs-error.h"
 #include "prs-n8n-client.h"
 #include "prs-preferences-window-private.h"
