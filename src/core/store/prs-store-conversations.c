@@ -32,7 +32,8 @@ read_rows (PrsStore              *self,
 {
   int row;
 
-  while ((row = prs_store_step_row (self, stmt, N_("Could not read the conversations"), error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not read the conversations"),
+                                    error)) == 1)
     {
       PrsConversationFields fields = {
         .id = prs_store_column_text (stmt, 0),
@@ -373,7 +374,8 @@ prs_store_purge_deleted_conversations (PrsStore  *self,
     return -1;
   stmt = prs_store_prepare_cached (self, "DELETE FROM conversations WHERE purge = 1 AND deleted_at IS NOT NULL",
                                    error);
-  if (stmt == NULL || !prs_store_step_done (self, stmt, N_("Could not delete the conversations"), error))
+  if (stmt == NULL || !prs_store_step_done (self, stmt, N_("Could not delete the conversations"),
+                                            error))
     {
       g_clear_pointer (&stmt, prs_stmt_release);
       prs_store_rollback (self);
@@ -406,7 +408,8 @@ prs_store_recover_deletions (PrsStore  *self,
                                    error);
   if (stmt == NULL)
     goto fail;
-  while ((row = prs_store_step_row (self, stmt, N_("Could not read the conversations"), error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not read the conversations"),
+                                    error)) == 1)
     g_ptr_array_add (ids, g_strdup (prs_store_column_text (stmt, 0)));
   g_clear_pointer (&stmt, prs_stmt_release);
   if (row < 0)

@@ -404,7 +404,8 @@ append_rows (Writer      *w,
     return FALSE;
   prs_store_bind_text (stmt, 1, id);
   g_string_append_printf (w->buffer, "  \"%s\": [", member);
-  while ((row = prs_store_step_row (w->store, stmt, N_("Could not read the conversation"), error)) == 1)
+  while ((row = prs_store_step_row (w->store, stmt, N_("Could not read the conversation"),
+                                    error)) == 1)
     {
       g_string_append (w->buffer, first ? "\n    " : ",\n    ");
       first = FALSE;

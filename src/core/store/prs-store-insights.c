@@ -675,7 +675,8 @@ collect_days (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, first_day);
-  while ((rc = prs_store_step_row (self, stmt, N_("Could not read the figures per day"), error)) == 1)
+  while ((rc = prs_store_step_row (self, stmt, N_("Could not read the figures per day"),
+                                   error)) == 1)
     {
       const char *day = prs_store_column_text (stmt, 0);
       DayRow *row;

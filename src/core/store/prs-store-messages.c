@@ -120,7 +120,8 @@ prs_store_locate_message (PrsStore    *self,
     return FALSE;
   if (row == 0)
     {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no message “%s”."), message_id);
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no message “%s”."),
+                   message_id);
       return FALSE;
     }
   if (out_conversation_id != NULL)
@@ -973,7 +974,8 @@ supersede_from (PrsStore    *self,
   prs_store_bind_text (stmt, 1, conversation_id);
   sqlite3_bind_int64 (stmt, 2, first_seq);
   prs_store_bind_text (stmt, 3, now);
-  while ((row = prs_store_step_row (self, stmt, N_("Could not keep the earlier answer"), error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not keep the earlier answer"),
+                                    error)) == 1)
     g_ptr_array_add (ids, g_strdup (prs_store_column_text (stmt, 0)));
   return row == 0;
 }
