@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The window follows the session language: started with LANGUAGE=de (and a
  * German locale), the real window shows German strings from the build's
- * own catalogue. */
+ * own catalogue, and so do the store's errors that the window, its toasts
+ * and prosponsive-ctl show. */
 #include "config.h"
 
 #include <locale.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "prs-error.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
 
@@ -45,6 +47,41 @@ test_german_window (void)
     ;
 }
 
+/* A store's error reaches a person in their language: the phrase saying
+ * what failed (marked with N_() where it is written) with SQLite's reason,
+ * and a sentence of the store's own. */
+static void
+test_german_store_errors (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data_dir = g_dir_make_tmp ("prs-test-l10n-XXXXXX", &error);
+  g_autofree char *conversation_id = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  PrsMessageInsert message = { .conversation_id = "no-such-conversation", .kind = "user", .content = "Hallo" };
+
+  g_assert_no_error (error);
+  store = prs_store_new (data_dir, &error);
+  g_assert_no_error (error);
+
+  g_assert_false (prs_store_insert_message (store, &message, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND);
+  g_assert_cmpstr (error->message, ==, "Es gibt keine Unterhaltung „no-such-conversation“.");
+  g_clear_error (&error);
+
+  /* SQLite refuses every new message */
+  conversation_id = prs_test_resolve_conversation (store, "inbox");
+  prs_test_store_exec (store, "CREATE TRIGGER refuse BEFORE INSERT ON messages"
+                              " BEGIN SELECT RAISE (ABORT, 'refused'); END");
+
+  message.conversation_id = conversation_id;
+  g_assert_false (prs_store_insert_message (store, &message, NULL, NULL, &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+  g_assert_cmpstr (error->message, ==, "Die Nachricht konnte nicht gespeichert werden: refused");
+
+  g_clear_object (&store);
+  prs_test_remove_tree (data_dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -65,6 +102,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/ui/translation/german-window", test_german_window);
+  g_test_add_func ("/ui/translation/german-store-errors", test_german_store_errors);
 
   return g_test_run ();
 }

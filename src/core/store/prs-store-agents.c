@@ -13,10 +13,11 @@
 #define AGENT_COLUMNS \
   "id, name, description, system_prompt, allowed_tools, guidance_json, extra_json, created_at, updated_at"
 
+/* One whole sentence per column (4 tools, 5 guidance, 6 extra keys), so
+ * that each is translated as a sentence */
 static JsonNode *
 parse_column (sqlite3_stmt  *stmt,
               int            column,
-              const char    *what,
               GError       **error)
 {
   const char *text = prs_store_column_text (stmt, column);
@@ -28,8 +29,11 @@ parse_column (sqlite3_stmt  *stmt,
 
   node = prs_json_parse_bounded (text, strlen (text), PRS_JSON_DEFAULT_MAX_DEPTH, &local_error);
   if (node == NULL)
-    g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, "The stored %s of the agent “%s” is damaged: %s",
-                 what, prs_store_column_text (stmt, 0), local_error->message);
+    g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
+                 column == 4 ? _("The stored tool list of the agent “%s” is damaged: %s")
+                 : column == 5 ? _("The stored guidance of the agent “%s” is damaged: %s")
+                 : _("The stored extra keys of the agent “%s” are damaged: %s"),
+                 prs_store_column_text (stmt, 0), local_error->message);
   return node;
 }
 
@@ -54,12 +58,12 @@ agent_from_row (sqlite3_stmt  *stmt,
       g_autoptr(GPtrArray) names = g_ptr_array_new ();
       JsonArray *array;
 
-      if ((tools = parse_column (stmt, 4, "tool list", error)) == NULL)
+      if ((tools = parse_column (stmt, 4, error)) == NULL)
         return NULL;
       if (!JSON_NODE_HOLDS_ARRAY (tools))
         {
           g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                       "The stored tool list of the agent “%s” is not a list", agent->id);
+                       _("The stored tool list of the agent “%s” is not a list."), agent->id);
           return NULL;
         }
       array = json_node_get_array (tools);
@@ -78,13 +82,13 @@ agent_from_row (sqlite3_stmt  *stmt,
     {
       GPtrArray *parsed;
 
-      if ((guidance = parse_column (stmt, 5, "guidance", error)) == NULL)
+      if ((guidance = parse_column (stmt, 5, error)) == NULL)
         return NULL;
       parsed = prs_guidance_new_from_json (guidance, &local_error);
       if (parsed == NULL)
         {
           g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                       "The stored guidance of the agent “%s” is damaged: %s",
+                       _("The stored guidance of the agent “%s” is damaged: %s"),
                        agent->id, local_error->message);
           return NULL;
         }
@@ -94,7 +98,7 @@ agent_from_row (sqlite3_stmt  *stmt,
 
   if (sqlite3_column_type (stmt, 6) != SQLITE_NULL)
     {
-      if ((extra = parse_column (stmt, 6, "extra keys", error)) == NULL)
+      if ((extra = parse_column (stmt, 6, error)) == NULL)
         return NULL;
       if (JSON_NODE_HOLDS_OBJECT (extra))
         {
@@ -125,7 +129,7 @@ prs_store_list_agents (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  return prs_store_collect_rows (self, stmt, "Could not list the agents",
+  return prs_store_collect_rows (self, stmt, N_("Could not list the agents"),
                                  (PrsStoreReadRow) agent_from_row, (GDestroyNotify) prs_agent_free, error);
 }
 
@@ -145,7 +149,7 @@ prs_store_lookup_agent (PrsStore    *self,
     return NULL;
 
   prs_store_bind_text (stmt, 1, id);
-  row = prs_store_step_row (self, stmt, "Could not look up the agent", error);
+  row = prs_store_step_row (self, stmt, N_("Could not look up the agent"), error);
   if (row < 0)
     return NULL;
   if (row == 0)
@@ -172,7 +176,7 @@ agent_exists (PrsStore    *self,
     return FALSE;
 
   prs_store_bind_text (stmt, 1, id);
-  row = prs_store_step_row (self, stmt, "Could not look up the agent", error);
+  row = prs_store_step_row (self, stmt, N_("Could not look up the agent"), error);
   if (row < 0)
     return FALSE;
 
@@ -242,7 +246,7 @@ write_agent (PrsStore        *self,
   prs_store_bind_text (stmt, 7, extra_text);
   prs_store_bind_text (stmt, 8, now);
 
-  return prs_store_step_done (self, stmt, "Could not save the agent", error);
+  return prs_store_step_done (self, stmt, N_("Could not save the agent"), error);
 }
 
 static gboolean
@@ -261,7 +265,7 @@ move_conversation_defaults (PrsStore    *self,
 
   prs_store_bind_text (stmt, 1, from_id);
   prs_store_bind_text (stmt, 2, to_id);
-  return prs_store_step_done (self, stmt, "Could not update the conversations' agents", error);
+  return prs_store_step_done (self, stmt, N_("Could not update the conversations' agents"), error);
 }
 
 /* A schedule names its agent by id: a renamed agent takes its schedules
@@ -283,7 +287,7 @@ move_schedules (PrsStore    *self,
 
   prs_store_bind_text (stmt, 1, from_id);
   prs_store_bind_text (stmt, 2, to_id);
-  return prs_store_step_done (self, stmt, "Could not update the schedules' agents", error);
+  return prs_store_step_done (self, stmt, N_("Could not update the schedules' agents"), error);
 }
 
 static gboolean
@@ -297,7 +301,7 @@ delete_agent_row (PrsStore    *self,
     return FALSE;
 
   prs_store_bind_text (stmt, 1, id);
-  return prs_store_step_done (self, stmt, "Could not delete the agent", error);
+  return prs_store_step_done (self, stmt, N_("Could not delete the agent"), error);
 }
 
 gboolean

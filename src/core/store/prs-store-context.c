@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-context.h"
 #include "prs-json.h"
@@ -64,7 +65,8 @@ prs_store_record_context_fields (PrsStore    *self,
       prs_store_bind_text (stmt, 5, workflow_id);
       prs_store_bind_text (stmt, 6, message_id);
       prs_store_bind_text (stmt, 7, now);
-      if (!prs_store_step_done (self, stmt, "Could not record the Request Context fields", error))
+      if (!prs_store_step_done (self, stmt, N_("Could not record the Request Context fields"),
+                                error))
         goto fail;
     }
 
@@ -141,7 +143,8 @@ prs_store_list_context_fields (PrsStore    *self,
     return NULL;
 
   prs_store_bind_text (stmt, 1, conversation_id);
-  while ((row = prs_store_step_row (self, stmt, "Could not list the Request Context fields", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not list the Request Context fields"),
+                                    error)) == 1)
     {
       const char *path = prs_store_column_text (stmt, 0);
       JsonObject *origin;

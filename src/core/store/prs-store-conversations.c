@@ -32,7 +32,8 @@ read_rows (PrsStore              *self,
 {
   int row;
 
-  while ((row = prs_store_step_row (self, stmt, "Could not read the conversations", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not read the conversations"),
+                                    error)) == 1)
     {
       PrsConversationFields fields = {
         .id = prs_store_column_text (stmt, 0),
@@ -207,7 +208,7 @@ prs_store_delete_conversation (PrsStore    *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!prs_store_delete_one (self, "DELETE FROM conversations WHERE id = ?1 AND deleted_at IS NULL",
-                             conversation_id, "Could not delete the conversation", &found, error))
+                             conversation_id, N_("Could not delete the conversation"), &found, error))
     return FALSE;
   if (!found)
     set_not_found (error, conversation_id);
@@ -249,7 +250,7 @@ exec2 (PrsStore    *self,
   prs_store_bind_text (stmt, 1, a);
   prs_store_bind_text (stmt, 2, b);
   sqlite3_bind_int64 (stmt, 3, n);
-  return prs_store_step_done (self, stmt, "Could not restore the conversation", error);
+  return prs_store_step_done (self, stmt, N_("Could not restore the conversation"), error);
 }
 
 /* Inside the caller's transaction: the conversation @fresh, started by a
@@ -272,7 +273,7 @@ merge_into (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, kept);
-  if (prs_store_step_row (self, stmt, "Could not restore the conversation", error) != 1)
+  if (prs_store_step_row (self, stmt, N_("Could not restore the conversation"), error) != 1)
     return FALSE;
   last_seq = sqlite3_column_int64 (stmt, 0);
   g_clear_pointer (&stmt, prs_stmt_release);
@@ -313,7 +314,7 @@ restore_one (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, conversation_id);
-  row = prs_store_step_row (self, stmt, "Could not restore the conversation", error);
+  row = prs_store_step_row (self, stmt, N_("Could not restore the conversation"), error);
   if (row < 0)
     return FALSE;
   if (row == 0)
@@ -373,7 +374,8 @@ prs_store_purge_deleted_conversations (PrsStore  *self,
     return -1;
   stmt = prs_store_prepare_cached (self, "DELETE FROM conversations WHERE purge = 1 AND deleted_at IS NOT NULL",
                                    error);
-  if (stmt == NULL || !prs_store_step_done (self, stmt, "Could not delete the conversations", error))
+  if (stmt == NULL || !prs_store_step_done (self, stmt, N_("Could not delete the conversations"),
+                                            error))
     {
       g_clear_pointer (&stmt, prs_stmt_release);
       prs_store_rollback (self);
@@ -406,7 +408,8 @@ prs_store_recover_deletions (PrsStore  *self,
                                    error);
   if (stmt == NULL)
     goto fail;
-  while ((row = prs_store_step_row (self, stmt, "Could not read the conversations", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not read the conversations"),
+                                    error)) == 1)
     g_ptr_array_add (ids, g_strdup (prs_store_column_text (stmt, 0)));
   g_clear_pointer (&stmt, prs_stmt_release);
   if (row < 0)

@@ -3,6 +3,8 @@
  * tools, every workflow's checklist, and when discovery last ran. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "prs-json.h"
 #include "prs-store-internal.h"
 
@@ -24,7 +26,7 @@ insert_tool (PrsStore       *self,
       tool->webhook_path == NULL)
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "A discovered tool lacks its name, workflow or webhook path");
+                           _("A discovered tool lacks its name, workflow or webhook path."));
       return FALSE;
     }
 
@@ -57,7 +59,7 @@ insert_tool (PrsStore       *self,
   if (sqlite3_step (stmt) != SQLITE_DONE)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not save the tool “%s”: %s",
+                   _("Could not save the tool “%s”: %s"),
                    tool->name, sqlite3_errmsg (self->db));
       return FALSE;
     }
@@ -76,7 +78,7 @@ insert_workflow_check (PrsStore                 *self,
   if (checklist->workflow_id == NULL || checklist->json == NULL)
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "A workflow checklist is not an object with a workflowId");
+                           _("A Workflow Checklist is not an object with a workflowId."));
       return FALSE;
     }
 
@@ -98,7 +100,7 @@ insert_workflow_check (PrsStore                 *self,
   if (sqlite3_step (stmt) != SQLITE_DONE)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not save the checklist of workflow “%s”: %s",
+                   _("Could not save the Workflow Checklist of “%s”: %s"),
                    checklist->workflow_id, sqlite3_errmsg (self->db));
       return FALSE;
     }
@@ -122,14 +124,14 @@ prs_store_save_discovery (PrsStore   *self,
   if (!prs_store_begin_immediate (self, error))
     return FALSE;
 
-  if (!prs_store_exec_cached (self, "DELETE FROM tools", "Could not replace the tools", error))
+  if (!prs_store_exec_cached (self, "DELETE FROM tools", N_("Could not replace the tools"), error))
     goto fail;
   for (guint i = 0; tools != NULL && i < tools->len; i++)
     if (!insert_tool (self, g_ptr_array_index (tools, i), when, error))
       goto fail;
 
   if (!prs_store_exec_cached (self, "DELETE FROM workflow_checks",
-                    "Could not replace the workflow checklists", error))
+                    N_("Could not replace the Workflow Checklists"), error))
     goto fail;
   for (guint i = 0; checklists != NULL && i < checklists->len; i++)
     if (!insert_workflow_check (self, &g_array_index (checklists, PrsChecklistInsert, i), i, error))
@@ -144,7 +146,7 @@ prs_store_save_discovery (PrsStore   *self,
   if (stmt == NULL)
     goto fail;
   sqlite3_bind_int64 (stmt, 1, when);
-  if (!prs_store_step_done (self, stmt, "Could not record the discovery", error) ||
+  if (!prs_store_step_done (self, stmt, N_("Could not record the discovery"), error) ||
       !prs_store_write_setting (self, PRS_SETTING_DISCOVERY_FAILURE, NULL, error))
     goto fail;
 
@@ -188,7 +190,7 @@ prs_store_record_discovery_failure (PrsStore            *self,
     goto fail;
   sqlite3_bind_int64 (stmt, 1, when);
   prs_store_bind_text (stmt, 2, message != NULL ? message : "Discovery failed");
-  if (!prs_store_step_done (self, stmt, "Could not record the failed discovery", error) ||
+  if (!prs_store_step_done (self, stmt, N_("Could not record the failed discovery"), error) ||
       !prs_store_write_setting (self, PRS_SETTING_DISCOVERY_FAILURE,
                                 (guint) kind < G_N_ELEMENTS (failure_names) ? failure_names[kind] : NULL,
                                 error))
@@ -214,7 +216,7 @@ tool_from_row (sqlite3_stmt  *stmt,
   if (node == NULL)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "A stored tool is damaged: %s",
+                   _("A stored tool is damaged: %s"),
                    local_error != NULL ? local_error->message : "empty");
       return NULL;
     }
@@ -248,7 +250,7 @@ prs_store_list_tools (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  return prs_store_collect_rows (self, stmt, "Could not read the tools",
+  return prs_store_collect_rows (self, stmt, N_("Could not read the tools"),
                                  (PrsStoreReadRow) tool_from_row, (GDestroyNotify) prs_tool_free, error);
 }
 
@@ -273,13 +275,13 @@ prs_store_lookup_tool (PrsStore    *self,
     return NULL;
 
   prs_store_bind_text (stmt, 1, name);
-  row = prs_store_step_row (self, stmt, "Could not read a tool", error);
+  row = prs_store_step_row (self, stmt, N_("Could not read a tool"), error);
   if (row < 0)
     return NULL;
   if (row == 0)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                   "There is no tool named “%s”", name);
+                   _("There is no tool named “%s”."), name);
       return NULL;
     }
 
@@ -305,7 +307,7 @@ prs_store_list_workflow_checks (PrsStore  *self,
     return NULL;
 
   checks = json_array_new ();
-  while ((row = prs_store_step_row (self, stmt, "Could not read the workflow checklists", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not read the Workflow Checklists"), error)) == 1)
     {
       g_autoptr(GError) local_error = NULL;
       JsonNode *node = json_from_string (prs_store_column_text (stmt, 0), &local_error);
@@ -313,7 +315,7 @@ prs_store_list_workflow_checks (PrsStore  *self,
       if (node == NULL)
         {
           g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                       "A stored workflow checklist is damaged: %s",
+                       _("A stored Workflow Checklist is damaged: %s"),
                        local_error != NULL ? local_error->message : "empty");
           return NULL;
         }
@@ -347,7 +349,7 @@ prs_store_get_discovery_status (PrsStore  *self,
                         "SELECT last_attempt, last_success, last_error"
                         " FROM discovery_state WHERE id = 1",
                         NULL);
-  if (stmt == NULL || prs_store_step_row (self, stmt, "Could not read the discovery status", NULL) != 1)
+  if (stmt == NULL || prs_store_step_row (self, stmt, N_("Could not read the discovery status"), NULL) != 1)
     return;
 
   if (last_attempt != NULL)

@@ -6,6 +6,8 @@
  * answers) nor fire the triggers that keep Insights. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "prs-store-internal.h"
 
 char *
@@ -22,7 +24,7 @@ prs_store_dup_draft (PrsStore   *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, conversation_id);
-  if (prs_store_step_row (self, stmt, "Could not read a draft", NULL) != 1)
+  if (prs_store_step_row (self, stmt, N_("Could not read a draft"), NULL) != 1)
     return NULL;
   return g_strdup (prs_store_column_text (stmt, 0));
 }
@@ -55,7 +57,7 @@ prs_store_write_draft (PrsStore    *self,
       prs_store_bind_text (stmt, 2, text);
       prs_store_bind_text (stmt, 3, now);
     }
-  return prs_store_step_done (self, stmt, "Could not save a draft", error);
+  return prs_store_step_done (self, stmt, N_("Could not save a draft"), error);
 }
 
 gboolean

@@ -404,7 +404,8 @@ append_rows (Writer      *w,
     return FALSE;
   prs_store_bind_text (stmt, 1, id);
   g_string_append_printf (w->buffer, "  \"%s\": [", member);
-  while ((row = prs_store_step_row (w->store, stmt, "Could not read the conversation", error)) == 1)
+  while ((row = prs_store_step_row (w->store, stmt, N_("Could not read the conversation"),
+                                    error)) == 1)
     {
       g_string_append (w->buffer, first ? "\n    " : ",\n    ");
       first = FALSE;
@@ -432,7 +433,7 @@ write_json (Writer      *w,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, id);
-  if (prs_store_step_row (w->store, stmt, "Could not read the conversation", error) != 1)
+  if (prs_store_step_row (w->store, stmt, N_("Could not read the conversation"), error) != 1)
     return FALSE;
   append_row (w->buffer, stmt, 2);
   g_clear_pointer (&stmt, prs_stmt_release);
@@ -472,7 +473,7 @@ prs_store_export_conversation (PrsStore         *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* One snapshot: what is written arriving meanwhile is not half in it */
-  if (!prs_store_exec_cached (self, "BEGIN", "Could not read the conversation", error))
+  if (!prs_store_exec_cached (self, "BEGIN", N_("Could not read the conversation"), error))
     return FALSE;
 
   conversation = prs_store_get_conversation (self, conversation_id, error);

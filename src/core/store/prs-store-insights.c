@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-store-insights.h"
 #include "prs-store-internal.h"
@@ -334,7 +335,7 @@ prs_store_add_model_calls (PrsStore                 *self,
       sqlite3_bind_int64 (stmt, 9, MAX (call->input_tokens, 0));
       sqlite3_bind_int64 (stmt, 10, MAX (call->output_tokens, 0));
       prs_store_bind_text (stmt, 11, call->created_at != NULL ? call->created_at : now);
-      if (!prs_store_step_done (self, stmt, "Could not record a model call", error))
+      if (!prs_store_step_done (self, stmt, N_("Could not record a model call"), error))
         goto fail;
     }
   return prs_store_commit (self, error);
@@ -451,19 +452,19 @@ read_counts (PrsStore     *self,
                   " SUM (d.input_tokens), SUM (d.output_tokens)"
                   " FROM insight_model_days d LEFT JOIN providers p ON p.id = d.provider_id"
                   " WHERE d.day >= ?1 GROUP BY d.provider_id, d.model",
-                  first_day, "Could not read the figures per model", read_model,
+                  first_day, N_("Could not read the figures per model"), read_model,
                   prs_insights_model_free, insights->models, error) ||
       !read_rows (self,
                   "SELECT d.agent_id, COALESCE (a.name, d.agent_id), SUM (d.runs),"
                   " SUM (d.input_tokens), SUM (d.output_tokens)"
                   " FROM insight_agent_days d LEFT JOIN agents a ON a.id = d.agent_id"
                   " WHERE d.day >= ?1 GROUP BY d.agent_id",
-                  first_day, "Could not read the figures per agent", read_agent,
+                  first_day, N_("Could not read the figures per agent"), read_agent,
                   prs_insights_agent_free, insights->agents, error) ||
       !read_rows (self,
                   "SELECT tool, SUM (calls), SUM (decided), SUM (approved), SUM (settled),"
                   " SUM (succeeded) FROM insight_tool_days WHERE day >= ?1 GROUP BY tool",
-                  first_day, "Could not read the figures per tool", read_tool,
+                  first_day, N_("Could not read the figures per tool"), read_tool,
                   prs_insights_tool_free, insights->tools, error))
     return FALSE;
 
@@ -625,7 +626,7 @@ read_latencies (PrsStore     *self,
     return FALSE;
   if (!all_time)
     prs_store_bind_text (stmt, 1, first_day);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the times", error)) == 1)
+  while ((rc = prs_store_step_row (self, stmt, N_("Could not read the times"), error)) == 1)
     {
       const char *kind = prs_store_column_text (stmt, 0);
       const char *subject = prs_store_column_text (stmt, 1);
@@ -674,7 +675,8 @@ collect_days (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, first_day);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the figures per day", error)) == 1)
+  while ((rc = prs_store_step_row (self, stmt, N_("Could not read the figures per day"),
+                                   error)) == 1)
     {
       const char *day = prs_store_column_text (stmt, 0);
       DayRow *row;
@@ -808,7 +810,7 @@ prs_store_read_insights (PrsStore           *self,
   insights->first_day = g_strdup (first_day);
 
   /* One read transaction: every figure from the same moment */
-  if (!prs_store_exec_cached (self, "BEGIN", "Could not read the figures", error))
+  if (!prs_store_exec_cached (self, "BEGIN", N_("Could not read the figures"), error))
     return NULL;
   ok = read_counts (self, first_day != NULL ? first_day : "", insights, models, tools, error) &&
        read_latencies (self, first_day == NULL, first_day, models, tools, error) &&

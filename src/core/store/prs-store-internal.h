@@ -92,6 +92,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsStmt, prs_stmt_release)
 PrsStmt      *prs_store_prepare_cached    (PrsStore     *self,
                                            const char   *sql,
                                            GError      **error);
+/* @what, here and in the helpers below, is a phrase marked for translation
+ * (the N_ macro) where it is written, "Could not save the message":
+ * translated only when an error is set, since the helpers run for every
+ * statement. */
 void          prs_store_set_error         (PrsStore     *self,
                                            GError      **error,
                                            const char   *what);

@@ -124,7 +124,7 @@ prs_store_list_mcp_servers (PrsStore  *self,
   stmt = prs_store_prepare_cached (self, "SELECT " MCP_COLUMNS " FROM mcp_servers ORDER BY name", error);
   if (stmt == NULL)
     return NULL;
-  return prs_store_collect_rows (self, stmt, "Could not read the MCP servers",
+  return prs_store_collect_rows (self, stmt, N_("Could not read the MCP servers"),
                                  (PrsStoreReadRow) read_row, (GDestroyNotify) prs_mcp_server_row_free, error);
 }
 
@@ -147,7 +147,7 @@ prs_store_lookup_mcp_server (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, id_or_name);
-  return prs_store_step_row (self, stmt, "Could not read the MCP server", error) == 1 ? read_row (stmt, NULL) : NULL;
+  return prs_store_step_row (self, stmt, N_("Could not read the MCP server"), error) == 1 ? read_row (stmt, NULL) : NULL;
 }
 
 static gboolean
@@ -201,7 +201,7 @@ name_taken (PrsStore    *self,
     return TRUE;
   prs_store_bind_text (stmt, 1, name);
   prs_store_bind_text (stmt, 2, except_id);
-  rc = prs_store_step_row (self, stmt, "Could not read the MCP servers", error);
+  rc = prs_store_step_row (self, stmt, N_("Could not read the MCP servers"), error);
   if (rc == 1)
     g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                  _("An MCP server named “%s” exists already."), name);
@@ -260,7 +260,7 @@ write_row (PrsStore               *self,
         goto fail;
       prs_store_bind_text (stmt, 1, id);
       prs_store_bind_text (stmt, 2, row->name);
-      if (!prs_store_step_done (self, stmt, "Could not save the MCP server", error))
+      if (!prs_store_step_done (self, stmt, N_("Could not save the MCP server"), error))
         goto fail;
       g_clear_pointer (&stmt, prs_stmt_release);
     }
@@ -269,7 +269,7 @@ write_row (PrsStore               *self,
   bind_row (stmt, row, id);
   if (is_new)
     prs_store_bind_text (stmt, 12, now);
-  if (!prs_store_step_done (self, stmt, "Could not save the MCP server", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the MCP server"), error))
     goto fail;
   if (!is_new && sqlite3_changes (self->db) == 0)
     {
@@ -334,7 +334,7 @@ prs_store_remove_mcp_server (PrsStore    *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!prs_store_delete_one (self, "DELETE FROM mcp_servers WHERE id = ?1", id,
-                             "Could not remove the MCP server", &found, error))
+                             N_("Could not remove the MCP server"), &found, error))
     return FALSE;
   if (!found)
     {
@@ -376,7 +376,7 @@ prs_store_save_mcp_tools (PrsStore    *self,
     goto fail;
   prs_store_bind_text (stmt, 1, server_id);
   sqlite3_bind_int64 (stmt, 2, when);
-  if (!prs_store_step_done (self, stmt, "Could not save the MCP server's tools", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the MCP server's tools"), error))
     goto fail;
   /* A server removed meanwhile keeps no tools */
   if (sqlite3_changes (self->db) == 0)
@@ -390,7 +390,7 @@ prs_store_save_mcp_tools (PrsStore    *self,
   if (stmt == NULL)
     goto fail;
   prs_store_bind_text (stmt, 1, server_id);
-  if (!prs_store_step_done (self, stmt, "Could not save the MCP server's tools", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the MCP server's tools"), error))
     goto fail;
   g_clear_pointer (&stmt, prs_stmt_release);
 
@@ -413,7 +413,7 @@ prs_store_save_mcp_tools (PrsStore    *self,
       prs_store_bind_text (stmt, 3, name);
       prs_store_bind_text (stmt, 4, exposed);
       prs_store_bind_text (stmt, 5, text);
-      if (!prs_store_step_done (self, stmt, "Could not save the MCP server's tools", error))
+      if (!prs_store_step_done (self, stmt, N_("Could not save the MCP server's tools"), error))
         goto fail;
       g_clear_pointer (&stmt, prs_stmt_release);
     }
@@ -447,7 +447,7 @@ prs_store_list_mcp_tools (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, server_id);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the MCP servers' tools", error)) == 1)
+  while ((rc = prs_store_step_row (self, stmt, N_("Could not read the MCP servers' tools"), error)) == 1)
     {
       JsonObject *entry = json_object_new ();
       JsonNode *tool = json_from_string (prs_store_column_text (stmt, 5), NULL);

@@ -16,10 +16,10 @@ step_one_row (PrsStore      *self,
               sqlite3_stmt  *stmt,
               GError       **error)
 {
-  int row = prs_store_step_row (self, stmt, "Could not count the messages", error);
+  int row = prs_store_step_row (self, stmt, N_("Could not count the messages"), error);
 
   if (row == 0)
-    g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE, "Could not count the messages");
+    g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE, _("Could not count the messages"));
   return row == 1;
 }
 
@@ -115,12 +115,13 @@ prs_store_locate_message (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, message_id);
-  row = prs_store_step_row (self, stmt, "Could not find the message", error);
+  row = prs_store_step_row (self, stmt, N_("Could not read a message"), error);
   if (row < 0)
     return FALSE;
   if (row == 0)
     {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, "There is no message “%s”", message_id);
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, _("There is no message “%s”."),
+                   message_id);
       return FALSE;
     }
   if (out_conversation_id != NULL)
@@ -157,7 +158,7 @@ prs_store_list_messages_at (PrsStore    *self,
 
   prs_store_bind_text (stmt, 1, conversation_id);
   sqlite3_bind_int64 (stmt, 2, offset);
-  row = prs_store_step_row (self, stmt, "Could not read the messages", error);
+  row = prs_store_step_row (self, stmt, N_("Could not read the messages"), error);
   if (row < 0)
     return NULL;
   if (row == 0)
@@ -187,7 +188,7 @@ lookup_conversation_by_slug (PrsStore    *self,
     return FALSE;
 
   prs_store_bind_text (stmt, 1, slug);
-  row = prs_store_step_row (self, stmt, "Could not look up a conversation", error);
+  row = prs_store_step_row (self, stmt, N_("Could not look up a conversation"), error);
   if (row < 0)
     return FALSE;
 
@@ -230,7 +231,7 @@ prs_store_resolve_conversation (PrsStore    *self,
   if (slug == NULL || slug[0] == '\0')
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "A conversation slug must not be empty");
+                           _("A conversation’s slug must not be empty."));
       return FALSE;
     }
 
@@ -267,7 +268,7 @@ prs_store_resolve_conversation (PrsStore    *self,
           prs_store_bind_text (stmt, 1, id);
           prs_store_bind_text (stmt, 2, slug);
           prs_store_bind_text (stmt, 3, now);
-          if (!prs_store_step_done (self, stmt, "Could not create the conversation", error))
+          if (!prs_store_step_done (self, stmt, N_("Could not create the conversation"), error))
             goto fail;
           if (!prs_store_commit (self, error))
             return FALSE;
@@ -310,7 +311,7 @@ prs_store_has_conversation (PrsStore   *self,
     return FALSE;
 
   prs_store_bind_text (stmt, 1, conversation_id);
-  return prs_store_step_row (self, stmt, "Could not look up a conversation", NULL) == 1;
+  return prs_store_step_row (self, stmt, N_("Could not look up a conversation"), NULL) == 1;
 }
 
 /* A stored JSON text as a value; null when absent (or, defensively, damaged). */
@@ -351,12 +352,12 @@ update_conversation (PrsStore    *self,
   prs_store_bind_text (stmt, 1, conversation_id);
   if (value != NULL)
     prs_store_bind_text (stmt, 2, value);
-  if (!prs_store_step_done (self, stmt, "Could not update the conversation", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not update the conversation"), error))
     goto fail;
   if (sqlite3_changes (self->db) == 0)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                   "There is no conversation “%s”", conversation_id);
+                   _("There is no conversation “%s”."), conversation_id);
       goto fail;
     }
 
@@ -391,7 +392,7 @@ prs_store_rename_conversation (PrsStore    *self,
   if (title == NULL || title[0] == '\0')
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "A conversation title must not be empty");
+                           _("A conversation’s title must not be empty."));
       return FALSE;
     }
 
@@ -446,7 +447,7 @@ prs_store_adopt_conversation_agent (PrsStore    *self,
     goto fail;
   prs_store_bind_text (stmt, 1, conversation_id);
   prs_store_bind_text (stmt, 2, agent_id);
-  if (!prs_store_step_done (self, stmt, "Could not update the conversation", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not update the conversation"), error))
     goto fail;
   if (out_adopted != NULL)
     *out_adopted = sqlite3_changes (self->db) > 0;
@@ -484,13 +485,16 @@ check_json_text (const char  *json,
     return TRUE;
 
   node = json_from_string (json, &local_error);
+  if (node == NULL && local_error == NULL)
+    g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                 /* Translators: %s is a field's name, “context”, “execution” or “extra”, kept as it is */
+                 _("The message’s field “%s” is empty, not JSON."), field);
+  else if (node == NULL)
+    g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                 /* Translators: the field's name, kept as it is, then what the JSON reader said */
+                 _("The message’s field “%s” is not JSON: %s"), field, local_error->message);
   if (node == NULL)
-    {
-      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   "The %s of a message is not JSON: %s", field,
-                   local_error != NULL ? local_error->message : "it is empty");
-      return FALSE;
-    }
+    return FALSE;
 
   return TRUE;
 }
@@ -509,7 +513,7 @@ dedup_key_exists (PrsStore    *self,
     return FALSE;
 
   prs_store_bind_text (stmt, 1, dedup_key);
-  row = prs_store_step_row (self, stmt, "Could not look up a message", error);
+  row = prs_store_step_row (self, stmt, N_("Could not read a message"), error);
   if (row < 0)
     return FALSE;
 
@@ -529,7 +533,7 @@ check_message_target (PrsStore                *self,
   if (!prs_store_has_conversation (self, message->conversation_id))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                   "There is no conversation “%s”", message->conversation_id);
+                   _("There is no conversation “%s”."), message->conversation_id);
       return FALSE;
     }
 
@@ -540,7 +544,7 @@ check_message_target (PrsStore                *self,
   if (exists)
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "A message with the same duplicate key is already stored");
+                           _("A message with the same duplicate key is already stored."));
       return FALSE;
     }
 
@@ -563,7 +567,7 @@ next_message_seq (PrsStore     *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, conversation_id);
-  if (prs_store_step_row (self, stmt, "Could not number the message", error) != 1)
+  if (prs_store_step_row (self, stmt, N_("Could not number the message"), error) != 1)
     return FALSE;
 
   *out_seq = sqlite3_column_int64 (stmt, 0);
@@ -603,7 +607,7 @@ write_message (PrsStore                *self,
   prs_store_bind_text (insert_stmt, 10, message->dedup_key);
   prs_store_bind_text (insert_stmt, 11, message->extra_json);
   prs_store_bind_text (insert_stmt, 12, now);
-  if (!prs_store_step_done (self, insert_stmt, "Could not save the message", error))
+  if (!prs_store_step_done (self, insert_stmt, N_("Could not save the message"), error))
     return FALSE;
 
   bump_stmt = prs_store_prepare_cached (self,
@@ -615,7 +619,7 @@ write_message (PrsStore                *self,
     return FALSE;
   prs_store_bind_text (bump_stmt, 1, message->conversation_id);
   prs_store_bind_text (bump_stmt, 2, now);
-  return prs_store_step_done (self, bump_stmt, "Could not update the conversation", error);
+  return prs_store_step_done (self, bump_stmt, N_("Could not update the conversation"), error);
 }
 
 /* The insert of prs_store_insert_message (), inside a transaction the
@@ -636,13 +640,13 @@ prs_store_insert_message_locked (PrsStore                *self,
   if (message->conversation_id == NULL || message->kind == NULL || message->kind[0] == '\0')
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "A message needs a conversation and a kind");
+                           _("A message needs a conversation and a kind."));
       return FALSE;
     }
   if (!message->json_from_writer &&
       (!check_json_text (message->context_json, "context", error) ||
        !check_json_text (message->execution_json, "execution", error) ||
-       !check_json_text (message->extra_json, "extra data", error)))
+       !check_json_text (message->extra_json, "extra", error)))
     return FALSE;
 
   id = message->id != NULL ? g_strdup (message->id) : g_uuid_string_random ();
@@ -714,7 +718,7 @@ prs_store_find_message_by_dedup_key (PrsStore   *self,
     return NULL;
 
   prs_store_bind_text (stmt, 1, dedup_key);
-  if (prs_store_step_row (self, stmt, "Could not look up a message", NULL) != 1)
+  if (prs_store_step_row (self, stmt, N_("Could not read a message"), NULL) != 1)
     return NULL;
 
   return g_strdup (prs_store_column_text (stmt, 0));
@@ -735,7 +739,7 @@ prs_store_update_message (PrsStore    *self,
   g_return_val_if_fail (message_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!check_json_text (extra_json, "extra data", error))
+  if (!check_json_text (extra_json, "extra", error))
     return FALSE;
 
   if (!prs_store_begin_immediate (self, error))
@@ -753,12 +757,12 @@ prs_store_update_message (PrsStore    *self,
   prs_store_bind_text (stmt, 2, status);
   prs_store_bind_text (stmt, 3, content);
   prs_store_bind_text (stmt, 4, extra_json);
-  if (!prs_store_step_done (self, stmt, "Could not update the message", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not update the message"), error))
     goto fail;
   if (sqlite3_changes (self->db) == 0)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
-                   "There is no message “%s”", message_id);
+                   _("There is no message “%s”."), message_id);
       goto fail;
     }
 
@@ -801,7 +805,7 @@ prs_store_interrupt_orphan_inbound (PrsStore    *self,
     goto fail;
   prs_store_bind_text (stmt, 1, answer_json);
   prs_store_bind_text (stmt, 2, error_text);
-  if (!prs_store_step_done (self, stmt, "Could not mark the unanswered requests", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not mark the unanswered requests"), error))
     goto fail;
   changed = sqlite3_changes (self->db);
   if (!prs_store_commit (self, error))
@@ -860,7 +864,7 @@ prs_store_get_message (PrsStore    *self,
     return NULL;
 
   prs_store_bind_text (stmt, 1, message_id);
-  if (prs_store_step_row (self, stmt, "Could not read a message", error) != 1)
+  if (prs_store_step_row (self, stmt, N_("Could not read a message"), error) != 1)
     return NULL;
 
   return message_from_row (stmt);
@@ -895,7 +899,7 @@ prs_store_list_messages (PrsStore    *self,
   sqlite3_bind_int64 (stmt, 3, limit);
 
   messages = json_array_new ();
-  while ((row = prs_store_step_row (self, stmt, "Could not read the messages", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not read the messages"), error)) == 1)
     json_array_add_element (messages, message_from_row (stmt));
   if (row < 0)
     return NULL;
@@ -928,7 +932,7 @@ last_user_turn (PrsStore    *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, conversation_id);
-  row = prs_store_step_row (self, stmt, "Could not read the messages", error);
+  row = prs_store_step_row (self, stmt, N_("Could not read the messages"), error);
   if (row < 0)
     return FALSE;
   if (row == 0 || g_strcmp0 (prs_store_column_text (stmt, 2), "user") != 0)
@@ -970,7 +974,8 @@ supersede_from (PrsStore    *self,
   prs_store_bind_text (stmt, 1, conversation_id);
   sqlite3_bind_int64 (stmt, 2, first_seq);
   prs_store_bind_text (stmt, 3, now);
-  while ((row = prs_store_step_row (self, stmt, "Could not keep the earlier answer", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not keep the earlier answer"),
+                                    error)) == 1)
     g_ptr_array_add (ids, g_strdup (prs_store_column_text (stmt, 0)));
   return row == 0;
 }

@@ -4,6 +4,7 @@
  * tests/core/test-store.c. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <sqlite3.h>
 
 #include "prs-store-internal.h"
@@ -552,11 +553,11 @@ prs_store_read_user_version (PrsStore  *self,
 
   if (stmt == NULL)
     return FALSE;
-  if (prs_store_step_row (self, stmt, "Could not read the database version", error) != 1)
+  if (prs_store_step_row (self, stmt, N_("Could not read the database version"), error) != 1)
     {
       if (error != NULL && *error == NULL)
         g_set_error_literal (error, PRS_ERROR, PRS_ERROR_STORE,
-                             "Could not read the database version");
+                             _("Could not read the database version"));
       return FALSE;
     }
 
@@ -576,17 +577,18 @@ check_foreign_keys (PrsStore  *self,
 
   if (sqlite3_prepare_v2 (self->db, "PRAGMA foreign_key_check", -1, &stmt, NULL) != SQLITE_OK)
     {
-      prs_store_set_error (self, error, "Could not check the database");
+      prs_store_set_error (self, error, N_("Could not check the database"));
       return FALSE;
     }
   rc = sqlite3_step (stmt);
   if (rc == SQLITE_ROW)
     g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                 "Could not upgrade the database “%s” to version %d: a row of %s refers to a "
-                 "missing row of %s", self->path, version,
+                 /* Translators: the database's file, the version, then two tables' names (SQL, kept as they are) */
+                 _("Could not upgrade the database “%s” to version %d: a row of %s refers to a "
+                   "missing row of %s"), self->path, version,
                  (const char *) sqlite3_column_text (stmt, 0), (const char *) sqlite3_column_text (stmt, 2));
   else if (rc != SQLITE_DONE)
-    prs_store_set_error (self, error, "Could not check the database");
+    prs_store_set_error (self, error, N_("Could not check the database"));
   sqlite3_finalize (stmt);
   return rc == SQLITE_DONE;
 }
@@ -610,7 +612,7 @@ run_migration_step (PrsStore            *self,
   if (current != migration->version - 1)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "The database “%s” is at schema version %d, expected %d",
+                   _("The database “%s” is at schema version %d, expected %d."),
                    self->path, current, migration->version - 1);
       goto fail;
     }
@@ -618,7 +620,7 @@ run_migration_step (PrsStore            *self,
   if (sqlite3_exec (self->db, migration->sql, NULL, NULL, &errmsg) != SQLITE_OK)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not upgrade the database “%s” to version %d: %s",
+                   _("Could not upgrade the database “%s” to version %d: %s"),
                    self->path, migration->version,
                    errmsg != NULL ? errmsg : sqlite3_errmsg (self->db));
       sqlite3_free (errmsg);
@@ -649,14 +651,14 @@ run_migration (PrsStore            *self,
   if (migration->rebuilds &&
       sqlite3_exec (self->db, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL) != SQLITE_OK)
     {
-      prs_store_set_error (self, error, "Could not upgrade the database");
+      prs_store_set_error (self, error, N_("Could not upgrade the database"));
       return FALSE;
     }
   ok = run_migration_step (self, migration, error);
   if (migration->rebuilds &&
       sqlite3_exec (self->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK && ok)
     {
-      prs_store_set_error (self, error, "Could not upgrade the database");
+      prs_store_set_error (self, error, N_("Could not upgrade the database"));
       return FALSE;
     }
   return ok;

@@ -61,7 +61,7 @@ prs_store_list_providers (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  return prs_store_collect_rows (self, stmt, "Could not read the AI providers",
+  return prs_store_collect_rows (self, stmt, N_("Could not read the AI providers"),
                                  (PrsStoreReadRow) read_row, (GDestroyNotify) prs_provider_row_free, error);
 }
 
@@ -88,7 +88,7 @@ prs_store_lookup_provider (PrsStore    *self,
     return NULL;
   prs_store_bind_text (stmt, 1, id_or_name);
 
-  rc = prs_store_step_row (self, stmt, "Could not read the AI provider", error);
+  rc = prs_store_step_row (self, stmt, N_("Could not read the AI provider"), error);
   return rc == 1 ? read_row (stmt, NULL) : NULL;
 }
 
@@ -108,7 +108,7 @@ name_taken (PrsStore    *self,
     return FALSE;
   prs_store_bind_text (stmt, 1, name);
   prs_store_bind_text (stmt, 2, except_id);
-  rc = prs_store_step_row (self, stmt, "Could not read the AI providers", error);
+  rc = prs_store_step_row (self, stmt, N_("Could not read the AI providers"), error);
   if (rc < 0)
     return FALSE;
   *out_taken = rc == 1;
@@ -169,7 +169,7 @@ prs_store_add_provider (PrsStore              *self,
                                                           "SELECT COALESCE (MAX (priority) + 1, 0) FROM providers",
                                                           error);
 
-      if (stmt == NULL || prs_store_step_row (self, stmt, "Could not read the AI providers", error) != 1)
+      if (stmt == NULL || prs_store_step_row (self, stmt, N_("Could not read the AI providers"), error) != 1)
         goto fail;
       priority = sqlite3_column_int (stmt, 0);
     }
@@ -190,7 +190,7 @@ prs_store_add_provider (PrsStore              *self,
     sqlite3_bind_int (stmt, 6, row->enabled ? 1 : 0);
     sqlite3_bind_int (stmt, 7, priority);
     prs_store_bind_text (stmt, 8, now);
-    if (!prs_store_step_done (self, stmt, "Could not save the AI provider", error))
+    if (!prs_store_step_done (self, stmt, N_("Could not save the AI provider"), error))
       goto fail;
   }
 
@@ -247,7 +247,7 @@ prs_store_update_provider (PrsStore              *self,
   prs_store_bind_text (stmt, 5, row->model);
   sqlite3_bind_int (stmt, 6, row->enabled ? 1 : 0);
   sqlite3_bind_int (stmt, 7, row->priority);
-  if (!prs_store_step_done (self, stmt, "Could not save the AI provider", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the AI provider"), error))
     goto fail;
   if (sqlite3_changes (self->db) == 0)
     {
@@ -277,7 +277,7 @@ prs_store_remove_provider (PrsStore    *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!prs_store_delete_one (self, "DELETE FROM providers WHERE id = ?1", id,
-                             "Could not remove the AI provider", &found, error))
+                             N_("Could not remove the AI provider"), &found, error))
     return FALSE;
   if (!found)
     {

@@ -123,7 +123,7 @@ prs_store_save_run_and_trigger (PrsStore        *self,
   prs_store_bind_text (stmt, 13, row->error);
   sqlite3_bind_int (stmt, 14, row->round);
   prs_store_bind_text (stmt, 15, now);
-  if (!prs_store_step_done (self, stmt, "Could not save the agent run", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the agent run"), error))
     goto fail;
   g_clear_pointer (&stmt, prs_stmt_release);
 
@@ -136,7 +136,7 @@ prs_store_save_run_and_trigger (PrsStore        *self,
         goto fail;
       prs_store_bind_text (stmt, 1, row->trigger_message_id);
       prs_store_bind_text (stmt, 2, trigger_status);
-      if (!prs_store_step_done (self, stmt, "Could not update the request's status", error))
+      if (!prs_store_step_done (self, stmt, N_("Could not update the request's status"), error))
         goto fail;
       g_clear_pointer (&stmt, prs_stmt_release);
     }
@@ -165,7 +165,7 @@ prs_store_lookup_run (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, run_id);
-  return prs_store_step_row (self, stmt, "Could not read the agent run", error) == 1 ? read_run (stmt, NULL) : NULL;
+  return prs_store_step_row (self, stmt, N_("Could not read the agent run"), error) == 1 ? read_run (stmt, NULL) : NULL;
 }
 
 PrsRunRow *
@@ -187,7 +187,7 @@ prs_store_lookup_run_by_trigger (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, message_id);
-  return prs_store_step_row (self, stmt, "Could not read the agent run", error) == 1 ? read_run (stmt, NULL) : NULL;
+  return prs_store_step_row (self, stmt, N_("Could not read the agent run"), error) == 1 ? read_run (stmt, NULL) : NULL;
 }
 
 GPtrArray *
@@ -207,7 +207,7 @@ prs_store_list_unfinished_runs (PrsStore  *self,
   if (stmt == NULL)
     return NULL;
 
-  return prs_store_collect_rows (self, stmt, "Could not read the agent runs",
+  return prs_store_collect_rows (self, stmt, N_("Could not read the agent runs"),
                                  (PrsStoreReadRow) read_run, (GDestroyNotify) prs_run_row_free, error);
 }
 
@@ -289,7 +289,7 @@ prs_store_save_tool_call (PrsStore             *self,
   prs_store_bind_text (stmt, 10, row->status);
   prs_store_bind_text (stmt, 11, row->result_text);
   prs_store_bind_text (stmt, 12, now);
-  if (!prs_store_step_done (self, stmt, "Could not save the tool call", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the tool call"), error))
     goto fail;
   g_clear_pointer (&stmt, prs_stmt_release);
 
@@ -304,7 +304,7 @@ prs_store_save_tool_call (PrsStore             *self,
       prs_store_bind_text (stmt, 1, row->message_id);
       prs_store_bind_text (stmt, 2, message_status);
       prs_store_bind_text (stmt, 3, message_extra_json);
-      if (!prs_store_step_done (self, stmt, "Could not update the tool call's message", error))
+      if (!prs_store_step_done (self, stmt, N_("Could not update the tool call's message"), error))
         goto fail;
       g_clear_pointer (&stmt, prs_stmt_release);
     }
@@ -335,7 +335,7 @@ prs_store_list_tool_calls (PrsStore    *self,
     return NULL;
   prs_store_bind_text (stmt, 1, run_id);
 
-  return prs_store_collect_rows (self, stmt, "Could not read the tool calls",
+  return prs_store_collect_rows (self, stmt, N_("Could not read the tool calls"),
                                  (PrsStoreReadRow) read_tool_call, (GDestroyNotify) prs_tool_call_row_free, error);
 }
 
@@ -358,7 +358,7 @@ prs_store_lookup_tool_call (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, id_or_message_id);
-  return prs_store_step_row (self, stmt, "Could not read the tool call", error) == 1 ? read_tool_call (stmt, NULL) : NULL;
+  return prs_store_step_row (self, stmt, N_("Could not read the tool call"), error) == 1 ? read_tool_call (stmt, NULL) : NULL;
 }
 
 static void
@@ -417,7 +417,7 @@ prs_store_list_waiting_tool_calls (PrsStore  *self,
     return NULL;
 
   json_builder_begin_array (builder);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the waiting tool calls", error)) == 1)
+  while ((rc = prs_store_step_row (self, stmt, N_("Could not read the waiting tool calls"), error)) == 1)
     add_waiting_call (builder, stmt);
   if (rc < 0)
     return NULL;
@@ -471,7 +471,7 @@ prs_store_add_approval_rule (PrsStore    *self,
   prs_store_bind_text (stmt, 3, conversation_slug);
   prs_store_bind_text (stmt, 4, action);
   prs_store_bind_text (stmt, 5, now);
-  if (!prs_store_step_done (self, stmt, "Could not add the rule", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not add the rule"), error))
     goto fail;
   g_clear_pointer (&stmt, prs_stmt_release);
   if (out_id != NULL)
@@ -505,7 +505,7 @@ prs_store_list_approval_rules (PrsStore  *self,
     return NULL;
 
   json_builder_begin_array (builder);
-  while ((rc = prs_store_step_row (self, stmt, "Could not read the rules", error)) == 1)
+  while ((rc = prs_store_step_row (self, stmt, N_("Could not read the auto-approval rules"), error)) == 1)
     {
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "id");
@@ -542,7 +542,7 @@ prs_store_remove_approval_rule (PrsStore  *self,
   if (stmt == NULL)
     goto fail;
   sqlite3_bind_int64 (stmt, 1, id);
-  if (!prs_store_step_done (self, stmt, "Could not remove the rule", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not remove the rule"), error))
     goto fail;
   if (sqlite3_changes (self->db) == 0)
     {
@@ -590,7 +590,7 @@ prs_store_match_approval_rule (PrsStore   *self,
   prs_store_bind_text (stmt, 1, tool);
   prs_store_bind_text (stmt, 2, agent_id);
   prs_store_bind_text (stmt, 3, conversation_slug);
-  if (prs_store_step_row (self, stmt, "Could not read the approval rules", &error) == 1)
+  if (prs_store_step_row (self, stmt, N_("Could not read the auto-approval rules"), &error) == 1)
     return g_strdup (prs_store_column_text (stmt, 0));
   if (error != NULL)
     g_message ("%s", error->message);
@@ -610,7 +610,7 @@ prs_store_dup_conversation_slug (PrsStore   *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, conversation_id);
-  if (prs_store_step_row (self, stmt, "Could not read the conversation", NULL) == 1)
+  if (prs_store_step_row (self, stmt, N_("Could not read the conversation"), NULL) == 1)
     return g_strdup (prs_store_column_text (stmt, 0));
   return NULL;
 }

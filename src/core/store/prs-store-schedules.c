@@ -95,7 +95,7 @@ prs_store_list_schedules (PrsStore  *self,
   stmt = prs_store_prepare_cached (self, "SELECT " SCHEDULE_COLUMNS " FROM schedules ORDER BY name", error);
   if (stmt == NULL)
     return NULL;
-  return prs_store_collect_rows (self, stmt, "Could not read the schedules",
+  return prs_store_collect_rows (self, stmt, N_("Could not read the schedules"),
                                  (PrsStoreReadRow) read_row, (GDestroyNotify) prs_schedule_row_free, error);
 }
 
@@ -118,7 +118,7 @@ prs_store_lookup_schedule (PrsStore    *self,
   if (stmt == NULL)
     return NULL;
   prs_store_bind_text (stmt, 1, id_or_name);
-  return prs_store_step_row (self, stmt, "Could not read the schedule", error) == 1 ? read_row (stmt, NULL) : NULL;
+  return prs_store_step_row (self, stmt, N_("Could not read the schedule"), error) == 1 ? read_row (stmt, NULL) : NULL;
 }
 
 static gboolean
@@ -136,7 +136,7 @@ name_taken (PrsStore    *self,
     return TRUE;
   prs_store_bind_text (stmt, 1, name);
   prs_store_bind_text (stmt, 2, except_id);
-  rc = prs_store_step_row (self, stmt, "Could not read the schedules", error);
+  rc = prs_store_step_row (self, stmt, N_("Could not read the schedules"), error);
   if (rc == 1)
     /* Translators: %s is a schedule's name */
     g_set_error (error, PRS_ERROR, PRS_ERROR_EXISTS, _("A schedule named “%s” exists already."), name);
@@ -188,7 +188,7 @@ write_row (PrsStore              *self,
     goto fail;
   bind_row (stmt, row, id);
   prs_store_bind_text (stmt, 13, now);
-  if (!prs_store_step_done (self, stmt, "Could not save the schedule", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the schedule"), error))
     goto fail;
   if (!is_new && sqlite3_changes (self->db) == 0)
     {
@@ -268,7 +268,7 @@ update_one (PrsStore    *self,
   sqlite3_bind_int64 (stmt, 2, a);
   if (sqlite3_bind_parameter_count (stmt) >= 3)
     sqlite3_bind_int64 (stmt, 3, b);
-  if (!prs_store_step_done (self, stmt, "Could not save the schedule", error))
+  if (!prs_store_step_done (self, stmt, N_("Could not save the schedule"), error))
     goto fail;
   *out_changed = sqlite3_changes (self->db) > 0;
   g_clear_pointer (&stmt, prs_stmt_release);
@@ -322,7 +322,7 @@ prs_store_remove_schedule (PrsStore    *self,
   g_return_val_if_fail (id != NULL, FALSE);
 
   if (!prs_store_delete_one (self, "DELETE FROM schedules WHERE id = ?1", id,
-                             "Could not remove the schedule", &found, error))
+                             N_("Could not remove the schedule"), &found, error))
     return FALSE;
   return found || not_found (id, error);
 }
@@ -377,7 +377,7 @@ fire_is_due (PrsStore               *self,
   if (stmt == NULL)
     return FALSE;
   prs_store_bind_text (stmt, 1, fire->schedule_id);
-  rc = prs_store_step_row (self, stmt, "Could not read the schedule", error);
+  rc = prs_store_step_row (self, stmt, N_("Could not read the schedule"), error);
   if (rc < 0)
     return FALSE;
   if (rc == 0)
@@ -414,7 +414,7 @@ record_fire (PrsStore               *self,
   prs_store_bind_text (insert, 3, fire->kind);
   prs_store_bind_text (insert, 4, message_id);
   prs_store_bind_text (insert, 5, now);
-  if (!prs_store_step_done (self, insert, "Could not record the schedule’s run", error))
+  if (!prs_store_step_done (self, insert, N_("Could not record the schedule’s run"), error))
     return FALSE;
 
   update = prs_store_prepare_cached (self,
@@ -435,7 +435,7 @@ record_fire (PrsStore               *self,
   prs_store_bind_text (update, 4, fire->conversation_id);
   sqlite3_bind_int64 (update, 5, fire->run_requested_at);
   prs_store_bind_text (update, 6, fire->problem);
-  return prs_store_step_done (self, update, "Could not record the schedule’s run", error);
+  return prs_store_step_done (self, update, N_("Could not record the schedule’s run"), error);
 }
 
 gboolean
@@ -512,5 +512,5 @@ prs_store_list_unstarted_schedule_messages (PrsStore  *self,
                                    error);
   if (stmt == NULL)
     return NULL;
-  return prs_store_collect_rows (self, stmt, "Could not read the schedules’ runs", read_text, g_free, error);
+  return prs_store_collect_rows (self, stmt, N_("Could not read the schedules’ runs"), read_text, g_free, error);
 }

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-markdown-text.h"
 #include "prs-store-internal.h"
@@ -180,7 +181,7 @@ snippet_query (PrsStore   *self,
   prs_store_bind_text (stmt, 1, word);
   prs_store_bind_text (stmt, 2, above);
   group = g_string_new ("(");
-  while ((row = prs_store_step_row (self, stmt, "Could not search the messages", NULL)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not search the messages"), NULL)) == 1)
     g_string_append_printf (group, "%s\"%s\"", group->len > 1 ? " OR " : "", prs_store_column_text (stmt, 0));
   if (row < 0 || group->len == 1)
     return NULL;
@@ -223,7 +224,7 @@ read_hit (PrsStore     *self,
   if (stmt == NULL)
     return NULL;
   sqlite3_bind_int64 (stmt, 1, rowid);
-  row = prs_store_step_row (self, stmt, "Could not search the messages", error);
+  row = prs_store_step_row (self, stmt, N_("Could not search the messages"), error);
   if (row != 1)
     return NULL;
 
@@ -869,7 +870,7 @@ read_snippets (PrsStore    *self,
   prs_store_bind_text (stmt, 1, match);
   sqlite3_bind_int64 (stmt, 2, oldest);
   prs_store_bind_text (stmt, 3, list->str);
-  while ((row = prs_store_step_row (self, stmt, "Could not search the messages", error)) == 1)
+  while ((row = prs_store_step_row (self, stmt, N_("Could not search the messages"), error)) == 1)
     {
       gint64 rowid = sqlite3_column_int64 (stmt, 0);
       PrsSearchHit *hit = g_hash_table_lookup (index, &rowid);
@@ -918,7 +919,7 @@ collect_hits (PrsStore     *self,
   prs_store_bind_text (stmt, 1, match);
   sqlite3_bind_int64 (stmt, 2, PRS_SEARCH_CANDIDATES);
   while (hits->len < limit &&
-         (row = prs_store_step_row (self, stmt, "Could not search the messages", error)) == 1)
+         (row = prs_store_step_row (self, stmt, N_("Could not search the messages"), error)) == 1)
     {
       g_autoptr(GError) local_error = NULL;
       gint64 rowid = sqlite3_column_int64 (stmt, 0);

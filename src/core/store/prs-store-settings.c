@@ -4,6 +4,8 @@
  * state kept between runs). */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "prs-store-internal.h"
 
 /* ---- Settings ------------------------------------------------------------ */
@@ -23,7 +25,7 @@ prs_store_dup_setting (PrsStore   *self,
     return NULL;
 
   prs_store_bind_text (stmt, 1, key);
-  if (prs_store_step_row (self, stmt, "Could not read a setting", NULL) != 1)
+  if (prs_store_step_row (self, stmt, N_("Could not read a setting"), NULL) != 1)
     return NULL;
 
   return g_strdup (prs_store_column_text (stmt, 0));
@@ -71,5 +73,5 @@ prs_store_write_setting (PrsStore    *self,
   prs_store_bind_text (stmt, 1, key);
   if (value != NULL)
     prs_store_bind_text (stmt, 2, value);
-  return prs_store_step_done (self, stmt, "Could not save a setting", error);
+  return prs_store_step_done (self, stmt, N_("Could not save a setting"), error);
 }

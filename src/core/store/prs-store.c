@@ -387,7 +387,7 @@ prs_store_sync (PrsStore  *self,
   if (rc != SQLITE_OK)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not save to the database: %s", sqlite3_errstr (rc));
+                   _("Could not save to the database: %s"), sqlite3_errstr (rc));
       return FALSE;
     }
 
@@ -407,7 +407,7 @@ prs_store_get_data_version (PrsStore *self)
   g_return_val_if_fail (PRS_IS_STORE (self), -1);
 
   stmt = prs_store_prepare_cached (self, "PRAGMA data_version", NULL);
-  if (stmt == NULL || prs_store_step_row (self, stmt, "Could not read the data version", NULL) != 1)
+  if (stmt == NULL || prs_store_step_row (self, stmt, N_("Could not read the data version"), NULL) != 1)
     return -1;
   return sqlite3_column_int64 (stmt, 0);
 }
@@ -467,7 +467,8 @@ prs_store_set_error (PrsStore    *self,
   if (full)
     set_full_error (self, error, what);
   else
-    g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, "%s: %s", what, sqlite3_errmsg (self->db));
+    /* Translators: what failed (“Could not save the message”), then SQLite's reason */
+    g_set_error (error, PRS_ERROR, PRS_ERROR_STORE, _("%s: %s"), _(what), sqlite3_errmsg (self->db));
   if (full && g_atomic_int_compare_and_exchange (&storage_full, 0, 1))
     storage_full_changed ();
 }
@@ -488,7 +489,7 @@ prs_store_prepare_cached (PrsStore    *self,
       if (sqlite3_prepare_v3 (self->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
                               &stmt, NULL) != SQLITE_OK)
         {
-          prs_store_set_error (self, error, "Could not prepare a database query");
+          prs_store_set_error (self, error, N_("Could not prepare a database query"));
           return NULL;
         }
       g_hash_table_insert (self->statements, (gpointer) sql, stmt);
@@ -571,13 +572,13 @@ prs_store_begin_immediate (PrsStore  *self,
   if (self->batch_depth > 0)
     {
       if (!prs_store_exec_cached (self, "SAVEPOINT prs_write",
-                                  "Could not start writing to the database", error))
+                                  N_("Could not start writing to the database"), error))
         return FALSE;
       self->step_open = TRUE;
       return TRUE;
     }
   return prs_store_exec_cached (self, "BEGIN IMMEDIATE",
-                      "Could not start writing to the database", error);
+                      N_("Could not start writing to the database"), error);
 }
 
 /* Where SQLite keeps what undoes one statement or savepoint of a
@@ -598,7 +599,7 @@ set_journal_in_memory (PrsStore  *self,
                        GError   **error)
 {
   return prs_store_exec_cached (self, in_memory ? "PRAGMA temp_store = MEMORY" : "PRAGMA temp_store = FILE",
-                                "Could not set up the database", error);
+                                N_("Could not set up the database"), error);
 }
 
 gboolean
@@ -637,8 +638,8 @@ prs_store_rollback (PrsStore *self)
       if (self->step_open)
         {
           self->step_open = FALSE;
-          prs_store_exec_cached (self, "ROLLBACK TO prs_write", "Could not undo a write", NULL);
-          prs_store_exec_cached (self, "RELEASE prs_write", "Could not undo a write", NULL);
+          prs_store_exec_cached (self, "ROLLBACK TO prs_write", N_("Could not undo a write"), NULL);
+          prs_store_exec_cached (self, "RELEASE prs_write", N_("Could not undo a write"), NULL);
         }
       return;
     }
@@ -659,7 +660,7 @@ commit_transaction (PrsStore  *self,
   guint64 number = disk_number_commit (self->disk);
 
   self->commit_wrote = FALSE;
-  if (!prs_store_exec_cached (self, "COMMIT", "Could not save to the database", error))
+  if (!prs_store_exec_cached (self, "COMMIT", N_("Could not save to the database"), error))
     {
       disk_commit_returned (self->disk, number, FALSE);
       prs_store_rollback (self);
@@ -682,10 +683,10 @@ prs_store_commit (PrsStore  *self,
   if (self->batch_depth > 0)
     {
       self->step_open = FALSE;
-      if (!prs_store_exec_cached (self, "RELEASE prs_write", "Could not save to the database", error))
+      if (!prs_store_exec_cached (self, "RELEASE prs_write", N_("Could not save to the database"), error))
         {
-          prs_store_exec_cached (self, "ROLLBACK TO prs_write", "Could not undo a write", NULL);
-          prs_store_exec_cached (self, "RELEASE prs_write", "Could not undo a write", NULL);
+          prs_store_exec_cached (self, "ROLLBACK TO prs_write", N_("Could not undo a write"), NULL);
+          prs_store_exec_cached (self, "RELEASE prs_write", N_("Could not undo a write"), NULL);
           return FALSE;
         }
       return TRUE;
@@ -710,12 +711,12 @@ prs_store_batch_begin (PrsStore      *self,
    * commit on the database (SQLite writes the WAL in order) takes it there */
   self->batch_unsynced = sync == PRS_STORE_SYNC_LATER;
   if (self->batch_unsynced &&
-      !prs_store_exec_cached (self, "PRAGMA synchronous = NORMAL", "Could not set up the database", error))
+      !prs_store_exec_cached (self, "PRAGMA synchronous = NORMAL", N_("Could not set up the database"), error))
     return FALSE;
-  if (!prs_store_exec_cached (self, "BEGIN IMMEDIATE", "Could not start writing to the database", error))
+  if (!prs_store_exec_cached (self, "BEGIN IMMEDIATE", N_("Could not start writing to the database"), error))
     {
       if (self->batch_unsynced)
-        prs_store_exec_cached (self, "PRAGMA synchronous = FULL", "Could not set up the database", NULL);
+        prs_store_exec_cached (self, "PRAGMA synchronous = FULL", N_("Could not set up the database"), NULL);
       return FALSE;
     }
   self->batch_depth = 1;
@@ -738,7 +739,7 @@ prs_store_batch_end (PrsStore  *self,
   if (self->batch_unsynced)
     {
       self->batch_unsynced = FALSE;
-      prs_store_exec_cached (self, "PRAGMA synchronous = FULL", "Could not set up the database", NULL);
+      prs_store_exec_cached (self, "PRAGMA synchronous = FULL", N_("Could not set up the database"), NULL);
     }
   return ok;
 }
@@ -756,7 +757,7 @@ prs_store_batch_abandon (PrsStore *self)
   if (self->batch_unsynced)
     {
       self->batch_unsynced = FALSE;
-      prs_store_exec_cached (self, "PRAGMA synchronous = FULL", "Could not set up the database", NULL);
+      prs_store_exec_cached (self, "PRAGMA synchronous = FULL", N_("Could not set up the database"), NULL);
     }
 }
 
@@ -860,7 +861,7 @@ enable_wal (PrsStore  *self,
           if (g_ascii_strcasecmp (mode != NULL ? mode : "", "wal") != 0)
             {
               g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                           "The database “%s” cannot use write-ahead logging (journal mode %s)",
+                           _("The database “%s” cannot use write-ahead logging (journal mode %s)."),
                            self->path, mode != NULL ? mode : "unknown");
               return FALSE;
             }
@@ -877,7 +878,7 @@ enable_wal (PrsStore  *self,
       if ((rc & 0xff) == SQLITE_BUSY)
         prs_store_set_busy_error (self, error);
       else if (db_is_full (self->db))
-        set_full_error (self, error, "Could not open the database");
+        set_full_error (self, error, N_("Could not open the database"));
       else
         g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
                      _("Could not open the database “%s”: %s"),
@@ -957,7 +958,7 @@ store_open (const char                  *given_path,
                        NULL) != SQLITE_OK)
     {
       if (self->db != NULL && db_is_full (self->db))
-        set_full_error (self, error, "Could not open the database");
+        set_full_error (self, error, N_("Could not open the database"));
       else
         g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
                      _("Could not open the database “%s”: %s"), db_path,
@@ -984,7 +985,7 @@ store_open (const char                  *given_path,
                     NULL, NULL, NULL) != SQLITE_OK)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_STORE,
-                   "Could not set up the database “%s”: %s",
+                   _("Could not set up the database “%s”: %s"),
                    db_path, sqlite3_errmsg (self->db));
       return NULL;
     }
