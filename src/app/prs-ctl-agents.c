@@ -119,7 +119,7 @@ agent_export (PrsCtl  *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("agent export takes exactly one agent id."));
 
-  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_existing_store (ctl, &error)) == NULL ||
       (agent = prs_store_lookup_agent (store, argv[1], &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL ||
       (text = prs_agent_file_write (agent, tools, &error)) == NULL)
@@ -152,7 +152,7 @@ agent_list (PrsCtl  *ctl,
   if (argc != 1)
     return prs_ctl_usage_error (context, _("agent list takes no arguments."));
 
-  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_existing_store (ctl, &error)) == NULL ||
       (agents = prs_store_list_agents (store, &error)) == NULL)
     return prs_ctl_fail (error);
 
