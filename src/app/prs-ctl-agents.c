@@ -177,6 +177,21 @@ agent_list (PrsCtl  *ctl,
   return EXIT_SUCCESS;
 }
 
+/* `agent --help` is help like any command's (exit 0); anything else but a
+ * verb is bad usage, with that help */
+static int
+agent_usage (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) context =
+    g_option_context_new (_("import FILE.md | export ID | list — the agents"));
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  return prs_ctl_usage_error (context, _("Use “agent import FILE.md”, “agent export ID” or “agent list [--json]”."));
+}
+
 int
 prs_ctl_cmd_agent (PrsCtl  *ctl,
                    int      argc,
@@ -191,8 +206,7 @@ prs_ctl_cmd_agent (PrsCtl  *ctl,
   if (g_strcmp0 (sub, "list") == 0)
     return agent_list (ctl, argc - 1, argv + 1);
 
-  g_printerr ("%s\n", _("Use “agent import FILE.md”, “agent export ID” or “agent list [--json]”."));
-  return PRS_CTL_EXIT_USAGE;
+  return agent_usage (argc, argv);
 }
 
 /* ---------------------------------------------------------------- fields */

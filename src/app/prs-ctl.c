@@ -844,6 +844,11 @@ main (int   argc,
     {
       if (g_strcmp0 (argv[1], commands[i].name) == 0)
         {
+          /* GOptionContext starts a usage line with the program's name:
+           * a command's help and usage errors then name the command too */
+          g_autofree char *prgname = g_strdup_printf ("%s %s", g_get_prgname (), argv[1]);
+
+          g_set_prgname (prgname);
           status = commands[i].run (&ctl, argc - 1, argv + 1);
           break;
         }
