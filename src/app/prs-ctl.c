@@ -845,7 +845,8 @@ main (int   argc,
       if (g_strcmp0 (argv[1], commands[i].name) == 0)
         {
           /* GOptionContext starts a usage line with the program's name:
-           * a command's help and usage errors then name the command too */
+           * a command's help and usage errors then name the command too
+           * (g_set_prgname () may be called again since GLib 2.72) */
           g_autofree char *prgname = g_strdup_printf ("%s %s", g_get_prgname (), argv[1]);
 
           g_set_prgname (prgname);
