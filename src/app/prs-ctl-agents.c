@@ -119,7 +119,7 @@ agent_export (PrsCtl  *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("agent export takes exactly one agent id."));
 
-  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_existing_store (ctl, &error)) == NULL ||
       (agent = prs_store_lookup_agent (store, argv[1], &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL ||
       (text = prs_agent_file_write (agent, tools, &error)) == NULL)
@@ -152,7 +152,7 @@ agent_list (PrsCtl  *ctl,
   if (argc != 1)
     return prs_ctl_usage_error (context, _("agent list takes no arguments."));
 
-  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_existing_store (ctl, &error)) == NULL ||
       (agents = prs_store_list_agents (store, &error)) == NULL)
     return prs_ctl_fail (error);
 
@@ -177,6 +177,21 @@ agent_list (PrsCtl  *ctl,
   return EXIT_SUCCESS;
 }
 
+/* `agent --help` is help like any command's (exit 0); anything else but a
+ * verb is bad usage, with that help */
+static int
+agent_usage (int    argc,
+             char **argv)
+{
+  g_autoptr(GOptionContext) context =
+    g_option_context_new (_("import FILE.md | export ID | list — the agents"));
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return prs_ctl_usage_error (context, error->message);
+  return prs_ctl_usage_error (context, _("Use “agent import FILE.md”, “agent export ID” or “agent list [--json]”."));
+}
+
 int
 prs_ctl_cmd_agent (PrsCtl  *ctl,
                    int      argc,
@@ -191,8 +206,7 @@ prs_ctl_cmd_agent (PrsCtl  *ctl,
   if (g_strcmp0 (sub, "list") == 0)
     return agent_list (ctl, argc - 1, argv + 1);
 
-  g_printerr ("%s\n", _("Use “agent import FILE.md”, “agent export ID” or “agent list [--json]”."));
-  return PRS_CTL_EXIT_USAGE;
+  return agent_usage (argc, argv);
 }
 
 /* ---------------------------------------------------------------- fields */

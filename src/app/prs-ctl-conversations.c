@@ -188,7 +188,7 @@ prs_ctl_cmd_conversation (PrsCtl  *ctl,
     return prs_ctl_usage_error (context, _("Use “conversation list [--json]”, “conversation rename SLUG NEW” "
                                            "or “conversation delete|archive|unarchive|pin|unpin SLUG”."));
 
-  store = prs_ctl_open_store (ctl, &error);
+  store = prs_ctl_open_existing_store (ctl, &error);
   if (store == NULL)
     return prs_ctl_fail (error);
   if (argc == 2)
@@ -287,7 +287,7 @@ prs_ctl_cmd_search (PrsCtl  *ctl,
   if (limit < 1 || limit > 1000)
     return prs_ctl_usage_error (context, _("--limit is a number from 1 to 1000."));
 
-  store = prs_ctl_open_store (ctl, &error);
+  store = prs_ctl_open_existing_store (ctl, &error);
   if (store == NULL || (hits = prs_store_search (store, argv[1], (guint) limit, NULL, &error)) == NULL)
     return prs_ctl_fail (error);
 
@@ -352,7 +352,7 @@ prs_ctl_cmd_export (PrsCtl  *ctl,
   else
     return prs_ctl_usage_error (context, _("--format is md or json."));
 
-  store = prs_ctl_open_store (ctl, &error);
+  store = prs_ctl_open_existing_store (ctl, &error);
   if (store == NULL || (id = find_conversation (store, argv[1], &error)) == NULL)
     return prs_ctl_fail (error);
 

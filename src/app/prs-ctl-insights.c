@@ -251,7 +251,7 @@ prs_ctl_cmd_insights (PrsCtl  *ctl,
   if (since != NULL && !prs_insights_period_from_string (since, &period))
     return prs_ctl_usage_error (context, _("--since is today, 7d, 30d or all."));
 
-  store = prs_ctl_open_store (ctl, &error);
+  store = prs_ctl_open_existing_store (ctl, &error);
   if (store != NULL)
     insights = prs_store_read_insights (store, period, NULL, &error);
   if (insights == NULL)

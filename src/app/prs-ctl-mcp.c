@@ -22,15 +22,18 @@
 /* How much of a tool's description `mcp test` prints. */
 #define DESCRIPTION_CHARS 200
 
+/* The store for @create, `add`, made on first use; for the other verbs
+ * the data folder must hold it (prs_ctl_open_existing_store) */
 static gboolean
 open_servers (PrsCtl         *ctl,
+              gboolean        create,
               PrsStore      **out_store,
               PrsMcpServers **out_servers,
               GError        **error)
 {
   g_autoptr(PrsSecrets) secrets = NULL;
 
-  *out_store = prs_ctl_open_store (ctl, error);
+  *out_store = create ? prs_ctl_open_store (ctl, error) : prs_ctl_open_existing_store (ctl, error);
   if (*out_store == NULL)
     return FALSE;
   secrets = prs_secrets_new (ctl->data_dir);
@@ -148,7 +151,7 @@ mcp_add (PrsCtl         *ctl,
   row.enabled = !options->disabled;
   row.shared = options->shared;
 
-  if (!open_servers (ctl, &store, &servers, &error))
+  if (!open_servers (ctl, TRUE, &store, &servers, &error))
     {
       g_printerr ("%s\n", error->message);
       return PRS_CTL_EXIT_NEGATIVE;
@@ -225,7 +228,7 @@ mcp_list (PrsCtl   *ctl,
           gboolean  json)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_existing_store (ctl, &error);
   g_autoptr(GPtrArray) rows = store != NULL ? prs_store_list_mcp_servers (store, &error) : NULL;
   g_autoptr(JsonArray) array = json_array_new ();
 
@@ -276,7 +279,7 @@ mcp_remove (PrsCtl     *ctl,
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(PrsMcpServers) servers = NULL;
 
-  if (!open_servers (ctl, &store, &servers, &error) || !prs_mcp_servers_remove (servers, name, &error))
+  if (!open_servers (ctl, FALSE, &store, &servers, &error) || !prs_mcp_servers_remove (servers, name, &error))
     {
       g_printerr ("%s\n", error->message);
       return PRS_CTL_EXIT_NEGATIVE;
@@ -422,7 +425,7 @@ mcp_test (PrsCtl     *ctl,
   Wait wait = { NULL, NULL };
   int status = EXIT_SUCCESS;
 
-  if (!open_servers (ctl, &store, &servers, &error) ||
+  if (!open_servers (ctl, FALSE, &store, &servers, &error) ||
       (row = prs_store_lookup_mcp_server (store, name, &error)) == NULL)
     {
       g_printerr ("%s\n", error != NULL ? error->message : _("There is no such MCP server."));

@@ -472,7 +472,7 @@ prs_ctl_cmd_n8n_setup (PrsCtl  *ctl,
 void
 prs_ctl_n8n_note_rotation (PrsCtl *ctl)
 {
-  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, NULL);
+  g_autoptr(PrsStore) store = prs_ctl_open_existing_store (ctl, NULL);
   g_autofree char *id = store != NULL ? prs_store_dup_setting (store, PRS_SETTING_N8N_CREDENTIAL_ID) : NULL;
 
   if (id != NULL && id[0] != '\0')

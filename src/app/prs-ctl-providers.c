@@ -15,15 +15,18 @@
 #include "prs-secrets.h"
 #include "prs-store.h"
 
+/* The store for @create, `add`, made on first use; for the other verbs
+ * the data folder must hold it (prs_ctl_open_existing_store) */
 static gboolean
 open_providers (PrsCtl         *ctl,
+                gboolean        create,
                 PrsStore      **out_store,
                 PrsProviders  **out_providers,
                 GError        **error)
 {
   g_autoptr(PrsSecrets) secrets = NULL;
 
-  *out_store = prs_ctl_open_store (ctl, error);
+  *out_store = create ? prs_ctl_open_store (ctl, error) : prs_ctl_open_existing_store (ctl, error);
   if (*out_store == NULL)
     return FALSE;
   secrets = prs_secrets_new (ctl->data_dir);
@@ -64,7 +67,7 @@ provider_add (PrsCtl          *ctl,
     g_printerr (_("Note: %s providers need an API key; add it with --api-key-stdin.\n"),
                 prs_provider_kind_get_label (kind));
 
-  if (!open_providers (ctl, &store, &providers, &error))
+  if (!open_providers (ctl, TRUE, &store, &providers, &error))
     return prs_ctl_fail (error);
 
   ok = prs_providers_add (providers, kind, name, base_url, model, priority, key, &id, &error);
@@ -94,7 +97,7 @@ provider_list (PrsCtl   *ctl,
   g_autoptr(GPtrArray) rows = NULL;
   g_autoptr(JsonArray) array = json_array_new ();
 
-  if (!open_providers (ctl, &store, &providers, &error) ||
+  if (!open_providers (ctl, FALSE, &store, &providers, &error) ||
       (rows = prs_store_list_providers (store, &error)) == NULL)
     return prs_ctl_fail (error);
 
@@ -160,7 +163,7 @@ provider_remove (PrsCtl     *ctl,
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(PrsProviders) providers = NULL;
 
-  if (!open_providers (ctl, &store, &providers, &error) ||
+  if (!open_providers (ctl, FALSE, &store, &providers, &error) ||
       !prs_providers_remove (providers, name, &error))
     return prs_ctl_fail (error);
 
@@ -215,7 +218,7 @@ provider_test (PrsCtl     *ctl,
   TestWait chat = { loop, NULL, NULL, NULL };
   int status;
 
-  if (!open_providers (ctl, &store, &providers, &error))
+  if (!open_providers (ctl, FALSE, &store, &providers, &error))
     return prs_ctl_fail (error);
   row = prs_store_lookup_provider (store, name, &error);
   if (row == NULL)

@@ -51,7 +51,7 @@ rule_list (PrsCtl   *ctl,
            gboolean  json)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_existing_store (ctl, &error);
   g_autoptr(JsonArray) rules = NULL;
 
   if (store != NULL)
@@ -96,7 +96,7 @@ rule_remove (PrsCtl         *ctl,
   if (!g_ascii_string_to_unsigned (id_text, 10, 1, G_MAXINT64, &id, NULL))
     return prs_ctl_usage_error (context, _("A rule is removed by its number (see “rule list”)."));
 
-  store = prs_ctl_open_store (ctl, &error);
+  store = prs_ctl_open_existing_store (ctl, &error);
   if (store == NULL || !prs_store_remove_approval_rule (store, (gint64) id, &error))
     return prs_ctl_fail (error);
   g_print (_("Rule %s removed\n"), id_text);

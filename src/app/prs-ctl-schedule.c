@@ -271,7 +271,7 @@ schedule_list (PrsCtl   *ctl,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsClock) clock = prs_clock_new_from_environment ();
-  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_existing_store (ctl, &error);
   g_autoptr(GPtrArray) rows = NULL;
   GTimeZone *tz = prs_clock_get_timezone (clock);
 
@@ -386,7 +386,7 @@ schedule_one (PrsCtl     *ctl,
               const char *name)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(PrsStore) store = prs_ctl_open_store (ctl, &error);
+  g_autoptr(PrsStore) store = prs_ctl_open_existing_store (ctl, &error);
   g_autoptr(PrsScheduleRow) row = NULL;
 
   if (store == NULL || (row = find (store, name, &error)) == NULL)

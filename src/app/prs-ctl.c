@@ -131,6 +131,23 @@ prs_ctl_open_store (PrsCtl  *ctl,
   return prs_store_new_with_progress (ctl->data_dir, say_updating, &said, error);
 }
 
+PrsStore *
+prs_ctl_open_existing_store (PrsCtl  *ctl,
+                             GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  gboolean said = FALSE;
+  PrsStore *store = prs_store_new_existing (ctl->data_dir, say_updating, &said, &local);
+
+  if (store == NULL && g_error_matches (local, PRS_ERROR, PRS_ERROR_NOT_FOUND))
+    g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, "%s %s", local->message,
+                 _("Check --data-dir, or start Prosponsive once to create it."));
+  else if (store == NULL)
+    g_propagate_error (error, g_steal_pointer (&local));
+
+  return store;
+}
+
 /* ---------------------------------------------------------------- check-workflow */
 
 static void
@@ -515,7 +532,8 @@ cmd_discover (Ctl   *ctl,
   if (argc != 1)
     return prs_ctl_usage_error (context, _("discover takes no arguments."));
 
-  if ((store = prs_ctl_open_store (ctl, &error)) == NULL)
+  /* Without a database there is no n8n set up to ask */
+  if ((store = prs_ctl_open_existing_store (ctl, &error)) == NULL)
     return prs_ctl_fail (error);
 
   secrets = prs_secrets_new (ctl->data_dir);
@@ -565,7 +583,7 @@ cmd_tools (Ctl   *ctl,
 
   /* The MCP servers' as each listed them last (docs/mcp.md), of the
    * servers switched on: the tools agents can use */
-  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_existing_store (ctl, &error)) == NULL ||
       (tools = prs_store_list_tools (store, &error)) == NULL ||
       (mcp = prs_mcp_catalog_list (store, TRUE, &error)) == NULL)
     return prs_ctl_fail (error);
@@ -622,7 +640,7 @@ cmd_backup (Ctl   *ctl,
   if (argc != 2)
     return prs_ctl_usage_error (context, _("backup takes exactly one file."));
 
-  if ((store = prs_ctl_open_store (ctl, &error)) == NULL ||
+  if ((store = prs_ctl_open_existing_store (ctl, &error)) == NULL ||
       !prs_store_backup (store, argv[1], &error))
     return prs_ctl_fail (error);
 
@@ -826,6 +844,12 @@ main (int   argc,
     {
       if (g_strcmp0 (argv[1], commands[i].name) == 0)
         {
+          /* GOptionContext starts a usage line with the program's name:
+           * a command's help and usage errors then name the command too
+           * (g_set_prgname () may be called again since GLib 2.72) */
+          g_autofree char *prgname = g_strdup_printf ("%s %s", g_get_prgname (), argv[1]);
+
+          g_set_prgname (prgname);
           status = commands[i].run (&ctl, argc - 1, argv + 1);
           break;
         }

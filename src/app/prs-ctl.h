@@ -27,6 +27,11 @@ typedef struct
  * "Migrations"). */
 PrsStore *prs_ctl_open_store (PrsCtl  *ctl,
                               GError **error);
+/* The same for a command that only reads, or changes only what must be
+ * there already: a data folder without a database (a mistyped --data-dir)
+ * is refused, naming the folder, and nothing is made (docs/ctl.md). */
+PrsStore *prs_ctl_open_existing_store (PrsCtl  *ctl,
+                                       GError **error);
 /* Prints @node as pretty JSON on standard output. */
 void prs_ctl_print_json  (JsonNode       *node);
 /* The exit status for a failed operation: PRS_CTL_EXIT_BUSY when the

@@ -8,6 +8,7 @@
 
 #include <locale.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <string.h>
 #include <glib/gi18n.h>
 #include <glib-unix.h>
@@ -43,6 +44,35 @@ headless_fail (Headless     *headless,
   g_printerr ("prosponsive: %s\n", error->message);
   headless->exit_status = EXIT_FAILURE;
   g_clear_object (&headless->service);
+}
+
+/* A message is a line of what the service does (the API listens, a
+ * certificate was made, discovery failed): a person reads it as a sentence
+ * among the start and stop lines, on standard output, without GLib's
+ * "Prosponsive-Message: 18:01:02.123:". Warnings and worse keep GLib's
+ * form on standard error (program, level, time), and a journal gets every
+ * field as before. */
+static GLogWriterOutput
+headless_log_writer (GLogLevelFlags   log_level,
+                     const GLogField *fields,
+                     gsize            n_fields,
+                     gpointer         user_data)
+{
+  if ((log_level & G_LOG_LEVEL_MASK) != G_LOG_LEVEL_MESSAGE || g_log_writer_is_journald (fileno (stderr)))
+    return g_log_writer_default (log_level, fields, n_fields, user_data);
+
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      if (g_str_equal (fields[i].key, "MESSAGE"))
+        {
+          g_autofree char *text = fields[i].length < 0 ? g_strdup (fields[i].value)
+                                                       : g_strndup (fields[i].value, fields[i].length);
+
+          g_print ("%s\n", text);
+          return G_LOG_WRITER_HANDLED;
+        }
+    }
+  return g_log_writer_default (log_level, fields, n_fields, user_data);
 }
 
 /* SIGTERM and SIGINT end it cleanly (connections closed, the store's last
@@ -200,6 +230,7 @@ main (int   argc,
   textdomain (GETTEXT_PACKAGE);
   /* Logged as the program people start: `prosponsive --headless` */
   g_set_prgname ("prosponsive");
+  g_log_set_writer_func (headless_log_writer, NULL, NULL);
 
   app = g_application_new (APP_ID, G_APPLICATION_DEFAULT_FLAGS);
   headless.app = app;

@@ -6,11 +6,13 @@ libadwaita, Pango or Cairo. Same options, same one instance per data
 folder, same answers."""
 
 import os
+import re
 import subprocess
+import time
 
 from prsapi import App, run_suite
 
-PLAN = 8
+PLAN = 10
 UI_LIBRARIES = ('libgtk-4', 'libadwaita-1', 'libpango', 'libcairo', 'libgdk_pixbuf', 'libharfbuzz')
 
 
@@ -34,6 +36,18 @@ def run(tap, app):
     tap.ok(any(lib.startswith('libsoup-3') for lib in libraries),
            'the maps are read (libsoup is there)', sorted(libraries))
     tap.ok(not ui, 'no GTK, libadwaita, Pango or Cairo is mapped', ui)
+
+    # What a person sees on start: sentences, each line as it happens,
+    # without GLib's "Prosponsive-Message: 18:01:02.123:" before them
+    deadline = time.monotonic() + 10
+    while 'running without a window' not in app.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    lines = app.log().splitlines()
+    tap.ok(any(line.startswith('Prosponsive is running without a window') for line in lines) and
+           ('Local API listening on https://127.0.0.1:%d' % app.port) in lines,
+           'the start is said in plain lines, while it runs', app.log())
+    tap.ok(not any(re.search(r'-Message: \d\d:\d\d', line) for line in lines),
+           'no line carries GLib\'s log prefix', app.log())
 
     r = app.post('/api/conversations/resolve', {'slug': 'Headless'})
     tap.ok(r.status == 200 and r.json()['slug'] == 'Headless', 'it serves the API', r)

@@ -39,7 +39,11 @@ def count(data, sql):
 
 
 def seed(data):
-    r = run(data, "conversation", "list")     # makes the database, at the latest schema
+    # Configuring makes the database, at the latest schema (a reader makes
+    # none: test-ctl-data-dir.py)
+    r = run(data, "n8n", "set", "--url", "http://127.0.0.1:5678")
+    assert r.returncode == 0, r.stderr
+    r = run(data, "conversation", "list")
     tap.ok(r.returncode == 0 and "No conversations." in r.stdout, "an empty list says so", r.stderr)
     con = db(data)
     with open(os.path.join(here, "seed.sql")) as f:

@@ -14,6 +14,9 @@
 
 G_BEGIN_DECLS
 
+/* The database's name in the data folder (docs/storage.md) */
+#define PRS_STORE_DB_FILE_NAME "prosponsive.db"
+
 struct _PrsStore
 {
   GObject     parent_instance;

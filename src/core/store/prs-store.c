@@ -18,7 +18,6 @@
 #include "prs-store-internal.h"
 #include "prs-store-private.h"
 
-#define DB_FILE_NAME    "prosponsive.db"
 #define BUSY_TIMEOUT_MS PRS_STORE_BUSY_TIMEOUT_MS
 /* SQLite's wal_autocheckpoint */
 #define WAL_CHECKPOINT_PAGES 1000
@@ -1033,7 +1032,7 @@ prs_store_open_watched (const char                  *data_dir,
   if (!prs_paths_ensure_data_dir (data_dir, error))
     return NULL;
 
-  path = g_build_filename (data_dir, DB_FILE_NAME, NULL);
+  path = g_build_filename (data_dir, PRS_STORE_DB_FILE_NAME, NULL);
   return store_open (path, prs_store_get_latest_version (), out_outdated, watch, error);
 }
 

@@ -38,6 +38,15 @@ PrsStore   *prs_store_new_with_progress       (const char            *data_dir,
                                                PrsStoreProgressFunc   progress,
                                                gpointer               user_data,
                                                GError               **error);
+/* prs_store_new_with_progress () for a data folder that already holds a
+ * database: when DATA_DIR/prosponsive.db is missing (or DATA_DIR is), NULL
+ * with PRS_ERROR_NOT_FOUND, and nothing is made, neither the folder nor
+ * the file. For readers that a mistyped folder must not answer with an
+ * empty list (prosponsive-ctl, docs/ctl.md). */
+PrsStore   *prs_store_new_existing            (const char            *data_dir,
+                                               PrsStoreProgressFunc   progress,
+                                               gpointer               user_data,
+                                               GError               **error);
 /* prs_store_new (), unless an older version of Prosponsive wrote the
  * database (its schema version is above 0 and below this build's) and a
  * step it needs copies or scans rows: then NULL, with *@out_outdated TRUE
