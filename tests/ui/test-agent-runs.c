@@ -388,6 +388,7 @@ arrows_pass_the_hidden_answer (Fixture  *f,
   g_assert_nonnull (focus);
   g_assert_true (gtk_widget_is_ancestor (focus, answer_row));
   g_assert_true (on_screen (f, focus));
+  prs_test_screenshot (GTK_WIDGET (f->window), "down-to-the-reply");
   prs_test_press_keys (GTK_WIDGET (f->window), "Up");
   focus = gtk_root_get_focus (GTK_ROOT (f->window));
   g_assert_nonnull (focus);
