@@ -368,6 +368,33 @@ on_screen (Fixture   *f,
   return bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller);
 }
 
+/* Down from the call's card reaches the reply below it, Up comes back: the
+ * tool's answer between them has no row to show (its result is on the
+ * card) and is no stop for the arrows */
+static void
+arrows_pass_the_hidden_answer (Fixture  *f,
+                               RowQuery *call,
+                               RowQuery *answer)
+{
+  GtkWidget *call_row = GTK_WIDGET (find_row (call));
+  GtkWidget *answer_row = GTK_WIDGET (find_row (answer));
+  GtkWidget *focus;
+
+  g_assert_nonnull (call_row);
+  g_assert_nonnull (answer_row);
+  g_assert_true (gtk_widget_child_focus (call_row, GTK_DIR_TAB_FORWARD));
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_is_ancestor (focus, answer_row));
+  g_assert_true (on_screen (f, focus));
+  prs_test_screenshot (GTK_WIDGET (f->window), "down-to-the-reply");
+  prs_test_press_keys (GTK_WIDGET (f->window), "Up");
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_is_ancestor (focus, call_row));
+}
+
 static void
 test_approve_by_keyboard (Fixture       *f,
                           gconstpointer  data)
@@ -449,6 +476,7 @@ test_approve_by_keyboard (Fixture       *f,
   wait_row (&answer);
   g_assert_true (prs_test_wait_until (runner_is_idle, runner));
   g_assert_cmpstr (prs_run_get_status (run), ==, PRS_RUN_COMPLETED);
+  arrows_pass_the_hidden_answer (f, &call, &answer);
 }
 
 /* ---- an agent built in the editor binds from the Request Context ---- */

@@ -1175,6 +1175,7 @@ prs_conversation_view_init (PrsConversationView *self)
   g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
   gtk_list_view_set_factory (self->list_view, factory);
   g_object_unref (factory);
+  prs_message_focus_add_arrows (self->list_view);
 
   g_signal_connect_object (self->composer, "send", G_CALLBACK (on_composer_send), self, 0);
 

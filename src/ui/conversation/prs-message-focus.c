@@ -10,8 +10,10 @@
  * 4.8 has nothing). The conversation view moves Tab itself with this:
  * every control of the rows on screen in order, like any GNOME pane, and
  * nothing outside the rows the list view already made — it keeps about two
- * hundred, so this costs nothing at 100,000 messages. Arrows are the list
- * view's own (item to item), and so is what a click focuses. */
+ * hundred, so this costs nothing at 100,000 messages. Up and Down move
+ * from row to row, to the first control of each (on_arrow_pressed says why
+ * the list view's own arrows cannot); what a click focuses is the list
+ * view's own. */
 #include "config.h"
 
 #include "prs-message-focus.h"
@@ -32,11 +34,13 @@ compare_items (gconstpointer a,
 }
 
 /* The list's items (its children, which hold the rows) at least partly
- * inside @viewport, top to bottom: the list view allocates the rows it
- * keeps above and below the screen too. */
+ * inside @viewport, top to bottom (all it keeps, on screen or not, when
+ * @kept): the list view allocates the rows it keeps above and below the
+ * screen too. */
 static GArray *
-items_on_screen (GtkWidget *list,
-                 GtkWidget *viewport)
+list_items (GtkWidget *list,
+            GtkWidget *viewport,
+            gboolean   kept)
 {
   GArray *items = g_array_new (FALSE, FALSE, sizeof (Item));
   int height = gtk_widget_get_height (viewport);
@@ -49,7 +53,7 @@ items_on_screen (GtkWidget *list,
 
       if (!gtk_widget_get_mapped (child) || !gtk_widget_compute_bounds (child, viewport, &bounds))
         continue;
-      if (bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= height)
+      if (!kept && (bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= height))
         continue;
       item.y = bounds.origin.y;
       g_array_append_val (items, item);
@@ -190,7 +194,7 @@ move_in_list (GtkWidget        *list,
 {
   GtkWidget *viewport = gtk_widget_get_parent (list);
   GtkWidget *focus = focus_of (list);
-  g_autoptr(GArray) items = items_on_screen (list, viewport);
+  g_autoptr(GArray) items = list_items (list, viewport, FALSE);
   int step = direction == GTK_DIR_TAB_FORWARD ? 1 : -1;
   int i = step > 0 ? 0 : (int) items->len - 1;
 
@@ -249,4 +253,64 @@ prs_message_focus_move (GtkWidget * const *parts,
         return TRUE;
     }
   return FALSE;
+}
+
+/* Up and Down: GTK 4.8's list view gives the focus to the item next to
+ * the focused one (gtk_widget_grab_focus), which our rows refuse: a row
+ * is not focusable itself, only its controls are, and grab_focus does not
+ * look into children. So the arrows went nowhere. They move to the first
+ * control of the nearest row in their direction that has one, passing a
+ * row with none (a tool's answer shows nothing: its result is on its
+ * call's card). FALSE leaves the key to the list view (the focus is not in
+ * a row it keeps, or no row past it has a control). */
+static gboolean
+on_arrow_pressed (GtkEventControllerKey *controller,
+                  guint                  keyval,
+                  guint                  keycode,
+                  GdkModifierType        state,
+                  gpointer               data)
+{
+  GtkWidget *list = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+  GtkWidget *viewport = gtk_widget_get_parent (list);
+  GtkWidget *focus = focus_of (list);
+  g_autoptr(GArray) items = NULL;
+  int step, i = -1;
+
+  if ((state & gtk_accelerator_get_default_mod_mask ()) != 0 || focus == NULL)
+    return FALSE;
+  if (keyval == GDK_KEY_Down || keyval == GDK_KEY_KP_Down)
+    step = 1;
+  else if (keyval == GDK_KEY_Up || keyval == GDK_KEY_KP_Up)
+    step = -1;
+  else
+    return FALSE;
+
+  items = list_items (list, viewport, TRUE);
+  for (guint k = 0; k < items->len && i < 0; k++)
+    if (gtk_widget_is_ancestor (focus, g_array_index (items, Item, k).item))
+      i = (int) k;
+  if (i < 0)
+    return FALSE;
+  for (i += step; i >= 0 && i < (int) items->len; i += step)
+    {
+      if (gtk_widget_child_focus (g_array_index (items, Item, i).item, GTK_DIR_TAB_FORWARD))
+        {
+          reveal (list, viewport, focus_of (list));
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+void
+prs_message_focus_add_arrows (GtkListView *list)
+{
+  GtkEventController *controller = gtk_event_controller_key_new ();
+
+  g_return_if_fail (GTK_IS_LIST_VIEW (list));
+
+  /* Before the list view's own bindings (the bubble phase) */
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
+  g_signal_connect (controller, "key-pressed", G_CALLBACK (on_arrow_pressed), NULL);
+  gtk_widget_add_controller (GTK_WIDGET (list), controller);
 }

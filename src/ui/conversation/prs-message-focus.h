@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-message-focus.h: Tab and Shift+Tab through the controls of the
- * messages on screen, which GTK 4.8's list view cannot do itself (the
- * comment of prs-message-focus.c says why). */
+ * messages on screen, and Up and Down from message to message, which
+ * GTK 4.8's list view cannot do itself (the comment of
+ * prs-message-focus.c says why). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -19,5 +20,10 @@ G_BEGIN_DECLS
 gboolean prs_message_focus_move (GtkWidget * const *parts,
                                  guint              n_parts,
                                  GtkDirectionType   direction);
+
+/* Makes Up and Down in @list (the message list, in its GtkScrolledWindow)
+ * move the focus from row to row, to the first control of the next row
+ * that has one, and scroll it into view. */
+void     prs_message_focus_add_arrows   (GtkListView       *list);
 
 G_END_DECLS
