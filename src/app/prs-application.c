@@ -130,7 +130,9 @@ on_keep_running_changed (PrsSettings    *settings,
 
 /* ---- approvals waiting (docs/runs.md, HACKING.md) ---- */
 
-/* A call waits and no window of ours has the focus: say so on the desktop */
+/* A call waits: the window that has the focus says so (unless it shows
+ * the call's conversation); with none, the desktop does (docs/runs.md
+ * "Notifications") */
 static void
 on_approval_needed (PrsService     *service,
                     const char     *conversation_id,
@@ -144,7 +146,11 @@ on_approval_needed (PrsService     *service,
   g_autofree char *slug = NULL;
 
   if (window != NULL && gtk_window_is_active (window))
-    return;
+    {
+      if (PRS_IS_WINDOW (window))
+        prs_window_announce_approval (PRS_WINDOW (window), conversation_id, message_id, tool_name);
+      return;
+    }
 
   /* An MCP client's calls (`mcp serve`) wait in the conversation of that name */
   slug = prs_store_dup_conversation_slug (prs_service_get_store (service), conversation_id);
