@@ -127,6 +127,10 @@ prs_window_announce_approval (PrsWindow  *self,
   /* Its card is on the screen already */
   if (shows_conversation (self, conversation_id))
     return;
+  /* Said already (a run resumed) */
+  for (guint i = 0; i < self->announced_calls->len; i++)
+    if (g_str_equal (((Announced *) g_ptr_array_index (self->announced_calls, i))->message_id, message_id))
+      return;
   call = g_new0 (Announced, 1);
   call->message_id = g_strdup (message_id);
   call->conversation_id = g_strdup (conversation_id);

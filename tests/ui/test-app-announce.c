@@ -5,7 +5,8 @@
  * propose a tool call in "inbox" (docs/runs.md "Notifications"): with inbox
  * on the screen, its card is all; with another conversation shown, a
  * toast names inbox and the tool, goes at once when the call is decided
- * elsewhere, and its Open button shows inbox. Waits are main-loop
+ * elsewhere, and its Open button shows inbox; a second call waiting
+ * meanwhile (in "other") changes the one toast. Waits are main-loop
  * conditions, never sleeps. */
 #include "config.h"
 
@@ -18,6 +19,9 @@
 #include "prs-window.h"
 
 #define KEY "sk-test-Zq7xW"
+/* The scripted provider's turns */
+#define CALL "{'response':{'tool_calls':[{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}}"
+#define TEXT "{'response':{'text':'No weather then.'}}"
 #define TOAST_TEXT "The agent in “inbox” wants to run “get_weather”."
 
 typedef struct
@@ -30,16 +34,18 @@ typedef struct
   PrsTestProvider *provider;
   char            *inbox_id;
   char            *notes_id;
+  char            *other_id;
+  const char      *where;     /* the conversation of the calls below */
   char            *call_message_id;
   char            *call_status;
   guint            answers;
-  guint            denied;
+  guint            expected;  /* answers once the denied call's run answered */
   gboolean         dismissed;
 } Run;
 
-/* The data folder: the tool, an agent allowed it, two conversations, n8n
- * at the scripted webhook, the scripted provider proposing a call, then
- * answering, three times */
+/* The data folder: the tool, an agent allowed it, three conversations,
+ * n8n at the scripted webhook, the scripted provider proposing a call,
+ * then answering, three times; then two calls, then two answers */
 static void
 prepare (Run *run)
 {
@@ -51,9 +57,8 @@ prepare (Run *run)
   g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
   g_autofree char *hook_url = NULL;
   g_autofree char *provider_url = NULL;
-  const char *turn = "{'response':{'tool_calls':[{'id':'call_1','name':'get_weather','arguments':{'city':'Paris'}}]}},"
-                     "{'response':{'text':'No weather then.'}}";
-  g_autofree char *script = g_strdup_printf ("{'kind':'openai','turns':[%s,%s,%s]}", turn, turn, turn);
+  const char *script = "{'kind':'openai','turns':[" CALL "," TEXT "," CALL "," TEXT "," CALL "," TEXT ","
+                       CALL "," CALL "," TEXT "," TEXT "]}";
 
   run->dir = g_dir_make_tmp ("prs-app-announce-XXXXXX", &error);
   g_assert_no_error (error);
@@ -67,6 +72,7 @@ prepare (Run *run)
   g_assert_true (prs_store_save_agent (store, agent, NULL, &error));
   g_assert_true (prs_store_resolve_conversation (store, "inbox", &run->inbox_id, NULL, &error));
   g_assert_true (prs_store_resolve_conversation (store, "notes", &run->notes_id, NULL, &error));
+  g_assert_true (prs_store_resolve_conversation (store, "other", &run->other_id, NULL, &error));
   hook_url = prs_test_hook_url (run->hook);
   g_assert_true (prs_store_set_setting (store, PRS_SETTING_N8N_URL, hook_url, &error));
   g_assert_no_error (error);
@@ -77,12 +83,12 @@ prepare (Run *run)
   g_assert_no_error (error);
 }
 
-/* The latest tool-call message of inbox, and how many answers it has */
+/* The latest tool-call message of @run->where, and how many answers it has */
 static void
 read_calls (Run *run)
 {
   g_autoptr(PrsStore) store = prs_store_new (run->dir, NULL);
-  g_autoptr(JsonArray) messages = store != NULL ? prs_store_list_messages (store, run->inbox_id, 0, 100, NULL) : NULL;
+  g_autoptr(JsonArray) messages = store != NULL ? prs_store_list_messages (store, run->where, 0, 100, NULL) : NULL;
 
   run->answers = 0;
   for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
@@ -109,13 +115,13 @@ is_active (gpointer window)
   return gtk_window_is_active (window);
 }
 
-/* A workflow asks in inbox; the agent proposes the call and the run rests */
+/* A workflow asks in @run->where; the agent proposes the call and the run rests */
 static void
 propose_call (Run *run)
 {
   g_autoptr(PrsSecrets) secrets = prs_secrets_new (run->dir);
   g_autofree char *body = g_strdup_printf ("{\"prompt\":\"Weather in Paris?\",\"conversationId\":\"%s\","
-                                           "\"agentId\":\"weather-agent\"}", run->inbox_id);
+                                           "\"agentId\":\"weather-agent\"}", run->where);
 
   g_assert_cmpuint (prs_test_api_post (secrets, run->dir, run->port, "/api/ai/agent-inference", body, NULL), ==, 200);
   read_calls (run);
@@ -128,7 +134,7 @@ answered (gpointer data)
   Run *run = data;
 
   read_calls (run);
-  return run->answers == run->denied;
+  return run->answers >= run->expected;
 }
 
 /* Denied elsewhere (what a notification's Deny does), and the run answers */
@@ -136,7 +142,7 @@ static void
 deny_call (Run *run)
 {
   read_calls (run);
-  run->denied++;
+  run->expected = run->answers + 1;
   g_action_group_activate_action (G_ACTION_GROUP (run->app), "deny-tool-call",
                                   g_variant_new_string (run->call_message_id));
 }
@@ -193,6 +199,7 @@ drive (gpointer data)
 
   run->window = PRS_WINDOW (gtk_application_get_windows (GTK_APPLICATION (run->app))->data);
   g_assert_true (prs_test_wait_until (is_active, run->window));
+  run->where = run->inbox_id;
 
   /* inbox on the screen: its card says it, no toast */
   prs_window_select_conversation (run->window, run->inbox_id);
@@ -229,6 +236,23 @@ drive (gpointer data)
   deny_call (run);
   wait_answered (run);
 
+  /* Calls arriving together: the toast changes in place (none queued
+   * behind it), Open going to the latest; the rest when one is decided */
+  g_assert_true (prs_test_wait_until (has_no_toast, run));
+  prs_window_select_conversation (run->window, run->notes_id);
+  propose_call (run);
+  run->where = run->other_id;
+  propose_call (run);
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (run->window), "2 tool calls are waiting for approval."));
+  run->where = run->inbox_id;
+  deny_call (run);
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (run->window),
+                                         "The agent in “other” wants to run “get_weather”."));
+  wait_answered (run);
+  run->where = run->other_id;
+  deny_call (run);
+  wait_answered (run);
+
   g_action_group_activate_action (G_ACTION_GROUP (run->app), "quit", NULL);
   return G_SOURCE_REMOVE;
 }
@@ -258,6 +282,7 @@ test_approval_toast (void)
   g_free (run.dir);
   g_free (run.inbox_id);
   g_free (run.notes_id);
+  g_free (run.other_id);
   g_free (run.call_message_id);
   g_free (run.call_status);
 }
