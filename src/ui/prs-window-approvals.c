@@ -62,14 +62,31 @@ describe_call (PrsWindow *self,
   return g_strdup_printf (_("The agent in “%s” wants to run “%s”."), title != NULL ? title : "", call->tool_name);
 }
 
+/* libadwaita 1.2 crashed (a freed animation unreferenced) when a toast
+ * was dismissed during the animation that shows it (300 ms, 500 ms when
+ * it replaces another): a toast whose calls are decided goes this long after */
+#define DISMISS_DELAY_MS 600
+
 static void
 on_toast_dismissed (AdwToast  *toast,
                     PrsWindow *self)
 {
   if (self->approval_toast != toast)
     return;
+  g_clear_handle_id (&self->approval_dismiss_id, g_source_remove);
   g_clear_object (&self->approval_toast);
   g_ptr_array_set_size (self->announced_calls, 0);
+}
+
+static gboolean
+dismiss_later (gpointer data)
+{
+  PrsWindow *self = data;
+
+  self->approval_dismiss_id = 0;
+  if (self->approval_toast != NULL)
+    adw_toast_dismiss (self->approval_toast);
+  return G_SOURCE_REMOVE;
 }
 
 /* The toast says what is waiting now; Open goes to the latest call's
@@ -84,10 +101,11 @@ update_toast (PrsWindow *self)
 
   if (self->announced_calls->len == 0)
     {
-      if (self->approval_toast != NULL)
-        adw_toast_dismiss (self->approval_toast);
+      if (self->approval_toast != NULL && self->approval_dismiss_id == 0)
+        self->approval_dismiss_id = g_timeout_add (DISMISS_DELAY_MS, dismiss_later, self);
       return;
     }
+  g_clear_handle_id (&self->approval_dismiss_id, g_source_remove);
   latest = g_ptr_array_index (self->announced_calls, self->announced_calls->len - 1);
   if (self->announced_calls->len == 1)
     text = describe_call (self, latest);
@@ -229,6 +247,7 @@ _prs_window_approvals_start (PrsWindow *self)
 void
 _prs_window_approvals_dispose (PrsWindow *self)
 {
+  g_clear_handle_id (&self->approval_dismiss_id, g_source_remove);
   if (self->approval_toast != NULL)
     g_signal_handlers_disconnect_by_func (self->approval_toast, on_toast_dismissed, self);
   g_clear_object (&self->approval_toast);

@@ -64,6 +64,7 @@ struct _PrsWindow
   /* prs-window-approvals.c: the toast saying tool calls wait, and those
    * calls, oldest first */
   AdwToast             *approval_toast;
+  guint                 approval_dismiss_id;
   GPtrArray            *announced_calls;
 };
 
