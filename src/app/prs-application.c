@@ -31,9 +31,11 @@ struct _PrsApplication
    * migration's while it runs */
   PrsMigrationWindow *migration_window;
   GCancellable   *migrating;
-  /* The tool-call messages whose approval notification is up: each is
-   * withdrawn when its call is decided or expires, whoever decided */
+  /* The tool-call messages whose approval notification is up, each with
+   * its conversation: withdrawn when the call is decided or expires,
+   * whoever decided, or when the conversation is deleted */
   GHashTable     *notified;
+  gboolean        hears_deletions;
 };
 
 /* Nothing reaches the keyring before the first frame: a keyring that must
@@ -130,7 +132,11 @@ on_keep_running_changed (PrsSettings    *settings,
 
 /* ---- approvals waiting (docs/runs.md, HACKING.md) ---- */
 
-/* A call waits and no window of ours has the focus: say so on the desktop */
+static void hear_deletions (PrsApplication *self);
+
+/* A call waits: the window that has the focus says so (unless it shows
+ * the call's conversation); with none, the desktop does (docs/runs.md
+ * "Notifications") */
 static void
 on_approval_needed (PrsService     *service,
                     const char     *conversation_id,
@@ -144,7 +150,11 @@ on_approval_needed (PrsService     *service,
   g_autofree char *slug = NULL;
 
   if (window != NULL && gtk_window_is_active (window))
-    return;
+    {
+      if (PRS_IS_WINDOW (window))
+        prs_window_announce_approval (PRS_WINDOW (window), conversation_id, message_id, tool_name);
+      return;
+    }
 
   /* An MCP client's calls (`mcp serve`) wait in the conversation of that name */
   slug = prs_store_dup_conversation_slug (prs_service_get_store (service), conversation_id);
@@ -162,7 +172,8 @@ on_approval_needed (PrsService     *service,
   g_notification_add_button_with_target (notification, _("Deny"), "app.deny-tool-call", "s", message_id);
   g_notification_add_button_with_target (notification, _("Open"), "app.open-conversation", "s", conversation_id);
   g_application_send_notification (G_APPLICATION (self), message_id, notification);
-  g_hash_table_add (self->notified, g_strdup (message_id));
+  g_hash_table_replace (self->notified, g_strdup (message_id), g_strdup (conversation_id));
+  hear_deletions (self);
 }
 
 /* A call no longer waits (approved or denied in the window, by
@@ -184,6 +195,43 @@ on_message_changed (PrsService     *service,
     return;
   g_application_withdraw_notification (G_APPLICATION (self), message_id);
   g_hash_table_remove (self->notified, message_id);
+}
+
+/* A deletion takes conversations out of the list, and their messages
+ * change no more: a notification of theirs goes, or its Approve would
+ * fail (a deletion Undo brings back leaves its call's card in the window) */
+static void
+on_conversations_changed (GListModel     *model,
+                          guint           position,
+                          guint           removed,
+                          guint           added,
+                          PrsApplication *self)
+{
+  PrsStore *store = prs_service_get_store (self->service);
+  GHashTableIter iter;
+  gpointer message_id, conversation_id;
+
+  if (removed == 0)
+    return;
+  g_hash_table_iter_init (&iter, self->notified);
+  while (g_hash_table_iter_next (&iter, &message_id, &conversation_id))
+    if (!prs_store_has_conversation (store, conversation_id))
+      {
+        g_application_withdraw_notification (G_APPLICATION (self), message_id);
+        g_hash_table_iter_remove (&iter);
+      }
+}
+
+/* From the first notification on: the list is made for the first who
+ * asks (prs-service.h), which the application need not be */
+static void
+hear_deletions (PrsApplication *self)
+{
+  if (self->hears_deletions)
+    return;
+  self->hears_deletions = TRUE;
+  g_signal_connect_object (prs_service_get_conversations (self->service), "items-changed",
+                           G_CALLBACK (on_conversations_changed), self, 0);
 }
 
 /* The notification's buttons: approve or deny the call (prs-runner.h) */
@@ -584,7 +632,7 @@ prs_application_init (PrsApplication *self)
 {
   static const char *quit_accels[] = { "<Control>q", NULL };
 
-  self->notified = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->notified = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   prs_app_options_add (G_APPLICATION (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);

@@ -3,7 +3,8 @@
  * prs-window.c (the window, its pages and runs) and
  * prs-window-conversations.c (keeping conversations: the sidebar's menu,
  * selection, deleting with Undo, search, export, Regenerate and Edit and
- * Resend). */
+ * Resend) and prs-window-approvals.c (the toast saying a tool call
+ * waits). */
 #pragma once
 
 #include "prs-agent-choice.h"
@@ -59,6 +60,12 @@ struct _PrsWindow
   GtkSpinner           *spinner;
   GtkRevealer          *storage_banner;
   AdwToastOverlay      *toast_overlay;
+
+  /* prs-window-approvals.c: the toast saying tool calls wait, and those
+   * calls, oldest first */
+  AdwToast             *approval_toast;
+  guint                 approval_dismiss_id;
+  GPtrArray            *announced_calls;
 };
 
 /* prs-window.c */
@@ -92,5 +99,11 @@ void      _prs_window_on_message_action          (PrsConversationView *view,
                                                   const char         *message_id,
                                                   const char         *action,
                                                   PrsWindow          *self);
+
+/* prs-window-approvals.c */
+void      _prs_window_approvals_class_init       (GtkWidgetClass     *widget_class);
+/* After the service is set */
+void      _prs_window_approvals_start            (PrsWindow          *self);
+void      _prs_window_approvals_dispose          (PrsWindow          *self);
 
 G_END_DECLS

@@ -965,6 +965,7 @@ prs_window_new (gpointer    application,
   g_signal_connect_object (discovery, "finished", G_CALLBACK (on_discovery_finished), self, 0);
   on_discovery_running (discovery, NULL, self);
   _prs_window_conversations_start (self);
+  _prs_window_approvals_start (self);
 
   return self;
 }
@@ -1011,6 +1012,7 @@ prs_window_dispose (GObject *object)
 
   if (self->service != NULL)
     _prs_window_conversations_dispose (self);
+  _prs_window_approvals_dispose (self);
   if (self->conversation_list != NULL)
     gtk_list_view_set_model (self->conversation_list, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), PRS_TYPE_WINDOW);
@@ -1087,6 +1089,7 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, GDK_ALT_MASK, "win.back", NULL);
 
   _prs_window_conversations_class_init (widget_class);
+  _prs_window_approvals_class_init (widget_class);
 
   g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
 }

@@ -36,5 +36,13 @@ PrsSchedulesPage    *prs_window_get_schedules_page     (PrsWindow   *self);
 PrsAgentChoice      *prs_window_get_agent_choice       (PrsWindow   *self);
 void                 prs_window_show_toast             (PrsWindow   *self,
                                                         const char  *text);
+/* A tool call of @conversation_id waits for approval (the application
+ * asks while this window has the focus): unless the window shows that
+ * conversation, a toast says so, with Open (docs/runs.md "Notifications");
+ * it goes when the call is decided. prs-window-approvals.c */
+void                 prs_window_announce_approval      (PrsWindow   *self,
+                                                        const char  *conversation_id,
+                                                        const char  *message_id,
+                                                        const char  *tool_name);
 
 G_END_DECLS

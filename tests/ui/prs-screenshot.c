@@ -8,7 +8,7 @@
  *                  [--insights today|7d|30d|all]
  *                  [--search TEXT [--open-hit]] [--row-menu SLUG] [--details]
  *                  [--wait-mcp] [--expand-mcp-tool NAME] [--scroll-end]
- *                  [--conversation-menu]
+ *                  [--conversation-menu] [--approval-toast SLUG]
  */
 #include "config.h"
 
@@ -37,6 +37,7 @@ static gboolean wait_mcp;
 static char *expand_mcp_tool;
 static gboolean scroll_end;
 static gboolean conversation_menu;
+static char *approval_toast;
 
 static const GOptionEntry entries[] = {
   { "conversation", 0, 0, G_OPTION_ARG_STRING, &slug, "Conversation to open", "SLUG" },
@@ -54,6 +55,7 @@ static const GOptionEntry entries[] = {
   { "expand-mcp-tool", 0, 0, G_OPTION_ARG_STRING, &expand_mcp_tool, "Open this MCP tool on the Tools page", "NAME" },
   { "scroll-end", 0, 0, G_OPTION_ARG_NONE, &scroll_end, "Scroll the Tools page to its end", NULL },
   { "conversation-menu", 0, 0, G_OPTION_ARG_NONE, &conversation_menu, "Open the conversation menu's Agent submenu", NULL },
+  { "approval-toast", 0, 0, G_OPTION_ARG_STRING, &approval_toast, "Show the toast of a call waiting in SLUG", "SLUG" },
   { NULL }
 };
 
@@ -248,6 +250,25 @@ select_conversation (PrsService *service,
     }
 }
 
+/* The toast of a call of email_move_to_folder waiting in @wanted */
+static void
+show_approval_toast (PrsService *service,
+                     PrsWindow  *window,
+                     const char *wanted)
+{
+  PrsConversationList *list = prs_service_get_conversations (service);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (list)); i++)
+    {
+      g_autoptr(PrsConversation) conversation = g_list_model_get_item (G_LIST_MODEL (list), i);
+
+      if (g_strcmp0 (prs_conversation_get_slug (conversation), wanted) == 0)
+        prs_window_announce_approval (window, prs_conversation_get_id (conversation), "screenshot-call",
+                                      "email_move_to_folder");
+    }
+  prs_test_wait_frames (GTK_WIDGET (window), 30);
+}
+
 /* Opens the Request Context of the last reply: the one nearest the bottom */
 static void
 expand_last_context (PrsWindow *window)
@@ -320,6 +341,8 @@ main (int   argc,
     show_details (window);
   if (conversation_menu)
     open_agent_submenu (window);
+  if (approval_toast != NULL)
+    show_approval_toast (service, window, approval_toast);
 
   prs_test_capture (NULL, argv[2]);
 

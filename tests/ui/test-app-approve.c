@@ -7,7 +7,8 @@
  * action runs the call: the webhook gets it and the run goes on to the
  * answer. Under dunst, a real notification daemon: the notification goes
  * once the call is decided elsewhere, and an Approve pressed too late is
- * said in another. Waits are main-loop conditions, never sleeps. */
+ * said in another; a conversation deleted in the window takes its call's
+ * notification with it. Waits are main-loop conditions, never sleeps. */
 #include "config.h"
 
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "prs-application.h"
 #include "prs-run-test-util.h"
 #include "prs-ui-test-util.h"
+#include "prs-window.h"
 
 #define KEY "sk-test-Zq7xW"
 
@@ -323,8 +325,46 @@ drive_desk (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* A conversation deleted in the window (with Undo offered, as a person
+ * deletes) takes its call's notification with it: its messages change no
+ * more, and its Approve would fail */
+static gboolean
+notification_gone (gpointer data)
+{
+  Desk *desk = data;
+
+  return read_call (&desk->run) && g_strcmp0 (desk->run.call_status, "proposed") == 0 &&
+         displayed () == 0 && closed_with ("A tool call is waiting for approval");
+}
+
+static gboolean
+drive_delete (gpointer data)
+{
+  Desk *desk = data;
+  Run *run = &desk->run;
+  g_autoptr(PrsSecrets) secrets = prs_secrets_new (run->dir);
+  g_autofree char *body = g_strdup_printf ("{\"prompt\":\"Weather in Paris?\",\"conversationId\":\"%s\","
+                                           "\"agentId\":\"weather-agent\"}", run->conversation_id);
+  GtkWidget *window = gtk_application_get_windows (GTK_APPLICATION (run->app))->data;
+
+  desk->elsewhere = gtk_window_new ();
+  gtk_window_present (GTK_WINDOW (desk->elsewhere));
+  g_assert_true (prs_test_wait_until (is_inactive, window));
+  run->inference_status = prs_test_api_post (secrets, run->dir, run->port, "/api/ai/agent-inference", body, NULL);
+  g_assert_true (prs_test_wait_until (call_shown, desk));
+
+  gtk_window_destroy (GTK_WINDOW (desk->elsewhere));
+  prs_window_select_conversation (PRS_WINDOW (window), run->conversation_id);
+  g_assert_true (gtk_widget_activate_action (window, "win.delete-conversation", NULL));
+  g_assert_true (prs_test_wait_until (notification_gone, desk));
+
+  g_action_group_activate_action (G_ACTION_GROUP (run->app), "quit", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* @drive runs with dunst on a bus of the test's own */
 static void
-test_notification_withdrawn (void)
+run_desk (GSourceFunc drive_func)
 {
   GTestDBus *bus;
   g_autoptr(GSubprocessLauncher) launcher = NULL;
@@ -391,12 +431,12 @@ test_notification_withdrawn (void)
     char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", desk.run.dir, (char *) "--port", port, NULL };
 
     desk.run.app = prs_application_new ();
-    g_assert_false (prs_test_run_app (G_APPLICATION (desk.run.app), argv, drive_desk, &desk));
+    g_assert_false (prs_test_run_app (G_APPLICATION (desk.run.app), argv, drive_func, &desk));
   }
   g_clear_object (&desk.run.app);
   g_source_remove (waker);
   g_assert_cmpuint (desk.run.inference_status, ==, 200);
-  /* Denied: the tool never ran */
+  /* Denied or deleted: the tool never ran */
   g_assert_cmpuint (desk.run.hook->bodies->len, ==, 0);
 
   g_subprocess_force_exit (desk.dunst);
@@ -422,6 +462,18 @@ test_notification_withdrawn (void)
   g_free (desk.run.answer);
 }
 
+static void
+test_notification_withdrawn (void)
+{
+  run_desk (drive_desk);
+}
+
+static void
+test_notification_deleted (void)
+{
+  run_desk (drive_delete);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -429,5 +481,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ui/app/notification-approve", test_notification_approve);
   g_test_add_func ("/ui/app/notification-withdrawn", test_notification_withdrawn);
+  g_test_add_func ("/ui/app/notification-deleted", test_notification_deleted);
   return g_test_run ();
 }
