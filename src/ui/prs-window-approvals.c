@@ -221,6 +221,23 @@ on_conversations_changed (GListModel *model,
     forget_calls (self, conversation_deleted, NULL);
 }
 
+static gboolean
+in_shown_conversation (PrsWindow  *self,
+                       Announced  *call,
+                       const char *message_id)
+{
+  return self->shown != NULL && g_strcmp0 (prs_conversation_get_id (self->shown), call->conversation_id) == 0;
+}
+
+/* A conversation was opened (by Open, or by hand): its calls' cards are
+ * what the person sees now, and the toast speaks of them no more */
+void
+_prs_window_approvals_shown (PrsWindow *self)
+{
+  if (self->announced_calls != NULL && self->announced_calls->len > 0)
+    forget_calls (self, in_shown_conversation, NULL);
+}
+
 static void
 open_conversation_activated (GtkWidget  *widget,
                              const char *action_name,

@@ -105,5 +105,6 @@ void      _prs_window_approvals_class_init       (GtkWidgetClass     *widget_cla
 /* After the service is set */
 void      _prs_window_approvals_start            (PrsWindow          *self);
 void      _prs_window_approvals_dispose          (PrsWindow          *self);
+void      _prs_window_approvals_shown            (PrsWindow          *self);
 
 G_END_DECLS

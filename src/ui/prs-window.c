@@ -288,6 +288,7 @@ show_conversation (PrsWindow       *self,
                      FALSE);
   update_title (self);
   mark_shown_read (self);
+  _prs_window_approvals_shown (self);
 }
 
 static gboolean

@@ -58,7 +58,7 @@ prepare (Run *run)
   g_autofree char *hook_url = NULL;
   g_autofree char *provider_url = NULL;
   const char *script = "{'kind':'openai','turns':[" CALL "," TEXT "," CALL "," TEXT "," CALL "," TEXT ","
-                       CALL "," CALL "," TEXT "," TEXT "]}";
+                       CALL "," CALL "," TEXT "," TEXT "," CALL "," TEXT "]}";
 
   run->dir = g_dir_make_tmp ("prs-app-announce-XXXXXX", &error);
   g_assert_no_error (error);
@@ -196,7 +196,7 @@ drive (gpointer data)
   GtkWidget *toast_widget;
   AdwToast *toast = NULL;
   PrsConversation *shown;
-  gint64 denied_at;
+  gint64 denied_at, opened_at;
 
   run->window = PRS_WINDOW (gtk_application_get_windows (GTK_APPLICATION (run->app))->data);
   g_assert_true (prs_test_wait_until (is_active, run->window));
@@ -255,6 +255,25 @@ drive (gpointer data)
                                          "The agent in “other” wants to run “get_weather”."));
   wait_answered (run);
   run->where = run->other_id;
+  deny_call (run);
+  wait_answered (run);
+
+  /* Its conversation opened by hand shows the card: the toast goes then,
+   * not when its time (5 s from now) is up */
+  g_assert_true (prs_test_wait_until (has_no_toast, run));
+  prs_window_select_conversation (run->window, run->notes_id);
+  run->where = run->inbox_id;
+  propose_call (run);
+  g_assert_true (prs_test_wait_until (has_toast, run));
+  g_object_get (find_toast (run), "toast", &toast, NULL);
+  run->dismissed = FALSE;
+  g_signal_connect (toast, "dismissed", G_CALLBACK (on_dismissed), run);
+  opened_at = g_get_monotonic_time ();
+  prs_window_select_conversation (run->window, run->inbox_id);
+  g_assert_true (prs_test_wait_for (&run->dismissed));
+  g_assert_cmpint (g_get_monotonic_time () - opened_at, <, 3 * G_USEC_PER_SEC);
+  g_signal_handlers_disconnect_by_func (toast, on_dismissed, run);
+  g_clear_object (&toast);
   deny_call (run);
   wait_answered (run);
 
