@@ -233,11 +233,10 @@ open_agent_submenu (PrsWindow *window)
   prs_test_wait_frames (GTK_WIDGET (window), 8);
 }
 
-/* Opens the conversation named @wanted */
-static void
-select_conversation (PrsService *service,
-                     PrsWindow  *window,
-                     const char *wanted)
+/* The id of the conversation named @wanted (its slug), or NULL */
+static char *
+conversation_id_of (PrsService *service,
+                    const char *wanted)
 {
   PrsConversationList *list = prs_service_get_conversations (service);
 
@@ -246,8 +245,21 @@ select_conversation (PrsService *service,
       g_autoptr(PrsConversation) conversation = g_list_model_get_item (G_LIST_MODEL (list), i);
 
       if (g_strcmp0 (prs_conversation_get_slug (conversation), wanted) == 0)
-        prs_window_select_conversation (window, prs_conversation_get_id (conversation));
+        return g_strdup (prs_conversation_get_id (conversation));
     }
+  return NULL;
+}
+
+/* Opens the conversation named @wanted */
+static void
+select_conversation (PrsService *service,
+                     PrsWindow  *window,
+                     const char *wanted)
+{
+  g_autofree char *id = conversation_id_of (service, wanted);
+
+  if (id != NULL)
+    prs_window_select_conversation (window, id);
 }
 
 /* The toast of a call of email_move_to_folder waiting in @wanted */
@@ -256,16 +268,10 @@ show_approval_toast (PrsService *service,
                      PrsWindow  *window,
                      const char *wanted)
 {
-  PrsConversationList *list = prs_service_get_conversations (service);
+  g_autofree char *id = conversation_id_of (service, wanted);
 
-  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (list)); i++)
-    {
-      g_autoptr(PrsConversation) conversation = g_list_model_get_item (G_LIST_MODEL (list), i);
-
-      if (g_strcmp0 (prs_conversation_get_slug (conversation), wanted) == 0)
-        prs_window_announce_approval (window, prs_conversation_get_id (conversation), "screenshot-call",
-                                      "email_move_to_folder");
-    }
+  if (id != NULL)
+    prs_window_announce_approval (window, id, "screenshot-call", "email_move_to_folder");
   prs_test_wait_frames (GTK_WIDGET (window), 30);
 }
 

@@ -380,6 +380,19 @@ prs_test_run_app (GApplication *app,
   return run.timed_out;
 }
 
+gboolean
+prs_test_run_app_on (GApplication *app,
+                     const char   *data_dir,
+                     guint         port,
+                     GSourceFunc   after_activate,
+                     gpointer      data)
+{
+  g_autofree char *port_text = g_strdup_printf ("%u", port);
+  char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", (char *) data_dir, (char *) "--port", port_text, NULL };
+
+  return prs_test_run_app (app, argv, after_activate, data);
+}
+
 void
 prs_test_screenshot (GtkWidget  *window,
                      const char *name)

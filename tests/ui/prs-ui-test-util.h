@@ -79,6 +79,14 @@ gboolean   prs_test_run_app        (GApplication *app,
                                     GSourceFunc   after_activate,
                                     gpointer      data);
 
+/* prs_test_run_app () as a person starts it: `prosponsive --data-dir
+ * @data_dir --port @port`. */
+gboolean   prs_test_run_app_on     (GApplication *app,
+                                    const char   *data_dir,
+                                    guint         port,
+                                    GSourceFunc   after_activate,
+                                    gpointer      data);
+
 /* The screenshot programs' start: GTK and libadwaita in the environment's
  * language (the build's catalogues with PRS_TEST_LOCALEDIR=BUILD/po), dark
  * when @dark, the application's stylesheet and icons, a started service on

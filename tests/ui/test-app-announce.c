@@ -285,17 +285,11 @@ static void
 test_approval_toast (void)
 {
   Run run = { 0 };
-  g_autofree char *port = NULL;
 
   prepare (&run);
   run.port = prs_test_free_port ();
-  port = g_strdup_printf ("%u", run.port);
-  {
-    char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", run.dir, (char *) "--port", port, NULL };
-
-    run.app = prs_application_new ();
-    g_assert_false (prs_test_run_app (G_APPLICATION (run.app), argv, drive, &run));
-  }
+  run.app = prs_application_new ();
+  g_assert_false (prs_test_run_app_on (G_APPLICATION (run.app), run.dir, run.port, drive, &run));
   g_clear_object (&run.app);
   /* Every call denied: the tool never ran */
   g_assert_cmpuint (run.hook->bodies->len, ==, 0);

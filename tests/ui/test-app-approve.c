@@ -139,17 +139,11 @@ static void
 test_notification_approve (void)
 {
   Run run = { 0 };
-  g_autofree char *port = NULL;
 
   prepare (&run);
   run.port = prs_test_free_port ();
-  port = g_strdup_printf ("%u", run.port);
-  {
-    char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", run.dir, (char *) "--port", port, NULL };
-
-    run.app = prs_application_new ();
-    g_assert_false (prs_test_run_app (G_APPLICATION (run.app), argv, drive, &run));
-  }
+  run.app = prs_application_new ();
+  g_assert_false (prs_test_run_app_on (G_APPLICATION (run.app), run.dir, run.port, drive, &run));
   g_clear_object (&run.app);
 
   g_assert_cmpuint (run.inference_status, ==, 200);
@@ -370,7 +364,6 @@ run_desk (GSourceFunc drive_func)
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GError) error = NULL;
   Desk desk = { { 0 } };
-  g_autofree char *port = NULL;
   g_autofree char *display = NULL;
   g_autofree char *config_dir = NULL;
   g_autofree char *config = NULL;
@@ -426,13 +419,8 @@ run_desk (GSourceFunc drive_func)
 
   prepare (&desk.run);
   desk.run.port = prs_test_free_port ();
-  port = g_strdup_printf ("%u", desk.run.port);
-  {
-    char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", desk.run.dir, (char *) "--port", port, NULL };
-
-    desk.run.app = prs_application_new ();
-    g_assert_false (prs_test_run_app (G_APPLICATION (desk.run.app), argv, drive_func, &desk));
-  }
+  desk.run.app = prs_application_new ();
+  g_assert_false (prs_test_run_app_on (G_APPLICATION (desk.run.app), desk.run.dir, desk.run.port, drive_func, &desk));
   g_clear_object (&desk.run.app);
   g_source_remove (waker);
   g_assert_cmpuint (desk.run.inference_status, ==, 200);

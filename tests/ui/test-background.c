@@ -95,16 +95,9 @@ run_app_in (Run         *run,
             const char  *dir,
             GSourceFunc  after_activate)
 {
-  g_autofree char *port = NULL;
-
   run->port = prs_test_free_port ();
-  port = g_strdup_printf ("%u", run->port);
-  {
-    char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", (char *) dir, (char *) "--port", port, NULL };
-
-    run->app = prs_application_new ();
-    run->timed_out = prs_test_run_app (G_APPLICATION (run->app), argv, after_activate, run);
-  }
+  run->app = prs_application_new ();
+  run->timed_out = prs_test_run_app_on (G_APPLICATION (run->app), dir, run->port, after_activate, run);
   run->exit_status = prs_application_get_exit_status (run->app);
   g_clear_object (&run->app);
 }

@@ -70,13 +70,12 @@ static void
 run_app (Run         *run,
          GSourceFunc  after_activate)
 {
-  g_autofree char *port = g_strdup_printf ("%u", prs_test_free_port ());
-  char *argv[] = { (char *) "prosponsive", (char *) "--data-dir", run->dir, (char *) "--port", port, NULL };
   GThread *holder = run->hold_ms > 0 ? prs_test_sql_hold (run->db_path, run->hold_ms) : NULL;
 
   run->app = prs_application_new ();
   /* after_activate runs before the migration's end */
-  run->timed_out = prs_test_run_app (G_APPLICATION (run->app), argv, after_activate, run);
+  run->timed_out = prs_test_run_app_on (G_APPLICATION (run->app), run->dir, prs_test_free_port (),
+                                        after_activate, run);
   g_clear_handle_id (&run->poll_id, g_source_remove);
   if (holder != NULL)
     g_thread_join (holder);
