@@ -507,6 +507,8 @@ prs_ctl_cmd_mcp (PrsCtl  *ctl,
                     g_str_equal (argv[1], "deny")))
     return prs_ctl_cmd_mcp_serve (ctl, argc, argv);
 
+  g_option_context_set_summary (context, _("Also “mcp serve”, “mcp approve CALL” and “mcp deny CALL”, "
+                                           "each with its own --help."));
   /* Everything after "--" is the command's own arguments */
   for (int i = 1; i < argc; i++)
     {

@@ -408,6 +408,9 @@ cmd_n8n (Ctl   *ctl,
   if (argc >= 2 && g_strcmp0 (argv[1], "setup") == 0)
     return prs_ctl_cmd_n8n_setup (ctl, argc, argv);
 
+  /* The other verbs parse options of their own: named here, so that
+   * `n8n --help` leads to them */
+  g_option_context_set_summary (context, _("Also “n8n webhook-auth” and “n8n setup”, each with its own --help."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return prs_ctl_usage_error (context, error->message);

@@ -3,7 +3,8 @@
 """prosponsive-ctl COMMAND --help, for every command --help lists and every
 verb of a command group (docs/ctl.md): help on standard output, exit 0,
 and a usage line that names the command, so that a person can type what
-it shows; a group without its verb is bad usage (exit 2). TAP."""
+it shows; a group's help names each of its verbs; a group without its verb
+is bad usage (exit 2). TAP."""
 import os
 import re
 import shutil
@@ -57,6 +58,11 @@ def main():
                    (r.returncode, line, r.stdout, r.stderr))
 
         for group, verbs in sorted(VERBS.items()):
+            # The group's own help leads to every verb it has
+            r = run(data, group, "--help")
+            missing = [verb for verb in verbs if not re.search(r"\b%s\b" % re.escape(verb), r.stdout)]
+            tap.ok(r.returncode == 0 and not missing, "%s --help names every verb" % group,
+                   (missing, r.stdout))
             for verb in verbs:
                 r = run(data, group, verb, "--help")
                 line = usage_line(r.stdout)
