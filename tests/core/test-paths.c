@@ -217,6 +217,8 @@ test_folder_under_world_writable (Fixture       *fixture,
   g_assert_false (prs_paths_ensure_data_dir (data_dir, &error));
   assert_unsafe (error, shared);
   g_clear_error (&error);
+  /* Refused before anything is made: no empty folder left behind */
+  g_assert_false (g_file_test (data_dir, G_FILE_TEST_EXISTS));
 
   /* Sticky, as /tmp is: nobody can rename another's entry */
   g_assert_cmpint (g_chmod (shared, 01777), ==, 0);

@@ -62,19 +62,11 @@ set_errno_error (GError     **error,
  * in its place. Owners are not compared: in a Flatpak sandbox the system's
  * folders belong to an unmapped user. */
 static gboolean
-check_ancestors (const char  *data_dir,
-                 GError     **error)
+check_from (const char  *real_dir,
+            GError     **error)
 {
-  g_autofree char *real = realpath (data_dir, NULL);
-  g_autofree char *dir = NULL;
+  g_autofree char *dir = g_strdup (real_dir);
 
-  if (real == NULL)
-    {
-      set_errno_error (error, errno, data_dir);
-      return FALSE;
-    }
-
-  dir = g_path_get_dirname (real);
   for (;;)
     {
       struct stat st;
@@ -98,6 +90,48 @@ check_ancestors (const char  *data_dir,
       g_free (dir);
       dir = parent;
     }
+}
+
+static gboolean
+check_ancestors (const char  *data_dir,
+                 GError     **error)
+{
+  g_autofree char *real = realpath (data_dir, NULL);
+  g_autofree char *dir = NULL;
+
+  if (real == NULL)
+    {
+      set_errno_error (error, errno, data_dir);
+      return FALSE;
+    }
+  dir = g_path_get_dirname (real);
+  return check_from (dir, error);
+}
+
+/* Before a data folder is made: the nearest folder above it that is there
+ * already, and those above that, so that a refusal leaves nothing made */
+static gboolean
+check_above_new (const char  *data_dir,
+                 GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (data_dir);
+  g_autofree char *real = NULL;
+
+  while (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      char *parent = g_path_get_dirname (dir);
+
+      if (g_str_equal (parent, dir))
+        {
+          g_free (parent);
+          break;
+        }
+      g_free (dir);
+      dir = parent;
+    }
+  /* Not to be resolved: mkdir says why */
+  real = realpath (dir, NULL);
+  return real == NULL || check_from (real, error);
 }
 
 /* The data folder must be the user's own; one that others may read or
@@ -156,6 +190,8 @@ prs_paths_ensure_data_dir (const char  *data_dir,
 {
   g_return_val_if_fail (data_dir != NULL, FALSE);
 
+  if (!g_file_test (data_dir, G_FILE_TEST_EXISTS) && !check_above_new (data_dir, error))
+    return FALSE;
   if (g_mkdir_with_parents (data_dir, 0700) != 0)
     {
       int saved_errno = errno;
