@@ -430,6 +430,10 @@ assert_context_shown (Fixture       *f,
   json = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
   g_assert_nonnull (strstr (json, "\"openLink\""));
   g_assert_nonnull (strstr (json, "\n"));   /* pretty-printed */
+  /* Its arrows are its own (they scroll it), not the list's */
+  g_assert_true (gtk_widget_grab_focus (view));
+  prs_test_press_keys (GTK_WIDGET (f->window), "Down");
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == view);
 }
 
 static void

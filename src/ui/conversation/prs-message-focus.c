@@ -261,8 +261,9 @@ prs_message_focus_move (GtkWidget * const *parts,
  * look into children. So the arrows went nowhere. They move to the first
  * control of the nearest row in their direction that has one, passing a
  * row with none (a tool's answer shows nothing: its result is on its
- * call's card). FALSE leaves the key to the list view (the focus is not in
- * a row it keeps, or no row past it has a control). */
+ * call's card). Text and a row's menus keep their own arrows. FALSE
+ * leaves the key to the focused widget and the list view (the focus is
+ * not on a control of a row the list keeps, or no row past it has one). */
 static gboolean
 on_arrow_pressed (GtkEventControllerKey *controller,
                   guint                  keyval,
@@ -277,6 +278,11 @@ on_arrow_pressed (GtkEventControllerKey *controller,
   int step, i = -1;
 
   if ((state & gtk_accelerator_get_default_mod_mask ()) != 0 || focus == NULL)
+    return FALSE;
+  /* The arrows of what has them itself: a menu or popover of a row (its
+   * own surface), text (the Request Context, a link's label) */
+  if (gtk_widget_get_native (focus) != gtk_widget_get_native (list) ||
+      GTK_IS_TEXT_VIEW (focus) || GTK_IS_EDITABLE (focus) || GTK_IS_LABEL (focus))
     return FALSE;
   if (keyval == GDK_KEY_Down || keyval == GDK_KEY_KP_Down)
     step = 1;
