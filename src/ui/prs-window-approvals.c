@@ -64,7 +64,9 @@ describe_call (PrsWindow *self,
 
 /* libadwaita 1.2 crashed (a freed animation unreferenced) when a toast
  * was dismissed during the animation that shows it (300 ms, 500 ms when
- * it replaces another): a toast whose calls are decided goes this long after */
+ * it replaces another): a toast whose calls are decided goes once it has
+ * been on the screen at least this long. One still queued behind another
+ * toast has no animation yet, and is taken out of the queue at once. */
 #define DISMISS_DELAY_MS 600
 
 static void
@@ -75,18 +77,65 @@ on_toast_dismissed (AdwToast  *toast,
     return;
   g_clear_handle_id (&self->approval_dismiss_id, g_source_remove);
   g_clear_object (&self->approval_toast);
+  self->approval_seen_at = 0;
   g_ptr_array_set_size (self->announced_calls, 0);
+}
+
+/* Whether the overlay shows the approval toast now (a toast widget of it
+ * among the overlay's children), rather than keeping it queued */
+static gboolean
+toast_on_screen (PrsWindow *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->toast_overlay)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      g_autoptr(AdwToast) toast = NULL;
+
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (child), "toast") == NULL)
+        continue;
+      g_object_get (child, "toast", &toast, NULL);
+      if (toast == self->approval_toast)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static gboolean
 dismiss_later (gpointer data)
 {
   PrsWindow *self = data;
+  gint64 now = g_get_monotonic_time ();
 
   self->approval_dismiss_id = 0;
-  if (self->approval_toast != NULL)
-    adw_toast_dismiss (self->approval_toast);
+  if (self->approval_toast == NULL)
+    return G_SOURCE_REMOVE;
+  if (toast_on_screen (self))
+    {
+      gint64 until;
+
+      if (self->approval_seen_at == 0)
+        self->approval_seen_at = now;
+      /* Maybe still coming in: its animation ends before this */
+      until = self->approval_seen_at + DISMISS_DELAY_MS * G_TIME_SPAN_MILLISECOND;
+      if (now < until)
+        {
+          self->approval_dismiss_id = g_timeout_add ((guint) ((until - now) / G_TIME_SPAN_MILLISECOND) + 1,
+                                                     dismiss_later, self);
+          return G_SOURCE_REMOVE;
+        }
+    }
+  adw_toast_dismiss (self->approval_toast);
   return G_SOURCE_REMOVE;
+}
+
+static void
+set_open_target (PrsWindow  *self,
+                 const char *conversation_id)
+{
+  g_autoptr(GVariant) target = g_variant_ref_sink (g_variant_new_string (conversation_id));
+
+  /* libadwaita keeps a reference only when the target changes */
+  adw_toast_set_action_target_value (self->approval_toast, target);
 }
 
 /* The toast says what is waiting now; Open goes to the latest call's
@@ -120,7 +169,7 @@ update_toast (PrsWindow *self)
       self->approval_toast = g_object_ref (prs_dialogs_new_toast (text));
       adw_toast_set_button_label (self->approval_toast, _("_Open"));
       adw_toast_set_action_name (self->approval_toast, "win.open-conversation");
-      adw_toast_set_action_target_value (self->approval_toast, g_variant_new_string (latest->conversation_id));
+      set_open_target (self, latest->conversation_id);
       g_signal_connect_object (self->approval_toast, "dismissed", G_CALLBACK (on_toast_dismissed), self, 0);
       adw_toast_overlay_add_toast (self->toast_overlay, self->approval_toast);
       return;
@@ -128,7 +177,7 @@ update_toast (PrsWindow *self)
   /* The same escaping as prs_dialogs_new_toast: the title is markup */
   escaped = g_markup_escape_text (text, -1);
   adw_toast_set_title (self->approval_toast, escaped);
-  adw_toast_set_action_target_value (self->approval_toast, g_variant_new_string (latest->conversation_id));
+  set_open_target (self, latest->conversation_id);
 }
 
 void

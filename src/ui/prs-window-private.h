@@ -65,6 +65,7 @@ struct _PrsWindow
    * calls, oldest first */
   AdwToast             *approval_toast;
   guint                 approval_dismiss_id;
+  gint64                approval_seen_at;   /* when it was first seen on screen */
   GPtrArray            *announced_calls;
 };
 

@@ -82,6 +82,7 @@ start_service (Fixture *f)
   g_autoptr(GError) error = NULL;
   gpointer last = f->service;
   gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  gboolean started;
 
   if (last != NULL)
     g_object_add_weak_pointer (G_OBJECT (last), &last);
@@ -92,8 +93,9 @@ start_service (Fixture *f)
   g_assert_null (last);
 
   f->service = prs_service_new (f->dir, prs_test_free_port ());
-  prs_service_start (f->service, &error);
+  started = prs_service_start (f->service, &error);
   g_assert_no_error (error);
+  g_assert_true (started);
 }
 
 static void
