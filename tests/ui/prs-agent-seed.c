@@ -149,3 +149,17 @@ prs_agent_seed_weather_tool (void)
   g_ptr_array_add (tool->params, prs_param_new ("unit", PRS_PARAM_STRING, FALSE, NULL));
   return tool;
 }
+
+void
+prs_agent_seed_weather_agent (PrsStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
+  g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
+
+  g_ptr_array_add (tools, prs_agent_seed_weather_tool ());
+  agent->allowed_tools = g_strsplit ("get_weather", ",", -1);
+  if (!prs_store_save_discovery (store, tools, NULL, 1000, &error) ||
+      !prs_store_save_agent (store, agent, NULL, &error))
+    g_error ("%s", error->message);
+}

@@ -19,6 +19,9 @@ void     prs_agent_seed_tools      (PrsStore   *store);
 /* get_weather (city required, unit optional), called at the webhook path
  * "weather" of tests/lib's scripted webhook */
 PrsTool *prs_agent_seed_weather_tool (void);
+/* get_weather stored as one discovery, and the agent "weather-agent"
+ * (Weather Agent) allowed to use it */
+void     prs_agent_seed_weather_agent (PrsStore *store);
 /* The "email-inbox" conversation (titled "Email Inbox") with an inbound message carrying
  * {uid, mailbox, from, subject, receivedAt, openLink} from workflow
  * wf-email-triage; returns the conversation id. */

@@ -80,15 +80,7 @@ fixture_setup (Fixture       *f,
     }
   else
     {
-      g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-      g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
-
-      g_ptr_array_add (tools, prs_agent_seed_weather_tool ());
-      g_assert_true (prs_store_save_discovery (store, tools, NULL, 1000, &error));
-      g_assert_no_error (error);
-      agent->allowed_tools = g_strsplit ("get_weather", ",", -1);
-      g_assert_true (prs_store_save_agent (store, agent, NULL, &error));
-      g_assert_no_error (error);
+      prs_agent_seed_weather_agent (store);
       g_assert_true (prs_store_resolve_conversation (store, "inbox", &f->conversation_id, NULL, &error));
       g_assert_no_error (error);
     }

@@ -45,7 +45,8 @@ typedef struct
 
 /* The data folder: the tool, an agent allowed it, three conversations,
  * n8n at the scripted webhook, the scripted provider proposing a call,
- * then answering, three times; then two calls, then two answers */
+ * then answering, three times; then two calls, then two answers; then a
+ * call and its answer once more */
 static void
 prepare (Run *run)
 {
@@ -53,8 +54,6 @@ prepare (Run *run)
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(PrsSecrets) secrets = NULL;
   g_autoptr(PrsProviders) providers = NULL;
-  g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-  g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
   g_autofree char *hook_url = NULL;
   g_autofree char *provider_url = NULL;
   const char *script = "{'kind':'openai','turns':[" CALL "," TEXT "," CALL "," TEXT "," CALL "," TEXT ","
@@ -66,10 +65,7 @@ prepare (Run *run)
   run->provider = prs_test_provider_start (script);
   store = prs_store_new (run->dir, &error);
   g_assert_no_error (error);
-  g_ptr_array_add (tools, prs_agent_seed_weather_tool ());
-  g_assert_true (prs_store_save_discovery (store, tools, NULL, 1000, &error));
-  agent->allowed_tools = g_strsplit ("get_weather", ",", -1);
-  g_assert_true (prs_store_save_agent (store, agent, NULL, &error));
+  prs_agent_seed_weather_agent (store);
   g_assert_true (prs_store_resolve_conversation (store, "inbox", &run->inbox_id, NULL, &error));
   g_assert_true (prs_store_resolve_conversation (store, "notes", &run->notes_id, NULL, &error));
   g_assert_true (prs_store_resolve_conversation (store, "other", &run->other_id, NULL, &error));

@@ -44,8 +44,6 @@ prepare (Run *run)
   g_autoptr(PrsStore) store = NULL;
   g_autoptr(PrsSecrets) secrets = NULL;
   g_autoptr(PrsProviders) providers = NULL;
-  g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_tool_free);
-  g_autoptr(PrsAgent) agent = prs_agent_new ("weather-agent", "Weather Agent");
   g_autofree char *hook_url = NULL;
   g_autofree char *provider_url = NULL;
 
@@ -58,10 +56,7 @@ prepare (Run *run)
                                            "{'response':{'text':'It is sunny in Paris.'}}]}");
   store = prs_store_new (run->dir, &error);
   g_assert_no_error (error);
-  g_ptr_array_add (tools, prs_agent_seed_weather_tool ());
-  g_assert_true (prs_store_save_discovery (store, tools, NULL, 1000, &error));
-  agent->allowed_tools = g_strsplit ("get_weather", ",", -1);
-  g_assert_true (prs_store_save_agent (store, agent, NULL, &error));
+  prs_agent_seed_weather_agent (store);
   g_assert_true (prs_store_resolve_conversation (store, "inbox", &run->conversation_id, NULL, &error));
   hook_url = prs_test_hook_url (run->hook);
   g_assert_true (prs_store_set_setting (store, PRS_SETTING_N8N_URL, hook_url, &error));
