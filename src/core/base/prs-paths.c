@@ -190,7 +190,9 @@ prs_paths_ensure_data_dir (const char  *data_dir,
 {
   g_return_val_if_fail (data_dir != NULL, FALSE);
 
-  if (!g_file_test (data_dir, G_FILE_TEST_EXISTS) && !check_above_new (data_dir, error))
+  /* The folders above first: a refusal leaves nothing made */
+  if (g_file_test (data_dir, G_FILE_TEST_EXISTS) ? !check_ancestors (data_dir, error)
+                                                 : !check_above_new (data_dir, error))
     return FALSE;
   if (g_mkdir_with_parents (data_dir, 0700) != 0)
     {
@@ -202,7 +204,7 @@ prs_paths_ensure_data_dir (const char  *data_dir,
       return FALSE;
     }
 
-  return check_ancestors (data_dir, error) && check_data_dir (data_dir, error);
+  return check_data_dir (data_dir, error);
 }
 
 /* What makes a file of the data folder one not to use, from lstat or from
