@@ -247,12 +247,25 @@ _prs_window_bind_conversation_row (PrsWindow   *self,
 
 /* ---- each row's menu ---- */
 
+static gboolean
+unparent_menu (gpointer data)
+{
+  GtkWidget *popover = data;
+
+  /* Its row may have gone meanwhile (Delete, Archive): the row's dispose
+   * took the popover along */
+  if (gtk_widget_get_parent (popover) != NULL)
+    gtk_widget_unparent (popover);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_menu_closed (GtkPopover *popover,
                 gpointer    user_data)
 {
-  /* After the item's action ran */
-  g_idle_add_once ((GSourceOnceFunc) gtk_widget_unparent, popover);
+  /* After the item's action ran; the reference keeps the popover alive
+   * until then, whatever happens to its row */
+  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, unparent_menu, g_object_ref (popover), g_object_unref);
 }
 
 static void

@@ -295,11 +295,15 @@ static void
 prs_conversation_row_dispose (GObject *object)
 {
   PrsConversationRow *self = PRS_CONVERSATION_ROW (object);
+  GtkWidget *child;
 
   prs_conversation_row_set_conversation (self, NULL);
   /* The box takes the labels, the pin and the check button with it */
   g_clear_pointer (&self->box, gtk_widget_unparent);
   self->check = self->pin_icon = NULL;
+  /* A row's menu is its child too, and may still be up when the row goes */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   self->title_label = self->subtitle_label = self->time_label = self->unread_label = NULL;
 
   G_OBJECT_CLASS (prs_conversation_row_parent_class)->dispose (object);
