@@ -36,6 +36,12 @@ prs_ctl_api_read_control_key (PrsCtl      *ctl,
 {
   g_autoptr(GError) error = NULL;
 
+  /* A mistyped --data-dir is not a service that has yet to run */
+  if (!prs_ctl_check_existing_data (ctl, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return FALSE;
+    }
   if (prs_api_control_read (secrets, out_key, &error))
     return TRUE;
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
@@ -64,6 +70,11 @@ prs_ctl_api_open (PrsCtl    *ctl,
       g_autoptr(PrsSettings) settings = prs_settings_new ();
 
       port = prs_settings_get_api_port (settings);
+    }
+  if (!prs_ctl_check_existing_data (ctl, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return FALSE;
     }
   api->base_url = g_strdup_printf ("https://127.0.0.1:%u", port);
   api->certificate = g_tls_certificate_new_from_file (cert_path, NULL);

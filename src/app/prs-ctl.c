@@ -131,20 +131,43 @@ prs_ctl_open_store (PrsCtl  *ctl,
   return prs_store_new_with_progress (ctl->data_dir, say_updating, &said, error);
 }
 
+/* The store's "no data in FOLDER", and what to do about it */
+static void
+propagate_not_found (GError **error,
+                     GError  *local)
+{
+  if (g_error_matches (local, PRS_ERROR, PRS_ERROR_NOT_FOUND))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, "%s %s", local->message,
+                   _("Check --data-dir, or start Prosponsive once to create it."));
+      g_error_free (local);
+    }
+  else
+    g_propagate_error (error, local);
+}
+
+gboolean
+prs_ctl_check_existing_data (PrsCtl  *ctl,
+                             GError **error)
+{
+  GError *local = NULL;
+
+  if (prs_store_check_existing (ctl->data_dir, &local))
+    return TRUE;
+  propagate_not_found (error, local);
+  return FALSE;
+}
+
 PrsStore *
 prs_ctl_open_existing_store (PrsCtl  *ctl,
                              GError **error)
 {
-  g_autoptr(GError) local = NULL;
+  GError *local = NULL;
   gboolean said = FALSE;
   PrsStore *store = prs_store_new_existing (ctl->data_dir, say_updating, &said, &local);
 
-  if (store == NULL && g_error_matches (local, PRS_ERROR, PRS_ERROR_NOT_FOUND))
-    g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND, "%s %s", local->message,
-                 _("Check --data-dir, or start Prosponsive once to create it."));
-  else if (store == NULL)
-    g_propagate_error (error, g_steal_pointer (&local));
-
+  if (store == NULL)
+    propagate_not_found (error, local);
   return store;
 }
 

@@ -32,6 +32,11 @@ PrsStore *prs_ctl_open_store (PrsCtl  *ctl,
  * is refused, naming the folder, and nothing is made (docs/ctl.md). */
 PrsStore *prs_ctl_open_existing_store (PrsCtl  *ctl,
                                        GError **error);
+/* Whether the data folder holds a database, for commands that need what
+ * Prosponsive made there (the control key, the certificate) without
+ * opening the store: the same refusal, in the same words. */
+gboolean  prs_ctl_check_existing_data (PrsCtl  *ctl,
+                                       GError **error);
 /* Prints @node as pretty JSON on standard output. */
 void prs_ctl_print_json  (JsonNode       *node);
 /* The exit status for a failed operation: PRS_CTL_EXIT_BUSY when the

@@ -42,6 +42,14 @@ READERS = [
     ["schedule", "run", "morning"],
     ["schedule", "disable", "morning"],
     ["backup", "COPY"],
+    # They read what the service made there (the control key, the
+    # certificate): "not run yet" would send the person to make a new folder
+    ["control-key"],
+    ["approvals"],
+    ["approve", "call-1"],
+    ["deny", "call-1"],
+    ["mcp", "approve", "call-1"],
+    ["mcp", "serve"],
 ]
 
 

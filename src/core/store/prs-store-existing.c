@@ -11,18 +11,15 @@
 
 #include "prs-store-internal.h"
 
-PrsStore *
-prs_store_new_existing (const char            *data_dir,
-                        PrsStoreProgressFunc   progress,
-                        gpointer               user_data,
-                        GError               **error)
+gboolean
+prs_store_check_existing (const char  *data_dir,
+                          GError     **error)
 {
   g_autofree char *path = NULL;
   GStatBuf st;
 
-  g_return_val_if_fail (data_dir != NULL, NULL);
-  g_return_val_if_fail (progress != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_return_val_if_fail (data_dir != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* By name, opening no descriptor (prs-paths.h: closing one would drop
    * SQLite's locks). Anything there but a regular file of the user's is
@@ -35,8 +32,22 @@ prs_store_new_existing (const char            *data_dir,
       /* Translators: %s is a folder */
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_FOUND,
                    _("There is no Prosponsive data in “%s”."), data_dir);
-      return NULL;
+      return FALSE;
     }
+  return TRUE;
+}
 
+PrsStore *
+prs_store_new_existing (const char            *data_dir,
+                        PrsStoreProgressFunc   progress,
+                        gpointer               user_data,
+                        GError               **error)
+{
+  g_return_val_if_fail (data_dir != NULL, NULL);
+  g_return_val_if_fail (progress != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!prs_store_check_existing (data_dir, error))
+    return NULL;
   return prs_store_new_with_progress (data_dir, progress, user_data, error);
 }

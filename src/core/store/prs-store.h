@@ -38,6 +38,11 @@ PrsStore   *prs_store_new_with_progress       (const char            *data_dir,
                                                PrsStoreProgressFunc   progress,
                                                gpointer               user_data,
                                                GError               **error);
+/* Whether @data_dir holds a database, by name (nothing is opened or
+ * made): when DATA_DIR/prosponsive.db is missing (or DATA_DIR is), FALSE
+ * with PRS_ERROR_NOT_FOUND naming the folder. */
+gboolean    prs_store_check_existing          (const char            *data_dir,
+                                               GError               **error);
 /* prs_store_new_with_progress () for a data folder that already holds a
  * database: when DATA_DIR/prosponsive.db is missing (or DATA_DIR is), NULL
  * with PRS_ERROR_NOT_FOUND, and nothing is made, neither the folder nor
