@@ -2,11 +2,14 @@
 /* test-store-drafts.c: what the person has written and not sent
  * (docs/conversations.md "Drafts"): kept per conversation without
  * touching the conversation's row, forgotten in the commit of the message
- * that sends it, gone with its conversation; migration 15 from a
+ * that sends it, gone with its conversation; the composer's save that does
+ * not wait while another program writes; migration 15 from a
  * version-14 database, a step that changes the schema alone and so is run
  * at once, where one that copies rows leaves the database for the page
  * that shows its progress (docs/storage.md "Migrations"). */
 #include "config.h"
+
+#include <string.h>
 
 #include "prs-error.h"
 #include "prs-store.h"
@@ -106,6 +109,48 @@ test_keep_and_forget (Fixture       *fixture,
   g_assert_cmpstr (count, ==, "0");
 }
 
+/* Another program holds the write lock (a long import, a person's sqlite3
+ * shell): the composer's save is refused at once, as busy, where every
+ * other write waits up to five seconds; the connection's next write waits
+ * as before, and the draft goes in once the lock is gone. */
+static void
+test_try_once (Fixture       *fixture,
+               gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
+  g_autofree char *inbox = prs_test_resolve_conversation (store, "inbox");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GSubprocess *holder = prs_test_sql_hold_process (fixture->db_path, 0);
+  gint64 start = g_get_monotonic_time ();
+
+  g_assert_false (prs_store_try_set_draft (store, inbox, "Typed while busy", &error));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, G_USEC_PER_SEC / 2);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE_BUSY);
+  g_assert_nonnull (strstr (error->message, fixture->db_path));
+  g_assert_null (strstr (error->message, "seconds"));
+  g_clear_error (&error);
+  g_assert_null (prs_store_dup_draft (store, inbox));
+  prs_test_sql_release_process (holder);
+
+  /* The busy timeout is back: a write waits for a lock held a second */
+  holder = prs_test_sql_hold_process (fixture->db_path, 1000);
+  start = g_get_monotonic_time ();
+  set_draft (store, inbox, "Waited for");
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, 800 * G_TIME_SPAN_MILLISECOND);
+  prs_test_sql_release_process (holder);
+
+  /* With nobody holding it, the try writes */
+  g_assert_true (prs_store_try_set_draft (store, inbox, "Typed after", &error));
+  g_assert_no_error (error);
+  text = prs_store_dup_draft (store, inbox);
+  g_assert_cmpstr (text, ==, "Typed after");
+
+  /* A real failure is not busy */
+  g_assert_false (prs_store_try_set_draft (store, "no-such-conversation", "x", &error));
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_STORE);
+}
+
 static void
 test_migration_15 (Fixture       *fixture,
                    gconstpointer  user_data)
@@ -188,6 +233,7 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add ("/prs/store-drafts/" path, Fixture, NULL, prs_test_store_dir_setup, func, prs_test_store_dir_teardown)
   ADD ("keep-and-forget", test_keep_and_forget);
+  ADD ("try-once", test_try_once);
   ADD ("migration/15", test_migration_15);
   ADD ("migration/15-quiet", test_migration_15_quiet);
   ADD ("copying-step-waits", test_copying_step_waits);

@@ -579,6 +579,53 @@ prs_test_sql_hold (const char *db_path,
   return thread;
 }
 
+/* The other program is python3's sqlite3 module, a process of its own:
+ * SQLite's locks are per process (POSIX), so only another process takes
+ * them the way prosponsive-ctl, a person's sqlite3 shell or a backup tool
+ * does. It says "held" once BEGIN IMMEDIATE returned, then waits for its
+ * standard input to close or @ms to pass, and commits. */
+GSubprocess *
+prs_test_sql_hold_process (const char *db_path,
+                           guint       ms)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *wait = g_strdup_printf ("%u", ms);
+  GSubprocess *process;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  process = g_subprocess_launcher_spawn (launcher, &error, python (), "-c",
+                                         "import select, sqlite3, sys\n"
+                                         "db = sqlite3.connect(sys.argv[1], timeout=5, isolation_level=None)\n"
+                                         "db.execute('BEGIN IMMEDIATE')\n"
+                                         "print('held', flush=True)\n"
+                                         "ms = int(sys.argv[2])\n"
+                                         "select.select([sys.stdin], [], [], ms / 1000 if ms else None)\n"
+                                         "db.execute('COMMIT')\n"
+                                         "db.close()\n",
+                                         db_path, wait, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (line, ==, "held");
+  return process;
+}
+
+void
+prs_test_sql_release_process (GSubprocess *holder)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_close (g_subprocess_get_stdin_pipe (holder), NULL, NULL);
+  g_assert_true (g_subprocess_wait_check (holder, NULL, &error));
+  g_assert_no_error (error);
+  g_object_unref (holder);
+}
+
 /* ---- HTTPS ---- */
 
 static gboolean

@@ -163,6 +163,16 @@ char        *prs_test_sql_query            (const char *db_path,
 GThread     *prs_test_sql_hold             (const char *db_path,
                                             guint       ms);
 
+/* Another process (python3's sqlite3) holds the database's write lock
+ * (BEGIN IMMEDIATE), returned once it does; it lets go when
+ * prs_test_sql_release_process () is called, or after @ms milliseconds
+ * (0: only then). */
+GSubprocess *prs_test_sql_hold_process     (const char  *db_path,
+                                            guint        ms);
+/* Lets go (if @holder still holds the lock), waits for the process to
+ * end, checks that it committed, and drops @holder. */
+void         prs_test_sql_release_process  (GSubprocess *holder);
+
 /* ---- HTTPS, ports, folders ---- */
 
 /* Sends @msg on a new session, accepting any certificate (the local API's

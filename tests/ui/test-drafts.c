@@ -4,7 +4,8 @@
  * real window under a real X server: another conversation opens with its
  * own text (and no Undo into the other's), the text is saved a second
  * after typing and when the conversation is left, Send forgets it, and a
- * new window shows what the last one left unsent. */
+ * new window shows what the last one left unsent; while another process
+ * holds the database the window goes on and nothing typed is lost. */
 #include "config.h"
 
 #include <adwaita.h>
@@ -202,6 +203,96 @@ test_per_conversation (Fixture       *f,
   assert_composer (f, "");
 }
 
+/* The longest gap between two firings of a 100 ms timeout: how long the
+ * main loop (typing, painting) stopped */
+typedef struct
+{
+  gint64 last;
+  gint64 longest;
+} Ticks;
+
+static gboolean
+tick (gpointer data)
+{
+  Ticks *ticks = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (ticks->last != 0)
+    ticks->longest = MAX (ticks->longest, now - ticks->last);
+  ticks->last = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* The main loop runs @ms milliseconds, as while a person types */
+static void
+run_for (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, set_flag, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* Another program holds the database's write lock while the person types:
+ * the window goes on (the saves do not wait), the text stays in the
+ * composer and with its conversation, goes into the store soon after the
+ * lock is gone, and closing the window waits for a lock held a moment. */
+static void
+test_busy_database (Fixture       *f,
+                    gconstpointer  data)
+{
+  Ticks ticks = { 0 };
+  GSubprocess *holder;
+  g_autofree char *stored = NULL;
+  guint tick_id;
+  gint64 released;
+
+  open_conversation (f, f->alpha);
+  holder = prs_test_sql_hold_process (f->db_path, 0);
+  tick_id = g_timeout_add (100, tick, &ticks);
+  for (guint i = 0; i < 6; i++)
+    {
+      type (f, "word ");
+      run_for (500);
+    }
+  g_source_remove (tick_id);
+  g_test_message ("longest stop of the main loop: %" G_GINT64_FORMAT " ms", ticks.longest / 1000);
+  g_assert_cmpint (ticks.longest, <, 1500 * G_TIME_SPAN_MILLISECOND);
+  assert_composer (f, "word word word word word word ");
+  g_assert_null (stored_draft (f, f->alpha));
+
+  /* Left and come back to while the lock is held: still there */
+  open_conversation (f, f->beta);
+  type (f, "For beta");
+  run_for (1200);
+  g_assert_null (stored_draft (f, f->beta));
+  open_conversation (f, f->alpha);
+  assert_composer (f, "word word word word word word ");
+
+  /* The lock gone, both are stored within a few seconds, with no typing */
+  prs_test_sql_release_process (holder);
+  released = g_get_monotonic_time ();
+  g_assert_true (prs_test_wait_until (draft_is, &(Expected) { f, f->alpha, "word word word word word word " }));
+  g_assert_true (prs_test_wait_until (draft_is, &(Expected) { f, f->beta, "For beta" }));
+  g_assert_cmpint (g_get_monotonic_time () - released, <, 4 * G_USEC_PER_SEC);
+
+  /* Closing the window while the lock is held a moment saves the text */
+  type (f, "and the last");
+  holder = prs_test_sql_hold_process (f->db_path, 1500);
+  close_window (&f->window);
+  stored = stored_draft (f, f->alpha);
+  g_assert_cmpstr (stored, ==, "word word word word word word and the last");
+  prs_test_sql_release_process (holder);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -211,6 +302,8 @@ main (int   argc,
   adw_init ();
 
   g_test_add ("/ui/drafts/per-conversation", Fixture, NULL, fixture_setup, test_per_conversation,
+              fixture_teardown);
+  g_test_add ("/ui/drafts/busy-database", Fixture, NULL, fixture_setup, test_busy_database,
               fixture_teardown);
 
   return g_test_run ();

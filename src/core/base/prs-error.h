@@ -31,7 +31,7 @@ typedef enum
   PRS_ERROR_PROVIDER_BAD_RESPONSE,   /* malformed JSON, chunks or stream */
   PRS_ERROR_PROVIDER_REJECTED,       /* any other 4xx: the request itself was refused */
   PRS_ERROR_STORE_FULL,              /* SQLite: the disk (or its quota) is full */
-  PRS_ERROR_STORE_BUSY,              /* SQLite: another program held the database past the busy timeout */
+  PRS_ERROR_STORE_BUSY,              /* SQLite: another program held the database past the busy timeout (or at all, for a write that does not wait: prs-store-busy.c) */
   PRS_ERROR_UNSAFE_PATH,             /* the data folder or a file in it is another user's, a link, or open to others */
   PRS_ERROR_TOO_LARGE,               /* input beyond a documented limit: not read */
   PRS_ERROR_EXISTS,                  /* creating what exists, without being told to replace it */

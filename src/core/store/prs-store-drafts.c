@@ -60,18 +60,21 @@ prs_store_write_draft (PrsStore    *self,
   return prs_store_step_done (self, stmt, N_("Could not save a draft"), error);
 }
 
-gboolean
-prs_store_set_draft (PrsStore    *self,
-                     const char  *conversation_id,
-                     const char  *text,
-                     GError     **error)
+/* In a transaction of its own; @wait: for another program's write, as
+ * every write does, else not at all (prs-store-busy.c) */
+static gboolean
+set_draft (PrsStore    *self,
+           const char  *conversation_id,
+           const char  *text,
+           gboolean     wait,
+           GError     **error)
 {
   g_return_val_if_fail (PRS_IS_STORE (self), FALSE);
   PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!prs_store_begin_immediate (self, error))
+  if (!(wait ? prs_store_begin_immediate (self, error) : prs_store_begin_immediate_once (self, error)))
     return FALSE;
   if (!prs_store_write_draft (self, conversation_id, text, error))
     {
@@ -79,4 +82,22 @@ prs_store_set_draft (PrsStore    *self,
       return FALSE;
     }
   return prs_store_commit (self, error);
+}
+
+gboolean
+prs_store_set_draft (PrsStore    *self,
+                     const char  *conversation_id,
+                     const char  *text,
+                     GError     **error)
+{
+  return set_draft (self, conversation_id, text, TRUE, error);
+}
+
+gboolean
+prs_store_try_set_draft (PrsStore    *self,
+                         const char  *conversation_id,
+                         const char  *text,
+                         GError     **error)
+{
+  return set_draft (self, conversation_id, text, FALSE, error);
 }

@@ -39,6 +39,7 @@ struct _PrsStore
   guint64     last_commit;
   gboolean    commit_wrote;   /* set by the WAL hook during a COMMIT */
   gboolean    journal_on_disk; /* in prs_store_begin_large ()'s transaction */
+  gboolean    no_wait;         /* in prs_store_begin_immediate_once () */
 };
 
 /* The database file's name and those SQLite keeps beside it, appended to
@@ -102,7 +103,7 @@ PrsStmt      *prs_store_prepare_cached    (PrsStore     *self,
 void          prs_store_set_error         (PrsStore     *self,
                                            GError      **error,
                                            const char   *what);
-/* PRS_ERROR_STORE_BUSY, in words a person understands. */
+/* PRS_ERROR_STORE_BUSY, in words a person understands (prs-store-busy.c). */
 void          prs_store_set_busy_error    (PrsStore     *self,
                                            GError      **error);
 void          prs_store_bind_text         (sqlite3_stmt *stmt,
@@ -218,6 +219,11 @@ gboolean      prs_store_begin_immediate   (PrsStore     *self,
  * prs_store_commit () or prs_store_rollback (); inside a batch, a savepoint
  * of its transaction as prs_store_begin_immediate (). */
 gboolean      prs_store_begin_large       (PrsStore     *self,
+                                           GError      **error);
+/* prs_store_begin_immediate () that does not wait when another program
+ * holds the database: PRS_ERROR_STORE_BUSY at once (prs-store-busy.c says
+ * which writes do this and why). */
+gboolean      prs_store_begin_immediate_once (PrsStore  *self,
                                            GError      **error);
 void          prs_store_rollback          (PrsStore     *self);
 gboolean      prs_store_commit            (PrsStore     *self,

@@ -411,20 +411,6 @@ prs_store_get_data_version (PrsStore *self)
   return sqlite3_column_int64 (stmt, 0);
 }
 
-/* Every connection waits BUSY_TIMEOUT_MS for another (in this process or
- * another: the app, prosponsive-ctl) to finish writing; past that, the
- * person reading the error must learn what happened and that trying again
- * is the answer. */
-void
-prs_store_set_busy_error (PrsStore  *self,
-                          GError   **error)
-{
-  g_set_error (error, PRS_ERROR, PRS_ERROR_STORE_BUSY,
-               _("The database “%s” stayed in use by another program (Prosponsive or "
-                 "prosponsive-ctl) for more than %d seconds. Try again in a moment."),
-               self->path, BUSY_TIMEOUT_MS / 1000);
-}
-
 /* SQLite says "database or disk is full" or, when the WAL cannot grow,
  * "disk I/O error": the system's errno tells which it was */
 static gboolean
@@ -971,6 +957,7 @@ store_open (const char                  *given_path,
     return NULL;
 
   sqlite3_extended_result_codes (self->db, 1);
+  /* What a write does while another program writes: prs-store-busy.c */
   sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
   self->disk = disk_ref (db_path);
   sqlite3_wal_hook (self->db, on_wal_commit, self);

@@ -312,6 +312,14 @@ gboolean    prs_store_set_draft               (PrsStore    *self,
                                                const char  *conversation_id,
                                                const char  *text,
                                                GError     **error);
+/* prs_store_set_draft () that does not wait while another program holds
+ * the database: PRS_ERROR_STORE_BUSY at once, where every other write
+ * waits up to five seconds first. For the composer, which saves every
+ * second while a person types and tries again later. */
+gboolean    prs_store_try_set_draft           (PrsStore    *self,
+                                               const char  *conversation_id,
+                                               const char  *text,
+                                               GError     **error);
 
 /* ---- Keeping conversations in order (prs-store-conversations.c) ---- */
 
