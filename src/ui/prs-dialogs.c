@@ -80,7 +80,28 @@ prs_dialogs_new_delete (GtkWindow  *parent,
 AdwToast *
 prs_dialogs_new_toast (const char *text)
 {
-  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  AdwToast *toast = adw_toast_new ("");
+  GtkWidget *label = gtk_label_new (text);
 
-  return adw_toast_new (escaped);
+  /* Up to three lines, then cut: a toast stays a toast */
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_lines (GTK_LABEL (label), 3);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  /* Wide as one line when there is room: a wrapping label asks for less */
+  gtk_label_set_natural_wrap_mode (GTK_LABEL (label), GTK_NATURAL_WRAP_NONE);
+  gtk_widget_add_css_class (label, "heading");
+  adw_toast_set_custom_title (toast, label);
+  return toast;
+}
+
+void
+prs_dialogs_set_toast_text (AdwToast   *toast,
+                            const char *text)
+{
+  GtkWidget *label = adw_toast_get_custom_title (toast);
+
+  g_return_if_fail (GTK_IS_LABEL (label));
+  gtk_label_set_text (GTK_LABEL (label), text);
 }

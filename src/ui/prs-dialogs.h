@@ -27,9 +27,14 @@ AdwMessageDialog *prs_dialogs_new_delete  (GtkWindow          *parent,
                                            const char         *heading,
                                            const char         *body);
 
-/* A toast that shows @text as it is: libadwaita 1.2 reads a toast's
- * title as Pango markup, and a title with "&" or "<" (a conversation's
- * name, an error naming a file) showed nothing at all. */
+/* A toast that shows @text as it is, whole: libadwaita 1.2 reads a
+ * toast's title as Pango markup (a title with "&" or "<", a conversation's
+ * name or an error naming a file, showed nothing at all) and cuts it to
+ * one line (a German sentence lost the verb at its end in a narrow
+ * window), so the text is a label of its own that wraps. */
 AdwToast         *prs_dialogs_new_toast   (const char         *text);
+/* Changes the text of a toast made by prs_dialogs_new_toast (), in place. */
+void              prs_dialogs_set_toast_text (AdwToast        *toast,
+                                              const char      *text);
 
 G_END_DECLS

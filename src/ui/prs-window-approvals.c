@@ -146,7 +146,6 @@ update_toast (PrsWindow *self)
 {
   Announced *latest;
   g_autofree char *text = NULL;
-  g_autofree char *escaped = NULL;
 
   if (self->announced_calls->len == 0)
     {
@@ -174,9 +173,7 @@ update_toast (PrsWindow *self)
       adw_toast_overlay_add_toast (self->toast_overlay, self->approval_toast);
       return;
     }
-  /* The same escaping as prs_dialogs_new_toast: the title is markup */
-  escaped = g_markup_escape_text (text, -1);
-  adw_toast_set_title (self->approval_toast, escaped);
+  prs_dialogs_set_toast_text (self->approval_toast, text);
   set_open_target (self, latest->conversation_id);
 }
 
