@@ -236,6 +236,17 @@ insights_loaded (gpointer data)
   return !prs_insights_page_is_loading (data);
 }
 
+static void
+open_conversation (Fixture    *f,
+                   const char *slug)
+{
+  g_autoptr(PrsStore) store = prs_store_new (f->data_dir, NULL);
+  g_autofree char *id = NULL;
+
+  g_assert_true (prs_store_resolve_conversation (store, slug, &id, NULL, NULL));
+  prs_window_select_conversation (f->window, id);
+}
+
 /* The window at 1060 px resized to 360 (a real resize of the X window),
  * then each page it can show: the sidebar, each demo conversation, the
  * search, Tools, Agents, Schedules, Insights */
@@ -248,18 +259,19 @@ test_pages (Fixture       *f,
   GtkWidget *panel;
 
   gtk_window_set_default_size (GTK_WINDOW (f->window), 1060, NARROW_HEIGHT);
+  open_conversation (f, "email-inbox");
   prs_test_wait_frames (window, 4);
   g_assert_cmpint (gtk_widget_get_width (window), >, 1000);
+  /* Unfolded, with the margins of a wide window, a waiting call's card
+   * fits the content's 360 px too: were it wider, the window would fold
+   * below that, and folded, with narrower margins, fit again */
+  g_assert_cmpint (min_width (GTK_WIDGET (prs_window_get_conversation_view (f->window))), <=, NARROW_WIDTH);
+
   gtk_window_set_default_size (GTK_WINDOW (f->window), NARROW_WIDTH, NARROW_HEIGHT);
   assert_fits (window, "the conversation list");
-
   for (guint i = 0; i < G_N_ELEMENTS (slugs); i++)
     {
-      g_autoptr(PrsStore) store = prs_store_new (f->data_dir, NULL);
-      g_autofree char *id = NULL;
-
-      g_assert_true (prs_store_resolve_conversation (store, slugs[i], &id, NULL, NULL));
-      prs_window_select_conversation (f->window, id);
+      open_conversation (f, slugs[i]);
       assert_fits (window, slugs[i]);
     }
 
