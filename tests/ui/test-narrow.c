@@ -11,6 +11,7 @@
 #include "prs-agent-seed.h"
 #include "prs-demo-seed.h"
 #include "prs-search-panel.h"
+#include "prs-tool-card.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
 
@@ -274,6 +275,11 @@ test_pages (Fixture       *f,
       open_conversation (f, slugs[i]);
       assert_fits (window, slugs[i]);
     }
+  /* Folded, the messages' margins leave a card most of the width: with a
+   * wide window's, a tool's name had four characters a line */
+  open_conversation (f, "email-inbox");
+  prs_test_wait_frames (window, 4);
+  g_assert_cmpint (gtk_widget_get_width (prs_test_find_widget (window, PRS_TYPE_TOOL_CARD, NULL, NULL)), >=, 290);
 
   gtk_widget_activate_action (window, "win.search", NULL);
   panel = prs_test_find_widget (window, PRS_TYPE_SEARCH_PANEL, NULL, NULL);
