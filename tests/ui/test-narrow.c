@@ -309,6 +309,7 @@ test_editors (Fixture       *f,
 {
   GtkWidget *editor;
   PrsGuidanceBuilder *builder;
+  GtkMenuButton *field_button;
 
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-agents", NULL);
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
@@ -326,6 +327,14 @@ test_editors (Fixture       *f,
   gtk_drop_down_set_selected (prs_guidance_builder_get_source_drop_down (builder, "mailbox"), 1);
   gtk_drop_down_set_selected (prs_guidance_builder_get_source_drop_down (builder, "destination"), 2);
   assert_fits (editor, "the agent editor's guidance");
+  /* The field picker's card (its popover's first child: the rest is its
+   * shadow) stays within the editor */
+  field_button = prs_guidance_builder_get_field_button (builder, "uid");
+  gtk_menu_button_popup (field_button);
+  prs_test_wait_frames (editor, 4);
+  g_assert_cmpint (min_width (gtk_widget_get_first_child (GTK_WIDGET (gtk_menu_button_get_popover (field_button)))),
+                   <=, NARROW_WIDTH - 24);
+  gtk_menu_button_popdown (field_button);
   gtk_window_destroy (GTK_WINDOW (editor));
 
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-schedules", NULL);
