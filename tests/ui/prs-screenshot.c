@@ -295,22 +295,6 @@ expand_last_context (PrsWindow *window)
   prs_test_wait_frames (GTK_WIDGET (window), 6);
 }
 
-static gboolean
-leaflet_still (gpointer leaflet)
-{
-  return !adw_leaflet_get_child_transition_running (leaflet);
-}
-
-/* A folded window slides to the page it opens: captured once it is there */
-static void
-wait_for_leaflet (PrsWindow *window)
-{
-  GtkWidget *leaflet = prs_test_find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET, NULL, NULL);
-
-  prs_test_wait_until (leaflet_still, leaflet);
-  prs_test_wait_frames (GTK_WIDGET (window), 2);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -366,7 +350,7 @@ main (int   argc,
   if (approval_toast != NULL)
     show_approval_toast (service, window, approval_toast);
 
-  wait_for_leaflet (window);
+  prs_test_wait_for_leaflet (GTK_WIDGET (window));
   prs_test_capture (NULL, argv[2]);
 
   gtk_window_destroy (GTK_WINDOW (window));
