@@ -248,6 +248,23 @@ open_conversation (Fixture    *f,
   prs_window_select_conversation (f->window, id);
 }
 
+/* The periods' drop-down, shown where the buttons do not fit (a long
+ * translation), chooses as they do and follows them */
+static void
+assert_period_drop_down (PrsInsightsPage *page)
+{
+  GtkDropDown *periods = GTK_DROP_DOWN (prs_test_find_widget (GTK_WIDGET (page), GTK_TYPE_DROP_DOWN, NULL, NULL));
+
+  g_assert_nonnull (periods);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (periods)), ==, 4);
+  g_assert_cmpuint (gtk_drop_down_get_selected (periods), ==, PRS_INSIGHTS_7_DAYS);
+  gtk_drop_down_set_selected (periods, PRS_INSIGHTS_TODAY);
+  g_assert_cmpint (prs_insights_page_get_period (page), ==, PRS_INSIGHTS_TODAY);
+  prs_insights_page_set_period (page, PRS_INSIGHTS_ALL);
+  g_assert_cmpuint (gtk_drop_down_get_selected (periods), ==, PRS_INSIGHTS_ALL);
+  g_assert_true (prs_test_wait_until (insights_loaded, page));
+}
+
 /* The window at 1060 px resized to 360 (a real resize of the X window),
  * then each page it can show: the sidebar, each demo conversation, the
  * search, Tools, Agents, Schedules, Insights */
@@ -299,6 +316,7 @@ test_pages (Fixture       *f,
   gtk_widget_activate_action (window, "win.show-insights", NULL);
   g_assert_true (prs_test_wait_until (insights_loaded, prs_window_get_insights_page (f->window)));
   assert_fits (window, "Insights");
+  assert_period_drop_down (prs_window_get_insights_page (f->window));
 }
 
 /* The agent editor and the schedule editor, windows of their own, fit the
