@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test-narrow.c: the main window at a phone's width. GNOME's HIG and the
- * phones running GNOME (Librem 5, PinePhone: 360 × 720 logical pixels) ask
- * for 360; docs/conversations.md "The window" says so. Every page the
- * window can show, on the demo data, measured (gtk_widget_measure) and
- * shown in a window really resized to 360 × 720 under Xvfb; GTK's
- * warnings are fatal here (G_DEBUG=fatal-warnings), so a widget allocated
- * less than it asked for fails the test too. */
+/* test-narrow.c: the main window and its editors at a phone's width.
+ * GNOME's HIG and the phones running GNOME (Librem 5, PinePhone: 360 × 720
+ * logical pixels) ask for 360 (docs/conversations.md "The window"). Every
+ * page the window can show, on the demo data, measured
+ * (gtk_widget_measure) and shown in a window really resized to 360 × 720
+ * under Xvfb: nothing asks for more width, no widget is drawn lower than
+ * it asks for its width (it would overlap the next), no status page cuts
+ * its text. GTK's warnings are fatal here (G_DEBUG=fatal-warnings). */
 #include "config.h"
 
 #include "prs-agent-seed.h"
@@ -105,9 +106,9 @@ min_width (GtkWidget *widget)
   return minimum;
 }
 
-/* What asks for the width: from @widget down through the child that asks
- * for most (popovers apart: they are not measured with their parent), each with its minimum width (for the failure's
- * message) */
+/* What asks for the width, for the failure's message: from @widget down
+ * through the child that asks for most (popovers apart: they are not
+ * measured with their parent), each with its minimum width */
 static char *
 widest_chain (GtkWidget *widget)
 {
