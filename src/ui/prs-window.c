@@ -1095,6 +1095,19 @@ prs_window_class_init (PrsWindowClass *klass)
   g_type_ensure (PRS_TYPE_CONVERSATION_VIEW);
 }
 
+/* A folded window is a phone's or a narrow one: the message list's
+ * margins shrink there (style.css ".narrow"). They never make the content
+ * wider than its 360 px, so folding does not depend on them
+ * (docs/conversations.md "The window") */
+static void
+on_folded_changed (PrsWindow *self)
+{
+  if (adw_leaflet_get_folded (self->leaflet))
+    gtk_widget_add_css_class (GTK_WIDGET (self), "narrow");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "narrow");
+}
+
 static void
 prs_window_init (PrsWindow *self)
 {
@@ -1113,4 +1126,6 @@ prs_window_init (PrsWindow *self)
   g_object_unref (factory);
   g_signal_connect (self->conversation_list, "activate", G_CALLBACK (on_conversation_activate), self);
   _prs_window_conversations_init (self);
+  g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
+  on_folded_changed (self);
 }

@@ -6,7 +6,8 @@
  *
  *   prs-screenshot-agents DATA_DIR OUT.png [--edit ID | --new-id ID] [--map] [--picker PARAM]
  *                         [--search TEXT] [--scroll FRACTION] [--only-editor]
- *                         [--import FILE.md] [--width W] [--height H] [--dark]
+ *                         [--import FILE.md] [--width W] [--height H] [--editor-width W]
+ *                         [--editor-height H] [--dark]
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@ static double scroll = 0;
 static gboolean only_editor;
 static int width = 1060;
 static int height = 720;
+static int editor_width = 760;
 static int editor_height = 0;
 static gboolean dark;
 static char *import_path;
@@ -40,6 +42,7 @@ static const GOptionEntry entries[] = {
   { "only-editor", 0, 0, G_OPTION_ARG_NONE, &only_editor, "Capture only the editor window", NULL },
   { "width", 0, 0, G_OPTION_ARG_INT, &width, "Window width", "W" },
   { "height", 0, 0, G_OPTION_ARG_INT, &height, "Window height", "H" },
+  { "editor-width", 0, 0, G_OPTION_ARG_INT, &editor_width, "Editor width (a phone: 360)", "W" },
   { "editor-height", 0, 0, G_OPTION_ARG_INT, &editor_height, "Editor height", "H" },
   { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
   { "import", 0, 0, G_OPTION_ARG_FILENAME, &import_path, "Import this agent file (its question, if any)", "FILE.md" },
@@ -120,8 +123,8 @@ main (int   argc,
           gtk_editable_set_text (prs_agent_editor_get_name_entry (editor), "Mail Triage");
           gtk_editable_set_text (prs_agent_editor_get_id_entry (editor), new_id);
         }
-      if (editor_height > 0)
-        gtk_window_set_default_size (GTK_WINDOW (editor), 760, editor_height);
+      if (editor_height > 0 || editor_width != 760)
+        gtk_window_set_default_size (GTK_WINDOW (editor), editor_width, editor_height > 0 ? editor_height : height);
       prs_test_wait_frames (GTK_WIDGET (editor), 4);
       builder = prs_agent_editor_get_guidance_builder (editor);
       if (map_move)
@@ -158,6 +161,7 @@ main (int   argc,
     import_file (window, import_path);
   prs_test_wait_frames (GTK_WIDGET (window), 4);
 
+  prs_test_wait_for_leaflet (GTK_WIDGET (window));
   prs_test_capture (shot != GTK_WIDGET (window) ? shot : NULL, argv[2]);
 
   if (editor != NULL)

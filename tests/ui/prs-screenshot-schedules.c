@@ -143,7 +143,8 @@ open_editor (PrsService *service,
     g_error ("no schedule %s", edit_name);
   editor = prs_schedules_page_edit (prs_window_get_schedules_page (window), row != NULL ? row->id : NULL,
                                     "Morning", NULL);
-  gtk_window_set_default_size (GTK_WINDOW (editor), 640, height - 40);
+  /* No wider than the window: a phone's is 360 px */
+  gtk_window_set_default_size (GTK_WINDOW (editor), MIN (640, width), height - 40);
   prs_test_wait_frames (GTK_WIDGET (editor), 4);
   if (scroll > 0)
     {
@@ -184,6 +185,7 @@ main (int   argc,
     editor = open_editor (service, window);
   prs_test_wait_frames (GTK_WIDGET (window), 4);
 
+  prs_test_wait_for_leaflet (GTK_WIDGET (window));
   prs_test_capture (NULL, argv[2]);
 
   if (editor != NULL)

@@ -350,6 +350,7 @@ main (int   argc,
   if (approval_toast != NULL)
     show_approval_toast (service, window, approval_toast);
 
+  prs_test_wait_for_leaflet (GTK_WIDGET (window));
   prs_test_capture (NULL, argv[2]);
 
   gtk_window_destroy (GTK_WINDOW (window));

@@ -450,6 +450,22 @@ prs_test_screenshot_start (const char  *data_dir,
   return window;
 }
 
+static gboolean
+leaflet_still (gpointer leaflet)
+{
+  return !adw_leaflet_get_child_transition_running (leaflet);
+}
+
+void
+prs_test_wait_for_leaflet (GtkWidget *window)
+{
+  GtkWidget *leaflet = prs_test_find_widget (window, ADW_TYPE_LEAFLET, NULL, NULL);
+
+  if (leaflet != NULL)
+    prs_test_wait_until (leaflet_still, leaflet);
+  prs_test_wait_frames (window, 2);
+}
+
 void
 prs_test_capture (GtkWidget  *widget,
                   const char *path)

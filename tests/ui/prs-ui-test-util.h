@@ -96,6 +96,9 @@ PrsWindow *prs_test_screenshot_start (const char   *data_dir,
                                       int           height,
                                       gboolean      dark,
                                       PrsService  **service);
+/* Until the leaflet in @window (if any) is no longer sliding: a folded
+ * window slides to the page it opens */
+void       prs_test_wait_for_leaflet (GtkWidget    *window);
 /* Captures @widget's toplevel (NULL: the whole screen) into the PNG file
  * @path with ImageMagick's import; the test fails when it cannot. */
 void       prs_test_capture          (GtkWidget    *widget,

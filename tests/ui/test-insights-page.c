@@ -144,10 +144,18 @@ assert_narrow (PrsInsightsPage *page)
   g_assert_cmpint (minimum, <=, 360);
 }
 
+static gboolean
+has_figures (GtkWidget *stack,
+             gpointer   data)
+{
+  return gtk_stack_get_child_by_name (GTK_STACK (stack), "figures") != NULL;
+}
+
+/* The page's stack (the period drop-down has one of its own) */
 static GtkStack *
 page_stack (PrsInsightsPage *page)
 {
-  return GTK_STACK (prs_test_find_widget (GTK_WIDGET (page), GTK_TYPE_STACK, NULL, NULL));
+  return GTK_STACK (prs_test_find_widget (GTK_WIDGET (page), GTK_TYPE_STACK, has_figures, NULL));
 }
 
 /* ---- the figures ---- */

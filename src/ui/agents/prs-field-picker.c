@@ -410,6 +410,20 @@ prs_field_picker_get_list_view (PrsFieldPicker *self)
 
 /* ---- life ---- */
 
+/* 380 px wide (its .ui), or less than its window: on a 360 px phone a
+ * wider popover went past the screen's edge (docs/conversations.md "The
+ * window") */
+static void
+prs_field_picker_show (GtkWidget *widget)
+{
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (widget));
+  GtkWidget *box = gtk_popover_get_child (GTK_POPOVER (widget));
+
+  if (root != NULL && box != NULL && gtk_widget_get_width (root) > 0)
+    gtk_widget_set_size_request (box, CLAMP (gtk_widget_get_width (root) - 48, 240, 380), -1);
+  GTK_WIDGET_CLASS (prs_field_picker_parent_class)->show (widget);
+}
+
 static void
 prs_field_picker_map (GtkWidget *widget)
 {
@@ -457,6 +471,7 @@ prs_field_picker_class_init (PrsFieldPickerClass *klass)
 
   object_class->dispose = prs_field_picker_dispose;
   object_class->finalize = prs_field_picker_finalize;
+  widget_class->show = prs_field_picker_show;
   widget_class->map = prs_field_picker_map;
 
   /**

@@ -567,17 +567,37 @@ param_titles_new (const char     *name,
   return titles;
 }
 
-/* The details of a Request Context source: the field and its fallback. */
+/* One child of the details' flow box: @label beside @widget, the child
+ * itself not in the focus chain (Tab goes to @widget) */
+static void
+append_pair (GtkFlowBox *box,
+             GtkWidget  *label,
+             GtkWidget  *widget)
+{
+  GtkWidget *pair = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+
+  gtk_box_append (GTK_BOX (pair), label);
+  gtk_box_append (GTK_BOX (pair), widget);
+  gtk_flow_box_append (box, pair);
+  gtk_widget_set_focusable (gtk_widget_get_parent (pair), FALSE);
+}
+
+/* The details of a Request Context source: the field and its fallback,
+ * side by side, or one above the other where they do not fit (a phone:
+ * docs/conversations.md "The window"). */
 static GtkWidget *
 context_details_new (PrsGuidanceBuilder *self,
                      ParamRow           *row)
 {
   g_autoptr(GtkStringList) missing_items = missing_items_new (row->tool_param);
-  GtkWidget *context_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *context_box = gtk_flow_box_new ();
   GtkPopover *picker;
 
   gtk_widget_add_css_class (context_box, "param-details");
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (context_box), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (context_box), 2);
+  gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (context_box), 12);
+  gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (context_box), 6);
   row->field_button = GTK_MENU_BUTTON (gtk_menu_button_new ());
   picker = GTK_POPOVER (prs_field_picker_new ());
   row->picker = PRS_FIELD_PICKER (picker);
@@ -585,15 +605,12 @@ context_details_new (PrsGuidanceBuilder *self,
   gtk_menu_button_set_popover (row->field_button, GTK_WIDGET (picker));
   gtk_menu_button_set_always_show_arrow (row->field_button, TRUE);
   gtk_widget_set_tooltip_text (GTK_WIDGET (row->field_button), _("Choose the Request Context field"));
-  gtk_box_append (GTK_BOX (context_box), labelled (_("_Field"), GTK_WIDGET (row->field_button)));
-  gtk_box_append (GTK_BOX (context_box), GTK_WIDGET (row->field_button));
+  append_pair (GTK_FLOW_BOX (context_box), labelled (_("_Field"), GTK_WIDGET (row->field_button)),
+               GTK_WIDGET (row->field_button));
 
   row->if_missing = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_object_ref (missing_items)), NULL));
-  gtk_widget_set_halign (GTK_WIDGET (row->if_missing), GTK_ALIGN_END);
-  gtk_widget_set_hexpand (spacer, TRUE);
-  gtk_box_append (GTK_BOX (context_box), spacer);
-  gtk_box_append (GTK_BOX (context_box), labelled (_("If _missing"), GTK_WIDGET (row->if_missing)));
-  gtk_box_append (GTK_BOX (context_box), GTK_WIDGET (row->if_missing));
+  append_pair (GTK_FLOW_BOX (context_box), labelled (_("If _missing"), GTK_WIDGET (row->if_missing)),
+               GTK_WIDGET (row->if_missing));
   return context_box;
 }
 
@@ -665,6 +682,9 @@ param_row_new (PrsGuidanceBuilder *self,
 
   /* The details: the field and its fallback, or the constant. */
   stack = gtk_stack_new ();
+  /* Sized by the page shown: the constant's wrapping hint, measured on a
+   * hidden page, asked for its whole text on one line */
+  gtk_stack_set_hhomogeneous (GTK_STACK (stack), FALSE);
   gtk_stack_set_vhomogeneous (GTK_STACK (stack), FALSE);
   gtk_stack_set_interpolate_size (GTK_STACK (stack), TRUE);
   row->details = stack;

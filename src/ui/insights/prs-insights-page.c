@@ -36,6 +36,7 @@ struct _PrsInsightsPage
   AdwPreferencesGroup *chart_group;
   AdwPreferencesGroup *models_group;
   GtkToggleButton     *month_button;
+  GtkDropDown         *period_drop_down;
   GtkSpinner          *spinner;
   GtkStack            *stack;
   GtkToggleButton     *today_button;
@@ -572,8 +573,38 @@ on_period_toggled (PrsInsightsPage *self,
     if (period_button (self, period) == button && period != self->period)
       {
         self->period = period;
+        gtk_drop_down_set_selected (self->period_drop_down, period);
         prs_insights_page_reload (self);
       }
+}
+
+/* The drop-down the page shows instead of the buttons where they do not
+ * fit: the same periods, chosen through the same buttons */
+static void
+on_period_selected (PrsInsightsPage *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->period_drop_down);
+
+  if (selected <= PRS_INSIGHTS_ALL)
+    gtk_toggle_button_set_active (period_button (self, selected), TRUE);
+}
+
+/* Its items are the buttons' own labels, mnemonics taken out */
+static void
+fill_period_drop_down (PrsInsightsPage *self)
+{
+  g_autoptr(GtkStringList) periods = gtk_string_list_new (NULL);
+
+  for (PrsInsightsPeriod period = PRS_INSIGHTS_TODAY; period <= PRS_INSIGHTS_ALL; period++)
+    {
+      GtkWidget *label = gtk_button_get_child (GTK_BUTTON (period_button (self, period)));
+
+      gtk_string_list_append (periods, gtk_label_get_text (GTK_LABEL (label)));
+    }
+  gtk_drop_down_set_model (self->period_drop_down, G_LIST_MODEL (periods));
+  gtk_drop_down_set_selected (self->period_drop_down, self->period);
+  g_signal_connect_object (self->period_drop_down, "notify::selected", G_CALLBACK (on_period_selected), self,
+                           G_CONNECT_SWAPPED);
 }
 
 void
@@ -683,6 +714,7 @@ prs_insights_page_class_init (PrsInsightsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsInsightsPage, chart_group);
   gtk_widget_class_bind_template_child (widget_class, PrsInsightsPage, models_group);
   gtk_widget_class_bind_template_child (widget_class, PrsInsightsPage, month_button);
+  gtk_widget_class_bind_template_child (widget_class, PrsInsightsPage, period_drop_down);
   gtk_widget_class_bind_template_child (widget_class, PrsInsightsPage, spinner);
   gtk_widget_class_bind_template_child (widget_class, PrsInsightsPage, stack);
   gtk_widget_class_bind_template_child (widget_class, PrsInsightsPage, today_button);
@@ -702,6 +734,7 @@ prs_insights_page_init (PrsInsightsPage *self)
   self->tables = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   self->shown = g_hash_table_new (g_str_hash, g_str_equal);
   gtk_widget_init_template (GTK_WIDGET (self));
+  fill_period_drop_down (self);
   add_copy_button (self->models_group, "models");
   add_copy_button (self->agents_group, "agents");
   add_copy_button (self->tools_group, "tools");
