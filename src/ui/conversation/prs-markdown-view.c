@@ -125,6 +125,23 @@ start_block (Renderer  *r,
   g_string_truncate (r->markup, 0);
 }
 
+/* One block past the label bound (a long code block, a paragraph with no
+ * break) is that block as plain text, not one huge GtkLabel, and the rest
+ * of the reply stays laid out (docs/conversations.md, "Long replies").
+ * NULL when the block fits a label. */
+static GtkWidget *
+oversized_block_new (Renderer *r)
+{
+  g_autofree char *plain = NULL;
+
+  if (r->markup->len <= PRS_TEXT_LABEL_MAX_BYTES)
+    return NULL;
+  if (!pango_parse_markup (r->markup->str, -1, 0, NULL, &plain, NULL, NULL))
+    plain = g_strdup (r->markup->str);
+  g_string_truncate (r->markup, 0);
+  return prs_text_new (plain, TRUE);
+}
+
 /* Turns what was collected into a widget. */
 static void
 flush_block (Renderer *r)
@@ -144,7 +161,9 @@ flush_block (Renderer *r)
 
   if (kind == BLOCK_CELL)
     {
-      label = prs_text_label_new_markup (r->markup->str);
+      label = oversized_block_new (r);
+      if (label == NULL)
+        label = prs_text_label_new_markup (r->markup->str);
       if (r->table_head)
         gtk_widget_add_css_class (label, "heading");
       gtk_widget_add_css_class (label, "md-cell");
@@ -157,6 +176,13 @@ flush_block (Renderer *r)
 
   if (r->markup->len == 0 && r->li_prefix == NULL)
     return;
+
+  if ((label = oversized_block_new (r)) != NULL)
+    {
+      g_clear_pointer (&r->li_prefix, g_free);
+      add_block_widget (r, label);
+      return;
+    }
 
   label = prs_text_label_new_markup (r->markup->str);
   g_string_truncate (r->markup, 0);
