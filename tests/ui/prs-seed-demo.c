@@ -2,7 +2,8 @@
 /* prs-seed-demo.c: fills a data folder with sample conversations (an email
  * triage with context and a pending tool call, a briefing in Markdown, a
  * support queue) for screenshots and manual checks. A test helper, not a
- * user command: prs-seed-demo DATA_DIR [N_HUGE] */
+ * user command: prs-seed-demo DATA_DIR [N_HUGE] [--long-reply]
+ * (--long-reply: the briefing ends with a 20 KB report in Markdown). */
 #include "config.h"
 
 #include "prs-store.h"
@@ -53,6 +54,34 @@ message (PrsStore   *store,
   "\"subject\":\"Re: Q3 Planning\",\"receivedAt\":\"2024-09-12T09:41:00Z\"," \
   "\"openLink\":{\"url\":\"https://outlook.office.com/mail/inbox/id/AAMkAGI2\",\"label\":\"Open in Outlook\"}}"
 
+/* A briefing in Markdown; with @long_reply, a 20 KB report after it */
+static void
+seed_briefing (PrsStore *store,
+               gboolean  long_reply)
+{
+  g_autofree char *briefing = conversation (store, "daily-briefing", "Daily Briefing");
+
+  message (store, briefing, "user", NULL, "What is on my plate today?", NULL, NULL, NULL, NULL);
+  message (store, briefing, "assistant", "prosponsive",
+           "## Today, Thursday\n\n"
+           "You have **three meetings** and one deadline:\n\n"
+           "| Time | What | Where |\n|---|---|---|\n"
+           "| 09:30 | Stand-up | Room 2 |\n| 13:00 | Q3 planning | Video call |\n| 16:00 | 1:1 with Ann | Café |\n\n"
+           "- The *budget sheet* is due at 17:00\n"
+           "- Two pull requests wait for your review\n\n"
+           "To rebuild the report locally, run:\n\n"
+           "```\nmeson compile -C _build report\n```\n\n"
+           "More in the [team calendar](https://calendar.example.org/team).",
+           "completed", NULL, NULL, NULL);
+  if (long_reply)
+    {
+      g_autofree char *report = prs_test_long_report (20 * 1024);
+
+      message (store, briefing, "assistant", "prosponsive", report, "completed", NULL, NULL, NULL);
+    }
+  prs_store_mark_conversation_read (store, briefing, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -61,25 +90,31 @@ main (int   argc,
   g_autoptr(PrsStore) store = NULL;
   g_autofree char *support = NULL;
   g_autofree char *home = NULL;
-  g_autofree char *briefing = NULL;
   g_autofree char *inbox = NULL;
+  const char *n_huge = NULL;
+  gboolean long_reply = FALSE;
 
   if (argc < 2)
     {
-      g_printerr ("usage: prs-seed-demo DATA_DIR [N_HUGE]\n");
+      g_printerr ("usage: prs-seed-demo DATA_DIR [N_HUGE] [--long-reply]\n");
       return 2;
     }
+  for (int i = 2; i < argc; i++)
+    if (g_strcmp0 (argv[i], "--long-reply") == 0)
+      long_reply = TRUE;
+    else
+      n_huge = argv[i];
 
   g_mkdir_with_parents (argv[1], 0700);
   store = prs_store_new (argv[1], &error);
   if (store == NULL)
     g_error ("%s", error->message);
 
-  if (argc > 2)
+  if (n_huge != NULL)
     {
       g_autofree char *huge = conversation (store, "archive", "Archive (long history)");
 
-      prs_test_seed_messages (prs_store_get_path (store), huge, (guint) g_ascii_strtoull (argv[2], NULL, 10));
+      prs_test_seed_messages (prs_store_get_path (store), huge, (guint) g_ascii_strtoull (n_huge, NULL, 10));
     }
 
   home = conversation (store, "home-automation", "Home Automation");
@@ -108,20 +143,7 @@ main (int   argc,
            "\"openLink\":{\"url\":\"https://support.example.org/tickets/2291\",\"label\":\"Open ticket #2291\"}}",
            NULL, "{\"provider\":\"Ollama\",\"model\":\"llama3.1\"}");
 
-  briefing = conversation (store, "daily-briefing", "Daily Briefing");
-  message (store, briefing, "user", NULL, "What is on my plate today?", NULL, NULL, NULL, NULL);
-  message (store, briefing, "assistant", "prosponsive",
-           "## Today, Thursday\n\n"
-           "You have **three meetings** and one deadline:\n\n"
-           "| Time | What | Where |\n|---|---|---|\n"
-           "| 09:30 | Stand-up | Room 2 |\n| 13:00 | Q3 planning | Video call |\n| 16:00 | 1:1 with Ann | Café |\n\n"
-           "- The *budget sheet* is due at 17:00\n"
-           "- Two pull requests wait for your review\n\n"
-           "To rebuild the report locally, run:\n\n"
-           "```\nmeson compile -C _build report\n```\n\n"
-           "More in the [team calendar](https://calendar.example.org/team).",
-           "completed", NULL, NULL, NULL);
-  prs_store_mark_conversation_read (store, briefing, NULL);
+  seed_briefing (store, long_reply);
 
   inbox = conversation (store, "email-inbox", "Email Inbox");
   message (store, inbox, "inbound", NULL,
