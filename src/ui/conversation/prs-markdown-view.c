@@ -601,6 +601,47 @@ prs_markdown_view_dispose (GObject *object)
   G_OBJECT_CLASS (prs_markdown_view_parent_class)->dispose (object);
 }
 
+static GtkSizeRequestMode
+prs_markdown_view_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+/* Its width is never asked for a height. Something above the row (GTK
+ * 4.8's list view measuring across its rows) asks for the width at a given
+ * height, and a wrapping GtkLabel answers that by a binary search over
+ * widths, shaping its whole text a dozen times each time: opening a
+ * conversation with a 20 KiB reply shaped each paragraph about 90 times
+ * instead of 5, and took seconds. The width a reply needs does not depend
+ * on its height. */
+static void
+prs_markdown_view_measure (GtkWidget      *widget,
+                           GtkOrientation  orientation,
+                           int             for_size,
+                           int            *minimum,
+                           int            *natural,
+                           int            *minimum_baseline,
+                           int            *natural_baseline)
+{
+  PrsMarkdownView *self = PRS_MARKDOWN_VIEW (widget);
+
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    for_size = -1;
+  gtk_widget_measure (self->box, orientation, for_size, minimum, natural,
+                      minimum_baseline, natural_baseline);
+}
+
+static void
+prs_markdown_view_size_allocate (GtkWidget *widget,
+                                 int        width,
+                                 int        height,
+                                 int        baseline)
+{
+  PrsMarkdownView *self = PRS_MARKDOWN_VIEW (widget);
+
+  gtk_widget_allocate (self->box, width, height, baseline, NULL);
+}
+
 static void
 prs_markdown_view_class_init (PrsMarkdownViewClass *klass)
 {
@@ -609,7 +650,10 @@ prs_markdown_view_class_init (PrsMarkdownViewClass *klass)
 
   object_class->dispose = prs_markdown_view_dispose;
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  widget_class->get_request_mode = prs_markdown_view_get_request_mode;
+  widget_class->measure = prs_markdown_view_measure;
+  widget_class->size_allocate = prs_markdown_view_size_allocate;
+
   gtk_widget_class_set_css_name (widget_class, "markdown");
 }
 
