@@ -270,6 +270,7 @@ run_scroll (PrsWindow  *window,
   g_autoptr(GArray) wall = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) cpu = g_array_new (FALSE, FALSE, sizeof (double));
   GtkAdjustment *adj;
+  double longest = 0, longest_at = 0;
 
   prs_window_select_conversation (window, conversation_id);
   wait_frames (GTK_WIDGET (window), 8);
@@ -298,6 +299,11 @@ run_scroll (PrsWindow  *window,
       ms = (g_get_monotonic_time () - started) / 1000.0;
       g_array_append_val (wall, ms);
       ms = (thread_cpu_us () - started_cpu) / 1000.0;
+      if (cpu->len == 0 || ms > longest)
+        {
+          longest = ms;
+          longest_at = value;
+        }
       g_array_append_val (cpu, ms);
     }
   g_print ("ITEMS %u\n", g_list_model_get_n_items (G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)))));
@@ -305,6 +311,7 @@ run_scroll (PrsWindow  *window,
   g_print ("FRAMES %u\n", wall->len);
   print_percentiles ("WALL", wall);
   print_percentiles ("CPU", cpu);
+  g_print ("CPU-MAX-AT %.0f\n", longest_at);
 }
 
 /* Opens CONVERSATION at message SEQ (a search hit): says whether the
