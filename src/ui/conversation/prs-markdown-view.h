@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 
 /* Markdown above this many bytes is shown as plain text. Each block is its
  * own label (none over PRS_TEXT_LABEL_MAX_BYTES), but opening a conversation
- * still lays out every bound row's text: a 20 KiB reply costs about a second
- * of the main thread on the 2-core machine, 48 KiB four (docs/conversations.md,
+ * still lays out every bound row's text: a 20 KiB reply costs half a second
+ * to a second of the main thread on the 2-core machine (docs/conversations.md,
  * "Long replies"; bench/run --only scroll-long-replies). */
 #define PRS_MARKDOWN_VIEW_MAX_BYTES  (32 * 1024)
 /* …and so is Markdown that would need more widgets than this. */
