@@ -83,6 +83,41 @@ test_markdown_huge (void)
   g_string_free (text, TRUE);
 }
 
+static gboolean
+label_longer_than (GtkWidget *widget,
+                   gpointer   data)
+{
+  return strlen (gtk_label_get_label (GTK_LABEL (widget))) > GPOINTER_TO_SIZE (data);
+}
+
+/* One paragraph past the label bound is that paragraph as plain text; the
+ * rest of the reply stays Markdown, and no label holds more than the bound */
+static void
+test_markdown_long_block (void)
+{
+  GString *text = g_string_new ("# Title\n\n");
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view;
+
+  while (text->len < PRS_TEXT_LABEL_MAX_BYTES + 2048)
+    g_string_append (text, "One paragraph that goes on and on with no break at all. ");
+  g_string_append (text, "\n\n- one\n- **two**\n");
+  view = prs_markdown_view_new (text->str);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (window, 1);
+
+  g_assert_true (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
+  g_assert_true (gtk_widget_has_css_class (prs_test_find_label (view, "Title"), "md-heading"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, prs_test_label_markup_contains, (gpointer) "<b>two</b>"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_TEXT_VIEW, NULL, NULL));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, label_longer_than,
+                                       GSIZE_TO_POINTER (PRS_TEXT_LABEL_MAX_BYTES)));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_string_free (text, TRUE);
+}
+
 /* ---- a long reply in a real conversation ---- */
 
 typedef struct
@@ -297,6 +332,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
+  g_test_add_func ("/ui/markdown/long-block", test_markdown_long_block);
   g_test_add_func ("/ui/markdown/link-no-app", test_link_no_app);
   g_test_add_func ("/ui/markdown/long-reply", test_long_reply);
   g_test_add_func ("/ui/markdown/long-reply-plain", test_long_reply_plain);

@@ -607,13 +607,13 @@ prs_markdown_view_get_request_mode (GtkWidget *widget)
   return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
 }
 
-/* Its width is never asked for a height. Something above the row (GTK
- * 4.8's list view measuring across its rows) asks for the width at a given
- * height, and a wrapping GtkLabel answers that by a binary search over
- * widths, shaping its whole text a dozen times each time: opening a
- * conversation with a 20 KiB reply shaped each paragraph about 90 times
- * instead of 5, and took seconds. The width a reply needs does not depend
- * on its height. */
+/* Its width is never asked for a height. In the conversation's list a
+ * reply is asked for its width at given heights, and a wrapping GtkLabel
+ * answers that by a binary search over widths, laying out its whole text a
+ * dozen times each time: opening a conversation with one 20 KiB reply made
+ * about 10,900 Pango layouts for its 115 paragraphs (the halving widths
+ * seen with a probe on pango_layout_set_width), 5,700 without. The width a
+ * reply needs does not depend on its height. */
 static void
 prs_markdown_view_measure (GtkWidget      *widget,
                            GtkOrientation  orientation,
