@@ -13,6 +13,12 @@
  *                                      hit: "TRACE first-frame <ms>" as for
  *                                      open), then whether that message's
  *                                      row is on screen, highlighted
+ *   bench-ui scroll DIR PORT SLUG PX   open SLUG, go to its top, then scroll
+ *                                      down PX pixels a frame to the bottom
+ *                                      as a wheel does: the wall and main
+ *                                      thread CPU time of each such frame
+ *                                      (rows bound and laid out as they come
+ *                                      into view), p50 / p99 / max
  *   bench-ui gaps  DIR PORT SLUG SECS  the longest gap between painted
  *                                      frames over SECS while redrawing
  *                                      every frame (bench/run drives the
@@ -244,6 +250,70 @@ run_open (PrsWindow  *window,
   g_print ("RSS-SCROLLED %ld\n", rss_kb ());
 }
 
+static void
+print_percentiles (const char *name,
+                   GArray     *values)
+{
+  g_array_sort (values, compare_doubles);
+  if (values->len == 0)
+    return;
+  g_print ("%s-P50 %.2f\n", name, g_array_index (values, double, values->len / 2));
+  g_print ("%s-P99 %.2f\n", name, g_array_index (values, double, values->len * 99 / 100));
+  g_print ("%s-MAX %.2f\n", name, g_array_index (values, double, values->len - 1));
+}
+
+static void
+run_scroll (PrsWindow  *window,
+            const char *conversation_id,
+            double      px)
+{
+  g_autoptr(GArray) wall = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) cpu = g_array_new (FALSE, FALSE, sizeof (double));
+  GtkAdjustment *adj;
+  double longest = 0, longest_at = 0;
+
+  prs_window_select_conversation (window, conversation_id);
+  wait_frames (GTK_WIDGET (window), 8);
+  drain ();
+  adj = message_adjustment (window);
+  /* The list's height estimate moves as rows are measured: settle at the top */
+  for (guint i = 0; i < 50 && gtk_adjustment_get_value (adj) > 0; i++)
+    {
+      gtk_adjustment_set_value (adj, 0);
+      wait_frames (GTK_WIDGET (window), 1);
+    }
+  drain ();
+  wait_frames (GTK_WIDGET (window), 2);
+
+  for (guint i = 0; i < 20000; i++)
+    {
+      double value = gtk_adjustment_get_value (adj);
+      double bottom = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
+      gint64 started = g_get_monotonic_time (), started_cpu = thread_cpu_us ();
+      double ms;
+
+      if (value >= bottom - 0.5)
+        break;
+      gtk_adjustment_set_value (adj, MIN (value + px, bottom));
+      wait_frames (GTK_WIDGET (window), 1);
+      ms = (g_get_monotonic_time () - started) / 1000.0;
+      g_array_append_val (wall, ms);
+      ms = (thread_cpu_us () - started_cpu) / 1000.0;
+      if (cpu->len == 0 || ms > longest)
+        {
+          longest = ms;
+          longest_at = value;
+        }
+      g_array_append_val (cpu, ms);
+    }
+  g_print ("ITEMS %u\n", g_list_model_get_n_items (G_LIST_MODEL (prs_conversation_view_get_messages (prs_window_get_conversation_view (window)))));
+  g_print ("HEIGHT %.0f\n", gtk_adjustment_get_upper (adj));
+  g_print ("FRAMES %u\n", wall->len);
+  print_percentiles ("WALL", wall);
+  print_percentiles ("CPU", cpu);
+  g_print ("CPU-MAX-AT %.0f\n", longest_at);
+}
+
 /* Opens CONVERSATION at message SEQ (a search hit): says whether the
  * message is on screen and highlighted, and how many pages were read */
 static void
@@ -398,7 +468,7 @@ main (int   argc,
 
   if (argc < 4)
     {
-      g_printerr ("usage: bench-ui idle|startup|open|jump|gaps|pixel DIR PORT [SLUG STEPS|SEQ|SECS|CALLS]\n");
+      g_printerr ("usage: bench-ui idle|startup|open|jump|scroll|gaps|pixel DIR PORT [SLUG STEPS|SEQ|PX|SECS|CALLS]\n");
       return 2;
     }
   mode = argv[1];
@@ -447,6 +517,8 @@ main (int   argc,
     run_open (window, conversation_id, (guint) g_ascii_strtoull (argv[5], NULL, 10));
   else if (g_str_equal (mode, "jump"))
     run_jump (window, conversation_id, argv[5]);
+  else if (g_str_equal (mode, "scroll"))
+    run_scroll (window, conversation_id, g_ascii_strtod (argv[5], NULL));
   else if (g_str_equal (mode, "gaps"))
     run_gaps (window, conversation_id, g_ascii_strtod (argv[5], NULL));
   else if (g_str_equal (mode, "pixel"))

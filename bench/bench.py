@@ -264,9 +264,9 @@ def bench_layout():
                '%.2f' % (mbps / wc_mbps), '>=100MB/s,linear<=1.5', mbps >= 100 and linearity <= 1.5)
 
 
-def seed(n, data_dir, slug, conversations=1):
+def seed(n, data_dir, slug, conversations=1, reply_bytes=0):
     subprocess.run([tool('seed-conversation'), str(n), data_dir, '--slug', slug,
-                    '--conversations', str(conversations)],
+                    '--conversations', str(conversations), '--reply-bytes', str(reply_bytes)],
                    capture_output=True, text=True, timeout=300, check=True)
 
 
@@ -376,6 +376,37 @@ def bench_open_scroll():
          'final scroll offset %s px' % (kv.get('ITEMS'), steps, kv.get('TOP')))
     bench_line('scroll-100k-rss', '%.1f' % growth, 'MB', '%.1f' % (opened / 1024), '%.3f' % (scrolled / opened),
                '<=50MB', growth <= 50)
+
+
+def bench_scroll_long_replies():
+    # Replies of 20 KiB of Markdown (about 3,000 words, laid out as Markdown:
+    # docs/conversations.md "Long replies") against one-line replies, the
+    # same count, scrolled down the same PX a frame, in the same run
+    d = os.path.join(WORK, 'long-replies')
+    n = 20 if ARGS.quick else 60
+    seed(n, d, 'long', reply_bytes=20 * 1024)
+    seed(n, d, 'short')
+    seed(1, d, 'start')
+    short = parse_kv(bench_ui('scroll', d, free_port(), 'short', SCROLL_PX))
+    long = parse_kv(bench_ui('scroll', d, free_port(), 'long', SCROLL_PX, timeout=900))
+    note('scroll-long-replies: %s messages, %s px a frame; short replies %s frames over %s px, CPU p50 %s p99 %s '
+         'max %s ms, wall p99 %s ms; 20 KiB replies %s frames over %s px, CPU p50 %s p99 %s max %s ms, wall p50 %s '
+         'p99 %s max %s ms' % (
+             long.get('ITEMS'), SCROLL_PX, short.get('FRAMES'), short.get('HEIGHT'), short.get('CPU-P50'),
+             short.get('CPU-P99'), short.get('CPU-MAX'), short.get('WALL-P99'), long.get('FRAMES'),
+             long.get('HEIGHT'), long.get('CPU-P50'), long.get('CPU-P99'), long.get('CPU-MAX'),
+             long.get('WALL-P50'), long.get('WALL-P99'), long.get('WALL-MAX')))
+    # Opening lays out every bound row's text (GTK 4.8 binds up to 200 rows)
+    open_short = first_trace_after_action(bench_ui('open', d, free_port(), 'short', 0))
+    open_long = first_trace_after_action(bench_ui('open', d, free_port(), 'long', 0, timeout=900))
+    note('scroll-long-replies: opening the short replies %s ms, the 20 KiB replies %s ms to the first frame'
+         % (open_short, open_long))
+    p99, base = float(long['CPU-P99']), float(short['CPU-P99'])
+    bench_line('scroll-long-replies', '%.2f' % p99, 'ms', '%.2f' % base, '%.2f' % (p99 / max(base, 0.01)),
+               '<16.7ms', p99 < 16.7)
+
+
+SCROLL_PX = 60
 
 
 def bench_jump():
@@ -649,6 +680,7 @@ BENCHES = {
     'insights-1m': bench_insights,
     'search-1m': bench_search,
     'jump-100k': bench_jump,
+    'scroll-long-replies': bench_scroll_long_replies,
 }
 UNITS = {
     'discovery-1000': ('ms', '1.5'), 'layout-throughput': ('MB/s', '>=100MB/s,linear<=1.5'),
@@ -656,7 +688,7 @@ UNITS = {
     'resolve-throughput': ('req/s', '1.0'), 'inference-overhead': ('ms', '<=2ms'),
     'flood-5000': ('ms', '1.5,catch-up<1s'), 'insights-1m': ('ms', '<=100ms'),
     'search-1m': ('ms', '0.1,<50ms'), 'jump-100k': ('ms', '2.0,<300ms'),
-    'inbound-to-pixel': ('ms', '<=2frames'),
+    'inbound-to-pixel': ('ms', '<=2frames'), 'scroll-long-replies': ('ms', '<16.7ms'),
 }
 
 RESULTS = []

@@ -4,10 +4,12 @@
  * prepared statements) in ONE transaction, so 100,000 messages take
  * seconds, not one fsync each.
  *
- *   seed-conversation N DIR [--slug SLUG] [--conversations M]
+ *   seed-conversation N DIR [--slug SLUG] [--conversations M] [--reply-bytes B]
  *
  * --conversations M adds M - 1 more conversations of one message each (the
- * sidebar of idle-rss). Prints the conversation id of SLUG. */
+ * sidebar of idle-rss). --reply-bytes B makes each reply of SLUG a report
+ * in Markdown of about B bytes (scroll-long-replies). Prints the
+ * conversation id of SLUG. */
 #include <stdlib.h>
 
 #include "prs-store.h"
@@ -21,11 +23,35 @@ now_text (void)
   return g_date_time_format_iso8601 (now);
 }
 
+/* A model's long report: headings, bold-led paragraphs, lists */
+static char *
+long_report (gint64 seq,
+             gsize  size)
+{
+  GString *text = g_string_new (NULL);
+
+  g_string_append_printf (text, "## Report %" G_GINT64_FORMAT "\n\n", seq);
+  for (guint i = 0; text->len < size; i++)
+    {
+      if (i % 6 == 5)
+        g_string_append_printf (text, "### Part %u\n\n", i / 6 + 1);
+      g_string_append_printf (text, "**Section %u.** ", i);
+      for (guint s = 0; s < 3; s++)
+        g_string_append (text, "The quarterly report covers revenue, hiring and the product roadmap "
+                               "in detail, with numbers per region and what changed since spring. ");
+      g_string_append (text, "\n\n");
+      if (i % 4 == 3)
+        g_string_append (text, "- Revenue grew in *every* region\n- Two teams hired\n\n");
+    }
+  return g_string_free (text, FALSE);
+}
+
 static gboolean
 insert_messages (PrsStore    *store,
                  const char  *conversation_id,
                  gint64       first_seq,
                  guint        n,
+                 gsize        reply_bytes,
                  const char  *now,
                  GError     **error)
 {
@@ -36,6 +62,7 @@ insert_messages (PrsStore    *store,
     {
       gint64 seq = first_seq + i;
       char id[96], content[160];
+      g_autofree char *report = NULL;
 
       stmt = prs_store_prepare_cached (store,
                                        "INSERT INTO messages (id, conversation_id, seq, kind, content,"
@@ -54,7 +81,9 @@ insert_messages (PrsStore    *store,
       prs_store_bind_text (stmt, 2, conversation_id);
       sqlite3_bind_int64 (stmt, 3, seq);
       prs_store_bind_text (stmt, 4, seq % 2 == 1 ? "user" : "assistant");
-      prs_store_bind_text (stmt, 5, content);
+      if (seq % 2 == 0 && reply_bytes > 0)
+        report = long_report (seq, reply_bytes);
+      prs_store_bind_text (stmt, 5, report != NULL ? report : content);
       prs_store_bind_text (stmt, 6, seq % 2 == 1 ? NULL : "prosponsive");
       prs_store_bind_text (stmt, 7, now);
       if (!prs_store_step_done (store, stmt, "Could not insert a message", error))
@@ -107,10 +136,12 @@ main (int   argc,
   g_autofree char *id = NULL;
   g_autofree char *now = now_text ();
   int n_conversations = 1;
+  int reply_bytes = 0;
   guint64 n;
   GOptionEntry entries[] = {
     { "slug", 0, 0, G_OPTION_ARG_STRING, &slug, "Slug of the conversation", "SLUG" },
     { "conversations", 0, 0, G_OPTION_ARG_INT, &n_conversations, "Conversations in all", "M" },
+    { "reply-bytes", 0, 0, G_OPTION_ARG_INT, &reply_bytes, "Each reply a Markdown report of B bytes", "B" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("N DIR");
@@ -118,9 +149,9 @@ main (int   argc,
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 3 ||
-      !g_ascii_string_to_unsigned (argv[1], 10, 0, 10000000, &n, NULL))
+      !g_ascii_string_to_unsigned (argv[1], 10, 0, 10000000, &n, NULL) || reply_bytes < 0)
     {
-      g_printerr ("usage: seed-conversation N DIR [--slug SLUG] [--conversations M]%s%s\n",
+      g_printerr ("usage: seed-conversation N DIR [--slug SLUG] [--conversations M] [--reply-bytes B]%s%s\n",
                   error != NULL ? ": " : "", error != NULL ? error->message : "");
       return 2;
     }
@@ -136,7 +167,7 @@ main (int   argc,
     goto fail;
 
   if (!add_conversation (store, slug, now, &id, &error) ||
-      !insert_messages (store, id, 1, (guint) n, now, &error))
+      !insert_messages (store, id, 1, (guint) n, (gsize) reply_bytes, now, &error))
     goto rollback;
 
   for (int i = 1; i < n_conversations; i++)
@@ -145,7 +176,7 @@ main (int   argc,
       g_autofree char *other_id = NULL;
 
       if (!add_conversation (store, other_slug, now, &other_id, &error) ||
-          !insert_messages (store, other_id, 1, 1, now, &error))
+          !insert_messages (store, other_id, 1, 1, 0, now, &error))
         goto rollback;
     }
 

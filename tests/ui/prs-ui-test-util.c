@@ -487,3 +487,24 @@ prs_test_capture (GtkWidget  *widget,
   g_spawn_check_wait_status (status, &error);
   g_assert_no_error (error);
 }
+
+char *
+prs_test_long_report (gsize size)
+{
+  GString *text = g_string_new ("## Long report\n\n");
+
+  for (guint i = 0; text->len < size; i++)
+    {
+      if (i % 6 == 5)
+        g_string_append_printf (text, "### Part %u\n\n", i / 6 + 1);
+      g_string_append_printf (text, "**Section %u.** ", i);
+      for (guint s = 0; s < 3; s++)
+        g_string_append (text, "The quarterly report covers revenue, hiring and the product roadmap "
+                               "in detail, with numbers per region and what changed since spring. ");
+      g_string_append (text, "\n\n");
+      if (i % 4 == 3)
+        g_string_append (text, "- Revenue grew in *every* region\n- Two teams hired\n"
+                               "- The roadmap moved `export` to the next release\n\n");
+    }
+  return g_string_free (text, FALSE);
+}

@@ -19,6 +19,10 @@ G_BEGIN_DECLS
 void       prs_test_seed_messages  (const char  *db_path,
                                     const char  *conversation_id,
                                     guint        n);
+/* An agent's long report in Markdown, about @size bytes: a heading, then
+ * sections of bold-led paragraphs, subheadings and lists, as a model writes
+ * one (the audit's 20 KB reply). */
+char      *prs_test_long_report    (gsize        size);
 /* Runs the main context until @widget's frame clock has painted @n frames. */
 void       prs_test_wait_frames    (GtkWidget   *widget,
                                     guint        n);

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-markdown-view.c: a reply's Markdown as widgets under a real X server
  * (Xvfb): every block and span md4c reads, links only on allowed schemes,
- * no image fetched; a 1 MiB reply shown as plain text at once. */
+ * no image fetched; a 1 MiB reply shown as plain text at once; a long
+ * reply in a real conversation laid out and as tall as its text. */
 #include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
 
 #include "prs-launcher.h"
 #include "prs-markdown-view.h"
+#include "prs-text.h"
 #include "prs-ui-test-util.h"
 
 static void
@@ -77,6 +83,194 @@ test_markdown_huge (void)
   g_string_free (text, TRUE);
 }
 
+static gboolean
+label_longer_than (GtkWidget *widget,
+                   gpointer   data)
+{
+  return strlen (gtk_label_get_label (GTK_LABEL (widget))) > GPOINTER_TO_SIZE (data);
+}
+
+/* One paragraph past the label bound is that paragraph as plain text; the
+ * rest of the reply stays Markdown, and no label holds more than the bound */
+static void
+test_markdown_long_block (void)
+{
+  GString *text = g_string_new ("# Title\n\n");
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view;
+
+  while (text->len < PRS_TEXT_LABEL_MAX_BYTES + 2048)
+    g_string_append (text, "One paragraph that goes on and on with no break at all. ");
+  g_string_append (text, "\n\n- one\n- **two**\n");
+  view = prs_markdown_view_new (text->str);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (window, 1);
+
+  g_assert_true (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
+  g_assert_true (gtk_widget_has_css_class (prs_test_find_label (view, "Title"), "md-heading"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, prs_test_label_markup_contains, (gpointer) "<b>two</b>"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_TEXT_VIEW, NULL, NULL));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, label_longer_than,
+                                       GSIZE_TO_POINTER (PRS_TEXT_LABEL_MAX_BYTES)));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_string_free (text, TRUE);
+}
+
+/* ---- a long reply in a real conversation ---- */
+
+typedef struct
+{
+  char       *data_dir;
+  PrsService *service;
+  PrsWindow  *window;
+} Conversation;
+
+/* A data folder with a conversation @slug whose one reply is @reply, its
+ * service started and its window shown at 1000 × 700 on it. */
+static void
+conversation_open (Conversation *c,
+                   const char   *slug,
+                   const char   *reply)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autofree char *id = NULL;
+  PrsMessageInsert question = { 0 }, answer = { 0 };
+
+  c->data_dir = g_dir_make_tmp ("prs-ui-long-reply-XXXXXX", &error);
+  g_assert_no_error (error);
+  store = prs_store_new (c->data_dir, &error);
+  g_assert_no_error (error);
+  id = prs_test_resolve_conversation (store, slug);
+  question.conversation_id = answer.conversation_id = id;
+  question.kind = "user";
+  question.content = "Write the long report, please.";
+  answer.kind = "assistant";
+  answer.agent_id = "prosponsive";
+  answer.status = "completed";
+  answer.content = reply;
+  g_assert_true (prs_store_insert_message (store, &question, NULL, NULL, &error));
+  g_assert_true (prs_store_insert_message (store, &answer, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&store);
+
+  c->service = prs_service_new (c->data_dir, prs_test_free_port ());
+  g_assert_true (prs_service_start (c->service, &error));
+  g_assert_no_error (error);
+  c->window = g_object_ref_sink (prs_window_new (NULL, c->service));
+  gtk_window_set_default_size (GTK_WINDOW (c->window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (c->window));
+  prs_test_wait_frames (GTK_WIDGET (c->window), 3);
+  prs_window_select_conversation (c->window, id);
+}
+
+static void
+conversation_close (Conversation *c)
+{
+  gtk_window_destroy (GTK_WINDOW (c->window));
+  g_clear_object (&c->window);
+  prs_service_stop (c->service);
+  g_clear_object (&c->service);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  prs_test_remove_tree (c->data_dir);
+  g_free (c->data_dir);
+}
+
+static gboolean
+has_markdown_view (gpointer data)
+{
+  Conversation *c = data;
+
+  return prs_test_find_widget (GTK_WIDGET (c->window), PRS_TYPE_MARKDOWN_VIEW, NULL, NULL) != NULL;
+}
+
+static gboolean
+label_shows (GtkWidget *widget,
+             gpointer   data)
+{
+  return strstr (gtk_label_get_text (GTK_LABEL (widget)), data) != NULL;
+}
+
+static int
+line_height (GtkWidget *widget)
+{
+  PangoFontMetrics *metrics = pango_context_get_metrics (gtk_widget_get_pango_context (widget), NULL, NULL);
+  int height = PANGO_PIXELS (pango_font_metrics_get_height (metrics));
+
+  pango_font_metrics_unref (metrics);
+  return height;
+}
+
+/* The audit's reply: 20 KB of Markdown (about 3,000 words) is laid out as
+ * Markdown, not shown as its source, and its widget is as tall as its text
+ * needs, not two lines in a box */
+static void
+test_long_reply (void)
+{
+  g_autofree char *report = prs_test_long_report (20 * 1024);
+  Conversation c = { 0 };
+  GtkWidget *view, *heading;
+  int width, needed;
+
+  g_assert_cmpuint (strlen (report), >, PRS_TEXT_LABEL_MAX_BYTES * 2);
+  conversation_open (&c, "long-report", report);
+  g_assert_true (prs_test_wait_until (has_markdown_view, &c));
+  prs_test_wait_frames (GTK_WIDGET (c.window), 3);
+  view = prs_test_find_widget (GTK_WIDGET (c.window), PRS_TYPE_MARKDOWN_VIEW, NULL, NULL);
+
+  g_assert_true (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
+  heading = prs_test_find_label (view, "Long report");
+  g_assert_nonnull (heading);
+  g_assert_true (gtk_widget_has_css_class (heading, "md-heading"));
+  g_assert_nonnull (prs_test_find_label (view, "Part 1"));
+  g_assert_nonnull (prs_test_find_widget (view, GTK_TYPE_LABEL, prs_test_label_markup_contains,
+                                          (gpointer) "<b>Section 0.</b>"));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, label_shows, (gpointer) "##"));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_LABEL, label_shows, (gpointer) "**"));
+  g_assert_null (prs_test_find_widget (view, GTK_TYPE_TEXT_VIEW, NULL, NULL));
+
+  width = gtk_widget_get_width (view);
+  gtk_widget_measure (view, GTK_ORIENTATION_VERTICAL, width, &needed, NULL, NULL, NULL);
+  g_test_message ("20 KB reply: %d px wide, %d px tall, needs %d px (a line is %d px)",
+                  width, gtk_widget_get_height (view), needed, line_height (view));
+  g_assert_cmpint (gtk_widget_get_height (view), >=, needed);
+  /* 20 KB of prose is hundreds of lines at any width the window allows */
+  g_assert_cmpint (gtk_widget_get_height (view), >=, 100 * line_height (view));
+
+  conversation_close (&c);
+}
+
+/* Past the Markdown bound a reply is plain text in a scrolled view of a
+ * useful height with its scroll bar shown, not a box two lines tall */
+static void
+test_long_reply_plain (void)
+{
+  g_autofree char *report = prs_test_long_report (PRS_MARKDOWN_VIEW_MAX_BYTES + 1024);
+  Conversation c = { 0 };
+  GtkWidget *view, *scrolled, *bar;
+
+  conversation_open (&c, "longer-report", report);
+  g_assert_true (prs_test_wait_until (has_markdown_view, &c));
+  prs_test_wait_frames (GTK_WIDGET (c.window), 3);
+  view = prs_test_find_widget (GTK_WIDGET (c.window), PRS_TYPE_MARKDOWN_VIEW, NULL, NULL);
+
+  g_assert_false (prs_markdown_view_is_rendered (PRS_MARKDOWN_VIEW (view)));
+  scrolled = prs_test_find_widget (view, GTK_TYPE_SCROLLED_WINDOW, NULL, NULL);
+  g_assert_nonnull (scrolled);
+  g_test_message ("plain reply: %d px tall (a line is %d px)", gtk_widget_get_height (scrolled),
+                  line_height (scrolled));
+  g_assert_cmpint (gtk_widget_get_height (scrolled), >=, PRS_TEXT_VIEW_HEIGHT);
+  g_assert_cmpint (gtk_widget_get_height (scrolled), >=, 20 * line_height (scrolled));
+  bar = gtk_scrolled_window_get_vscrollbar (GTK_SCROLLED_WINDOW (scrolled));
+  g_assert_true (gtk_widget_get_mapped (bar));
+  g_assert_cmpint (gtk_widget_get_width (bar), >, 0);
+
+  conversation_close (&c);
+}
+
 /* ---- a link no app opens ---- */
 
 static void
@@ -138,7 +332,10 @@ main (int   argc,
 
   g_test_add_func ("/ui/markdown/render", test_markdown);
   g_test_add_func ("/ui/markdown/huge", test_markdown_huge);
+  g_test_add_func ("/ui/markdown/long-block", test_markdown_long_block);
   g_test_add_func ("/ui/markdown/link-no-app", test_link_no_app);
+  g_test_add_func ("/ui/markdown/long-reply", test_long_reply);
+  g_test_add_func ("/ui/markdown/long-reply-plain", test_long_reply_plain);
 
   return g_test_run ();
 }

@@ -162,13 +162,21 @@ prs_text_new (const char *text,
       gtk_widget_add_css_class (view, "long-text");
 
       {
-        /* The row keeps a sane height; the text scrolls inside it. */
+        /* The row keeps a sane height; the text scrolls inside it. The
+         * height is fixed, not the view's natural one: a GtkTextView
+         * measures its lines in idles, so its natural height at the first
+         * layout is a line or two and the list kept that. Text this long
+         * fills the height at any width, and the scroll bar is always drawn
+         * so that the rest is seen to be there. */
         GtkWidget *scrolled = gtk_scrolled_window_new ();
 
         gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled),
-                                        GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-        gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 480);
-        gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+                                        GTK_POLICY_NEVER, GTK_POLICY_ALWAYS);
+        gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (scrolled), FALSE);
+        gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled),
+                                                    PRS_TEXT_VIEW_HEIGHT);
+        gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled),
+                                                    PRS_TEXT_VIEW_HEIGHT);
         gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
         return scrolled;
       }

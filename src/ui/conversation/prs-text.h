@@ -10,6 +10,8 @@ G_BEGIN_DECLS
 
 /* Text up to this many bytes goes into a GtkLabel. */
 #define PRS_TEXT_LABEL_MAX_BYTES 8192
+/* Longer text scrolls in a text view this many pixels tall. */
+#define PRS_TEXT_VIEW_HEIGHT     480
 
 /* Pango markup for @text (escaped), with every URL whose scheme is allowed
  * made a link (http(s)://…, mailto:…, www.…). */
