@@ -9,6 +9,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "prs-control-chars.h"
 #include "prs-ctl.h"
 #include "prs-ctl-api.h"
 #include "prs-json.h"
@@ -16,9 +17,22 @@
 /* How much of a call's arguments the list prints */
 #define ARGUMENTS_CHARS 200
 
+/* @member of @object blanked to one line, kept in *@out */
+static const char *
+one_line (JsonObject  *object,
+          const char  *member,
+          char       **out)
+{
+  const char *value = prs_json_object_get_string (object, member);
+
+  *out = prs_text_blank_controls (value != NULL ? value : "", -1, FALSE);
+  return *out;
+}
+
 static void
 print_call (JsonObject *call)
 {
+  g_autofree char *id = NULL, *name = NULL, *slug = NULL, *agent = NULL, *created = NULL;
   JsonObject *arguments = prs_json_object_get_object (call, "arguments");
   g_autofree char *text = arguments != NULL ? prs_json_object_to_string (arguments, FALSE) : g_strdup ("{}");
 
@@ -29,10 +43,13 @@ print_call (JsonObject *call)
       g_free (text);
       text = shortened;
     }
-  g_print ("%s  %s\n", prs_json_object_get_string (call, "id"), prs_json_object_get_string (call, "name"));
+  /* Each on its one line, whatever a workflow stored (docs/ctl.md "Text
+   * output"): a slug that moved the cursor could redraw the lines a person
+   * approves from */
+  g_print ("%s  %s\n", one_line (call, "id", &id), one_line (call, "name", &name));
   /* Translators: a waiting tool call: its conversation, agent and when it was proposed */
-  g_print (_("  in %s, by agent %s, since %s\n"), prs_json_object_get_string (call, "conversationSlug"),
-           prs_json_object_get_string (call, "agentId"), prs_json_object_get_string (call, "createdAt"));
+  g_print (_("  in %s, by agent %s, since %s\n"), one_line (call, "conversationSlug", &slug),
+           one_line (call, "agentId", &agent), one_line (call, "createdAt", &created));
   g_print ("  %s\n", text);
 }
 

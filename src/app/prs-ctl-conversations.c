@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <gio/gunixoutputstream.h>
 
+#include "prs-control-chars.h"
 #include "prs-ctl.h"
 #include "prs-error.h"
 #include "prs-json.h"
@@ -82,8 +83,9 @@ conversation_list (PrsStore *store,
   for (guint i = 0; i < json_array_get_length (rows); i++)
     {
       JsonObject *row = json_array_get_object_element (rows, i);
-      const char *slug = prs_json_object_get_string (row, "slug");
-      const char *title = prs_json_object_get_string (row, "title");
+      /* One line each, whatever an older version stored: docs/ctl.md "Text output" */
+      g_autofree char *slug = prs_text_blank_controls (prs_json_object_get_string (row, "slug"), -1, FALSE);
+      g_autofree char *title = prs_text_blank_controls (prs_json_object_get_string (row, "title"), -1, FALSE);
       gint64 count = prs_json_object_get_int (row, "messageCount", 0);
       g_autofree char *messages = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u message", "%u messages",
                                                                 (gulong) count), (guint) count);

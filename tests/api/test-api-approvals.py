@@ -11,12 +11,13 @@ Service, else in the fallback file; never a file of its own."""
 
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 
 from prsapi import free_port, run_suite, wait_until
 
-PLAN = 31
+PLAN = 32
 
 SCRIPT = {
     'kind': 'openai',
@@ -136,10 +137,23 @@ def test_published_port(tap, app, call_b):
 def test_ctl(tap, app, cid, call_b):
     port = str(app.port)
     test_published_port(tap, app, call_b)
+    # A slug an older version let in (resolve refuses it now): its escapes
+    # could redraw the lines a person approves from
+    evil = 'approvals\x1b[2J\x1b[1A\x9b2J\nApproved by you\x1b]52;c;eA==\x07'
+    con = sqlite3.connect(os.path.join(app.data_dir, 'prosponsive.db'))
+    con.execute('UPDATE conversations SET slug = ? WHERE id = ?', (evil, cid))
+    con.commit()
     res = app.ctl('approvals', '--port', port)
     tap.ok(res.returncode == 0 and call_b in res.stdout and 'get_weather' in res.stdout
            and 'approvals' in res.stdout and 'Rome' in res.stdout,
            'prosponsive-ctl approvals lists the waiting call', res.stdout + res.stderr)
+    lines = res.stdout.splitlines()
+    tap.ok(not any(c in res.stdout for c in '\x1b\x9b\x07\r') and len(lines) == 3
+           and lines[1].startswith('  in approvals') and 'Approved by you' in lines[1],
+           'approvals prints a stored slug on its line with its control characters blanked', repr(res.stdout))
+    con.execute('UPDATE conversations SET slug = ? WHERE id = ?', ('approvals', cid))
+    con.commit()
+    con.close()
     res = app.ctl('approvals', '--json', '--port', port)
     try:
         listed = json.loads(res.stdout)

@@ -389,6 +389,42 @@ test_malformed (void)
   assert_rejected ("---\nid: a\n---\n\xff\n", "not UTF-8");
 }
 
+/* A misspelt allowedTools would be kept as an unknown key and leave the
+ * agent every tool: refused, naming the right key (docs/agents.md) */
+static void
+test_allowed_tools_near_miss (void)
+{
+  static const char * const misses[] = { "allowed_tools", "allowed-tools", "AllowedTools", "allowedtools",
+                                         "ALLOWED_TOOLS", "allowed tools", "tools", "Tools", "allowTools",
+                                         "alowedTools", "allowedTool", "allowed_tool", "allowdTols",
+                                         "tools_allowed", NULL };
+  static const char * const kept[] = { "color", "toolbox", "allowed", "toolsets", "disallowedTools",
+                                       "allowedToolsNote", "model", NULL };
+
+  for (guint i = 0; misses[i] != NULL; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("---\nid: a\n%s: [email_search]\n---\nPrompt\n", misses[i]);
+      g_autofree char *expected = g_strdup_printf ("Line 3: “%s” is not a key Prosponsive reads; the tools "
+                                                   "an agent may use are listed under “allowedTools”", misses[i]);
+
+      assert_rejected (text, expected);
+    }
+  for (guint i = 0; kept[i] != NULL; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("---\nid: a\n%s: [email_search]\n---\nPrompt\n", kept[i]);
+      g_autoptr(PrsAgent) agent = parse_ok (text);
+
+      g_assert_true (json_object_has_member (agent->extra, kept[i]));
+    }
+  {
+    /* Beside the real key, a look-alike is only a key kept as it is */
+    g_autoptr(PrsAgent) both = parse_ok ("---\nid: a\nallowed_tools: x\nallowedTools: [y]\n---\n");
+
+    g_assert_cmpuint (g_strv_length (both->allowed_tools), ==, 1);
+    g_assert_true (json_object_has_member (both->extra, "allowed_tools"));
+  }
+}
+
 static void
 test_deep_front_matter (void)
 {
@@ -436,6 +472,7 @@ main (int   argc,
   g_test_add_func ("/prs/agent-file/generated-section", test_generated_section);
   g_test_add_func ("/prs/agent-file/crlf", test_crlf);
   g_test_add_func ("/prs/agent-file/malformed", test_malformed);
+  g_test_add_func ("/prs/agent-file/allowed-tools-near-miss", test_allowed_tools_near_miss);
   g_test_add_func ("/prs/agent-file/deep-front-matter", test_deep_front_matter);
   g_test_add_func ("/prs/agent-file/deep-guidance-constant", test_deep_guidance_constant);
 

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "prs-conversation-list.h"
+#include "prs-error.h"
 #include "prs-test-util.h"
 
 typedef struct
@@ -466,6 +467,47 @@ test_refresh_after_other_connection (Fixture       *f,
   g_assert_cmpuint (f->signals->len, ==, 0);
 }
 
+/* What the window's Rename and New Conversation send: one line of at most
+ * 200 characters (docs/conversations.md), refused in words otherwise,
+ * nothing changed */
+static void
+test_names_checked (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const char * const bad[] = { "Evil\x1b[2J", "two\nlines", "c1\xc2\x9b", "tab\there",
+                                      "sep\xe2\x80\xa8x", NULL };
+  g_autofree char *a = create (f, "a");
+  g_autofree char *long_name = g_strnfill (201, 'n');
+  g_autofree char *longest = g_strnfill (199, 'n');
+  g_autofree char *longest_title = g_strconcat ("ü", longest, NULL);
+  PrsConversation *item;
+
+  open_list (f);
+  item = prs_conversation_list_find (f->list, a, NULL);
+  for (guint i = 0; i <= g_strv_length ((char **) bad); i++)
+    {
+      const char *name = bad[i] != NULL ? bad[i] : long_name;
+      g_autoptr(GError) rename_error = NULL;
+      g_autoptr(GError) resolve_error = NULL;
+
+      g_assert_false (prs_conversation_list_rename (f->list, item, name, &rename_error));
+      g_assert_error (rename_error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+      g_assert_nonnull (strstr (rename_error->message, "one line of at most 200 characters"));
+      g_assert_null (prs_conversation_list_resolve (f->list, name, &resolve_error));
+      g_assert_error (resolve_error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+      g_assert_nonnull (strstr (resolve_error->message, "one line of at most 200 characters"));
+    }
+  g_assert_cmpstr (prs_conversation_get_title (item), ==, "a");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->list)), ==, 1);
+  {
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (prs_conversation_list_rename (f->list, item, longest_title, &error));
+    g_assert_no_error (error);
+    g_assert_cmpstr (prs_conversation_get_title (item), ==, longest_title);
+  }
+}
+
 /* The time of the last change is the store's, in local time, read when
  * first asked for; a newer one replaces it and is announced */
 static void
@@ -516,6 +558,7 @@ main (int   argc,
   ADD ("/conversation-list/keeping-in-order", test_keeping_in_order);
   ADD ("/conversation-list/refresh-after-other-connection", test_refresh_after_other_connection);
   ADD ("/conversation-list/updated-at", test_updated_at);
+  ADD ("/conversation-list/names-checked", test_names_checked);
 #undef ADD
 
   return g_test_run ();

@@ -234,6 +234,59 @@ def test_delete(data):
     tap.ok(r.returncode == 0 and json.loads(r.stdout) == [], "its messages are no longer found", r.stdout)
 
 
+# What a terminal reads as a command: CSI (ESC [ and the one-character
+# U+009B), OSC 52 (writes the clipboard), BEL, a carriage return
+RAW_CONTROLS = ("\x1b", "\x9b", "\x07", "\r")
+EVIL_SLUG = "Evil\x1b[2J\x1b[31mRED\x9b2J"
+EVIL_TEXT = "Paste this:\x1b]52;c;cm0gLXJmIH4=\x07 done\r\nline two\tend"
+
+
+def test_hostile_text(data):
+    """Text a workflow stored (here by an older version, which let control
+    characters in) is never printed raw; names are checked on rename."""
+    con = db(data)
+    con.execute("INSERT INTO conversations (id, slug, title, default_agent, unread_count, message_count, "
+                "created_at, updated_at) VALUES ('e', ?, ?, 'prosponsive', 0, 1, '2026-03-02T09:15:00.000Z', "
+                "'2026-03-02T09:15:00.000Z')", (EVIL_SLUG, "Title\x1b[1A\nline2"))
+    con.execute("INSERT INTO messages (id, conversation_id, seq, kind, content, status, created_at) "
+                "VALUES ('e1', 'e', 1, 'user', ?, 'completed', '2026-03-02T09:15:00.000Z')", (EVIL_TEXT,))
+    con.commit()
+    con.close()
+    r = run(data, "conversation", "list")
+    tap.ok(r.returncode == 0 and "Evil" in r.stdout and "line2" in r.stdout
+           and not any(c in r.stdout for c in RAW_CONTROLS) and r.stdout.count("\n") == 2,
+           "conversation list prints a stored slug and title with their control characters blanked, "
+           "one line each", repr(r.stdout))
+    r = run(data, "conversation", "list", "--json")
+    listed = json.loads(r.stdout) if r.returncode == 0 else []
+    tap.ok(not any(c in r.stdout for c in RAW_CONTROLS) and [c["slug"] for c in listed if c["id"] == "e"] == [EVIL_SLUG],
+           "list --json escapes them (C1 too) and keeps the slug exactly", repr(r.stdout))
+    r = run(data, "export", EVIL_SLUG)
+    tap.ok(r.returncode == 0 and "Paste this:" in r.stdout and "line two\tend" in r.stdout
+           and not any(c in r.stdout for c in RAW_CONTROLS),
+           "a Markdown export prints stored text with control characters blanked, lines and tabs kept",
+           repr(r.stdout))
+    r = run(data, "export", EVIL_SLUG, "--format", "json")
+    exported = json.loads(r.stdout) if r.returncode == 0 else {}
+    tap.ok(not any(c in r.stdout for c in RAW_CONTROLS)
+           and [m["content"] for m in exported.get("messages", [])] == [EVIL_TEXT],
+           "a JSON export escapes them and keeps the text exactly", repr(r.stdout[:300]))
+    r = run(data, "search", "paste", "--json")
+    tap.ok(r.returncode == 0 and not any(c in r.stdout for c in RAW_CONTROLS), "search --json escapes them",
+           repr(r.stdout))
+
+    for title, what in [("x\x1b[2J", "an escape"), ("two\nlines", "a newline"), ("c1\x9bx", "a C1 control"),
+                        ("t" * 201, "201 characters"), ("t" * 5000, "5,000 characters")]:
+        r = run(data, "conversation", "rename", "Email Inbox", title)
+        tap.ok(r.returncode == 1 and "one line of at most 200 characters" in r.stderr
+               and count(data, "SELECT title FROM conversations WHERE slug = 'Email Inbox'") == "Alice's mail",
+               "rename refuses a title with %s, in words; the title stays" % what, r.stderr)
+    r = run(data, "conversation", "rename", "Email Inbox", "Ünïcödé – “mail” 日本 🙂 " + "t" * 178)
+    tap.ok(r.returncode == 0, "a 200-character title of printable characters is accepted", r.stderr)
+    r = run(data, "conversation", "delete", EVIL_SLUG)
+    tap.ok(r.returncode == 0 and "\x1b" not in r.stdout, "the stored slug still names its conversation", r.stderr)
+
+
 with tempfile.TemporaryDirectory(prefix="prs-ctl-conversations-") as data:
     r = seed(data)
     tap.ok(r.returncode == 0 and "Mail from Alice" in r.stdout and "(8 messages)" in r.stdout,
@@ -241,6 +294,7 @@ with tempfile.TemporaryDirectory(prefix="prs-ctl-conversations-") as data:
     test_export(data)
     test_search(data)
     test_list_and_changes(data)
+    test_hostile_text(data)
     test_delete(data)
 
 sys.exit(tap.finish())

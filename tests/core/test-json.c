@@ -136,7 +136,8 @@ test_write (void)
   g_autoptr(GString) sorted = g_string_new (NULL);
   g_autoptr(GString) cut = g_string_new (NULL);
 
-  json_object_set_string_member (object, "z\x1f", "a\x01\x1f\x7f\b\f\n\r\t\"\\/é\xe2\x80\xa8");
+  /* U+009B, a C1 control, is CSI to a terminal: escaped like ESC */
+  json_object_set_string_member (object, "z\x1f", "a\x01\x1f\x7f\b\f\n\r\t\"\\/é\xe2\x80\xa8\xc2\x9b\xc2\xa0");
   json_object_set_string_member (object, "bad", "a\xff\xed\xa0\x80z");
   json_object_set_double_member (object, "d", 0.1);
   json_object_set_double_member (object, "inf", 1.0 / 0.0);
@@ -147,7 +148,7 @@ test_write (void)
 
   text = prs_json_to_string (node, FALSE);
   g_assert_cmpstr (text, ==,
-                   "{\"z\\u001f\":\"a\\u0001\\u001f\\u007f\\b\\f\\n\\r\\t\\\"\\\\/é\\u2028\","
+                   "{\"z\\u001f\":\"a\\u0001\\u001f\\u007f\\b\\f\\n\\r\\t\\\"\\\\/é\\u2028\\u009b\xc2\xa0\","
                    "\"bad\":\"a\\ufffd\\ufffd\\ufffd\\ufffdz\",\"d\":0.1,\"inf\":null,"
                    "\"i\":-9223372036854775808,\"e\":[],\"o\":{}}");
   /* What it wrote reads back strictly */

@@ -800,11 +800,13 @@ append_string_content (GString    *out,
           g_string_append (out, "\\ufffd");
           p++;
         }
-      else if (c == 0x2028 || c == 0x2029)
+      else if (c == 0x2028 || c == 0x2029 || (c >= 0x80 && c <= 0x9f))
         {
-          /* Line separators that JavaScript source (not JSON.parse) chokes on */
+          /* Line separators that JavaScript source (not JSON.parse) chokes
+           * on, and the C1 controls, which a terminal reads as escapes
+           * (U+009B starts a sequence as ESC [ does): docs/api.md */
           g_string_append_printf (out, "\\u%04x", c);
-          p += 3;
+          p += g_utf8_skip[*p];
         }
       else
         {

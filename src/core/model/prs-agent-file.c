@@ -664,6 +664,49 @@ read_member (PrsAgent    *agent,
   }
 }
 
+/* TRUE when @key reads as a misspelt "allowedTools" (allowed_tools,
+ * allowed-tools, AllowedTools, tools, alowedTools…): kept as an unknown
+ * key, it would leave the agent allowed every tool (docs/agents.md). */
+static gboolean
+is_allowed_tools_near_miss (const char *key)
+{
+  static const char * const words[] = { "allowedtools", "allowedtool", "allowtools", "allowtool",
+                                        "toolsallowed", "tools", "tool", NULL };
+  static const char target[] = "allowedtools";
+  g_autoptr(GString) folded = g_string_new (NULL);
+  guint row[sizeof target];
+  gsize n;
+
+  /* Case, "_", "-", spaces and dots folded away */
+  for (const char *p = key; *p != '\0' && folded->len <= 2 * sizeof target; p++)
+    if (g_ascii_isalnum (*p))
+      g_string_append_c (folded, g_ascii_tolower (*p));
+  if (g_strv_contains (words, folded->str))
+    return TRUE;
+
+  /* Else at most two letters off "allowedtools" (Levenshtein, one row) */
+  n = folded->len;
+  if (n + 2 < sizeof target - 1 || n > sizeof target + 1)
+    return FALSE;
+  for (guint j = 0; j < sizeof target; j++)
+    row[j] = j;
+  for (gsize i = 1; i <= n; i++)
+    {
+      guint diagonal = row[0];
+
+      row[0] = i;
+      for (guint j = 1; j < sizeof target; j++)
+        {
+          guint above = row[j];
+
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1),
+                        diagonal + (folded->str[i - 1] == target[j - 1] ? 0 : 1));
+          diagonal = above;
+        }
+    }
+  return row[sizeof target - 1] <= 2;
+}
+
 static gboolean
 read_front_matter (PrsAgent  *agent,
                    YNode     *root,
@@ -672,6 +715,7 @@ read_front_matter (PrsAgent  *agent,
                    GError   **error)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  YNode *near_miss = NULL;
 
   *out_has_guidance = FALSE;
 
@@ -710,9 +754,21 @@ read_front_matter (PrsAgent  *agent,
           return FALSE;
         }
       g_hash_table_add (seen, (gpointer) key);
+      if (near_miss == NULL && !g_str_equal (key, "allowedTools") && is_allowed_tools_near_miss (key))
+        near_miss = key_node;
 
       if (!read_member (agent, key, value, out_has_guidance, error))
         return FALSE;
+    }
+
+  if (near_miss != NULL && !g_hash_table_contains (seen, "allowedTools"))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   /* Translators: %s is a key such as allowed_tools; keep “allowedTools” as it is */
+                   _("Line %u: “%s” is not a key Prosponsive reads; the tools an agent may use are "
+                     "listed under “allowedTools”. Without it the agent may use every tool."),
+                   near_miss->line, near_miss->value);
+      return FALSE;
     }
 
   if (!g_hash_table_contains (seen, "id"))

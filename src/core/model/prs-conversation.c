@@ -3,7 +3,11 @@
  * the truth; PrsConversationList refreshes these objects in place. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
+#include "prs-control-chars.h"
 #include "prs-conversation.h"
+#include "prs-error.h"
 
 struct _PrsConversation
 {
@@ -25,6 +29,57 @@ struct _PrsConversation
 };
 
 G_DEFINE_FINAL_TYPE (PrsConversation, prs_conversation, G_TYPE_OBJECT)
+
+/* A slug or title is what `conversation list`, `approvals` and the sidebar
+ * show on one line, the line a person approves from: control characters
+ * there could redraw it (docs/conversations.md). */
+static gboolean
+is_short_line (const char *text)
+{
+  return prs_text_is_one_line (text) && g_utf8_strlen (text, -1) <= PRS_CONVERSATION_MAX_NAME_CHARS;
+}
+
+gboolean
+prs_conversation_check_slug (const char  *slug,
+                             GError     **error)
+{
+  if (slug == NULL || slug[0] == '\0')
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("A conversation’s slug must not be empty."));
+      return FALSE;
+    }
+  if (!is_short_line (slug) || g_str_has_prefix (slug, "slug:"))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   /* Translators: %d is a number of characters such as 200 */
+                   _("A conversation’s slug must be one line of at most %d characters, without control "
+                     "characters, not starting with “slug:”."), PRS_CONVERSATION_MAX_NAME_CHARS);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+prs_conversation_check_title (const char  *title,
+                              GError     **error)
+{
+  if (title == NULL || title[0] == '\0')
+    {
+      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                           _("A conversation’s title must not be empty."));
+      return FALSE;
+    }
+  if (!is_short_line (title))
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   /* Translators: %d is a number of characters such as 200 */
+                   _("A conversation’s title must be one line of at most %d characters, without control "
+                     "characters."), PRS_CONVERSATION_MAX_NAME_CHARS);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 enum
 {

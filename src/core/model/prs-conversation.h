@@ -26,6 +26,19 @@ typedef struct
   gboolean    archived;
 } PrsConversationFields;
 
+/* A slug and a title have 1 to this many characters (docs/api.md) */
+#define PRS_CONVERSATION_MAX_NAME_CHARS 200
+
+/* The rules of a slug, already trimmed (docs/api.md "POST
+ * /api/conversations/resolve"): not empty, one line of at most
+ * PRS_CONVERSATION_MAX_NAME_CHARS characters without control characters,
+ * not starting with "slug:". FALSE with a sentence in @error. */
+gboolean         prs_conversation_check_slug        (const char  *slug,
+                                                     GError     **error);
+/* The same for a title, already trimmed; "slug:" is allowed. */
+gboolean         prs_conversation_check_title       (const char  *title,
+                                                     GError     **error);
+
 /* NULL when @fields has no id. */
 PrsConversation *prs_conversation_new               (const PrsConversationFields *fields);
 /* Takes the other fields (same id); notifies what changed. */

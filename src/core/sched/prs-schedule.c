@@ -9,19 +9,11 @@
 #include <unistd.h>
 #include <glib/gi18n-lib.h>
 
+#include "prs-control-chars.h"
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-paths.h"
 #include "prs-schedule.h"
-
-static gboolean
-has_control (const char *text)
-{
-  for (const char *p = text; *p != '\0'; p++)
-    if ((guchar) *p < 0x20 || *p == 0x7f)
-      return TRUE;
-  return FALSE;
-}
 
 /* Trims *@field in place; FALSE when it is then empty or not UTF-8 */
 static gboolean
@@ -37,7 +29,7 @@ static gboolean
 check_name_and_slug (PrsScheduleRow  *row,
                      GError         **error)
 {
-  if (!trim_field (&row->name) || has_control (row->name) ||
+  if (!trim_field (&row->name) || !prs_text_is_one_line (row->name) ||
       g_utf8_strlen (row->name, -1) > PRS_SCHEDULE_MAX_NAME_CHARS)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
@@ -46,7 +38,7 @@ check_name_and_slug (PrsScheduleRow  *row,
       return FALSE;
     }
   /* The rules of POST /api/conversations/resolve (docs/api.md) */
-  if (!trim_field (&row->conversation_slug) || has_control (row->conversation_slug) ||
+  if (!trim_field (&row->conversation_slug) || !prs_text_is_one_line (row->conversation_slug) ||
       g_utf8_strlen (row->conversation_slug, -1) > PRS_SCHEDULE_MAX_SLUG_CHARS ||
       g_str_has_prefix (row->conversation_slug, "slug:"))
     {

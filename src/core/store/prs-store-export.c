@@ -16,6 +16,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-atomic-file.h"
+#include "prs-control-chars.h"
 #include "prs-json.h"
 #include "prs-layout.h"
 #include "prs-store-internal.h"
@@ -32,6 +33,7 @@ typedef struct
   GString       *buffer;
   GHashTable    *agent_names;     /* id → name */
   char          *last_context;    /* the Request Context last written (Markdown) */
+  gboolean       blank_controls;  /* Markdown: see flush () */
 } Writer;
 
 static gboolean
@@ -39,9 +41,20 @@ flush (Writer  *w,
        gboolean force,
        GError **error)
 {
+  g_autofree char *blanked = NULL;
+
   if (w->buffer->len == 0 || (!force && w->buffer->len < FLUSH_BYTES))
     return TRUE;
-  if (!g_output_stream_write_all (w->out, w->buffer->str, w->buffer->len, NULL, w->cancellable, error))
+  /* Markdown is read in a terminal too (`prosponsive-ctl export`): the
+   * control characters a workflow stored (an escape that redraws the
+   * screen, OSC 52 writing the clipboard) become spaces, lines and tabs
+   * stay. JSON escapes them. The buffer holds whole appended strings, so
+   * no character is split here. docs/conversations.md "Export" */
+  if (w->blank_controls)
+    blanked = prs_text_blank_controls (w->buffer->str, w->buffer->len, TRUE);
+  if (!g_output_stream_write_all (w->out, blanked != NULL ? blanked : w->buffer->str,
+                                  blanked != NULL ? strlen (blanked) : w->buffer->len,
+                                  NULL, w->cancellable, error))
     return FALSE;
   g_string_truncate (w->buffer, 0);
   return TRUE;
@@ -491,6 +504,7 @@ prs_store_export_conversation (PrsStore         *self,
   w.cancellable = cancellable;
   w.buffer = g_string_sized_new (FLUSH_BYTES + 4096);
   w.agent_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  w.blank_controls = format == PRS_EXPORT_MARKDOWN;
   ok = format == PRS_EXPORT_JSON ? write_json (&w, conversation_id, error)
                                  : write_markdown (&w, conversation, error);
   ok = ok && flush (&w, TRUE, error);

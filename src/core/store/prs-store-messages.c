@@ -7,6 +7,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "prs-conversation.h"
 #include "prs-json.h"
 #include "prs-store-internal.h"
 
@@ -228,12 +229,8 @@ prs_store_resolve_conversation (PrsStore    *self,
   PRS_ASSERT_OWNER (&self->owner);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (slug == NULL || slug[0] == '\0')
-    {
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("A conversation’s slug must not be empty."));
-      return FALSE;
-    }
+  if (!prs_conversation_check_slug (slug, error))
+    return FALSE;
 
   /* Most calls name a conversation that exists: answer those without
    * taking the write lock. */
@@ -389,12 +386,8 @@ prs_store_rename_conversation (PrsStore    *self,
   g_return_val_if_fail (conversation_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (title == NULL || title[0] == '\0')
-    {
-      g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           _("A conversation’s title must not be empty."));
-      return FALSE;
-    }
+  if (!prs_conversation_check_title (title, error))
+    return FALSE;
 
   /* The slug stays: it is what workflows resolve. */
   return update_conversation (self, "UPDATE conversations SET title = ?2 WHERE id = ?1",

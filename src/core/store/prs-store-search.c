@@ -15,6 +15,7 @@
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
+#include "prs-control-chars.h"
 #include "prs-markdown-text.h"
 #include "prs-store-internal.h"
 
@@ -1045,7 +1046,7 @@ prs_search_snippet_to_text (const char  *snippet,
           g_array_append_val (ranges, open);
           open.start = -1;
         }
-      else if (c < 0x20 || c == 0x7f || g_unichar_isspace (c))
+      else if (prs_unichar_is_control (c) || g_unichar_isspace (c))
         {
           /* White space and control characters fold into one space */
           if (text->len > 0 && text->str[text->len - 1] != ' ')

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-control-chars.c: control characters found and blanked
+ * (prs-control-chars.h). */
+#include "config.h"
+
+#include <string.h>
+
+#include "prs-control-chars.h"
+
+gboolean
+prs_unichar_is_control (gunichar c)
+{
+  return g_unichar_iscntrl (c);
+}
+
+gboolean
+prs_text_is_one_line (const char *text)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (!g_utf8_validate (text, -1, NULL))
+    return FALSE;
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (prs_unichar_is_control (c) || c == 0x2028 || c == 0x2029)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+prs_text_blank_controls (const char *text,
+                         gssize      length,
+                         gboolean    keep_lines)
+{
+  g_autofree char *valid = NULL;
+  GString *out;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  valid = g_utf8_make_valid (text, length);
+  out = g_string_sized_new (strlen (valid));
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (prs_unichar_is_control (c) && !(keep_lines && (c == '\n' || c == '\t')))
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+    }
+  return g_string_free (out, FALSE);
+}
