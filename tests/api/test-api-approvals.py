@@ -196,7 +196,8 @@ def test_never_ran(tap, app):
     os.makedirs(empty, mode=0o700)
     res = subprocess.run([app.args.ctl, '--data-dir', empty, 'approvals'], capture_output=True, text=True,
                          env=app.env(), timeout=30)
-    tap.ok(res.returncode == 1 and 'has not run with the data folder' in res.stderr,
+    tap.ok(res.returncode == 1 and 'There is no Prosponsive data in' in res.stderr
+           and 'start Prosponsive once' in res.stderr,
            'with a data folder Prosponsive never ran with, approvals says to start it first', res.stderr)
 
 
