@@ -8,6 +8,7 @@
 
 #include "prs-agent-choice.h"
 #include "prs-agents-page.h"
+#include "prs-control-chars.h"
 #include "prs-conversation-row.h"
 #include "prs-conversation-view.h"
 #include "prs-dialogs.h"
@@ -211,8 +212,9 @@ _prs_window_update_title (PrsWindow *self)
     }
   else if (g_strcmp0 (page, "conversation") == 0 && self->shown != NULL)
     {
-      const char *title = prs_conversation_get_title (self->shown);
-      const char *slug = prs_conversation_get_slug (self->shown);
+      /* One line each, whatever a workflow put in the slug */
+      g_autofree char *title = prs_text_blank_controls (prs_conversation_get_title (self->shown), -1, FALSE);
+      g_autofree char *slug = prs_text_blank_controls (prs_conversation_get_slug (self->shown), -1, FALSE);
 
       adw_window_title_set_title (self->content_title, title);
       adw_window_title_set_subtitle (self->content_title, g_strcmp0 (title, slug) != 0 ? slug : "");

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test-row-menu.c: the sidebar row's own menu (docs/conversations.md), used
+/* test-row-menu.c: the sidebar's rows. A slug a workflow sent with a tab,
+ * a line break or an escape shows on one line, in the row and in the
+ * header (docs/api.md). The row's own menu (docs/conversations.md), used
  * as a person does, with the pointer through a real X server: Delete and
  * Archive take the row away while its menu is closing, and a window closed
  * with a menu up takes the menu along. Each leaves no widget behind: GTK
@@ -155,6 +157,36 @@ test_delete_and_archive (Fixture       *f,
   g_assert_nonnull (conversation_row (f, f->alpha));
 }
 
+static gboolean
+has_control (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    if (g_unichar_iscntrl (g_utf8_get_char (p)))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_one_line_names (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *slug = "Re: Q3\tPlanning\n\x1b[2J\xc2\x9b";
+  PrsConversation *tabbed = prs_conversation_list_resolve (conversations (f), slug, NULL);
+  GtkWidget *row;
+  GtkWidget *label;
+
+  g_assert_nonnull (tabbed);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  row = conversation_row (f, prs_conversation_get_id (tabbed));
+  g_assert_nonnull (row);
+  label = prs_test_find_widget (row, GTK_TYPE_LABEL, prs_test_label_markup_contains, (gpointer) "Planning");
+  g_assert_nonnull (label);
+  g_assert_false (has_control (gtk_label_get_text (GTK_LABEL (label))));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Re: Q3 Planning  [2J ");
+  /* The store keeps what the workflow sent */
+  g_assert_cmpstr (prs_conversation_get_slug (tabbed), ==, slug);
+}
+
 static void
 test_window_closes_with_menu_up (Fixture       *f,
                                  gconstpointer  data)
@@ -176,6 +208,8 @@ main (int   argc,
 
   g_test_add ("/ui/row-menu/delete-and-archive", Fixture, NULL,
               fixture_setup, test_delete_and_archive, fixture_teardown);
+  g_test_add ("/ui/row-menu/one-line-names", Fixture, NULL,
+              fixture_setup, test_one_line_names, fixture_teardown);
   g_test_add ("/ui/row-menu/window-closes-with-menu-up", Fixture, NULL,
               fixture_setup, test_window_closes_with_menu_up, fixture_teardown);
 

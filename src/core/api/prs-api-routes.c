@@ -8,7 +8,6 @@
 #include "prs-api-guard.h"
 #include "prs-api-routes.h"
 #include "prs-api-routes-private.h"
-#include "prs-control-chars.h"
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-run.h"
@@ -358,12 +357,6 @@ handle_resolve (PrsApiRoutes      *routes,
   if (g_str_has_prefix (slug, "slug:"))
     {
       prs_api_field_error (msg, "slug", "must not start with “slug:”");
-      return;
-    }
-  /* The name people approve from in `approvals`: docs/api.md */
-  if (!prs_text_is_one_line (slug))
-    {
-      prs_api_field_error (msg, "slug", "must be one line, without control characters");
       return;
     }
   /* Checked before anything is created */

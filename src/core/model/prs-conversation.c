@@ -30,9 +30,11 @@ struct _PrsConversation
 
 G_DEFINE_FINAL_TYPE (PrsConversation, prs_conversation, G_TYPE_OBJECT)
 
-/* A slug or title is what `conversation list`, `approvals` and the sidebar
- * show on one line, the line a person approves from: control characters
- * there could redraw it (docs/conversations.md). */
+/* A title is what `conversation list`, `approvals` and the sidebar show on
+ * one line, the line a person approves from: control characters there
+ * could redraw it (docs/conversations.md). A slug is the workflow's name
+ * for the conversation and keeps the API's rules alone (docs/api.md):
+ * whatever it holds is blanked where it is shown. */
 static gboolean
 is_short_line (const char *text)
 {
@@ -49,12 +51,12 @@ prs_conversation_check_slug (const char  *slug,
                            _("A conversation’s slug must not be empty."));
       return FALSE;
     }
-  if (!is_short_line (slug) || g_str_has_prefix (slug, "slug:"))
+  if (g_utf8_strlen (slug, -1) > PRS_CONVERSATION_MAX_NAME_CHARS || g_str_has_prefix (slug, "slug:"))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                    /* Translators: %d is a number of characters such as 200 */
-                   _("A conversation’s slug must be one line of at most %d characters, without control "
-                     "characters, not starting with “slug:”."), PRS_CONVERSATION_MAX_NAME_CHARS);
+                   _("A conversation’s slug must have at most %d characters and must not start with "
+                     "“slug:”."), PRS_CONVERSATION_MAX_NAME_CHARS);
       return FALSE;
     }
   return TRUE;

@@ -30,12 +30,14 @@ typedef struct
 #define PRS_CONVERSATION_MAX_NAME_CHARS 200
 
 /* The rules of a slug, already trimmed (docs/api.md "POST
- * /api/conversations/resolve"): not empty, one line of at most
- * PRS_CONVERSATION_MAX_NAME_CHARS characters without control characters,
- * not starting with "slug:". FALSE with a sentence in @error. */
+ * /api/conversations/resolve"): not empty, at most
+ * PRS_CONVERSATION_MAX_NAME_CHARS characters, not starting with "slug:".
+ * FALSE with a sentence in @error. */
 gboolean         prs_conversation_check_slug        (const char  *slug,
                                                      GError     **error);
-/* The same for a title, already trimmed; "slug:" is allowed. */
+/* For a title, already trimmed: not empty, one line of at most
+ * PRS_CONVERSATION_MAX_NAME_CHARS characters without control characters
+ * ("slug:" is allowed). */
 gboolean         prs_conversation_check_title       (const char  *title,
                                                      GError     **error);
 

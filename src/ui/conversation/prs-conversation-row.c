@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-control-chars.h"
 #include "prs-conversation-row.h"
 
 struct _PrsConversationRow
@@ -118,6 +119,7 @@ update (PrsConversationRow *self)
   g_autofree char *time = NULL;
   g_autofree char *unread = NULL;
   g_autofree char *subtitle = NULL;
+  g_autofree char *title = NULL;
   g_autofree char *accessible = NULL;
   guint n_unread, n_messages;
 
@@ -132,13 +134,16 @@ update (PrsConversationRow *self)
     /* Translators: the subtitle of an archived conversation in the sidebar */
     subtitle = g_strdup (_("Archived"));
   else if (g_strcmp0 (prs_conversation_get_slug (conversation), prs_conversation_get_title (conversation)) != 0)
-    subtitle = g_strdup (prs_conversation_get_slug (conversation));
+    /* A slug may hold what a workflow sent: a tab, a line break, an escape */
+    subtitle = prs_text_blank_controls (prs_conversation_get_slug (conversation), -1, FALSE);
   else if (n_messages == 0)
     subtitle = g_strdup (_("No messages yet"));
   else
     subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u message", "%u messages", n_messages), n_messages);
 
-  gtk_label_set_text (self->title_label, prs_conversation_get_title (conversation));
+  /* A title starts as its slug (docs/api.md): one line, as shown anywhere */
+  title = prs_text_blank_controls (prs_conversation_get_title (conversation), -1, FALSE);
+  gtk_label_set_text (self->title_label, title);
   gtk_label_set_text (self->subtitle_label, subtitle);
   gtk_label_set_text (self->time_label, time);
   if (n_unread > 0 && self->unread_label == NULL)
