@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
+#include "prs-conversation-row.h"
 #include "prs-ui-test-util.h"
 
 void
@@ -188,6 +189,23 @@ prs_test_label_adds_no_hyphens (GtkWidget *label)
       pango_attribute_destroy (attr);
     }
   return found;
+}
+
+static gboolean
+row_has_conversation (GtkWidget *widget,
+                      gpointer   data)
+{
+  PrsConversation *conversation = prs_conversation_row_get_conversation (PRS_CONVERSATION_ROW (widget));
+
+  return conversation != NULL && g_strcmp0 (prs_conversation_get_id (conversation), data) == 0;
+}
+
+GtkWidget *
+prs_test_find_conversation_row (PrsWindow  *window,
+                                const char *conversation_id)
+{
+  return prs_test_find_widget (GTK_WIDGET (prs_window_get_conversation_list (window)),
+                               PRS_TYPE_CONVERSATION_ROW, row_has_conversation, (gpointer) conversation_id);
 }
 
 GtkWidget *

@@ -55,6 +55,10 @@ GtkWidget *prs_test_find_label     (GtkWidget   *root,
  * names); fails the test if there is none. */
 GtkWidget *prs_test_find_named     (GtkWidget   *root,
                                     const char  *name);
+/* The sidebar row of @window that shows the conversation @conversation_id,
+ * or NULL (a row exists only while its item is bound). */
+GtkWidget *prs_test_find_conversation_row (PrsWindow  *window,
+                                           const char *conversation_id);
 /* Presses and releases @accelerator ("Delete", "<Shift>F10",
  * "<Control>k") as a person does: real key events through the X server
  * (XTest), to the window of @widget, which gets the keyboard focus first.

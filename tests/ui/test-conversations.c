@@ -162,21 +162,11 @@ position_of (Fixture    *f,
   return position;
 }
 
-static gboolean
-row_has_conversation (GtkWidget *widget,
-                      gpointer   data)
-{
-  PrsConversation *conversation = prs_conversation_row_get_conversation (PRS_CONVERSATION_ROW (widget));
-
-  return conversation != NULL && g_strcmp0 (prs_conversation_get_id (conversation), data) == 0;
-}
-
 static GtkWidget *
 conversation_row (Fixture    *f,
                   const char *id)
 {
-  GtkWidget *row = prs_test_find_widget (GTK_WIDGET (prs_window_get_conversation_list (f->window)),
-                                         PRS_TYPE_CONVERSATION_ROW, row_has_conversation, (gpointer) id);
+  GtkWidget *row = prs_test_find_conversation_row (f->window, id);
 
   g_assert_nonnull (row);
   return row;

@@ -74,21 +74,11 @@ conversations (Fixture *f)
   return prs_service_get_conversations (f->service);
 }
 
-static gboolean
-row_has_conversation (GtkWidget *widget,
-                      gpointer   data)
-{
-  PrsConversation *conversation = prs_conversation_row_get_conversation (PRS_CONVERSATION_ROW (widget));
-
-  return conversation != NULL && g_strcmp0 (prs_conversation_get_id (conversation), data) == 0;
-}
-
 static GtkWidget *
 conversation_row (Fixture    *f,
                   const char *id)
 {
-  return prs_test_find_widget (GTK_WIDGET (prs_window_get_conversation_list (f->window)),
-                               PRS_TYPE_CONVERSATION_ROW, row_has_conversation, (gpointer) id);
+  return prs_test_find_conversation_row (f->window, id);
 }
 
 static gboolean
