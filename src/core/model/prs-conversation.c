@@ -30,17 +30,9 @@ struct _PrsConversation
 
 G_DEFINE_FINAL_TYPE (PrsConversation, prs_conversation, G_TYPE_OBJECT)
 
-/* A title is what `conversation list`, `approvals` and the sidebar show on
- * one line, the line a person approves from: control characters there
- * could redraw it (docs/conversations.md). A slug is the workflow's name
- * for the conversation and keeps the API's rules alone (docs/api.md):
- * whatever it holds is blanked where it is shown. */
-static gboolean
-is_short_line (const char *text)
-{
-  return prs_text_is_one_line (text) && g_utf8_strlen (text, -1) <= PRS_CONVERSATION_MAX_NAME_CHARS;
-}
-
+/* A slug is the workflow's name for the conversation and keeps the API's
+ * rules alone (docs/api.md): whatever it holds is blanked where it is
+ * shown. */
 gboolean
 prs_conversation_check_slug (const char  *slug,
                              GError     **error)
@@ -72,7 +64,10 @@ prs_conversation_check_title (const char  *title,
                            _("A conversation’s title must not be empty."));
       return FALSE;
     }
-  if (!is_short_line (title))
+  /* What `conversation list`, `approvals` and the sidebar show on one
+   * line, the line a person approves from: control characters there could
+   * redraw it (docs/conversations.md) */
+  if (!prs_text_is_one_line (title) || g_utf8_strlen (title, -1) > PRS_CONVERSATION_MAX_NAME_CHARS)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                    /* Translators: %d is a number of characters such as 200 */

@@ -37,7 +37,8 @@ check_name_and_slug (PrsScheduleRow  *row,
                    _("A schedule needs a name of 1 to %d characters on one line."), PRS_SCHEDULE_MAX_NAME_CHARS);
       return FALSE;
     }
-  /* The rules of POST /api/conversations/resolve (docs/api.md) */
+  /* The rules of POST /api/conversations/resolve (docs/api.md), and one
+   * line: the schedule editor and `schedule list` show it as a name */
   if (!trim_field (&row->conversation_slug) || !prs_text_is_one_line (row->conversation_slug) ||
       g_utf8_strlen (row->conversation_slug, -1) > PRS_SCHEDULE_MAX_SLUG_CHARS ||
       g_str_has_prefix (row->conversation_slug, "slug:"))
