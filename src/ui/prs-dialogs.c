@@ -77,22 +77,120 @@ prs_dialogs_new_delete (GtkWindow  *parent,
   return dialog;
 }
 
+/* A toast's margins, padding and spacing around its title and buttons
+ * (libadwaita 1.2's style: 12 px margins, 18 px padding, the gaps) */
+#define TOAST_FRAME_WIDTH 72
+
+/* A toast's title: a label that wraps, as wide as one line when the window
+ * has room. libadwaita 1.2 gives a toast the height its title needs at the
+ * title's natural width, then narrows it to the window: a one-line natural
+ * width in a phone's window drew three lines in the height of one. So the
+ * natural width is no wider than the window leaves the title. */
+#define PRS_TYPE_TOAST_TITLE (prs_toast_title_get_type ())
+G_DECLARE_FINAL_TYPE (PrsToastTitle, prs_toast_title, PRS, TOAST_TITLE, GtkWidget)
+
+struct _PrsToastTitle
+{
+  GtkWidget  parent_instance;
+  GtkWidget *label;
+};
+
+G_DEFINE_FINAL_TYPE (PrsToastTitle, prs_toast_title, GTK_TYPE_WIDGET)
+
+static void
+prs_toast_title_measure (GtkWidget      *widget,
+                         GtkOrientation  orientation,
+                         int             for_size,
+                         int            *minimum,
+                         int            *natural,
+                         int            *minimum_baseline,
+                         int            *natural_baseline)
+{
+  PrsToastTitle *self = PRS_TOAST_TITLE (widget);
+  GtkWidget *toast = widget;
+  GtkWidget *overlay;
+  int room;
+
+  gtk_widget_measure (self->label, orientation, for_size, minimum, natural,
+                      minimum_baseline, natural_baseline);
+  if (orientation != GTK_ORIENTATION_HORIZONTAL)
+    return;
+
+  /* The toast is the overlay's child; its buttons are its other children */
+  while ((overlay = gtk_widget_get_parent (toast)) != NULL && !ADW_IS_TOAST_OVERLAY (overlay))
+    toast = overlay;
+  if (overlay == NULL || gtk_widget_get_width (overlay) <= 0)
+    return;
+  room = gtk_widget_get_width (overlay) - TOAST_FRAME_WIDTH;
+  for (GtkWidget *child = gtk_widget_get_first_child (toast); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (child != widget && !gtk_widget_is_ancestor (widget, child) && gtk_widget_get_visible (child))
+      {
+        int button = 0;
+
+        gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &button, NULL, NULL);
+        room -= button;
+      }
+  *natural = MAX (*minimum, MIN (*natural, room));
+}
+
+static void
+prs_toast_title_size_allocate (GtkWidget *widget,
+                               int        width,
+                               int        height,
+                               int        baseline)
+{
+  gtk_widget_allocate (PRS_TOAST_TITLE (widget)->label, width, height, baseline, NULL);
+}
+
+static GtkSizeRequestMode
+prs_toast_title_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+prs_toast_title_dispose (GObject *object)
+{
+  g_clear_pointer (&PRS_TOAST_TITLE (object)->label, gtk_widget_unparent);
+  G_OBJECT_CLASS (prs_toast_title_parent_class)->dispose (object);
+}
+
+static void
+prs_toast_title_class_init (PrsToastTitleClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = prs_toast_title_dispose;
+  widget_class->measure = prs_toast_title_measure;
+  widget_class->size_allocate = prs_toast_title_size_allocate;
+  widget_class->get_request_mode = prs_toast_title_get_request_mode;
+}
+
+static void
+prs_toast_title_init (PrsToastTitle *self)
+{
+  self->label = gtk_label_new (NULL);
+  /* Up to three lines, then cut: a toast stays a toast */
+  gtk_label_set_wrap (GTK_LABEL (self->label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_lines (GTK_LABEL (self->label), 3);
+  gtk_label_set_ellipsize (GTK_LABEL (self->label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (self->label), 0.0);
+  /* Wide as one line when there is room: a wrapping label asks for less */
+  gtk_label_set_natural_wrap_mode (GTK_LABEL (self->label), GTK_NATURAL_WRAP_NONE);
+  gtk_widget_add_css_class (self->label, "heading");
+  gtk_widget_set_parent (self->label, GTK_WIDGET (self));
+}
+
 AdwToast *
 prs_dialogs_new_toast (const char *text)
 {
   AdwToast *toast = adw_toast_new ("");
-  GtkWidget *label = gtk_label_new (text);
 
-  /* Up to three lines, then cut: a toast stays a toast */
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_lines (GTK_LABEL (label), 3);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
-  /* Wide as one line when there is room: a wrapping label asks for less */
-  gtk_label_set_natural_wrap_mode (GTK_LABEL (label), GTK_NATURAL_WRAP_NONE);
-  gtk_widget_add_css_class (label, "heading");
-  adw_toast_set_custom_title (toast, label);
+  adw_toast_set_custom_title (toast, g_object_new (PRS_TYPE_TOAST_TITLE, NULL));
+  prs_dialogs_set_toast_text (toast, text);
   return toast;
 }
 
@@ -100,8 +198,8 @@ void
 prs_dialogs_set_toast_text (AdwToast   *toast,
                             const char *text)
 {
-  GtkWidget *label = adw_toast_get_custom_title (toast);
+  GtkWidget *title = adw_toast_get_custom_title (toast);
 
-  g_return_if_fail (GTK_IS_LABEL (label));
-  gtk_label_set_text (GTK_LABEL (label), text);
+  g_return_if_fail (PRS_IS_TOAST_TITLE (title));
+  gtk_label_set_text (GTK_LABEL (PRS_TOAST_TITLE (title)->label), text);
 }

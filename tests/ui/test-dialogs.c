@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-dialogs.c: prs-dialogs' toasts in a real window under a real X
  * server: the text is shown as it is ("&" and "<" included: libadwaita
- * reads a title as markup), and whole in a narrow window, on more lines,
- * since a sentence can end in its verb (German) or in the name that
- * matters. */
+ * reads a title as markup), and whole in a narrow window, on more lines
+ * in a toast as tall as they are, since a sentence can end in its verb
+ * (German) or in the name that matters. */
 #include "config.h"
 
 #include <adwaita.h>
@@ -39,6 +39,14 @@ test_toast_whole (void)
   g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
   g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (label))), >, 1);
   g_assert_cmpint (gtk_widget_get_width (label), <=, 400);
+  /* …and drawn in the height those lines need, not in less (libadwaita
+   * sizes a toast for its title's natural width) */
+  {
+    int needed = 0;
+
+    gtk_widget_measure (label, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (label), &needed, NULL, NULL, NULL);
+    g_assert_cmpint (gtk_widget_get_height (label), >=, needed);
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_object_unref (window);
