@@ -857,10 +857,11 @@ prs_store_migrate (PrsStore                    *self,
 /* ---- On a worker thread -------------------------------------------------- */
 
 /* Where the worker's reports go: the caller's context and function, shared
- * by the sources on their way (g_rc_box). One source at most is pending
- * and gives the latest fraction when it runs, so a fast migration never
- * floods the caller's loop (its frames wait behind sources of default
- * priority). */
+ * by the sources on their way. Its count is atomic: the worker takes a
+ * hold for each source while the caller's context lets them go. One
+ * source at most is pending and gives the latest fraction when it runs,
+ * so a fast migration never floods the caller's loop (its frames wait
+ * behind sources of default priority). */
 typedef struct
 {
   GMainContext         *context;
@@ -886,7 +887,7 @@ progress_target_clear (gpointer data)
 static void
 progress_target_release (gpointer data)
 {
-  g_rc_box_release_full (data, progress_target_clear);
+  g_atomic_rc_box_release_full (data, progress_target_clear);
 }
 
 static gboolean
@@ -921,7 +922,7 @@ post_progress (double   fraction,
       target->pending = TRUE;
       source = g_idle_source_new ();
       g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_callback (source, deliver_progress, g_rc_box_acquire (target), progress_target_release);
+      g_source_set_callback (source, deliver_progress, g_atomic_rc_box_acquire (target), progress_target_release);
       g_source_set_static_name (source, "[prosponsive] migration progress");
     }
   g_mutex_unlock (&target->lock);
@@ -1018,7 +1019,7 @@ prs_store_migrate_async (const char            *data_dir,
   migrate->data_dir = g_strdup (data_dir);
   if (progress != NULL)
     {
-      migrate->target = g_rc_box_new0 (ProgressTarget);
+      migrate->target = g_atomic_rc_box_new0 (ProgressTarget);
       migrate->target->context = g_main_context_ref_thread_default ();
       migrate->target->func = progress;
       migrate->target->data = progress_data;
