@@ -832,38 +832,6 @@ commands_summary (void)
   return g_string_free (out, FALSE);
 }
 
-/* Everything ctl prints goes through here: text that came from a workflow
- * (a slug, a title, a tool call's arguments, an agent's prompt) never
- * writes a control character raw, so it cannot redraw the lines a person
- * approves from or write the clipboard (docs/ctl.md "Text output"). JSON
- * output has them escaped already; line feeds and tabs stay. */
-static void
-print_blanked (FILE       *stream,
-               const char *string)
-{
-  g_autofree char *text = prs_text_blank_controls (string, -1, TRUE);
-  g_autofree char *local = NULL;
-  const char *charset;
-
-  /* As g_print () does: the console's charset, when it is not UTF-8 */
-  if (!g_get_console_charset (&charset))
-    local = g_convert_with_fallback (text, -1, charset, "UTF-8", "?", NULL, NULL, NULL);
-  fputs (local != NULL ? local : text, stream);
-  fflush (stream);
-}
-
-static void
-print_out (const char *string)
-{
-  print_blanked (stdout, string);
-}
-
-static void
-print_err (const char *string)
-{
-  print_blanked (stderr, string);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -883,8 +851,12 @@ main (int   argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
-  g_set_print_handler (print_out);
-  g_set_printerr_handler (print_err);
+  /* Everything ctl prints goes through g_print () and g_printerr (): text
+   * that came from a workflow (a slug, a title, a tool call's arguments,
+   * an agent's prompt) never writes a control character raw, so it cannot
+   * redraw the lines a person approves from or write the clipboard. JSON
+   * output has them escaped already. */
+  prs_text_blank_printed ();
 
   context = g_option_context_new (_("COMMAND [OPTION…] — Prosponsive from the command line"));
   summary = commands_summary ();

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "prs-app-options.h"
+#include "prs-control-chars.h"
 #include "prs-service.h"
 #include "prs-store.h"
 
@@ -231,6 +232,11 @@ main (int   argc,
   /* Logged as the program people start: `prosponsive --headless` */
   g_set_prgname ("prosponsive");
   g_log_set_writer_func (headless_log_writer, NULL, NULL);
+  /* Its lines name what came from outside (a tool's name from n8n, a
+   * schedule's, a folder's): printed with control characters blanked, as
+   * prosponsive-ctl prints (docs/ctl.md "Text output"). GLib's own writer,
+   * of warnings, escapes them already. */
+  prs_text_blank_printed ();
 
   app = g_application_new (APP_ID, G_APPLICATION_DEFAULT_FLAGS);
   headless.app = app;

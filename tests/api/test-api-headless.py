@@ -7,12 +7,14 @@ folder, same answers."""
 
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import time
 
 from prsapi import App, run_suite
 
-PLAN = 10
+PLAN = 11
 UI_LIBRARIES = ('libgtk-4', 'libadwaita-1', 'libpango', 'libcairo', 'libgdk_pixbuf', 'libharfbuzz')
 
 
@@ -59,6 +61,23 @@ def run(tap, app):
                           capture_output=True, text=True, env=app.env(), timeout=30)
     tap.ok(proc.returncode != 0 and 'already running' in proc.stderr,
            'a second instance on the same data folder is refused', (proc.returncode, proc.stderr))
+
+    # What it prints names the data folder, whose name may hold an escape
+    # (ESC [2J clears a terminal, U+009B is a one-character CSI): each
+    # control character is printed as a space (docs/ctl.md "Text output")
+    parent = tempfile.mkdtemp(prefix='prs-api-')
+    odd = App(app.args, data_dir=os.path.join(parent, 'data\x1b[2J\u009bend'))
+    try:
+        os.mkdir(odd.data_dir, 0o700)
+        odd.start()
+        deadline = time.monotonic() + 10
+        while 'running without a window' not in odd.log() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        tap.ok('data [2J end, port' in odd.log() and '\x1b' not in odd.log() and '\u009b' not in odd.log(),
+               'a control character it prints is a space', repr(odd.log()))
+    finally:
+        odd.cleanup()
+        shutil.rmtree(parent, ignore_errors=True)
 
     proc = subprocess.run([app.args.prosponsive, '--headless', '--port', '70000'],
                           capture_output=True, text=True, env=app.env(), timeout=30)

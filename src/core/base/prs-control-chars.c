@@ -3,6 +3,7 @@
  * (prs-control-chars.h). */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "prs-control-chars.h"
@@ -52,4 +53,38 @@ prs_text_blank_controls (const char *text,
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
     }
   return g_string_free (out, FALSE);
+}
+
+static void
+print_blanked (FILE       *stream,
+               const char *string)
+{
+  g_autofree char *text = prs_text_blank_controls (string, -1, TRUE);
+  g_autofree char *local = NULL;
+  const char *charset;
+
+  /* As g_print () does: the console's charset, when it is not UTF-8 */
+  if (!g_get_console_charset (&charset))
+    local = g_convert_with_fallback (text, -1, charset, "UTF-8", "?", NULL, NULL, NULL);
+  fputs (local != NULL ? local : text, stream);
+  fflush (stream);
+}
+
+static void
+print_out (const char *string)
+{
+  print_blanked (stdout, string);
+}
+
+static void
+print_err (const char *string)
+{
+  print_blanked (stderr, string);
+}
+
+void
+prs_text_blank_printed (void)
+{
+  g_set_print_handler (print_out);
+  g_set_printerr_handler (print_err);
 }

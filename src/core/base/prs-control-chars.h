@@ -24,4 +24,10 @@ char     *prs_text_blank_controls (const char *text,
                                    gssize      length,
                                    gboolean    keep_lines);
 
+/* This program's g_print () and g_printerr () print with each control
+ * character blanked (tab and line feed stay), in the console's charset:
+ * what a command-line program prints of a workflow's or a file's text
+ * cannot redraw a terminal (docs/ctl.md "Text output"). Once, in main (). */
+void      prs_text_blank_printed  (void);
+
 G_END_DECLS
