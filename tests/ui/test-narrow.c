@@ -11,6 +11,7 @@
 
 #include "prs-agent-seed.h"
 #include "prs-demo-seed.h"
+#include "prs-heading.h"
 #include "prs-search-panel.h"
 #include "prs-tool-card.h"
 #include "prs-ui-test-util.h"
@@ -266,6 +267,23 @@ assert_period_drop_down (PrsInsightsPage *page)
   g_assert_true (prs_test_wait_until (insights_loaded, page));
 }
 
+/* The waiting call's card in @window: its tool's name on one line, its
+ * status pill beside it (@beside) or under it. Side by side at a phone's
+ * width, the pill left the name too little, and it broke mid-word
+ * ("email_move_t" / "o_folder") */
+static void
+assert_tool_heading (GtkWidget *window,
+                     gboolean   beside)
+{
+  GtkWidget *card = prs_test_find_widget (window, PRS_TYPE_TOOL_CARD, NULL, NULL);
+  GtkWidget *heading = prs_test_find_widget (card, PRS_TYPE_HEADING, NULL, NULL);
+  GtkWidget *name = gtk_widget_get_next_sibling (gtk_widget_get_first_child (heading));
+
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (name)), ==, "email_move_to_folder");
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (name))), ==, 1);
+  g_assert_cmpint (prs_heading_badge_beside (PRS_HEADING (heading)), ==, beside);
+}
+
 /* The window at 1060 px resized to 360 (a real resize of the X window),
  * then each page it can show: the sidebar, each demo conversation, the
  * search, Tools, Agents, Schedules, Insights */
@@ -285,6 +303,7 @@ test_pages (Fixture       *f,
    * fits the content's 360 px too: were it wider, the window would fold
    * below that, and folded, with narrower margins, fit again */
   g_assert_cmpint (min_width (GTK_WIDGET (prs_window_get_conversation_view (f->window))), <=, NARROW_WIDTH);
+  assert_tool_heading (window, TRUE);
 
   gtk_window_set_default_size (GTK_WINDOW (f->window), NARROW_WIDTH, NARROW_HEIGHT);
   assert_fits (window, "the conversation list");
@@ -298,6 +317,7 @@ test_pages (Fixture       *f,
   open_conversation (f, "email-inbox");
   prs_test_wait_frames (window, 4);
   g_assert_cmpint (gtk_widget_get_width (prs_test_find_widget (window, PRS_TYPE_TOOL_CARD, NULL, NULL)), >=, 290);
+  assert_tool_heading (window, FALSE);
 
   gtk_widget_activate_action (window, "win.search", NULL);
   panel = prs_test_find_widget (window, PRS_TYPE_SEARCH_PANEL, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "prs-heading.h"
 #include "prs-json.h"
 #include "prs-text.h"
 #include "prs-tool-card.h"
@@ -597,6 +598,7 @@ prs_tool_card_class_init (PrsToolCardClass *klass)
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "toolcard");
+  g_type_ensure (PRS_TYPE_HEADING);
 }
 
 static void
