@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-control-chars.h"
 #include "prs-dialogs.h"
 #include "prs-json.h"
 #include "prs-window-private.h"
@@ -53,13 +54,15 @@ describe_call (PrsWindow *self,
   g_autoptr(JsonObject) conversation = prs_store_get_conversation (prs_service_get_store (self->service),
                                                                    call->conversation_id, NULL);
   const char *slug = conversation != NULL ? prs_json_object_get_string (conversation, "slug") : NULL;
-  const char *title = conversation != NULL ? prs_json_object_get_string (conversation, "title") : NULL;
+  /* A title starts as its slug, which may hold control characters */
+  const char *stored = conversation != NULL ? prs_json_object_get_string (conversation, "title") : NULL;
+  g_autofree char *title = prs_text_blank_controls (stored != NULL ? stored : "", -1, FALSE);
 
   if (g_strcmp0 (slug, PRS_MCP_CLIENTS_CONVERSATION) == 0)
     /* Translators: %s is a tool's name */
     return g_strdup_printf (_("An MCP client wants to run “%s”."), call->tool_name);
   /* Translators: a toast; the first %s is a conversation's title, the second a tool's name */
-  return g_strdup_printf (_("The agent in “%s” wants to run “%s”."), title != NULL ? title : "", call->tool_name);
+  return g_strdup_printf (_("The agent in “%s” wants to run “%s”."), title, call->tool_name);
 }
 
 /* libadwaita 1.2 crashed (a freed animation unreferenced) when a toast

@@ -266,6 +266,8 @@ def test_hostile_text(data):
            and not any(c in r.stdout for c in RAW_CONTROLS),
            "a Markdown export prints stored text with control characters blanked, lines and tabs kept",
            repr(r.stdout))
+    tap.ok("\n# Title [1A line2\n" in "\n" + r.stdout and "\n- Slug: Evil [2J [31mRED 2J\n" in r.stdout,
+           "its title and slug stay on their one line: a line break in them is a space too", repr(r.stdout[:200]))
     r = run(data, "export", EVIL_SLUG, "--format", "json")
     exported = json.loads(r.stdout) if r.returncode == 0 else {}
     tap.ok(not any(c in r.stdout for c in RAW_CONTROLS)

@@ -173,6 +173,13 @@ test_one_line_names (Fixture       *f,
   g_assert_nonnull (label);
   g_assert_false (has_control (gtk_label_get_text (GTK_LABEL (label))));
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Re: Q3 Planning  [2J ");
+  /* Opened, the composer's hint names it on one line too */
+  prs_window_select_conversation (f->window, prs_conversation_get_id (tabbed));
+  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  label = prs_test_find_widget (GTK_WIDGET (prs_conversation_view_get_composer (prs_window_get_conversation_view (f->window))),
+                                GTK_TYPE_LABEL, prs_test_label_markup_contains, (gpointer) "Planning");
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Message Re: Q3 Planning  [2J ");
   /* The store keeps what the workflow sent */
   g_assert_cmpstr (prs_conversation_get_slug (tabbed), ==, slug);
 }

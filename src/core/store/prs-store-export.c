@@ -212,17 +212,19 @@ append_tool (Writer     *w,
   const char *error_text = prs_json_object_get_string (extra, "error");
   JsonNode *arguments = extra != NULL ? json_object_get_member (extra, "arguments") : NULL;
   g_autoptr(JsonNode) result = NULL;
+  g_autofree char *heading = NULL;
 
   if (name == NULL)
     name = prs_json_object_get_string (extra, "tool");
   if (name == NULL)
     name = content != NULL ? content : "";
 
+  heading = prs_text_blank_controls (name, -1, FALSE);
   if (call)
     /* Translators: a section of an export: a tool's name and the call's status */
-    g_string_append_printf (w->buffer, "### %s: %s", _("Tool call"), name);
+    g_string_append_printf (w->buffer, "### %s: %s", _("Tool call"), heading);
   else
-    g_string_append_printf (w->buffer, "### %s: %s", _("Tool result"), name);
+    g_string_append_printf (w->buffer, "### %s: %s", _("Tool result"), heading);
   g_string_append_printf (w->buffer, "%s%s\n\n", status != NULL ? " · " : "", status != NULL ? status : "");
 
   if (call && arguments != NULL)
@@ -300,6 +302,11 @@ write_markdown (Writer      *w,
   const char *id = prs_json_object_get_string (conversation, "id");
   g_autoptr(GPtrArray) agents = prs_store_list_agents (w->store, error);
   g_autofree char *created = format_time (prs_json_object_get_string (conversation, "createdAt"));
+  /* A heading and a list item are one line each: a slug from the API may
+   * hold a line break (docs/ctl.md "Text output"), names stored before
+   * titles were checked too */
+  g_autofree char *title = prs_text_blank_controls (prs_json_object_get_string (conversation, "title"), -1, FALSE);
+  g_autofree char *slug = prs_text_blank_controls (prs_json_object_get_string (conversation, "slug"), -1, FALSE);
   gint64 after = 0;
 
   if (agents == NULL)
@@ -308,12 +315,12 @@ write_markdown (Writer      *w,
     {
       PrsAgent *agent = g_ptr_array_index (agents, i);
 
-      g_hash_table_insert (w->agent_names, g_strdup (agent->id), g_strdup (agent->name));
+      g_hash_table_insert (w->agent_names, g_strdup (agent->id), prs_text_blank_controls (agent->name, -1, FALSE));
     }
 
-  g_string_append_printf (w->buffer, "# %s\n\n", prs_json_object_get_string (conversation, "title"));
+  g_string_append_printf (w->buffer, "# %s\n\n", title);
   /* Translators: the lines under an export's title */
-  g_string_append_printf (w->buffer, "- %s %s\n", _("Slug:"), prs_json_object_get_string (conversation, "slug"));
+  g_string_append_printf (w->buffer, "- %s %s\n", _("Slug:"), slug);
   g_string_append_printf (w->buffer, "- %s %s\n", _("Conversation:"), id);
   g_string_append_printf (w->buffer, "- %s %s\n\n", _("Started:"), created);
 

@@ -164,8 +164,8 @@ update (PrsConversationRow *self)
 
   accessible = n_unread > 0
     ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %u unread message", "%s, %u unread messages", n_unread),
-                       prs_conversation_get_title (conversation), n_unread)
-    : g_strdup (prs_conversation_get_title (conversation));
+                       title, n_unread)
+    : g_strdup (title);
   if (prs_conversation_get_pinned (conversation))
     {
       /* Translators: a screen reader's name of a pinned conversation: its title (and unread count) */

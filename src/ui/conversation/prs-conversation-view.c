@@ -28,6 +28,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-composer.h"
+#include "prs-control-chars.h"
 #include "prs-drafts.h"
 #include "prs-conversation-view.h"
 #include "prs-launcher.h"
@@ -866,8 +867,11 @@ load (PrsConversationView *self,
       g_signal_connect_object (conversation, "notify::default-agent",
                                G_CALLBACK (on_default_agent_changed), self, 0);
       {
+        /* On one line, as the sidebar shows the title: it starts as the
+         * slug, which may hold control characters (docs/conversations.md) */
+        g_autofree char *title = prs_text_blank_controls (prs_conversation_get_title (conversation), -1, FALSE);
         /* Translators: the hint in the empty message entry; %s is the conversation */
-        g_autofree char *hint = g_strdup_printf (_("Message %s"), prs_conversation_get_title (conversation));
+        g_autofree char *hint = g_strdup_printf (_("Message %s"), title);
         prs_composer_set_placeholder (self->composer, hint);
       }
     }

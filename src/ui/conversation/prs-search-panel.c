@@ -8,6 +8,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "prs-control-chars.h"
 #include "prs-conversation-row.h"
 #include "prs-list-focus.h"
 #include "prs-search-panel.h"
@@ -117,12 +118,15 @@ bind_hit (GtkSignalListItemFactory *factory,
   g_autoptr(GDateTime) local = utc != NULL ? g_date_time_to_local (utc) : NULL;
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
 
+  /* A title starts as its slug, which may hold control characters */
+  g_autofree char *title = prs_text_blank_controls (hit->conversation_title != NULL ? hit->conversation_title : "", -1, FALSE);
+
   time = prs_conversation_row_format_time (local, now);
-  gtk_label_set_text (g_object_get_data (G_OBJECT (box), "title"), hit->conversation_title);
+  gtk_label_set_text (g_object_get_data (G_OBJECT (box), "title"), title);
   gtk_label_set_text (g_object_get_data (G_OBJECT (box), "time"), time);
   gtk_label_set_markup (g_object_get_data (G_OBJECT (box), "snippet"), markup);
   /* Translators: a search hit read by a screen reader: conversation, time, the matching text */
-  accessible = g_strdup_printf (_("%s, %s: %s"), hit->conversation_title, time, plain);
+  accessible = g_strdup_printf (_("%s, %s: %s"), title, time, plain);
   gtk_accessible_update_property (GTK_ACCESSIBLE (box), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
 }
 
