@@ -10,6 +10,7 @@
 #include <gio/gunixoutputstream.h>
 
 #include "prs-control-chars.h"
+#include "prs-conversation.h"
 #include "prs-ctl.h"
 #include "prs-error.h"
 #include "prs-json.h"
@@ -119,11 +120,7 @@ conversation_change (PrsStore    *store,
     return prs_ctl_fail (error);
 
   if (g_str_equal (verb, "rename"))
-    {
-      g_autofree char *trimmed = g_strstrip (g_strdup (title));
-
-      ok = prs_store_rename_conversation (store, id, trimmed, &error);
-    }
+    ok = prs_store_rename_conversation (store, id, title, &error);
   else if (g_str_equal (verb, "delete"))
     ok = prs_store_delete_conversation (store, id, &error);
   else if (g_str_equal (verb, "archive") || g_str_equal (verb, "unarchive"))
@@ -148,15 +145,6 @@ conversation_change (PrsStore    *store,
   else
     g_print (_("Unpinned “%s”.\n"), slug);
   return EXIT_SUCCESS;
-}
-
-static gboolean
-is_blank (const char *text)
-{
-  for (const char *p = text; *p != '\0'; p++)
-    if (!g_ascii_isspace (*p))
-      return FALSE;
-  return TRUE;
 }
 
 int
@@ -185,17 +173,38 @@ prs_ctl_cmd_conversation (PrsCtl  *ctl,
     return prs_ctl_usage_error (context, error->message);
 
   if (!((argc == 2 && g_strcmp0 (argv[1], "list") == 0) ||
-        (argc == 4 && g_strcmp0 (argv[1], "rename") == 0 && !is_blank (argv[3])) ||
+        (argc == 4 && g_strcmp0 (argv[1], "rename") == 0) ||
         (argc == 3 && g_strv_contains (one_slug, argv[1]))))
     return prs_ctl_usage_error (context, _("Use “conversation list [--json]”, “conversation rename SLUG NEW” "
                                            "or “conversation delete|archive|unarchive|pin|unpin SLUG”."));
+
+  /* A title that would be refused is input the command does not take
+   * (exit 2, docs/ctl.md), empty, too long or with a tab alike; checked as
+   * it will be stored, trimmed */
+  if (argc == 4)
+    {
+      g_autofree char *trimmed = g_strstrip (g_strdup (argv[3]));
+
+      if (!prs_conversation_check_title (trimmed, &error))
+        {
+          g_printerr ("%s\n", error->message);
+          return PRS_CTL_EXIT_USAGE;
+        }
+    }
 
   store = prs_ctl_open_existing_store (ctl, &error);
   if (store == NULL)
     return prs_ctl_fail (error);
   if (argc == 2)
     return conversation_list (store, json);
-  return conversation_change (store, argv[1], argv[2], argc == 4 ? argv[3] : NULL);
+  if (argc == 4)
+    {
+      /* What is stored, and so printed: the title trimmed */
+      g_autofree char *title = g_strstrip (g_strdup (argv[3]));
+
+      return conversation_change (store, argv[1], argv[2], title);
+    }
+  return conversation_change (store, argv[1], argv[2], NULL);
 }
 
 /* ---------------------------------------------------------------- search */

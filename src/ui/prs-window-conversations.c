@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-window-conversations.c: keeping conversations in order, from the
- * sidebar (docs/conversations.md): each row's menu (right click, the Menu
+ * sidebar (docs/conversations.md): New Conversation and Rename, their
+ * names checked as they are typed; each row's menu (right click, the Menu
  * key, Shift+F10) to rename, pin, archive, export and delete; the keyboard
  * (F2, Delete); a selection mode to delete several; Undo for a while after
  * each deletion; archived conversations on request; searching everything
@@ -812,6 +813,195 @@ _prs_window_on_message_action (PrsConversationView *view,
   prs_conversation_view_scroll_to_bottom (view);
 }
 
+/* ---- naming: New Conversation and Rename ---- */
+
+typedef gboolean (*NameCheck) (const char  *name,
+                               GError     **error);
+
+static char *
+dialog_text (AdwMessageDialog *dialog)
+{
+  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
+
+  return g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+}
+
+/* A name is checked as it is typed: the dialog's answer is insensitive
+ * while it would be refused, and the sentence why stands under the entry,
+ * so Enter never closes the dialog on a name that is thrown away */
+static void
+on_name_changed (GtkEditable      *entry,
+                 AdwMessageDialog *dialog)
+{
+  NameCheck check = g_object_get_data (G_OBJECT (dialog), "check");
+  GtkLabel *problem = g_object_get_data (G_OBJECT (dialog), "problem");
+  const char *response_id = g_object_get_data (G_OBJECT (dialog), "response-id");
+  g_autofree char *name = dialog_text (dialog);
+  g_autoptr(GError) error = NULL;
+  gboolean valid = name[0] != '\0' && (check == NULL || check (name, &error));
+
+  adw_message_dialog_set_response_enabled (dialog, response_id, valid);
+  gtk_label_set_text (problem, error != NULL ? error->message : "");
+  gtk_widget_set_visible (GTK_WIDGET (problem), error != NULL);
+  if (error != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
+}
+
+static AdwMessageDialog *
+name_dialog_new (PrsWindow  *self,
+                 const char *heading,
+                 const char *body,
+                 const char *text,
+                 const char *response_id,
+                 const char *response_label,
+                 NameCheck   check)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *entry = gtk_entry_new ();
+  GtkWidget *problem = gtk_label_new (NULL);
+
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Name"), -1);
+  gtk_label_set_wrap (GTK_LABEL (problem), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (problem), 0);
+  gtk_widget_add_css_class (problem, "caption");
+  gtk_widget_add_css_class (problem, "error");
+  gtk_widget_set_visible (problem, FALSE);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_RELATION_DESCRIBED_BY, problem, NULL, -1);
+  gtk_box_append (GTK_BOX (box), entry);
+  gtk_box_append (GTK_BOX (box), problem);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), box);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    response_id, response_label,
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), response_id,
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), response_id);
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data (G_OBJECT (dialog), "entry", entry);
+  g_object_set_data (G_OBJECT (dialog), "problem", problem);
+  g_object_set_data (G_OBJECT (dialog), "check", check);
+  g_object_set_data_full (G_OBJECT (dialog), "response-id", g_strdup (response_id), g_free);
+  g_signal_connect_object (entry, "changed", G_CALLBACK (on_name_changed), dialog, 0);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text != NULL ? text : "");
+  on_name_changed (GTK_EDITABLE (entry), ADW_MESSAGE_DIALOG (dialog));
+  return ADW_MESSAGE_DIALOG (dialog);
+}
+
+static void
+on_rename_response (AdwMessageDialog *dialog,
+                    const char       *response,
+                    PrsWindow        *self)
+{
+  g_autofree char *title = dialog_text (dialog);
+  g_autoptr(GError) error = NULL;
+  PrsConversation *conversation = g_object_get_data (G_OBJECT (dialog), "conversation");
+
+  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0' || conversation == NULL)
+    return;
+  if (!prs_conversation_list_rename (_prs_window_conversations (self), conversation, title, &error))
+    prs_window_show_toast (self, error->message);
+}
+
+void
+_prs_window_rename (PrsWindow       *self,
+                    PrsConversation *conversation)
+{
+  g_autofree char *body = NULL;
+  AdwMessageDialog *dialog;
+
+  /* Translators: %s is the conversation's slug */
+  body = g_strdup_printf (_("Workflows keep finding it as “%s”."), prs_conversation_get_slug (conversation));
+  dialog = name_dialog_new (self, _("Rename Conversation"), body, prs_conversation_get_title (conversation),
+                            "rename", _("_Rename"), prs_conversation_check_title);
+  g_object_set_data_full (G_OBJECT (dialog), "conversation", g_object_ref (conversation), g_object_unref);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_rename_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+rename_conversation_activated (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+
+  if (self->shown != NULL)
+    _prs_window_rename (self, self->shown);
+}
+
+/* The conversation listed whose title (what the sidebar shows) is @name,
+ * for a name that is no conversation's slug */
+static PrsConversation *
+find_by_title (PrsWindow  *self,
+               const char *name)
+{
+  GListModel *model = G_LIST_MODEL (_prs_window_conversations (self));
+  guint n = g_list_model_get_n_items (model);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PrsConversation) conversation = g_list_model_get_item (model, i);
+
+      if (g_strcmp0 (prs_conversation_get_title (conversation), name) == 0)
+        return conversation;
+    }
+  return NULL;
+}
+
+/* An existing name opens that conversation: a slug first, as workflows
+ * resolve it, then a title the sidebar shows — typing what one sees makes
+ * no look-alike (docs/conversations.md "Keeping them in order"). Only the
+ * window does the second: the API resolves slugs alone (SPEC) */
+static void
+on_new_response (AdwMessageDialog *dialog,
+                 const char       *response,
+                 PrsWindow        *self)
+{
+  g_autofree char *name = dialog_text (dialog);
+  g_autofree char *slug_id = NULL;
+  g_autoptr(GError) error = NULL;
+  PrsConversation *conversation = NULL;
+
+  if (g_strcmp0 (response, "create") != 0 || name[0] == '\0')
+    return;
+
+  if (!prs_store_lookup_conversation_slug (prs_service_get_store (self->service), name, &slug_id, &error))
+    g_clear_error (&error);
+  else if (slug_id == NULL)
+    conversation = find_by_title (self, name);
+  if (conversation == NULL)
+    conversation = prs_conversation_list_resolve (_prs_window_conversations (self), name, &error);
+  if (conversation == NULL)
+    {
+      prs_window_show_toast (self, error->message);
+      return;
+    }
+  prs_window_select_conversation (self, prs_conversation_get_id (conversation));
+  if (adw_leaflet_get_folded (self->leaflet))
+    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  prs_composer_focus (prs_conversation_view_get_composer (self->conversation_view));
+}
+
+static void
+new_conversation_activated (GtkWidget  *widget,
+                            const char *action_name,
+                            GVariant   *parameter)
+{
+  PrsWindow *self = PRS_WINDOW (widget);
+  AdwMessageDialog *dialog = name_dialog_new (self, _("New Conversation"),
+                                              _("Workflows reach a conversation by its name, so an existing name "
+                                                "opens that conversation."),
+                                              NULL, "create", _("C_reate"), NULL);
+
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_new_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 /* ---- life ---- */
 
 /* prosponsive-ctl may have renamed, archived or deleted meanwhile (the
@@ -823,9 +1013,15 @@ on_active (PrsWindow  *self,
 {
   g_autoptr(GError) error = NULL;
 
-  if (gtk_window_is_active (GTK_WINDOW (self)) && self->service != NULL &&
-      !prs_conversation_list_refresh (_prs_window_conversations (self), &error))
+  if (!gtk_window_is_active (GTK_WINDOW (self)) || self->service == NULL)
+    return;
+  if (!prs_conversation_list_refresh (_prs_window_conversations (self), &error))
     g_message ("Could not read the conversations: %s", error->message);
+  /* What arrived while the window was inactive is read once the person
+   * is back at it, as showing the conversation reads it
+   * (docs/conversations.md: the unread count) */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "conversation") == 0)
+    _prs_window_mark_shown_read (self);
 }
 
 static const GActionEntry window_actions[] = {
@@ -845,6 +1041,8 @@ _prs_window_conversations_class_init (GtkWidgetClass *widget_class)
 
   for (guint i = 0; i < G_N_ELEMENTS (row_actions); i++)
     gtk_widget_class_install_action (widget_class, row_actions[i], "s", conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.delete-conversation", NULL, shown_activated);
   gtk_widget_class_install_action (widget_class, "win.export-markdown", NULL, shown_activated);
   gtk_widget_class_install_action (widget_class, "win.export-json", NULL, shown_activated);

@@ -74,6 +74,8 @@ PrsConversationList *_prs_window_conversations   (PrsWindow          *self);
 void                 _prs_window_update_title    (PrsWindow          *self);
 void                 _prs_window_update_sidebar_page (PrsWindow      *self);
 void                 _prs_window_update_busy     (PrsWindow          *self);
+/* Sets the unread count of the conversation shown back to 0 */
+void                 _prs_window_mark_shown_read (PrsWindow          *self);
 /* The rename dialog for @conversation */
 void                 _prs_window_rename          (PrsWindow          *self,
                                                   PrsConversation    *conversation);

@@ -243,8 +243,9 @@ on_shown_notify (PrsConversation *conversation,
   update_title (self);
 }
 
-static void
-mark_shown_read (PrsWindow *self)
+/* The conversation shown is read (docs/conversations.md: the unread count) */
+void
+_prs_window_mark_shown_read (PrsWindow *self)
 {
   g_autoptr(GError) error = NULL;
 
@@ -289,7 +290,7 @@ show_conversation (PrsWindow       *self,
                        "through the local API; their messages appear here as they arrive."),
                      FALSE);
   update_title (self);
-  mark_shown_read (self);
+  _prs_window_mark_shown_read (self);
   _prs_window_approvals_shown (self);
 }
 
@@ -309,6 +310,11 @@ on_selected_changed (GtkSingleSelection *selection,
 {
   PrsConversation *conversation = gtk_single_selection_get_selected_item (selection);
 
+  /* GtkSingleSelection says "selected" also when only the selected row
+   * moved (a message arrived in a conversation below it): the page on the
+   * screen (Insights, Tools, …) stays unless another item was selected */
+  if (conversation == self->shown)
+    return;
   show_conversation (self, conversation);
   /* Folded, a click in the list opens the conversation. */
   if (conversation != NULL && adw_leaflet_get_folded (self->leaflet) && sidebar_has_focus (self))
@@ -401,7 +407,7 @@ on_message_added (PrsService *service,
     {
       if (!prs_conversation_list_update (conversations (self), conversation_id, &error))
         g_message ("Could not read a conversation: %s", error->message);
-      mark_shown_read (self);
+      _prs_window_mark_shown_read (self);
     }
 }
 
@@ -514,124 +520,25 @@ unbind_conversation_row (GtkSignalListItemFactory *factory,
   prs_conversation_row_set_conversation (PRS_CONVERSATION_ROW (gtk_list_item_get_child (item)), NULL);
 }
 
-/* ---- dialogs ---- */
+/* ---- other actions ---- */
 
-static GtkWidget *
-name_dialog_new (PrsWindow  *self,
-                 const char *heading,
-                 const char *body,
-                 const char *text,
-                 const char *response_id,
-                 const char *response_label)
-{
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
-  GtkWidget *entry = gtk_entry_new ();
-
-  gtk_editable_set_text (GTK_EDITABLE (entry), text != NULL ? text : "");
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Name"), -1);
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    response_id, response_label,
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), response_id,
-                                              ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), response_id);
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_object_set_data (G_OBJECT (dialog), "entry", entry);
-  return dialog;
-}
-
-static char *
-dialog_text (AdwMessageDialog *dialog)
-{
-  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
-
-  return g_strstrip (g_strdup (gtk_editable_get_text (entry)));
-}
-
+/* Shows the content page @name and gives it the focus, so that the keys
+ * act on what is now on the screen, not on the button (≡) or the composer
+ * that opened it */
 static void
-on_rename_response (AdwMessageDialog *dialog,
-                    const char       *response,
-                    PrsWindow        *self)
+show_page (PrsWindow  *self,
+           const char *name)
 {
-  g_autofree char *title = dialog_text (dialog);
-  g_autoptr(GError) error = NULL;
-  PrsConversation *conversation = g_object_get_data (G_OBJECT (dialog), "conversation");
+  GtkWidget *page;
 
-  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0' || conversation == NULL)
-    return;
-  if (!prs_conversation_list_rename (conversations (self), conversation, title, &error))
-    prs_window_show_toast (self, error->message);
-}
-
-void
-_prs_window_rename (PrsWindow       *self,
-                    PrsConversation *conversation)
-{
-  g_autofree char *body = NULL;
-  GtkWidget *dialog;
-
-  /* Translators: %s is the conversation's slug */
-  body = g_strdup_printf (_("Workflows keep finding it as “%s”."), prs_conversation_get_slug (conversation));
-  dialog = name_dialog_new (self, _("Rename Conversation"), body,
-                            prs_conversation_get_title (conversation), "rename", _("_Rename"));
-  g_object_set_data_full (G_OBJECT (dialog), "conversation", g_object_ref (conversation), g_object_unref);
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_rename_response), self, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
-rename_conversation_activated (GtkWidget  *widget,
-                               const char *action_name,
-                               GVariant   *parameter)
-{
-  PrsWindow *self = PRS_WINDOW (widget);
-
-  if (self->shown != NULL)
-    _prs_window_rename (self, self->shown);
-}
-
-static void
-on_new_response (AdwMessageDialog *dialog,
-                 const char       *response,
-                 PrsWindow        *self)
-{
-  g_autofree char *name = dialog_text (dialog);
-  g_autoptr(GError) error = NULL;
-  PrsConversation *conversation;
-
-  if (g_strcmp0 (response, "create") != 0 || name[0] == '\0')
-    return;
-
-  conversation = prs_conversation_list_resolve (conversations (self), name, &error);
-  if (conversation == NULL)
-    {
-      prs_window_show_toast (self, error->message);
-      return;
-    }
-  prs_window_select_conversation (self, prs_conversation_get_id (conversation));
+  gtk_stack_set_visible_child_name (self->content_stack, name);
+  update_title (self);
   if (adw_leaflet_get_folded (self->leaflet))
     adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
-  prs_composer_focus (prs_conversation_view_get_composer (self->conversation_view));
+  page = gtk_stack_get_visible_child (self->content_stack);
+  if (page != NULL)
+    gtk_widget_child_focus (page, GTK_DIR_TAB_FORWARD);
 }
-
-static void
-new_conversation_activated (GtkWidget  *widget,
-                            const char *action_name,
-                            GVariant   *parameter)
-{
-  PrsWindow *self = PRS_WINDOW (widget);
-  GtkWidget *dialog = name_dialog_new (self, _("New Conversation"),
-                                       _("Workflows reach a conversation by its name, so an existing name opens that conversation."),
-                                       NULL, "create", _("C_reate"));
-
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_new_response), self, 0);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-/* ---- other actions ---- */
 
 static void
 show_tools_activated (GtkWidget  *widget,
@@ -641,10 +548,7 @@ show_tools_activated (GtkWidget  *widget,
   PrsWindow *self = PRS_WINDOW (widget);
 
   reload_tools (self);
-  gtk_stack_set_visible_child_name (self->content_stack, "tools");
-  update_title (self);
-  if (adw_leaflet_get_folded (self->leaflet))
-    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  show_page (self, "tools");
 }
 
 static void
@@ -657,10 +561,7 @@ show_agents_activated (GtkWidget  *widget,
 
   if (prs_agents_page_reload (agents_page (self), &error) < 0)
     prs_window_show_toast (self, error->message);
-  gtk_stack_set_visible_child_name (self->content_stack, "agents");
-  update_title (self);
-  if (adw_leaflet_get_folded (self->leaflet))
-    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  show_page (self, "agents");
 }
 
 static void
@@ -673,10 +574,7 @@ show_schedules_activated (GtkWidget  *widget,
 
   if (prs_schedules_page_reload (schedules_page (self), &error) < 0)
     prs_window_show_toast (self, error->message);
-  gtk_stack_set_visible_child_name (self->content_stack, "schedules");
-  update_title (self);
-  if (adw_leaflet_get_folded (self->leaflet))
-    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  show_page (self, "schedules");
 }
 
 /* A new schedule for the conversation shown, answered by its agent */
@@ -708,10 +606,7 @@ show_insights_activated (GtkWidget  *widget,
   PrsWindow *self = PRS_WINDOW (widget);
 
   prs_insights_page_reload (insights_page (self));
-  gtk_stack_set_visible_child_name (self->content_stack, "insights");
-  update_title (self);
-  if (adw_leaflet_get_folded (self->leaflet))
-    adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  show_page (self, "insights");
 }
 
 PrsInsightsPage *
@@ -970,6 +865,15 @@ prs_window_new (gpointer    application,
   _prs_window_conversations_start (self);
   _prs_window_approvals_start (self);
 
+  /* Typing at once writes the message: the focus starts in the composer
+   * of the conversation shown, else on the sidebar's list (GTK would give
+   * it to the first button, "+", and Space there opened New Conversation:
+   * docs/conversations.md "The window") */
+  if (self->shown != NULL)
+    prs_composer_focus (prs_conversation_view_get_composer (self->conversation_view));
+  else if (g_list_model_get_n_items (model) > 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->conversation_list));
+
   return self;
 }
 
@@ -1067,8 +971,6 @@ prs_window_class_init (PrsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, storage_banner);
   gtk_widget_class_bind_template_child (widget_class, PrsWindow, toast_overlay);
 
-  gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_activated);
-  gtk_widget_class_install_action (widget_class, "win.rename-conversation", NULL, rename_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.conversation-clicked", "s", conversation_clicked_activated);
   gtk_widget_class_install_action (widget_class, "win.show-tools", NULL, show_tools_activated);
   gtk_widget_class_install_action (widget_class, "win.show-agents", NULL, show_agents_activated);

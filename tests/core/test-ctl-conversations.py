@@ -139,7 +139,12 @@ def test_list_and_changes(data):
     tap.ok(r.returncode == 1 and "There is no conversation “email inbox”" in r.stderr,
            "a slug matches exactly; an unknown one exits 1 in words", r.stderr)
     r = run(data, "conversation", "rename", "Email Inbox", "   ")
-    tap.ok(r.returncode == 2, "an empty title is bad usage (exit 2)", r.stderr)
+    tap.ok(r.returncode == 2 and "must not be empty" in r.stderr, "an empty title is refused input (exit 2), in words",
+           r.stderr)
+    r = run(data, "conversation", "rename", "Email Inbox", "  Alice's mail  ")
+    tap.ok(r.returncode == 0 and "is now called “Alice's mail”;" in r.stdout
+           and count(data, "SELECT title FROM conversations") == "Alice's mail",
+           "rename prints the title as stored, trimmed", r.stdout + r.stderr)
     r = run(data, "conversation", "frobnicate", "Email Inbox")
     tap.ok(r.returncode == 2 and "conversation list" in r.stderr, "an unknown verb is bad usage", r.stderr)
 
@@ -278,11 +283,12 @@ def test_hostile_text(data):
            repr(r.stdout))
 
     for title, what in [("x\x1b[2J", "an escape"), ("two\nlines", "a newline"), ("c1\x9bx", "a C1 control"),
-                        ("t" * 201, "201 characters"), ("t" * 5000, "5,000 characters")]:
+                        ("t" * 201, "201 characters"), ("t" * 5000, "5,000 characters"),
+                        ("a\tb", "a tab")]:
         r = run(data, "conversation", "rename", "Email Inbox", title)
-        tap.ok(r.returncode == 1 and "one line of at most 200 characters" in r.stderr
+        tap.ok(r.returncode == 2 and "one line of at most 200 characters" in r.stderr
                and count(data, "SELECT title FROM conversations WHERE slug = 'Email Inbox'") == "Alice's mail",
-               "rename refuses a title with %s, in words; the title stays" % what, r.stderr)
+               "rename refuses a title with %s as input it does not take (exit 2), in words; the title stays" % what, r.stderr)
     r = run(data, "conversation", "rename", "Email Inbox", "Ünïcödé – “mail” 日本 🙂 " + "t" * 178)
     tap.ok(r.returncode == 0, "a 200-character title of printable characters is accepted", r.stderr)
     r = run(data, "conversation", "delete", EVIL_SLUG)
