@@ -2,7 +2,8 @@
 /* test-markdown-view.c: a reply's Markdown as widgets under a real X server
  * (Xvfb): every block and span md4c reads, links only on allowed schemes,
  * no image fetched; a 1 MiB reply shown as plain text at once; a long
- * reply in a real conversation laid out and as tall as its text; a
+ * reply in a real conversation laid out and as tall as its text; a list
+ * item's text beside its bullet, wrapped in the rest of the width; a
  * conversation of long replies opens at its last reply with few of them
  * laid out for the first frame, and the older ones are there above. */
 #include "config.h"
@@ -326,6 +327,39 @@ test_link_no_app (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A list item's text takes the width beside its bullet and wraps there
+ * (the item lays the two out itself: prs-markdown-view.c) */
+static void
+test_list_item (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = prs_markdown_view_new ("- A list item long enough to wrap over a few lines in a narrow "
+                                           "window, as items of a long reply do on a phone\n- two\n");
+  GtkWidget *bullet, *text;
+  graphene_rect_t b, t, row;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 240, 200);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (window, 2);
+
+  bullet = prs_test_find_label (view, "•");
+  text = prs_test_find_widget (view, GTK_TYPE_LABEL, label_shows, (gpointer) "A list item long");
+  g_assert_nonnull (bullet);
+  g_assert_nonnull (text);
+  g_assert_true (gtk_widget_compute_bounds (bullet, view, &b));
+  g_assert_true (gtk_widget_compute_bounds (text, view, &t));
+  g_assert_true (gtk_widget_compute_bounds (gtk_widget_get_parent (text), view, &row));
+  g_assert_cmpfloat (b.origin.x + b.size.width, <=, t.origin.x);
+  g_assert_cmpfloat_with_epsilon (b.origin.y, t.origin.y, 0.5);
+  g_assert_cmpfloat_with_epsilon (t.origin.x + t.size.width, row.origin.x + row.size.width, 0.5);
+  /* Wrapped, and as tall as its lines */
+  g_assert_cmpfloat (t.size.height, >=, 3 * line_height (text));
+  g_assert_cmpfloat (row.size.height, >=, t.size.height);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* ---- a conversation of long replies ---- */
 
 #define LONG_PAIRS 10
@@ -455,6 +489,7 @@ main (int   argc,
   g_test_add_func ("/ui/markdown/link-no-app", test_link_no_app);
   g_test_add_func ("/ui/markdown/long-reply", test_long_reply);
   g_test_add_func ("/ui/markdown/long-reply-plain", test_long_reply_plain);
+  g_test_add_func ("/ui/markdown/list-item", test_list_item);
   g_test_add_func ("/ui/markdown/long-replies-open", test_long_replies_open);
 
   return g_test_run ();
