@@ -2,14 +2,19 @@
 /* test-markdown-view.c: a reply's Markdown as widgets under a real X server
  * (Xvfb): every block and span md4c reads, links only on allowed schemes,
  * no image fetched; a 1 MiB reply shown as plain text at once; a long
- * reply in a real conversation laid out and as tall as its text. */
+ * reply in a real conversation laid out and as tall as its text; a list
+ * item's text beside its bullet, wrapped in the rest of the width; a
+ * conversation of long replies opens at its last reply with few of them
+ * laid out for the first frame, and the older ones are there above. */
 #include "config.h"
 
 #include <string.h>
 
 #include <adwaita.h>
 
+#include "prs-conversation-view.h"
 #include "prs-launcher.h"
+#include "prs-message-row.h"
 #include "prs-markdown-view.h"
 #include "prs-text.h"
 #include "prs-ui-test-util.h"
@@ -322,6 +327,154 @@ test_link_no_app (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A list item's text takes the width beside its bullet and wraps there
+ * (the item lays the two out itself: prs-markdown-view.c) */
+static void
+test_list_item (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = prs_markdown_view_new ("- A list item long enough to wrap over a few lines in a narrow "
+                                           "window, as items of a long reply do on a phone\n- two\n");
+  GtkWidget *bullet, *text;
+  graphene_rect_t b, t, row;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 240, 200);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (window, 2);
+
+  bullet = prs_test_find_label (view, "•");
+  text = prs_test_find_widget (view, GTK_TYPE_LABEL, label_shows, (gpointer) "A list item long");
+  g_assert_nonnull (bullet);
+  g_assert_nonnull (text);
+  g_assert_true (gtk_widget_compute_bounds (bullet, view, &b));
+  g_assert_true (gtk_widget_compute_bounds (text, view, &t));
+  g_assert_true (gtk_widget_compute_bounds (gtk_widget_get_parent (text), view, &row));
+  g_assert_cmpfloat (b.origin.x + b.size.width, <=, t.origin.x);
+  g_assert_cmpfloat_with_epsilon (b.origin.y, t.origin.y, 0.5);
+  g_assert_cmpfloat_with_epsilon (t.origin.x + t.size.width, row.origin.x + row.size.width, 0.5);
+  /* Wrapped, and as tall as its lines */
+  g_assert_cmpfloat (t.size.height, >=, 3 * line_height (text));
+  g_assert_cmpfloat (row.size.height, >=, t.size.height);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* ---- a conversation of long replies ---- */
+
+#define LONG_PAIRS 10
+
+/* Message rows under @widget showing a message of more than @bytes */
+static guint
+count_rows (GtkWidget *widget,
+            gsize      bytes)
+{
+  guint count = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      PrsMessage *message;
+
+      if (!PRS_IS_MESSAGE_ROW (child))
+        {
+          count += count_rows (child, bytes);
+          continue;
+        }
+      message = prs_message_row_get_message (PRS_MESSAGE_ROW (child));
+      if (message != NULL &&
+          strlen (prs_message_get_content (message)) > bytes)
+        count++;
+    }
+  return count;
+}
+
+static gboolean
+at_bottom (GtkAdjustment *adj)
+{
+  return gtk_adjustment_get_value (adj) >=
+         gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj) - 1;
+}
+
+/* Twenty messages, ten of them 20 KiB replies (docs/conversations.md "Long
+ * replies"): the first frame after selecting the conversation shows its
+ * last reply, at the bottom, and lays out one or two long replies, not the
+ * screenful of rows a short conversation gets (each reply is many screens
+ * tall; every one laid out before the first frame kept the window frozen
+ * for seconds). The others are revealed above it while it stays at the
+ * bottom, and scrolling up reaches the first question. */
+static void
+test_long_replies_open (void)
+{
+  g_autofree char *report = prs_test_long_report (20 * 1024);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autofree char *id = NULL;
+  Conversation c = { 0 };
+  GtkListView *list;
+  GtkAdjustment *adj;
+  GListModel *shown;
+  guint frames;
+
+  c.data_dir = g_dir_make_tmp ("prs-ui-long-replies-XXXXXX", &error);
+  g_assert_no_error (error);
+  store = prs_store_new (c.data_dir, &error);
+  g_assert_no_error (error);
+  id = prs_test_resolve_conversation (store, "long-replies");
+  for (guint i = 0; i < LONG_PAIRS; i++)
+    {
+      g_autofree char *question = g_strdup_printf ("Question %u: the report again, please.", i + 1);
+      g_autofree char *answer = g_strdup_printf ("# Answer %u\n\n%s", i + 1, report);
+      PrsMessageInsert message = { .conversation_id = id, .kind = "user", .content = question };
+
+      g_assert_true (prs_store_insert_message (store, &message, NULL, NULL, &error));
+      message.kind = "assistant";
+      message.agent_id = "prosponsive";
+      message.status = "completed";
+      message.content = answer;
+      g_assert_true (prs_store_insert_message (store, &message, NULL, NULL, &error));
+      g_assert_no_error (error);
+    }
+  g_clear_object (&store);
+  c.service = prs_service_new (c.data_dir, prs_test_free_port ());
+  g_assert_true (prs_service_start (c.service, &error));
+  g_assert_no_error (error);
+  c.window = g_object_ref_sink (prs_window_new (NULL, c.service));
+  gtk_window_set_default_size (GTK_WINDOW (c.window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (c.window));
+  prs_test_wait_frames (GTK_WIDGET (c.window), 3);
+  list = prs_conversation_view_get_list_view (prs_window_get_conversation_view (c.window));
+  adj = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (list));
+
+  prs_window_select_conversation (c.window, id);
+  prs_test_wait_frames (GTK_WIDGET (c.window), 1);
+  g_test_message ("first frame: %u long replies laid out", count_rows (GTK_WIDGET (list), 8192));
+  g_assert_cmpuint (count_rows (GTK_WIDGET (list), 8192), >=, 1);
+  g_assert_cmpuint (count_rows (GTK_WIDGET (list), 8192), <=, 2);
+  g_assert_true (at_bottom (adj));
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (list), "Answer 10"));
+
+  /* The rest comes above it, and the view stays at the bottom */
+  shown = G_LIST_MODEL (gtk_list_view_get_model (list));
+  for (frames = 0; frames < 200 && g_list_model_get_n_items (shown) < 2 * LONG_PAIRS; frames++)
+    prs_test_wait_frames (GTK_WIDGET (c.window), 1);
+  prs_test_wait_frames (GTK_WIDGET (c.window), 2);
+  g_assert_cmpuint (g_list_model_get_n_items (shown), ==, 2 * LONG_PAIRS);
+  g_assert_true (at_bottom (adj));
+
+  /* Up to the first question (the list's height estimate moves as rows
+   * are measured on the way) */
+  for (frames = 0; frames < 200 && prs_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LABEL, label_shows, (gpointer) "Question 1:") == NULL; frames++)
+    {
+      gtk_adjustment_set_value (adj, MAX (gtk_adjustment_get_value (adj) - 3000, 0));
+      prs_test_wait_frames (GTK_WIDGET (c.window), 1);
+    }
+  g_assert_nonnull (prs_test_find_widget (GTK_WIDGET (list), GTK_TYPE_LABEL, label_shows, (gpointer) "Question 1:"));
+  g_assert_nonnull (prs_test_find_label (GTK_WIDGET (list), "Answer 1"));
+
+  conversation_close (&c);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -336,6 +489,8 @@ main (int   argc,
   g_test_add_func ("/ui/markdown/link-no-app", test_link_no_app);
   g_test_add_func ("/ui/markdown/long-reply", test_long_reply);
   g_test_add_func ("/ui/markdown/long-reply-plain", test_long_reply_plain);
+  g_test_add_func ("/ui/markdown/list-item", test_list_item);
+  g_test_add_func ("/ui/markdown/long-replies-open", test_long_replies_open);
 
   return g_test_run ();
 }

@@ -12,11 +12,14 @@
  * setting a model anchors it at the top: a long conversation given to it
  * whole would bind and measure 200 rows at the top, then 200 more at the
  * bottom. So the list view is first given only the tail of the history (a
- * screenful, PrsTailModel), the view is moved to the bottom in the same
- * frame (in the frame clock's layout phase, after the window allocated),
- * and the older messages are then revealed above it a chunk a frame — the
- * rows within the list view's reach are bound a few at a time, and the rest
- * of the history is revealed at once, which binds nothing.
+ * screenful at the rows' expected heights, PrsTailModel: a long reply is
+ * many screens, so one or two rows), the view is moved to the bottom in the
+ * same frame (in the frame clock's layout phase, after the window
+ * allocated), and the older messages are then revealed above it a chunk a
+ * frame, by count and by text (one long reply a frame: laying out 20 KiB of
+ * Markdown is hundreds of milliseconds) — the rows within the list view's
+ * reach are bound a few at a time, and the rest of the history is revealed
+ * at once, which binds nothing.
  *
  * Opened at a message (a search hit), the same model shows a window
  * starting just above it: the list view anchors at its top, the messages
@@ -24,6 +27,8 @@
  * view keeps its anchor when rows come above it). Only the pages around
  * that message are read, also for message 1 of 100,000. */
 #include "config.h"
+
+#include <string.h>
 
 #include <glib/gi18n.h>
 
@@ -34,183 +39,29 @@
 #include "prs-launcher.h"
 #include "prs-message-focus.h"
 #include "prs-message-row.h"
+#include "prs-tail-model.h"
 
 /* How close to the bottom counts as "at the bottom", in pixels. */
 #define BOTTOM_SLACK 48.0
 
-/* The tail first shown: a screenful at this many pixels a row (about the
- * average), plus a few; on_clock_layout adds what a screen still lacks. */
+/* The tail first shown: a screenful at the rows' expected heights, plus a
+ * few rows' worth; on_clock_layout adds what a screen still lacks. A row is
+ * expected this tall (about the average of a short message), and a pixel
+ * more for every so many bytes of its text: fewer than a line of text holds
+ * at the widest, so a long reply is not expected taller than it is and the
+ * screenful is one or two rows, not ten replies of many screens each. */
 #define TAIL_ROW_HEIGHT 80
 #define TAIL_EXTRA_ROWS 2
+#define TAIL_BYTES_PER_PIXEL 16
 /* Older messages revealed per frame while the list view can still bind
- * them, and how many there are (GTK 4.8 binds up to 200 + 2 rows before
+ * them: at most this many, of at most this much text together (but one at
+ * least), and how many there are (GTK 4.8 binds up to 200 + 2 rows before
  * its anchor); past that the rest is revealed in one go. */
 #define REVEAL_CHUNK 30
+#define REVEAL_BYTES 8192
 #define REVEAL_REACH 210
 /* Layout passes the view may add to one frame (GDK runs at most 4). */
 #define MAX_LAYOUT_FIXES 2
-
-/* ---- PrsTailModel: a window on a list model, growing at both ends ---- */
-
-#define PRS_TYPE_TAIL_MODEL (prs_tail_model_get_type ())
-G_DECLARE_FINAL_TYPE (PrsTailModel, prs_tail_model, PRS, TAIL_MODEL, GObject)
-
-struct _PrsTailModel
-{
-  GObject     parent_instance;
-
-  GListModel *base;
-  guint       hidden;       /* leading items of base not shown */
-  guint       hidden_tail;  /* trailing items not shown (opened at an older message) */
-  guint       n_items;      /* shown: base's count - hidden - hidden_tail */
-};
-
-static void prs_tail_model_model_init (GListModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (PrsTailModel, prs_tail_model, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, prs_tail_model_model_init))
-
-static GType
-prs_tail_model_get_item_type (GListModel *model)
-{
-  return g_list_model_get_item_type (PRS_TAIL_MODEL (model)->base);
-}
-
-static guint
-prs_tail_model_get_n_items (GListModel *model)
-{
-  return PRS_TAIL_MODEL (model)->n_items;
-}
-
-static gpointer
-prs_tail_model_get_item (GListModel *model,
-                         guint       position)
-{
-  PrsTailModel *self = PRS_TAIL_MODEL (model);
-
-  if (position >= self->n_items)
-    return NULL;
-  return g_list_model_get_item (self->base, self->hidden + position);
-}
-
-static void
-prs_tail_model_model_init (GListModelInterface *iface)
-{
-  iface->get_item_type = prs_tail_model_get_item_type;
-  iface->get_n_items = prs_tail_model_get_n_items;
-  iface->get_item = prs_tail_model_get_item;
-}
-
-static void
-on_base_items_changed (GListModel   *base,
-                       guint         position,
-                       guint         removed,
-                       guint         added,
-                       PrsTailModel *self)
-{
-  guint old_n = self->n_items;
-  guint n = g_list_model_get_n_items (base);
-
-  if (self->hidden_tail > 0 && position >= self->hidden + self->n_items &&
-      self->hidden_tail + added >= removed)
-    {
-      /* Below what is shown (new messages while an older one is open) */
-      self->hidden_tail = self->hidden_tail + added - removed;
-    }
-  else if (position >= self->hidden && position + removed <= self->hidden + self->n_items)
-    {
-      self->n_items = n - self->hidden - self->hidden_tail;
-      g_list_model_items_changed (G_LIST_MODEL (self), position - self->hidden, removed, added);
-    }
-  else if (position + removed <= self->hidden && removed == added)
-    {
-      /* Replaced where nothing is shown yet */
-    }
-  else
-    {
-      /* Anything else (the list shrank): everything, shown */
-      self->hidden = 0;
-      self->hidden_tail = 0;
-      self->n_items = n;
-      g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, n);
-    }
-}
-
-static void
-prs_tail_model_dispose (GObject *object)
-{
-  PrsTailModel *self = PRS_TAIL_MODEL (object);
-
-  if (self->base != NULL)
-    g_signal_handlers_disconnect_by_func (self->base, on_base_items_changed, self);
-  g_clear_object (&self->base);
-
-  G_OBJECT_CLASS (prs_tail_model_parent_class)->dispose (object);
-}
-
-static void
-prs_tail_model_class_init (PrsTailModelClass *klass)
-{
-  G_OBJECT_CLASS (klass)->dispose = prs_tail_model_dispose;
-}
-
-static void
-prs_tail_model_init (PrsTailModel *self)
-{
-}
-
-/* Shows @shown items of @base from @first on (the last @shown when @first
- * is G_MAXUINT; all of them when it has fewer). */
-static PrsTailModel *
-prs_tail_model_new (GListModel *base,
-                    guint       first,
-                    guint       shown)
-{
-  PrsTailModel *self = g_object_new (PRS_TYPE_TAIL_MODEL, NULL);
-  guint n = g_list_model_get_n_items (base);
-
-  self->base = g_object_ref (base);
-  if (first == G_MAXUINT || first + shown >= n)
-    {
-      self->hidden = n > shown ? n - shown : 0;
-      if (first != G_MAXUINT)
-        self->hidden = MIN (self->hidden, first);
-    }
-  else
-    {
-      self->hidden = first;
-      self->hidden_tail = n - first - shown;
-    }
-  self->n_items = n - self->hidden - self->hidden_tail;
-  g_signal_connect (base, "items-changed", G_CALLBACK (on_base_items_changed), self);
-  return self;
-}
-
-/* Shows up to @count more of the newer items, below the others. */
-static void
-prs_tail_model_reveal_below (PrsTailModel *self,
-                             guint         count)
-{
-  count = MIN (count, self->hidden_tail);
-  if (count == 0)
-    return;
-  self->hidden_tail -= count;
-  self->n_items += count;
-  g_list_model_items_changed (G_LIST_MODEL (self), self->n_items - count, 0, count);
-}
-
-/* Shows up to @count more of the older items, above the others. */
-static void
-prs_tail_model_reveal (PrsTailModel *self,
-                       guint         count)
-{
-  count = MIN (count, self->hidden);
-  if (count == 0)
-    return;
-  self->hidden -= count;
-  self->n_items += count;
-  g_list_model_items_changed (G_LIST_MODEL (self), 0, 0, count);
-}
 
 /* ---- the view ---- */
 
@@ -396,6 +247,42 @@ on_clock_layout (GdkFrameClock       *clock,
     }
 }
 
+/* The length of the text of the message at @position of the list */
+static gsize
+content_bytes (PrsConversationView *self,
+               guint                position)
+{
+  g_autoptr(PrsMessage) message = g_list_model_get_item (G_LIST_MODEL (self->messages), position);
+  const char *content = message != NULL ? prs_message_get_content (message) : NULL;
+
+  return content != NULL ? strlen (content) : 0;
+}
+
+/* How many of the @available hidden rows next to @from (going towards
+ * older ones when @step is -1) to reveal in this frame: a chunk of short
+ * messages, one long reply (docs/conversations.md "Long replies") */
+static guint
+reveal_count (PrsConversationView *self,
+              guint                from,
+              int                  step,
+              guint                available)
+{
+  gsize bytes = 0;
+  guint count = 0;
+
+  if (self->tail->n_items >= REVEAL_REACH)
+    return available;
+  for (; count < MIN (available, REVEAL_CHUNK); count++)
+    {
+      gsize len = content_bytes (self, from + step * (int) count);
+
+      if (count > 0 && bytes + len > REVEAL_BYTES)
+        break;
+      bytes += len;
+    }
+  return count;
+}
+
 /* After the first frame, the older messages: a chunk a frame while the list
  * view binds rows above its anchor, then the rest at once. */
 static gboolean
@@ -404,8 +291,9 @@ reveal_tick (GtkWidget     *widget,
              gpointer       user_data)
 {
   PrsConversationView *self = user_data;
+  PrsTailModel *tail = self->tail;
 
-  if (self->tail == NULL || (self->tail->hidden == 0 && self->tail->hidden_tail == 0))
+  if (tail == NULL || (tail->hidden == 0 && tail->hidden_tail == 0))
     {
       self->reveal_id = 0;
       return G_SOURCE_REMOVE;
@@ -413,25 +301,42 @@ reveal_tick (GtkWidget     *widget,
   if (!self->laid_out)
     return G_SOURCE_CONTINUE;
 
-  if (self->tail->hidden_tail > 0)
-    prs_tail_model_reveal_below (self->tail,
-                                 self->tail->n_items < REVEAL_REACH ? REVEAL_CHUNK : self->tail->hidden_tail);
+  if (tail->hidden_tail > 0)
+    prs_tail_model_reveal_below (tail, reveal_count (self, tail->hidden + tail->n_items, 1, tail->hidden_tail));
   else
-    prs_tail_model_reveal (self->tail, self->tail->n_items < REVEAL_REACH ? REVEAL_CHUNK : self->tail->hidden);
+    prs_tail_model_reveal (tail, reveal_count (self, tail->hidden - 1, -1, tail->hidden));
   return G_SOURCE_CONTINUE;
 }
 
-static guint
-initial_tail_size (PrsConversationView *self)
+static int
+screen_height (PrsConversationView *self)
 {
   int height = gtk_widget_get_height (GTK_WIDGET (self->scroller));
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
 
   if (height <= 0 && root != NULL)
     height = gtk_widget_get_height (GTK_WIDGET (root));
-  if (height <= 0)
-    height = 720;
-  return height / TAIL_ROW_HEIGHT + TAIL_EXTRA_ROWS;
+  return height > 0 ? height : 720;
+}
+
+/* How many rows from @from on (towards older ones when @step is -1), of
+ * the @available there, fill a screen at their expected heights */
+static guint
+rows_for_screen (PrsConversationView *self,
+                 guint                from,
+                 int                  step,
+                 guint                available)
+{
+  gsize want = (gsize) screen_height (self) + TAIL_EXTRA_ROWS * TAIL_ROW_HEIGHT;
+  gsize height = 0;
+  guint count = 0;
+
+  while (count < available && height < want)
+    {
+      height += TAIL_ROW_HEIGHT + content_bytes (self, from + step * (int) count) / TAIL_BYTES_PER_PIXEL;
+      count++;
+    }
+  return count;
 }
 
 static void load (PrsConversationView *self,
@@ -832,9 +737,8 @@ load (PrsConversationView *self,
 
   if (conversation != NULL)
     {
-      guint screen = initial_tail_size (self);
-      guint position = G_MAXUINT;
-      guint n;
+      guint position = G_MAXUINT, first = G_MAXUINT;
+      guint n, screen, shown;
 
       self->messages = prs_message_list_new (prs_service_get_store (self->service),
                                              prs_conversation_get_id (conversation));
@@ -852,11 +756,15 @@ load (PrsConversationView *self,
           self->highlight_id = g_strdup (hit != NULL ? prs_message_get_shown_id (hit) : message_id);
         }
       /* Within the last screenful, it opens at the bottom as usual */
+      screen = n > 0 ? rows_for_screen (self, n - 1, -1, n) : 0;
+      shown = screen;
       at_message = position != G_MAXUINT && position + screen < n;
-      self->tail = prs_tail_model_new (G_LIST_MODEL (self->messages),
-                                       at_message ? (position > OPEN_AT_CONTEXT ? position - OPEN_AT_CONTEXT : 0)
-                                                  : G_MAXUINT,
-                                       screen);
+      if (at_message)
+        {
+          first = position > OPEN_AT_CONTEXT ? position - OPEN_AT_CONTEXT : 0;
+          shown = rows_for_screen (self, first, 1, n - first);
+        }
+      self->tail = prs_tail_model_new (G_LIST_MODEL (self->messages), first, shown);
       update_last_turn (self);
       if (self->tail->hidden > 0 || self->tail->hidden_tail > 0)
         self->reveal_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->list_view), reveal_tick, self, NULL);

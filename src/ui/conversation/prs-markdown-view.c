@@ -142,6 +142,82 @@ oversized_block_new (Renderer *r)
   return prs_text_new (plain, TRUE);
 }
 
+/* A list item: its bullet, then its text in the rest of the width.
+ *
+ * Not a horizontal GtkBox: asked for its height at a width, GTK 4.8's box
+ * asks each child for its width at its minimum height, and a wrapping
+ * GtkLabel answers that by a binary search over widths (a dozen Pango
+ * layouts of its text), again for every height it is asked at. Opening a
+ * conversation of 20 KiB replies made three layouts in four for the list
+ * items' few words (counted with a probe on pango_layout_set_width). The
+ * bullet's width does not depend on the height, so the text's width is
+ * known without asking. */
+#define ITEM_SPACING 6
+
+static GtkSizeRequestMode
+item_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+static void
+item_measure (GtkWidget      *widget,
+              GtkOrientation  orientation,
+              int             for_size,
+              int            *minimum,
+              int            *natural,
+              int            *minimum_baseline,
+              int            *natural_baseline)
+{
+  GtkWidget *bullet = gtk_widget_get_first_child (widget);
+  GtkWidget *text = gtk_widget_get_last_child (widget);
+  int bullet_min, bullet_nat, text_min, text_nat, bullet_width;
+
+  gtk_widget_measure (bullet, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &bullet_width, NULL, NULL);
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      gtk_widget_measure (text, orientation, -1, &text_min, &text_nat, NULL, NULL);
+      *minimum = bullet_width + ITEM_SPACING + text_min;
+      *natural = bullet_width + ITEM_SPACING + text_nat;
+      return;
+    }
+  gtk_widget_measure (bullet, orientation, -1, &bullet_min, &bullet_nat, NULL, NULL);
+  if (for_size >= 0)
+    {
+      gtk_widget_measure (text, GTK_ORIENTATION_HORIZONTAL, -1, &text_min, NULL, NULL, NULL);
+      for_size = MAX (for_size - bullet_width - ITEM_SPACING, text_min);
+    }
+  gtk_widget_measure (text, orientation, for_size, &text_min, &text_nat, NULL, NULL);
+  *minimum = MAX (bullet_min, text_min);
+  *natural = MAX (bullet_nat, text_nat);
+}
+
+static void
+item_allocate (GtkWidget *widget,
+               int        width,
+               int        height,
+               int        baseline)
+{
+  GtkWidget *bullet = gtk_widget_get_first_child (widget);
+  GtkWidget *text = gtk_widget_get_last_child (widget);
+  int bullet_width, bullet_height;
+  int x;
+
+  gtk_widget_measure (bullet, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &bullet_width, NULL, NULL);
+  gtk_widget_measure (bullet, GTK_ORIENTATION_VERTICAL, -1, NULL, &bullet_height, NULL, NULL);
+  x = bullet_width + ITEM_SPACING;
+  if (gtk_widget_get_direction (widget) == GTK_TEXT_DIR_RTL)
+    {
+      gtk_widget_allocate (bullet, bullet_width, MIN (bullet_height, height), -1,
+                           gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (width - bullet_width, 0)));
+      gtk_widget_allocate (text, MAX (width - x, 0), height, -1, NULL);
+      return;
+    }
+  gtk_widget_allocate (bullet, bullet_width, MIN (bullet_height, height), -1, NULL);
+  gtk_widget_allocate (text, MAX (width - x, 0), height, -1,
+                       gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (x, 0)));
+}
+
 /* Turns what was collected into a widget. */
 static void
 flush_block (Renderer *r)
@@ -209,7 +285,7 @@ flush_block (Renderer *r)
 
   if (r->lists->len > 0 && kind == BLOCK_PARA)
     {
-      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
       GtkWidget *bullet = gtk_label_new (r->li_prefix != NULL ? r->li_prefix : "");
 
       gtk_widget_set_valign (bullet, GTK_ALIGN_START);
@@ -218,6 +294,7 @@ flush_block (Renderer *r)
       gtk_widget_add_css_class (bullet, "md-bullet");
       gtk_widget_set_margin_start (row, 18 * (r->lists->len - 1));
       gtk_widget_set_hexpand (label, TRUE);
+      gtk_widget_set_layout_manager (row, gtk_custom_layout_new (item_request_mode, item_measure, item_allocate));
       gtk_box_append (GTK_BOX (row), bullet);
       gtk_box_append (GTK_BOX (row), label);
       g_clear_pointer (&r->li_prefix, g_free);
