@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prs-control-chars.h"
 #include "prs-conversation-row.h"
 #include "prs-dialogs.h"
 #include "prs-list-focus.h"
@@ -86,8 +87,13 @@ delete_conversations (PrsWindow          *self,
   if (n == 0)
     return;
   if (n == 1 && find (self, ids[0]) != NULL)
-    /* Translators: a toast after deleting one conversation; %s is its title */
-    title = g_strdup_printf (_("“%s” deleted"), prs_conversation_get_title (find (self, ids[0])));
+    {
+      /* A title starts as its slug, which may hold control characters */
+      g_autofree char *name = prs_text_blank_controls (prs_conversation_get_title (find (self, ids[0])), -1, FALSE);
+
+      /* Translators: a toast after deleting one conversation; %s is its title */
+      title = g_strdup_printf (_("“%s” deleted"), name);
+    }
   else
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u conversation deleted", "%u conversations deleted", n), n);
 
@@ -707,7 +713,8 @@ _prs_window_export (PrsWindow       *self,
     gtk_file_chooser_native_new (json ? _("Export as JSON") : _("Export as Markdown"), GTK_WINDOW (self),
                                  GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-  g_autofree char *name = g_strdup (prs_conversation_get_title (conversation));
+  /* One line: a title that started as a slug may hold a line break */
+  g_autofree char *name = prs_text_blank_controls (prs_conversation_get_title (conversation), -1, FALSE);
   g_autofree char *file_name = NULL;
   Export *export = g_new0 (Export, 1);
 
@@ -911,12 +918,17 @@ void
 _prs_window_rename (PrsWindow       *self,
                     PrsConversation *conversation)
 {
+  /* Shown on one line: a slug keeps the API's rules and may hold control
+   * characters, and a title starts as the slug. Offered so, the title
+   * becomes one the rename takes (docs/conversations.md). */
+  g_autofree char *slug = prs_text_blank_controls (prs_conversation_get_slug (conversation), -1, FALSE);
+  g_autofree char *title = prs_text_blank_controls (prs_conversation_get_title (conversation), -1, FALSE);
   g_autofree char *body = NULL;
   AdwMessageDialog *dialog;
 
   /* Translators: %s is the conversation's slug */
-  body = g_strdup_printf (_("Workflows keep finding it as “%s”."), prs_conversation_get_slug (conversation));
-  dialog = name_dialog_new (self, _("Rename Conversation"), body, prs_conversation_get_title (conversation),
+  body = g_strdup_printf (_("Workflows keep finding it as “%s”."), slug);
+  dialog = name_dialog_new (self, _("Rename Conversation"), body, title,
                             "rename", _("_Rename"), prs_conversation_check_title);
   g_object_set_data_full (G_OBJECT (dialog), "conversation", g_object_ref (conversation), g_object_unref);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_rename_response), self, 0);

@@ -471,6 +471,34 @@ test_rename_keeps_invalid (Fixture       *f,
   g_assert_cmpstr (prs_conversation_get_title (conversation), ==, "Mail from Alice");
 }
 
+/* A title that started as a slug with control characters (the API's
+ * rules for slugs allow them) is offered on one line, as the sidebar
+ * shows it, and the rename takes it */
+static void
+test_rename_offers_one_line (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(PrsStore) store = open_store (f);
+  g_autofree char *odd = prs_test_resolve_conversation (store, "Tab\there\n\x1b[2J");
+  AdwMessageDialog *dialog;
+
+  g_clear_object (&store);
+  fixture_open (f);
+  prs_window_select_conversation (f->window, odd);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+
+  prs_test_press_keys (GTK_WIDGET (f->window), "F2");
+  dialog = find_dialog (f);
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_body (dialog), ==, "Workflows keep finding it as “Tab here  [2J”.");
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (dialog_entry (dialog))), ==, "Tab here  [2J");
+  g_assert_true (adw_message_dialog_get_response_enabled (dialog, "rename"));
+  enter_name (dialog, "rename", "Tab here  [2J");
+  g_assert_null (find_dialog (f));
+  g_assert_cmpstr (prs_conversation_get_title (prs_conversation_list_find (conversations (f), odd, NULL)), ==,
+                   "Tab here  [2J");
+}
+
 /* ---- New Conversation opens a conversation by the title it shows ---- */
 
 static void
@@ -527,6 +555,7 @@ main (int   argc,
   ADD ("focus", test_focus);
   ADD ("read-when-active", test_read_when_active);
   ADD ("rename-keeps-invalid", test_rename_keeps_invalid);
+  ADD ("rename-offers-one-line", test_rename_offers_one_line);
   ADD ("new-by-title", test_new_by_title);
 #undef ADD
 
