@@ -214,9 +214,9 @@ test_owner_handed_over (void)
 
 /* ---- worker tasks: their source object let go where it was made ---- */
 
-/* How many times a task's source runs: GLib's worker drops its task about
- * one time in eight after the caller's callback did (2.74, two cores), so
- * a plain g_task_run_in_thread () fails this many rounds at once */
+/* Rounds of each test: GLib's worker drops its task after the caller's
+ * callback did in an eighth of the rounds to most of them, with the load
+ * (2.74, two cores): 400 rounds of a plain g_task_run_in_thread () see it */
 #define TASK_ROUNDS 400
 
 typedef struct

@@ -43,10 +43,10 @@ source_hold_release (gpointer data)
   return G_SOURCE_REMOVE;   /* the destroy notify lets go */
 }
 
-/* The task's data of GObject, cleared at the very end of its finalize,
- * once the task has dropped its own reference to the source (a weak
- * reference would be told in its dispose, before: the caller's context
- * could let go first, and the task's reference be the last again) */
+/* Data set on the task: GObject frees it at the very end of the task's
+ * finalize, after GTask's own finalize dropped the source (a weak
+ * reference is told in dispose, before that: the caller's context could
+ * let go first, and the task's reference be the last again) */
 static void
 on_task_gone (gpointer data)
 {

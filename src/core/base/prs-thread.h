@@ -53,12 +53,13 @@ prs_thread_owner_is_current (const PrsThreadOwner *owner)
 
 /* g_task_run_in_thread () whose source object is let go on the thread that
  * ran this, never on the worker. GLib's worker drops its own reference to
- * the task after queueing the callback, so about one time in eight the
- * task's last reference, and with it the source object's, goes on the
- * worker (GTask's documentation, "Thread-safety considerations"): an
- * object of the main thread (a window, a list model, the service) must not
- * be disposed there. The task's data is still freed wherever the task is:
- * keep it to plain values and objects any thread may release. */
+ * the task after queueing the callback, so often (an eighth of the time to
+ * most of it, with the load: test-thread.c) the task's last reference, and
+ * with it the source object's, goes on the worker (GTask's documentation,
+ * "Thread-safety considerations"): an object of the main thread (a window,
+ * a list model, the service) must not be disposed there. The task's data is
+ * still freed wherever the task is: keep it to plain values and objects
+ * any thread may release. */
 void      prs_task_run_in_thread (GTask           *task,
                                   GTaskThreadFunc  func);
 
