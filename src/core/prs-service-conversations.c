@@ -42,7 +42,7 @@ purge_later (PrsService *self)
 
   g_task_set_source_tag (task, purge_later);
   g_task_set_task_data (task, g_strdup (prs_store_get_path (prs_service_get_store (self))), g_free);
-  g_task_run_in_thread (task, purge_thread);
+  prs_task_run_in_thread (task, purge_thread);
 }
 
 void

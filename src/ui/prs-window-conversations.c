@@ -14,6 +14,7 @@
 #include "prs-conversation-row.h"
 #include "prs-dialogs.h"
 #include "prs-list-focus.h"
+#include "prs-thread.h"
 #include "prs-window-private.h"
 
 static void _prs_window_export (PrsWindow       *self,
@@ -697,7 +698,7 @@ on_export_chosen (GtkNativeDialog *chooser,
       export->path = g_file_get_path (file);
       g_task_set_task_data (task, g_steal_pointer (&export), (GDestroyNotify) export_free);
       g_object_steal_data (G_OBJECT (chooser), "export");
-      g_task_run_in_thread (task, export_thread);
+      prs_task_run_in_thread (task, export_thread);
     }
   gtk_native_dialog_destroy (chooser);
   g_object_unref (chooser);

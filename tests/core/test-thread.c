@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "prs-conversation-list.h"
+#include "prs-search-list.h"
 #include "prs-service.h"
 #include "prs-settings.h"
 #include "prs-store.h"
@@ -211,6 +212,129 @@ test_owner_handed_over (void)
   g_assert_cmpuint (owned.uses, ==, 2);
 }
 
+/* ---- worker tasks: their source object let go where it was made ---- */
+
+/* Rounds of each test: GLib's worker drops its task after the caller's
+ * callback did in an eighth of the rounds to most of them, with the load
+ * (2.74, two cores): 400 rounds of a plain g_task_run_in_thread () see it */
+#define TASK_ROUNDS 400
+
+typedef struct
+{
+  guint finalized;
+  guint on_other_thread;
+} Released;
+
+static void
+on_released (gpointer  data,
+             GObject  *where_the_object_was)
+{
+  Released *released = data;
+
+  /* The source object's dispose runs where its last reference goes */
+  if (!PRS_IS_MAIN_THREAD ())
+    g_atomic_int_inc (&released->on_other_thread);
+  g_atomic_int_inc (&released->finalized);
+}
+
+static void
+nothing_in_thread (GTask        *task,
+                   gpointer      source,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_nothing_done (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (g_task_propagate_boolean (G_TASK (result), NULL));
+  *done = TRUE;
+}
+
+/* Iterates the main context until @released counts @n finalized objects:
+ * their last holds may still be on their way here from a worker */
+static void
+wait_released (Released *released,
+               guint     n)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while ((guint) g_atomic_int_get (&released->finalized) < n)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (100);
+    }
+}
+
+/* The caller lets go of the source while the task runs, as a window closed
+ * during an export does: the task's reference is then the last */
+static void
+test_task_source_released_on_caller (void)
+{
+  Released released = { 0, 0 };
+
+  for (guint i = 0; i < TASK_ROUNDS; i++)
+    {
+      GObject *source = g_object_new (G_TYPE_OBJECT, NULL);
+      gboolean done = FALSE;
+      GTask *task = g_task_new (source, NULL, on_nothing_done, &done);
+
+      g_object_weak_ref (source, on_released, &released);
+      g_object_unref (source);
+      prs_task_run_in_thread (task, nothing_in_thread);
+      g_object_unref (task);
+      while (!done)
+        g_main_context_iteration (NULL, TRUE);
+      wait_released (&released, i + 1);
+    }
+  g_assert_cmpuint (g_atomic_int_get (&released.on_other_thread), ==, 0);
+}
+
+static void
+on_searching (PrsSearchList *list,
+              GParamSpec    *pspec,
+              gboolean      *answered)
+{
+  if (!prs_search_list_get_searching (list))
+    *answered = TRUE;
+}
+
+/* The same through a caller: the search panel lets its list go while a
+ * search runs; the list's dispose removes a source of the main context */
+static void
+test_search_list_released_on_main (PrsTestStoreDir *fixture,
+                                   gconstpointer    data)
+{
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
+  Released released = { 0, 0 };
+
+  for (guint i = 0; i < TASK_ROUNDS; i++)
+    {
+      PrsSearchList *list = prs_search_list_new (fixture->db_path);
+      gboolean answered = FALSE;
+
+      g_object_weak_ref (G_OBJECT (list), on_released, &released);
+      prs_search_list_set_query (list, "nothing", 0);
+      g_assert_true (prs_search_list_get_searching (list));
+      g_signal_connect (list, "notify::searching", G_CALLBACK (on_searching), &answered);
+      g_object_unref (list);
+      /* Waiting in the poll, as the window does: woken the moment the
+       * worker queues the answer, so the answer is heard while the worker
+       * may still hold the task */
+      while (!answered)
+        g_main_context_iteration (NULL, TRUE);
+      wait_released (&released, i + 1);
+    }
+  g_assert_cmpuint (g_atomic_int_get (&released.on_other_thread), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -223,6 +347,9 @@ main (int   argc,
   g_test_add_func ("/prs/thread/service-main-thread-only", test_service_main_thread);
   g_test_add_func ("/prs/thread/owner-only", test_owner);
   g_test_add_func ("/prs/thread/owner-handed-over", test_owner_handed_over);
+  g_test_add_func ("/prs/thread/task-source-released-on-caller", test_task_source_released_on_caller);
+  g_test_add ("/prs/thread/search-list-released-on-main", PrsTestStoreDir, NULL,
+              prs_test_store_dir_setup, test_search_list_released_on_main, prs_test_store_dir_teardown);
 
   return g_test_run ();
 }

@@ -11,6 +11,7 @@
 #include "prs-error.h"
 #include "prs-paths.h"
 #include "prs-random.h"
+#include "prs-thread.h"
 
 #define TOKEN_LABEL "Prosponsive API token"
 #define STAMP_MAX_SIZE 64
@@ -195,7 +196,7 @@ token_async (PrsSecrets          *secrets,
   job->data_dir = g_strdup (data_dir);
   job->rotate = rotate;
   g_task_set_task_data (task, job, token_job_free);
-  g_task_run_in_thread (task, token_thread);
+  prs_task_run_in_thread (task, token_thread);
 }
 
 void

@@ -11,6 +11,7 @@
 
 #include "prs-error.h"
 #include "prs-secrets-private.h"
+#include "prs-thread.h"
 
 typedef enum
 {
@@ -133,7 +134,7 @@ keyring_failed (GTask  *task,
       g_task_return_error (task, error);
       return;
     }
-  g_task_run_in_thread (task, file_thread);
+  prs_task_run_in_thread (task, file_thread);
 }
 
 /* ---- the keyring ---- */
@@ -181,7 +182,7 @@ on_written (GObject      *source,
       keyring_failed (task, error);
       return;
     }
-  g_task_run_in_thread (task, written_thread);
+  prs_task_run_in_thread (task, written_thread);
 }
 
 static gboolean
@@ -196,7 +197,7 @@ start (gpointer data)
     return G_SOURCE_REMOVE;
   if (g_atomic_int_get (&self->using_fallback))
     {
-      g_task_run_in_thread (task, file_thread);
+      prs_task_run_in_thread (task, file_thread);
       return G_SOURCE_REMOVE;
     }
 

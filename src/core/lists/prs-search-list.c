@@ -187,7 +187,7 @@ start_search (PrsSearchList *self)
   args[0] = g_strdup (self->db_path);
   args[1] = g_strdup (self->query);
   g_task_set_task_data (task, args, (GDestroyNotify) g_strfreev);
-  g_task_run_in_thread (task, search_thread);
+  prs_task_run_in_thread (task, search_thread);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCHING]);
 }
 

@@ -11,6 +11,7 @@
 #include "prs-mcp-http.h"
 #include "prs-mcp-servers.h"
 #include "prs-mcp-stdio.h"
+#include "prs-thread.h"
 
 struct _PrsMcpServers
 {
@@ -553,7 +554,7 @@ prs_mcp_servers_create_client_async (PrsMcpServers          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, prs_mcp_servers_create_client_async);
   g_task_set_task_data (task, creation, (GDestroyNotify) creation_free);
-  g_task_run_in_thread (task, lookup_in_thread);
+  prs_task_run_in_thread (task, lookup_in_thread);
 }
 
 PrsMcpClient *

@@ -906,7 +906,7 @@ prs_discovery_run_async (PrsDiscovery        *self,
 
   /* libsecret's synchronous calls block on D-Bus: keep them off this loop. */
   key_task = g_task_new (self, cancellable, key_cb, g_object_ref (task));
-  g_task_run_in_thread (key_task, lookup_key_thread);
+  prs_task_run_in_thread (key_task, lookup_key_thread);
 }
 
 GPtrArray *

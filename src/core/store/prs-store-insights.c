@@ -882,7 +882,7 @@ prs_store_read_insights_async (const char          *data_dir,
   read->data_dir = g_strdup (data_dir);
   read->period = period;
   g_task_set_task_data (task, read, read_data_free);
-  g_task_run_in_thread (task, read_in_thread);
+  prs_task_run_in_thread (task, read_in_thread);
 }
 
 PrsInsights *

@@ -1027,7 +1027,7 @@ prs_store_migrate_async (const char            *data_dir,
       g_mutex_init (&migrate->target->lock);
     }
   g_task_set_task_data (task, migrate, migrate_data_free);
-  g_task_run_in_thread (task, migrate_in_thread);
+  prs_task_run_in_thread (task, migrate_in_thread);
 }
 
 gboolean
