@@ -431,6 +431,53 @@ prs_test_screenshot (GtkWidget  *window,
 }
 
 PrsWindow *
+prs_test_window_open (const char  *data_dir,
+                      int          width,
+                      int          height,
+                      PrsService **service)
+{
+  g_autoptr(GError) error = NULL;
+  PrsWindow *window;
+
+  *service = prs_service_new (data_dir, prs_test_free_port ());
+  g_assert_true (prs_service_start (*service, &error));
+  g_assert_no_error (error);
+  window = prs_window_new (NULL, *service);
+  g_object_ref_sink (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  prs_test_wait_frames (GTK_WIDGET (window), 3);
+  return window;
+}
+
+void
+prs_test_window_close (PrsWindow  **window,
+                       PrsService **service)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i - 1);
+
+      if (toplevel != GTK_WINDOW (*window))
+        gtk_window_destroy (toplevel);
+    }
+  if (*window != NULL)
+    {
+      gtk_window_destroy (GTK_WINDOW (*window));
+      g_clear_object (window);
+    }
+  if (service != NULL && *service != NULL)
+    {
+      prs_service_stop (*service);
+      g_clear_object (service);
+    }
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+PrsWindow *
 prs_test_screenshot_start (const char  *data_dir,
                            int          width,
                            int          height,

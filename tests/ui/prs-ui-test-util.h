@@ -95,6 +95,17 @@ gboolean   prs_test_run_app_on     (GApplication *app,
                                     GSourceFunc   after_activate,
                                     gpointer      data);
 
+/* A started service on @data_dir (*@service) and its window at @width ×
+ * @height, presented and drawn: what a window test opens */
+PrsWindow *prs_test_window_open      (const char   *data_dir,
+                                      int           width,
+                                      int           height,
+                                      PrsService  **service);
+/* Destroys every window (dialogs first, *@window last) and clears
+ * *@window; then stops and clears *@service (either may be NULL) and runs
+ * what they left queued */
+void       prs_test_window_close     (PrsWindow   **window,
+                                      PrsService  **service);
 /* The screenshot programs' start: GTK and libadwaita in the environment's
  * language (the build's catalogues with PRS_TEST_LOCALEDIR=BUILD/po), dark
  * when @dark, the application's stylesheet and icons, a started service on

@@ -39,43 +39,14 @@ fixture_setup (Fixture       *f,
 static void
 fixture_open (Fixture *f)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->service = prs_service_new (f->data_dir, prs_test_free_port ());
-  g_assert_true (prs_service_start (f->service, &error));
-  g_assert_no_error (error);
-  f->window = prs_window_new (NULL, f->service);
-  g_object_ref_sink (f->window);
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 1060, 720);
-  gtk_window_present (GTK_WINDOW (f->window));
-  prs_test_wait_frames (GTK_WIDGET (f->window), 3);
+  f->window = prs_test_window_open (f->data_dir, 1060, 720, &f->service);
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i - 1);
-
-      if (window != GTK_WINDOW (f->window))
-        gtk_window_destroy (window);
-    }
-  if (f->window != NULL)
-    {
-      gtk_window_destroy (GTK_WINDOW (f->window));
-      g_clear_object (&f->window);
-    }
-  if (f->service != NULL)
-    {
-      prs_service_stop (f->service);
-      g_clear_object (&f->service);
-    }
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  prs_test_window_close (&f->window, &f->service);
   prs_test_remove_tree (f->data_dir);
   g_free (f->data_dir);
 }
