@@ -65,6 +65,9 @@ agent_import (PrsCtl  *ctl,
     }
 
   agent = prs_agent_file_parse (contents, length, &error);
+  /* What the store would refuse is a file this command does not take (exit 2) */
+  if (agent != NULL && !prs_agent_validate (agent, &error))
+    g_clear_pointer (&agent, prs_agent_free);
   if (agent == NULL)
     {
       g_printerr (_("“%s” is not an agent file: %s\n"), argv[1], error->message);

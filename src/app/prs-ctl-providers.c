@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-ctl-providers.c: `prosponsive-ctl provider add|list|remove|test` —
+/* prs-ctl-providers.c: `prosponsive-ctl provider add|list|set-key|remove|test` —
  * the AI providers from the command line (headless servers, tests). Keys are
  * read from standard input only and go to the keyring; nothing here prints
  * one. */
@@ -64,7 +64,8 @@ provider_add (PrsCtl          *ctl,
       return PRS_CTL_EXIT_USAGE;
     }
   if (key == NULL && prs_provider_kind_needs_key (kind))
-    g_printerr (_("Note: %s providers need an API key; add it with --api-key-stdin.\n"),
+    g_printerr (_("Note: %s providers need an API key; give it with --api-key-stdin, "
+                  "or later with “provider set-key NAME”.\n"),
                 prs_provider_kind_get_label (kind));
 
   if (!open_providers (ctl, TRUE, &store, &providers, &error))
@@ -150,6 +151,51 @@ provider_list (PrsCtl   *ctl,
       json_node_set_array (node, array);
       prs_ctl_print_json (node);
     }
+  return EXIT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- set-key */
+
+/* A key for a provider that exists (added without one, or a key replaced):
+ * read from standard input like add's, never from the command line where
+ * other users' `ps` would see it (docs/providers.md "Configuring"). */
+static int
+provider_set_key (PrsCtl     *ctl,
+                  const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsStore) store = NULL;
+  g_autoptr(PrsProviders) providers = NULL;
+  g_autoptr(PrsProviderRow) row = NULL;
+  g_autofree char *key = NULL;
+  gboolean ok;
+
+  if ((key = prs_ctl_read_stdin_secret (_("No API key arrived on standard input."), &error)) == NULL)
+    {
+      g_printerr ("%s\n", error->message);
+      return PRS_CTL_EXIT_USAGE;
+    }
+
+  if (!open_providers (ctl, FALSE, &store, &providers, &error) ||
+      (row = prs_store_lookup_provider (store, name, &error)) == NULL)
+    {
+      memset (key, 0, strlen (key));
+      if (error != NULL)
+        return prs_ctl_fail (error);
+      g_printerr ("%s\n", _("There is no such AI provider."));
+      return PRS_CTL_EXIT_NEGATIVE;
+    }
+
+  ok = prs_providers_update (providers, row, key, &error);
+  memset (key, 0, strlen (key));
+  if (!ok)
+    {
+      g_printerr (_("Could not store the key: %s\n"), error->message);
+      return g_error_matches (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT) ? PRS_CTL_EXIT_USAGE
+                                                                          : prs_ctl_exit_status (error);
+    }
+
+  g_print (_("Stored the API key of the provider “%s”.\n"), row->name);
   return EXIT_SUCCESS;
 }
 
@@ -309,7 +355,7 @@ prs_ctl_cmd_provider (PrsCtl  *ctl,
     { NULL }
   };
   g_autoptr(GOptionContext) context =
-    g_option_context_new (_("add|list|remove NAME|test NAME — the AI providers"));
+    g_option_context_new (_("add|list|set-key NAME|remove NAME|test NAME — the AI providers"));
   g_autoptr(GError) error = NULL;
   const char *action;
 
@@ -317,18 +363,21 @@ prs_ctl_cmd_provider (PrsCtl  *ctl,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return prs_ctl_usage_error (context, error->message);
   if (argc < 2)
-    return prs_ctl_usage_error (context, _("Say what to do: add, list, remove or test."));
+    return prs_ctl_usage_error (context, _("Say what to do: add, list, set-key, remove or test."));
 
   action = argv[1];
   if (g_str_equal (action, "add") && argc == 2)
     return provider_add (ctl, context, kind, name, base_url, model, priority, key_stdin);
   if (g_str_equal (action, "list") && argc == 2)
     return provider_list (ctl, json);
+  if (g_str_equal (action, "set-key") && argc == 3)
+    return provider_set_key (ctl, argv[2]);
   if (g_str_equal (action, "remove") && argc == 3)
     return provider_remove (ctl, argv[2]);
   if (g_str_equal (action, "test") && argc == 3)
     return provider_test (ctl, argv[2]);
 
   return prs_ctl_usage_error (context, _("Use “provider add …”, “provider list [--json]”, "
+                                         "“provider set-key NAME” (the key on standard input), "
                                          "“provider remove NAME” or “provider test NAME”."));
 }

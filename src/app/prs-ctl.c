@@ -809,7 +809,7 @@ static const Command commands[] = {
   { "layout", prs_ctl_cmd_layout, N_("Print the display blocks of a reply text as JSON") },
   { "mcp", prs_ctl_cmd_mcp, N_("MCP servers whose tools agents can use (mcp add --name N --command CMD [--arg A]… | --url URL [--header-stdin]; mcp list, test NAME, remove NAME), and Prosponsive as an MCP server for other clients (mcp serve; mcp approve CALL, deny CALL)") },
   { "n8n", cmd_n8n, N_("Connect to an n8n instance (n8n set --url URL --api-key-stdin; n8n webhook-auth --header NAME --value-stdin; n8n setup [--examples])") },
-  { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, remove NAME, test NAME)") },
+  { "provider", prs_ctl_cmd_provider, N_("AI providers (provider add --kind K --name N --model M, provider list, set-key NAME, remove NAME, test NAME)") },
   { "rule", prs_ctl_cmd_rule, N_("Auto-approval rules for tool calls (rule add --tool T [--agent A] [--conversation SLUG] --action approve|deny, rule list, rule remove ID)") },
   { "schedule", prs_ctl_cmd_schedule, N_("Scheduled prompts (schedule add --name N --conversation SLUG --agent ID --prompt TEXT --daily 07:30 …; schedule list, run NAME, enable NAME, disable NAME, remove NAME)") },
   { "search", prs_ctl_cmd_search, N_("Find messages in every conversation (search QUERY [--json])") },

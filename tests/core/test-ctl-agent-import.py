@@ -79,6 +79,20 @@ def main():
                "--replace replaces the built-in agent in place: same id, listed first",
                "exit %d: %s %s" % (r.returncode, r.stderr, listed.stdout))
 
+        # docs/agents.md: a name is one line of at most 200 characters
+        long = write("long.md", "long", "x" * 500, "Prompt.")
+        r = ctl("agent", "import", long)
+        tap.ok(r.returncode == 2 and "at most 200 characters" in r.stderr and "long" not in agents(),
+               "a 500-character name is refused (exit 2), in words", "exit %d: %s" % (r.returncode, r.stderr))
+        edge = write("edge.md", "edge", "y" * 200, "Prompt.")
+        r = ctl("agent", "import", edge)
+        tap.ok(r.returncode == 0 and agents().get("edge", {}).get("name") == "y" * 200,
+               "a 200-character name is imported", "exit %d: %s" % (r.returncode, r.stderr))
+        bell = write("bell.md", "bell", '"a\\u001b[2Jb"', "Prompt.")
+        r = ctl("agent", "import", bell)
+        tap.ok(r.returncode == 2 and "control characters" in r.stderr and "bell" not in agents(),
+               "a name with a control character is refused (exit 2)", "exit %d: %s" % (r.returncode, r.stderr))
+
         r = ctl("agent", "import", "--help")
         tap.ok(r.returncode == 0 and "--replace" in r.stdout, "--replace is in the help", r.stdout)
 

@@ -22,7 +22,7 @@ VERBS = {
     "conversation": ["list", "rename", "delete"],
     "mcp": ["add", "list", "test", "remove", "serve", "approve", "deny"],
     "n8n": ["set", "webhook-auth", "setup"],
-    "provider": ["add", "list", "remove", "test"],
+    "provider": ["add", "list", "set-key", "remove", "test"],
     "rule": ["add", "list", "remove"],
     "schedule": ["add", "list", "run", "remove"],
 }

@@ -799,6 +799,55 @@ test_import_limits (Fixture       *f,
   g_assert_null (prs_agents_page_get_row (page (f), "many"));
 }
 
+/* An agent's name is one line of at most 200 characters (docs/agents.md):
+ * a longer one is refused in words at import; one stored before that rule
+ * shows on two lines at most, its control characters as spaces, the whole
+ * name in the tooltip. */
+static void
+test_long_names (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *long_path = g_build_filename (f->data_dir, "long.md", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (long_path);
+  g_autoptr(GString) name = g_string_new (NULL);
+  g_autoptr(GString) text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *sql = NULL;
+  g_autofree char *shown = NULL;
+  AdwMessageDialog *dialog;
+  GtkWidget *row;
+
+  for (guint i = 0; i < 50; i++)
+    g_string_append (name, "Very long ");
+  text = g_string_new (NULL);
+  g_string_printf (text, "---\nid: long\nname: %s\n---\nPrompt.\n", name->str);
+  write_file (long_path, text->str);
+  prs_agents_page_import_file (page (f), file);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  g_test_message ("long name: %s", adw_message_dialog_get_body (dialog));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "at most 200 characters"));
+  respond (dialog, "close");
+  g_assert_null (prs_agents_page_get_row (page (f), "long"));
+
+  /* As an older version could store it */
+  sql = g_strdup_printf ("UPDATE agents SET name = 'a' || char (27) || '[2Jb %s' WHERE id = 'mail-triage'",
+                         name->str);
+  prs_test_store_exec (prs_service_get_store (f->service), sql);
+  g_assert_cmpint (prs_agents_page_reload (page (f), &error), >=, 0);
+  g_assert_no_error (error);
+  prs_test_wait_frames (GTK_WIDGET (f->window), 2);
+  row = prs_agents_page_get_row (page (f), "mail-triage");
+  g_assert_nonnull (row);
+  shown = g_strdup_printf ("a [2Jb %s", name->str);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, shown);
+  g_assert_cmpint (adw_action_row_get_title_lines (ADW_ACTION_ROW (row)), ==, 2);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (row), ==, shown);
+  /* two lines of a 1280-wide window, not twelve */
+  g_assert_cmpint (gtk_widget_get_height (row), <, 120);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -828,6 +877,7 @@ main (int   argc,
   ADD ("/ui/agent-editor/duplicate-export-import", test_duplicate_export_import);
   ADD ("/ui/agent-editor/import-confirms-replace", test_import_confirms_replace);
   ADD ("/ui/agent-editor/import-limits", test_import_limits);
+  ADD ("/ui/agent-editor/long-names", test_long_names);
 #undef ADD
 
   return g_test_run ();

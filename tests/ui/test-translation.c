@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The window follows the session language: started with LANGUAGE=de (and a
  * German locale), the real window shows German strings from the build's
- * own catalogue, and so do the store's errors that the window, its toasts
- * and prosponsive-ctl show. */
+ * own catalogue, and so do the store's and n8n's errors that the window, its
+ * toasts and prosponsive-ctl show. */
 #include "config.h"
 
 #include <locale.h>
@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "prs-error.h"
+#include "prs-n8n-client.h"
 #include "prs-ui-test-util.h"
 #include "prs-window.h"
 
@@ -82,6 +83,43 @@ test_german_store_errors (void)
   prs_test_remove_tree (data_dir);
 }
 
+static void
+on_listed (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GError **error = user_data;
+  g_autoptr(GPtrArray) items = prs_n8n_client_list_workflows_finish (PRS_N8N_CLIENT (source), result, error);
+
+  g_assert_null (items);
+  g_assert_nonnull (*error);
+}
+
+/* n8n's errors are shown as they are: in Preferences (a URL refused as it
+ * is typed) and on the Tools page (why discovery failed). */
+static void
+test_german_n8n_errors (void)
+{
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u", prs_test_free_port ());
+  g_autoptr(PrsN8nClient) client = prs_n8n_client_new (url, "key");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *normalized = prs_n8n_client_normalize_base_url ("ftp://x", &error);
+  g_autofree char *expected = NULL;
+
+  g_assert_null (normalized);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT);
+  g_assert_cmpstr (error->message, ==, "Die n8n-URL muss mit http:// oder https:// beginnen, nicht mit ftp:. "
+                                       "Bitte die Adresse der n8n-Instanz eingeben, zum Beispiel http://127.0.0.1:5678.");
+  g_clear_error (&error);
+
+  prs_n8n_client_list_workflows_async (client, TRUE, NULL, on_listed, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (error, PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE);
+  expected = g_strdup_printf ("Verbindung zu n8n unter %s nicht möglich: Verbindung abgelehnt. Läuft n8n?", url);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -103,6 +141,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/translation/german-window", test_german_window);
   g_test_add_func ("/ui/translation/german-store-errors", test_german_store_errors);
+  g_test_add_func ("/ui/translation/german-n8n-errors", test_german_n8n_errors);
 
   return g_test_run ();
 }

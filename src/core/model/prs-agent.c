@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "prs-agent.h"
+#include "prs-control-chars.h"
 #include "prs-error.h"
 
 PrsAgent *
@@ -131,6 +132,18 @@ prs_agent_validate (const PrsAgent  *agent,
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
                    _("The agent “%s” needs a name."), agent->id);
+      return FALSE;
+    }
+
+  /* A name is shown on the Agents page, in menus and in what ctl prints, on
+   * one line a person picks an agent from: as a conversation's title
+   * (docs/conversations.md), control characters there could redraw it. */
+  if (!prs_text_is_one_line (agent->name) || g_utf8_strlen (agent->name, -1) > PRS_AGENT_MAX_NAME_CHARS)
+    {
+      g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
+                   /* Translators: %s is an agent's id, %d a number of characters such as 200 */
+                   _("The name of the agent “%s” must be one line of at most %d characters, without "
+                     "control characters."), agent->id, PRS_AGENT_MAX_NAME_CHARS);
       return FALSE;
     }
 

@@ -38,8 +38,13 @@ gboolean    prs_agent_id_is_valid         (const char      *id);
 /* A valid id made from @name ("Executive Assistant" → "executive-assistant");
  * "agent" when nothing is left. */
 char       *prs_agent_make_id             (const char      *name);
-/* The id, the name (not blank) and the tool names (not empty): what the
- * store checks before saving. PRS_ERROR_INVALID_INPUT with a sentence. */
+/* The longest name an agent may have, in characters (docs/agents.md) */
+#define PRS_AGENT_MAX_NAME_CHARS 200
+
+/* The id, the name (not blank; one line of at most PRS_AGENT_MAX_NAME_CHARS
+ * characters without control characters) and the tool names (not empty):
+ * what the store checks before saving, so every way in (import, the editor,
+ * prosponsive-ctl) refuses the same. PRS_ERROR_INVALID_INPUT with a sentence. */
 gboolean    prs_agent_validate            (const PrsAgent  *agent,
                                            GError         **error);
 

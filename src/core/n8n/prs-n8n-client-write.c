@@ -5,6 +5,8 @@
  * prs-n8n-client.c. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 #include <libsoup/soup.h>
 
@@ -61,7 +63,7 @@ prs_n8n_client_create_credential_finish (PrsN8nClient  *self,
   if (id == NULL || *id == '\0')
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                   "n8n at %s created the credential but did not say its id.", prs_n8n_client_get_base_url (self));
+                   _("n8n at %s created the credential but did not say its id."), prs_n8n_client_get_base_url (self));
       return NULL;
     }
   return g_strdup (id);

@@ -10,6 +10,8 @@
  * message or a log line. */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "prs-error.h"
@@ -121,7 +123,7 @@ char *
 prs_n8n_client_normalize_base_url (const char  *base_url,
                                    GError     **error)
 {
-  static const char example[] = "for example http://127.0.0.1:5678";
+  const char *example = _("for example http://127.0.0.1:5678");
   g_autofree char *trimmed = NULL;
   g_autofree char *scheme = NULL;
   g_autofree char *path = NULL;
@@ -134,7 +136,7 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
   if (*trimmed == '\0')
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   "The n8n URL is empty. Enter the address of your n8n instance, %s.", example);
+                   _("The n8n URL is empty. Enter the address of your n8n instance, %s."), example);
       return NULL;
     }
 
@@ -142,7 +144,7 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
   if (uri == NULL || prs_http_has_control_chars (trimmed))
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   "“%s” is not a valid URL. Enter the address of your n8n instance, %s.",
+                   _("“%s” is not a valid URL. Enter the address of your n8n instance, %s."),
                    trimmed, example);
       return NULL;
     }
@@ -151,8 +153,8 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
   if (g_strcmp0 (scheme, "http") != 0 && g_strcmp0 (scheme, "https") != 0)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   "The n8n URL must start with http:// or https://, not %s:. "
-                   "Enter the address of your n8n instance, %s.", scheme, example);
+                   _("The n8n URL must start with http:// or https://, not %s:. "
+                   "Enter the address of your n8n instance, %s."), scheme, example);
       return NULL;
     }
 
@@ -160,8 +162,8 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
   if (g_uri_get_userinfo (uri) != NULL)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   "The n8n URL must not contain a user name or password; "
-                   "n8n’s API is authorised with an API key instead.");
+                   _("The n8n URL must not contain a user name or password; "
+                   "n8n’s API is authorised with an API key instead."));
       return NULL;
     }
 
@@ -169,7 +171,7 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
   if (host == NULL || *host == '\0')
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   "The n8n URL “%s” has no host name. Enter the address of your n8n instance, %s.",
+                   _("The n8n URL “%s” has no host name. Enter the address of your n8n instance, %s."),
                    trimmed, example);
       return NULL;
     }
@@ -177,8 +179,8 @@ prs_n8n_client_normalize_base_url (const char  *base_url,
   if (g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
     {
       g_set_error (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                   "The n8n URL “%s” must not contain a query (?…) or a fragment (#…). "
-                   "Enter the address of your n8n instance, %s.", trimmed, example);
+                   _("The n8n URL “%s” must not contain a query (?…) or a fragment (#…). "
+                   "Enter the address of your n8n instance, %s."), trimmed, example);
       return NULL;
     }
 
@@ -214,8 +216,8 @@ prs_n8n_client_new (const char *base_url,
    * must never reach a log, so refuse it here. */
   if (self->config_error == NULL && prs_http_has_control_chars (self->api_key))
     self->config_error = g_error_new (PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                                      "The n8n API key contains line breaks or control "
-                                      "characters. Paste the key again as a single line.");
+                                      _("The n8n API key contains line breaks or control "
+                                      "characters. Paste the key again as a single line."));
 
   return self;
 }
@@ -297,34 +299,34 @@ status_error (PrsN8nClient *self,
 
   if (status == SOUP_STATUS_UNAUTHORIZED)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
-                        "n8n at %s rejected the API key (%u %s%s). "
-                        "Create a new key in n8n under Settings → n8n API.",
+                        _("n8n at %s rejected the API key (%u %s%s). "
+                        "Create a new key in n8n under Settings → n8n API."),
                         base, status, reason, said);
 
   if (status == SOUP_STATUS_FORBIDDEN && req->kind == REQUEST_WRITE)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
-                        "n8n at %s refused %s (%u %s%s). The API key may lack the scope "
+                        _("n8n at %s refused %s (%u %s%s). The API key may lack the scope "
                         "for it (credential:create, credential:delete, workflow:list, workflow:create, "
                         "workflow:update, workflow:activate). "
-                        "Create a key with these scopes in n8n under Settings → n8n API.",
+                        "Create a key with these scopes in n8n under Settings → n8n API."),
                         base, req->path, status, reason, said);
 
   if (status == SOUP_STATUS_FORBIDDEN)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNAUTHORIZED,
-                        "n8n at %s rejected the API key (%u %s%s). The key may lack the "
+                        _("n8n at %s rejected the API key (%u %s%s). The key may lack the "
                         "workflow:list and workflow:read scopes. Create a new key in n8n "
-                        "under Settings → n8n API.",
+                        "under Settings → n8n API."),
                         base, status, reason, said);
 
   if (status == SOUP_STATUS_NOT_FOUND && req->kind == REQUEST_WORKFLOW && message != NULL)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND,
-                        "n8n at %s has no workflow at %s (%u %s%s). It may have been deleted.",
+                        _("n8n at %s has no workflow at %s (%u %s%s). It may have been deleted."),
                         base, req->path, status, reason, said);
 
   if (status == SOUP_STATUS_NOT_FOUND)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_NOT_FOUND,
-                        "n8n at %s answered %u %s for %s. The URL may not be an n8n instance, "
-                        "or its public API is disabled (N8N_PUBLIC_API_DISABLED).",
+                        _("n8n at %s answered %u %s for %s. The URL may not be an n8n instance, "
+                        "or its public API is disabled (N8N_PUBLIC_API_DISABLED)."),
                         base, status, reason, req->path);
 
   if (SOUP_STATUS_IS_REDIRECTION (status))
@@ -335,17 +337,17 @@ status_error (PrsN8nClient *self,
        * they point. */
       if (location != NULL)
         return g_error_new (PRS_ERROR, PRS_ERROR_N8N_HTTP,
-                            "n8n at %s redirected the request (%u %s) to %s. "
-                            "Use the address n8n redirects to as the n8n URL.",
+                            _("n8n at %s redirected the request (%u %s) to %s. "
+                            "Use the address n8n redirects to as the n8n URL."),
                             base, status, reason, location);
       return g_error_new (PRS_ERROR, PRS_ERROR_N8N_HTTP,
-                          "n8n at %s answered with a redirect (%u %s). "
-                          "Use the address n8n redirects to as the n8n URL.",
+                          _("n8n at %s answered with a redirect (%u %s). "
+                          "Use the address n8n redirects to as the n8n URL."),
                           base, status, reason);
     }
 
   return g_error_new (PRS_ERROR, PRS_ERROR_N8N_HTTP,
-                      "n8n at %s answered %u %s for %s%s.",
+                      _("n8n at %s answered %u %s for %s%s."),
                       base, status, reason, req->path, said);
 }
 
@@ -358,14 +360,14 @@ not_json_error (PrsN8nClient *self,
 
   if (len == 0)
     return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                        "n8n at %s answered with an empty body for %s. "
-                        "Check that the URL points to n8n.", self->base_url, req->path);
+                        _("n8n at %s answered with an empty body for %s. "
+                        "Check that the URL points to n8n."), self->base_url, req->path);
 
   content_type = prs_http_request_get_content_type (req->http);
   return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                      "n8n at %s answered with something that is not JSON (%s) for %s. "
-                      "Check that the URL points to n8n and not to another web page.",
-                      self->base_url, content_type != NULL ? content_type : "no content type",
+                      _("n8n at %s answered with something that is not JSON (%s) for %s. "
+                      "Check that the URL points to n8n and not to another web page."),
+                      self->base_url, content_type != NULL ? content_type : _("no content type"),
                       req->path);
 }
 
@@ -376,8 +378,8 @@ too_large_error (PrsN8nClient *self,
   g_autofree char *limit = g_format_size_full (req->max_size, G_FORMAT_SIZE_IEC_UNITS);
 
   return g_error_new (PRS_ERROR, PRS_ERROR_TOO_LARGE,
-                      "n8n at %s sent an answer larger than %s for %s; Prosponsive does not "
-                      "read answers that large. Check that the URL points to n8n.",
+                      _("n8n at %s sent an answer larger than %s for %s; Prosponsive does not "
+                      "read answers that large. Check that the URL points to n8n."),
                       self->base_url, limit, req->path);
 }
 
@@ -392,34 +394,34 @@ transport_error (PrsN8nClient *self,
     {
     case PRS_HTTP_FAILURE_TIMEOUT:
       return g_error_new (PRS_ERROR, PRS_ERROR_TIMEOUT,
-                          "n8n at %s did not answer within %u seconds. "
-                          "Is n8n running, and is it not overloaded?", base, self->timeout);
+                          _("n8n at %s did not answer within %u seconds. "
+                          "Is n8n running, and is it not overloaded?"), base, self->timeout);
 
     case PRS_HTTP_FAILURE_NOT_HTTP:
       return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                          "n8n at %s sent an answer that is not valid HTTP (%s). "
-                          "Check that the URL points to n8n.", base, error->message);
+                          _("n8n at %s sent an answer that is not valid HTTP (%s). "
+                          "Check that the URL points to n8n."), base, error->message);
 
     case PRS_HTTP_FAILURE_REFUSED:
       return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                          "Could not connect to n8n at %s: connection refused. Is n8n running?",
+                          _("Could not connect to n8n at %s: connection refused. Is n8n running?"),
                           base);
 
     case PRS_HTTP_FAILURE_DNS:
       return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                          "Could not connect to n8n at %s: the host name could not be "
-                          "resolved (%s). Check the URL.", base, error->message);
+                          _("Could not connect to n8n at %s: the host name could not be "
+                          "resolved (%s). Check the URL."), base, error->message);
 
     case PRS_HTTP_FAILURE_TLS:
       return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                          "Could not connect to n8n at %s: the secure (TLS) connection failed "
+                          _("Could not connect to n8n at %s: the secure (TLS) connection failed "
                           "(%s). Check that the URL starts with http:// or https:// as n8n "
-                          "expects, and that its certificate is trusted.", base, error->message);
+                          "expects, and that its certificate is trusted."), base, error->message);
 
     case PRS_HTTP_FAILURE_UNREACHABLE:
       return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                          "Could not connect to n8n at %s: the host is unreachable (%s). "
-                          "Check the URL and the network.", base, error->message);
+                          _("Could not connect to n8n at %s: the host is unreachable (%s). "
+                          "Check the URL and the network."), base, error->message);
 
     case PRS_HTTP_FAILURE_TOO_LARGE:
       return too_large_error (self, req);
@@ -433,7 +435,7 @@ transport_error (PrsN8nClient *self,
     case PRS_HTTP_FAILURE_OTHER:
     default:
       return g_error_new (PRS_ERROR, PRS_ERROR_N8N_UNREACHABLE,
-                          "Could not connect to n8n at %s: %s. Is n8n running?",
+                          _("Could not connect to n8n at %s: %s. Is n8n running?"),
                           base, error->message);
     }
 }
@@ -444,8 +446,8 @@ shape_error (PrsN8nClient *self,
              const char   *what)
 {
   return g_error_new (PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                      "n8n at %s answered %s with JSON of an unexpected shape: %s. "
-                      "Check that the URL points to n8n 1.x.", self->base_url, path, what);
+                      _("n8n at %s answered %s with JSON of an unexpected shape: %s. "
+                      "Check that the URL points to n8n 1.x."), self->base_url, path, what);
 }
 
 /* One request returning JSON --------------------------------------------- */
@@ -532,7 +534,7 @@ request_json_async (PrsN8nClient        *self,
   if (req->http == NULL)
     {
       g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                               "Could not build a request URL from the n8n URL %s.",
+                               _("Could not build a request URL from the n8n URL %s."),
                                self->base_url);
       return;
     }
@@ -645,7 +647,7 @@ on_page (GObject      *source,
 
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_task_return_error (task, shape_error (self, WORKFLOWS_PATH, "the answer is not an object"));
+      g_task_return_error (task, shape_error (self, WORKFLOWS_PATH, _("the answer is not an object")));
       return;
     }
   page = json_node_get_object (root);
@@ -654,8 +656,8 @@ on_page (GObject      *source,
   if (data == NULL || !JSON_NODE_HOLDS_ARRAY (data))
     {
       g_task_return_error (task, shape_error (self, WORKFLOWS_PATH,
-                                              data == NULL ? "“data” is missing"
-                                                           : "“data” is not an array"));
+                                              data == NULL ? _("“data” is missing")
+                                                           : _("“data” is not an array")));
       return;
     }
 
@@ -667,7 +669,7 @@ on_page (GObject      *source,
       if (!JSON_NODE_HOLDS_OBJECT (item))
         {
           g_task_return_error (task, shape_error (self, WORKFLOWS_PATH,
-                                                  "an element of “data” is not an object"));
+                                                  _("an element of “data” is not an object")));
           return;
         }
       g_ptr_array_add (list->items, json_object_ref (json_node_get_object (item)));
@@ -679,7 +681,7 @@ on_page (GObject      *source,
       if (json_node_get_value_type (next) != G_TYPE_STRING)
         {
           g_task_return_error (task, shape_error (self, WORKFLOWS_PATH,
-                                                  "“nextCursor” is not a string"));
+                                                  _("“nextCursor” is not a string")));
           return;
         }
       cursor = json_node_get_string (next);
@@ -699,16 +701,16 @@ on_page (GObject      *source,
   if (g_hash_table_contains (list->seen_cursors, cursor))
     {
       g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                               "n8n at %s returned the same page cursor twice while listing "
-                               "workflows (after %u pages); stopped to avoid an endless loop.",
+                               _("n8n at %s returned the same page cursor twice while listing "
+                               "workflows (after %u pages); stopped to avoid an endless loop."),
                                self->base_url, list->pages);
       return;
     }
   if (list->pages >= MAX_PAGES)
     {
       g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_N8N_BAD_RESPONSE,
-                               "n8n at %s still had more workflows after %u pages; stopped to "
-                               "avoid an endless loop.", self->base_url, list->pages);
+                               _("n8n at %s still had more workflows after %u pages; stopped to "
+                               "avoid an endless loop."), self->base_url, list->pages);
       return;
     }
   g_hash_table_add (list->seen_cursors, g_strdup (cursor));
@@ -776,7 +778,7 @@ on_workflow (GObject      *source,
 
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_task_return_error (task, shape_error (self, path, "the answer is not an object"));
+      g_task_return_error (task, shape_error (self, path, _("the answer is not an object")));
       return;
     }
 
@@ -805,7 +807,7 @@ prs_n8n_client_get_workflow_async (PrsN8nClient        *self,
   if (*id == '\0')
     {
       g_task_return_new_error (task, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                               "A workflow id is needed to read a workflow from n8n.");
+                               _("A workflow id is needed to read a workflow from n8n."));
       return;
     }
 
@@ -851,7 +853,7 @@ on_written (GObject      *source,
     }
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_task_return_error (task, shape_error (self, path, "the answer is not an object"));
+      g_task_return_error (task, shape_error (self, path, _("the answer is not an object")));
       return;
     }
   g_task_return_pointer (task, json_object_ref (json_node_get_object (root)),

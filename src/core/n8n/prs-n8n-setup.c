@@ -674,7 +674,7 @@ prs_n8n_setup_prepare_example (const char               *template_json,
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "The example workflow is not a JSON object.");
+                           _("The example workflow is not a JSON object."));
       return NULL;
     }
   workflow = json_node_get_object (root);

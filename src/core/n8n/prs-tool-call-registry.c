@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
 #include "prs-random.h"
@@ -219,8 +220,8 @@ on_wait_timeout (gpointer user_data)
     return G_SOURCE_REMOVE;
 
   res = prs_tool_call_result_new_failure_printf (PRS_ERROR_TIMEOUT,
-                                                 "the workflow did not post its result within %u s "
-                                                 "(it was started, and may still be running)", entry->timeout);
+                                                 _("the workflow did not post its result within %u s "
+                                                 "(it was started, and may still be running)"), entry->timeout);
   entry_free (entry);
   g_task_return_pointer (task, res, (GDestroyNotify) prs_tool_call_result_free);
   return G_SOURCE_REMOVE;

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "prs-error.h"
 #include "prs-http-request.h"
@@ -440,41 +441,51 @@ transport_failure (Call         *call,
 
   if (timed_out (call) && !sent)
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_TIMEOUT,
-                                                    "could not connect to n8n at %s within %u s "
-                                                    "(nothing was sent)", call->req->n8n_base_url, call->timeout);
+                                                    _("could not connect to n8n at %s within %u s "
+                                                    "(nothing was sent)"), call->req->n8n_base_url, call->timeout);
 
   if (timed_out (call))
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_TIMEOUT,
-                                                    "timed out after %u s; the workflow may still have run",
+                                                    _("timed out after %u s; the workflow may still have run"),
                                                     call->timeout);
 
   if (failure == PRS_HTTP_FAILURE_TOO_LARGE)
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
-                                                    "the workflow's answer is larger than %u MiB",
+                                                    _("the workflow's answer is larger than %u MiB"),
                                                     (guint) (MAX_RESPONSE_SIZE / (1024 * 1024)));
 
   if (failed_to_connect (call))
     {
-      const char *what = "could not connect to n8n";
+      /* Whole sentences, one per cause, so that each language can order its words. */
+      const char *url = call->req->n8n_base_url;
 
       if (failure == PRS_HTTP_FAILURE_REFUSED)
-        what = "could not connect to n8n (connection refused; is n8n running?)";
-      else if (failure == PRS_HTTP_FAILURE_DNS)
-        what = "could not connect to n8n (its host name could not be resolved)";
-      else if (failure == PRS_HTTP_FAILURE_TLS)
-        what = "could not connect to n8n (the TLS handshake failed)";
-      return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE, "%s at %s after %u attempts: %s",
-                                                      what, call->req->n8n_base_url, call->attempts,
-                                                      error->message);
+        return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
+                                                        _("could not connect to n8n (connection refused; is n8n running?) "
+                                                          "at %s after %u attempts: %s"),
+                                                        url, call->attempts, error->message);
+      if (failure == PRS_HTTP_FAILURE_DNS)
+        return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
+                                                        _("could not connect to n8n (its host name could not be resolved) "
+                                                          "at %s after %u attempts: %s"),
+                                                        url, call->attempts, error->message);
+      if (failure == PRS_HTTP_FAILURE_TLS)
+        return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
+                                                        _("could not connect to n8n (the TLS handshake failed) "
+                                                          "at %s after %u attempts: %s"),
+                                                        url, call->attempts, error->message);
+      return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
+                                                      _("could not connect to n8n at %s after %u attempts: %s"),
+                                                      url, call->attempts, error->message);
     }
 
   if (failure == PRS_HTTP_FAILURE_NOT_HTTP)
     return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_BAD_RESPONSE,
-                                                    "n8n sent an answer that is not valid HTTP (%s); "
-                                                    "the workflow may have run", error->message);
+                                                    _("n8n sent an answer that is not valid HTTP (%s); "
+                                                    "the workflow may have run"), error->message);
 
   return prs_tool_call_result_new_failure_printf (PRS_ERROR_N8N_UNREACHABLE,
-                                                  "the connection to n8n broke (%s); the workflow may have run",
+                                                  _("the connection to n8n broke (%s); the workflow may have run"),
                                                   error->message);
 }
 
@@ -613,8 +624,8 @@ prs_tool_call_run_async (const PrsToolCallRequest *req,
       (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 && g_strcmp0 (g_uri_get_scheme (uri), "https") != 0))
     {
       call_return (task, prs_tool_call_result_new_failure_printf (PRS_ERROR_INVALID_INPUT,
-                                                                  "the webhook URL %s is not a valid http(s) URL; "
-                                                                  "check the n8n URL", call->url));
+                                                                  _("the webhook URL %s is not a valid http(s) URL; "
+                                                                  "check the n8n URL"), call->url));
       return;
     }
 

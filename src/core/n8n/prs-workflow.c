@@ -87,7 +87,7 @@ prs_workflow_new_from_json (JsonNode  *node,
   if (nodes_node == NULL || !JSON_NODE_HOLDS_ARRAY (nodes_node))
     {
       g_set_error_literal (error, PRS_ERROR, PRS_ERROR_INVALID_INPUT,
-                           "This is not an n8n workflow: it has no “nodes” list");
+                           _("This is not an n8n workflow: it has no “nodes” list."));
       return NULL;
     }
 

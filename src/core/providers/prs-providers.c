@@ -276,10 +276,18 @@ create_with_key (PrsProviders          *self,
 
   if (key == NULL && prs_provider_kind_needs_key (row->kind))
     {
+      /* The command is one to paste: the name quoted for a shell when it
+       * needs it ("LM Studio"). `provider add` would refuse the name as
+       * taken, so the advice is set-key (docs/providers.md "Configuring"). */
+      g_autofree char *arg = strspn (row->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                "0123456789._-") == strlen (row->name)
+                             ? g_strdup (row->name) : g_shell_quote (row->name);
+
       g_set_error (error, PRS_ERROR, PRS_ERROR_NOT_CONFIGURED,
-                   _("No API key is stored for the AI provider “%s”. Add it with "
-                     "“prosponsive-ctl provider add … --api-key-stdin” or in Preferences."),
-                   row->name);
+                   _("No API key is stored for the AI provider “%s”. Add it in Preferences, "
+                     "or with “prosponsive-ctl provider set-key %s”, which reads the key from "
+                     "standard input."),
+                   row->name, arg);
       return NULL;
     }
 

@@ -11,6 +11,7 @@
 
 #include "prs-agent-file.h"
 #include "prs-agents-page.h"
+#include "prs-control-chars.h"
 #include "prs-dialogs.h"
 #include "prs-error.h"
 #include "prs-store-schedules.h"
@@ -65,6 +66,10 @@ show_error_dialog (PrsAgentsPage *self,
 
 /* ---- rows ---- */
 
+/* A name longer than this may not fit two lines of a narrow window: the
+ * row's tooltip shows it whole. */
+#define AGENT_NAME_TOOLTIP_CHARS 40
+
 static GtkWidget *
 agent_row_new (const PrsAgent *agent)
 {
@@ -77,12 +82,22 @@ agent_row_new (const PrsAgent *agent)
   g_autoptr(GMenuItem) duplicate = NULL;
   g_autoptr(GMenuItem) export = NULL;
   g_autofree char *menu_label = NULL;
+  /* Agents stored before names were limited (docs/agents.md) may hold
+   * control characters, which would show as boxes or redraw nothing
+   * useful: shown as spaces. */
+  g_autofree char *name = prs_text_blank_controls (agent->name, -1, FALSE);
+  g_autofree char *description = prs_text_blank_controls (agent->description, -1, FALSE);
   gboolean is_default = g_strcmp0 (agent->id, PRS_AGENT_DEFAULT_ID) == 0;
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), agent->name);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  /* At most two lines, ending in "…"; a name that long is read in full
+   * in the tooltip (and in the editor). */
+  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
+  if (g_utf8_strlen (name, -1) > AGENT_NAME_TOOLTIP_CHARS)
+    gtk_widget_set_tooltip_text (row, name);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
-                               agent->description[0] != '\0' ? agent->description : _("No description"));
+                               description[0] != '\0' ? description : _("No description"));
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (row), "agents.edit");
@@ -110,7 +125,7 @@ agent_row_new (const PrsAgent *agent)
   gtk_widget_add_css_class (menu_button, "flat");
   gtk_widget_set_tooltip_text (menu_button, _("More"));
   /* Translators: %s is an agent's name */
-  menu_label = g_strdup_printf (_("More for %s"), agent->name);
+  menu_label = g_strdup_printf (_("More for %s"), name);
   gtk_accessible_update_property (GTK_ACCESSIBLE (menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL, menu_label, -1);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), menu_button);
 
@@ -124,7 +139,7 @@ agent_row_new (const PrsAgent *agent)
     }
   else
     {
-      g_autofree char *label = g_strdup_printf (_("Delete %s"), agent->name);
+      g_autofree char *label = g_strdup_printf (_("Delete %s"), name);
 
       gtk_actionable_set_action_name (GTK_ACTIONABLE (delete_button), "agents.delete");
       gtk_actionable_set_action_target (GTK_ACTIONABLE (delete_button), "s", agent->id);
@@ -330,6 +345,7 @@ delete_activated (GtkWidget  *widget,
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsAgent) agent = NULL;
   g_autofree char *heading = NULL;
+  g_autofree char *name = NULL;
   g_autofree char *body = NULL;
   GtkWidget *dialog;
 
@@ -345,12 +361,13 @@ delete_activated (GtkWidget  *widget,
       return;
     }
 
+  name = prs_text_blank_controls (agent->name, -1, FALSE);
   /* Translators: %s is an agent's name */
-  heading = g_strdup_printf (_("Delete “%s”?"), agent->name);
+  heading = g_strdup_printf (_("Delete “%s”?"), name);
   body = delete_body (self, agent->id);
   dialog = GTK_WIDGET (prs_dialogs_new_delete (parent_window (self), heading, body));
   g_object_set_data_full (G_OBJECT (dialog), "agent-id", g_strdup (agent->id), g_free);
-  g_object_set_data_full (G_OBJECT (dialog), "agent-name", g_strdup (agent->name), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "agent-name", g_steal_pointer (&name), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_delete_response), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
