@@ -15,7 +15,8 @@ main (int   argc,
   g_autoptr(PrsStore) store = NULL;
   g_autofree char *inbox = NULL;
 
-  if (argc != 2)
+  /* An option is no folder: "--help" once made a data folder of that name */
+  if (argc != 2 || argv[1][0] == '-')
     {
       g_printerr ("usage: prs-seed-agents DATA_DIR\n");
       return 2;

@@ -39,7 +39,8 @@ main (int   argc,
   const char *n_huge = NULL;
   gboolean long_reply = FALSE;
 
-  if (argc < 2)
+  /* An option is no folder (the data folder comes first) */
+  if (argc < 2 || argv[1][0] == '-')
     {
       g_printerr ("usage: prs-seed-demo DATA_DIR [N_HUGE] [--long-reply]\n");
       return 2;
