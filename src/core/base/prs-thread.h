@@ -59,7 +59,9 @@ prs_thread_owner_is_current (const PrsThreadOwner *owner)
  * "Thread-safety considerations"): an object of the main thread (a window,
  * a list model, the service) must not be disposed there. The task's data is
  * still freed wherever the task is: keep it to plain values and objects
- * any thread may release. */
+ * any thread may release. Let go on the worker, the source waits for the
+ * caller's context to run once more: a caller that stops iterating it (a
+ * program quitting) keeps the source until exit. */
 void      prs_task_run_in_thread (GTask           *task,
                                   GTaskThreadFunc  func);
 
