@@ -802,6 +802,7 @@ test_search_cjk (Fixture       *fixture,
 {
   g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
   g_autofree char *other = prs_test_resolve_conversation (store, "Other");
   g_autofree char *ja = add_message (store, chat, "user", "明日東京に行きます", NULL, NULL);
@@ -856,6 +857,10 @@ test_search_cjk (Fixture       *fixture,
   ids = search_ids (store, "大阪");
   g_assert_cmpstr (ids, ==, "");
   g_clear_pointer (&ids, g_free);
+  /* A cancelled search says so, as one through the index does */
+  g_cancellable_cancel (cancellable);
+  g_assert_null (prs_store_search (store, "大阪", 10, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   (void) zh;
   (void) gone;
   assert_no_orphans (fixture);
