@@ -9,7 +9,8 @@
  * uses any (quotes, OR, prefix stars, column filters…); when SQLite refuses
  * it, or it uses none, each word is searched as plain text, quoted, the
  * last one as a prefix (the word still being typed). A query is never an
- * error. */
+ * error. A plain word the index cannot find — Chinese, Japanese, Korean,
+ * emoji — is looked for in the text itself (prs-store-search-substring.c). */
 #include "config.h"
 
 #include <string.h>
