@@ -793,6 +793,79 @@ first_snippet (PrsStore    *store,
   return plain;
 }
 
+/* Words of scripts written without spaces, Korean words with their
+ * particles, and emoji: found as parts of the text (the index's unicode61
+ * reads a Japanese sentence as one word, and no emoji at all) */
+static void
+test_search_cjk (Fixture       *fixture,
+                 gconstpointer  user_data)
+{
+  g_autoptr(PrsStore) store = prs_test_store_dir_open (fixture);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *chat = prs_test_resolve_conversation (store, "Chat");
+  g_autofree char *other = prs_test_resolve_conversation (store, "Other");
+  g_autofree char *ja = add_message (store, chat, "user", "明日東京に行きます", NULL, NULL);
+  g_autofree char *zh = add_message (store, chat, "assistant", "今天**天气**很好，我们去公园吧。", NULL, NULL);
+  g_autofree char *ko = add_message (store, chat, "user", "내일 서울에서 만나요", NULL, NULL);
+  g_autofree char *rocket = add_message (store, chat, "user", "Launch 🚀 at noon, café after", NULL, NULL);
+  g_autofree char *call = add_message (store, chat, "tool-call", "translate", NULL,
+                                       "{\"name\":\"translate\",\"arguments\":{\"text\":\"東京タワー\"}}");
+  g_autofree char *gone = add_message (store, other, "user", "東京駅で会いましょう", NULL, NULL);
+  g_autofree char *ids = NULL, *match = NULL, *plain = NULL;
+  g_autofree char *newest_first = g_strjoin (" ", call, ja, NULL);
+
+  g_assert_true (prs_store_delete_conversation (store, other, &error));
+  g_assert_no_error (error);
+  /* Newest first; a deleted conversation's message is gone with it */
+  ids = search_ids (store, "東京");
+  g_assert_cmpstr (ids, ==, newest_first);
+  g_clear_pointer (&ids, g_free);
+  plain = first_snippet (store, "東京", &match);
+  g_assert_cmpstr (match, ==, "東京");
+  g_assert_cmpstr (plain, ==, "translate 東京タワー");
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+  /* A Chinese word of two characters, in a reply read as a reader sees it */
+  plain = first_snippet (store, "天气", &match);
+  g_assert_cmpstr (match, ==, "天气");
+  g_assert_cmpstr (plain, ==, "今天天气很好，我们去公园吧。");
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&match, g_free);
+  /* A Korean word without its particle */
+  ids = search_ids (store, "서울");
+  g_assert_cmpstr (ids, ==, ko);
+  g_clear_pointer (&ids, g_free);
+  /* An emoji, alone and with a word found through the index (its
+   * diacritics folded, the last one a prefix) */
+  ids = search_ids (store, "🚀");
+  g_assert_cmpstr (ids, ==, rocket);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "🚀 caf");
+  g_assert_cmpstr (ids, ==, rocket);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "noon 🚀");
+  g_assert_cmpstr (ids, ==, rocket);
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "🚀 tea");
+  g_assert_cmpstr (ids, ==, "");
+  g_clear_pointer (&ids, g_free);
+  /* Every word must be there */
+  ids = search_ids (store, "東京 天气");
+  g_assert_cmpstr (ids, ==, "");
+  g_clear_pointer (&ids, g_free);
+  ids = search_ids (store, "大阪");
+  g_assert_cmpstr (ids, ==, "");
+  g_clear_pointer (&ids, g_free);
+  /* A cancelled search says so, as one through the index does */
+  g_cancellable_cancel (cancellable);
+  g_assert_null (prs_store_search (store, "大阪", 10, cancellable, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  (void) zh;
+  (void) gone;
+  assert_no_orphans (fixture);
+}
+
 /* A reply's snippet is the text a reader sees, not its Markdown */
 static void
 test_search_markdown (Fixture       *fixture,
@@ -1067,6 +1140,7 @@ main (int   argc,
   ADD ("delete-undo", test_delete_undo);
   ADD ("delete-recover", test_delete_recover);
   ADD ("search", test_search);
+  ADD ("search-cjk", test_search_cjk);
   ADD ("search-markdown", test_search_markdown);
   ADD ("search-long-markdown", test_search_long_markdown);
   ADD ("search-long-blocks", test_search_long_blocks);

@@ -229,4 +229,35 @@ void          prs_store_rollback          (PrsStore     *self);
 gboolean      prs_store_commit            (PrsStore     *self,
                                            GError      **error);
 
+
+/* ---- Search (prs-store-search.c, prs-store-search-substring.c) ---- */
+
+/* How a reply's matches are marked while md4c reads it (U+E000, U+E001:
+ * letters to Markdown, unlike control characters) */
+#define PRS_SEARCH_MARKDOWN_MARK_START_UTF8 "\xee\x80\x80"
+#define PRS_SEARCH_MARKDOWN_MARK_END_UTF8   "\xee\x80\x81"
+
+/* The hit at @rowid, or NULL when its conversation is deleted */
+PrsSearchHit *prs_store_search_read_hit   (PrsStore     *self,
+                                           gint64        rowid,
+                                           double        score,
+                                           GError      **error);
+/* A reply's snippet as a reader sees it: @highlighted, its whole text
+ * with the matches marked as above, read by md4c and cut around the first
+ * match; @snippet when no match shows */
+char         *prs_search_reply_snippet    (const char   *highlighted,
+                                           const char   *snippet);
+/* The words of @text the index cannot find (written without spaces, or
+ * emoji), NULL when there are none; *@out_words: the others, as plain
+ * text for prs_search_plain_query */
+GPtrArray    *prs_search_split_substrings (const char   *text,
+                                           char        **out_words);
+/* The messages that hold every one of @terms, and match @match (FTS5,
+ * NULL for any), newest first, at most @limit PrsSearchHit* */
+GPtrArray    *prs_store_search_substrings (PrsStore     *self,
+                                           const char   *match,
+                                           GPtrArray    *terms,
+                                           guint         limit,
+                                           GError      **error);
+
 G_END_DECLS

@@ -9,7 +9,8 @@
  * uses any (quotes, OR, prefix stars, column filters…); when SQLite refuses
  * it, or it uses none, each word is searched as plain text, quoted, the
  * last one as a prefix (the word still being typed). A query is never an
- * error. */
+ * error. A plain word the index cannot find — Chinese, Japanese, Korean,
+ * emoji — is looked for in the text itself (prs-store-search-substring.c). */
 #include "config.h"
 
 #include <string.h>
@@ -33,10 +34,9 @@
  * looks at (carried_definitions) */
 #define SNIPPET_DEFINITIONS 256
 /* How a reply's matches are marked while md4c reads it: U+E000, U+E001
- * (the query below names them in decimal), and the first's UTF-8 */
+ * (the query below names them in decimal; PRS_SEARCH_MARKDOWN_MARK_*) */
 #define MARKDOWN_MARK_START 0xE000
 #define MARKDOWN_MARK_END   0xE001
-#define MARKDOWN_MARK_START_UTF8 "\xee\x80\x80"
 /* The newest matches ranked (see collect_hits) */
 #define PRS_SEARCH_CANDIDATES 10000
 
@@ -206,12 +206,11 @@ uses_query_syntax (const char *text)
   return FALSE;
 }
 
-/* Reads the hit at @rowid, or NULL when its conversation is deleted */
-static PrsSearchHit *
-read_hit (PrsStore     *self,
-          gint64        rowid,
-          double        score,
-          GError      **error)
+PrsSearchHit *
+prs_store_search_read_hit (PrsStore     *self,
+                           gint64        rowid,
+                           double        score,
+                           GError      **error)
 {
   g_autoptr(PrsStmt) stmt = NULL;
   PrsSearchHit *hit;
@@ -268,7 +267,7 @@ cut_around_match (const char *plain,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* @text with the marks of reply_snippet's Markdown made the snippet's */
+/* @text with the marks of prs_search_reply_snippet's Markdown made the snippet's */
 static char *
 swap_marks (const char *text)
 {
@@ -736,7 +735,7 @@ long_reply_window (const char *text,
                    gboolean   *cut_after)
 {
   const char *end = text + length;
-  const char *mark = strstr (text, MARKDOWN_MARK_START_UTF8);
+  const char *mark = strstr (text, PRS_SEARCH_MARKDOWN_MARK_START_UTF8);
   const char *line = text, *eol, *near = NULL, *start, *stop;
   g_autoptr(GArray) definitions = g_array_new (FALSE, FALSE, sizeof (const char *));
   Blocks blocks = { BLOCK_NONE, text, .definitions = definitions }, held;
@@ -803,9 +802,9 @@ long_reply_window (const char *text,
  * the private use area, which Markdown reads as letters (control
  * characters would end a link's address and leave the link unread);
  * @snippet is FTS5's snippet. */
-static char *
-reply_snippet (const char *highlighted,
-               const char *snippet)
+char *
+prs_search_reply_snippet (const char *highlighted,
+                          const char *snippet)
 {
   g_autofree char *window = NULL;
   g_autofree char *plain = NULL;
@@ -880,7 +879,7 @@ read_snippets (PrsStore    *self,
         continue;
       /* Only a reply's text is Markdown (the window shows it laid out) */
       if (g_strcmp0 (hit->kind, "assistant") == 0)
-        hit->snippet = reply_snippet ((const char *) sqlite3_column_text (stmt, 2), prs_store_column_text (stmt, 1));
+        hit->snippet = prs_search_reply_snippet ((const char *) sqlite3_column_text (stmt, 2), prs_store_column_text (stmt, 1));
       else
         hit->snippet = g_strdup (prs_store_column_text (stmt, 1));
     }
@@ -924,7 +923,7 @@ collect_hits (PrsStore     *self,
     {
       g_autoptr(GError) local_error = NULL;
       gint64 rowid = sqlite3_column_int64 (stmt, 0);
-      PrsSearchHit *hit = read_hit (self, rowid, sqlite3_column_double (stmt, 1), &local_error);
+      PrsSearchHit *hit = prs_store_search_read_hit (self, rowid, sqlite3_column_double (stmt, 1), &local_error);
 
       if (local_error != NULL)
         {
@@ -950,11 +949,14 @@ collect_hits (PrsStore     *self,
   return g_steal_pointer (&hits);
 }
 
-/* One query; *@out_syntax_error says SQLite refused @match itself */
+/* One query (with @terms, the messages that hold them too:
+ * prs_store_search_substrings); *@out_syntax_error says SQLite refused
+ * @match itself */
 static GPtrArray *
 run_query (PrsStore      *self,
            const char    *match,
            const char    *snippet_match,
+           GPtrArray     *terms,
            guint          limit,
            GCancellable  *cancellable,
            gboolean      *out_syntax_error,
@@ -969,7 +971,10 @@ run_query (PrsStore      *self,
 
   if (cancellable != NULL)
     sqlite3_progress_handler (self->db, 1000, on_progress, cancellable);
-  hits = collect_hits (self, match, snippet_match, limit, &local_error);
+  if (terms != NULL)
+    hits = prs_store_search_substrings (self, match, terms, limit, &local_error);
+  else
+    hits = collect_hits (self, match, snippet_match, limit, &local_error);
   if (cancellable != NULL)
     sqlite3_progress_handler (self->db, 0, NULL, NULL);
 
@@ -993,6 +998,8 @@ prs_store_search (PrsStore      *self,
 {
   g_autofree char *plain = NULL;
   g_autofree char *snippets = NULL;
+  g_autofree char *words = NULL;
+  g_autoptr(GPtrArray) terms = NULL;
   gboolean syntax_error = FALSE;
 
   g_return_val_if_fail (PRS_IS_STORE (self), NULL);
@@ -1003,7 +1010,7 @@ prs_store_search (PrsStore      *self,
   if (g_utf8_validate (text, -1, NULL) && uses_query_syntax (text))
     {
       g_autoptr(GError) local_error = NULL;
-      GPtrArray *hits = run_query (self, text, NULL, limit, cancellable, &syntax_error, &local_error);
+      GPtrArray *hits = run_query (self, text, NULL, NULL, limit, cancellable, &syntax_error, &local_error);
 
       if (hits != NULL)
         return hits;
@@ -1014,11 +1021,20 @@ prs_store_search (PrsStore      *self,
         }
     }
 
+  /* Words in scripts written without spaces, and emoji, are found as
+   * parts of the text (prs-store-search-substring.c) */
+  terms = prs_search_split_substrings (text, &words);
+  if (terms != NULL)
+    {
+      plain = prs_search_plain_query (words);
+      return run_query (self, plain[0] != '\0' ? plain : NULL, NULL, terms, limit, cancellable,
+                        &syntax_error, error);
+    }
   plain = prs_search_plain_query (text);
   if (plain[0] == '\0')
     return g_ptr_array_new_with_free_func ((GDestroyNotify) prs_search_hit_free);
   snippets = snippet_query (self, text);
-  return run_query (self, plain, snippets, limit, cancellable, &syntax_error, error);
+  return run_query (self, plain, snippets, NULL, limit, cancellable, &syntax_error, error);
 }
 
 /* ---- snippets ---- */

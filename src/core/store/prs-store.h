@@ -385,7 +385,8 @@ void        prs_search_hit_free               (PrsSearchHit *hit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrsSearchHit, prs_search_hit_free)
 
 /* The messages of conversations not deleted that match @text (FTS5 syntax
- * when it parses, else plain words), best first, at most @limit
+ * when it parses, else plain words), best first (newest first when a word
+ * is found as a part of the text: Chinese, Japanese, Korean, emoji), at most @limit
  * PrsSearchHit*. @cancellable stops a long search (G_IO_ERROR_CANCELLED).
  * Any thread, with that thread's store. */
 GPtrArray  *prs_store_search                  (PrsStore      *self,
