@@ -690,7 +690,7 @@ build_bubble_header (PrsMessageRow *self,
 }
 
 /* The column a bubble sits in: a reply (which expands) the whole width, a
- * person's message at its natural width at the end of the line.
+ * person's message at the end of the line, as narrow as its lines allow.
  *
  * Not a horizontal GtkBox: asked for its height at a width, GTK 4.8's box
  * first asks each child for its width at the child's minimum height, and a
@@ -700,24 +700,27 @@ build_bubble_header (PrsMessageRow *self,
  * 1,900 Pango layouts in the frame that showed it, and the box's allocation
  * asked again (counted with gdb on gtk_widget_measure and
  * pango_layout_set_width; bench/RESULTS.md, docs/conversations.md "Long
- * replies"). The bubble's width never depends on its height here: its
- * natural width (-1) within the column's. */
+ * replies"). A reply's width never depends on its height here; a person's
+ * message still gets its width for the height it is given, as in the box,
+ * so that its bubble is no wider than its lines. */
 static GtkSizeRequestMode
 column_request_mode (GtkWidget *widget)
 {
   return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
 }
 
-/* The width @bubble gets in a column @width wide */
+/* The width @bubble gets in a column @width wide and @height tall (-1:
+ * not known yet) */
 static int
 column_bubble_width (GtkWidget *bubble,
-                     int        width)
+                     int        width,
+                     int        height)
 {
   int minimum, natural;
 
   if (gtk_widget_compute_expand (bubble, GTK_ORIENTATION_HORIZONTAL))
     return width;
-  gtk_widget_measure (bubble, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, &natural, NULL, NULL);
+  gtk_widget_measure (bubble, GTK_ORIENTATION_HORIZONTAL, height, &minimum, &natural, NULL, NULL);
   return MAX (MIN (natural, width), minimum);
 }
 
@@ -738,7 +741,7 @@ column_measure (GtkWidget      *widget,
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     for_size = -1;
   else if (for_size >= 0)
-    for_size = column_bubble_width (bubble, for_size);
+    for_size = column_bubble_width (bubble, for_size, -1);
   gtk_widget_measure (bubble, orientation, for_size, minimum, natural, NULL, NULL);
 }
 
@@ -753,7 +756,7 @@ column_allocate (GtkWidget *widget,
 
   if (bubble == NULL || !gtk_widget_should_layout (bubble))
     return;
-  bubble_width = column_bubble_width (bubble, width);
+  bubble_width = column_bubble_width (bubble, width, height);
   x = gtk_widget_get_direction (widget) == GTK_TEXT_DIR_RTL ? 0 : width - bubble_width;
   gtk_widget_allocate (bubble, bubble_width, height, -1,
                        gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (x, 0)));
