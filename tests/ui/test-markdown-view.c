@@ -3,7 +3,8 @@
  * (Xvfb): every block and span md4c reads, links only on allowed schemes,
  * no image fetched; a 1 MiB reply shown as plain text at once; a long
  * reply in a real conversation laid out and as tall as its text; a list
- * item's text beside its bullet, wrapped in the rest of the width; a
+ * item's text beside its bullet, wrapped in the rest of the width; a long
+ * reply's labels measured at a few widths, never searched for a width; a
  * conversation of long replies opens at its last reply with few of them
  * laid out for the first frame, and the older ones are there above. */
 #include "config.h"
@@ -360,6 +361,69 @@ test_list_item (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* ---- how often a reply's text is laid out ---- */
+
+typedef void (*MeasureFunc) (GtkWidget *, GtkOrientation, int, int *, int *, int *, int *);
+
+static MeasureFunc label_measure;
+static GHashTable *wrapping_labels;
+static guint label_heights, label_widths_for_height;
+
+/* GtkLabel's own measure, counted: each call is a Pango layout of its text
+ * that GTK's size cache did not have */
+static void
+counting_label_measure (GtkWidget      *widget,
+                        GtkOrientation  orientation,
+                        int             for_size,
+                        int            *minimum,
+                        int            *natural,
+                        int            *minimum_baseline,
+                        int            *natural_baseline)
+{
+  if (gtk_label_get_wrap (GTK_LABEL (widget)))
+    {
+      g_hash_table_add (wrapping_labels, widget);
+      if (orientation == GTK_ORIENTATION_VERTICAL)
+        label_heights++;
+      else if (for_size >= 0)
+        label_widths_for_height++;
+    }
+  label_measure (widget, orientation, for_size, minimum, natural, minimum_baseline, natural_baseline);
+}
+
+/* A 20 KB reply opened in a conversation: its labels are measured for
+ * their height at a few widths (the list's measure, the width shown), never
+ * for a width at a height. GTK 4.8's boxes asked a reply's bubble for its
+ * width at a height and searched it over a dozen widths, laying every label
+ * out at each (docs/conversations.md "Long replies", prs-message-row.c) */
+static void
+test_long_reply_measured (void)
+{
+  g_autofree char *report = prs_test_long_report (20 * 1024);
+  GtkWidgetClass *klass = g_type_class_ref (GTK_TYPE_LABEL);
+  Conversation c = { 0 };
+  guint labels;
+
+  wrapping_labels = g_hash_table_new (NULL, NULL);
+  label_measure = klass->measure;
+  klass->measure = counting_label_measure;
+  conversation_open (&c, "measured-report", report);
+  g_assert_true (prs_test_wait_until (has_markdown_view, &c));
+  prs_test_wait_frames (GTK_WIDGET (c.window), 3);
+  klass->measure = label_measure;
+
+  labels = g_hash_table_size (wrapping_labels);
+  g_test_message ("%u wrapping labels: %u heights, %u widths for a height measured",
+                  labels, label_heights, label_widths_for_height);
+  g_assert_cmpuint (labels, >=, 50);
+  g_assert_cmpuint (label_widths_for_height, ==, 0);
+  g_assert_cmpuint (label_heights, <=, 3 * labels);
+
+  conversation_close (&c);
+  g_clear_pointer (&wrapping_labels, g_hash_table_unref);
+  g_type_class_unref (klass);
+}
+
 /* ---- a conversation of long replies ---- */
 
 #define LONG_PAIRS 10
@@ -489,6 +553,7 @@ main (int   argc,
   g_test_add_func ("/ui/markdown/link-no-app", test_link_no_app);
   g_test_add_func ("/ui/markdown/long-reply", test_long_reply);
   g_test_add_func ("/ui/markdown/long-reply-plain", test_long_reply_plain);
+  g_test_add_func ("/ui/markdown/long-reply-measured", test_long_reply_measured);
   g_test_add_func ("/ui/markdown/list-item", test_list_item);
   g_test_add_func ("/ui/markdown/long-replies-open", test_long_replies_open);
 

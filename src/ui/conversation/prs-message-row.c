@@ -689,6 +689,79 @@ build_bubble_header (PrsMessageRow *self,
   return header;
 }
 
+/* The column a bubble sits in: a reply (which expands) the whole width, a
+ * person's message at the end of the line, as narrow as its lines allow.
+ *
+ * Not a horizontal GtkBox: asked for its height at a width, GTK 4.8's box
+ * first asks each child for its width at the child's minimum height, and a
+ * vertical box (the bubble) answers a width for a height by measuring all
+ * its children at doubling, then halving widths until their heights fit it:
+ * a 20 KiB reply's hundred labels laid out some twenty times each, about
+ * 1,900 Pango layouts in the frame that showed it, and the box's allocation
+ * asked again (counted with gdb on gtk_widget_measure and
+ * pango_layout_set_width; bench/RESULTS.md, docs/conversations.md "Long
+ * replies"). A reply's width never depends on its height here; a person's
+ * message still gets its width for the height it is given, as in the box,
+ * so that its bubble is no wider than its lines. */
+static GtkSizeRequestMode
+column_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+/* The width @bubble gets in a column @width wide and @height tall (-1:
+ * not known yet) */
+static int
+column_bubble_width (GtkWidget *bubble,
+                     int        width,
+                     int        height)
+{
+  int minimum, natural;
+
+  if (gtk_widget_compute_expand (bubble, GTK_ORIENTATION_HORIZONTAL))
+    return width;
+  gtk_widget_measure (bubble, GTK_ORIENTATION_HORIZONTAL, height, &minimum, &natural, NULL, NULL);
+  return MAX (MIN (natural, width), minimum);
+}
+
+static void
+column_measure (GtkWidget      *widget,
+                GtkOrientation  orientation,
+                int             for_size,
+                int            *minimum,
+                int            *natural,
+                int            *minimum_baseline,
+                int            *natural_baseline)
+{
+  GtkWidget *bubble = gtk_widget_get_first_child (widget);
+
+  *minimum = *natural = 0;
+  if (bubble == NULL || !gtk_widget_should_layout (bubble))
+    return;
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    for_size = -1;
+  else if (for_size >= 0)
+    for_size = column_bubble_width (bubble, for_size, -1);
+  gtk_widget_measure (bubble, orientation, for_size, minimum, natural, NULL, NULL);
+}
+
+static void
+column_allocate (GtkWidget *widget,
+                 int        width,
+                 int        height,
+                 int        baseline)
+{
+  GtkWidget *bubble = gtk_widget_get_first_child (widget);
+  int bubble_width, x;
+
+  if (bubble == NULL || !gtk_widget_should_layout (bubble))
+    return;
+  bubble_width = column_bubble_width (bubble, width, height);
+  x = gtk_widget_get_direction (widget) == GTK_TEXT_DIR_RTL ? 0 : width - bubble_width;
+  gtk_widget_allocate (bubble, bubble_width, height, -1,
+                       gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (x, 0)));
+}
+
 static GtkWidget *
 build_bubble (PrsMessageRow *self,
               const char    *agent_name)
@@ -698,18 +771,15 @@ build_bubble (PrsMessageRow *self,
   GtkWidget *column, *bubble, *label, *expander;
   const char *status = prs_message_get_status (message);
 
-  /* A horizontal box with a spacer rather than halign END: the box measures
-   * the bubble's height at the width it really gets (wrapping labels under
-   * a non-FILL alignment are measured at the full width and overflow). */
+  /* The bubble's column, rather than halign END: it measures the bubble's
+   * height at the width it really gets (wrapping labels under a non-FILL
+   * alignment are measured at the full width and overflow). It expands as
+   * the box with a spacer before it did. */
   column = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_layout_manager (column, gtk_custom_layout_new (column_request_mode, column_measure,
+                                                                column_allocate));
+  gtk_widget_set_hexpand (column, TRUE);
   gtk_widget_add_css_class (column, user ? "from-user" : "from-assistant");
-  if (user)
-    {
-      GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-
-      gtk_widget_set_hexpand (spacer, TRUE);
-      gtk_box_append (GTK_BOX (column), spacer);
-    }
 
   bubble = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
   gtk_widget_add_css_class (bubble, "bubble");
