@@ -9,6 +9,7 @@
 
 #include "prs-ctl.h"
 #include "prs-error.h"
+#include "prs-mcp-catalog.h"
 #include "prs-store.h"
 
 static const char *
@@ -16,6 +17,28 @@ or_any (const char *value)
 {
   /* Translators: an empty field of an auto-approval rule, which matches everything */
   return value != NULL ? value : _("any");
+}
+
+/* A rule may name a tool before it is discovered (rules are set up before
+ * the first start, an MCP server may be off), so an unknown name is kept;
+ * but a typo would make a rule that never matches, so the person is told
+ * (docs/runs.md "Approval rules") */
+static void
+warn_unknown_tool (PrsStore   *store,
+                   const char *tool)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrsTool) n8n_tool = prs_store_lookup_tool (store, tool, &error);
+  g_autoptr(PrsTool) mcp_tool = NULL;
+
+  if (n8n_tool != NULL || !g_error_matches (error, PRS_ERROR, PRS_ERROR_NOT_FOUND))
+    return;
+  mcp_tool = prs_mcp_catalog_lookup (store, tool);
+  if (mcp_tool != NULL)
+    return;
+  g_printerr (_("No discovered tool is named “%s” (“prosponsive-ctl tools” lists them): "
+                "the rule is kept, and applies once a tool of that name is discovered.\n"),
+              tool);
 }
 
 static int
@@ -43,6 +66,8 @@ rule_add (PrsCtl         *ctl,
   /* Translators: the rule's number, approve or deny, then the tool, agent and conversation */
   g_print (_("Rule %s: %s calls of tool %s by agent %s in conversation %s\n"),
            id_text, action, or_any (tool), or_any (agent), or_any (conversation));
+  if (tool != NULL)
+    warn_unknown_tool (store, tool);
   return 0;
 }
 

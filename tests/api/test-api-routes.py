@@ -12,7 +12,7 @@ import time
 
 from prsapi import run_suite
 
-PLAN = 85
+PLAN = 89
 
 
 def is_error(r, status, code=None, field=None):
@@ -146,6 +146,7 @@ def run(tap, app):
     results = [(app.post('/api/ai/agent-inference', b), f) for b, f in bad]
     fails = [(f, r) for r, f in results if not is_error(r, 400, 'invalid-field', f)]
     tap.ok(not fails, 'agent-inference: %d bad inputs → 400 naming the field' % len(bad), fails)
+    blank_prompts(tap, app, base, cid)
     r = app.post('/api/ai/agent-inference', dict(base, context=nest(32)))
     tap.ok(r.status == 503, 'a context nested 32 deep is accepted', r)
     tap.ok(agent_of(app, 'Email Inbox') == 'prosponsive',
@@ -295,6 +296,25 @@ def run(tap, app):
     # (the UI list model is tested in the ui suite; here: the service is still healthy)
     r = app.get('/api/health', auth=False)
     tap.ok(r.status == 200, 'the service is healthy after the whole matrix', r)
+
+
+def blank_prompts(tap, app, base, cid):
+    """A prompt of white space alone asks nothing: refused with the words of a
+    blank slug, nothing stored; one with words keeps its white space."""
+    ibase = dict(base, context={'activeAgentId': base['agentId']})
+    before = count_messages(app, cid)
+    for path, body in [('/api/ai/agent-inference', base), ('/api/ai/inference', ibase)]:
+        results = [app.post(path, dict(body, prompt=p)) for p in [' ', '\n\t \r\n', '\f \t']]
+        tap.ok(all(is_error(r, 400, 'invalid-field', 'prompt')
+                   and r.json()['error'] == 'The field “prompt” must not be empty.' for r in results),
+               '%s: a prompt of white space alone → 400 invalid-field naming prompt' % path, results)
+    tap.ok(count_messages(app, cid) == before, 'a blank prompt stored nothing', count_messages(app, cid))
+    r = app.post('/api/ai/agent-inference', dict(base, prompt='  \n  Spaced out  \n'))
+    j = r.json()
+    stored = [m for m in app.get('/api/conversations/%s/messages?limit=500' % cid).json()
+              if m.get('id') == j.get('messageId')]
+    tap.ok(is_error(r, 503, 'no-provider') and len(stored) == 1 and stored[0].get('content') == '  \n  Spaced out  \n',
+           'a prompt with words around white space is accepted and stored as sent', (r, stored))
 
 
 def agent_of(app, slug):

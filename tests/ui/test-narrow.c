@@ -6,10 +6,13 @@
  * (gtk_widget_measure) and shown in a window really resized to 360 × 720
  * under Xvfb: nothing asks for more width, no widget is drawn lower than
  * it asks for its width (it would overlap the next), no status page cuts
- * its text. GTK's warnings are fatal here (G_DEBUG=fatal-warnings). */
+ * its text; on the Agents page the buttons go under the description and
+ * an id cut short is whole in its tooltip and accessible description.
+ * GTK's warnings are fatal here (G_DEBUG=fatal-warnings). */
 #include "config.h"
 
 #include "prs-agent-seed.h"
+#include "prs-agents-page.h"
 #include "prs-demo-seed.h"
 #include "prs-heading.h"
 #include "prs-search-panel.h"
@@ -263,6 +266,53 @@ assert_tool_heading (GtkWidget *window,
   g_assert_cmpint (prs_heading_badge_beside (PRS_HEADING (heading)), ==, beside);
 }
 
+static gboolean
+is_agent_id (GtkWidget *widget,
+             gpointer   data)
+{
+  return gtk_widget_has_css_class (widget, "agent-id");
+}
+
+/* The Agents page: its heading's buttons beside the description (@beside)
+ * or under it, the description given most of the width; each agent's id
+ * drawn within its row, and when cut short by an ellipsis, whole in its
+ * tooltip and accessible description */
+static void
+assert_agents_page (PrsWindow *window,
+                    gboolean   beside)
+{
+  PrsAgentsPage *page = prs_window_get_agents_page (window);
+  GtkWidget *heading = prs_test_find_widget (GTK_WIDGET (page), PRS_TYPE_HEADING, NULL, NULL);
+  const char *ids[] = { "prosponsive", "executive-assistant-email-agent" };
+  guint cut = 0;
+
+  g_assert_nonnull (heading);
+  g_assert_cmpint (prs_heading_badge_beside (PRS_HEADING (heading)), ==, beside);
+  /* The title and description, the heading's first child, are not a column of a few words */
+  g_assert_cmpint (gtk_widget_get_width (gtk_widget_get_first_child (heading)), >=,
+                   beside ? 240 : gtk_widget_get_width (heading) - 1);
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      GtkWidget *row = prs_agents_page_get_row (page, ids[i]);
+      GtkWidget *id = prs_test_find_widget (row, GTK_TYPE_LABEL, is_agent_id, NULL);
+      g_autofree char *tooltip = NULL;
+      graphene_rect_t bounds;
+
+      g_assert_nonnull (id);
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (id)), ==, ids[i]);
+      g_assert_true (gtk_widget_compute_bounds (id, row, &bounds));
+      g_assert_cmpfloat (bounds.origin.x, >=, 0);
+      g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (row));
+      tooltip = g_strdup (gtk_widget_get_tooltip_text (id));
+      g_assert_true (g_str_has_prefix (tooltip, ids[i]));
+      gtk_test_accessible_assert_property (GTK_ACCESSIBLE (id), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, tooltip);
+      cut += pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (id)));
+    }
+  /* At 360 px the long id is cut, so the tooltip is what shows it whole */
+  if (!beside)
+    g_assert_cmpuint (cut, >, 0);
+}
+
 /* The window at 1060 px resized to 360 (a real resize of the X window),
  * then each page it can show: the sidebar, each demo conversation, the
  * search, Tools, Agents, Schedules, Insights */
@@ -311,12 +361,21 @@ test_pages (Fixture       *f,
   assert_fits (window, "Tools");
   gtk_widget_activate_action (window, "win.show-agents", NULL);
   assert_fits (window, "Agents");
+  assert_agents_page (f->window, FALSE);
+  prs_test_screenshot (window, "narrow-agents");
   gtk_widget_activate_action (window, "win.show-schedules", NULL);
   assert_fits (window, "Schedules");
   gtk_widget_activate_action (window, "win.show-insights", NULL);
   g_assert_true (prs_test_wait_until (insights_loaded, prs_window_get_insights_page (f->window)));
   assert_fits (window, "Insights");
   assert_period_drop_down (prs_window_get_insights_page (f->window));
+
+  /* Wide again, the Agents page's buttons go back beside its description */
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1060, NARROW_HEIGHT);
+  gtk_widget_activate_action (window, "win.show-agents", NULL);
+  prs_test_wait_frames (window, 4);
+  g_assert_cmpint (gtk_widget_get_width (window), >, 1000);
+  assert_agents_page (f->window, TRUE);
 }
 
 /* The agent editor and the schedule editor, windows of their own, fit the
@@ -370,6 +429,9 @@ main (int   argc,
 {
   g_autoptr(GtkCssProvider) css = NULL;
 
+  /* GTK's in-process accessibility context, so that what assistive
+   * technology is told can be read back (the suite's GTK_A11Y=none has none) */
+  g_setenv ("GTK_A11Y", "test", TRUE);
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
   /* The application's style sheet, which AdwApplication would load: its

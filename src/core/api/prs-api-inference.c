@@ -12,6 +12,7 @@
 
 #include "prs-api-idempotency.h"
 #include "prs-api-routes-private.h"
+#include "prs-control-chars.h"
 #include "prs-error.h"
 #include "prs-json.h"
 #include "prs-run.h"
@@ -229,8 +230,13 @@ check_fields (SoupServerMessage *msg,
 {
   JsonObject *object = json_node_get_object (inference->body);
 
-  if (!prs_api_get_string (msg, object, "prompt", "prompt", TRUE, TRUE, 0, &inference->prompt) ||
-      !prs_api_get_string (msg, object, "conversationId", "conversationId", TRUE, TRUE,
+  if (!prs_api_get_string (msg, object, "prompt", "prompt", TRUE, TRUE, 0, &inference->prompt))
+    return FALSE;
+  /* White space alone asks the agent nothing: refused as a blank slug is
+   * (docs/api.md); a prompt with words keeps its white space as sent */
+  if (prs_text_is_blank (inference->prompt))
+    return prs_api_field_error (msg, "prompt", "must not be empty");
+  if (!prs_api_get_string (msg, object, "conversationId", "conversationId", TRUE, TRUE,
                            PRS_API_MAX_ID_CHARS, &inference->conversation_id))
     return FALSE;
 

@@ -31,6 +31,19 @@ prs_text_is_one_line (const char *text)
   return TRUE;
 }
 
+gboolean
+prs_text_is_blank (const char *text)
+{
+  g_return_val_if_fail (text != NULL, TRUE);
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (!g_ascii_isspace (*p))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 char *
 prs_text_blank_controls (const char *text,
                          gssize      length,

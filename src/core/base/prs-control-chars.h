@@ -3,8 +3,8 @@
  * (a workflow, a file, a command line). A name a person approves from is
  * refused when it has any (it must be one line); text printed to a
  * terminal has them blanked, so that nobody can redraw, recolour or write
- * the clipboard through it (docs/ctl.md "Text output"). Pure functions,
- * callable from any thread. */
+ * the clipboard through it (docs/ctl.md "Text output"); text of white
+ * space alone says nothing. Pure functions, callable from any thread. */
 #pragma once
 
 #include <glib.h>
@@ -17,6 +17,9 @@ gboolean  prs_unichar_is_control  (gunichar    c);
 /* TRUE when @text is UTF-8 with no control character and no line or
  * paragraph separator (U+2028, U+2029): it shows as one line. */
 gboolean  prs_text_is_one_line    (const char *text);
+/* TRUE when @text is empty once trimmed as g_strstrip () trims (ASCII
+ * white space): a blank prompt or link label (docs/api.md). */
+gboolean  prs_text_is_blank       (const char *text);
 /* @text (@length bytes, or -1) with each control character replaced by a
  * space; with @keep_lines, tab and line feed stay. Text that is not UTF-8
  * is made valid first. A new string. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "prs-context.h"
+#include "prs-control-chars.h"
 #include "prs-json.h"
 
 /* Nodes looked at per context, whatever their shape: arrays of arrays of
@@ -25,17 +26,6 @@ const char * const *
 prs_context_get_default_link_schemes (void)
 {
   return default_link_schemes;
-}
-
-static gboolean
-is_blank (const char *s)
-{
-  for (; *s != '\0'; s++)
-    {
-      if (!g_ascii_isspace (*s))
-        return FALSE;
-    }
-  return TRUE;
 }
 
 gboolean
@@ -61,7 +51,7 @@ prs_context_get_open_link (JsonObject          *context,
 
   link_url = prs_json_object_get_string (link, "url");
   link_label = prs_json_object_get_string (link, "label");
-  if (link_url == NULL || link_label == NULL || is_blank (link_url) || is_blank (link_label))
+  if (link_url == NULL || link_label == NULL || prs_text_is_blank (link_url) || prs_text_is_blank (link_label))
     return FALSE;
 
   scheme = g_uri_parse_scheme (link_url);

@@ -14,6 +14,7 @@
 #include "prs-control-chars.h"
 #include "prs-dialogs.h"
 #include "prs-error.h"
+#include "prs-heading.h"
 #include "prs-store-schedules.h"
 
 struct _PrsAgentsPage
@@ -26,7 +27,13 @@ struct _PrsAgentsPage
   PrsAgentEditor      *editor;        /* weak */
 
   AdwPreferencesGroup *agents_group;
+  GtkWidget           *heading;
+  GtkWidget           *title_label;
 };
+
+/* The description keeps at least this width beside the buttons; below
+ * it, at a phone's width, the buttons go under it */
+#define HEADING_TEXT_WIDTH 240
 
 G_DEFINE_FINAL_TYPE (PrsAgentsPage, prs_agents_page, GTK_TYPE_WIDGET)
 
@@ -82,6 +89,7 @@ agent_row_new (const PrsAgent *agent)
   g_autoptr(GMenuItem) duplicate = NULL;
   g_autoptr(GMenuItem) export = NULL;
   g_autofree char *menu_label = NULL;
+  g_autofree char *id_tooltip = NULL;
   /* Agents stored before names were limited (docs/agents.md) may hold
    * control characters, which would show as boxes or redraw nothing
    * useful: shown as spaces. */
@@ -110,7 +118,12 @@ agent_row_new (const PrsAgent *agent)
   gtk_label_set_ellipsize (GTK_LABEL (id_label), PANGO_ELLIPSIZE_MIDDLE);
   gtk_label_set_max_width_chars (GTK_LABEL (id_label), 28);
   gtk_label_set_selectable (GTK_LABEL (id_label), FALSE);
-  gtk_widget_set_tooltip_text (id_label, _("The agent’s id, as workflows name it (agentId)"));
+  /* Cut in the middle at a narrow width: the whole id in the tooltip,
+   * and for assistive technology */
+  /* Translators: %s is an agent's id, such as executive-assistant-email-agent */
+  id_tooltip = g_strdup_printf (_("%s: the agent’s id, as workflows name it (agentId)"), agent->id);
+  gtk_widget_set_tooltip_text (id_label, id_tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (id_label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, id_tooltip, -1);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), id_label);
 
   duplicate = g_menu_item_new (_("_Duplicate"), NULL);
@@ -660,6 +673,8 @@ prs_agents_page_class_init (PrsAgentsPageClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/ui/prs-agents-page.ui");
   gtk_widget_class_bind_template_child (widget_class, PrsAgentsPage, agents_group);
+  gtk_widget_class_bind_template_child (widget_class, PrsAgentsPage, heading);
+  gtk_widget_class_bind_template_child (widget_class, PrsAgentsPage, title_label);
 
   gtk_widget_class_install_action (widget_class, "agents.new", NULL, new_activated);
   gtk_widget_class_install_action (widget_class, "agents.import", NULL, import_activated);
@@ -669,12 +684,19 @@ prs_agents_page_class_init (PrsAgentsPageClass *klass)
   gtk_widget_class_install_action (widget_class, "agents.delete", "s", delete_activated);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+
+  g_type_ensure (PRS_TYPE_HEADING);
 }
 
 static void
 prs_agents_page_init (PrsAgentsPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  prs_heading_set_title_width (PRS_HEADING (self->heading), HEADING_TEXT_WIDTH);
+  /* The group's own title is empty (the heading shows it): the list is
+   * named by the heading's */
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (self->agents_group), GTK_ACCESSIBLE_RELATION_LABELLED_BY,
+                                  self->title_label, NULL, -1);
 
   self->rows = g_ptr_array_new ();
   self->rows_by_id = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-heading.c: an icon, a title and a badge (prs-heading.h).
+/* prs-heading.c: an optional icon, a title and a badge (prs-heading.h).
  *
  * A box would keep the three on one line: at a phone's width the badge
  * took half the card, and a tool's name broke in the middle of a word
  * ("email_move_t" / "o_folder"), the one thing a person must read to
  * approve it. A GtkCustomLayout places them instead: the badge moves
- * under the title's start when the title's natural width does not leave
- * it room. */
+ * under the title's start when the title's natural width (or the width
+ * set for a title that wraps) does not leave it room. */
 #include "config.h"
 
 #include "prs-heading.h"
@@ -18,6 +18,7 @@ struct _PrsHeading
 {
   GtkWidget  parent_instance;
   gboolean   beside;
+  int        title_width;   /* -1: the title's natural width */
 };
 
 G_DEFINE_FINAL_TYPE (PrsHeading, prs_heading, GTK_TYPE_WIDGET)
@@ -25,6 +26,7 @@ G_DEFINE_FINAL_TYPE (PrsHeading, prs_heading, GTK_TYPE_WIDGET)
 typedef struct
 {
   GtkWidget *icon, *title, *badge;   /* NULL when absent or hidden */
+  int        title_width;            /* prs_heading_set_title_width () */
 } Parts;
 
 static Parts
@@ -34,11 +36,14 @@ parts_of (GtkWidget *widget)
   GtkWidget *found[3] = { NULL, NULL, NULL };
   Parts parts;
 
-  for (guint i = 0; i < G_N_ELEMENTS (found) && child != NULL; i++, child = gtk_widget_get_next_sibling (child))
+  /* No image first: no icon */
+  for (guint i = child != NULL && GTK_IS_IMAGE (child) ? 0 : 1;
+       i < G_N_ELEMENTS (found) && child != NULL; i++, child = gtk_widget_get_next_sibling (child))
     found[i] = gtk_widget_should_layout (child) ? child : NULL;
   parts.icon = found[0];
   parts.title = found[1];
   parts.badge = found[2];
+  parts.title_width = PRS_HEADING (widget)->title_width;
   return parts;
 }
 
@@ -82,6 +87,8 @@ badge_fits (const Parts *parts,
       *title_width = MAX (width - lead, title_min);
       return TRUE;
     }
+  if (parts->title_width >= 0)
+    title_nat = MAX (MIN (title_nat, parts->title_width), title_min);
   if (lead + title_nat + SPACING + badge_nat <= width)
     {
       *title_width = width - lead - SPACING - badge_nat;
@@ -211,6 +218,7 @@ static void
 prs_heading_init (PrsHeading *self)
 {
   self->beside = TRUE;
+  self->title_width = -1;
   gtk_widget_set_layout_manager (GTK_WIDGET (self),
                                  gtk_custom_layout_new (heading_request_mode, heading_measure, heading_allocate));
 }
@@ -221,4 +229,16 @@ prs_heading_badge_beside (PrsHeading *self)
   g_return_val_if_fail (PRS_IS_HEADING (self), FALSE);
 
   return self->beside;
+}
+
+void
+prs_heading_set_title_width (PrsHeading *self,
+                             int         width)
+{
+  g_return_if_fail (PRS_IS_HEADING (self));
+
+  if (self->title_width == width)
+    return;
+  self->title_width = width;
+  gtk_widget_queue_resize (GTK_WIDGET (self));
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-heading.h: a card's heading: an icon, a title and a badge (a tool
- * card's name and status). The badge sits at the end of the title's line
- * when both fit there, and under the title otherwise, so that a narrow
- * card breaks neither the title nor the badge (docs/conversations.md
- * "The window"). Its children, in order, from a .ui file. */
+/* prs-heading.h: a heading: an optional icon (a GtkImage), a title and a
+ * badge (a tool card's name and status; a page's title and description
+ * and its buttons). The badge sits at the end of the title's line when
+ * both fit there, and under the title otherwise, so that a narrow card
+ * breaks neither the title nor the badge (docs/conversations.md "The
+ * window"). Its children, in order, from a .ui file. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -14,6 +15,11 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PrsHeading, prs_heading, PRS, HEADING, GtkWidget)
 
 /* TRUE when the badge was last given the title's line */
-gboolean prs_heading_badge_beside (PrsHeading *self);
+gboolean prs_heading_badge_beside    (PrsHeading *self);
+/* The width the title needs beside the badge, when less than its natural
+ * width: a wrapping paragraph may wrap beside buttons, down to @width.
+ * -1 (the default): its natural width, for a name that must not break. */
+void     prs_heading_set_title_width (PrsHeading *self,
+                                      int         width);
 
 G_END_DECLS

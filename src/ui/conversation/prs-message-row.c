@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "prs-context.h"
+#include "prs-inbound-prompt.h"
 #include "prs-kv-grid.h"
 #include "prs-json.h"
 #include "prs-launcher.h"
@@ -25,9 +26,6 @@
 #define MAX_GRID_ROWS  200
 /* The Request Context shown in the expander (Copy copies all of it). */
 #define CONTEXT_MAX_BYTES (256 * 1024)
-/* An inbound prompt is shown compactly. */
-#define INBOUND_MAX_CHARS 600
-#define INBOUND_PROMPT_LINES 4
 
 struct _PrsMessageRow
 {
@@ -468,88 +466,6 @@ build_notice (PrsMessageRow *self)
   return label;
 }
 
-/* A workflow's prompt shows INBOUND_PROMPT_LINES lines (and at most
- * INBOUND_MAX_CHARS characters) so that one long request does not fill the
- * list; one cut so gets "Show All", which lays the whole text out only when
- * pressed, and "Show Less" back (docs/conversations.md). */
-static void
-set_prompt_shown (GtkLabel *label,
-                  gboolean  all)
-{
-  const char *prompt = g_object_get_data (G_OBJECT (label), "prompt");
-
-  if (all)
-    gtk_label_set_text (label, prompt);
-  else if (g_utf8_strlen (prompt, -1) > INBOUND_MAX_CHARS)
-    {
-      g_autofree char *cut = g_utf8_substring (prompt, 0, INBOUND_MAX_CHARS - 1);
-      g_autofree char *shown = g_strconcat (cut, "…", NULL);
-
-      gtk_label_set_text (label, shown);
-    }
-  else
-    gtk_label_set_text (label, prompt);
-  gtk_label_set_lines (label, all ? -1 : INBOUND_PROMPT_LINES);
-  gtk_label_set_ellipsize (label, all ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_END);
-}
-
-static void
-on_show_all_clicked (GtkButton *button,
-                     GtkLabel  *label)
-{
-  gboolean all = !GPOINTER_TO_INT (g_object_get_data (G_OBJECT (button), "all"));
-
-  g_object_set_data (G_OBJECT (button), "all", GINT_TO_POINTER (all));
-  set_prompt_shown (label, all);
-  gtk_button_set_label (button, all ? _("Show Less") : _("Show All"));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (button), all ? _("Show the first lines of the prompt")
-                                                        : _("Show the whole prompt"));
-  gtk_accessible_update_state (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_STATE_EXPANDED, all, -1);
-}
-
-/* Whether @prompt is cut in the first lines whatever the window's width */
-static gboolean
-prompt_is_long (const char *prompt)
-{
-  guint lines = 1;
-
-  for (const char *p = prompt; *p != '\0'; p++)
-    lines += *p == '\n';
-  return lines > INBOUND_PROMPT_LINES || g_utf8_strlen (prompt, -1) > INBOUND_MAX_CHARS;
-}
-
-static GtkWidget *
-inbound_prompt_new (const char *prompt)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *button;
-
-  g_object_set_data_full (G_OBJECT (label), "prompt", g_strdup (prompt), g_free);
-  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_set_can_focus (label, FALSE);
-  gtk_widget_add_css_class (label, "inbound-prompt");
-  set_prompt_shown (GTK_LABEL (label), FALSE);
-  gtk_box_append (GTK_BOX (box), label);
-  if (!prompt_is_long (prompt))
-    return box;
-
-  button = gtk_button_new_with_label (_("Show All"));
-  gtk_widget_set_halign (button, GTK_ALIGN_START);
-  gtk_widget_add_css_class (button, "flat");
-  gtk_widget_add_css_class (button, "small");
-  gtk_widget_add_css_class (button, "inbound-show-all");
-  gtk_widget_set_tooltip_text (button, _("Show the whole prompt"));
-  gtk_accessible_update_state (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_STATE_EXPANDED, FALSE, -1);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_RELATION_CONTROLS, label, NULL, -1);
-  g_signal_connect_object (button, "clicked", G_CALLBACK (on_show_all_clicked), label, 0);
-  gtk_box_append (GTK_BOX (box), button);
-  return box;
-}
-
 static GtkWidget *
 build_inbound (PrsMessageRow *self)
 {
@@ -601,7 +517,7 @@ build_inbound (PrsMessageRow *self)
   gtk_box_append (GTK_BOX (box), header);
 
   if (prompt != NULL && prompt[0] != '\0')
-    gtk_box_append (GTK_BOX (box), inbound_prompt_new (prompt));
+    gtk_box_append (GTK_BOX (box), prs_inbound_prompt_new (prompt));
 
   if (g_strcmp0 (prs_message_get_status (message), "failed") == 0)
     {
