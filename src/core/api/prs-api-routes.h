@@ -69,5 +69,9 @@ void prs_api_respond_error   (SoupServerMessage  *msg,
 void prs_api_respond_json    (SoupServerMessage  *msg,
                               guint               status,
                               JsonNode           *node);
+/* Takes @json, JSON text already written (prs_json_append and its kin) */
+void prs_api_respond_text    (SoupServerMessage  *msg,
+                              guint               status,
+                              GString            *json);
 
 G_END_DECLS
