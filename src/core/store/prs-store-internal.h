@@ -242,6 +242,17 @@ PrsSearchHit *prs_store_search_read_hit   (PrsStore     *self,
                                            gint64        rowid,
                                            double        score,
                                            GError      **error);
+/* Steps @stmt, whose column 0 is a message's rowid (and @rank_column its
+ * rank, or -1 for none), into @hits and @rowids until @limit hits; a hit in
+ * a deleted conversation is skipped. FALSE with @error set when a step or a
+ * hit's read fails */
+gboolean      prs_store_search_collect_hits (PrsStore     *self,
+                                             PrsStmt      *stmt,
+                                             guint         limit,
+                                             int           rank_column,
+                                             GPtrArray    *hits,
+                                             GArray       *rowids,
+                                             GError      **error);
 /* A reply's snippet as a reader sees it: @highlighted, its whole text
  * with the matches marked as above, read by md4c and cut around the first
  * match; @snippet when no match shows */

@@ -208,7 +208,6 @@ prs_store_search_substrings (PrsStore    *self,
   g_autoptr(PrsStmt) stmt = NULL;
   g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_search_hit_free);
   g_autoptr(GArray) rowids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  int row = 0;
 
   /* The messages newest first, read whole; with other words (?1), only
    * those the index finds by them: far fewer for most words, and for a
@@ -236,24 +235,7 @@ prs_store_search_substrings (PrsStore    *self,
   prs_store_bind_text (stmt, 1, match);
   for (guint i = 0; i < terms->len; i++)
     prs_store_bind_text (stmt, 2 + i, g_ptr_array_index (terms, i));
-  while (hits->len < limit &&
-         (row = prs_store_step_row (self, stmt, N_("Could not search the messages"), error)) == 1)
-    {
-      g_autoptr(GError) local_error = NULL;
-      gint64 rowid = sqlite3_column_int64 (stmt, 0);
-      PrsSearchHit *hit = prs_store_search_read_hit (self, rowid, 0, &local_error);
-
-      if (local_error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return NULL;
-        }
-      if (hit == NULL)   /* in a deleted conversation */
-        continue;
-      g_ptr_array_add (hits, hit);
-      g_array_append_val (rowids, rowid);
-    }
-  if (row < 0)
+  if (!prs_store_search_collect_hits (self, stmt, limit, -1, hits, rowids, error))
     return NULL;
   g_clear_pointer (&stmt, prs_stmt_release);
   for (guint i = 0; i < hits->len; i++)

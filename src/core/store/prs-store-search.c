@@ -240,6 +240,38 @@ prs_store_search_read_hit (PrsStore     *self,
   return hit;
 }
 
+gboolean
+prs_store_search_collect_hits (PrsStore   *self,
+                               PrsStmt    *stmt,
+                               guint       limit,
+                               int         rank_column,
+                               GPtrArray  *hits,
+                               GArray     *rowids,
+                               GError    **error)
+{
+  int row = 0;
+
+  while (hits->len < limit &&
+         (row = prs_store_step_row (self, stmt, N_("Could not search the messages"), error)) == 1)
+    {
+      g_autoptr(GError) local_error = NULL;
+      gint64 rowid = sqlite3_column_int64 (stmt, 0);
+      double rank = rank_column >= 0 ? sqlite3_column_double (stmt, rank_column) : 0;
+      PrsSearchHit *hit = prs_store_search_read_hit (self, rowid, rank, &local_error);
+
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+      if (hit == NULL)   /* in a deleted conversation */
+        continue;
+      g_ptr_array_add (hits, hit);
+      g_array_append_val (rowids, rowid);
+    }
+  return row >= 0;
+}
+
 /* The words around the first match of @plain (one line, matches marked),
  * "…" where it was cut, or where @plain itself was (@cut_before,
  * @cut_after: a window of a longer text) */
@@ -906,7 +938,6 @@ collect_hits (PrsStore     *self,
   g_autoptr(PrsStmt) stmt = NULL;
   g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) prs_search_hit_free);
   g_autoptr(GArray) rowids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  int row = 0;
 
   stmt = prs_store_prepare_cached (self,
                         "SELECT s.rowid, s.rank FROM"
@@ -918,24 +949,7 @@ collect_hits (PrsStore     *self,
     return NULL;
   prs_store_bind_text (stmt, 1, match);
   sqlite3_bind_int64 (stmt, 2, PRS_SEARCH_CANDIDATES);
-  while (hits->len < limit &&
-         (row = prs_store_step_row (self, stmt, N_("Could not search the messages"), error)) == 1)
-    {
-      g_autoptr(GError) local_error = NULL;
-      gint64 rowid = sqlite3_column_int64 (stmt, 0);
-      PrsSearchHit *hit = prs_store_search_read_hit (self, rowid, sqlite3_column_double (stmt, 1), &local_error);
-
-      if (local_error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return NULL;
-        }
-      if (hit == NULL)   /* in a deleted conversation */
-        continue;
-      g_ptr_array_add (hits, hit);
-      g_array_append_val (rowids, rowid);
-    }
-  if (row < 0)
+  if (!prs_store_search_collect_hits (self, stmt, limit, 1, hits, rowids, error))
     return NULL;
   g_clear_pointer (&stmt, prs_stmt_release);
   if (snippet_match != NULL && !read_snippets (self, snippet_match, rowids, hits, error))
