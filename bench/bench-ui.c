@@ -112,8 +112,15 @@ typedef struct
   gint64  longest_cpu;   /* …and what it spent within the longest gap */
   gint64  last_wait;     /* its time runnable but waiting for a core, µs */
   gint64  longest_wait;
+  gint64  longest_at;    /* the longest gap's start, monotonic µs */
   GArray *gaps;
+  GString *long_gaps;    /* "GAP-LONG" lines, for a system trace's clock */
 } Gaps;
+
+/* A gap over the target's bound (33 ms) gets a line of its own: its start
+ * on the monotonic clock (perf record -k mono shares it), what the window
+ * ran and how long it waited for a core within it */
+#define GAP_LONG_US 33000
 
 /* The calling thread's CPU time, µs: within a long gap between frames,
  * whether the window was working or waiting for a core */
@@ -158,7 +165,12 @@ on_gap_paint (GdkFrameClock *clock,
           gaps->longest = now - gaps->last;
           gaps->longest_cpu = cpu - gaps->last_cpu;
           gaps->longest_wait = wait - gaps->last_wait;
+          gaps->longest_at = gaps->last;
         }
+      if (now - gaps->last > GAP_LONG_US)
+        g_string_append_printf (gaps->long_gaps, "GAP-LONG %" G_GINT64_FORMAT " %.2f %.2f %.2f\n",
+                                gaps->last, gap, (cpu - gaps->last_cpu) / 1000.0,
+                                (wait - gaps->last_wait) / 1000.0);
     }
   gaps->last = now;
   gaps->last_cpu = cpu;
@@ -374,7 +386,7 @@ run_gaps (PrsWindow  *window,
           double      seconds)
 {
   GdkFrameClock *clock;
-  Gaps gaps = { 0, 0, 0, 0, 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
+  Gaps gaps = { 0, 0, 0, 0, 0, 0, 0, g_array_new (FALSE, FALSE, sizeof (double)), g_string_new (NULL) };
   gboolean done = FALSE;
   gulong paint_id;
   guint tick_id;
@@ -401,7 +413,10 @@ run_gaps (PrsWindow  *window,
   g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
   g_print ("GAP-MAX-CPU %.2f\n", gaps.longest_cpu / 1000.0);
   g_print ("GAP-MAX-WAIT %.2f\n", gaps.longest_wait / 1000.0);
+  g_print ("GAP-MAX-AT %" G_GINT64_FORMAT "\n", gaps.longest_at);
+  g_print ("%s", gaps.long_gaps->str);
   g_array_unref (gaps.gaps);
+  g_string_free (gaps.long_gaps, TRUE);
 }
 
 /* ---- inbound-to-pixel: a reply painted in the open conversation ---- */
