@@ -10,8 +10,8 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
+#include "bench-thread-clock.h"
 #include "prs-checklist.h"
 #include "prs-discovery.h"
 #include "prs-json.h"
@@ -76,28 +76,6 @@ typedef struct
   guint64       ticks[8];
 } Sample;
 
-static gint64
-thread_cpu_us (void)
-{
-  struct timespec now;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
-}
-
-/* The second field of /proc/thread-self/schedstat: ns on a run queue */
-static gint64
-thread_wait_us (void)
-{
-  g_autofree char *stat = NULL;
-  char *end = NULL;
-
-  if (!g_file_get_contents ("/proc/thread-self/schedstat", &stat, NULL, NULL))
-    return 0;
-  g_ascii_strtoull (stat, &end, 10);
-  return (gint64) (g_ascii_strtoull (end, NULL, 10) / 1000);
-}
-
 /* /proc/stat's first line: user nice system idle iowait irq softirq steal */
 static void
 machine_ticks (guint64 ticks[8])
@@ -126,8 +104,8 @@ sample_before (Sample *s)
   machine_ticks (s->ticks);
   s->on = sched_getcpu ();
   getrusage (RUSAGE_THREAD, &s->usage);
-  s->wait = thread_wait_us ();
-  s->cpu = thread_cpu_us ();
+  s->wait = bench_thread_wait_us ();
+  s->cpu = bench_thread_cpu_us ();
   s->wall = g_get_monotonic_time ();
 }
 
@@ -135,8 +113,8 @@ static void
 sample_after (Sample *s)
 {
   s->wall = g_get_monotonic_time ();
-  s->cpu = thread_cpu_us ();
-  s->wait = thread_wait_us ();
+  s->cpu = bench_thread_cpu_us ();
+  s->wait = bench_thread_wait_us ();
   getrusage (RUSAGE_THREAD, &s->usage);
   s->on = sched_getcpu ();
   machine_ticks (s->ticks);
