@@ -21,8 +21,10 @@
 /* The first round of each half is a warm-up, printed but left out of the
  * medians: discovery keeps ~4 MB of analyses alive where parsing alone
  * keeps nothing, and the first round pays ~1,000 first-touch page faults
- * for that heap (~15 µs each on this virtual machine: 1.6–2.2× the steady
- * round), which a median of five could land on */
+ * for that heap (~15 µs each on this virtual machine: about twice the steady
+ * round). glibc trims the heap after a round, so the next one or two fault
+ * ~420 pages again: --quick measures seven rounds after the warm-up, where
+ * five let three faulting rounds make the median (bench/RESULTS.md) */
 #define WARM_UP_ROUNDS 1
 
 /* A realistic tool workflow: webhook, two Code nodes, a sticky note. */
