@@ -39,10 +39,10 @@
  * never with sleeps. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <adwaita.h>
 
+#include "bench-thread-clock.h"
 #include "prs-conversation-view.h"
 #include "prs-message-row.h"
 #include "prs-service.h"
@@ -112,41 +112,23 @@ typedef struct
   gint64  longest_cpu;   /* …and what it spent within the longest gap */
   gint64  last_wait;     /* its time runnable but waiting for a core, µs */
   gint64  longest_wait;
+  gint64  longest_at;    /* the longest gap's start, monotonic µs */
   GArray *gaps;
+  GString *long_gaps;    /* "GAP-LONG" lines, for a system trace's clock */
 } Gaps;
 
-/* The calling thread's CPU time, µs: within a long gap between frames,
- * whether the window was working or waiting for a core */
-static gint64
-thread_cpu_us (void)
-{
-  struct timespec now;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
-}
-
-/* The calling thread's time on a run queue, µs (the second field of
- * /proc/thread-self/schedstat, ns): runnable, but another task had the core */
-static gint64
-thread_wait_us (void)
-{
-  g_autofree char *stat = NULL;
-  char *end = NULL;
-
-  if (!g_file_get_contents ("/proc/thread-self/schedstat", &stat, NULL, NULL))
-    return 0;
-  g_ascii_strtoull (stat, &end, 10);
-  return (gint64) (g_ascii_strtoull (end, NULL, 10) / 1000);
-}
+/* A gap over the target's bound (33 ms) gets a line of its own: its start
+ * on the monotonic clock (perf record -k mono shares it), what the window
+ * ran and how long it waited for a core within it */
+#define GAP_LONG_US 33000
 
 static void
 on_gap_paint (GdkFrameClock *clock,
               Gaps          *gaps)
 {
   gint64 now = g_get_monotonic_time ();
-  gint64 cpu = thread_cpu_us ();
-  gint64 wait = thread_wait_us ();
+  gint64 cpu = bench_thread_cpu_us ();
+  gint64 wait = bench_thread_wait_us ();
 
   if (gaps->last != 0)
     {
@@ -158,7 +140,12 @@ on_gap_paint (GdkFrameClock *clock,
           gaps->longest = now - gaps->last;
           gaps->longest_cpu = cpu - gaps->last_cpu;
           gaps->longest_wait = wait - gaps->last_wait;
+          gaps->longest_at = gaps->last;
         }
+      if (now - gaps->last > GAP_LONG_US)
+        g_string_append_printf (gaps->long_gaps, "GAP-LONG %" G_GINT64_FORMAT " %.2f %.2f %.2f\n",
+                                gaps->last, gap, (cpu - gaps->last_cpu) / 1000.0,
+                                (wait - gaps->last_wait) / 1000.0);
     }
   gaps->last = now;
   gaps->last_cpu = cpu;
@@ -226,21 +213,21 @@ run_open (PrsWindow  *window,
   /* The app's own trace prints "TRACE first-frame <ms>" after this */
   g_print ("ACTION select\n");
   fflush (stdout);
-  longest = thread_cpu_us ();
+  longest = bench_thread_cpu_us ();
   prs_window_select_conversation (window, conversation_id);
   wait_frames (GTK_WIDGET (window), 1);
   /* The first frame's CPU time: on a loaded machine its wall time (the
    * TRACE line) also counts the waits for a core */
-  g_print ("OPEN-CPU %.2f\n", (thread_cpu_us () - longest) / 1000.0);
+  g_print ("OPEN-CPU %.2f\n", (bench_thread_cpu_us () - longest) / 1000.0);
   longest = 0;
   /* The frames of the second after the first: the longest one's CPU time
    * (older rows revealed and laid out above the shown ones) */
   for (gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC; g_get_monotonic_time () < end;)
     {
-      gint64 started = thread_cpu_us ();
+      gint64 started = bench_thread_cpu_us ();
 
       wait_frames (GTK_WIDGET (window), 1);
-      longest = MAX (longest, thread_cpu_us () - started);
+      longest = MAX (longest, bench_thread_cpu_us () - started);
     }
   g_print ("AFTER-OPEN-CPU-MAX %.2f\n", longest / 1000.0);
   wait_frames (GTK_WIDGET (window), 8);
@@ -309,7 +296,7 @@ run_scroll (PrsWindow  *window,
     {
       double value = gtk_adjustment_get_value (adj);
       double bottom = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj);
-      gint64 started = g_get_monotonic_time (), started_cpu = thread_cpu_us ();
+      gint64 started = g_get_monotonic_time (), started_cpu = bench_thread_cpu_us ();
       double ms;
 
       if (value >= bottom - 0.5)
@@ -318,7 +305,7 @@ run_scroll (PrsWindow  *window,
       wait_frames (GTK_WIDGET (window), 1);
       ms = (g_get_monotonic_time () - started) / 1000.0;
       g_array_append_val (wall, ms);
-      ms = (thread_cpu_us () - started_cpu) / 1000.0;
+      ms = (bench_thread_cpu_us () - started_cpu) / 1000.0;
       if (cpu->len == 0 || ms > longest)
         {
           longest = ms;
@@ -374,7 +361,7 @@ run_gaps (PrsWindow  *window,
           double      seconds)
 {
   GdkFrameClock *clock;
-  Gaps gaps = { 0, 0, 0, 0, 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
+  Gaps gaps = { 0, 0, 0, 0, 0, 0, 0, g_array_new (FALSE, FALSE, sizeof (double)), g_string_new (NULL) };
   gboolean done = FALSE;
   gulong paint_id;
   guint tick_id;
@@ -401,7 +388,10 @@ run_gaps (PrsWindow  *window,
   g_print ("GAP-MAX %.2f\n", gaps.longest / 1000.0);
   g_print ("GAP-MAX-CPU %.2f\n", gaps.longest_cpu / 1000.0);
   g_print ("GAP-MAX-WAIT %.2f\n", gaps.longest_wait / 1000.0);
+  g_print ("GAP-MAX-AT %" G_GINT64_FORMAT "\n", gaps.longest_at);
+  g_print ("%s", gaps.long_gaps->str);
   g_array_unref (gaps.gaps);
+  g_string_free (gaps.long_gaps, TRUE);
 }
 
 /* ---- inbound-to-pixel: a reply painted in the open conversation ---- */

@@ -574,6 +574,7 @@ prs_service_give_way_to_window (PrsService *self)
   PRS_ASSERT_MAIN_THREAD ();
 
   prs_api_server_give_way (self->api_server);
+  prs_thread_request_short_slice ();
 }
 
 const GError *

@@ -335,6 +335,44 @@ test_search_list_released_on_main (PrsTestStoreDir *fixture,
   g_assert_cmpuint (g_atomic_int_get (&released.on_other_thread), ==, 0);
 }
 
+/* ---- the window's thread asks for a short time slice ---- */
+
+static gpointer
+slice_of_new_thread (gpointer data)
+{
+  return GSIZE_TO_POINTER ((gsize) prs_test_thread_slice_ns ());
+}
+
+static gpointer
+request_short_slice (gpointer data)
+{
+  guint64 before = prs_test_thread_slice_ns ();
+  guint64 after;
+  GThread *child;
+
+  g_assert_true (prs_thread_request_short_slice ());
+  after = prs_test_thread_slice_ns ();
+  /* Shorter than the kernel's default (0.75 ms at the least) */
+  g_assert_cmpuint (after, <, before);
+  g_assert_cmpuint (after, <, 750000);
+  /* A thread it starts afterwards has the default again */
+  child = g_thread_new ("child", slice_of_new_thread, NULL);
+  g_assert_cmpuint (GPOINTER_TO_SIZE (g_thread_join (child)), ==, before);
+  return NULL;
+}
+
+static void
+test_short_slice (void)
+{
+  if (prs_test_thread_slice_ns () == 0)
+    {
+      g_test_skip ("This kernel has no time slice per thread (Linux < 6.12)");
+      return;
+    }
+  /* On a thread of its own: the slice stays with the thread that asked */
+  run_on_other_thread (request_short_slice, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -348,6 +386,7 @@ main (int   argc,
   g_test_add_func ("/prs/thread/owner-only", test_owner);
   g_test_add_func ("/prs/thread/owner-handed-over", test_owner_handed_over);
   g_test_add_func ("/prs/thread/task-source-released-on-caller", test_task_source_released_on_caller);
+  g_test_add_func ("/prs/thread/short-slice", test_short_slice);
   g_test_add ("/prs/thread/search-list-released-on-main", PrsTestStoreDir, NULL,
               prs_test_store_dir_setup, test_search_list_released_on_main, prs_test_store_dir_teardown);
 

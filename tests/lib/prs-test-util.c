@@ -778,3 +778,18 @@ prs_test_store_dir_open (PrsTestStoreDir *fixture)
   g_assert_nonnull (store);
   return store;
 }
+
+guint64
+prs_test_thread_slice_ns (void)
+{
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/thread-self/sched", &text, NULL, NULL))
+    return 0;
+  line = strstr (text, "\nse.slice ");
+  if (line == NULL)
+    return 0;
+  line = strchr (line, ':');
+  return line != NULL ? g_ascii_strtoull (line + 1, NULL, 10) : 0;
+}

@@ -190,5 +190,8 @@ guint        prs_test_free_port     (void);
 /* Removes @path and, if it is a folder, everything under it (symbolic links
  * are removed, never followed). */
 void         prs_test_remove_tree   (const char   *path);
+/* The calling thread's time slice in ns (/proc/thread-self/sched, Linux ≥
+ * 6.12), or 0 where the kernel keeps no slice per thread. */
+guint64      prs_test_thread_slice_ns (void);
 
 G_END_DECLS

@@ -6,7 +6,8 @@
  * opened from the main menu has the focus; the conversation shown is read
  * when the window becomes active again; Rename keeps a name it refuses and
  * says why; New Conversation opens a conversation by the title it shows
- * (docs/conversations.md). */
+ * (docs/conversations.md); the window's thread asks for a short time
+ * slice (HACKING.md "Threads"). */
 #include "config.h"
 
 #include <string.h>
@@ -513,6 +514,25 @@ test_new_by_title (Fixture       *f,
                    ==, "Garden");
 }
 
+/* ---- frames before requests: the window's thread is picked soon ---- */
+
+/* Creating the window asks the scheduler for a short time slice for its
+ * thread (HACKING.md "Threads"): woken by its frame clock or the X server,
+ * it gets a core before the API thread and other programs' busy threads */
+static void
+test_short_slice (Fixture       *f,
+                  gconstpointer  data)
+{
+  if (prs_test_thread_slice_ns () == 0)
+    {
+      g_test_skip ("This kernel has no time slice per thread (Linux < 6.12)");
+      return;
+    }
+  fixture_open (f);
+  /* Shorter than the kernel's default (0.75 ms × (1 + log2 (cores)) at the least) */
+  g_assert_cmpuint (prs_test_thread_slice_ns (), <, 750000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -528,6 +548,7 @@ main (int   argc,
   ADD ("rename-keeps-invalid", test_rename_keeps_invalid);
   ADD ("rename-offers-one-line", test_rename_offers_one_line);
   ADD ("new-by-title", test_new_by_title);
+  ADD ("short-slice", test_short_slice);
 #undef ADD
 
   return g_test_run ();

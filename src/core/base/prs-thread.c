@@ -4,6 +4,35 @@
  * worker tasks that let their source object go where it was made. */
 #include "prs-thread.h"
 
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The kernel's struct sched_attr, its first version (sched_setattr(2));
+ * <linux/sched/types.h> clashes with the C library's <sched.h> */
+typedef struct
+{
+  guint32 size;
+  guint32 sched_policy;
+  guint64 sched_flags;
+  gint32  sched_nice;
+  guint32 sched_priority;
+  guint64 sched_runtime;
+  guint64 sched_deadline;
+  guint64 sched_period;
+} SchedAttr;
+
+#define POLICY_NORMAL              0   /* SCHED_OTHER */
+#define SCHED_FLAG_RESET_ON_FORK   0x01
+
+/* The slice asked for by prs_thread_request_short_slice (): the kernel's
+ * default is 0.75 ms × (1 + log2 (cores)), 1.4 ms on two cores; a frame's
+ * own work between wake-ups is mostly shorter. EEVDF gives a thread of a
+ * shorter slice an earlier virtual deadline, so once it is eligible it is
+ * picked before threads of the default slice, and its wake-up may preempt
+ * them; its share of the cores does not change. */
+#define SHORT_SLICE_NS 300000
+
 static GThread *main_thread;
 
 /* Constructors run on the thread that loads the program, before main () */
@@ -17,6 +46,28 @@ GThread *
 prs_thread_get_main (void)
 {
   return main_thread;
+}
+
+gboolean
+prs_thread_request_short_slice (void)
+{
+  SchedAttr attr = { 0 };
+
+  /* Keep the policy and nice value, change the slice only */
+  if (syscall (SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0)
+    return FALSE;
+  if (attr.sched_policy != POLICY_NORMAL)
+    return FALSE;
+  attr.size = sizeof attr;
+  attr.sched_runtime = SHORT_SLICE_NS;
+  attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+  if (syscall (SYS_sched_setattr, 0, &attr, 0) != 0)
+    {
+      g_debug ("The window's thread keeps its time slice: %s", g_strerror (errno));
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 /* The source object's extra reference, held until the task is gone */

@@ -51,6 +51,13 @@ prs_thread_owner_is_current (const PrsThreadOwner *owner)
 # define PRS_ASSERT_OWNER(owner)  G_STMT_START { (void) (owner); } G_STMT_END
 #endif
 
+/* Asks the scheduler to pick the calling thread soon after it wakes, for a
+ * thread that runs in short bursts and must not wait behind busy ones (the
+ * window's, between frames): a short time slice (HACKING.md "Threads";
+ * Linux ≥ 6.12, EEVDF; an earlier kernel ignores it). Threads it starts later keep the default.
+ * FALSE when the kernel refused. */
+gboolean  prs_thread_request_short_slice (void);
+
 /* g_task_run_in_thread () whose source object is let go on the thread that
  * ran this, never on the worker. GLib's worker drops its own reference to
  * the task after queueing the callback, so often (an eighth of the time to
