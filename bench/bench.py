@@ -269,9 +269,10 @@ def bench_layout():
                '%.2f' % (mbps / wc_mbps), '>=100MB/s,linear<=1.5', mbps >= 100 and linearity <= 1.5)
 
 
-def seed(n, data_dir, slug, conversations=1, reply_bytes=0):
+def seed(n, data_dir, slug, conversations=1, reply_bytes=0, question_bytes=0):
+    extra = ['--question-bytes', str(question_bytes)] if question_bytes else []
     subprocess.run([tool('seed-conversation'), str(n), data_dir, '--slug', slug,
-                    '--conversations', str(conversations), '--reply-bytes', str(reply_bytes)],
+                    '--conversations', str(conversations), '--reply-bytes', str(reply_bytes)] + extra,
                    capture_output=True, text=True, timeout=300, check=True)
 
 
@@ -391,6 +392,10 @@ def bench_scroll_long_replies():
     n = 20 if ARGS.quick else 60
     seed(n, d, 'long', reply_bytes=20 * 1024)
     seed(n, d, 'short')
+    # The person's long messages: 6 KiB (a label each) and 20 KiB (past
+    # PRS_TEXT_LABEL_MAX_BYTES: a text view each), one-line replies
+    seed(n, d, 'asked-6k', question_bytes=6 * 1024)
+    seed(n, d, 'asked-20k', question_bytes=20 * 1024)
     seed(1, d, 'start')
     short = parse_kv(bench_ui('scroll', d, free_port(), 'short', SCROLL_PX))
     long = parse_kv(bench_ui('scroll', d, free_port(), 'long', SCROLL_PX, timeout=900))
@@ -415,6 +420,14 @@ def bench_scroll_long_replies():
          '%s ms (CPU %s); the longest frame in the second after it: short %s ms, long %s ms CPU' % (
              long.get('ITEMS'), open_short, parse_kv(out_short).get('OPEN-CPU'), open_long,
              parse_kv(out_long).get('OPEN-CPU'), parse_kv(out_short).get('AFTER-OPEN-CPU-MAX'), after))
+    asked = {}
+    for slug in ('asked-6k', 'asked-20k'):
+        out = bench_ui('open', d, free_port(), slug, 0, timeout=900)
+        asked[slug] = (first_trace_after_action(out), parse_kv(out).get('OPEN-CPU'),
+                       parse_kv(out).get('AFTER-OPEN-CPU-MAX'))
+    note('open-long-replies: %s messages whose person\'s messages are 6 KiB: first frame %s ms (CPU %s), the '
+         'longest frame after it %s ms CPU; 20 KiB: %s ms (CPU %s), %s ms CPU' % (
+             long.get('ITEMS'), *asked['asked-6k'], *asked['asked-20k']))
     if open_short is None or open_long is None:
         failed('open-long-replies', 'ms', '<=300ms,after<100ms', 'no TRACE first-frame line after selecting')
     else:

@@ -4,11 +4,13 @@
  * prepared statements) in ONE transaction, so 100,000 messages take
  * seconds, not one fsync each.
  *
- *   seed-conversation N DIR [--slug SLUG] [--conversations M] [--reply-bytes B]
+ *   seed-conversation N DIR [--slug SLUG] [--conversations M] [--reply-bytes B] [--question-bytes Q]
  *
  * --conversations M adds M - 1 more conversations of one message each (the
  * sidebar of idle-rss). --reply-bytes B makes each reply of SLUG a report
- * in Markdown of about B bytes (scroll-long-replies). Prints the
+ * in Markdown of about B bytes (scroll-long-replies); --question-bytes Q
+ * each message of the person plain text of about Q bytes, in paragraphs
+ * (open-long-replies' NOTE). Prints the
  * conversation id of SLUG. */
 #include <stdlib.h>
 
@@ -46,12 +48,28 @@ long_report (gint64 seq,
   return g_string_free (text, FALSE);
 }
 
+/* What a person pastes: paragraphs of plain text, no Markdown */
+static char *
+long_question (gint64 seq,
+               gsize  size)
+{
+  GString *text = g_string_new (NULL);
+
+  g_string_append_printf (text, "Question %" G_GINT64_FORMAT ", with the notes below.", seq);
+  while (text->len < size)
+    g_string_append (text, "\n\nThe customer wrote again about the delayed order: the parcel left the "
+                           "warehouse on Monday, the tracking page has said \"in transit\" since, and "
+                           "they would like a refund or a new date before the weekend.");
+  return g_string_free (text, FALSE);
+}
+
 static gboolean
 insert_messages (PrsStore    *store,
                  const char  *conversation_id,
                  gint64       first_seq,
                  guint        n,
                  gsize        reply_bytes,
+                 gsize        question_bytes,
                  const char  *now,
                  GError     **error)
 {
@@ -83,6 +101,8 @@ insert_messages (PrsStore    *store,
       prs_store_bind_text (stmt, 4, seq % 2 == 1 ? "user" : "assistant");
       if (seq % 2 == 0 && reply_bytes > 0)
         report = long_report (seq, reply_bytes);
+      else if (seq % 2 == 1 && question_bytes > 0)
+        report = long_question (seq, question_bytes);
       prs_store_bind_text (stmt, 5, report != NULL ? report : content);
       prs_store_bind_text (stmt, 6, seq % 2 == 1 ? NULL : "prosponsive");
       prs_store_bind_text (stmt, 7, now);
@@ -137,11 +157,13 @@ main (int   argc,
   g_autofree char *now = now_text ();
   int n_conversations = 1;
   int reply_bytes = 0;
+  int question_bytes = 0;
   guint64 n;
   GOptionEntry entries[] = {
     { "slug", 0, 0, G_OPTION_ARG_STRING, &slug, "Slug of the conversation", "SLUG" },
     { "conversations", 0, 0, G_OPTION_ARG_INT, &n_conversations, "Conversations in all", "M" },
     { "reply-bytes", 0, 0, G_OPTION_ARG_INT, &reply_bytes, "Each reply a Markdown report of B bytes", "B" },
+    { "question-bytes", 0, 0, G_OPTION_ARG_INT, &question_bytes, "Each message of the person Q bytes of text", "Q" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("N DIR");
@@ -149,9 +171,10 @@ main (int   argc,
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc != 3 ||
-      !g_ascii_string_to_unsigned (argv[1], 10, 0, 10000000, &n, NULL) || reply_bytes < 0)
+      !g_ascii_string_to_unsigned (argv[1], 10, 0, 10000000, &n, NULL) || reply_bytes < 0 ||
+      question_bytes < 0)
     {
-      g_printerr ("usage: seed-conversation N DIR [--slug SLUG] [--conversations M] [--reply-bytes B]%s%s\n",
+      g_printerr ("usage: seed-conversation N DIR [--slug SLUG] [--conversations M] [--reply-bytes B] [--question-bytes Q]%s%s\n",
                   error != NULL ? ": " : "", error != NULL ? error->message : "");
       return 2;
     }
@@ -167,7 +190,7 @@ main (int   argc,
     goto fail;
 
   if (!add_conversation (store, slug, now, &id, &error) ||
-      !insert_messages (store, id, 1, (guint) n, (gsize) reply_bytes, now, &error))
+      !insert_messages (store, id, 1, (guint) n, (gsize) reply_bytes, (gsize) question_bytes, now, &error))
     goto rollback;
 
   for (int i = 1; i < n_conversations; i++)
@@ -176,7 +199,7 @@ main (int   argc,
       g_autofree char *other_id = NULL;
 
       if (!add_conversation (store, other_slug, now, &other_id, &error) ||
-          !insert_messages (store, other_id, 1, 1, 0, now, &error))
+          !insert_messages (store, other_id, 1, 1, 0, 0, now, &error))
         goto rollback;
     }
 

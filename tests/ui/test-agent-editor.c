@@ -540,12 +540,47 @@ add_schedule (PrsStore   *store,
   g_assert_no_error (error);
 }
 
+/* The target of @action_name's item in @button's menu (its sections'
+ * too), or NULL when the menu has none */
+static GVariant *
+menu_item_target (GMenuModel *model,
+                  const char *action_name)
+{
+  for (int i = 0; model != NULL && i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *action = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      GVariant *target;
+
+      if (section != NULL && (target = menu_item_target (section, action_name)) != NULL)
+        return target;
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &action) &&
+          g_str_equal (action, action_name))
+        return g_menu_model_get_item_attribute_value (model, i, G_MENU_ATTRIBUTE_TARGET, NULL);
+    }
+  return NULL;
+}
+
+/* What choosing @action_name in @row's ⋮ menu does; FALSE when the menu
+ * has no such item */
+static gboolean
+choose_in_menu (GtkWidget  *row,
+                const char *action_name)
+{
+  GtkWidget *button = g_object_get_data (G_OBJECT (row), "menu-button");
+  g_autoptr(GVariant) target = menu_item_target (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)),
+                                                 action_name);
+
+  if (target == NULL)
+    return FALSE;
+  return gtk_widget_activate_action_variant (button, action_name, target);
+}
+
 static void
 test_delete_confirmed (Fixture       *f,
                        gconstpointer  data)
 {
   GtkWidget *row = prs_agents_page_get_row (page (f), "mail-triage");
-  GtkWidget *button = g_object_get_data (G_OBJECT (row), "delete-button");
   g_autoptr(PrsStore) store = open_store (f);
   g_autoptr(PrsAgent) agent = NULL;
   AdwMessageDialog *dialog;
@@ -553,8 +588,7 @@ test_delete_confirmed (Fixture       *f,
   add_schedule (store, "Triage hourly", "mail-triage", TRUE);
   add_schedule (store, "Triage paused", "mail-triage", FALSE);
   add_schedule (store, "Briefing", PRS_AGENT_DEFAULT_ID, TRUE);
-  g_assert_true (gtk_widget_is_sensitive (button));
-  g_assert_true (gtk_widget_activate (button));
+  g_assert_true (choose_in_menu (row, "agents.delete"));
   dialog = wait_for_message_dialog ();
   g_assert_nonnull (dialog);
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Delete “Mail Triage”?");
@@ -572,7 +606,7 @@ test_delete_confirmed (Fixture       *f,
   g_assert_nonnull (agent);
   g_clear_pointer (&agent, prs_agent_free);
 
-  g_assert_true (gtk_widget_activate (button));
+  g_assert_true (choose_in_menu (row, "agents.delete"));
   dialog = wait_for_message_dialog ();
   g_assert_nonnull (dialog);
   respond (dialog, "delete");
@@ -582,17 +616,83 @@ test_delete_confirmed (Fixture       *f,
   g_assert_null (prs_agents_page_get_row (page (f), "mail-triage"));
 }
 
+static gboolean
+has_editor (gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (PRS_IS_AGENT_EDITOR (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+popover_shown (gpointer data)
+{
+  GtkPopover *popover = gtk_menu_button_get_popover (data);
+
+  return popover != NULL && gtk_widget_get_mapped (GTK_WIDGET (popover));
+}
+
+/* A row by keyboard alone: Enter on it opens the editor; Tab reaches its
+ * ⋮ button (named for the agent), Enter opens the menu and its last item,
+ * Delete…, asks before deleting. Its line holds the ⋮ and the › alone:
+ * no trash button beside them */
+static void
+test_row_keyboard (Fixture       *f,
+                   gconstpointer  data)
+{
+  GtkWidget *row = prs_agents_page_get_row (page (f), "mail-triage");
+  GtkWidget *button = g_object_get_data (G_OBJECT (row), "menu-button");
+  GtkWidget *window = GTK_WIDGET (f->window);
+  AdwMessageDialog *dialog;
+  guint buttons = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (gtk_widget_get_parent (button)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    buttons += GTK_IS_BUTTON (child) || GTK_IS_MENU_BUTTON (child);
+  g_assert_cmpuint (buttons, ==, 1);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, "More for Mail Triage");
+
+  g_assert_true (gtk_widget_grab_focus (row));
+  prs_test_press_keys (window, "Return");
+  g_assert_true (prs_test_wait_until (has_editor, NULL));
+  destroy_toplevels (f);
+  prs_test_wait_frames (window, 2);
+
+  g_assert_true (gtk_widget_grab_focus (row));
+  prs_test_press_keys (window, "Tab");
+  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), button));
+  prs_test_press_keys (window, "Return");
+  g_assert_true (prs_test_wait_until (popover_shown, button));
+  /* The menu's last item is Delete… */
+  prs_test_press_keys (window, "Up");
+  prs_test_press_keys (window, "Return");
+  dialog = wait_for_message_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Delete “Mail Triage”?");
+  respond (dialog, "cancel");
+  prs_test_wait_frames (window, 2);
+  g_assert_nonnull (prs_agents_page_get_row (page (f), "mail-triage"));
+}
+
 static void
 test_default_not_deletable (Fixture       *f,
                             gconstpointer  data)
 {
   GtkWidget *row = prs_agents_page_get_row (page (f), PRS_AGENT_DEFAULT_ID);
-  GtkWidget *button = g_object_get_data (G_OBJECT (row), "delete-button");
   g_autoptr(PrsStore) store = open_store (f);
   g_autoptr(PrsAgent) agent = NULL;
 
-  g_assert_false (gtk_widget_get_sensitive (button));
-  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (button), "cannot be deleted"));
+  /* Its menu duplicates and exports it; it has no Delete */
+  g_assert_false (choose_in_menu (row, "agents.delete"));
+  g_assert_true (menu_item_target (gtk_menu_button_get_menu_model (g_object_get_data (G_OBJECT (row), "menu-button")),
+                                   "agents.export") != NULL);
   gtk_widget_activate_action (GTK_WIDGET (page (f)), "agents.delete", "s", PRS_AGENT_DEFAULT_ID);
   prs_test_wait_frames (GTK_WIDGET (f->window), 2);
   g_assert_null (find_message_dialog ());
@@ -842,7 +942,7 @@ test_long_names (Fixture       *f,
   g_assert_nonnull (row);
   shown = g_strdup_printf ("a [2Jb %s", name->str);
   g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, shown);
-  g_assert_cmpint (adw_action_row_get_title_lines (ADW_ACTION_ROW (row)), ==, 2);
+  g_assert_cmpint (gtk_label_get_lines (GTK_LABEL (prs_test_find_label (row, shown))), ==, 2);
   g_assert_cmpstr (gtk_widget_get_tooltip_text (row), ==, shown);
   /* two lines of a 1280-wide window, not twelve */
   g_assert_cmpint (gtk_widget_get_height (row), <, 120);
@@ -853,6 +953,9 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  /* A context in which what assistive technology is told can be read back
+   * (the suite's GTK_A11Y=none has none): the rows' buttons' names */
+  g_setenv ("GTK_A11Y", "test", TRUE);
   gtk_init ();
   adw_init ();
 
@@ -874,6 +977,7 @@ main (int   argc,
   ADD ("/ui/agent-editor/allowed-tools", test_allowed_tools);
   ADD ("/ui/agent-editor/delete-confirmed", test_delete_confirmed);
   ADD ("/ui/agent-editor/default-not-deletable", test_default_not_deletable);
+  ADD ("/ui/agent-editor/row-keyboard", test_row_keyboard);
   ADD ("/ui/agent-editor/duplicate-export-import", test_duplicate_export_import);
   ADD ("/ui/agent-editor/import-confirms-replace", test_import_confirms_replace);
   ADD ("/ui/agent-editor/import-limits", test_import_limits);

@@ -136,9 +136,10 @@ typedef struct
 /* A data folder with a conversation @slug whose one reply is @reply, its
  * service started and its window shown at 1000 × 700 on it. */
 static void
-conversation_open (Conversation *c,
-                   const char   *slug,
-                   const char   *reply)
+conversation_open_asked (Conversation *c,
+                         const char   *slug,
+                         const char   *asked,
+                         const char   *reply)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PrsStore) store = NULL;
@@ -152,7 +153,7 @@ conversation_open (Conversation *c,
   id = prs_test_resolve_conversation (store, slug);
   question.conversation_id = answer.conversation_id = id;
   question.kind = "user";
-  question.content = "Write the long report, please.";
+  question.content = asked;
   answer.kind = "assistant";
   answer.agent_id = "prosponsive";
   answer.status = "completed";
@@ -170,6 +171,14 @@ conversation_open (Conversation *c,
   gtk_window_present (GTK_WINDOW (c->window));
   prs_test_wait_frames (GTK_WIDGET (c->window), 3);
   prs_window_select_conversation (c->window, id);
+}
+
+static void
+conversation_open (Conversation *c,
+                   const char   *slug,
+                   const char   *reply)
+{
+  conversation_open_asked (c, slug, "Write the long report, please.", reply);
 }
 
 static void
@@ -424,6 +433,62 @@ test_long_reply_measured (void)
   g_type_class_unref (klass);
 }
 
+/* ---- the person's own messages ---- */
+
+static gboolean
+is_bubble_text (GtkWidget *widget,
+                gpointer   data)
+{
+  GtkWidget *bubble = gtk_widget_get_ancestor (widget, GTK_TYPE_BOX);
+
+  return gtk_label_get_wrap (GTK_LABEL (widget)) && bubble != NULL &&
+         gtk_widget_has_css_class (bubble, "user") && label_shows (widget, data);
+}
+
+/* A person's message of 6 KB (a label: under PRS_TEXT_LABEL_MAX_BYTES)
+ * finds its minimum width at a dozen characters, as a reply's blocks do,
+ * not at 0 pixels, where Pango breaks it at every character, a line each
+ * (docs/conversations.md "Long replies"); a short one keeps its natural
+ * width, its text's, so that its bubble is no wider than its words */
+static void
+test_person_message_min_width (void)
+{
+  g_autoptr(GString) asked = g_string_new ("Here are my notes.");
+  Conversation c = { 0 };
+  GtkWidget *label, *short_label;
+  g_autoptr(PangoLayout) layout = NULL;
+  int minimum, natural, text_width;
+  gint64 started;
+
+  while (asked->len < 6 * 1024)
+    g_string_append (asked, " The parcel left the warehouse on Monday and has been in transit since.");
+  conversation_open_asked (&c, "long-question", asked->str, "Thanks!");
+  g_assert_true (prs_test_wait_until (has_markdown_view, &c));
+  prs_test_wait_frames (GTK_WIDGET (c.window), 3);
+
+  label = prs_test_find_widget (GTK_WIDGET (c.window), GTK_TYPE_LABEL, is_bubble_text, (gpointer) "Here are my notes.");
+  g_assert_nonnull (label);
+  g_assert_cmpint (gtk_label_get_width_chars (GTK_LABEL (label)), ==, PRS_TEXT_MIN_CHARS);
+  started = g_get_monotonic_time ();
+  gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, &natural, NULL, NULL);
+  g_test_message ("minimum width %d px, natural %d px, in %.2f ms (cached)", minimum, natural,
+                  (g_get_monotonic_time () - started) / 1000.0);
+  g_assert_cmpint (minimum, >=, 5 * PRS_TEXT_MIN_CHARS);
+  conversation_close (&c);
+
+  conversation_open_asked (&c, "short-question", "Thanks, and hi", "Thanks!");
+  g_assert_true (prs_test_wait_until (has_markdown_view, &c));
+  prs_test_wait_frames (GTK_WIDGET (c.window), 3);
+  short_label = prs_test_find_widget (GTK_WIDGET (c.window), GTK_TYPE_LABEL, is_bubble_text, (gpointer) "Thanks, and hi");
+  g_assert_nonnull (short_label);
+  g_assert_cmpint (gtk_label_get_width_chars (GTK_LABEL (short_label)), ==, -1);
+  layout = gtk_widget_create_pango_layout (short_label, "Thanks, and hi");
+  pango_layout_get_pixel_size (layout, &text_width, NULL);
+  gtk_widget_measure (short_label, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, &natural, NULL, NULL);
+  g_assert_cmpint (natural, ==, text_width);
+  conversation_close (&c);
+}
+
 /* ---- a conversation of long replies ---- */
 
 #define LONG_PAIRS 10
@@ -554,6 +619,7 @@ main (int   argc,
   g_test_add_func ("/ui/markdown/long-reply", test_long_reply);
   g_test_add_func ("/ui/markdown/long-reply-plain", test_long_reply_plain);
   g_test_add_func ("/ui/markdown/long-reply-measured", test_long_reply_measured);
+  g_test_add_func ("/ui/markdown/person-message-min-width", test_person_message_min_width);
   g_test_add_func ("/ui/markdown/list-item", test_list_item);
   g_test_add_func ("/ui/markdown/long-replies-open", test_long_replies_open);
 

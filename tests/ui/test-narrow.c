@@ -273,10 +273,19 @@ is_agent_id (GtkWidget *widget,
   return gtk_widget_has_css_class (widget, "agent-id");
 }
 
+static gboolean
+is_agent_heading (GtkWidget *widget,
+                  gpointer   data)
+{
+  return gtk_widget_has_css_class (widget, "agent-heading");
+}
+
 /* The Agents page: its heading's buttons beside the description (@beside)
  * or under it, the description given most of the width; each agent's id
- * drawn within its row, and when cut short by an ellipsis, whole in its
- * tooltip and accessible description */
+ * beside its name and description in a wide window and under them at a
+ * phone's width, where beside them it cut the id to "execut…-agent" and
+ * left the description a column of two words: drawn within its row,
+ * whole, and whole in its tooltip and accessible description too */
 static void
 assert_agents_page (PrsWindow *window,
                     gboolean   beside)
@@ -284,7 +293,6 @@ assert_agents_page (PrsWindow *window,
   PrsAgentsPage *page = prs_window_get_agents_page (window);
   GtkWidget *heading = prs_test_find_widget (GTK_WIDGET (page), PRS_TYPE_HEADING, NULL, NULL);
   const char *ids[] = { "prosponsive", "executive-assistant-email-agent" };
-  guint cut = 0;
 
   g_assert_nonnull (heading);
   g_assert_cmpint (prs_heading_badge_beside (PRS_HEADING (heading)), ==, beside);
@@ -295,22 +303,32 @@ assert_agents_page (PrsWindow *window,
     {
       GtkWidget *row = prs_agents_page_get_row (page, ids[i]);
       GtkWidget *id = prs_test_find_widget (row, GTK_TYPE_LABEL, is_agent_id, NULL);
+      GtkWidget *row_heading = prs_test_find_widget (row, PRS_TYPE_HEADING, is_agent_heading, NULL);
       g_autofree char *tooltip = NULL;
-      graphene_rect_t bounds;
+      graphene_rect_t bounds, text;
 
       g_assert_nonnull (id);
+      g_assert_nonnull (row_heading);
       g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (id)), ==, ids[i]);
+      g_assert_cmpint (prs_heading_badge_beside (PRS_HEADING (row_heading)), ==, beside);
       g_assert_true (gtk_widget_compute_bounds (id, row, &bounds));
+      g_assert_true (gtk_widget_compute_bounds (gtk_widget_get_first_child (row_heading), row, &text));
       g_assert_cmpfloat (bounds.origin.x, >=, 0);
       g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (row));
+      if (beside)
+        g_assert_cmpfloat (bounds.origin.x, >=, text.origin.x + text.size.width);
+      else
+        {
+          /* Under the name and description, which have the row's width but its buttons' */
+          g_assert_cmpfloat (bounds.origin.y, >=, text.origin.y + text.size.height);
+          g_assert_cmpfloat_with_epsilon (bounds.origin.x, text.origin.x, 0.5);
+          g_assert_cmpfloat (text.size.width, >=, 200);
+        }
+      g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (id))));
       tooltip = g_strdup (gtk_widget_get_tooltip_text (id));
       g_assert_true (g_str_has_prefix (tooltip, ids[i]));
       gtk_test_accessible_assert_property (GTK_ACCESSIBLE (id), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, tooltip);
-      cut += pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (id)));
     }
-  /* At 360 px the long id is cut, so the tooltip is what shows it whole */
-  if (!beside)
-    g_assert_cmpuint (cut, >, 0);
 }
 
 /* The window at 1060 px resized to 360 (a real resize of the X window),

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prs-agents-page.c: the agents, one row each (name, description, id); the
- * row opens the editor, its menu duplicates or exports, its trash button
- * deletes after asking. The default agent's trash button stays insensitive
- * and its tooltip says why. Everything goes through the store; the page
- * re-reads it after each change. */
+ * row opens the editor, its menu duplicates, exports or deletes after
+ * asking. The default agent's menu has no Delete. Everything goes through
+ * the store; the page re-reads it after each change. */
 #include "config.h"
 
 #include <adwaita.h>
@@ -76,93 +75,139 @@ show_error_dialog (PrsAgentsPage *self,
 /* A name longer than this may not fit two lines of a narrow window: the
  * row's tooltip shows it whole. */
 #define AGENT_NAME_TOOLTIP_CHARS 40
+/* The name and description keep at least this width beside the id; below
+ * it, at a phone's width, the id goes under them, as a line of its own */
+#define ROW_TEXT_WIDTH 200
 
+static GtkWidget *
+row_label (const char *text,
+           const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  /* At most two lines, ending in "…"; a name that long is read in full
+   * in the tooltip (and in the editor) */
+  gtk_label_set_lines (GTK_LABEL (label), 2);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (label, css_class);
+  return label;
+}
+
+/* The agent's id, in the words of workflows; cut in the middle when the
+ * row is narrower than it, whole in its tooltip and for assistive
+ * technology */
+static GtkWidget *
+id_label_new (const char *agent_id)
+{
+  GtkWidget *label = gtk_label_new (agent_id);
+  g_autofree char *tooltip = NULL;
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_widget_set_valign (label, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (label, "agent-id");
+  gtk_widget_add_css_class (label, "caption");
+  gtk_widget_add_css_class (label, "dim-label");
+  /* Translators: %s is an agent's id, such as executive-assistant-email-agent */
+  tooltip = g_strdup_printf (_("%s: the agent’s id, as workflows name it (agentId)"), agent_id);
+  gtk_widget_set_tooltip_text (label, tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, tooltip, -1);
+  return label;
+}
+
+/* ⋮: Duplicate, Export… and, for any agent but the default one, Delete…
+ * (confirmed: delete_activated), as GNOME's lists keep a destructive
+ * action out of a row's line of buttons */
+static GtkWidget *
+menu_button_new (const char *agent_id,
+                 const char *name)
+{
+  GtkWidget *button = gtk_menu_button_new ();
+  g_autoptr(GMenu) menu = g_menu_new ();
+  g_autoptr(GMenu) danger = g_menu_new ();
+  g_autoptr(GMenuItem) item = NULL;
+  g_autofree char *label = NULL;
+
+  item = g_menu_item_new (_("_Duplicate"), NULL);
+  g_menu_item_set_action_and_target (item, "agents.duplicate", "s", agent_id);
+  g_menu_append_item (menu, item);
+  g_clear_object (&item);
+  item = g_menu_item_new (_("_Export…"), NULL);
+  g_menu_item_set_action_and_target (item, "agents.export", "s", agent_id);
+  g_menu_append_item (menu, item);
+  g_clear_object (&item);
+  if (g_strcmp0 (agent_id, PRS_AGENT_DEFAULT_ID) != 0)
+    {
+      item = g_menu_item_new (_("_Delete…"), NULL);
+      g_menu_item_set_action_and_target (item, "agents.delete", "s", agent_id);
+      g_menu_append_item (danger, item);
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (danger));
+    }
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (button), G_MENU_MODEL (menu));
+  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (button), "view-more-symbolic");
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_set_tooltip_text (button, _("More"));
+  /* Translators: %s is an agent's name */
+  label = g_strdup_printf (_("More for %s"), name);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+  return button;
+}
+
+/* A row as an AdwActionRow draws one (its CSS nodes: box.header, box.title,
+ * label.title, label.subtitle), but the name and description are a
+ * PrsHeading's title and the id its badge: beside them in a wide window,
+ * under them at a phone's width, where beside them it left the
+ * description a column of two words and the id "execut…-agent" */
 static GtkWidget *
 agent_row_new (const PrsAgent *agent)
 {
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *id_label = gtk_label_new (agent->id);
-  GtkWidget *menu_button = gtk_menu_button_new ();
-  GtkWidget *delete_button = gtk_button_new_from_icon_name ("user-trash-symbolic");
-  GtkWidget *chevron = gtk_image_new_from_icon_name ("go-next-symbolic");
-  g_autoptr(GMenu) menu = g_menu_new ();
-  g_autoptr(GMenuItem) duplicate = NULL;
-  g_autoptr(GMenuItem) export = NULL;
-  g_autofree char *menu_label = NULL;
-  g_autofree char *id_tooltip = NULL;
+  GtkWidget *row = adw_preferences_row_new ();
+  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *heading = g_object_new (PRS_TYPE_HEADING, NULL);
+  GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *title, *subtitle, *menu_button;
   /* Agents stored before names were limited (docs/agents.md) may hold
    * control characters, which would show as boxes or redraw nothing
    * useful: shown as spaces. */
   g_autofree char *name = prs_text_blank_controls (agent->name, -1, FALSE);
   g_autofree char *description = prs_text_blank_controls (agent->description, -1, FALSE);
-  gboolean is_default = g_strcmp0 (agent->id, PRS_AGENT_DEFAULT_ID) == 0;
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  /* At most two lines, ending in "…"; a name that long is read in full
-   * in the tooltip (and in the editor). */
-  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 2);
   if (g_utf8_strlen (name, -1) > AGENT_NAME_TOOLTIP_CHARS)
     gtk_widget_set_tooltip_text (row, name);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
-                               description[0] != '\0' ? description : _("No description"));
-  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (row), "agents.edit");
   gtk_actionable_set_action_target (GTK_ACTIONABLE (row), "s", agent->id);
   gtk_widget_add_css_class (row, "agent-row");
 
-  gtk_widget_add_css_class (id_label, "agent-id");
-  gtk_widget_add_css_class (id_label, "caption");
-  gtk_widget_add_css_class (id_label, "dim-label");
-  gtk_label_set_ellipsize (GTK_LABEL (id_label), PANGO_ELLIPSIZE_MIDDLE);
-  gtk_label_set_max_width_chars (GTK_LABEL (id_label), 28);
-  gtk_label_set_selectable (GTK_LABEL (id_label), FALSE);
-  /* Cut in the middle at a narrow width: the whole id in the tooltip,
-   * and for assistive technology */
-  /* Translators: %s is an agent's id, such as executive-assistant-email-agent */
-  id_tooltip = g_strdup_printf (_("%s: the agent’s id, as workflows name it (agentId)"), agent->id);
-  gtk_widget_set_tooltip_text (id_label, id_tooltip);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (id_label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, id_tooltip, -1);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), id_label);
+  title = row_label (name, "title");
+  subtitle = row_label (description[0] != '\0' ? description : _("No description"), "subtitle");
+  gtk_widget_add_css_class (text, "title");
+  gtk_box_append (GTK_BOX (text), title);
+  gtk_box_append (GTK_BOX (text), subtitle);
+  gtk_widget_set_parent (text, heading);
+  gtk_widget_set_parent (id_label_new (agent->id), heading);
+  prs_heading_set_title_width (PRS_HEADING (heading), ROW_TEXT_WIDTH);
+  gtk_widget_set_hexpand (heading, TRUE);
+  gtk_widget_add_css_class (heading, "agent-heading");
 
-  duplicate = g_menu_item_new (_("_Duplicate"), NULL);
-  g_menu_item_set_action_and_target (duplicate, "agents.duplicate", "s", agent->id);
-  g_menu_append_item (menu, duplicate);
-  export = g_menu_item_new (_("_Export…"), NULL);
-  g_menu_item_set_action_and_target (export, "agents.export", "s", agent->id);
-  g_menu_append_item (menu, export);
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (menu_button), G_MENU_MODEL (menu));
-  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (menu_button), "view-more-symbolic");
-  gtk_widget_set_valign (menu_button, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (menu_button, "flat");
-  gtk_widget_set_tooltip_text (menu_button, _("More"));
-  /* Translators: %s is an agent's name */
-  menu_label = g_strdup_printf (_("More for %s"), name);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL, menu_label, -1);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), menu_button);
-
-  gtk_widget_set_valign (delete_button, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (delete_button, "flat");
-  if (is_default)
-    {
-      gtk_widget_set_sensitive (delete_button, FALSE);
-      gtk_widget_set_tooltip_text (delete_button,
-                                   _("The default agent cannot be deleted: it answers whenever no other agent is chosen"));
-    }
-  else
-    {
-      g_autofree char *label = g_strdup_printf (_("Delete %s"), name);
-
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (delete_button), "agents.delete");
-      gtk_actionable_set_action_target (GTK_ACTIONABLE (delete_button), "s", agent->id);
-      gtk_widget_set_tooltip_text (delete_button, _("Delete"));
-      gtk_accessible_update_property (GTK_ACCESSIBLE (delete_button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
-    }
-  g_object_set_data (G_OBJECT (row), "delete-button", delete_button);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), delete_button);
-
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), chevron);
+  menu_button = menu_button_new (agent->id, name);
+  gtk_widget_add_css_class (header, "header");
+  gtk_widget_set_valign (header, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (header), heading);
+  gtk_box_append (GTK_BOX (header), menu_button);
+  gtk_box_append (GTK_BOX (header), gtk_image_new_from_icon_name ("go-next-symbolic"));
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), header);
+  /* As AdwActionRow: named by its title, described by its subtitle */
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (row),
+                                  GTK_ACCESSIBLE_RELATION_LABELLED_BY, title, NULL,
+                                  GTK_ACCESSIBLE_RELATION_DESCRIBED_BY, subtitle, NULL,
+                                  -1);
+  g_object_set_data (G_OBJECT (row), "menu-button", menu_button);
   return row;
 }
 

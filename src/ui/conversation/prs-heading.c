@@ -187,11 +187,15 @@ heading_allocate (GtkWidget *widget,
   measure_child (parts.badge, GTK_ORIENTATION_VERTICAL, -1, &unused, &badge_h);
   row = MAX (icon_h, title_h);
 
-  /* The icon beside the title's lines, the badge at the top of its place */
+  /* The icon beside the title's lines, the badge at the top of its place
+   * (beside them, in their middle when its valign says so: an agent's id
+   * at the end of its row, as a row's suffix) */
   place (parts.icon, width, 0, 0, MAX (lead - SPACING, 0), row);
   place (parts.title, width, lead, 0, title_width, row);
   if (self->beside)
-    place (parts.badge, width, width - badge_w, 0, badge_w, badge_h);
+    place (parts.badge, width, width - badge_w,
+           gtk_widget_get_valign (parts.badge) == GTK_ALIGN_CENTER ? MAX ((row - badge_h) / 2, 0) : 0,
+           badge_w, badge_h);
   else
     place (parts.badge, width, lead, row + ROW_SPACING, MIN (badge_w, MAX (width - lead, 0)), badge_h);
 }

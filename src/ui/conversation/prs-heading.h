@@ -4,7 +4,8 @@
  * and its buttons). The badge sits at the end of the title's line when
  * both fit there, and under the title otherwise, so that a narrow card
  * breaks neither the title nor the badge (docs/conversations.md "The
- * window"). Its children, in order, from a .ui file. */
+ * window"). Its children, in order, from a .ui file. A badge whose valign
+ * is GTK_ALIGN_CENTER sits in the middle of the title's lines beside it. */
 #pragma once
 
 #include <gtk/gtk.h>

@@ -218,16 +218,14 @@ item_allocate (GtkWidget *widget,
                        gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (x, 0)));
 }
 
-/* The narrowest a paragraph, heading, list item or code block asks to be.
- * GtkLabel finds a wrapping label's minimum width by laying its text out at
- * its width-chars (none: 0 pixels), and at 0 Pango breaks a paragraph at
- * every character, a line each: 2.2 ms for a paragraph of 400 characters,
- * most of a 20 KiB reply's 150 ms frame; at 12 characters it is 0.2 ms.
- * A reply's bubble takes the row's whole width, which leaves a block more
- * than that in the narrowest window (360 pixels), so no block is laid out
- * differently (docs/conversations.md "Long replies"). Table cells keep no
- * minimum of their own: a table's columns add theirs up. */
-#define BLOCK_MIN_CHARS 12
+/* The narrowest a paragraph, heading, list item or code block asks to be:
+ * PRS_TEXT_MIN_CHARS characters (prs_text_label_set_min_chars: 0.2 ms for
+ * 400 characters, where at 0 pixels it was 2.2 ms, most of a 20 KiB
+ * reply's 150 ms frame). A reply's bubble takes the row's whole width,
+ * which leaves a block more than that in the narrowest window (360
+ * pixels), so no block is laid out differently (docs/conversations.md
+ * "Long replies"). Table cells keep no minimum of their own: a table's
+ * columns add theirs up. */
 
 /* Turns what was collected into a widget. */
 static void
@@ -272,7 +270,7 @@ flush_block (Renderer *r)
     }
 
   label = prs_text_label_new_markup (r->markup->str);
-  gtk_label_set_width_chars (GTK_LABEL (label), BLOCK_MIN_CHARS);
+  prs_text_label_set_min_chars (GTK_LABEL (label), FALSE);
   g_string_truncate (r->markup, 0);
 
   switch (kind)

@@ -710,6 +710,11 @@ build_bubble (PrsMessageRow *self,
     {
       GtkWidget *text = prs_text_new (prs_message_get_content (message), TRUE);
 
+      /* Its minimum width found at a dozen characters, not at 0 pixels,
+       * as a reply's blocks (docs/conversations.md "Long replies"); its
+       * bubble no wider than before */
+      if (GTK_IS_LABEL (text))
+        prs_text_label_set_min_chars (GTK_LABEL (text), TRUE);
       g_ptr_array_add (self->blocks, text);
       gtk_box_append (GTK_BOX (bubble), text);
     }

@@ -183,6 +183,63 @@ prs_text_new (const char *text,
     }
 }
 
+/* The width GtkLabel gives a character when it counts width-chars */
+static int
+char_pixels (PangoContext *context)
+{
+  PangoFontMetrics *metrics = pango_context_get_metrics (context, pango_context_get_font_description (context),
+                                                         pango_context_get_language (context));
+  int width = MAX (pango_font_metrics_get_approximate_char_width (metrics),
+                   pango_font_metrics_get_approximate_digit_width (metrics));
+
+  pango_font_metrics_unref (metrics);
+  return width;
+}
+
+/* Whether @label's text is wider, on one line, than twice the minimum */
+static gboolean
+wider_than_min_chars (GtkLabel *label)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  int width;
+
+  /* Fewer characters than that cannot be wider; more are laid out once,
+   * unwrapped, as the label does for its natural width */
+  if (g_utf8_strlen (gtk_label_get_text (label), -1) <= 2 * PRS_TEXT_MIN_CHARS)
+    return FALSE;
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (label), gtk_label_get_text (label));
+  pango_layout_get_size (layout, &width, NULL);
+  return width >= 2 * PRS_TEXT_MIN_CHARS * char_pixels (pango_layout_get_context (layout));
+}
+
+/* In its window, @label has the font it is drawn with: decided then,
+ * before it is first measured */
+static void
+on_label_rooted (GtkLabel   *label,
+                 GParamSpec *pspec,
+                 gpointer    user_data)
+{
+  if (gtk_widget_get_root (GTK_WIDGET (label)) == NULL)
+    return;
+  g_signal_handlers_disconnect_by_func (label, on_label_rooted, user_data);
+  if (wider_than_min_chars (label))
+    gtk_label_set_width_chars (label, PRS_TEXT_MIN_CHARS);
+}
+
+void
+prs_text_label_set_min_chars (GtkLabel *label,
+                              gboolean  keep_natural)
+{
+  g_return_if_fail (GTK_IS_LABEL (label));
+
+  if (!keep_natural)
+    gtk_label_set_width_chars (label, PRS_TEXT_MIN_CHARS);
+  else if (gtk_widget_get_root (GTK_WIDGET (label)) == NULL)
+    g_signal_connect (label, "notify::root", G_CALLBACK (on_label_rooted), NULL);
+  else
+    on_label_rooted (label, NULL, NULL);
+}
+
 void
 prs_text_label_no_hyphens (GtkLabel *label)
 {

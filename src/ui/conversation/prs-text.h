@@ -24,6 +24,22 @@ GtkWidget *prs_text_new             (const char *text,
 /* A label with markup whose links go through the launcher. */
 GtkWidget *prs_text_label_new_markup (const char *markup);
 
+/* The narrowest a wrapping block of text asks to be, in characters
+ * (prs_text_label_set_min_chars) */
+#define PRS_TEXT_MIN_CHARS       12
+
+/* Gives @label, which wraps, a minimum width of PRS_TEXT_MIN_CHARS
+ * characters. GtkLabel finds a wrapping label's minimum width by laying its
+ * text out at its width-chars (none: 0 pixels), and at 0 Pango breaks a
+ * paragraph at every character, a line each: 2.2 ms for 400 characters,
+ * and every height asked of the label asks that first. A label's natural
+ * width is at least its width-chars too, so when @keep_natural only a
+ * label whose text is wider than twice that on one line gets it: a short
+ * message's bubble stays as narrow as its text; that is decided when
+ * @label is in its window, with the font it is drawn with. */
+void       prs_text_label_set_min_chars (GtkLabel *label,
+                                         gboolean  keep_natural);
+
 /* Names, JSON and code break anywhere when narrow, but with no hyphen
  * added at the break (Pango adds one inside a word): "email_mov-e_to_fold-er"
  * reads as another name, "ex-ample.org" as another address. */
