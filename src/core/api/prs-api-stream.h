@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* prs-api-stream.h: the stream a connection's libsoup server reads and
+ * writes: the TLS connection itself, except that an answer's header block
+ * is held until its body follows, so that one answer leaves as one TLS
+ * record (tests/api/HARDENING.md, "Nagle"). API thread only. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define PRS_TYPE_API_STREAM (prs_api_stream_get_type ())
+G_DECLARE_FINAL_TYPE (PrsApiStream, prs_api_stream, PRS, API_STREAM, GTlsConnection)
+
+/* Wraps @tls (a handshaken server connection); closing the result closes
+ * @tls. Its properties are @tls's. */
+GIOStream *prs_api_stream_new (GIOStream *tls);
+
+G_END_DECLS
