@@ -7,7 +7,10 @@ prs-api-stream.c holds the headers until the body follows (or the answer
 ends), so that each answer costs one record and one sendto()
 (bench/RESULTS.md). Every answer's shape is checked on a kept-alive
 connection: a JSON answer, an error answer, a HEAD answer (headers only),
-and a "100 Continue", which must come at once, before the body is sent."""
+and a "100 Continue", which must come at once, before the body is sent.
+Reading, the server takes what the socket has in one read and keeps what
+GnuTLS has not asked for yet: two requests that come in one segment are
+both answered, and so is a request that comes a few bytes a record."""
 
 import json
 import socket
@@ -16,7 +19,7 @@ import time
 
 from prsapi import run_suite
 
-PLAN = 9
+PLAN = 11
 APPLICATION_DATA = 23
 
 
@@ -156,6 +159,33 @@ def run(tap, app):
         raw, records = wire.answer(whole_answer)
         tap.ok(status_of(raw) == 200 and records == 1, 'then the answer, in one record',
                'status %s in %d records: %r' % (status_of(raw), records, raw[:200]))
+    finally:
+        wire.close()
+
+    # Two records in one segment: the second is read ahead with the first
+    wire = Wire(app)
+    try:
+        wire.tls.write(resolve)
+        wire.tls.write(resolve)
+        wire.push()
+        start = time.monotonic()
+        raw, _ = wire.answer(lambda raw: raw.count(b'HTTP/1.1 200 ') == 2 and raw.endswith(b'}'), timeout=5)
+        waited = time.monotonic() - start
+        tap.ok(raw.count(b'HTTP/1.1 200 ') == 2 and waited < 2.0,
+               'two requests in one segment, two records: both answered (%.2f s)' % waited, raw[:400])
+    finally:
+        wire.close()
+
+    # A request a few bytes a record, each record sent alone
+    wire = Wire(app)
+    try:
+        for i in range(0, len(resolve), 7):
+            wire.tls.write(resolve[i:i + 7])
+            wire.push()
+            time.sleep(0.002)
+        raw, _ = wire.answer(whole_answer)
+        tap.ok(status_of(raw) == 200, 'a request in %d records of 7 bytes is answered' % ((len(resolve) + 6) // 7),
+               raw[:200])
     finally:
         wire.close()
 

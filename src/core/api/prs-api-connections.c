@@ -131,6 +131,7 @@ conn_destroy (Conn *conn)
   g_clear_object (&conn->cancellable);
   g_clear_object (&conn->stream);
   g_clear_object (&conn->tls);
+  g_clear_object (&conn->reader);
   g_clear_object (&conn->connection);
   g_clear_object (&conn->socket);
   g_clear_object (&conn->remote);
@@ -338,13 +339,14 @@ start_handshake (Conn *conn)
     }
 
   conn->connection = g_socket_connection_factory_create_connection (conn->socket);
+  conn->reader = prs_api_stream_wrap_socket (G_IO_STREAM (conn->connection));
   /* "database" set explicitly to NULL at construction: there are no client
    * certificates to check, and otherwise glib-networking loads the system
    * trust store for every connection (twice 217 KB parsed, ~4 MB of RSS,
    * ~40 ms: measured in tests/api/HARDENING.md). libsoup does the same. */
   conn->tls = g_initable_new (g_tls_backend_get_server_connection_type (g_tls_backend_get_default ()),
                               NULL, &error,
-                              "base-io-stream", conn->connection,
+                              "base-io-stream", conn->reader,
                               "certificate", t->certificate,
                               "database", NULL,
                               "authentication-mode", G_TLS_AUTHENTICATION_NONE,

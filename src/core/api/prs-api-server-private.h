@@ -39,6 +39,7 @@ typedef struct
   ConnState          state;
   GSocket           *socket;
   GSocketConnection *connection;
+  GIOStream         *reader;            /* the connection, read a record at a time */
   GIOStream         *tls;
   GIOStream         *stream;            /* what libsoup gets: prs-api-stream.c */
   GSocketAddress    *remote;

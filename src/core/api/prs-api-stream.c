@@ -442,6 +442,263 @@ prs_api_stream_init (PrsApiStream *self)
 {
 }
 
+/* ---- the socket under TLS: a record in one read ---- */
+
+/* GnuTLS reads a record's 5-byte header, then the rest: two recv() for
+ * every record. Under it, one recv() takes what the socket has (a whole
+ * record, usually) and keeps what was not asked for yet. */
+#define READ_AHEAD (16 * 1024 + 512)
+
+#define PRS_TYPE_API_INPUT (prs_api_input_get_type ())
+G_DECLARE_FINAL_TYPE (PrsApiInput, prs_api_input, PRS, API_INPUT, GInputStream)
+
+struct _PrsApiInput
+{
+  GInputStream  parent_instance;
+  GInputStream *base;       /* the socket's */
+  guint8       *ahead;      /* read from the socket, not asked for yet */
+  gsize         ahead_pos;
+  gsize         ahead_len;
+};
+
+static void prs_api_input_pollable_init (GPollableInputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (PrsApiInput, prs_api_input, G_TYPE_INPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_INPUT_STREAM,
+                                                      prs_api_input_pollable_init))
+
+static gsize
+take_ahead (PrsApiInput *self,
+            void        *buffer,
+            gsize        count)
+{
+  gsize n = MIN (count, self->ahead_len - self->ahead_pos);
+
+  memcpy (buffer, self->ahead + self->ahead_pos, n);
+  self->ahead_pos += n;
+  if (self->ahead_pos == self->ahead_len)
+    {
+      g_clear_pointer (&self->ahead, g_free);
+      self->ahead_pos = self->ahead_len = 0;
+    }
+
+  return n;
+}
+
+static gssize
+prs_api_input_read_nonblocking (GPollableInputStream  *stream,
+                                void                  *buffer,
+                                gsize                  count,
+                                GError               **error)
+{
+  PrsApiInput *self = PRS_API_INPUT (stream);
+  guint8 chunk[READ_AHEAD];
+  gssize n;
+
+  if (self->ahead != NULL)
+    return (gssize) take_ahead (self, buffer, count);
+
+  if (count >= sizeof chunk)
+    return g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (self->base),
+                                                     buffer, count, NULL, error);
+
+  n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (self->base),
+                                                chunk, sizeof chunk, NULL, error);
+  if (n <= 0)
+    return n;
+
+  if ((gsize) n > count)
+    {
+      /* An idle connection keeps nothing: the rest is usually the same
+       * record's body, asked for next */
+      self->ahead = g_memdup2 (chunk + count, (gsize) n - count);
+      self->ahead_len = (gsize) n - count;
+      n = (gssize) count;
+    }
+  memcpy (buffer, chunk, (gsize) n);
+
+  return n;
+}
+
+/* Blocking reads (glib-networking's handshake, in its own thread, while
+ * nothing else uses the connection) read only what is asked */
+static gssize
+prs_api_input_read_fn (GInputStream  *stream,
+                       void          *buffer,
+                       gsize          count,
+                       GCancellable  *cancellable,
+                       GError       **error)
+{
+  PrsApiInput *self = PRS_API_INPUT (stream);
+
+  if (self->ahead != NULL)
+    return (gssize) take_ahead (self, buffer, count);
+
+  return g_input_stream_read (self->base, buffer, count, cancellable, error);
+}
+
+static gboolean
+prs_api_input_is_readable (GPollableInputStream *stream)
+{
+  PrsApiInput *self = PRS_API_INPUT (stream);
+
+  return self->ahead != NULL ||
+         g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (self->base));
+}
+
+/* A read would block only with nothing kept: then the socket's own source
+ * is the one to wait on. It is returned as it is, not as a child of one
+ * more source: its only user is glib-networking, which waits on it as a
+ * child with a callback of its own, and each level of nested sources costs
+ * GLib 2.74 a wake-up write at every dispatch (bench/RESULTS.md) */
+static GSource *
+prs_api_input_create_source (GPollableInputStream *stream,
+                             GCancellable         *cancellable)
+{
+  PrsApiInput *self = PRS_API_INPUT (stream);
+  GSource *base_source, *source;
+
+  if (self->ahead == NULL)
+    return g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->base), cancellable);
+
+  base_source = g_timeout_source_new (0);
+  g_source_set_dummy_callback (base_source);
+  source = g_pollable_source_new (G_OBJECT (stream));
+  g_source_add_child_source (source, base_source);
+  g_source_unref (base_source);
+
+  return source;
+}
+
+static gboolean
+prs_api_input_close_fn (GInputStream  *stream,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  PrsApiInput *self = PRS_API_INPUT (stream);
+
+  g_clear_pointer (&self->ahead, g_free);
+  self->ahead_pos = self->ahead_len = 0;
+
+  return TRUE;
+}
+
+static void
+prs_api_input_finalize (GObject *object)
+{
+  PrsApiInput *self = PRS_API_INPUT (object);
+
+  g_free (self->ahead);
+  g_clear_object (&self->base);
+
+  G_OBJECT_CLASS (prs_api_input_parent_class)->finalize (object);
+}
+
+static void
+prs_api_input_class_init (PrsApiInputClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
+
+  object_class->finalize = prs_api_input_finalize;
+  stream_class->read_fn = prs_api_input_read_fn;
+  stream_class->close_fn = prs_api_input_close_fn;
+}
+
+static void
+prs_api_input_pollable_init (GPollableInputStreamInterface *iface)
+{
+  iface->is_readable = prs_api_input_is_readable;
+  iface->read_nonblocking = prs_api_input_read_nonblocking;
+  iface->create_source = prs_api_input_create_source;
+}
+
+static void
+prs_api_input_init (PrsApiInput *self)
+{
+}
+
+/* The socket connection with that input; closing it closes the socket */
+#define PRS_TYPE_API_SOCKET_STREAM (prs_api_socket_stream_get_type ())
+G_DECLARE_FINAL_TYPE (PrsApiSocketStream, prs_api_socket_stream, PRS, API_SOCKET_STREAM, GIOStream)
+
+struct _PrsApiSocketStream
+{
+  GIOStream     parent_instance;
+  GIOStream    *connection;
+  GInputStream *input;
+};
+
+G_DEFINE_FINAL_TYPE (PrsApiSocketStream, prs_api_socket_stream, G_TYPE_IO_STREAM)
+
+static GInputStream *
+prs_api_socket_stream_get_input_stream (GIOStream *stream)
+{
+  return PRS_API_SOCKET_STREAM (stream)->input;
+}
+
+static GOutputStream *
+prs_api_socket_stream_get_output_stream (GIOStream *stream)
+{
+  return g_io_stream_get_output_stream (PRS_API_SOCKET_STREAM (stream)->connection);
+}
+
+static gboolean
+prs_api_socket_stream_close_fn (GIOStream     *stream,
+                                GCancellable  *cancellable,
+                                GError       **error)
+{
+  PrsApiSocketStream *self = PRS_API_SOCKET_STREAM (stream);
+
+  g_input_stream_close (self->input, cancellable, NULL);
+  return g_io_stream_close (self->connection, cancellable, error);
+}
+
+static void
+prs_api_socket_stream_finalize (GObject *object)
+{
+  PrsApiSocketStream *self = PRS_API_SOCKET_STREAM (object);
+
+  g_clear_object (&self->input);
+  g_clear_object (&self->connection);
+
+  G_OBJECT_CLASS (prs_api_socket_stream_parent_class)->finalize (object);
+}
+
+static void
+prs_api_socket_stream_class_init (PrsApiSocketStreamClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GIOStreamClass *stream_class = G_IO_STREAM_CLASS (klass);
+
+  object_class->finalize = prs_api_socket_stream_finalize;
+  stream_class->get_input_stream = prs_api_socket_stream_get_input_stream;
+  stream_class->get_output_stream = prs_api_socket_stream_get_output_stream;
+  stream_class->close_fn = prs_api_socket_stream_close_fn;
+}
+
+static void
+prs_api_socket_stream_init (PrsApiSocketStream *self)
+{
+}
+
+GIOStream *
+prs_api_stream_wrap_socket (GIOStream *connection)
+{
+  PrsApiSocketStream *self;
+  PrsApiInput *input;
+
+  g_return_val_if_fail (G_IS_IO_STREAM (connection), NULL);
+
+  self = g_object_new (PRS_TYPE_API_SOCKET_STREAM, NULL);
+  self->connection = g_object_ref (connection);
+  input = g_object_new (PRS_TYPE_API_INPUT, NULL);
+  input->base = g_object_ref (g_io_stream_get_input_stream (connection));
+  self->input = G_INPUT_STREAM (input);
+
+  return G_IO_STREAM (self);
+}
+
 GIOStream *
 prs_api_stream_new (GIOStream *tls)
 {

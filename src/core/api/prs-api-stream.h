@@ -14,6 +14,10 @@ G_DECLARE_FINAL_TYPE (PrsApiStream, prs_api_stream, PRS, API_STREAM, GTlsConnect
 
 /* Wraps @tls (a handshaken server connection); closing the result closes
  * @tls. Its properties are @tls's. */
-GIOStream *prs_api_stream_new (GIOStream *tls);
+GIOStream *prs_api_stream_new         (GIOStream *tls);
+
+/* Wraps @connection (a socket's) for the TLS connection over it: a
+ * record's header and body come in one read (prs-api-stream.c). */
+GIOStream *prs_api_stream_wrap_socket (GIOStream *connection);
 
 G_END_DECLS
