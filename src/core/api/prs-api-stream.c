@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-stream.c: one TLS record per answer.
+/* prs-api-stream.c: the streams between a connection's socket and libsoup:
+ * one TLS record per answer, and a record read in one recv().
  *
  * libsoup 3.2.3 writes an answer's header block and then its body as two
  * writes (soup-server-message-io-http1.c, io_write), and glib-networking

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* prs-api-stream.h: the stream a connection's libsoup server reads and
- * writes: the TLS connection itself, except that an answer's header block
- * is held until its body follows, so that one answer leaves as one TLS
- * record (tests/api/HARDENING.md, "Nagle"). API thread only. */
+/* prs-api-stream.h: the streams between a connection's socket and
+ * libsoup: above TLS, an answer's header block is held until its body
+ * follows, so that one answer leaves as one TLS record; under TLS, a
+ * record is read in one recv() (tests/api/HARDENING.md, "Nagle"). API
+ * thread only. */
 #pragma once
 
 #include <gio/gio.h>
