@@ -39,7 +39,9 @@ typedef struct
   ConnState          state;
   GSocket           *socket;
   GSocketConnection *connection;
+  GIOStream         *reader;            /* the connection, read a record at a time */
   GIOStream         *tls;
+  GIOStream         *stream;            /* what libsoup gets: prs-api-stream.c */
   GSocketAddress    *remote;
   GSocketAddress    *local;
   char              *peer;
@@ -52,8 +54,7 @@ typedef struct
   guint              requests;
   gsize              body_bytes;
   gboolean           rejected;
-  gboolean           screened;
-  gboolean           corked;            /* TCP_CORK until the answer is written */          /* this request went through the early handler */
+  gboolean           screened;          /* this request went through the early handler */
   gboolean           between_requests;  /* answered; no new headers yet */
   ApiGeneration     *generation;        /* the libsoup server serving it */
   gboolean           keep_alive;        /* FALSE: every answer closes it */
