@@ -339,6 +339,18 @@ def run_suite(plan, run, setup=None):
     tap.finish()
 
 
+def answer_complete(raw):
+    """Whether @raw holds a whole HTTP answer framed by Content-Length."""
+    head, sep, body = raw.partition(b'\r\n\r\n')
+    if not sep:
+        return False
+    for line in head.split(b'\r\n')[1:]:
+        name, _, value = line.partition(b':')
+        if name.strip().lower() == b'content-length':
+            return len(body) >= int(value)
+    return False
+
+
 def wait_until(pred, timeout, interval=0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -14,7 +14,7 @@ import json
 import socket
 import time
 
-from prsapi import run_suite
+from prsapi import answer_complete, run_suite
 
 PLAN = 27
 QUICK = 3.0     # seconds: an answer "at once" (a held connection took 10 s)
@@ -46,18 +46,6 @@ class Answer:
 
     def __repr__(self):
         return '<%s in %.2fs, closed=%s: %r>' % (self.status, self.seconds, self.closed, self.raw[:240])
-
-
-def answer_complete(raw):
-    """Whether @raw holds a whole answer framed by Content-Length."""
-    head, sep, body = raw.partition(b'\r\n\r\n')
-    if not sep:
-        return False
-    for line in head.split(b'\r\n')[1:]:
-        name, _, value = line.partition(b':')
-        if name.strip().lower() == b'content-length':
-            return len(body) >= int(value)
-    return False
 
 
 def read_answer(sock, timeout):

@@ -17,7 +17,7 @@ import socket
 import ssl
 import time
 
-from prsapi import run_suite
+from prsapi import answer_complete, run_suite
 
 PLAN = 11
 APPLICATION_DATA = 23
@@ -98,17 +98,6 @@ class Wire:
         self.sock.close()
 
 
-def whole_answer(raw):
-    head, sep, body = raw.partition(b'\r\n\r\n')
-    if not sep:
-        return False
-    for line in head.split(b'\r\n')[1:]:
-        name, _, value = line.partition(b':')
-        if name.strip().lower() == b'content-length':
-            return len(body) >= int(value)
-    return False
-
-
 def head_only(raw):
     return b'\r\n\r\n' in raw
 
@@ -131,13 +120,13 @@ def run(tap, app):
     try:
         for i in range(3):
             wire.send(resolve)
-            raw, records = wire.answer(whole_answer)
+            raw, records = wire.answer(answer_complete)
             tap.ok(status_of(raw) == 200 and records == 1,
                    'resolve answer %d of a kept-alive connection: one TLS record' % (i + 1),
                    'status %s in %d records: %r' % (status_of(raw), records, raw[:200]))
 
         wire.send(('GET /api/conversations/nope HTTP/1.1\r\n' + host + auth + '\r\n').encode())
-        raw, records = wire.answer(whole_answer)
+        raw, records = wire.answer(answer_complete)
         tap.ok(status_of(raw) == 404 and records == 1, 'an error answer: one TLS record',
                'status %s in %d records: %r' % (status_of(raw), records, raw[:200]))
 
@@ -156,7 +145,7 @@ def run(tap, app):
         tap.ok(status_of(raw) == 100 and waited < 1.0,
                '"100 Continue" comes before the body is sent (%.2f s)' % waited, raw[:200])
         wire.send(body.encode())
-        raw, records = wire.answer(whole_answer)
+        raw, records = wire.answer(answer_complete)
         tap.ok(status_of(raw) == 200 and records == 1, 'then the answer, in one record',
                'status %s in %d records: %r' % (status_of(raw), records, raw[:200]))
     finally:
@@ -183,7 +172,7 @@ def run(tap, app):
             wire.tls.write(resolve[i:i + 7])
             wire.push()
             time.sleep(0.002)
-        raw, _ = wire.answer(whole_answer)
+        raw, _ = wire.answer(answer_complete)
         tap.ok(status_of(raw) == 200, 'a request in %d records of 7 bytes is answered' % ((len(resolve) + 6) // 7),
                raw[:200])
     finally:
@@ -195,7 +184,7 @@ def run(tap, app):
     wire = Wire(app)
     try:
         wire.send(('GET /api/conversations HTTP/1.1\r\n' + host + auth + 'Connection: close\r\n\r\n').encode())
-        raw, records = wire.answer(whole_answer)
+        raw, records = wire.answer(answer_complete)
         head, _, rest = raw.partition(b'\r\n\r\n')
         tap.ok(status_of(raw) == 200 and json.loads(rest.decode()) == r.json(),
                'an answer with Connection: close arrives whole before the close', raw[:200])
