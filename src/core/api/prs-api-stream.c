@@ -447,7 +447,9 @@ prs_api_stream_init (PrsApiStream *self)
 
 /* GnuTLS reads a record's 5-byte header, then the rest: two recv() for
  * every record. Under it, one recv() takes what the socket has (a whole
- * record, usually) and keeps what was not asked for yet. */
+ * record, usually) and keeps what was not asked for yet. Written here, not
+ * a GBufferedInputStream: that one is not pollable, and glib-networking
+ * needs a TLS connection's base streams to be. */
 #define READ_AHEAD (16 * 1024 + 512)
 
 #define PRS_TYPE_API_INPUT (prs_api_input_get_type ())

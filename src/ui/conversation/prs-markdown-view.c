@@ -218,15 +218,6 @@ item_allocate (GtkWidget *widget,
                        gsk_transform_translate (NULL, &GRAPHENE_POINT_INIT (x, 0)));
 }
 
-/* The narrowest a paragraph, heading, list item or code block asks to be:
- * PRS_TEXT_MIN_CHARS characters (prs_text_label_set_min_chars: 0.2 ms for
- * 400 characters, where at 0 pixels it was 2.2 ms, most of a 20 KiB
- * reply's 150 ms frame). A reply's bubble takes the row's whole width,
- * which leaves a block more than that in the narrowest window (360
- * pixels), so no block is laid out differently (docs/conversations.md
- * "Long replies"). Table cells keep no minimum of their own: a table's
- * columns add theirs up. */
-
 /* Turns what was collected into a widget. */
 static void
 flush_block (Renderer *r)
@@ -270,6 +261,11 @@ flush_block (Renderer *r)
     }
 
   label = prs_text_label_new_markup (r->markup->str);
+  /* At least PRS_TEXT_MIN_CHARS wide: a reply's bubble takes the row's
+   * whole width, which leaves a block more than that even at 360 pixels,
+   * so no block is laid out differently (docs/conversations.md "Long
+   * replies"). Table cells keep no minimum of their own: a table's
+   * columns add theirs up. */
   prs_text_label_set_min_chars (GTK_LABEL (label), FALSE);
   g_string_truncate (r->markup, 0);
 
