@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "prs-api-stream.h"
+#include "prs-api-wait.h"
 
 /* An answer's headers are a few hundred bytes; the largest plaintext of a
  * TLS record is 16 KiB */
@@ -43,6 +44,7 @@ struct _PrsApiOutput
   GOutputStream *base;    /* the TLS connection's */
   GByteArray    *held;    /* a header block waiting for its body */
   GSource       *drain;   /* writes what a flush could not */
+  GSource       *watch;   /* the socket's, or NULL (prs-api-wait.c) */
 };
 
 static void prs_api_output_pollable_init (GPollableOutputStreamInterface *iface);
@@ -201,6 +203,9 @@ prs_api_output_create_source (GPollableOutputStream *stream,
   PrsApiOutput *self = PRS_API_OUTPUT (stream);
   GSource *base_source, *source;
 
+  if (self->watch != NULL)
+    return prs_api_wait_source_new (self->watch, G_OBJECT (stream), G_IO_OUT, NULL, NULL, cancellable);
+
   base_source = g_pollable_output_stream_create_source (G_POLLABLE_OUTPUT_STREAM (self->base),
                                                         cancellable);
   g_source_set_dummy_callback (base_source);
@@ -289,6 +294,7 @@ prs_api_output_finalize (GObject *object)
   stop_drain (self);
   g_byte_array_unref (self->held);
   g_clear_object (&self->base);
+  g_clear_pointer (&self->watch, g_source_unref);
 
   G_OBJECT_CLASS (prs_api_output_parent_class)->finalize (object);
 }
@@ -325,7 +331,9 @@ struct _PrsApiStream
 {
   GTlsConnection  parent_instance;
   GIOStream      *tls;
+  GInputStream   *input;
   GOutputStream  *output;
+  GSource        *watch;   /* the socket's, or NULL (prs-api-wait.c) */
 };
 
 G_DEFINE_FINAL_TYPE (PrsApiStream, prs_api_stream, G_TYPE_TLS_CONNECTION)
@@ -333,7 +341,7 @@ G_DEFINE_FINAL_TYPE (PrsApiStream, prs_api_stream, G_TYPE_TLS_CONNECTION)
 static GInputStream *
 prs_api_stream_get_input_stream (GIOStream *stream)
 {
-  return g_io_stream_get_input_stream (PRS_API_STREAM (stream)->tls);
+  return PRS_API_STREAM (stream)->input;
 }
 
 static GOutputStream *
@@ -349,6 +357,8 @@ prs_api_stream_close_fn (GIOStream     *stream,
 {
   PrsApiStream *self = PRS_API_STREAM (stream);
 
+  if (self->watch != NULL)
+    prs_api_wait_watch_close (self->watch);
   g_output_stream_close (self->output, cancellable, NULL);
   return g_io_stream_close (self->tls, cancellable, error);
 }
@@ -407,6 +417,10 @@ prs_api_stream_finalize (GObject *object)
 {
   PrsApiStream *self = PRS_API_STREAM (object);
 
+  if (self->watch != NULL)
+    prs_api_wait_watch_close (self->watch);
+  g_clear_pointer (&self->watch, g_source_unref);
+  g_clear_object (&self->input);
   g_clear_object (&self->output);
   g_clear_object (&self->tls);
 
@@ -573,6 +587,13 @@ prs_api_input_create_source (GPollableInputStream *stream,
   return source;
 }
 
+/* Bytes kept for GnuTLS: a read of the TLS connection would not block */
+static gboolean
+prs_api_input_has_ahead (GObject *input)
+{
+  return PRS_API_INPUT (input)->ahead != NULL;
+}
+
 static gboolean
 prs_api_input_close_fn (GInputStream  *stream,
                         GCancellable  *cancellable,
@@ -707,6 +728,8 @@ prs_api_stream_new (GIOStream *tls)
 {
   PrsApiStream *self;
   PrsApiOutput *output;
+  g_autoptr(GIOStream) base = NULL;
+  GInputStream *tls_input = g_io_stream_get_input_stream (tls);
 
   g_return_val_if_fail (G_IS_TLS_CONNECTION (tls), NULL);
 
@@ -715,6 +738,21 @@ prs_api_stream_new (GIOStream *tls)
   output = g_object_new (PRS_TYPE_API_OUTPUT, NULL);
   output->base = g_object_ref (g_io_stream_get_output_stream (tls));
   self->output = G_OUTPUT_STREAM (output);
+
+  /* libsoup's waits on the connection wait on its socket's one record */
+  g_object_get (tls, "base-io-stream", &base, NULL);
+  if (PRS_IS_API_SOCKET_STREAM (base))
+    {
+      PrsApiSocketStream *socket_stream = PRS_API_SOCKET_STREAM (base);
+      GSocket *socket = g_socket_connection_get_socket (G_SOCKET_CONNECTION (socket_stream->connection));
+
+      self->watch = prs_api_wait_watch_new (socket);
+      output->watch = g_source_ref (self->watch);
+      self->input = prs_api_wait_input_new (tls_input, self->watch, prs_api_input_has_ahead,
+                                            G_OBJECT (socket_stream->input));
+    }
+  else
+    self->input = g_object_ref (tls_input);
 
   return G_IO_STREAM (self);
 }
