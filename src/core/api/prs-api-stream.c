@@ -22,7 +22,9 @@
  * The wrapper is a GTlsConnection (its properties are the wrapped one's)
  * because libsoup calls a connection HTTPS only when its stream is one
  * (soup-server-connection.c, soup_server_connection_is_ssl), and the
- * framing checks rely on that. Measured: bench/RESULTS.md. */
+ * framing checks rely on that. What libsoup waits on (the input's and the
+ * output's sources) has no fd of its own: prs-api-wait.c. Measured:
+ * bench/RESULTS.md. */
 #include "config.h"
 
 #include <string.h>

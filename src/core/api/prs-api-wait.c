@@ -157,7 +157,7 @@ waiter_dispatch (GSource     *source,
   Waiter *waiter = (Waiter *) source;
   GPollableSourceFunc func = (GPollableSourceFunc) callback;
 
-  return func (waiter->stream, user_data);
+  return func != NULL ? func (waiter->stream, user_data) : G_SOURCE_REMOVE;
 }
 
 static void
