@@ -529,10 +529,39 @@ unexpected (Check *check,
 
 typedef enum { VALUE, VALUE_OR_CLOSE, KEY, KEY_OR_CLOSE, COLON, AFTER } CheckState;
 
+/* The open brackets, innermost last: in place up to a depth most texts
+ * stay within (a discovery checks every JSON default a Code node gives,
+ * and an array made for each cost more than checking `["seen"]`), on
+ * the heap past it */
+typedef struct
+{
+  guint8 *data;
+  gsize   len;
+  gsize   alloc;
+  guint8  local[64];
+} Brackets;
+
+static void
+brackets_push (Brackets *b,
+               char      c)
+{
+  if (G_UNLIKELY (b->len == b->alloc))
+    {
+      guint8 *bigger = g_malloc (b->alloc * 2);
+
+      memcpy (bigger, b->data, b->len);
+      if (b->data != b->local)
+        g_free (b->data);
+      b->data = bigger;
+      b->alloc *= 2;
+    }
+  b->data[b->len++] = (guint8) c;
+}
+
 /* One step from @state at s[*i] (not whitespace); FALSE on a problem. */
 static gboolean
 check_step (Check      *check,
-            GByteArray *stack,
+            Brackets   *stack,
             CheckState *state,
             gsize      *i)
 {
@@ -546,13 +575,13 @@ check_step (Check      *check,
     case VALUE:
       if (*state == VALUE_OR_CLOSE && c == ']')
         {
-          g_byte_array_set_size (stack, stack->len - 1);
+          stack->len--;
           (*i)++;
           *state = AFTER;
         }
       else if (c == '{' || c == '[')
         {
-          g_byte_array_append (stack, (const guint8 *) &c, 1);
+          brackets_push (stack, c);
           (*i)++;
           *state = c == '{' ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
         }
@@ -577,7 +606,7 @@ check_step (Check      *check,
     case KEY:
       if (*state == KEY_OR_CLOSE && c == '}')
         {
-          g_byte_array_set_size (stack, stack->len - 1);
+          stack->len--;
           (*i)++;
           *state = AFTER;
           return TRUE;
@@ -602,7 +631,7 @@ check_step (Check      *check,
         *state = top == '{' ? KEY : VALUE;
       else if ((c == ']' && top == '[') || (c == '}' && top == '{'))
         {
-          g_byte_array_set_size (stack, stack->len - 1);
+          stack->len--;
           *state = AFTER;
         }
       else
@@ -616,10 +645,14 @@ check_step (Check      *check,
 static gboolean
 check_text (Check *check)
 {
-  g_autoptr(GByteArray) stack = g_byte_array_new ();
+  Brackets stack;
   CheckState state = VALUE;
   gsize i = 0;
+  gboolean ok;
 
+  stack.data = stack.local;
+  stack.len = 0;
+  stack.alloc = sizeof stack.local;
   for (;;)
     {
       const char *s = check->s;
@@ -628,14 +661,23 @@ check_text (Check *check)
         i++;
       if (i == check->n)
         {
-          if (state == AFTER && stack->len == 0)
-            return TRUE;
-          return check_fail (check, i, i == 0 || state == VALUE ? "a value is missing"
-                                                               : "the text ends too early");
+          if (state == AFTER && stack.len == 0)
+            ok = TRUE;
+          else
+            ok = check_fail (check, i, i == 0 || state == VALUE ? "a value is missing"
+                                                                : "the text ends too early");
+          break;
         }
-      if (!check_step (check, stack, &state, &i))
-        return FALSE;
+      if (!check_step (check, &stack, &state, &i))
+        {
+          ok = FALSE;
+          break;
+        }
     }
+
+  if (stack.data != stack.local)
+    g_free (stack.data);
+  return ok;
 }
 
 /* json-glib's parser is lenient (single quotes, bare keys, comments, hex

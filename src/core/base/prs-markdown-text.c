@@ -15,7 +15,7 @@ typedef struct
   guint    image_depth;
   /* prs_markdown_to_text: blocks and lines kept */
   gboolean keep_lines;
-  GArray  *lists;         /* guint: 0 for a bullet list, else the next number */
+  GArray  *lists;         /* guint: 0 for a bullet list, else the next number; keep_lines only (NULL without) */
   gboolean cell_started;
   gboolean in_code;
   gsize    link_start;    /* where the text of the link being read starts in @out */
@@ -320,10 +320,11 @@ to_text (const char *markdown,
     len = strlen (markdown);
   pt.out = g_string_sized_new (len);
   pt.keep_lines = keep_lines;
-  pt.lists = g_array_new (FALSE, FALSE, sizeof (guint));
+  /* Folded text needs no list numbers (a discovery folds every sticky note) */
+  pt.lists = keep_lines ? g_array_new (FALSE, FALSE, sizeof (guint)) : NULL;
   if (md_parse (markdown, (MD_SIZE) len, &parser, &pt) != 0)
     g_string_truncate (pt.out, 0);
-  g_array_unref (pt.lists);
+  g_clear_pointer (&pt.lists, g_array_unref);
 
   if (keep_lines)
     {

@@ -142,6 +142,10 @@ typedef struct
 
 #define N_CACHED_COUNTS (PRS_TOOL_MAX_PARAMS + 1)
 
+/* About what prs_checklists_new () adds to a draft: the tool name and its
+ * check (only a size hint for the buffer) */
+#define CHECKLIST_NAME_ROOM 256
+
 /* The compiled checks of one discovery (so in one language), each the
  * first time it is needed; the parameters check by count, as its plural
  * form depends on it (N_CACHED_COUNTS of them, made with the first). */
@@ -775,8 +779,10 @@ prs_checklists_new (GPtrArray          *analyses,
 
   offsets = g_array_sized_new (FALSE, FALSE, sizeof (gsize), analyses->len);
   self = g_new0 (PrsChecklists, 1);
-  /* One buffer for all, freed at once */
-  self->text = g_string_new (NULL);
+  /* One buffer for all, freed at once; from drafts, sized for them and
+   * their tool names at once (grown by doubling, it was copied a
+   * megabyte at a time) */
+  self->text = g_string_sized_new (drafts != NULL ? drafts->text->len + analyses->len * CHECKLIST_NAME_ROOM : 0);
   self->rows = g_array_sized_new (FALSE, FALSE, sizeof (PrsChecklistInsert), analyses->len);
   for (guint i = 0; i < analyses->len; i++)
     {

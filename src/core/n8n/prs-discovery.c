@@ -166,7 +166,7 @@ code_of_node (const PrsWorkflowNode *node)
   if (node->disabled)
     return NULL;
 
-  if (g_strcmp0 (node->type, PRS_NODE_CODE) == 0)
+  if (node->kind == PRS_NODE_KIND_CODE)
     {
       const char *language = prs_json_object_get_string (node->parameters, "language");
 
@@ -177,7 +177,7 @@ code_of_node (const PrsWorkflowNode *node)
       return prs_json_object_get_string (node->parameters, "jsCode");
     }
 
-  if (g_strcmp0 (node->type, PRS_NODE_FUNCTION) == 0)
+  if (node->kind == PRS_NODE_KIND_FUNCTION)
     return prs_json_object_get_string (node->parameters, "functionCode");
 
   return NULL;
@@ -201,7 +201,7 @@ analyse_description (PrsAnalysis *self)
       const PrsWorkflowNode *node = &g_array_index (workflow->nodes, PrsWorkflowNode, i);
       g_autofree char *paragraph = NULL;
 
-      if (g_strcmp0 (node->type, PRS_NODE_STICKY_NOTE) != 0)
+      if (node->kind != PRS_NODE_KIND_STICKY_NOTE)
         continue;
 
       paragraph = prs_markdown_first_paragraph (
@@ -257,7 +257,7 @@ analyse_webhook_problem (PrsAnalysis *self)
       const PrsWorkflowNode *node = &g_array_index (workflow->nodes, PrsWorkflowNode, i);
       const char *path;
 
-      if (g_strcmp0 (node->type, PRS_NODE_WEBHOOK) != 0)
+      if (node->kind != PRS_NODE_KIND_WEBHOOK)
         continue;
 
       self->webhook_problem_node = g_strdup (node->name);
@@ -272,12 +272,29 @@ analyse_webhook_problem (PrsAnalysis *self)
     }
 }
 
+/* The name, without its leading and trailing white space (as g_strstrip
+ * takes it), is the adapter's: compared in place, not copied to be
+ * compared */
+static gboolean
+is_adapter_name (const char *name)
+{
+  const char *start = name;
+  const char *end = name + strlen (name);
+  gsize len = strlen (PRS_ADAPTER_WORKFLOW_NAME);
+
+  while (g_ascii_isspace (*start))
+    start++;
+  while (end > start && g_ascii_isspace (end[-1]))
+    end--;
+
+  return (gsize) (end - start) == len && memcmp (start, PRS_ADAPTER_WORKFLOW_NAME, len) == 0;
+}
+
 PrsAnalysis *
 prs_analysis_new (PrsWorkflow *workflow)
 {
   PrsAnalysis *self;
   const PrsWorkflowNode *webhook;
-  g_autofree char *trimmed_name = NULL;
 
   g_return_val_if_fail (workflow != NULL, NULL);
 
@@ -293,8 +310,7 @@ prs_analysis_new (PrsWorkflow *workflow)
   webhook = prs_workflow_find_entry_webhook (workflow);
   self->has_webhook = webhook != NULL;
 
-  trimmed_name = g_strstrip (g_strdup (workflow->name));
-  self->is_adapter = g_strcmp0 (trimmed_name, PRS_ADAPTER_WORKFLOW_NAME) == 0;
+  self->is_adapter = is_adapter_name (workflow->name);
 
   self->discoverable = self->published && self->has_webhook && !self->is_adapter;
 

@@ -13,7 +13,13 @@ typedef struct
   gsize         len;
   gsize         pos;
   Tokens       *tokens;
-  GArray       *brace_depths;    /* guint32 per open `${`: braces opened inside it */
+  /* per open `${`: the braces opened inside it; on the lexer up to a
+   * nesting few Code nodes reach (an array per scan cost more than the
+   * tokens of a small Code node) */
+  guint32      *depths;
+  guint         n_depths;
+  guint         depths_alloc;
+  guint32       depths_local[8];
   gboolean      nl_pending;
   gboolean      regex_allowed;   /* whether a `/` here starts a regular expression */
   gsize         no_regex_until;  /* after an unterminated regex, up to the line end */
@@ -210,6 +216,29 @@ tokens_push (Tokens  *tokens,
   tok->flags = flags;
 }
 
+/* How many template `${…}` are open */
+static inline guint
+substs_open (const Lexer *lx)
+{
+  return lx->n_depths;
+}
+
+static void
+substs_push (Lexer *lx)
+{
+  if (G_UNLIKELY (lx->n_depths == lx->depths_alloc))
+    {
+      guint32 *bigger = g_new (guint32, lx->depths_alloc * 2);
+
+      memcpy (bigger, lx->depths, lx->n_depths * sizeof *bigger);
+      if (lx->depths != lx->depths_local)
+        g_free (lx->depths);
+      lx->depths = bigger;
+      lx->depths_alloc *= 2;
+    }
+  lx->depths[lx->n_depths++] = 0;
+}
+
 static inline void
 lexer_emit (Lexer   *lx,
             TokKind  kind,
@@ -222,7 +251,7 @@ lexer_emit (Lexer   *lx,
 
   /* Inside a template's `${…}` nothing is kept: the whole template is
    * emitted as one token when it closes. */
-  if (lx->brace_depths->len > 0)
+  if (substs_open (lx) > 0)
     return;
 
   tokens_push (lx->tokens, (guint32) start, (guint32) lx->pos, kind, flags);
@@ -255,19 +284,17 @@ lexer_template_chars (Lexer *lx)
       else if (c == '`')
         {
           lx->pos++;
-          if (lx->brace_depths->len == 0)
+          if (substs_open (lx) == 0)
             lexer_emit_template (lx, TRUE);
           lx->regex_allowed = FALSE;
           return;
         }
       else if (c == '$' && lx->pos + 1 < lx->len && lx->text[lx->pos + 1] == '{')
         {
-          guint32 zero = 0;
-
           lx->pos += 2;
-          if (lx->brace_depths->len == 0)
+          if (substs_open (lx) == 0)
             lx->tmpl_subst = TRUE;
-          g_array_append_val (lx->brace_depths, zero);
+          substs_push (lx);
           lx->regex_allowed = TRUE;
           lx->nl_pending = FALSE;
           return;
@@ -279,14 +306,14 @@ lexer_template_chars (Lexer *lx)
     }
 
   /* Cut by the end of the text; inside a `${…}` lexer_run finishes it. */
-  if (lx->brace_depths->len == 0)
+  if (substs_open (lx) == 0)
     lexer_emit_template (lx, FALSE);
 }
 
 static void
 lexer_template_start (Lexer *lx)
 {
-  if (lx->brace_depths->len == 0)
+  if (substs_open (lx) == 0)
     {
       lx->tmpl_start = (guint32) lx->pos;
       lx->tmpl_nl = lx->nl_pending;
@@ -376,7 +403,9 @@ lexer_number (Lexer *lx)
   lexer_emit (lx, TOK_NUMBER, start, 0);
 }
 
-static void
+/* Inlined into the tokenizer's loop, as its commonest tokens: the call
+ * cost about a tenth of a token */
+G_ALWAYS_INLINE static inline void
 lexer_ident (Lexer *lx)
 {
   const char *text = lx->text;
@@ -449,7 +478,7 @@ lexer_regex (Lexer *lx)
   return FALSE;
 }
 
-static void
+G_ALWAYS_INLINE static inline void
 lexer_punct (Lexer *lx)
 {
   gsize start = lx->pos;
@@ -466,9 +495,9 @@ lexer_punct (Lexer *lx)
 
   lx->pos += n;
 
-  if (lx->brace_depths->len > 0 && n == 1 && (p[0] == '{' || p[0] == '}'))
+  if (substs_open (lx) > 0 && n == 1 && (p[0] == '{' || p[0] == '}'))
     {
-      guint32 *depth = &g_array_index (lx->brace_depths, guint32, lx->brace_depths->len - 1);
+      guint32 *depth = &lx->depths[lx->n_depths - 1];
 
       if (p[0] == '{')
         (*depth)++;
@@ -542,10 +571,10 @@ lexer_step (Lexer *lx)
     {
       lexer_ident (lx);
     }
-  else if (c == '}' && lx->brace_depths->len > 0 &&
-           g_array_index (lx->brace_depths, guint32, lx->brace_depths->len - 1) == 0)
+  else if (c == '}' && substs_open (lx) > 0 &&
+           lx->depths[lx->n_depths - 1] == 0)
     {
-      g_array_set_size (lx->brace_depths, lx->brace_depths->len - 1);
+      lx->n_depths--;
       lx->pos++;
       lexer_template_chars (lx);
     }
@@ -596,9 +625,9 @@ lexer_run (Lexer *lx)
     }
 
   /* The end came inside a template literal's `${…}`. */
-  if (lx->brace_depths->len > 0)
+  if (substs_open (lx) > 0)
     {
-      g_array_set_size (lx->brace_depths, 0);
+      lx->n_depths = 0;
       lexer_emit_template (lx, FALSE);
     }
 
@@ -701,7 +730,6 @@ prs_js_tokenize (const char *code,
                  gsize       len,
                  Tokens     *tokens)
 {
-  g_autoptr(GArray) brace_depths = g_array_new (FALSE, FALSE, sizeof (guint32));
   Lexer lx = { 0, };
 
   tokens->len = 0;
@@ -711,9 +739,12 @@ prs_js_tokenize (const char *code,
   lx.text = code;
   lx.len = len;
   lx.tokens = tokens;
-  lx.brace_depths = brace_depths;
   lx.regex_allowed = TRUE;
+  lx.depths = lx.depths_local;
+  lx.depths_alloc = G_N_ELEMENTS (lx.depths_local);
   lexer_run (&lx);
+  if (lx.depths != lx.depths_local)
+    g_free (lx.depths);
 
   match_brackets (code, tokens);
 }

@@ -64,6 +64,45 @@ dup_id (JsonObject *object)
   return NULL;
 }
 
+/* Every type it tells apart starts "n8n-nodes-base.": one comparison for
+ * most nodes, by the byte after it */
+#define NODE_TYPE_PREFIX "n8n-nodes-base."
+
+static PrsNodeKind
+node_kind (const char *type)
+{
+  gsize prefix = strlen (NODE_TYPE_PREFIX);
+  const char *full;
+  PrsNodeKind kind;
+
+  if (strncmp (type, NODE_TYPE_PREFIX, prefix) != 0)
+    return PRS_NODE_KIND_OTHER;
+
+  switch (type[prefix])
+    {
+    case 'w':
+      full = PRS_NODE_WEBHOOK;
+      kind = PRS_NODE_KIND_WEBHOOK;
+      break;
+    case 'c':
+      full = PRS_NODE_CODE;
+      kind = PRS_NODE_KIND_CODE;
+      break;
+    case 'f':
+      full = PRS_NODE_FUNCTION;
+      kind = PRS_NODE_KIND_FUNCTION;
+      break;
+    case 's':
+      full = PRS_NODE_STICKY_NOTE;
+      kind = PRS_NODE_KIND_STICKY_NOTE;
+      break;
+    default:
+      return PRS_NODE_KIND_OTHER;
+    }
+
+  return strcmp (type, full) == 0 ? kind : PRS_NODE_KIND_OTHER;
+}
+
 PrsWorkflow *
 prs_workflow_new_from_json (JsonNode  *node,
                             GError   **error)
@@ -134,6 +173,7 @@ prs_workflow_new_from_json (JsonNode  *node,
       wn.name = s != NULL ? s : "";
       s = prs_json_object_get_string (wn.object, "type");
       wn.type = s != NULL ? s : "";
+      wn.kind = node_kind (wn.type);
       wn.disabled = prs_json_object_get_bool (wn.object, "disabled", FALSE);
       wn.webhook_id = dup_trimmed_non_empty (prs_json_object_get_string (wn.object, "webhookId"));
       parameters = prs_json_object_get_object (wn.object, "parameters");
@@ -184,7 +224,7 @@ prs_workflow_find_entry_webhook (const PrsWorkflow *workflow)
       const PrsWorkflowNode *node = &g_array_index (workflow->nodes, PrsWorkflowNode, i);
       const char *path;
 
-      if (node->disabled || g_strcmp0 (node->type, PRS_NODE_WEBHOOK) != 0)
+      if (node->disabled || node->kind != PRS_NODE_KIND_WEBHOOK)
         continue;
 
       path = prs_json_object_get_string (node->parameters, "path");

@@ -19,12 +19,24 @@ G_BEGIN_DECLS
  * workflow with a checklist entry saying so. */
 #define PRS_WORKFLOW_MAX_BYTES ((gsize) 16 * 1024 * 1024)
 
+/* The node types the rules look at, told apart once per node (every rule
+ * walks the nodes, and would otherwise compare the type strings again) */
+typedef enum
+{
+  PRS_NODE_KIND_OTHER,
+  PRS_NODE_KIND_WEBHOOK,
+  PRS_NODE_KIND_CODE,
+  PRS_NODE_KIND_FUNCTION,
+  PRS_NODE_KIND_STICKY_NOTE,
+} PrsNodeKind;
+
 /* The strings are borrowed from @object, which the node holds a reference
  * to: a workflow's nodes are read once, right after parsing. */
 typedef struct
 {
   const char *name;         /* "" when absent */
   const char *type;         /* "" when absent */
+  PrsNodeKind kind;         /* of @type */
   gboolean    disabled;
   char       *webhook_id;   /* NULL when absent or empty */
   JsonObject *parameters;   /* never NULL (empty when absent or not an object) */
