@@ -13,9 +13,12 @@
  * must come once, in order, and each answer's header block in the TLS
  * record the design promises (tests/api/HARDENING.md, "Nagle"): a final
  * answer's headers with the start of its body, headers only (HEAD) alone,
- * "100 Continue" alone. The peer's TLS connection reads the records off the
- * socket through a stream that keeps every byte, so that the records can
- * be counted. Only the streams' public GIO interfaces are used. */
+ * "100 Continue" alone. Closing the connection while the socket is full,
+ * or while a block waits for the drain source, returns at once, sends
+ * nothing twice and leaves nothing behind (weak references, no source left
+ * on the main context). The peer's TLS connection reads the records off
+ * the socket through a stream that keeps every byte, so that the records
+ * can be counted. Only the streams' public GIO interfaces are used. */
 #include "config.h"
 
 #include <errno.h>
