@@ -964,6 +964,33 @@ test_close_while_held (Fixture       *f,
   g_assert_cmpmem (f->plain->data, f->plain->len, f->expected->data, f->plain->len);
 }
 
+/* The framing checks answer a badly framed request with a blocking write
+ * and a flush of their own (prs-api-framing.c), between two answers; on a
+ * socket the client filled without reading, that must return at once, and
+ * the answer come after the others once the client reads */
+static void
+test_reject_while_full (Fixture       *f,
+                        gconstpointer  data)
+{
+  static const char reject[] = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n"
+                               "Content-Length: 2\r\n\r\n{}";
+  g_autoptr(GError) error = NULL;
+  gboolean written;
+
+  head_until_drain (f);
+  alarm (30);
+  written = g_output_stream_write_all (f->driver.out, reject, sizeof reject - 1, NULL, NULL, &error) &&
+            g_output_stream_flush (f->driver.out, NULL, &error);
+  alarm (0);
+  g_assert_no_error (error);
+  g_assert_true (written);
+  g_byte_array_append (f->expected, (const guint8 *) reject, sizeof reject - 1);
+
+  f->peer_reads = TRUE;
+  g_assert_true (run_until (f, all_read));
+  g_assert_cmpmem (f->plain->data, f->plain->len, f->expected->data, f->expected->len);
+}
+
 static void
 add_tests (const char *transport,
            gint        tcp)
@@ -988,6 +1015,7 @@ add_tests (const char *transport,
     g_autofree char *full = g_strdup_printf ("/api-stream/%s/close-while-full", transport);
     g_autofree char *drain = g_strdup_printf ("/api-stream/%s/drain-alone", transport);
     g_autofree char *held = g_strdup_printf ("/api-stream/%s/close-while-held", transport);
+    g_autofree char *reject = g_strdup_printf ("/api-stream/%s/reject-while-full", transport);
 
     g_test_add (large, Fixture, GINT_TO_POINTER (tcp), fixture_setup, test_large, fixture_teardown);
     g_test_add (closes, Fixture, GINT_TO_POINTER (tcp), fixture_setup, test_peer_closes, fixture_teardown);
@@ -998,6 +1026,8 @@ add_tests (const char *transport,
                 fixture_setup, test_drain_alone, fixture_teardown);
     g_test_add (held, Fixture, GINT_TO_POINTER (tcp | RETRY_FIRST << 1),
                 fixture_setup, test_close_while_held, fixture_teardown);
+    g_test_add (reject, Fixture, GINT_TO_POINTER (tcp | RETRY_FIRST << 1),
+                fixture_setup, test_reject_while_full, fixture_teardown);
   }
 }
 

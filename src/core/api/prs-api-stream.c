@@ -233,8 +233,12 @@ prs_api_output_create_source (GPollableOutputStream *stream,
   return source;
 }
 
-/* Blocking writes (the framing checks' 400, written at once) go after
- * anything held, in order */
+/* Blocking writes (the framing checks' 400, prs-api-framing.c) go after
+ * anything held, in order, and do not block either: a client that filled
+ * the socket with answers it does not read would hold the API thread
+ * (tests/api/HARDENING.md, "Nagle"). They join what is held, which goes
+ * now or with the drain source (tests/core/test-api-stream.c,
+ * reject-while-full) */
 static gssize
 prs_api_output_write_fn (GOutputStream  *stream,
                          const void     *buffer,
@@ -243,17 +247,21 @@ prs_api_output_write_fn (GOutputStream  *stream,
                          GError        **error)
 {
   PrsApiOutput *self = PRS_API_OUTPUT (stream);
+  g_autoptr(GError) local_error = NULL;
 
-  stop_drain (self);
-  if (self->held->len > 0)
+  g_byte_array_append (self->held, buffer, (guint) count);
+  if (self->drain != NULL || write_held (self, &local_error))
+    return (gssize) count;
+
+  if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
     {
-      if (!g_output_stream_write_all (self->base, self->held->data, self->held->len,
-                                      NULL, cancellable, error))
-        return -1;
       g_byte_array_set_size (self->held, 0);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return -1;
     }
 
-  return g_output_stream_write (self->base, buffer, count, cancellable, error);
+  start_drain (self);
+  return (gssize) count;
 }
 
 /* libsoup closes an answer's body stream when the answer is complete,
