@@ -47,6 +47,7 @@ struct _PrsApiOutput
   GByteArray    *held;    /* a header block waiting for its body */
   GSource       *drain;   /* writes what a flush could not */
   GSource       *watch;   /* the socket's, or NULL (prs-api-wait.c) */
+  gboolean       refused; /* the last write would have blocked */
 };
 
 static void prs_api_output_pollable_init (GPollableOutputStreamInterface *iface);
@@ -74,19 +75,43 @@ set_would_block (GError **error)
                        "The connection cannot take more now");
 }
 
+/* Every write to the TLS stream: whether the socket refused the last one
+ * (GnuTLS may then hold part of a record) decides how the connection
+ * closes (prs_api_stream_close_fn) */
+static gssize
+write_base (PrsApiOutput  *self,
+            const void    *buffer,
+            gsize          count,
+            GError       **error)
+{
+  GError *local_error = NULL;
+  gssize n = g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->base),
+                                                         buffer, count, NULL, &local_error);
+
+  self->refused = g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK);
+  if (local_error != NULL)
+    g_propagate_error (error, local_error);
+  return n;
+}
+
 /* Writes what is held, without blocking: TRUE when nothing is left */
 static gboolean
 write_held (PrsApiOutput  *self,
             GError       **error)
 {
-  gssize n = g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->base),
-                                                         self->held->data, self->held->len,
-                                                         NULL, error);
+  gssize n = write_base (self, self->held->data, self->held->len, error);
 
   if (n < 0)
     return FALSE;
 
-  g_byte_array_remove_range (self->held, 0, (guint) n);
+  /* GnuTLS, asked again after a write that would block, sends the record
+   * it made then and reports that write's length, whatever it is given now
+   * (gnutls_record_send). When libsoup's combined write of the block and a
+   * body's start was refused and the connection closes before libsoup
+   * retries it, this flush sends both and reports more than is held: the
+   * block is gone, and must not go a second time
+   * (tests/core/test-api-stream.c, close-while-write-waits) */
+  g_byte_array_remove_range (self->held, 0, MIN ((guint) n, self->held->len));
   if (self->held->len > 0)
     {
       set_would_block (error);
@@ -156,8 +181,7 @@ prs_api_output_write_nonblocking (GPollableOutputStream  *stream,
           g_byte_array_append (self->held, buffer, (guint) count);
           return (gssize) count;
         }
-      return g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->base),
-                                                         buffer, count, NULL, error);
+      return write_base (self, buffer, count, error);
     }
 
   /* The held block and the start of this write, as one record; the
@@ -165,9 +189,7 @@ prs_api_output_write_nonblocking (GPollableOutputStream  *stream,
    * its buffer and offers what was not taken once more */
   taken = MIN (count, (gsize) (RECORD_MAX - MIN (held_len, RECORD_MAX)));
   g_byte_array_append (self->held, buffer, (guint) taken);
-  n = g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->base),
-                                                  self->held->data, self->held->len,
-                                                  NULL, error);
+  n = write_base (self, self->held->data, self->held->len, error);
   g_byte_array_set_size (self->held, held_len);
   if (n < 0)
     return -1;
@@ -218,8 +240,12 @@ prs_api_output_create_source (GPollableOutputStream *stream,
   return source;
 }
 
-/* Blocking writes (the framing checks' 400, written at once) go after
- * anything held, in order */
+/* Blocking writes (the framing checks' 400, prs-api-framing.c) go after
+ * anything held, in order, and do not block either: a client that filled
+ * the socket with answers it does not read would hold the API thread
+ * (tests/api/HARDENING.md, "Nagle"). They join what is held, which goes
+ * now or with the drain source (tests/core/test-api-stream.c,
+ * reject-while-full) */
 static gssize
 prs_api_output_write_fn (GOutputStream  *stream,
                          const void     *buffer,
@@ -228,17 +254,21 @@ prs_api_output_write_fn (GOutputStream  *stream,
                          GError        **error)
 {
   PrsApiOutput *self = PRS_API_OUTPUT (stream);
+  g_autoptr(GError) local_error = NULL;
 
-  stop_drain (self);
-  if (self->held->len > 0)
+  g_byte_array_append (self->held, buffer, (guint) count);
+  if (self->drain != NULL || write_held (self, &local_error))
+    return (gssize) count;
+
+  if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
     {
-      if (!g_output_stream_write_all (self->base, self->held->data, self->held->len,
-                                      NULL, cancellable, error))
-        return -1;
       g_byte_array_set_size (self->held, 0);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return -1;
     }
 
-  return g_output_stream_write (self->base, buffer, count, cancellable, error);
+  start_drain (self);
+  return (gssize) count;
 }
 
 /* libsoup closes an answer's body stream when the answer is complete,
@@ -352,17 +382,35 @@ prs_api_stream_get_output_stream (GIOStream *stream)
   return PRS_API_STREAM (stream)->output;
 }
 
+/* Closing the TLS connection sends its close_notify with a blocking write
+ * (gnutls_bye, under glib-networking's close), after whatever part of a
+ * record GnuTLS still holds: on a socket filled by a client that does not
+ * read, that would wait until the client reads or goes, and the API thread
+ * with it (tests/api/HARDENING.md, "Nagle": the API thread never blocks).
+ * So when the last write was refused or the socket cannot take more now,
+ * the socket is closed first and the close_notify fails at once; the
+ * client still gets every byte the socket took, then the end
+ * (tests/core/test-api-stream.c, close-while-full) */
 static gboolean
 prs_api_stream_close_fn (GIOStream     *stream,
                          GCancellable  *cancellable,
                          GError       **error)
 {
   PrsApiStream *self = PRS_API_STREAM (stream);
+  PrsApiOutput *output = PRS_API_OUTPUT (self->output);
+  g_autoptr(GIOStream) base = NULL;
 
   if (self->watch != NULL)
     prs_api_wait_watch_close (self->watch);
   g_output_stream_close (self->output, cancellable, NULL);
-  return g_io_stream_close (self->tls, cancellable, error);
+  if (!output->refused &&
+      g_pollable_output_stream_is_writable (G_POLLABLE_OUTPUT_STREAM (output->base)))
+    return g_io_stream_close (self->tls, cancellable, error);
+
+  g_object_get (self->tls, "base-io-stream", &base, NULL);
+  g_io_stream_close (base, NULL, NULL);
+  g_io_stream_close (self->tls, NULL, NULL);
+  return TRUE;
 }
 
 /* Closed at once on the calling thread: the default would run close_fn in
