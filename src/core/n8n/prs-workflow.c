@@ -64,43 +64,22 @@ dup_id (JsonObject *object)
   return NULL;
 }
 
-/* Every type it tells apart starts "n8n-nodes-base.": one comparison for
- * most nodes, by the byte after it */
-#define NODE_TYPE_PREFIX "n8n-nodes-base."
-
+/* Told apart once, when the workflow is read: every rule asks by kind */
 static PrsNodeKind
 node_kind (const char *type)
 {
-  gsize prefix = strlen (NODE_TYPE_PREFIX);
-  const char *full;
-  PrsNodeKind kind;
+  static const struct { const char *type; PrsNodeKind kind; } kinds[] = {
+    { PRS_NODE_WEBHOOK, PRS_NODE_KIND_WEBHOOK },
+    { PRS_NODE_CODE, PRS_NODE_KIND_CODE },
+    { PRS_NODE_FUNCTION, PRS_NODE_KIND_FUNCTION },
+    { PRS_NODE_STICKY_NOTE, PRS_NODE_KIND_STICKY_NOTE },
+  };
 
-  if (strncmp (type, NODE_TYPE_PREFIX, prefix) != 0)
-    return PRS_NODE_KIND_OTHER;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (strcmp (type, kinds[i].type) == 0)
+      return kinds[i].kind;
 
-  switch (type[prefix])
-    {
-    case 'w':
-      full = PRS_NODE_WEBHOOK;
-      kind = PRS_NODE_KIND_WEBHOOK;
-      break;
-    case 'c':
-      full = PRS_NODE_CODE;
-      kind = PRS_NODE_KIND_CODE;
-      break;
-    case 'f':
-      full = PRS_NODE_FUNCTION;
-      kind = PRS_NODE_KIND_FUNCTION;
-      break;
-    case 's':
-      full = PRS_NODE_STICKY_NOTE;
-      kind = PRS_NODE_KIND_STICKY_NOTE;
-      break;
-    default:
-      return PRS_NODE_KIND_OTHER;
-    }
-
-  return strcmp (type, full) == 0 ? kind : PRS_NODE_KIND_OTHER;
+  return PRS_NODE_KIND_OTHER;
 }
 
 PrsWorkflow *
