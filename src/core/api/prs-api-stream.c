@@ -46,7 +46,7 @@ struct _PrsApiOutput
   GOutputStream *base;    /* the TLS connection's */
   GByteArray    *held;    /* a header block waiting for its body */
   GSource       *drain;   /* writes what a flush could not */
-  GSource       *watch;   /* the socket's, or NULL (prs-api-wait.c) */
+  GSource       *watch;   /* the socket's (prs-api-wait.c) */
   gboolean       refused; /* the last write would have blocked */
 };
 
@@ -225,19 +225,8 @@ prs_api_output_create_source (GPollableOutputStream *stream,
                               GCancellable          *cancellable)
 {
   PrsApiOutput *self = PRS_API_OUTPUT (stream);
-  GSource *base_source, *source;
 
-  if (self->watch != NULL)
-    return prs_api_wait_source_new (self->watch, G_OBJECT (stream), G_IO_OUT, NULL, NULL, cancellable);
-
-  base_source = g_pollable_output_stream_create_source (G_POLLABLE_OUTPUT_STREAM (self->base),
-                                                        cancellable);
-  g_source_set_dummy_callback (base_source);
-  source = g_pollable_source_new (G_OBJECT (stream));
-  g_source_add_child_source (source, base_source);
-  g_source_unref (base_source);
-
-  return source;
+  return prs_api_wait_source_new (self->watch, G_OBJECT (stream), G_IO_OUT, NULL, NULL, cancellable);
 }
 
 /* Blocking writes (the framing checks' 400, prs-api-framing.c) go after
@@ -365,7 +354,7 @@ struct _PrsApiStream
   GIOStream      *tls;
   GInputStream   *input;
   GOutputStream  *output;
-  GSource        *watch;   /* the socket's, or NULL (prs-api-wait.c) */
+  GSource        *watch;   /* the socket's (prs-api-wait.c) */
 };
 
 G_DEFINE_FINAL_TYPE (PrsApiStream, prs_api_stream, G_TYPE_TLS_CONNECTION)
@@ -400,8 +389,7 @@ prs_api_stream_close_fn (GIOStream     *stream,
   PrsApiOutput *output = PRS_API_OUTPUT (self->output);
   g_autoptr(GIOStream) base = NULL;
 
-  if (self->watch != NULL)
-    prs_api_wait_watch_close (self->watch);
+  prs_api_wait_watch_close (self->watch);
   g_output_stream_close (self->output, cancellable, NULL);
   if (!output->refused &&
       g_pollable_output_stream_is_writable (G_POLLABLE_OUTPUT_STREAM (output->base)))
@@ -780,8 +768,12 @@ prs_api_stream_new (GIOStream *tls)
   PrsApiOutput *output;
   g_autoptr(GIOStream) base = NULL;
   GInputStream *tls_input = g_io_stream_get_input_stream (tls);
+  PrsApiSocketStream *socket_stream;
+  GSocket *socket;
 
   g_return_val_if_fail (G_IS_TLS_CONNECTION (tls), NULL);
+  g_object_get (tls, "base-io-stream", &base, NULL);
+  g_return_val_if_fail (PRS_IS_API_SOCKET_STREAM (base), NULL);
 
   self = g_object_new (PRS_TYPE_API_STREAM, NULL);
   self->tls = g_object_ref (tls);
@@ -790,19 +782,12 @@ prs_api_stream_new (GIOStream *tls)
   self->output = G_OUTPUT_STREAM (output);
 
   /* libsoup's waits on the connection wait on its socket's one record */
-  g_object_get (tls, "base-io-stream", &base, NULL);
-  if (PRS_IS_API_SOCKET_STREAM (base))
-    {
-      PrsApiSocketStream *socket_stream = PRS_API_SOCKET_STREAM (base);
-      GSocket *socket = g_socket_connection_get_socket (G_SOCKET_CONNECTION (socket_stream->connection));
-
-      self->watch = prs_api_wait_watch_new (socket);
-      output->watch = g_source_ref (self->watch);
-      self->input = prs_api_wait_input_new (tls_input, self->watch, prs_api_input_has_ahead,
-                                            G_OBJECT (socket_stream->input));
-    }
-  else
-    self->input = g_object_ref (tls_input);
+  socket_stream = PRS_API_SOCKET_STREAM (base);
+  socket = g_socket_connection_get_socket (G_SOCKET_CONNECTION (socket_stream->connection));
+  self->watch = prs_api_wait_watch_new (socket);
+  output->watch = g_source_ref (self->watch);
+  self->input = prs_api_wait_input_new (tls_input, self->watch, prs_api_input_has_ahead,
+                                        G_OBJECT (socket_stream->input));
 
   return G_IO_STREAM (self);
 }

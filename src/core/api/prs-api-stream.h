@@ -13,8 +13,9 @@ G_BEGIN_DECLS
 #define PRS_TYPE_API_STREAM (prs_api_stream_get_type ())
 G_DECLARE_FINAL_TYPE (PrsApiStream, prs_api_stream, PRS, API_STREAM, GTlsConnection)
 
-/* Wraps @tls (a handshaken server connection); closing the result closes
- * @tls. Its properties are @tls's. */
+/* Wraps @tls (a handshaken server connection over a stream made by
+ * prs_api_stream_wrap_socket()); closing the result closes @tls. Its
+ * properties are @tls's. */
 GIOStream *prs_api_stream_new         (GIOStream *tls);
 
 /* Wraps @connection (a socket's) for the TLS connection over it: a
